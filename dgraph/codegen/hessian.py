@@ -118,10 +118,7 @@ def hessian_source(
         elif source.is_tensor:
             graph = _array_gradient_graph(source, None, weights, value)
         else:
-            graph = scalar_hessian_graph(source, weights, value)
-            # a graph of scalars takes its inputs as one vector, its parameters as another
-            own = len(source.parameters)
-            return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
+            return _scalar_source(source, weights, value)
     elif callable(source):
         args = _example_args(sizes, point)
         if uses_jax(source):
@@ -135,12 +132,42 @@ def hessian_source(
                         source, *args, weights=weights, params=params, value=value
                     )
                 except DGraphError:
-                    raise numpy_failure from None
+                    elements = _element_graph(source, args, params, point)
+                    if elements is None:
+                        raise numpy_failure from None
+                    return _scalar_source(elements, weights, value)
             else:
                 graph = _array_gradient_graph(traced, args, weights, value)
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
+
+
+def _scalar_source(source: DGraph, weights: Any, value: bool) -> HessianSource:
+    """The Hessian of a graph of scalars (:func:`scalar_hessian_graph`), which takes its
+    inputs as one vector, its parameters as another."""
+    graph = scalar_hessian_graph(source, weights, value)
+    own = len(source.parameters)
+    return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
+
+
+def _element_graph(
+    f: Callable[..., Any],
+    args: Sequence[np.ndarray],
+    params: Sequence[str],
+    point: Sequence[Any] | None,
+) -> DGraph | None:
+    """The element level of a function of one vector (or scalar) that neither the array
+    tracer nor JAX reads, by :func:`~dgraph.frontends.from_function`'s other route (the
+    function run on sympy symbols: code that calls ``np.asarray`` inside a library, as
+    ``scipy.optimize.rosen`` does); None where it has more arguments or that route
+    refuses it too."""
+    if params or len(args) != 1 or np.ndim(args[0]) > 1:
+        return None
+    try:
+        return from_function(f, sizes=[np.size(args[0]) if np.ndim(args[0]) else 0], point=point)
+    except InputError:
+        return None
 
 
 def traced_array_graph(

@@ -2153,12 +2153,23 @@ _SYMPY: dict[str, Callable[..., Any]] = {
 }
 
 
+_AS_ARRAY = ("array", "asarray", "asanyarray", "ascontiguousarray")
+
+
 def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
-    """``np.array`` or ``np.asarray`` that makes a list holding traced values one array."""
+    """``np.array`` or ``np.asarray`` (``asanyarray``, ``ascontiguousarray``) that makes a
+    list holding traced values one array, and takes a traced array as it is (``np.array``:
+    a copy), in a float dtype: ``x = np.asarray(x, dtype=float)`` opens many objectives."""
 
     def make(obj: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(obj, (list, tuple)) and _holds_traced(obj):
             return gathered(obj)
+        if isinstance(obj, _Value):
+            dtype = args[0] if args else kwargs.get("dtype")
+            if dtype is not None and np.dtype(dtype).kind != "f":
+                raise _unsupported(f"numpy.{original.__name__}(dtype={np.dtype(dtype)})")
+            copies = original is np.array and kwargs.get("copy", True) is True
+            return _copied(obj) if copies else obj
         return original(obj, *args, **kwargs)
 
     return make
@@ -2223,7 +2234,7 @@ class _Proxy:
         if self._table is _NUMPY:
             if name in _NEW_ARRAYS and self._tape is not None:
                 return _new_array(original, self._tape)
-            return _array_of(original) if name in ("array", "asarray") else original
+            return _array_of(original) if name in _AS_ARRAY else original
         traced = self._table.get(name)
         return original if traced is None else _taking_arrays(original, traced)
 
@@ -2252,7 +2263,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
             saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
-        elif value is np.array or value is np.asarray:
+        elif any(value is getattr(np, n) for n in _AS_ARRAY):
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
             saved[key], namespace[key] = value, _new_array(value, tape)
