@@ -535,12 +535,7 @@ class _Translator(CElementPrinter):
         if kind in ("asarray", "array"):  # a copy (F's) read only: the buffer itself
             return inner
         if kind in ("reshape", "ravel"):
-            shape = (inner.size,) if kind == "ravel" else _literal_shape(node.args[1])
-            if -1 in shape:
-                known = math.prod(n for n in shape if n != -1)
-                shape = tuple(inner.size // known if n == -1 else n for n in shape)
-            if math.prod(shape) != inner.size:
-                self._refuse(f"reshape of {inner.size} entries to {shape}")
+            shape = self._shaped(node).shape  # by the call-shape table
             if not inner.contiguous:
                 inner = self._materialize(inner)
             return _View(inner.base, inner.offset, shape, _c_strides(shape), inner.ctype)
