@@ -877,16 +877,18 @@ def _table_shape(n: Call, sh) -> Any:
     operands as :class:`~dgraph.codegen.call_shapes.Operand` (a list's items each; shape
     None where not known), its literals as themselves."""
 
-    def value(a: Node) -> Any:
-        if isinstance(a, Const):
-            return a.value
-        if isinstance(a, Seq):
-            return [value(i) for i in a.items]
-        shape = sh(a)
-        return Operand(shape if isinstance(shape, tuple) else None)
+    keywords = {k: _operand(v, sh) for k, v in n.keywords} if n.keywords else {}
+    return call_shape(n.func, [_operand(a, sh) for a in n.args], keywords)
 
-    keywords = {k: value(v) for k, v in n.keywords}
-    return call_shape(n.func, [value(a) for a in n.args], keywords)
+
+def _operand(a: Node, sh) -> Any:
+    """What the table reads for ``a``: a literal's value, an array's :class:`Operand`."""
+    if isinstance(a, Const):
+        return a.value
+    if isinstance(a, Seq):
+        return [_operand(i, sh) for i in a.items]
+    shape = sh(a)
+    return Operand(shape if isinstance(shape, tuple) else None)
 
 
 # -- counting --------------------------------------------------------------------------

@@ -13,10 +13,10 @@ Nature 585, 2020: broadcasting and reductions as ``numpy`` computes them).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,8 +32,7 @@ __all__ = [
 Shape = tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Operand:
+class Operand(NamedTuple):
     """An array operand of a call: its shape (its entries unknown; None: not known)."""
 
     shape: Shape | None
@@ -56,7 +55,9 @@ def _as_shape(value: Any) -> Shape:
     """A literal shape (an int or a sequence of ints)."""
     if isinstance(value, Operand):
         raise TypeError("a shape that is computed")
-    return (int(value),) if np.ndim(value) == 0 else tuple(int(n) for n in value)
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    return tuple(int(n) for n in value)
 
 
 def reduced_shape(shape: Shape, axis: Any = None, keepdims: Any = False) -> Shape:
@@ -130,8 +131,10 @@ def _broadcast_to(x: Any, shape: Any, **_: Any) -> Shape:
     target = _as_shape(shape)
     if _unknown(x):
         return target
-    if np.broadcast_shapes(_dims(x), target) != target:
-        raise ValueError(f"cannot broadcast {_dims(x)} to {target}")
+    shape = _dims(x)
+    pairs = zip(shape[::-1], target[::-1], strict=False)
+    if len(shape) > len(target) or any(n not in (1, m) for n, m in pairs):
+        raise ValueError(f"cannot broadcast {shape} to {target}")
     return target
 
 
@@ -301,6 +304,7 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
 }  # fmt: skip
 
 
+@functools.cache  # a few names, looked up for every call of every statement
 def table_name(func: str) -> str | None:
     """The key of ``func`` (``numpy.linalg.det``, ``jnp.cumprod``) in :data:`CALL_SHAPES`."""
     last = func.rpartition(".")[2]

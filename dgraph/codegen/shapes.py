@@ -359,16 +359,10 @@ def _elementwise(ufunc: np.ufunc, values: list) -> Shaped:
 def _from_table(func: str, args: list, keywords: dict) -> Any:
     """A call's :class:`Shaped` by the shared table (:mod:`dgraph.codegen.call_shapes`):
     its shape from the operands', its type by the table's dtype rule."""
-
-    def operand(v: Any) -> Any:
-        if isinstance(v, list):
-            return [operand(i) for i in v]
-        return Operand(v.shape) if isinstance(v, Shaped) else v
-
     name = table_name(func)
     try:
-        shape = call_shape(func, [operand(a) for a in args],
-                           {k: operand(v) for k, v in keywords.items()})  # fmt: skip
+        shape = call_shape(func, [_operand(a) for a in args],
+                           {k: _operand(v) for k, v in keywords.items()})  # fmt: skip
     except (TypeError, ValueError, IndexError) as error:
         raise ShapeError(f"inferring shapes: {name} of these operands: {error}") from None
     kind = CALL_SHAPES[name][1]
@@ -389,6 +383,13 @@ def _from_table(func: str, args: list, keywords: dict) -> Any:
     if isinstance(shape, list):
         return [Shaped(tuple(s), dtype) for s in shape]
     return Shaped(tuple(shape), dtype)
+
+
+def _operand(value: Any) -> Any:
+    """What the call-shape table reads: an array's :class:`Operand`, a literal as itself."""
+    if isinstance(value, list):
+        return [_operand(v) for v in value]
+    return Operand(value.shape) if isinstance(value, Shaped) else value
 
 
 def _as_shape(value: Any) -> tuple[int, ...]:
