@@ -105,8 +105,18 @@ def cumprod_jacobian():
     dgraph.make_function(g, "jacobian", lang="python", sparse=True)
 
 
+def cumprod_axes_jacobian():
+    def f(u):
+        rows = jnp.sin(jnp.cumprod(u, axis=1)) * jnp.prod(u, axis=0)
+        return rows + jnp.cumprod(u[:, 1] * u[:, 0])[:, None]
+
+    u = np.random.default_rng(0).uniform(0.5, 1.5, (4, 5))
+    g = dgraph.from_jax(f, u, level="array")
+    dgraph.make_function(g, "jacobian", lang="python", sparse=True)
+
+
 FAMILIES = {f.__name__: f for f in (det_hessian, scan_hessian, softmax_jacobian,
-                                    cumprod_jacobian)}  # fmt: skip
+                                    cumprod_jacobian, cumprod_axes_jacobian)}  # fmt: skip
 
 
 def timed(found: list[ir.ArrayProgram], rounds: int = 20) -> None:

@@ -127,7 +127,8 @@ _REFUSED = {  # calls NumPy refuses
 def test_a_call_numpy_refuses_has_no_shape_in_either_inference(name):
     """The passes' shape is unknown (None) and the printers' is one ShapeError line
     naming the call (main: the passes' gave reshape (5,), concatenate (7, 3), stack
-    (2, 4, 3), transpose (4, 4); the printers' the last three too)."""
+    (2, 4, 3), transpose (4, 4), einsum (4, 4); the printers' the same but for reshape,
+    refused, and einsum, (4, 3))."""
     node = _REFUSED[name]
     with pytest.raises(ValueError):
         _numpy(node, np.ones((4, 3)))

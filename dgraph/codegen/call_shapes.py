@@ -55,9 +55,9 @@ def _as_shape(value: Any) -> Shape:
     """A literal shape (an int or a sequence of ints)."""
     if isinstance(value, Operand):
         raise TypeError("a shape that is computed")
-    if isinstance(value, (int, np.integer)):
-        return (int(value),)
-    return tuple(int(n) for n in value)
+    if isinstance(value, (tuple, list)):
+        return tuple(int(n) for n in value)
+    return tuple(int(n) for n in np.atleast_1d(value))
 
 
 def reduced_shape(shape: Shape, axis: Any = None, keepdims: Any = False) -> Shape:
@@ -123,7 +123,7 @@ def _transpose(x: Any, axes: Any = None) -> Shape:
     shape = _dims(x)
     order = range(len(shape))[::-1] if axes is None else [int(a) for a in axes]
     if sorted(a % max(len(shape), 1) for a in order) != list(range(len(shape))):
-        raise ValueError(f"transpose axes {tuple(order)} of shape {shape}")
+        raise ValueError(f"axes {tuple(order)} do not permute the shape {shape}")
     return tuple(shape[a] for a in order)
 
 
@@ -168,7 +168,7 @@ def _concatenate(arrays: Any, axis: Any = 0, **_: Any) -> Shape:
     axis = _axis(axis, len(first))
     if any(len(s) != len(first) or s[:axis] + s[axis + 1 :] != first[:axis] + first[axis + 1 :]
            for s in shapes):  # fmt: skip
-        raise ValueError(f"concatenate of shapes {shapes} along axis {axis}")
+        raise ValueError(f"shapes {shapes} differ off axis {axis}")
     return (*first[:axis], sum(s[axis] for s in shapes), *first[axis + 1 :])
 
 
@@ -176,7 +176,7 @@ def _stack(arrays: Any, axis: Any = 0, **_: Any) -> Shape:
     shapes = [_dims(a) for a in arrays]
     first = shapes[0]
     if any(s != first for s in shapes):
-        raise ValueError(f"stack of shapes {shapes}")
+        raise ValueError(f"shapes {shapes} differ")
     axis = _axis(axis, len(first) + 1)
     return (*first[:axis], len(shapes), *first[axis:])
 
@@ -186,18 +186,18 @@ def einsum_sizes(spec: str, shapes: list[Shape]) -> tuple[str, dict[str, int]]:
     the letters seen once, in order) and each letter's size (an axis of length 1 is
     broadcast, as NumPy's einsum does)."""
     if not isinstance(spec, str) or "." in spec:
-        raise ValueError("einsum without a letter for every axis")
+        raise ValueError("subscripts without a letter for every axis")
     sources, arrow, result = spec.replace(" ", "").partition("->")
     terms = sources.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"einsum {spec} of {len(shapes)} operands")
+        raise ValueError(f"{spec} of {len(shapes)} operands")
     sizes: dict[str, int] = {}
     for term, shape in zip(terms, shapes, strict=True):
         if len(term) != len(shape):
-            raise ValueError(f"einsum {spec} of shape {shape}")
+            raise ValueError(f"{spec} of an operand of shape {shape}")
         for letter, n in zip(term, shape, strict=True):
             if sizes.get(letter, 1) not in (1, n) and n != 1:
-                raise ValueError(f"einsum {spec}: axis {letter} of sizes {sizes[letter]} and {n}")
+                raise ValueError(f"{spec}: axis {letter} of sizes {sizes[letter]} and {n}")
             sizes[letter] = max(sizes.get(letter, 1), n)
     if not arrow:
         every = sources.replace(",", "")

@@ -364,7 +364,7 @@ def _from_table(func: str, args: list, keywords: dict) -> Any:
         shape = call_shape(func, [_operand(a) for a in args],
                            {k: _operand(v) for k, v in keywords.items()})  # fmt: skip
     except (TypeError, ValueError, IndexError) as error:
-        raise ShapeError(f"inferring shapes: {name} of these operands: {error}") from None
+        raise ShapeError(f"inferring shapes: {name}: {error}") from None
     kind = CALL_SHAPES[name][1]
     if kind == "frexp":
         return [Shaped(shape[0], _FLOAT), Shaped(shape[1], np.dtype(np.int32))]

@@ -784,6 +784,8 @@ class _Translator(CElementPrinter):
         """``sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x added
         to its place (atomically on a GPU); ``prod`` (``op`` ``*``): ones, each entry
         multiplied in (on a GPU by a compare-and-swap loop, ``dgraph_atomic_mul``)."""
+        if op == "*" and out.ctype != "double":
+            self._refuse("prod of an integer array")
         into, shape = self._reduced(out, node, "sum" if op == "+" else "prod")
         self._fill(out, 0.0 if op == "+" else 1.0)
         leaves: list[_View] = []
