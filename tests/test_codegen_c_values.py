@@ -345,13 +345,13 @@ def test_an_unsupported_statement_is_refused_in_one_line():
     x_ = Name("x_")
     statements = [
         ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
-        ArrayStatement("y", BinOp("*", Call("cumsum", (BinOp("*", x_, x_),)), x_)),
+        ArrayStatement("y", BinOp("*", Call("argmax", (BinOp("*", x_, x_),)), x_)),
         ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
     ]
     constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
     program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
-    # a cumsum is a statement of its own; inside an expression it is refused
-    needle = r"numpy.cumsum\(x_ \* x_\) \* x_.*cumsum is not in"
+    # an argmax is a statement of its own; inside an expression it is refused
+    needle = r"numpy.argmax\(x_ \* x_\) \* x_.*argmax is not in"
     with pytest.raises(DGraphError, match=needle) as caught:
         c_values(program)
     assert "\n" not in str(caught.value)
@@ -703,3 +703,64 @@ def test_the_cuda_text_finds_each_kernels_pointers_without_a_pattern_per_pointer
         want, y = step @ want, y + 0.1 * np.sin(r) * y
     np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-12)
     assert len(searches) == 0
+
+
+def test_prod_and_cumprod_inside_expressions_in_c_and_cuda_equal_numpy():
+    """``prod`` over one axis with keepdims and over every axis, ``cumprod`` and
+    ``cumsum`` along an axis, read inside expressions and through views (a flip, an
+    expand_dims), a cumprod of a concatenate: each computed into a buffer of its own
+    first, in C and in CUDA on the host (a product over axes by ``dgraph_atomic_mul``),
+    against NumPy (main: 'prod is not in the C values vocabulary')."""
+    x_ = Name("x_")
+
+    def f(func, *args, **keywords):
+        return Call(func, args, tuple((k, Const(v)) for k, v in keywords.items()))
+
+    joined = f("concatenate", Seq((f("ones", Const((3, 1))), x_)), axis=1)
+    flipped = f("flip", f("cumsum", x_, axis=0), Const(0))
+    statements = [
+        ArrayStatement("a", BinOp("*", f("sin", x_), f("prod", x_, axis=0, keepdims=True))),
+        ArrayStatement("b", BinOp("+", f("cumprod", x_, axis=-1), Name("a"))),
+        ArrayStatement("c", BinOp("*", flipped, f("prod", x_))),
+        ArrayStatement("d", f("expand_dims", f("cumprod", joined, axis=1), Const(0))),
+        ArrayStatement("y", f("concatenate", Seq(tuple(f("ravel", Name(n)) for n in "abcd")))),
+    ]
+    shape = (3, 4)
+    program, body = _diagonal_program(statements, shape)
+    values = c_values(program)
+    x = np.random.default_rng(5).uniform(-1.5, 1.5, shape)
+    space = {"x": x, "numpy": np}
+    for s_ in body:
+        exec(NumPyArrayPrinter().statement(s_).strip(), space)
+    expected = np.ravel(space["y"])
+    assert expected.size == 3 * 12 + 15
+    np.testing.assert_allclose(values.load()(x).data, expected, rtol=1e-14, atol=1e-15)
+    assert "dgraph_atomic_mul" not in values.text  # C: a plain product, no helper
+    if cxx_compiler() is not None:
+        cuda = values.load_cuda_host()(x).data
+        np.testing.assert_allclose(cuda, expected, rtol=1e-14, atol=1e-15)
+        assert values.cuda.count("void dgraph_atomic_mul(") == 2  # the host's and the GPU's
+
+
+@needs_jax
+def test_a_cumprod_and_prod_program_in_c_equals_numpy_and_jax():
+    """The generated C of a program using ``cumprod`` and ``prod`` along axes (its
+    Jacobian's program holds cumprods of concatenates inside expressions, flipped and with
+    an axis added): the NumPy module's values and JAX's Jacobian (main: 'cumprod is not in
+    the C values vocabulary')."""
+    import jax
+    import jax.numpy as jnp
+
+    from dgraph.frontends import from_jax
+
+    def f(u):
+        rows = jnp.sin(jnp.cumprod(u, axis=1)) * jnp.prod(u, axis=0)
+        return rows + jnp.cumprod(u[:, 1] * u[:, 0])[:, None]
+
+    u = np.random.default_rng(0).uniform(0.5, 1.5, (4, 5))
+    g = from_jax(f, u, level="array")
+    _same(g)
+    J_c = dgraph.make_function(g, "jacobian", lang="c", sparse=True)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jacobian(f)(jnp.asarray(u))).reshape(20, 20)
+    np.testing.assert_allclose(J_c.stacked(u).toarray(), want, rtol=1e-13, atol=1e-14)

@@ -50,7 +50,7 @@ import numpy as np
 import sympy
 
 from . import ir
-from .call_shapes import Operand, call_shape, table_name
+from .call_shapes import Operand, call_shape, einsum_sizes, table_name
 from .counting import LARGEST_PRODUCT_POWER, Ops, count_ops
 from .ir import (
     ArrayProgram,
@@ -851,29 +851,12 @@ def _indexed_shape(value: Shape, key: list[Any]) -> Shape | None:
 
 def _call_shape(n: Call, sh) -> Any:
     f, args = n.func.rpartition(".")[2], n.args
-    kw = dict(n.keywords)
-    first = sh(args[0]) if args else None
-    if f in ("reshape",):
-        target = _const(args[1])
-        target = (target,) if isinstance(target, int) else tuple(target)
-        if -1 in target and first is not None:
-            rest = math.prod(t for t in target if t != -1)
-            target = tuple(math.prod(first) // rest if t == -1 else t for t in target)
-        return None if -1 in target else target
-    if f == "ravel":
-        return None if first is None else (math.prod(first),)
+    if table_name(n.func) is not None:
+        return _table_shape(n, sh)
     if f in ("asarray", "array", "ascontiguousarray"):
         if isinstance(args[0], Const):
             return tuple(np.shape(args[0].value))
-        return first
-    if f == "transpose":
-        if first is None:
-            return None
-        perm = _const(args[1]) if len(args) > 1 else tuple(reversed(range(len(first))))
-        return tuple(first[p] for p in perm)
-    if f == "broadcast_to":
-        target = _const(args[1])
-        return (target,) if isinstance(target, int) else tuple(target)
+        return sh(args[0])
     if f in ("zeros", "ones", "full"):
         target = _const(args[0])
         return (target,) if isinstance(target, int) else tuple(target)
@@ -882,71 +865,30 @@ def _call_shape(n: Call, sh) -> Any:
         return (k, k)
     if f == "arange":
         return (_const(args[0]),)
-    if f == "zeros_like" or f == "flip":
-        return first
+    if f == "zeros_like":
+        return sh(args[0])
     if f == "result_type":
         return None
-    if f == "einsum":
-        return _einsum_shape(_const(args[0]), [sh(a) for a in args[1:]])[0]
-    if table_name(n.func) is not None:
-        return _table_shape(n, sh)
-    if f in ("concatenate", "stack"):
-        parts = sh(args[0])
-        if parts is None or any(p is None for p in parts):
-            return None
-        axis = _const(kw["axis"]) if "axis" in kw else 0
-        if f == "stack":
-            axis %= len(parts[0]) + 1
-            return (*parts[0][:axis], len(parts), *parts[0][axis:])
-        if axis is None:
-            return (sum(math.prod(p) for p in parts),)
-        axis %= len(parts[0])
-        joined = sum(p[axis] for p in parts)
-        return (*parts[0][:axis], joined, *parts[0][axis + 1 :])
-    if f == "pad":
-        widths = _const(args[1])
-        if first is None:
-            return None
-        return tuple(d + a + b for d, (a, b) in zip(first, widths, strict=True))
-    if f == "take":
-        axis = _const(kw["axis"]) if "axis" in kw else None
-        indices = sh(args[1])
-        if first is None or indices is None or axis is None:
-            return None
-        return (*first[:axis], *indices, *first[axis + 1 :])
     return _broadcast(sh(a) for a in args)  # an elementwise function
 
 
 def _table_shape(n: Call, sh) -> Any:
     """A call's shape by the shared table (:mod:`dgraph.codegen.call_shapes`): its array
-    operands as :class:`~dgraph.codegen.call_shapes.Operand`, its literals as themselves;
-    None where an operand's shape is not known."""
-    values = []
-    for a in (*n.args, *(v for _, v in n.keywords)):
-        if isinstance(a, Const):
-            values.append(a.value)
-            continue
-        shape = sh(a)
-        if not isinstance(shape, tuple):
-            return None
-        values.append(Operand(shape))
-    keywords = dict(zip((k for k, _ in n.keywords), values[len(n.args) :], strict=True))
-    return call_shape(n.func, values[: len(n.args)], keywords)
+    operands as :class:`~dgraph.codegen.call_shapes.Operand` (a list's items each; shape
+    None where not known), its literals as themselves."""
+
+    keywords = {k: _operand(v, sh) for k, v in n.keywords} if n.keywords else {}
+    return call_shape(n.func, [_operand(a, sh) for a in n.args], keywords)
 
 
-def _einsum_shape(spec: str, shapes: list[Shape | None]) -> tuple[Shape | None, dict[str, int]]:
-    """The output shape of ``einsum(spec, ...)`` and each letter's size."""
-    left, _, out = spec.partition("->")
-    terms = left.split(",")
-    if "." in spec or any(s is None for s in shapes) or len(terms) != len(shapes):
-        return None, {}
-    sizes: dict[str, int] = {}
-    for term, shape in zip(terms, shapes, strict=True):
-        for letter, size in zip(term, shape, strict=True):  # type: ignore[arg-type]
-            sizes[letter] = max(sizes.get(letter, 1), size)
-    if "->" not in spec:
-        out = "".join(sorted(k for k in sizes if left.count(k) == 1))
-    return tuple(sizes[k] for k in out), sizes
+def _operand(a: Node, sh) -> Any:
+    """What the table reads for ``a``: a literal's value, an array's :class:`Operand`."""
+    if isinstance(a, Const):
+        return a.value
+    if isinstance(a, Seq):
+        return [_operand(i, sh) for i in a.items]
+    shape = sh(a)
+    return Operand(shape if isinstance(shape, tuple) else None)
 
 
 # -- counting --------------------------------------------------------------------------
@@ -1093,12 +1035,10 @@ def _call_ops(node: Call, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
     if f in MOVES:
         return Ops()
     if f == "einsum":
-        spec = _const(node.args[0])
-        operands = [shapes.get(id(a)) for a in node.args[1:]]
-        out, sizes = _einsum_shape(spec, operands)
-        if out is None:
+        out, operands = shapes.get(id(node)), [shapes.get(id(a)) for a in node.args[1:]]
+        if out is None or any(not isinstance(o, tuple) for o in operands):
             return None
-        terms = math.prod(sizes.values())
+        terms = math.prod(einsum_sizes(_const(node.args[0]), operands)[1].values())
         return (Ops(mults=(len(operands) - 1) * terms, adds=terms - math.prod(out)),)
     if f in _REDUCTIONS:
         before, after = shapes.get(id(node.args[0])), shapes.get(id(node))

@@ -6,9 +6,11 @@ statement (the C and CUDA printers size their buffers and loops by them) and the
 that are constants of the program (a gather's index array, a sparse result's pattern) —
 follows from the node kinds of :mod:`dgraph.codegen.ir` alone: one ``_shape_<Kind>``
 method per node kind, as :class:`~dgraph.codegen.evaluate.ArrayEvaluator` has one
-``_eval_<Kind>`` and the printers one ``_print_<Kind>``, and one ``_call_<name>`` per array
-function that is not elementwise (an elementwise one: a NumPy or SciPy ufunc, whose
-broadcasting and type resolution NumPy states without computing anything).
+``_eval_<Kind>`` and the printers one ``_print_<Kind>``. An array function that is not
+elementwise has its rule in the call-shape table both inferences read
+(:mod:`dgraph.codegen.call_shapes`) or, where it makes an array from literals
+(``zeros``, ``arange``), one ``_call_<name>`` here; an elementwise one is a NumPy or SciPy
+ufunc, whose broadcasting and type resolution NumPy states without computing anything.
 
 A node's inferred value is a :class:`Shaped` (shape, dtype, and the array itself where the
 node is a constant of the program), or, for a literal, the literal (a number, a shape, a
@@ -282,82 +284,9 @@ class ShapeInference:
     def _call_array(self, x: Any, dtype: Any = None) -> Shaped:
         return self._call_asarray(x, dtype)
 
-    def _call_reshape(self, x: Any, shape: Any) -> Shaped:
-        x = _shaped(x)
-        return Shaped(_reshaped(x.size, _as_shape(shape)), x.dtype)
-
-    def _call_ravel(self, x: Any) -> Shaped:
-        return self._call_reshape(x, -1)
-
-    def _call_transpose(self, x: Any, axes: Any = None) -> Shaped:
-        x = _shaped(x)
-        axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
-        return Shaped(tuple(x.shape[a] for a in axes), x.dtype)
-
-    def _call_broadcast_to(self, x: Any, shape: Any) -> Shaped:
-        shape = _as_shape(shape)
-        x = _shaped(x)
-        if np.broadcast_shapes(x.shape, shape) != shape:
-            raise DGraphError(f"inferring shapes: cannot broadcast {x.shape} to {shape}")
-        return Shaped(shape, x.dtype)
-
-    def _call_flip(self, x: Any, axis: Any = None) -> Shaped:
-        x = _shaped(x)
-        return Shaped(x.shape, x.dtype)
-
     def _call_where(self, condition: Any, a: Any, b: Any) -> Shaped:
         shape = np.broadcast_shapes(*(_shaped(v).shape for v in (condition, a, b)))
         return Shaped(shape, np.result_type(_weak(a), _weak(b)))
-
-    def _call_concatenate(self, pieces: list, axis: Any = 0) -> Shaped:
-        shaped = [_shaped(p) for p in pieces]
-        dtype = np.result_type(*(_weak(p) for p in pieces))
-        if axis is None:
-            return Shaped((sum(p.size for p in shaped),), dtype)
-        first = shaped[0].shape
-        axis = axis % len(first)
-        total = sum(p.shape[axis] for p in shaped)
-        return Shaped((*first[:axis], total, *first[axis + 1 :]), dtype)
-
-    def _call_stack(self, pieces: list, axis: Any = 0) -> Shaped:
-        shaped = [_shaped(p) for p in pieces]
-        first = shaped[0].shape
-        axis = axis % (len(first) + 1)
-        dtype = np.result_type(*(_weak(p) for p in pieces))
-        return Shaped((*first[:axis], len(shaped), *first[axis:]), dtype)
-
-    def _call_take(self, x: Any, indices: Any, axis: Any = None) -> Shaped:
-        x, indices = _shaped(x), _shaped(indices)
-        if axis is None:
-            return Shaped(indices.shape, x.dtype)
-        axis = axis % x.ndim
-        return Shaped((*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
-
-    def _call_einsum(self, spec: Any, *operands: Any) -> Shaped:
-        if not isinstance(spec, str) or "." in spec:
-            raise ShapeError("no shape rule for an einsum without letters for every axis")
-        shaped = [_shaped(o) for o in operands]
-        sources, arrow, result = spec.replace(" ", "").partition("->")
-        parts = sources.split(",")
-        extent: dict[str, int] = {}
-        for letters, o in zip(parts, shaped, strict=True):
-            if len(letters) != o.ndim:
-                raise DGraphError(f"inferring shapes: einsum {spec} of shape {o.shape}")
-            for c, n in zip(letters, o.shape, strict=True):
-                extent.setdefault(c, n)
-        if not arrow:  # implicit: the letters seen once, in ASCII order
-            every = sources.replace(",", "")
-            result = "".join(sorted(c for c in set(every) if every.count(c) == 1))
-        dtype = np.result_type(*(o.dtype for o in shaped))
-        return Shaped(tuple(extent[c] for c in result), dtype)
-
-    def _call_pad(
-        self, x: Any, widths: Any, mode: Any = "constant", constant_values: Any = 0
-    ) -> Shaped:
-        x = _shaped(x)
-        pads = np.broadcast_to(np.asarray(widths, dtype=np.int64), (x.ndim, 2))
-        grown = (int(n + lo + hi) for n, (lo, hi) in zip(x.shape, pads, strict=True))
-        return Shaped(tuple(grown), x.dtype)
 
     def _call_full(self, shape: Any, fill: Any, dtype: Any = None) -> Shaped:
         kind = _shaped(fill).dtype if dtype is None else np.dtype(dtype)
@@ -430,41 +359,43 @@ def _elementwise(ufunc: np.ufunc, values: list) -> Shaped:
 def _from_table(func: str, args: list, keywords: dict) -> Any:
     """A call's :class:`Shaped` by the shared table (:mod:`dgraph.codegen.call_shapes`):
     its shape from the operands', its type by the table's dtype rule."""
-    operand = lambda v: Operand(v.shape) if isinstance(v, Shaped) else v  # noqa: E731
+    name = table_name(func)
     try:
-        shape = call_shape(func, [operand(a) for a in args],
-                           {k: operand(v) for k, v in keywords.items()})  # fmt: skip
+        shape = call_shape(func, [_operand(a) for a in args],
+                           {k: _operand(v) for k, v in keywords.items()})  # fmt: skip
     except (TypeError, ValueError, IndexError) as error:
-        raise ShapeError(f"no shape rule for {func} of these operands: {error}") from None
-    kind = CALL_SHAPES[table_name(func)][1]
-    first = _shaped(args[0]).dtype if args else _FLOAT
+        raise ShapeError(f"inferring shapes: {name}: {error}") from None
+    kind = CALL_SHAPES[name][1]
     if kind == "frexp":
         return [Shaped(shape[0], _FLOAT), Shaped(shape[1], np.dtype(np.int32))]
-    dtype = {
-        "same": first,
-        "summed": _summed(first),
-        "index": np.dtype(np.intp),
-        "float": np.result_type(first, _FLOAT),
-    }[kind]
+    if kind == "joined":
+        dtype = np.result_type(*(_weak(p) for p in args[0]))
+    elif kind == "operands":
+        dtype = np.result_type(*(_shaped(o).dtype for o in args[1:]))
+    else:
+        first = _shaped(args[0]).dtype if args else _FLOAT
+        dtype = {
+            "same": first,
+            "summed": _summed(first),
+            "index": np.dtype(np.intp),
+            "float": np.result_type(first, _FLOAT),
+        }[kind]
     if isinstance(shape, list):
         return [Shaped(tuple(s), dtype) for s in shape]
     return Shaped(tuple(shape), dtype)
+
+
+def _operand(value: Any) -> Any:
+    """What the call-shape table reads: an array's :class:`Operand`, a literal as itself."""
+    if isinstance(value, list):
+        return [_operand(v) for v in value]
+    return Operand(value.shape) if isinstance(value, Shaped) else value
 
 
 def _as_shape(value: Any) -> tuple[int, ...]:
     if isinstance(value, Shaped):
         raise ShapeError("no shape rule for a shape that is computed")
     return (int(value),) if np.ndim(value) == 0 else tuple(int(n) for n in value)
-
-
-def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """``shape`` with its one ``-1`` resolved for ``size`` entries."""
-    if -1 in shape:
-        known = math.prod(n for n in shape if n != -1)
-        shape = tuple(size // known if known and n == -1 else n for n in shape)
-    if math.prod(shape) != size:
-        raise DGraphError(f"inferring shapes: cannot reshape {size} entries to {shape}")
-    return shape
 
 
 def _summed(dtype: np.dtype) -> np.dtype:

@@ -106,7 +106,8 @@ FUNCTION = "jacobian_values"
 THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
-_REDUCTIONS = {"sum", "max", "einsum"}  # computed into a buffer where read in an expression
+# computed into a buffer of their own first where an expression (or a view) reads them
+_COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
     "expand_dims", "moveaxis", "swapaxes",
@@ -451,8 +452,8 @@ class _Translator(CElementPrinter):
 
     def _statement_Call(self, out: _View, node: ir.Call) -> None:
         kind = _call_name(node)
-        if kind == "sum":
-            self._sum(out, node)
+        if kind in ("sum", "prod"):
+            self._sum(out, node, "+" if kind == "sum" else "*")
         elif kind == "max":
             self._max(out, node)
         elif kind == "einsum":
@@ -461,8 +462,8 @@ class _Translator(CElementPrinter):
             self._concatenate(out, node)
         elif kind == "stack":
             self._stack(out, node)
-        elif kind == "cumsum":
-            self._cumsum(out, node)
+        elif kind in ("cumsum", "cumprod"):
+            self._cumulative(out, node, "+" if kind == "cumsum" else "*")
         elif kind in ("argmax", "argmin"):
             self._arg_extreme(out, node, ">" if kind == "argmax" else "<")
         elif kind == "pad":
@@ -530,17 +531,14 @@ class _Translator(CElementPrinter):
         inner = self._view(node.args[0])
         if inner is None and kind in ("reshape", "ravel"):  # of a computed value: its buffer
             inner = self._operand(node.args[0])
+        elif inner is None and _call_name(node.args[0]) in _COMPUTED:  # a cumprod flipped
+            inner = self._reduction(node.args[0])
         if inner is None:
             return None
         if kind in ("asarray", "array"):  # a copy (F's) read only: the buffer itself
             return inner
         if kind in ("reshape", "ravel"):
-            shape = (inner.size,) if kind == "ravel" else _literal_shape(node.args[1])
-            if -1 in shape:
-                known = math.prod(n for n in shape if n != -1)
-                shape = tuple(inner.size // known if n == -1 else n for n in shape)
-            if math.prod(shape) != inner.size:
-                self._refuse(f"reshape of {inner.size} entries to {shape}")
+            shape = self._shaped(node).shape  # by the call-shape table
             if not inner.contiguous:
                 inner = self._materialize(inner)
             return _View(inner.base, inner.offset, shape, _c_strides(shape), inner.ctype)
@@ -620,6 +618,12 @@ class _Translator(CElementPrinter):
         offset, shape, strides = base.offset, [], []
         axis = 0
         for part in parts:
+            if isinstance(part, ir.Const) and part.value is Ellipsis:  # the axes not named
+                skip = len(base.shape) - (len(parts) - 1)
+                shape += base.shape[axis : axis + skip]
+                strides += base.strides[axis : axis + skip]
+                axis += skip
+                continue
             if axis >= len(base.shape):
                 self._refuse("more indices than axes")
             n, s = base.shape[axis], base.strides[axis]
@@ -776,11 +780,14 @@ class _Translator(CElementPrinter):
         into = _View(out.base, 0, shape, tuple(strides.get(d, 0) for d in range(len(shape))))
         return into, shape
 
-    def _sum(self, out: _View, node: ir.Call) -> None:
+    def _sum(self, out: _View, node: ir.Call, op: str) -> None:
         """``sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x added
-        to its place (atomically on a GPU)."""
-        into, shape = self._reduced(out, node, "sum")
-        self._fill(out, 0.0)
+        to its place (atomically on a GPU); ``prod`` (``op`` ``*``): ones, each entry
+        multiplied in (on a GPU by a compare-and-swap loop, ``dgraph_atomic_mul``)."""
+        if op == "*" and out.ctype != "double":
+            self._refuse("prod of an integer array")
+        into, shape = self._reduced(out, node, "sum" if op == "+" else "prod")
+        self._fill(out, 0.0 if op == "+" else 1.0)
         leaves: list[_View] = []
         expression = self._expression(node.args[0], leaves, shape)
         views = [into, *(leaf.to(shape) for leaf in leaves)]
@@ -789,11 +796,11 @@ class _Translator(CElementPrinter):
             text = expression
             for k in range(len(leaves)):
                 text = text.replace(f"@{k}@", f"{views[k + 1].base}[{index[k + 1]}]")
-            return f"{out.base}[{index[0]}] += {text};"
+            return f"{out.base}[{index[0]}] {op}= {text};"
 
         def atomic(index: list[str]) -> str:
-            target, value = body(index)[:-1].split(" += ", 1)
-            return f"atomicAdd(&{target}, {value});"
+            target, value = body(index)[:-1].split(f" {op}= ", 1)
+            return f"{'atomicAdd' if op == '+' else 'dgraph_atomic_mul'}(&{target}, {value});"
 
         self._loop(views, body, atomic)
 
@@ -907,13 +914,14 @@ class _Translator(CElementPrinter):
             offset = out.offset + k * out.strides[axis]
             self._copy(_View(out.base, offset, shape, strides, out.ctype), piece)
 
-    def _cumsum(self, out: _View, node: ir.Call) -> None:
-        """``cumsum(x, axis)``: ``x`` copied into ``out``, then each line along the axis
-        summed in place in order (a loop over the lines; a thread per line on a GPU)."""
+    def _cumulative(self, out: _View, node: ir.Call, op: str) -> None:
+        """``cumsum(x, axis)`` (``cumprod``: ``op`` ``*``): ``x`` copied into ``out``, then
+        each line along the axis summed (multiplied) in place in order (a loop over the
+        lines; a thread per line on a GPU)."""
         x = node.args[0]
         axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
         if axis_node is None and len(self._shaped(x).shape) != 1:
-            self._refuse("cumsum of a flattened array")
+            self._refuse(f"{_call_name(node)} of a flattened array")
         axis = 0 if axis_node is None else _literal(axis_node)
         axis = axis + len(out.shape) if axis < 0 else axis
         self._copy(out, x)
@@ -926,7 +934,7 @@ class _Translator(CElementPrinter):
         def body(index: list[str]) -> str:
             at = f"{out.base}[({index[0]}) + j * {step}L]"
             before = f"{out.base}[({index[0]}) + (j - 1) * {step}L]"
-            return f"for (long j = 1; j < {length}L; j++) {at} += {before};"
+            return f"for (long j = 1; j < {length}L; j++) {at} {op}= {before};"
 
         self._loop([lines], body)
 
@@ -1136,7 +1144,7 @@ class _Translator(CElementPrinter):
             self._refuse(f"the constant {node.value!r}")
         view = self._view(node)
         kind = _call_name(node) or type(node).__name__
-        if view is None and kind in _REDUCTIONS:
+        if view is None and kind in _COMPUTED:
             view = self._reduction(node)
         if view is None:
             if kind == "einsum":
@@ -1525,6 +1533,8 @@ class _Translator(CElementPrinter):
         ]
         if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
             lines += ["", *ATOMIC_MAX]
+        if any("dgraph_atomic_mul" in body for _, _, body in self.kernels):
+            lines += ["", *ATOMIC_MUL]
         special = special_definitions(
             "\n".join(body for _, _, body in self.kernels), "static __device__"
         )
@@ -1658,6 +1668,26 @@ ATOMIC_MAX = [
     "        double now = __longlong_as_double(old);",
     "        if (!(value > now || value != value) || now != now) return;",
     "        seen = atomicCAS(word, old, __double_as_longlong(value));",
+    "    } while (seen != old);",
+    "}",
+    "#endif",
+]
+
+# A product over axes on a GPU: no atomic multiply, so a compare-and-swap loop; on the
+# host, one thread, a plain product.
+ATOMIC_MUL = [
+    "#ifdef DGRAPH_HOST",
+    "static inline void dgraph_atomic_mul(double *at, double value)",
+    "{",
+    "    *at *= value;",
+    "}",
+    "#else",
+    "static __device__ inline void dgraph_atomic_mul(double *at, double value)",
+    "{",
+    "    unsigned long long *word = (unsigned long long *)at, seen = *word, old;",
+    "    do {",
+    "        old = seen;",
+    "        seen = atomicCAS(word, old, __double_as_longlong(__longlong_as_double(old) * value));",
     "    } while (seen != old);",
     "}",
     "#endif",

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..call_shapes import Operand, call_shape
 from ..evaluate import ArrayEvaluator
 from ..ir import (
     ArrayStatement,
@@ -94,16 +95,16 @@ class EntryValues:
         if isinstance(node, Const):
             return np.shape(self.constant(node))
         if isinstance(node, Call) and node.func in _SHAPING and not node.keywords:
-            size = math.prod(self.shape(node.args[0]))
-            if node.func == "ravel" and len(node.args) == 1:
-                return (size,)
-            if len(node.args) == 2 and isinstance(node.args[1], Const):
-                target = tuple(int(n) for n in np.atleast_1d(node.args[1].value))
-                if node.func == "reshape" and -1 in target:
-                    rest = math.prod(n for n in target if n != -1)
-                    target = tuple(size // max(rest, 1) if n == -1 else n for n in target)
-                if math.prod(target) == size or (node.func == "broadcast_to" and size == 1):
-                    return target
+            shape = self.shape(node.args[0])
+            if not all(isinstance(a, Const) for a in node.args[1:]):
+                raise Whole
+            try:
+                literals = [a.value for a in node.args[1:]]  # type: ignore[attr-defined]
+                target = call_shape(node.func, [Operand(shape), *literals], {})
+            except (TypeError, ValueError):
+                raise Whole from None
+            if math.prod(target) == math.prod(shape) or math.prod(shape) == 1:  # same entries
+                return tuple(target)
             raise Whole
         if isinstance(node, Index):
             if len(node.items) != 1 or len(self.shape(node.value)) != 1:
