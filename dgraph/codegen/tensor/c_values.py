@@ -546,6 +546,11 @@ class _Translator(CElementPrinter):
         kind = _call_name(node)
         if kind == "einsum" and isinstance(node, ir.Call):
             return self._permutation(node)
+        if kind == "take" and isinstance(node, ir.Call) and isinstance(node.args[1], ir.Const):
+            source = self._view(node.args[0]) or self._operand(node.args[0])  # a[..., k, ...]
+            axis = _literal(node.keyword("axis")) % len(source.shape)
+            items = (*(ir.Slice(None, None, None),) * axis, node.args[1])
+            return self._slice(source, items)
         if kind == "eye" and isinstance(node, ir.Call) and len(node.args) == 1:
             n = self._integer(node.args[0])
             self.constants.setdefault(f"I{n}", np.eye(n))
@@ -553,8 +558,8 @@ class _Translator(CElementPrinter):
         if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
-        if inner is None and kind in ("reshape", "ravel"):  # of a computed value: its buffer
-            inner = self._operand(node.args[0])
+        if inner is None and kind in ("reshape", "ravel", "transpose", "moveaxis", "swapaxes"):
+            inner = self._operand(node.args[0])  # of a computed value: its buffer
         elif inner is None and _call_name(node.args[0]) in _COMPUTED:  # a cumprod flipped
             inner = self._reduction(node.args[0])
         if inner is None:
@@ -965,12 +970,13 @@ class _Translator(CElementPrinter):
     def _arg_extreme(self, out: _View, node: ir.Call, better: str) -> None:
         """``argmax(x, axis)`` / ``argmin``: along each line the first index of the largest
         (smallest) entry, NumPy's tie rule (a loop over the lines; a thread per line on a
-        GPU). ``x`` a view, one axis."""
-        source = self._view(node.args[0])
+        GPU). ``x`` along one axis (a vector's without one)."""
+        source = self._view(node.args[0]) or self._operand(node.args[0])
         axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
-        if source is None or axis_node is None or node.keyword("keepdims") is not None:
+        flat = axis_node is None and len(source.shape) == 1  # a vector's: its one axis
+        if (axis_node is None and not flat) or node.keyword("keepdims") is not None:
             self._refuse("argmax/argmin other than of an array along one axis")
-        axis = _literal(axis_node)
+        axis = 0 if flat else _literal(axis_node)
         axis = axis + len(source.shape) if axis < 0 else axis
         length, step = source.shape[axis], source.strides[axis]
         keep = [d for d in range(len(source.shape)) if d != axis]
@@ -1146,6 +1152,9 @@ class _Translator(CElementPrinter):
     def _print_Call(self, node: ir.Call, args: list[str]) -> str:
         if _call_name(node) in ("tril", "triu"):
             return f"({args[0]} ? {args[1]} : 0.0)"
+        if _call_name(node) == "clip":
+            x, low, high = args
+            return f"({x} < {low} ? {low} : ({x} > {high} ? {high} : {x}))"
         return super()._print_Call(node, args)
 
     def _pad(self, out: _View, node: ir.Call) -> None:
@@ -1273,6 +1282,8 @@ class _Translator(CElementPrinter):
         kind = _call_name(node)
         if kind in ("tril", "triu") and isinstance(node, ir.Call):  # where(mask, x, 0)
             return [self._triangle_mask(node), node.args[0]]
+        if kind == "clip" and isinstance(node, ir.Call) and len(node.args) == 3:
+            return list(node.args)  # a pivot's row held in its range (lu's permutation)
         if kind in _VIEWS and isinstance(node, ir.Call):
             if self._view(node) is not None:
                 return None
