@@ -30,7 +30,13 @@ inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
 :class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
-launcher's loop around the body's kernels, the step their argument), and the final
+launcher's loop around the body's kernels, the step their argument); linear algebra:
+``matmul`` of stacks (a loop nest over the result and the summed axis), ``take``,
+``tril``/``triu`` (a constant mask), ``eye``, and ``linalg.inv`` (of a ``tril``/``triu``: by
+substitution), ``linalg.cholesky``, ``linalg.det`` and ``linalg.slogdet`` of a stack of
+matrices, one call per matrix of :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial
+pivoting; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd`` are refused in one
+line; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -1126,8 +1132,10 @@ class _Translator(CElementPrinter):
         self._check(out.shape, full)
         self._loop(
             [out, spread, picks],
-            lambda i: f"{out.base}[{i[0]}] = {source.base}[({i[1]}) + (long){ids.base}[{i[2]}]"
-            f" * {step}L];",
+            lambda i: (
+                f"{out.base}[{i[0]}] = {source.base}[({i[1]}) + (long){ids.base}[{i[2]}]"
+                f" * {step}L];"
+            ),
         )
 
     def _triangle_mask(self, node: ir.Call) -> ir.Name:
