@@ -1094,15 +1094,18 @@ class _Translator(CElementPrinter):
         if b.shape[-2] != k:
             self._refuse(f"matmul of shapes {a.shape} and {b.shape}")
         batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        if _normal(b)[-1] not in (0, 1):  # a transposed b: its rows copied in order first
+            b = self._materialize(b)
         a = a.to((*batch, n, k))
         b = b.to((*batch, k, m))
         if out.size != math.prod(batch) * n * m:
             self._refuse(f"its shape {out.shape} is not matmul's")
-        full = (*batch, n, m, k)
-        into = _View(out.base, out.offset, full, (*_c_strides((*batch, n, m)), 0))
+        full = (*batch, n, k, m)  # the result's row innermost: b's and out's rows in order
+        rows = _c_strides((*batch, n, m))
+        into = _View(out.base, out.offset, full, (*rows[:-1], 0, rows[-1]))
         sa, sb = _normal(a), _normal(b)
-        left = _View(a.base, a.offset, full, (*sa[:-2], sa[-2], 0, sa[-1]))
-        right = _View(b.base, b.offset, full, (*sb[:-2], 0, sb[-1], sb[-2]))
+        left = _View(a.base, a.offset, full, (*sa[:-2], sa[-2], sa[-1], 0))
+        right = _View(b.base, b.offset, full, (*sb[:-2], 0, sb[-2], sb[-1]))
         self._fill(out, 0.0)
         self._loop(
             [into, left, right],
