@@ -17,6 +17,8 @@ Winitzki, S. (2008). A handy approximation for the error function and its invers
 
 from __future__ import annotations
 
+from .c_linalg import LINALG_FUNCTIONS
+
 __all__ = ["MAX_ORDER", "special_definitions"]
 
 MAX_ORDER = 20  # the highest order the C polygamma evaluates (its cot-polynomial's size)
@@ -152,6 +154,7 @@ _FUNCTIONS = {
     "dgraph_erfinv": (_ERFINV,),
     "dgraph_i0e": (_BESSEL, _I0E),
     "dgraph_i1e": (_BESSEL, _I1E),
+    **LINALG_FUNCTIONS,
 }
 
 

@@ -118,9 +118,8 @@ class ShapeInference:
     dtype('int64')
     """
 
-    def __init__(self, env: Mapping[str, Any], without: tuple[str, ...] = ()) -> None:
+    def __init__(self, env: Mapping[str, Any]) -> None:
         self.env: dict[str, Any] = dict(env)
-        self.without = without  # calls (parts of their names) the shared table is not read for
 
     # -- programs -------------------------------------------------------------------------
 
@@ -181,7 +180,7 @@ class ShapeInference:
         if rule is not None:
             return rule(*args, **keywords)
         table = None if special else table_name(node.func)
-        if table is not None and not any(w in node.func for w in self.without):
+        if table is not None:
             return _from_table(node.func, args, keywords)
         function = getattr(scipy.special if special else np, name, None)
         if isinstance(function, np.ufunc) and not keywords:
@@ -248,8 +247,7 @@ class ShapeInference:
         xs, invariants = rest[: len(node.xs)], rest[len(node.xs) :]
         steps = [Shaped(_shaped(x).shape[1:], _shaped(x).dtype) for x in xs]
         inner = ShapeInference(
-            dict(zip(node.body.arguments, [*init, *steps, *invariants], strict=True)),
-            self.without,
+            dict(zip(node.body.arguments, [*init, *steps, *invariants], strict=True))
         )
         inner.run(node.body.statements)
         ys = [_shaped(inner.env[r]) for r in node.body.results[node.carries :]]
@@ -264,7 +262,7 @@ class ShapeInference:
         """The first branch's results' shapes and types (every branch returns the same
         shapes)."""
         part = node.branches[0]
-        inner = ShapeInference(dict(zip(part.arguments, values[1:], strict=True)), self.without)
+        inner = ShapeInference(dict(zip(part.arguments, values[1:], strict=True)))
         inner.run(part.statements)
         return tuple(_shaped(inner.env[r]) for r in part.results)
 

@@ -30,7 +30,13 @@ inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
 :class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
-launcher's loop around the body's kernels, the step their argument), and the final
+launcher's loop around the body's kernels, the step their argument); linear algebra:
+``matmul`` of stacks (a loop nest over the result and the summed axis), ``take``,
+``tril``/``triu`` (a constant mask), ``eye``, and ``linalg.inv`` (of a ``tril``/``triu``: by
+substitution), ``linalg.cholesky``, ``linalg.det`` and ``linalg.slogdet`` of a stack of
+matrices, one call per matrix of :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial
+pivoting; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd`` are refused in one
+line; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -108,6 +114,8 @@ MAGIC = b"DGCVALS1"
 
 # computed into a buffer of their own first where an expression (or a view) reads them
 _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
+_COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
+_LINALG_REFUSED = {"linalg.eigh", "linalg.qr", "linalg.svd"}  # iterative: not in C
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
     "expand_dims", "moveaxis", "swapaxes",
@@ -329,7 +337,7 @@ class _Translator(CElementPrinter):
         self.function = "jvp" if program.name == "jvp" else FUNCTION
         super().__init__(self.function)
         self.printer = NumPyArrayPrinter()
-        self.inference = ShapeInference(arguments(program), without=("linalg.",))
+        self.inference = ShapeInference(arguments(program))
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -344,6 +352,7 @@ class _Translator(CElementPrinter):
         self.index = 0
         self.loops = 0  # how many loops the statement being translated is inside
         self.alive: list[Node] = []  # the loop bodies' nodes: ids in self.views stay theirs
+        self.masks: dict[int, ir.Name] = {}  # tril/triu nodes: their masks' names
 
     # -- statements -----------------------------------------------------------------------
 
@@ -354,6 +363,13 @@ class _Translator(CElementPrinter):
                 "C values: sort is not printed in C (its block is a permutation"
                 " known only at run time): use lang python or jax"
             )
+        for st in self.body:
+            refused = {n.func for n in ir.walk(st.value) if isinstance(n, ir.Call)}
+            for name in sorted(refused & _LINALG_REFUSED):
+                raise DGraphError(
+                    f"C values: {name} is not printed in C (an iterative decomposition; the C"
+                    " values have inv, solve, cholesky, det and slogdet): use lang python or jax"
+                )
         for index, statement in enumerate(self.body):
             self.index = index
             self.current = self.printer.statement(statement).strip()
@@ -445,7 +461,9 @@ class _Translator(CElementPrinter):
         self._scatter(out.base, node.ids, node.data, "+=", repeats=True)
 
     def _statement_Index(self, out: _View, node: ir.Index) -> None:
-        if self._index_array(node.items) is not None:
+        if _call_name(node.value) == "slogdet":
+            self._determinant(out, node.value, self._integer(node.items[0]))  # type: ignore[arg-type]
+        elif self._index_array(node.items) is not None:
             self._gather(out, node)
         else:
             self._copy(out, node)
@@ -474,6 +492,14 @@ class _Translator(CElementPrinter):
             self._fill(out, float(kind == "ones"))
         elif kind == "arange":  # a flat loop
             self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
+        elif kind == "matmul":
+            self._matmul(out, node)
+        elif kind == "take":
+            self._take(out, node)
+        elif kind in ("inv", "cholesky"):
+            self._matrix_function(out, node)
+        elif kind == "det":
+            self._determinant(out, node, 2)
         else:
             self._copy(out, node)
 
@@ -526,11 +552,20 @@ class _Translator(CElementPrinter):
         kind = _call_name(node)
         if kind == "einsum" and isinstance(node, ir.Call):
             return self._permutation(node)
+        if kind == "take" and isinstance(node, ir.Call) and isinstance(node.args[1], ir.Const):
+            source = self._view(node.args[0]) or self._operand(node.args[0])  # a[..., k, ...]
+            axis = _literal(node.keyword("axis")) % len(source.shape)
+            items = (*(ir.Slice(None, None, None),) * axis, node.args[1])
+            return self._slice(source, items)
+        if kind == "eye" and isinstance(node, ir.Call) and len(node.args) == 1:
+            n = self._integer(node.args[0])
+            self.constants.setdefault(f"I{n}", np.eye(n))
+            return _contiguous(f"I{n}", (n, n))
         if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
-        if inner is None and kind in ("reshape", "ravel"):  # of a computed value: its buffer
-            inner = self._operand(node.args[0])
+        if inner is None and kind in ("reshape", "ravel", "transpose", "moveaxis", "swapaxes"):
+            inner = self._operand(node.args[0])  # of a computed value: its buffer
         elif inner is None and _call_name(node.args[0]) in _COMPUTED:  # a cumprod flipped
             inner = self._reduction(node.args[0])
         if inner is None:
@@ -941,12 +976,13 @@ class _Translator(CElementPrinter):
     def _arg_extreme(self, out: _View, node: ir.Call, better: str) -> None:
         """``argmax(x, axis)`` / ``argmin``: along each line the first index of the largest
         (smallest) entry, NumPy's tie rule (a loop over the lines; a thread per line on a
-        GPU). ``x`` a view, one axis."""
-        source = self._view(node.args[0])
+        GPU). ``x`` along one axis (a vector's without one)."""
+        source = self._view(node.args[0]) or self._operand(node.args[0])
         axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
-        if source is None or axis_node is None or node.keyword("keepdims") is not None:
+        flat = axis_node is None and len(source.shape) == 1  # a vector's: its one axis
+        if (axis_node is None and not flat) or node.keyword("keepdims") is not None:
             self._refuse("argmax/argmin other than of an array along one axis")
-        axis = _literal(axis_node)
+        axis = 0 if flat else _literal(axis_node)
         axis = axis + len(source.shape) if axis < 0 else axis
         length, step = source.shape[axis], source.strides[axis]
         keep = [d for d in range(len(source.shape)) if d != axis]
@@ -960,6 +996,177 @@ class _Translator(CElementPrinter):
                     f" {best}) b = j; {out.base}[{index[0]}] = ({out.ctype})b; }}")  # fmt: skip
 
         self._loop([out, lines], body)
+
+    # -- linear algebra (dgraph.codegen.c_linalg's helpers, one call per matrix) ------------
+
+    def _matrix_operand(self, node: Node) -> _View:
+        """A float operand of a product or a matrix function, as a view (strided, no copy
+        where it is one)."""
+        view = self._view(node)
+        view = self._operand(node) if view is None else view
+        if view.ctype != "double":
+            self._refuse("linear algebra of an integer array")
+        return view
+
+    def _matrix_calls(self, out: _View, source: _View, text) -> None:
+        """One helper call per matrix of the batch (the leading axes of ``source``, an
+        n×n stack): ``text(n, matrix, at, lu, piv)``, the C call writing ``out`` at
+        ``at``, its LU scratch (n² doubles and n pivots a matrix, a thread's own on a
+        GPU)."""
+        *batch, n, m = source.shape
+        if n != m:
+            self._refuse(f"a matrix of shape {(n, m)} that is not square")
+        batch = tuple(batch)
+        count = math.prod(batch)
+        lu = self._buffer("lu", count * n * n, "double")
+        piv = self._buffer("pivots", count * n, "int64_t")
+        flat = _c_strides(batch)
+        views = [
+            _View(out.base, out.offset, batch, _normal(out)[: len(batch)], out.ctype),
+            _View(source.base, source.offset, batch, _normal(source)[: len(batch)]),
+            _View(lu, 0, batch, tuple(s * n * n for s in flat)),
+            _View(piv, 0, batch, tuple(s * n for s in flat), "int64_t"),
+        ]
+        rows, cols = (0 if n == 1 else s for s in source.strides[-2:])
+        self._loop(
+            views,
+            lambda i: text(
+                n,
+                f"{source.base} + ({i[1]}), {rows}L, {cols}L",
+                f"{out.base} + ({i[0]})",
+                f"{lu} + ({i[2]})",
+                f"{piv} + ({i[3]})",
+            ),
+        )
+
+    def _matrix_function(self, out: _View, node: ir.Call) -> None:
+        """``linalg.inv`` (of a triangle, ``tril``/``triu``, by substitution; else by LU
+        with partial pivoting) and ``linalg.cholesky`` of a stack of n×n matrices."""
+        kind, arg = _call_name(node), node.args[0]
+        triangle = _call_name(arg) if kind == "inv" else None
+        if triangle in ("tril", "triu") and not arg.keywords and len(arg.args) == 1:  # type: ignore[attr-defined]
+            source = self._matrix_operand(arg.args[0])  # type: ignore[attr-defined]
+            lower = int(triangle == "tril")
+            self._matrix_calls(
+                out,
+                source,
+                lambda n, a, at, lu, piv: f"dgraph_triangle_inv({n}L, {lower}, {a}, {at});",
+            )
+            return
+        source = self._matrix_operand(arg)
+        if kind == "inv":
+            call = "dgraph_inv({n}L, {a}, {at}, {lu}, {piv});"
+        else:
+            call = "dgraph_cholesky({n}L, {a}, {at});"
+        self._matrix_calls(
+            out,
+            source,
+            lambda n, a, at, lu, piv: call.format(n=n, a=a, at=at, lu=lu, piv=piv),
+        )
+
+    def _determinant(self, out: _View, node: ir.Call, which: int) -> None:
+        """``linalg.det`` (``which`` 2) or ``linalg.slogdet(a)[which]`` (0: the sign, 1:
+        log|det|) of a stack of matrices, from their LU."""
+        if which not in (0, 1, 2):
+            self._refuse("an index of slogdet other than 0 or 1")
+        out_full = _View(out.base, out.offset, (*out.shape, 1, 1), (*out.strides, 0, 0))
+        self._matrix_calls(
+            out_full,
+            self._matrix_operand(node.args[0]),
+            lambda n, a, at, lu, piv: (
+                f"*({at}) = dgraph_determinant({n}L, {a}, {lu}, {piv}, {which});"
+            ),
+        )
+
+    def _matmul(self, out: _View, node: ir.Call) -> None:
+        """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;
+        the stacks broadcast): one loop nest over the result's entries and the summed
+        axis, each product added to its place (atomically on a GPU)."""
+        a, b = (self._matrix_operand(x) for x in node.args)
+        if not a.shape or not b.shape:
+            self._refuse("matmul of a number")
+        if len(a.shape) == 1:
+            a = _View(a.base, a.offset, (1, *a.shape), (0, *a.strides))
+        if len(b.shape) == 1:
+            b = _View(b.base, b.offset, (*b.shape, 1), (*b.strides, 0))
+        n, k = a.shape[-2:]
+        m = b.shape[-1]
+        if b.shape[-2] != k:
+            self._refuse(f"matmul of shapes {a.shape} and {b.shape}")
+        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        if _normal(b)[-1] not in (0, 1):  # a transposed b: its rows copied in order first
+            b = self._materialize(b)
+        a = a.to((*batch, n, k))
+        b = b.to((*batch, k, m))
+        if out.size != math.prod(batch) * n * m:
+            self._refuse(f"its shape {out.shape} is not matmul's")
+        full = (*batch, n, k, m)  # the result's row innermost: b's and out's rows in order
+        rows = _c_strides((*batch, n, m))
+        into = _View(out.base, out.offset, full, (*rows[:-1], 0, rows[-1]))
+        sa, sb = _normal(a), _normal(b)
+        left = _View(a.base, a.offset, full, (*sa[:-2], sa[-2], sa[-1], 0))
+        right = _View(b.base, b.offset, full, (*sb[:-2], 0, sb[-2], sb[-1]))
+        self._fill(out, 0.0)
+        self._loop(
+            [into, left, right],
+            lambda i: f"{out.base}[{i[0]}] += {a.base}[{i[1]}] * {b.base}[{i[2]}];",
+            lambda i: f"atomicAdd(&{out.base}[{i[0]}], {a.base}[{i[1]}] * {b.base}[{i[2]}]);",
+        )
+
+    def _take(self, out: _View, node: ir.Call) -> None:
+        """``take(a, K, axis)``, ``K`` an integer array: ``out[..., j, ...] = a[..., K[j],
+        ...]`` (one loop over the result)."""
+        source = self._view(node.args[0]) or self._operand(node.args[0])
+        ids = self._view(node.args[1])
+        axis_node = node.keyword("axis")
+        if ids is None or ids.ctype == "double" or axis_node is None:
+            self._refuse("take other than of an integer array along one axis")
+        axis = _literal(axis_node) % len(source.shape)
+        before, after = source.shape[:axis], source.shape[axis + 1 :]
+        full = (*before, *ids.shape, *after)
+        strides = _normal(source)
+        spread = _View(source.base, source.offset, full,
+                       (*strides[:axis], *(0,) * len(ids.shape), *strides[axis + 1 :]),
+                       source.ctype)  # fmt: skip
+        picks = _View(ids.base, ids.offset, full,
+                      (*(0,) * len(before), *_normal(ids), *(0,) * len(after)),
+                      ids.ctype)  # fmt: skip
+        step = strides[axis]
+        self._check(out.shape, full)
+        self._loop(
+            [out, spread, picks],
+            lambda i: (
+                f"{out.base}[{i[0]}] = {source.base}[({i[1]}) + (long){ids.base}[{i[2]}]"
+                f" * {step}L];"
+            ),
+        )
+
+    def _triangle_mask(self, node: ir.Call) -> ir.Name:
+        """The constant 0/1 mask of ``tril(x, k)`` (``triu``) over x's last two axes, a
+        name bound to it (once a node: the expression's walk asks twice)."""
+        key = id(node)
+        if key not in self.masks:
+            shape = self._shaped(node).shape
+            if len(shape) < 2:
+                self._refuse(f"{_call_name(node)} of fewer than two axes")
+            k_node = node.keyword("k") or (node.args[1] if len(node.args) > 1 else None)
+            k = 0 if k_node is None else self._integer(k_node)
+            ones = np.ones(shape[-2:])
+            mask = np.tril(ones, k) if _call_name(node) == "tril" else np.triu(ones, k)
+            name = f"M{'l' if _call_name(node) == 'tril' else 'u'}{shape[-2]}x{shape[-1]}"
+            name += f"k{k}".replace("-", "m")
+            self.constants.setdefault(name, mask)
+            self.env[name] = _contiguous(name, mask.shape)
+            self.masks[key] = ir.Name(name)
+        return self.masks[key]
+
+    def _print_Call(self, node: ir.Call, args: list[str]) -> str:
+        if _call_name(node) in ("tril", "triu"):
+            return f"({args[0]} ? {args[1]} : 0.0)"
+        if _call_name(node) == "clip":
+            x, low, high = args
+            return f"({x} < {low} ? {low} : ({x} > {high} ? {high} : {x}))"
+        return super()._print_Call(node, args)
 
     def _pad(self, out: _View, node: ir.Call) -> None:
         widths = _literal(node.args[1])
@@ -1028,11 +1235,6 @@ class _Translator(CElementPrinter):
         try:
             return self.inference.of(node)
         except ShapeError as error:
-            if "array function linalg." in str(error):  # no rule: none is printed in C
-                self._refuse(
-                    f"{str(error).rpartition(' ')[2]}: linear algebra is not in the C values"
-                    " vocabulary; generate python or jax"
-                )
             self._refuse(str(error))
 
     def _constant(self, node: Node) -> np.ndarray:
@@ -1089,6 +1291,10 @@ class _Translator(CElementPrinter):
                 self._refuse("astype other than to int or float")
             return [node.operand]
         kind = _call_name(node)
+        if kind in ("tril", "triu") and isinstance(node, ir.Call):  # where(mask, x, 0)
+            return [self._triangle_mask(node), node.args[0]]
+        if kind == "clip" and isinstance(node, ir.Call) and len(node.args) == 3:
+            return list(node.args)  # a pivot's row held in its range (lu's permutation)
         if kind in _VIEWS and isinstance(node, ir.Call):
             if self._view(node) is not None:
                 return None

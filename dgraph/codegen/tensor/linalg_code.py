@@ -2,9 +2,11 @@
 decompositions, ``lu`` and its pivots and permutation among them
 (:mod:`dgraph.blocks.linalg`, :mod:`dgraph.blocks.decompositions`) as array statements: the
 same formulas, over calls of the array module (``matmul``, ``linalg.inv``, ``tril``, ...),
-so that NumPy and JAX print them; the C printers have no such calls and refuse them in one
-line. A triangle's inverse applied (:meth:`IROps.solve_left`) is its inverse's product in
-NumPy (faster there than a triangular solve: RESULTS.md, inv22) and
+so that NumPy and JAX print them; the C values
+(:mod:`dgraph.codegen.tensor.c_values`) print ``linalg.inv``, ``cholesky``, ``det`` and
+``slogdet`` as calls of :mod:`dgraph.codegen.c_linalg`'s helpers and refuse ``eigh``,
+``qr`` and ``svd`` in one line. A triangle's inverse applied (:meth:`IROps.solve_left`)
+is its inverse's product in NumPy (faster there than a triangular solve: RESULTS.md, inv22) and
 ``jax.scipy.linalg.solve_triangular`` in JAX (:class:`JaxIROps`)."""
 
 from __future__ import annotations

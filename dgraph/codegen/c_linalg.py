@@ -1,0 +1,190 @@
+"""C text of the dense linear algebra the tensor C values call (an inverse by LU with
+partial pivoting, a triangle's inverse by substitution, the Cholesky factor, the
+determinant and ``slogdet``), defined in the generated files that call them, as
+:mod:`dgraph.codegen.c_special` defines the special functions.
+
+Each takes one n×n matrix read through its row and column strides (a transposed view
+needs no copy) and writes a row-major result; scratch (the LU factors and pivots) comes
+from the caller, one block per matrix of a batch, so that a CUDA thread per matrix needs
+no allocation. The LU is LAPACK ``getrf``'s (Golub and Van Loan 2013, algorithm 3.4.1:
+at step k the first row at or below k of the largest magnitude in column k); the
+inverse solves ``A·X = I`` with it (several right-hand sides, algorithm 3.4.2); the
+Cholesky factor is the outer-product form's (algorithm 4.2.1), reading A's lower triangle
+as ``numpy.linalg.cholesky`` does.
+
+A matrix LAPACK refuses gives what dgraph's NumPy values give (``NumPyOps``' inverse and
+Cholesky factor NaN, as JAX gives): an exactly zero pivot, or a Cholesky pivot that is not
+positive (or NaN), fills the result with NaN; ``slogdet`` of a singular matrix is
+``(0, -inf)`` and its ``det`` 0, as NumPy's.
+
+References
+----------
+Golub, G. H. and Van Loan, C. F. (2013). *Matrix Computations*, 4th ed., 3.4 and 4.2.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LINALG_FUNCTIONS"]
+
+# LU with partial pivoting in place (row-major n×n), piv[k] the row swapped with row k:
+# returns the permutation's sign, 0 where a pivot is exactly 0 (the factors stay LAPACK's:
+# the elimination goes on past it).
+_LU = r"""
+/* P·A = L·U in place (row-major n x n), the first largest magnitude at or below k the
+ * pivot of column k (LAPACK getrf); returns det P, or 0 where a pivot is 0. */
+DGRAPH_SPECIAL double dgraph_lu(long n, double *a, int64_t *piv)
+{
+    double sign = 1.0;
+    for (long k = 0; k < n; k++) {
+        long p = k;
+        double best = fabs(a[k * n + k]);
+        for (long i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > best) {
+                best = fabs(a[i * n + k]);
+                p = i;
+            }
+        piv[k] = p;
+        if (p != k) {
+            for (long j = 0; j < n; j++) {
+                const double t = a[k * n + j];
+                a[k * n + j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+            sign = -sign;
+        }
+        if (a[k * n + k] == 0.0) {
+            sign = 0.0;
+            continue;
+        }
+        for (long i = k + 1; i < n; i++) {
+            const double l = a[i * n + k] /= a[k * n + k];
+            for (long j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+        }
+    }
+    return sign;
+}
+
+/* A (strided) copied row-major into lu, then factored: dgraph_lu's sign. */
+DGRAPH_SPECIAL double dgraph_lu_of(long n, const double *a, long rows, long cols, double *lu,
+                                   int64_t *piv)
+{
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < n; j++) lu[i * n + j] = a[i * rows + j * cols];
+    return dgraph_lu(n, lu, piv);
+}
+
+/* B := A^-1 B in place for m right-hand sides (B row-major n x m), A's factors lu, piv. */
+DGRAPH_SPECIAL void dgraph_lu_solve(long n, const double *lu, const int64_t *piv, long m, double *b)
+{
+    for (long k = 0; k < n; k++)
+        if (piv[k] != k)
+            for (long j = 0; j < m; j++) {
+                const double t = b[k * m + j];
+                b[k * m + j] = b[piv[k] * m + j];
+                b[piv[k] * m + j] = t;
+            }
+    for (long i = 1; i < n; i++)
+        for (long k = 0; k < i; k++)
+            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+    for (long i = n - 1; i >= 0; i--) {
+        for (long k = i + 1; k < n; k++)
+            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+        for (long j = 0; j < m; j++) b[i * m + j] /= lu[i * n + i];
+    }
+}
+"""
+_NAN = """
+DGRAPH_SPECIAL void dgraph_nan_fill(long count, double *out)
+{
+    for (long k = 0; k < count; k++) out[k] = NAN;
+}
+"""
+
+_INV = r"""
+/* out = A^-1 (row-major), by LU with partial pivoting and A X = I; NaN where singular. */
+DGRAPH_SPECIAL void dgraph_inv(long n, const double *a, long rows, long cols, double *out,
+                               double *lu, int64_t *piv)
+{
+    if (dgraph_lu_of(n, a, rows, cols, lu, piv) == 0.0) {
+        dgraph_nan_fill(n * n, out);
+        return;
+    }
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < n; j++) out[i * n + j] = i == j;
+    dgraph_lu_solve(n, lu, piv, n, out);
+}
+"""
+
+# The inverse of the triangle (lower or upper, its other entries never read) by
+# substitution on the identity's columns: a zero on the diagonal gives NaN.
+_TRIANGLE = r"""
+/* out = T^-1 (row-major) for the lower (or upper) triangle T of A, by substitution. */
+DGRAPH_SPECIAL void dgraph_triangle_inv(long n, int lower, const double *a, long rows,
+                                        long cols, double *out)
+{
+    for (long i = 0; i < n; i++)
+        if (a[i * rows + i * cols] == 0.0) {
+            dgraph_nan_fill(n * n, out);
+            return;
+        }
+    for (long c = 0; c < n; c++)
+        for (long s = 0; s < n; s++) {
+            const long i = lower ? s : n - 1 - s;
+            double v = i == c;
+            if (lower)
+                for (long k = 0; k < i; k++) v -= a[i * rows + k * cols] * out[k * n + c];
+            else
+                for (long k = i + 1; k < n; k++) v -= a[i * rows + k * cols] * out[k * n + c];
+            out[i * n + c] = v / a[i * rows + i * cols];
+        }
+}
+"""
+
+_CHOLESKY = r"""
+/* out = L, A = L L^T (row-major, zeros above the diagonal) from A's lower triangle;
+ * NaN where A is not positive definite (a pivot not > 0). */
+DGRAPH_SPECIAL void dgraph_cholesky(long n, const double *a, long rows, long cols, double *out)
+{
+    for (long j = 0; j < n; j++) {
+        double d = a[j * rows + j * cols];
+        for (long k = 0; k < j; k++) d -= out[j * n + k] * out[j * n + k];
+        if (!(d > 0.0)) {
+            dgraph_nan_fill(n * n, out);
+            return;
+        }
+        out[j * n + j] = sqrt(d);
+        for (long i = j + 1; i < n; i++) {
+            double v = a[i * rows + j * cols];
+            for (long k = 0; k < j; k++) v -= out[i * n + k] * out[j * n + k];
+            out[i * n + j] = v / out[j * n + j];
+            out[j * n + i] = 0.0;
+        }
+    }
+}
+"""
+
+_DETERMINANT = r"""
+/* which 0: the sign of det A, 1: log|det A| (NumPy's slogdet: (0, -inf) where singular),
+ * 2: det A; from the LU. */
+DGRAPH_SPECIAL double dgraph_determinant(long n, const double *a, long rows, long cols,
+                                         double *lu, int64_t *piv, int which)
+{
+    double sign = dgraph_lu_of(n, a, rows, cols, lu, piv), log_abs = 0.0, det = sign;
+    for (long k = 0; k < n; k++) {
+        const double d = lu[k * n + k];
+        if (d < 0) sign = -sign;
+        log_abs += log(fabs(d));
+        det *= d;
+    }
+    if (sign == 0.0) log_abs = -INFINITY;
+    return which == 0 ? sign : which == 1 ? log_abs : det;
+}
+"""
+
+# each function, the definitions it needs in order (dgraph.codegen.c_special's table)
+LINALG_FUNCTIONS = {
+    "dgraph_inv": (_NAN, _LU, _INV),
+    "dgraph_triangle_inv": (_NAN, _TRIANGLE),
+    "dgraph_cholesky": (_NAN, _CHOLESKY),
+    "dgraph_determinant": (_LU, _DETERMINANT),
+}

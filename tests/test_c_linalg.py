@@ -1,0 +1,185 @@
+"""Linear algebra in generated C (:mod:`dgraph.codegen.c_linalg`, the C values'
+``inv``, ``cholesky``, ``det`` and ``slogdet``): Jacobians and Hessians of programs with a
+small solve, a Cholesky factor and triangular solves, or a log-determinant, equal JAX's;
+batched statements equal NumPy's; a singular matrix gives NaN as JAX does; a helper
+without pivoting is caught by the code check. Each was refused on main ("linalg.inv:
+linear algebra is not in the C values vocabulary")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.codegen import c_special
+from dgraph.codegen.c import compiler
+from dgraph.codegen.cuda import cxx_compiler
+from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Index, Name, Seq
+from dgraph.codegen.python import NumPyArrayPrinter
+from dgraph.codegen.tensor.c_values import c_values
+from dgraph.errors import DGraphError, VerificationError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_codegen_c_values import _diagonal_program
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+
+N = 4
+_RNG = np.random.default_rng(0)
+B0 = _RNG.normal(size=(N, N))
+BV = _RNG.normal(size=N)
+X = _RNG.normal(size=N) + 2.0
+
+
+def _solve(x):
+    """An implicit step's solve: A(x)⁻¹·(b∘x), A 4×4 depending on x."""
+    a = B0 + jnp.diag(x) * 3.0 + jnp.outer(x, x) * 0.1
+    return jnp.linalg.solve(a, BV * x)
+
+
+def _cho_solve(x):
+    """``cho_factor`` and ``cho_solve`` of an SPD matrix depending on x."""
+    s = B0 @ B0.T + jnp.outer(x, x) + 4.0 * jnp.eye(N)
+    return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(s, lower=True), x)
+
+
+def _slogdet(x):
+    a = B0 + jnp.diag(x) * 3.0
+    return jnp.linalg.slogdet(a)[1] * x
+
+
+def _gauss(x):
+    """A Gaussian negative log-likelihood: Cholesky factor, triangular solve, log-det."""
+    s = B0 @ B0.T + jnp.outer(x, x) + 4.0 * jnp.eye(N)
+    chol = jnp.linalg.cholesky(s)
+    z = jax.scipy.linalg.solve_triangular(chol, x, lower=True)
+    return 0.5 * z @ z + jnp.sum(jnp.log(jnp.diag(chol)))
+
+
+def _solve_norm(x):
+    return jnp.sum(_solve(x) ** 2)
+
+
+def _logdet(x):
+    a = B0 + jnp.diag(x) * 3.0
+    return jnp.linalg.slogdet(a)[1] + 0.01 * jnp.linalg.det(a)
+
+
+PROGRAMS = {  # name: function, mode, a helper its C calls
+    "solve": (_solve, "jacobian", "dgraph_inv("),
+    "cho_solve": (_cho_solve, "jacobian", "dgraph_cholesky("),
+    "slogdet": (_slogdet, "jacobian", "dgraph_determinant("),
+    "gauss_hessian": (_gauss, "hessian", "dgraph_triangle_inv("),
+    "solve_hessian": (_solve_norm, "hessian", "dgraph_inv("),
+    "logdet_hessian": (_logdet, "hessian", "dgraph_triangle_inv("),  # lu in the gradient
+}
+
+
+def _dense(value) -> np.ndarray:
+    return value.toarray() if hasattr(value, "toarray") else np.asarray(value)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_linear_algebra_derivatives_in_c_equal_jax(name: str, sparse: bool) -> None:
+    """Jacobians and Hessians in C (dense and sparse), verified and equal to JAX's to
+    1e-10 relative (seen: below 1e-15)."""
+    f, mode, called = PROGRAMS[name]
+    with jax.enable_x64(True):
+        fn = dgraph.make_function(f, mode, "c", point=[X], sparse=sparse)
+        expected = np.asarray((jax.hessian if mode == "hessian" else jax.jacobian)(f)(X))
+    assert fn.generated.lang == "c" and fn.generated.verified and called in fn.generated.text
+    got = _dense(fn(X)).reshape(expected.shape)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-10 * abs(expected).max())
+
+
+def test_a_singular_matrix_gives_nan_as_jax() -> None:
+    """At a point where A(x) is singular (x = 0) the C Jacobian of a solve is NaN where
+    JAX's is NaN (the NumPy module raises LinAlgError there); generated at a regular
+    point."""
+    m = np.array([[2.0, 1, 0], [1, 3, 1], [0, 1, 4]])
+
+    def f(x):
+        return jnp.linalg.solve(jnp.asarray(m) * x[0] + jnp.diag(x), x)
+
+    with jax.enable_x64(True):
+        fn = dgraph.make_function(f, "jacobian", "c", point=[np.array([1.0, 2.0, 3.0])])
+        expected = np.asarray(jax.jacobian(f)(np.zeros(3)))
+    got = np.asarray(fn(np.zeros(3)))
+    assert np.isnan(expected).all() and np.isnan(got).all()
+
+
+def test_a_helper_without_pivoting_is_caught_by_the_check(monkeypatch) -> None:
+    """The LU helper with its pivot search removed divides by A's zero (0, 0) entry: the
+    code check (the C code's J·v against the expression set's) refuses it; the right
+    helper passes at the same point."""
+    p = np.array([[0.0, 1, 0], [1, 0, 0], [0, 0, 1]])
+    upper = np.triu(np.ones((3, 3)), 1)
+
+    def f(x):  # A[0, 0] = 0 at every x: the first step must pivot
+        a = 2.0 * jnp.asarray(p) + jnp.diag(x * jnp.array([0.0, 1, 1]))
+        return jnp.linalg.solve(a + jnp.outer(x, x) * jnp.asarray(upper), x)
+
+    x0 = np.array([0.5, 1.5, 2.0])
+    with jax.enable_x64(True):
+        good = dgraph.make_function(f, "jacobian", "c", point=[x0])
+        np.testing.assert_allclose(np.asarray(good(x0)), jax.jacobian(f)(x0), rtol=1e-12)
+        skipped = tuple(
+            text.replace("if (fabs(a[i * n + k]) > best) {", "if (0) {")
+            for text in c_special._FUNCTIONS["dgraph_inv"]
+        )
+        assert skipped != c_special._FUNCTIONS["dgraph_inv"]
+        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_inv", skipped)
+        with pytest.raises(VerificationError, match="check FAILED"):
+            dgraph.make_function(f, "jacobian", "c", point=[x0])
+
+
+def test_eigh_is_refused_in_one_line() -> None:
+    def f(x):
+        return jnp.linalg.eigh(jnp.outer(x, x) + jnp.diag(x))[0]
+
+    refused = pytest.raises(DGraphError, match=r"linalg\.eigh is not printed in C")
+    with jax.enable_x64(True), refused as caught:
+        dgraph.make_function(f, "jacobian", "c", point=[X], sparse=True)
+    assert "\n" not in str(caught.value)
+
+
+def test_batched_statements_in_c_and_cuda_equal_numpy() -> None:
+    """``inv``, ``inv`` of a triangle, ``cholesky``, ``slogdet``, ``det`` and ``matmul``
+    of a stack of three 4×4 matrices (one read transposed, no copy) in C and in CUDA on
+    the host, against NumPy running the same statements."""
+    shape = (3, N, N)
+    axes = (Const(-1), Const(-2))
+    spd = Call("matmul", (Name("w"), Call("swapaxes", (Name("w"), *axes))))
+    statements = [
+        ArrayStatement("w", BinOp("+", Name("x_"), Name("_K1"))),  # regular at x = 0 too
+        ArrayStatement("s", BinOp("+", spd, Name("_K0"))),
+        ArrayStatement("ai", Call("linalg.inv", (Call("swapaxes", (Name("w"), *axes)),))),
+        ArrayStatement("l", Call("linalg.cholesky", (Name("s"),))),
+        ArrayStatement("li", Call("linalg.inv", (Call("tril", (Name("l"),)),))),
+        ArrayStatement("ui", Call("linalg.inv", (Call("triu", (Name("w"),)),))),
+        ArrayStatement("ld", Index(Call("linalg.slogdet", (Name("w"),)), (Const(1),))),
+        ArrayStatement("sg", Index(Call("linalg.slogdet", (Name("w"),)), (Const(0),))),
+        ArrayStatement("d", Call("linalg.det", (Name("s"),))),
+    ]
+    parts = [Call("ravel", (Name(v),)) for v in ("ai", "l", "li", "ui", "ld", "sg", "d")]
+    statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
+    constants = {"_K0": np.eye(N) * 0.5, "_K1": np.eye(N) * 3.0}
+    program, body = _diagonal_program(statements, shape, constants)
+    values = c_values(program)
+    x = np.random.default_rng(5).normal(size=shape)
+    space = {"x": x, "numpy": np, **constants}
+    for statement in body:
+        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    expected = np.ravel(space["y"])
+    assert "dgraph_triangle_inv(" in values.text and "dgraph_cholesky(" in values.text
+    np.testing.assert_allclose(values.load()(x).data, expected, rtol=1e-12, atol=1e-13)
+    if cxx_compiler() is not None:
+        got = values.load_cuda_host()(x).data
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-13)
