@@ -237,7 +237,7 @@ def _compared(name: str, a: Any, b: Any) -> Any:
         if a.is_finite and b.is_finite:
             return _RELATIONS[name](a, b)
         return sympy.true if _IEEE[name](float(a), float(b)) else sympy.false
-    if b.is_Number and _flag(a) is not None or isinstance(a, sympy.Piecewise):
+    if (b.is_Number and _flag(a) is not None) or isinstance(a, sympy.Piecewise):
         return _branches(name, a, b)
     if a.is_Number or isinstance(b, sympy.Piecewise):
         return _compared(_SWAPPED[name], b, a)
