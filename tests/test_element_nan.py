@@ -14,6 +14,7 @@ import sympy
 
 from dgraph.codegen.function import make_function
 from dgraph.core.expand import SYMPY
+from dgraph.frontends.json_format import from_json
 from dgraph.methods import accumulate
 
 jax = pytest.importorskip("jax", reason="JAX is not installed")
@@ -144,3 +145,19 @@ def test_ieee_comparisons_of_an_entry_with_itself_and_with_infinities() -> None:
                     left, right = (value if e is x else float(e) for e in (a, b))
                     with np.errstate(invalid="ignore"):
                         assert bool(test(np.float64(value))) == compare(left, right), (held, value)
+
+
+def test_a_graph_with_ieee_tests_reads_back_from_its_json() -> None:
+    """``isnan``, ``isinf`` and ``isfinite`` in vertex expressions: written to JSON and
+    read back, the same Jacobian (main: "unknown function 'isfinite'")."""
+
+    def f(p):
+        r = _log_ratios(p)
+        return jnp.where(jnp.isfinite(r / p[:-1]), r, 0.0) + jnp.isinf(p[1:]) * p[1:]
+
+    graph = from_jax(f, POSITIVE, level="element")
+    again = from_json(graph.to_json())
+    want = np.asarray(jax.jacfwd(f)(RATIOS))
+    for g in (graph, again):
+        got = accumulate(g, "forward", verify=False).evaluate(RATIOS)
+        np.testing.assert_allclose(np.asarray(got, dtype=float), want, atol=1e-15)

@@ -49,7 +49,7 @@ from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient
+from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
@@ -176,30 +176,23 @@ def _as_number(value):
     return value
 
 
-# IEEE's tests as functions sympy knows nothing of, so never folds (it takes a real symbol
-# for a finite number: ``Eq(a, a)`` true, ``Eq(log(x), oo)`` false, so ``x != x`` and
-# ``x == inf`` vanished and ``nan_to_num(log(x))`` read as ``log(x)``); NumPy's, JAX's and
-# C99's names, which lambdify and the printers print
-_isfinite = sympy.Function("isfinite")
-_isnan = sympy.Function("isnan")
-_isinf = sympy.Function("isinf")
-
-
 def _test(func: Any, a: Any) -> Any:
-    """``func(a)`` (isfinite, isnan, isinf) as a condition; a number's decided."""
+    """``func(a)`` (isfinite, isnan, isinf) as a condition; a number's decided. Never
+    sympy's own relations: it takes a real symbol for a finite number, so ``x != x`` and
+    ``x == inf`` were folded false and ``nan_to_num(log(x))`` read as ``log(x)``."""
     if isinstance(a, sympy.Expr) and a.is_Number:
-        held = {_isfinite: a.is_finite, _isnan: a is sympy.nan}.get(func, a.is_infinite)
+        held = {isfinite: a.is_finite, isnan: a is sympy.nan}.get(func, a.is_infinite)
         return sympy.true if held else sympy.false
     return sympy.Ne(func(a), 0)
 
 
 def _is_finite(a):
-    return _test(_isfinite, a)
+    return _test(isfinite, a)
 
 
 def _infinite(a: Any, sign: int) -> Any:
     """``a == sign·inf``: an infinity of that sign (NaN is none)."""
-    return sympy.And(_test(_isinf, a), a > 0 if sign > 0 else a < 0)
+    return sympy.And(_test(isinf, a), a > 0 if sign > 0 else a < 0)
 
 
 _RELATIONS: dict[str, Any] = {
@@ -242,8 +235,8 @@ def _compared(name: str, a: Any, b: Any) -> Any:
     if a.is_Number or isinstance(b, sympy.Piecewise):
         return _compared(_SWAPPED[name], b, a)
     if a == b:  # false where NaN (!=: true); < and > false at any value
-        return {"ne": _test(_isnan, a), "lt": sympy.false, "gt": sympy.false}.get(
-            name, sympy.Not(_test(_isnan, a))
+        return {"ne": _test(isnan, a), "lt": sympy.false, "gt": sympy.false}.get(
+            name, sympy.Not(_test(isnan, a))
         )
     if b is sympy.nan:
         return sympy.true if name == "ne" else sympy.false
@@ -268,7 +261,7 @@ def _branches(name: str, a: Any, b: Any) -> Any:
 
 def _against_infinity(name: str, a: Any, sign: int) -> Any:
     """``a <name> sign·inf`` for a non-number ``a``."""
-    at, number = _infinite(a, sign), sympy.Not(_test(_isnan, a))
+    at, number = _infinite(a, sign), sympy.Not(_test(isnan, a))
     beyond = "gt" if sign > 0 else "lt"  # past the infinity: never
     within = "lt" if sign > 0 else "gt"  # short of it: a number other than it
     reached = "ge" if sign > 0 else "le"  # at it
