@@ -240,7 +240,7 @@ def _compared(name: str, a: Any, b: Any) -> Any:
         )
     if b is sympy.nan:
         return sympy.true if name == "ne" else sympy.false
-    if b.is_infinite:
+    if b.is_Number and b.is_infinite:  # a number: no assumptions query of an expression
         return _against_infinity(name, a, 1 if b > 0 else -1)
     return _RELATIONS[name](a, b)
 
