@@ -14,8 +14,9 @@ program, ``jnp.vectorize`` with ``jnp.sum(where=)``, RMSNorm and rotary embeddin
 attention (``lax.rsqrt``, ``jnp.swapaxes``), a multiclass margin by ``jnp.argmax`` and
 ``jnp.select``, a power spectrum by ``jnp.fft.rfft``, NumPy polyline geometry
 (``np.diff(axis=0)``, ``np.cumsum(axis=0)``, ``np.linalg.norm(axis=1)``), a NumPy total
-variation with ``np.pad(mode="reflect")`` and NumPy stick-slip friction whose condition is
-an ``np.where`` among conditions.
+variation with ``np.pad(mode="reflect")``, NumPy stick-slip friction whose condition is
+an ``np.where`` among conditions, and log returns of a signed series by ``jnp.nan_to_num`` /
+``np.nan_to_num`` and ``np.isnan``.
 
 Each program is a builder ``n -> Case`` at a small size (10–100 unknowns) and a medium one
 (10³–10⁴); the columns are real_programs3's (``SizedSurvey`` of
@@ -451,6 +452,30 @@ def numpy_stick_slip_where(n):
         return np.where(stick, 0.1 * v, F - 0.5 * np.tanh(5 * v))
 
     return np_case(f, (x,), False)
+
+
+@program(12, 1000)
+def log_returns_nan_to_num(n):
+    """Log returns of a signed series by ``jnp.nan_to_num`` (a negative ratio's NaN and a
+    zero's -inf read as 0), weighted by the later value."""
+
+    def f(p):
+        return jnp.nan_to_num(jnp.log(p[1:] / p[:-1]), nan=0.0, neginf=0.0) * p[1:]
+
+    return jax_case(f, (data(_rng(n), n),), False)
+
+
+@program(12, 1000)
+def numpy_log_returns_isnan(n):
+    """NumPy code: the same log returns by ``np.nan_to_num``, plus a weighted sum with
+    the NaN entries left out by ``np.isnan``/``np.where``."""
+
+    def f(p):
+        r = np.log(p[1:] / p[:-1])
+        kept = np.where(np.isnan(r), 0.0, r)
+        return np.nan_to_num(r, nan=0.0, neginf=0.0) * p[1:] + 0.1 * np.sum(kept * p[:-1])
+
+    return np_case(f, (data(_rng(n, 1), n),), False)
 
 
 # ---------------------------------------------------------------- the survey

@@ -40,6 +40,7 @@ from .native_build import shared_library
 from .printing import (
     BINARY,
     CALLS,
+    IEEE_TESTS,
     NumbersAsDoubles,
     PolygammaOrders,
     PowersAsProducts,
@@ -110,9 +111,11 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
         return self.true
 
     def _print_Function(self, expr: sympy.Expr) -> str:
-        """C99's ``isfinite`` macro (an undefined function to sympy)."""
-        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
-            return self._cast(f"isfinite({self._print(expr.args[0])})")
+        """C99's ``isfinite``, ``isnan`` and ``isinf`` macros (undefined functions to
+        sympy)."""
+        name = expr.func.__name__
+        if name in IEEE_TESTS and len(expr.args) == 1:
+            return self._cast(f"{name}({self._print(expr.args[0])})")
         return super()._print_Function(expr)
 
     def _print_BooleanFalse(self, expr: sympy.Basic) -> str:

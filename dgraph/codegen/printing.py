@@ -25,6 +25,7 @@ from .ir import ArrayStatement, Cond, Loop, Node, While
 __all__ = [
     "BINARY",
     "CALLS",
+    "IEEE_TESTS",
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
@@ -58,6 +59,9 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "bessel_i0e": ("special.i0e", "dgraph_i0e"), "bessel_i1e": ("special.i1e", "dgraph_i1e"),
     "rem": ("fmod", "fmod"),
 }  # fmt: skip
+# IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
+# NumPy, JAX and C99
+IEEE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
 BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem"})
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
@@ -135,18 +139,20 @@ class PolygammaOrders:
 
 
 class SpecialFunctions(PolygammaOrders):
-    """Mixin for a NumPy-like sympy printer: ``isfinite`` (what :mod:`dgraph.core.expand`
-    writes for ``is_finite``) from ``array_module``, and ``polygamma``/``digamma`` as
+    """Mixin for a NumPy-like sympy printer: ``isfinite``, ``isnan`` and ``isinf`` (IEEE's
+    tests as :mod:`dgraph.core.expand` writes them) from ``array_module``, and
+    ``polygamma``/``digamma`` as
     ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` as ``math.erfinv(x)``,
     which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
 
     def _print_Function(self, expr: sympy.Expr) -> str:
-        """``isfinite``, an undefined function to sympy (its printers skip ``_print_<name>``
-        for those)."""
-        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
-            return f"{self.array_module}.isfinite({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+        """``isfinite``, ``isnan``, ``isinf``: undefined functions to sympy (its printers
+        skip ``_print_<name>`` for those)."""
+        name = expr.func.__name__
+        if name in IEEE_TESTS and len(expr.args) == 1:
+            return f"{self.array_module}.{name}({self._print(expr.args[0])})"  # type: ignore[attr-defined]
         return super()._print_Function(expr)  # type: ignore[misc]
 
     def _print_polygamma(self, expr: sympy.Expr) -> str:

@@ -11,13 +11,21 @@ ones JAX differentiates by.
 derivative ``σ(1 - σ)``: written out as ``1/(1 + exp(-x))``, sympy would differentiate it
 to ``exp(-x)/(1 + exp(-x))**2``, which is ``inf/inf`` (NaN) where ``exp(-x)`` overflows
 (``x < -709``) though the derivative is 0 there.
+
+:data:`isfinite`, :data:`isnan` and :data:`isinf` are IEEE 754's tests, functions sympy
+knows nothing of (so it never folds them: it takes a real symbol for a finite number),
+under NumPy's, JAX's and C99's names, which lambdify, the printers and the parser read.
 """
 
 from __future__ import annotations
 
 import sympy
 
-__all__ = ["Logistic", "StopGradient"]
+__all__ = ["Logistic", "StopGradient", "isfinite", "isinf", "isnan"]
+
+isfinite = sympy.Function("isfinite")
+isnan = sympy.Function("isnan")
+isinf = sympy.Function("isinf")
 
 
 class StopGradient(sympy.Function):

@@ -33,7 +33,9 @@ cumlogsumexp's 20 entries bound 210, expand to 267).
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,7 +49,7 @@ from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient
+from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
@@ -99,7 +101,8 @@ def _select(pred, *cases):
             return cases[1] if pred is sympy.true else cases[0]
         if isinstance(pred, sympy.Expr) and pred.is_Number:
             return cases[int(pred)]
-        return sympy.Piecewise((cases[1], _condition(pred)), (cases[0], True))
+        plain = cases[0] != cases[1] and not any(isinstance(c, sympy.Piecewise) for c in cases)
+        return sympy.Piecewise((cases[1], _condition(pred)), (cases[0], True), evaluate=not plain)
     if isinstance(pred, sympy.Expr) and pred.is_Number:
         return cases[int(pred)]
     return sympy.Piecewise(
@@ -128,7 +131,26 @@ def _condition(pred):
     """A predicate as a condition: a number (a boolean converted to float) compared to 0."""
     if isinstance(pred, sympy.logic.boolalg.Boolean) and not pred.is_Symbol:
         return pred
-    return sympy.Ne(pred, 0)
+    held = _flag(pred)
+    return sympy.Ne(pred, 0) if held is None else held
+
+
+def _lattice(func: type, conditions: Sequence[Any]) -> Any:
+    """``Or`` or ``And`` of ``conditions`` without sympy's check of every two relations
+    for a complementary pair (quadratic: 2.6 s for an ``any`` of 1,000 NaN tests):
+    repeats once, the identity left out, the absorbing element returned, the rest in
+    sympy's order."""
+    absorbing = sympy.true if func is sympy.Or else sympy.false
+    if any(c is absorbing for c in conditions):
+        return absorbing
+    kept = list(dict.fromkeys(c for c in conditions if c is not sympy.Not(absorbing)))
+    flat = [b for c in kept for b in (c.args if isinstance(c, func) else (c,))]
+    flat = list(dict.fromkeys(flat))
+    if len(flat) <= 2:
+        return func(*flat)
+    made = func._from_args(tuple(sympy.ordered(flat)))
+    made._argset = frozenset(flat)  # as LatticeOp.__new__ keeps it
+    return made
 
 
 def _extreme(func: type, args: tuple) -> sympy.Expr:
@@ -136,6 +158,9 @@ def _extreme(func: type, args: tuple) -> sympy.Expr:
     two of them (quadratic, with an assumptions query each: 5 s for 40 symbols): nested
     ones of the same kind flattened, numbers folded into one, repeated elements once;
     where only distinct symbols are left, the result is written unevaluated."""
+    held = [_flag(a) for a in args]
+    if all(h is not None for h in held):  # any / all of conditions (reduce_or's rewrite)
+        return _as_number(_lattice(sympy.Or if func is sympy.Max else sympy.And, held))
     flat = [b for a in args for b in (a.args if isinstance(a, func) else (a,))]
     numbers = [a for a in flat if a.is_Number]
     rest = list(dict.fromkeys(a for a in flat if not a.is_Number))
@@ -166,17 +191,107 @@ def _as_number(value):
     if value is sympy.true or value is sympy.false:
         return sympy.Integer(int(value is sympy.true))
     if isinstance(value, sympy.logic.boolalg.Boolean) and not value.is_Symbol:
-        return sympy.Piecewise((1, value), (0, True))
+        # nothing to collapse: sympy's would query each relation's negation (0.2 ms)
+        return sympy.Piecewise((1, value), (0, True), evaluate=False)
     return value
 
 
-_isfinite = sympy.Function("isfinite")  # NumPy's and C99's name: lambdify and C print it
+def _test(func: Any, a: Any) -> Any:
+    """``func(a)`` (isfinite, isnan, isinf) as a condition; a number's decided. Never
+    sympy's own relations: it takes a real symbol for a finite number, so ``x != x`` and
+    ``x == inf`` were folded false and ``nan_to_num(log(x))`` read as ``log(x)``."""
+    if isinstance(a, sympy.Expr) and a.is_Number:
+        held = {isfinite: a.is_finite, isnan: a is sympy.nan}.get(func, a.is_infinite)
+        return sympy.true if held else sympy.false
+    return sympy.Ne(func(a), 0, evaluate=False)  # nothing to decide: no assumptions query
 
 
 def _is_finite(a):
-    if isinstance(a, sympy.Expr) and a.is_Number:
-        return sympy.true if a.is_finite else sympy.false
-    return sympy.Ne(_isfinite(a), 0)
+    return _test(isfinite, a)
+
+
+def _infinite(a: Any, sign: int) -> Any:
+    """``a == sign·inf``: an infinity of that sign (NaN is none)."""
+    return sympy.And(_test(isinf, a), a > 0 if sign > 0 else a < 0)
+
+
+_RELATIONS: dict[str, Any] = {
+    "gt": sympy.Gt, "ge": sympy.Ge, "lt": sympy.Lt, "le": sympy.Le, "eq": sympy.Eq, "ne": sympy.Ne
+}  # fmt: skip
+_IEEE: dict[str, Callable[[float, float], bool]] = {
+    "gt": operator.gt, "ge": operator.ge, "lt": operator.lt, "le": operator.le,
+    "eq": operator.eq, "ne": operator.ne,
+}  # fmt: skip
+_SWAPPED = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge", "eq": "eq", "ne": "ne"}
+
+
+def _flag(e: Any) -> Any:
+    """The condition a 0/1 number stands for (:func:`_as_number`'s), else None."""
+    if isinstance(e, sympy.Expr) and e.is_Number and e in (0, 1):
+        return sympy.true if e == 1 else sympy.false
+    if isinstance(e, sympy.Piecewise) and len(e.args) == 2:
+        (one, held), (zero, rest) = e.args
+        if one == 1 and zero == 0 and rest is sympy.true:
+            return held
+    return None
+
+
+def _compared(name: str, a: Any, b: Any) -> Any:
+    """``a <name> b`` (gt, ge, lt, le, eq, ne) as IEEE 754 decides it, which sympy does
+    not for the values a real symbol stands for: an entry against itself is false (true
+    for ``!=``) where it is NaN, against an infinity true or false by ``isinf`` and its
+    sign, against NaN false (``!=`` true). A 0/1 number made of a condition compared with
+    a number is that condition or its negation (not a Piecewise inside a condition, which
+    sympy distributes: exponential in an ``any`` of n entries); a Piecewise operand is
+    compared branch by branch (a NaN case: false, where sympy raises)."""
+    if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
+        return _RELATIONS[name](a, b)  # conditions compared (boolean arrays)
+    if a.is_Number and b.is_Number:
+        if a.is_finite and b.is_finite:
+            return _RELATIONS[name](a, b)
+        return sympy.true if _IEEE[name](float(a), float(b)) else sympy.false
+    if (b.is_Number and _flag(a) is not None) or isinstance(a, sympy.Piecewise):
+        return _branches(name, a, b)
+    if a.is_Number or isinstance(b, sympy.Piecewise):
+        return _compared(_SWAPPED[name], b, a)
+    if a == b:  # false where NaN (!=: true); < and > false at any value
+        return {"ne": _test(isnan, a), "lt": sympy.false, "gt": sympy.false}.get(
+            name, sympy.Not(_test(isnan, a))
+        )
+    if b is sympy.nan:
+        return sympy.true if name == "ne" else sympy.false
+    if b.is_Number and b.is_infinite:  # a number: no assumptions query of an expression
+        return _against_infinity(name, a, 1 if b > 0 else -1)
+    return _RELATIONS[name](a, b)
+
+
+def _branches(name: str, a: Any, b: Any) -> Any:
+    """``a <name> b`` for a Piecewise ``a`` (a 0/1 flag's two cases among them): each
+    case's comparison where its condition is the first to hold."""
+    held = _flag(a)
+    if held is not None:
+        one, zero = _compared(name, sympy.S.One, b), _compared(name, sympy.S.Zero, b)
+        return sympy.Or(sympy.And(held, one), sympy.And(sympy.Not(held), zero))
+    terms, before = [], []
+    for e, c in a.args:
+        terms.append(sympy.And(c, *(sympy.Not(p) for p in before), _compared(name, e, b)))
+        before.append(c)
+    return sympy.Or(*terms)
+
+
+def _against_infinity(name: str, a: Any, sign: int) -> Any:
+    """``a <name> sign·inf`` for a non-number ``a``."""
+    at, number = _infinite(a, sign), sympy.Not(_test(isnan, a))
+    beyond = "gt" if sign > 0 else "lt"  # past the infinity: never
+    within = "lt" if sign > 0 else "gt"  # short of it: a number other than it
+    reached = "ge" if sign > 0 else "le"  # at it
+    return {
+        "eq": at,
+        "ne": sympy.Not(at),
+        beyond: sympy.false,
+        reached: at,
+        within: sympy.And(number, sympy.Not(at)),
+    }.get(name, number)  # ≤ inf, ≥ -inf: any number
 
 
 def _cbrt(a):
@@ -230,12 +345,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "floor": sympy.floor,
     "ceil": sympy.ceiling,
     "round": lambda a: sympy.floor(a + sympy.S.Half),
-    "gt": sympy.Gt,
-    "ge": sympy.Ge,
-    "lt": sympy.Lt,
-    "le": sympy.Le,
-    "eq": sympy.Eq,
-    "ne": sympy.Ne,
+    **{k: functools.partial(_compared, k) for k in _RELATIONS},
     "and": lambda a, b: sympy.And(_condition(a), _condition(b)),
     "or": lambda a, b: sympy.Or(_condition(a), _condition(b)),
     "not": lambda a: sympy.Not(_condition(a)),
@@ -331,6 +441,7 @@ class _Expansion:
     taken: set[str] = field(default_factory=set)
     constants: dict[bytes, np.ndarray] = field(default_factory=dict)
     held: dict[sympy.Expr, Any] = field(default_factory=dict)  # stop_gradient vertices
+    flags: dict[Any, Any] = field(default_factory=dict)  # conditions named (condition())
     current: str = ""  # the array vertex being expanded: names the vertices it makes
     nested: dict[int, tuple[ArrayOp, np.ndarray]] = field(default_factory=dict)
 
@@ -345,7 +456,7 @@ class _Expansion:
         vertex symbol stays itself (no vertex), unless ``reads`` (the operands an
         ``every_operation`` vertex keeps an edge from) is given."""
         if not isinstance(expr, sympy.Expr):
-            return expr  # a condition: read by select_n
+            return self.condition(expr, name) if not self.every_operation else expr
         symbols = expr.free_symbols
         free = {s for s in symbols if s in self.index}
         if not free and not reads:
@@ -362,6 +473,21 @@ class _Expansion:
         self.index[symbol] = len(self.records)
         self.records.append(_Record(name, expr, sorted(free | reads, key=_name)))
         return symbol
+
+    def condition(self, held: Any, name: str) -> Any:
+        """A condition, read by ``select_n``, as it is; one that reads more than two
+        vertices (an ``any`` or ``all``, which a broadcast gives every entry) a 0/1 vertex
+        of its own, made once, read as ``Ne(flag, 0)``: inlined, each reader would repeat
+        it (n² edges) and sympy would distribute it through every condition built on it
+        (``jnp.percentile``'s ``where(any(isnan(a)), nan, a)``)."""
+        if not isinstance(held, Boolean) or held in (sympy.true, sympy.false):
+            return held
+        if len(held.free_symbols & self.index.keys()) <= 2:
+            return held
+        if held not in self.flags:
+            flag = self.vertex(_as_number(held), f"{name}_flag")
+            self.flags[held] = sympy.Ne(flag, 0)
+        return self.flags[held]
 
     def chained(self, expr: sympy.Expr, name: str) -> sympy.Expr:
         """A sum or product of more than two terms that read vertices as a chain: every
@@ -402,7 +528,11 @@ class _Expansion:
         # read the last twice) is expanded once; the graph holds it, so its id is its own
         known = self.nested.get(id(x))
         if known is None or known[0] is not x:
-            known = self.nested[id(x)] = (x, self.apply(x, values))
+            out = self.apply(x, values)
+            if not self.every_operation and out.size and not isinstance(out.flat[0], sympy.Expr):
+                named = [self.condition(e, self.current) for e in out.flat]  # an any, all
+                out = np.asarray(named, dtype=object).reshape(out.shape)
+            known = self.nested[id(x)] = (x, out)
         return known[1]
 
     def apply(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:

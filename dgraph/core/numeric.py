@@ -92,6 +92,13 @@ class _Printer(PlainConditions, SciPyPrinter):
         """``expr`` as code, with Max and Min as the functions of :data:`_EXTREMES`."""
         return self._print(expr)
 
+    def _print_Integer(self, expr: sympy.Integer) -> str:
+        """An integer past 2⁵³ (a double read exactly: ``nan_to_num``'s ``finfo.max``) as
+        that double: Python's integer of 309 digits makes NumPy's arrays of objects."""
+        if abs(int(expr)) > 2**53:
+            return repr(float(expr))
+        return super()._print_Integer(expr)
+
     def _print_Add(self, expr: sympy.Add) -> str:
         if len(expr.args) <= FLAT_TERMS:
             return super()._print_Add(expr)

@@ -31,7 +31,7 @@ from sympy.printing.str import StrPrinter
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient
+from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
 from .nesting import run_nested
 
 __all__ = [
@@ -101,6 +101,9 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "lgamma": sympy.loggamma,
     "stop_gradient": StopGradient,
     "logistic": Logistic,
+    "isfinite": isfinite,
+    "isnan": isnan,
+    "isinf": isinf,
 }
 CONSTANTS: dict[str, sympy.Basic] = {
     "pi": sympy.pi,

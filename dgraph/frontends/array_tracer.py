@@ -580,6 +580,8 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
             "sqrt", (_elementwise("square", (a,)) + _elementwise("square", (b,)),)
         ),
         "logaddexp": _logaddexp,
+        "isnan": lambda a: _elementwise("ne", (a, a)),
+        "isinf": lambda a: _elementwise("eq", (_elementwise("abs", (a,)), math.inf)),
     }
 
 
@@ -1584,6 +1586,17 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     return _result(op, tape)
 
 
+def _nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf=None, neginf=None) -> Any:
+    """``np.nan_to_num``: NaN, +inf and -inf replaced (by 0 and the largest doubles unless
+    given) by three ``np.where``, in JAX's order; IEEE's tests ``x != x``, ``x == ±inf``."""
+    if not _is_traced(x):
+        return np.nan_to_num(_constant(x), copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    big = float(np.finfo(float).max)
+    x = _where(_elementwise("ne", (x, x)), nan, x)
+    x = _where(_elementwise("eq", (x, math.inf)), big if posinf is None else posinf, x)
+    return _where(_elementwise("eq", (x, -math.inf)), -big if neginf is None else neginf, x)
+
+
 def _clip(x: Any, a_min: Any = None, a_max: Any = None, out=None, **kwargs: Any) -> Any:
     if out is not None or kwargs:
         raise _unsupported("numpy.clip(out=...)")
@@ -2059,6 +2072,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.matrix_power: _matrix_power,
     np.outer: _outer,
     np.clip: _clip,
+    np.nan_to_num: _nan_to_num,
+    np.isposinf: lambda x, out=None: _elementwise("eq", (x, math.inf)),
+    np.isneginf: lambda x, out=None: _elementwise("eq", (x, -math.inf)),
     np.roll: _roll,
     np.flip: _flip,
     np.diff: _diff,
