@@ -28,7 +28,7 @@ from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, den
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
-from .cumulative import CUMULATIVE, triangle
+from .cumulative import CUMULATIVE, SumValues, triangle
 from .rounding import absolute_terms, sums_terms
 
 __all__ = [
@@ -900,6 +900,9 @@ def block_value(
     if name in ("sort", extra.DYNAMIC_ADD) or extra.permutes(op, k):  # a run-time
         return extra.extra_value(op, k, args)  # permutation; 1 or a one-hot
     if isinstance(block, Sparse):
+        if name == "cumsum" and not terms:  # ones on a triangle: applied as running sums
+            axis, reverse = int(op.param["axis"]), bool(op.param.get("reverse"))
+            return SumValues(op.shape, axis, reverse, block.nnz)
         if _narrowing_factor(op, k) is None and name not in CUMULATIVE:  # a move's: ones
             return np.ones(block.nnz)
         shapes = [a.shape for a in args]

@@ -26,10 +26,12 @@ from typing import Any
 import numpy as np
 
 from . import GENERAL, Labelled
+from .operator_values import OperatorValues
 
 __all__ = [
     "CUMULATIVE",
     "NumPyOps",
+    "SumValues",
     "cumulative_block",
     "cumulative_value",
     "forward",
@@ -134,3 +136,41 @@ def triangle(shape: tuple[int, ...], axis: int, reverse: bool) -> tuple[np.ndarr
     for a in found:
         a.flags.writeable = False
     return found
+
+
+class SumValues(OperatorValues):
+    """``cumsum``'s block values, all ones on its triangle (:func:`~dgraph.blocks.arrays.
+    block_value`), held as the running sum they apply: ``block · v`` is ``v``'s running
+    sum along the axis, ``vᵀ · block`` the running sum the other way (the transpose of a
+    triangle of ones), each O(n) where the explicit triangle holds n(n+1)/2 entries per
+    lane (Griewank and Walther, *Evaluating Derivatives*, 2nd ed., 2008, ch. 3: a sum's
+    derivative is that of its terms). The entries, all 1, are made only when read."""
+
+    OWN = ("shape", "axis", "reverse", "nnz")
+
+    def __init__(self, shape: tuple[int, ...], axis: int, reverse: bool, nnz: int) -> None:
+        self.shape, self.axis, self.reverse, self.nnz = tuple(shape), axis, reverse, nnz
+
+    def _running(self, vector: np.ndarray, reverse: bool) -> np.ndarray:
+        x = np.reshape(np.asarray(vector, dtype=float), self.shape)
+        if reverse:
+            x = np.flip(x, self.axis)
+        y = np.cumsum(x, axis=self.axis)
+        return (np.flip(y, self.axis) if reverse else y).reshape(-1)
+
+    def applied(self, vector: np.ndarray) -> np.ndarray:
+        """``block · vector``, flat in and out."""
+        return self._running(vector, self.reverse)
+
+    def applied_transposed(self, vector: np.ndarray) -> np.ndarray:
+        """``vectorᵀ · block``, flat in and out."""
+        return self._running(vector, not self.reverse)
+
+    @functools.cached_property
+    def entries(self) -> np.ndarray:
+        """One 1 per pattern entry (the explicit form)."""
+        return np.ones(self.nnz)
+
+    def absolute(self) -> SumValues:
+        """Its magnitudes: the same ones."""
+        return self

@@ -248,10 +248,21 @@ class TracedArray(_Value):
     """An array that depends on the inputs: the vertex (named ``name`` on its tape) that
     computes it, of ``shape``."""
 
-    __slots__ = ("name", "shape", "tape")
+    __slots__ = ("_name", "_writes", "shape", "tape")
 
     def __init__(self, tape: _Tape, name: str, shape: Shape) -> None:
-        self.tape, self.name, self.shape = tape, name, shape
+        self.tape, self._name, self.shape, self._writes = tape, name, shape, None
+
+    @property
+    def name(self) -> str:
+        """The vertex; single entries written since (:func:`_write_entry`) put in first."""
+        if self._writes:
+            _put_entries(self)
+        return self._name
+
+    @name.setter
+    def name(self, name: str) -> None:
+        self._name = name
 
     def __repr__(self) -> str:
         return f"TracedArray({self.name}, shape={self.shape})"
@@ -261,6 +272,8 @@ class TracedArray(_Value):
         return _transpose(self)
 
     def __getitem__(self, key):
+        if self._writes and (at := _entry(self, key)) in self._writes:
+            return TracedArray(self.tape, self._writes[at], ())
         if _held(self):
             return np.asarray(self)[key]
         return _index(self, key)
@@ -739,9 +752,66 @@ def _updates(value: Any, shape: Shape, tape: _Tape, what: str) -> Any:
     return _operand(_as_number(value) if not _is_traced(value) else value, shape, tape)
 
 
+def _entry(x: TracedArray, key: Any) -> int | None:
+    """The flat position of the one entry ``x[key]`` names by integers, else None."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if len(parts) != len(x.shape) or not all(
+        isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_)) for k in parts
+    ):
+        return None
+    if any(not -n <= k < n for k, n in zip(parts, x.shape, strict=True)):
+        return None
+    flat = tuple(int(k) % n for k, n in zip(parts, x.shape, strict=True))
+    return int(np.ravel_multi_index(flat, x.shape)) if flat else 0
+
+
+def _write_entry(x: TracedArray, key: Any, value: Any) -> bool:
+    """``x[i] = v`` of one entry and a traced scalar, kept aside (the entry's vertex by
+    position) rather than a ``scatter`` over all of ``x``: a read of a written entry is
+    its vertex, any other use of ``x`` reads ``x.name``, which puts the entries written so
+    far in as one ``scatter`` (:func:`_put_entries`). A Python loop filling ``x`` entry by
+    entry so makes one scatter of n entries, not n scatters of n (O(n²) positions, and
+    a chain of n blocks over all of ``x`` to eliminate). False where it does not apply."""
+    if not (isinstance(value, TracedArray) and value.shape == () and _is_traced(value)):
+        return False
+    at = _entry(x, key)
+    if at is None:
+        return False
+    if not x._writes:
+        _writable(x, "assignment x[...] = ...")
+        x._writes = {}
+    x._writes[at] = value.name
+    return True
+
+
+def _put_entries(x: TracedArray) -> None:
+    """The entries :func:`_write_entry` kept aside written into ``x``: one ``scatter``."""
+    writes, x._writes = x._writes, None
+    at = np.array(sorted(writes), dtype=np.int64)
+    entries = [TracedArray(x.tape, writes[int(p)], ()) for p in at]
+    _assign(x, np.unravel_index(at, x.shape), _stacked(entries))
+
+
+_WIDEST = 64  # operands of one concatenate :func:`_stacked` makes
+
+
+def _stacked(entries: list[TracedArray]) -> TracedArray:
+    """The scalars as one vector: stacks of at most :data:`_WIDEST`, concatenated so again
+    (an operation's rules read all its operands for each one's block: n of them in one
+    operation would cost n² there)."""
+    if len(entries) == 1:
+        return entries[0]
+    parts = [_stack(entries[i : i + _WIDEST]) for i in range(0, len(entries), _WIDEST)]
+    while len(parts) > 1:
+        parts = [_concatenate(parts[i : i + _WIDEST], 0) for i in range(0, len(parts), _WIDEST)]
+    return parts[0]
+
+
 def _assign(x: TracedArray, key: Any, value: Any) -> None:
     """``x[key] = value``."""
     what = "assignment x[...] = ..."
+    if _write_entry(x, key, value):
+        return
     if _held(x) and not _is_traced(value) and not isinstance(value, Passive):
         try:  # numbers into numbers, as NumPy writes them
             x.tape.constants[x.name][key] = _constant(value)

@@ -1,0 +1,88 @@
+"""Single entries written into a fresh NumPy array (``out[i] = v`` in a Python loop) are
+kept aside by the tracer and put in as one ``scatter`` when the array is used whole: a
+read of a written entry is its value's vertex. The counts (scatters, their positions)
+are linear in the writes, not quadratic; values against JAX."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dgraph import from_function, make_function
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jax.config.update("jax_enable_x64", True)
+
+
+def _scatters(graph) -> list:
+    ops = [graph.op(v) for v in graph.order() if graph.op(v) is not None]
+    return [op for op in ops if op.primitive == "scatter"]
+
+
+def _positions(graph) -> int:
+    """All positions the scatters hold (a scatter over all of x holds x.size)."""
+    return sum(len(op.param["sources"]) for op in _scatters(graph))
+
+
+def _recurrence(n):
+    def f(x):
+        out = np.empty(n)
+        out[0] = np.sin(x[0])
+        for i in range(1, n):
+            out[i] = 0.5 * out[i - 1] + np.cos(x[i]) * x[i - 1]
+        return out
+
+    def ref(x):
+        outs = [jnp.sin(x[0])]
+        for i in range(1, n):
+            outs.append(0.5 * outs[-1] + jnp.cos(x[i]) * x[i - 1])
+        return jnp.stack(outs)
+
+    return f, ref
+
+
+def test_loop_fill_is_one_scatter():
+    n = 40
+    f, ref = _recurrence(n)
+    x = np.random.default_rng(0).normal(size=n)
+    graph = from_function(f, sizes=[(n,)], level="array")
+    # main: 40 scatters of 40 positions each (1,600)
+    assert len(_scatters(graph)) == 1
+    assert _positions(graph) == n
+    J = make_function(f, "jacobian", point=[x])(x)
+    want = np.asarray(jax.jacfwd(ref)(jnp.asarray(x)))
+    np.testing.assert_allclose(np.asarray(J).reshape(n, n), want, rtol=1e-13, atol=1e-14)
+
+
+def test_whole_reads_between_writes_2d():
+    """Entries of a 2-D array by tuple keys (negative ones, one written twice), a read of
+    an entry not written, a whole-array use between the writes: each whole use puts the
+    writes so far in (two scatters here, one per run of writes)."""
+
+    def f(x):
+        a = np.zeros((3, 4))
+        a[0, 0] = x[0] * x[1]
+        a[-1, -1] = np.exp(x[2])
+        a[0, 0] = a[0, 0] + x[3]  # the same entry again: the last write wins
+        s = np.sum(a * a)  # whole use: the three writes put in
+        a[1, 2] = s * a[2, 3] + a[1, 1]  # a[1, 1] was never written: 0
+        a[2, 0] = np.tanh(a[1, 2])
+        return a.ravel() * 2.0
+
+    def ref(x):
+        a = jnp.zeros((3, 4))
+        a = a.at[0, 0].set(x[0] * x[1]).at[2, 3].set(jnp.exp(x[2]))
+        a = a.at[0, 0].set(a[0, 0] + x[3])
+        s = jnp.sum(a * a)
+        a = a.at[1, 2].set(s * a[2, 3] + a[1, 1])
+        a = a.at[2, 0].set(jnp.tanh(a[1, 2]))
+        return a.ravel() * 2.0
+
+    x = np.array([0.3, -1.2, 0.4, 0.7])
+    graph = from_function(f, sizes=[(4,)], level="array")
+    assert len(_scatters(graph)) == 2  # main: 5, one per write
+    value, J = make_function(f, "value_and_jacobian", point=[x])(x)
+    want = np.asarray(jax.jacfwd(ref)(jnp.asarray(x)))
+    np.testing.assert_allclose(np.asarray(J).reshape(want.shape), want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(np.ravel(value), np.asarray(ref(x)), rtol=1e-14)
