@@ -618,10 +618,42 @@ def test_constant_integer_and_boolean_indices_are_a_take():
     assert from_json(g.to_json()) == g
 
 
+def test_index_arrays_of_several_axes_are_a_take():
+    """``w[idx]`` with a 2-D constant index (hashed features: 3 per sample), along an axis
+    of a matrix and by ``np.take``, negative entries too: NumPy's result shapes, Hessians
+    equal to JAX's. Refused on main ("a non-empty 1-D array of integers")."""
+    import jax
+    import jax.numpy as jnp
+
+    from dgraph import hessian
+
+    idx = np.array([[0, 4, 2], [5, -1, 1], [3, 3, 0], [2, 1, 4]])
+    vals = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+
+    def f(w):
+        z = np.sum(w[idx] * vals, axis=1)
+        M = np.reshape(w, (2, 3))
+        return np.sum(np.logaddexp(0.0, -z)) + np.sum(M[:, idx[:2, :2] % 3] ** 3) \
+            + np.sum(np.take(M, idx[1:3] % 2, axis=0) ** 2 * w[0])  # fmt: skip
+
+    def g(w):
+        z = jnp.sum(w[idx] * vals, axis=1)
+        M = jnp.reshape(w, (2, 3))
+        return jnp.sum(jnp.logaddexp(0.0, -z)) + jnp.sum(M[:, idx[:2, :2] % 3] ** 3) \
+            + jnp.sum(jnp.take(M, idx[1:3] % 2, axis=0) ** 2 * w[0])  # fmt: skip
+
+    w = np.linspace(-0.6, 0.9, 6)
+    made = hessian(f, w, sparse=True)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(g)(jnp.asarray(w)))
+    assert made.generated.verified
+    np.testing.assert_allclose(made(w).toarray(), want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     "index, message",
     [
-        (lambda u: u[np.array([[0, 1], [1, 2]])], "1-D array of integers"),
+        (lambda u: u[np.array([0.0, 1.0])], "array of integers"),
         (lambda u: u[np.array([7])], "out of bounds"),
         (lambda u: u[np.array([True, False])], "boolean index of shape"),
     ],

@@ -1083,14 +1083,18 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
         if idx.shape != (n,):
             raise InputError(f"a boolean index of shape {idx.shape} for an axis of length {n}")
         idx = np.nonzero(idx)[0]
-    if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
-        raise InputError("indexing with an array needs a non-empty 1-D array of integers")
+    if idx.ndim == 0 or idx.size == 0 or idx.dtype.kind not in "iu":
+        raise InputError("indexing with an array needs a non-empty array of integers")
     if ((idx < -n) | (idx >= n)).any():
         raise InputError(f"an index is out of bounds for axis {axis} of length {n}")
-    idx = np.where(idx < 0, idx + n, idx)
-    shape = (*x.shape[:axis], idx.size, *x.shape[axis + 1 :])
-    params = (("indices", tuple(int(i) for i in idx)), ("axis", axis))
-    return _move(x, "take", params, shape)
+    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
+    shape = (*x.shape[:axis], flat.size, *x.shape[axis + 1 :])
+    params = (("indices", tuple(int(i) for i in flat)), ("axis", axis))
+    taken = _move(x, "take", params, shape)
+    if idx.ndim == 1:
+        return taken
+    # an n-d index array: NumPy's result has the index's axes where the axis was
+    return _reshape(taken, (*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :]))
 
 
 def _shown(k: slice) -> str:
