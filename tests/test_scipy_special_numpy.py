@@ -1,11 +1,14 @@
 """scipy.special's ``betaln`` in traced NumPy code (a beta-binomial's normaliser):
 Hessians against JAX's (jax.scipy.special.betaln) at a 0-d, a 1-d and a 2-d input; a
-mutated reading caught. Refused on main ("scipy.special.betaln on an array")."""
+mutated reading caught. Refused on main ("scipy.special.betaln on an array"). And
+scipy.special through the package name (``import scipy.special``), which main read as
+an unknown module ("converting an array … to a NumPy array")."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.special as ss
 
 import dgraph
@@ -45,3 +48,20 @@ def test_betaln_hessians_equal_jax_and_a_mutation_is_caught(monkeypatch) -> None
                         lambda op, a, b: op("lgamma", a) + op("lgamma", b))  # fmt: skip
     with pytest.raises(InputError, match="read wrongly"):
         _hessians(POINTS[1])
+
+
+def test_through_the_package_name() -> None:
+    """``import scipy.special`` then ``scipy.special.logsumexp(...)``: the name bound is
+    ``scipy``."""
+
+    def f(x):
+        return scipy.special.logsumexp(x**2) + np.sum(scipy.special.gammaln(x + 2.0))
+
+    def g(x):
+        return jss.logsumexp(x**2) + jnp.sum(jss.gammaln(x + 2.0))
+
+    x = np.linspace(-0.5, 0.5, 4)
+    got = dgraph.hessian(f, x)(x)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(g)(jnp.asarray(x)))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

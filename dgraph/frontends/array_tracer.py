@@ -2230,9 +2230,7 @@ class _Proxy:
     """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
     the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
 
-    def __init__(
-        self, module: Any, table: Mapping[str, Callable[..., Any]], tape: _Tape | None = None
-    ) -> None:
+    def __init__(self, module: Any, table: Mapping[str, Any], tape: _Tape | None = None) -> None:
         self._module, self._table, self._tape = module, table, tape
 
     def __getattr__(self, name: str) -> Any:
@@ -2242,7 +2240,9 @@ class _Proxy:
                 return _new_array(original, self._tape)
             return _array_of(original) if name in _AS_ARRAY else original
         traced = self._table.get(name)
-        return original if traced is None else _taking_arrays(original, traced)
+        if traced is None or isinstance(traced, _Proxy):  # a submodule's proxy: itself
+            return original if traced is None else traced
+        return _taking_arrays(original, traced)
 
 
 @contextlib.contextmanager
@@ -2269,6 +2269,9 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
             saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
+        elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
+            inner = _Proxy(value.special, scipy_special.FUNCTIONS)
+            saved[key], namespace[key] = value, _Proxy(value, {"special": inner})
         elif any(value is getattr(np, n) for n in _AS_ARRAY):
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
