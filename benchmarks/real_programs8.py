@@ -3,14 +3,17 @@ ninth survey beside ``benchmarks/real_programs.py`` … ``real_programs7.py`` an
 ``real_programs_hessian.py``, of kinds those do not hold: scipy.optimize's ``rosen_der`` as
 written there (``np.zeros_like`` filled by slices; its Jacobian is ``rosen_hess``), a
 logistic regression by ``log1p(exp)`` and one of sparse features by ``np.logaddexp`` of
-gathered weights, a negative-binomial GLM whose dispersion is an unknown inside ``gammaln``,
-a softmax regression by ``logsumexp(axis=1)`` and ``take_along_axis``, a 2-D Gaussian
-mixture's negative log-likelihood in all its parameters, an entropy-regularized optimal
-transport dual, an LP's log barrier ``t c·x − Σ log x − Σ log(b − A x)``, trust-constr
-constraints with ``np.prod`` (their Lagrangian by ``weights=``), a PHR augmented Lagrangian
-with ``maximum``, a bundle-adjustment reprojection residual (Rodrigues rotation, ``x / z``),
-Cauchy and Tukey-biweight robust losses (``where``), a mean-variance portfolio ``x @ S @ x``
-with smoothed transaction costs, a Lennard-Jones cluster by broadcast distances indexed by
+gathered weights, a negative-binomial GLM whose dispersion is an unknown inside
+``gammaln`` (in JAX, and in NumPy by ``scipy.special.gammaln`` with gathered weights), a
+softmax regression by ``logsumexp(axis=1)`` (jax.scipy's with ``take_along_axis``, and
+scipy.special's), a cross-entropy by scipy.special's ``xlogy`` and ``expit``, a Dirichlet
+term by ``digamma``, a 2-D Gaussian mixture's negative log-likelihood in all its
+parameters, an entropy-regularized optimal transport dual, an LP's log barrier
+``t c·x − Σ log x − Σ log(b − A x)``, trust-constr constraints with ``np.prod`` (their
+Lagrangian by ``weights=``), a PHR augmented Lagrangian with ``maximum``, a
+bundle-adjustment reprojection residual (Rodrigues rotation, ``x / z``), Cauchy and
+Tukey-biweight robust losses (``where``), a mean-variance portfolio ``x @ S @ x`` with
+smoothed transaction costs, a Lennard-Jones cluster by broadcast distances indexed by
 ``np.triu_indices``, an elastic net with ``sqrt(x² + ε²)`` and ``np.convolve``, and a
 Ginzburg–Landau energy by ``np.roll`` on both axes.
 
@@ -33,8 +36,10 @@ import jax
 import jax.numpy as jnp
 import jax.scipy as jsp
 import numpy as np
+import scipy.special as special
 from real_programs_harness import Hang, compared, failed, jnp_twin, registry
 from real_programs_hessian import HessianSurvey, Program
+from scipy.special import logsumexp
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -183,6 +188,88 @@ def ot_entropic_dual_numpy(n, eps=0.5):
         return -(a @ u) - (b @ v) + eps * np.sum(np.exp((u[:, None] + v[None, :] - C) / eps))
 
     return np_program(f, 0.1 * r.normal(size=2 * k))
+
+
+@program(6, 2000)
+def negbin_glm_scipy_gammaln_numpy(n):
+    """The negative-binomial GLM as NumPy users write it: ``scipy.special.gammaln`` of the
+    dispersion ``r = exp(θ₋₁)``, ``np.log``; at the medium size a banded design."""
+    r_ = _rng(n, 14)
+    k = min(n - 1, 5)
+    rows = np.arange(3 * n) % (n - 1)
+    cols = (rows[:, None] + np.arange(k)[None, :]) % (n - 1)
+    vals = 0.5 * r_.normal(size=(3 * n, k))
+    y = r_.poisson(3.0, 3 * n).astype(float)
+
+    def f(theta):
+        beta, r = theta[:-1], np.exp(theta[-1])
+        mu = np.exp(np.sum(beta[cols] * vals, axis=1))
+        ll = (special.gammaln(y + r) - special.gammaln(r) + r * np.log(r / (r + mu))
+              + y * np.log(mu / (r + mu)))  # fmt: skip
+        return -np.sum(ll)
+
+    def ref(theta):
+        beta, r = theta[:-1], jnp.exp(theta[-1])
+        mu = jnp.exp(jnp.sum(beta[cols] * vals, axis=1))
+        ll = (jsp.special.gammaln(y + r) - jsp.special.gammaln(r) + r * jnp.log(r / (r + mu))
+              + y * jnp.log(mu / (r + mu)))  # fmt: skip
+        return -jnp.sum(ll)
+
+    return np_program(f, np.concatenate([0.1 * r_.normal(size=n - 1), [0.5]]), ref=ref)
+
+
+@program(12)
+def softmax_scipy_logsumexp_numpy(n):
+    """A softmax regression by ``scipy.special.logsumexp(Z, axis=1)`` (imported from it)."""
+    k = 3
+    d = n // k
+    r = _rng(n, 15)
+    X, labels = r.normal(size=(20, d)), r.integers(0, k, 20)
+
+    def f(theta):
+        Z = X @ theta.reshape(d, k)
+        return np.mean(logsumexp(Z, axis=1) - Z[np.arange(20), labels]) + 1e-3 * theta @ theta
+
+    def ref(theta):
+        Z = X @ theta.reshape(d, k)
+        picked = Z[np.arange(20), labels]
+        return jnp.mean(jsp.special.logsumexp(Z, axis=1) - picked) + 1e-3 * theta @ theta
+
+    return np_program(f, 0.1 * r.normal(size=d * k), ref=ref)
+
+
+@program(8)
+def logreg_expit_xlogy_numpy(n):
+    """A logistic regression's cross-entropy as ``xlogy(y, expit(z)) + xlogy(1 − y, 1 −
+    expit(z))`` (scipy.special), labels in {0, 1}."""
+    r = _rng(n, 16)
+    X = r.normal(size=(30, n))
+    y = (X @ r.normal(size=n) + 0.5 * r.normal(size=30) > 0).astype(float)
+
+    def f(w):
+        p = special.expit(X @ w)
+        return -np.sum(special.xlogy(y, p) + special.xlogy(1 - y, 1 - p)) + 0.05 * w @ w
+
+    def ref(w):
+        p = jsp.special.expit(X @ w)
+        return -jnp.sum(jsp.special.xlogy(y, p) + jsp.special.xlogy(1 - y, 1 - p)) + 0.05 * w @ w
+
+    return np_program(f, 0.1 * r.normal(size=n), ref=ref)
+
+
+@program(6)
+def dirichlet_elbo_digamma_jax(n):
+    """A Dirichlet variational term in log-concentrations: ``E[log θ] = ψ(α) − ψ(Σα)``
+    (digamma: its Hessian calls polygamma of order 2), ``log B(α)`` by ``gammaln``."""
+    counts = _rng(n, 17).poisson(4.0, n).astype(float) + 1.0
+
+    def f(log_alpha):
+        a = jnp.exp(log_alpha)
+        e_log = jsp.special.digamma(a) - jsp.special.digamma(jnp.sum(a))
+        log_b = jnp.sum(jsp.special.gammaln(a)) - jsp.special.gammaln(jnp.sum(a))
+        return -(jnp.sum((counts - a) * e_log) + log_b)
+
+    return jax_program(f, 0.2 * _rng(n).normal(size=n))
 
 
 # ---------------------------------------------------------------- barriers, constraints
