@@ -618,6 +618,28 @@ def test_constant_integer_and_boolean_indices_are_a_take():
     assert from_json(g.to_json()) == g
 
 
+def test_an_ellipsis_beside_an_integer():
+    """``P[..., 0]`` (a coordinate of every point), ``T[0, ..., 1:]``, ``M[..., None, 1]``
+    at the array level; Hessians equal JAX's. On main the ellipsis's slices were padded a
+    second time ("calling it with traced arrays failed: IndexError: tuple index out of
+    range"): only the element level (one vertex per entry) took it."""
+    import jax
+    import jax.numpy as jnp
+
+    from dgraph import hessian
+
+    def body(m, x):
+        P, T = m.reshape(x, (2, 3)), m.reshape(x, (1, 2, 3))
+        return m.sum(P[..., 0] ** 3) + m.sum(T[0, ..., 1:] ** 3 * P[..., None, 1])
+
+    g = from_function(lambda x: body(np, x), sizes=[(6,)], level="array")
+    assert g.is_tensor and len(g.intermediates) < 20
+    x = np.linspace(-1.0, 1.0, 6)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(lambda x: body(jnp, x))(jnp.asarray(x)))
+    np.testing.assert_allclose(hessian(lambda x: body(np, x), x)(x), want, rtol=1e-12, atol=1e-12)
+
+
 def test_index_arrays_of_several_axes_are_a_take():
     """``w[idx]`` with a 2-D constant index (hashed features: 3 per sample), along an axis
     of a matrix and by ``np.take``, negative entries too: NumPy's result shapes, Hessians

@@ -984,7 +984,8 @@ def _index(x: TracedArray, key: Any) -> Any:
     if any(k is Ellipsis for k in key):
         at = next(j for j, k in enumerate(key) if k is Ellipsis)
         key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1 :]
-    key = key + (slice(None),) * (x.ndim - used)
+    else:
+        key = key + (slice(None),) * (x.ndim - used)
     starts, limits, strides, reverse, drop, shape = [], [], [], [], [], []
     axis = 0
     for k in key:
