@@ -18,10 +18,11 @@ itself, so they are folded. A comparison is a
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
-``np.bincount(weights=)``, ``np.convolve`` and ``np.correlate`` are built of these
-operations. What has no array operation (most of ``np.linalg``, indexing with other traced
-values, assignment into an array, a branch on a traced value) is one
-:class:`~dgraph.errors.InputError` line naming it.
+``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
+:mod:`~dgraph.frontends.numpy_composites` are built of these operations. What has no array
+operation (most of ``np.linalg``, indexing with other traced values, assignment into an
+array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
+it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import array_signal, scipy_special
+from . import array_signal, numpy_composites, scipy_special
 from .frames import call_keeping_locals
 
 __all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
@@ -580,6 +581,7 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
             "sqrt", (_elementwise("square", (a,)) + _elementwise("square", (b,)),)
         ),
         "logaddexp": _logaddexp,
+        **numpy_composites.UFUNCS,
     }
 
 
@@ -2070,6 +2072,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.gradient: _gradient,
     np.convolve: array_signal.convolve,
     np.correlate: array_signal.correlate,
+    **numpy_composites.FUNCTIONS,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
     np.empty_like: _like(0.0),
