@@ -14,8 +14,10 @@ Lagrangian by ``weights=``), a PHR augmented Lagrangian with ``maximum``, a
 bundle-adjustment reprojection residual (Rodrigues rotation, ``x / z``), Cauchy and
 Tukey-biweight robust losses (``where``), a mean-variance portfolio ``x @ S @ x`` with
 smoothed transaction costs, a Lennard-Jones cluster by broadcast distances indexed by
-``np.triu_indices``, an elastic net with ``sqrt(x² + ε²)`` and ``np.convolve``, and a
-Ginzburg–Landau energy by ``np.roll`` on both axes.
+``np.triu_indices`` and one summed by ``np.triu``, Euler's rigid-body equations by
+``np.cross``, a direct transcription by ``np.trapezoid``, an elastic net with
+``sqrt(x² + ε²)`` and ``np.convolve``, and a Ginzburg–Landau energy by ``np.roll`` on both
+axes.
 
 The columns are ``real_programs_hessian.py``'s (``dense``, ``sparse``, ``tril``, ``hvp``,
 ``vgh``, ``jax``, ``c``, ``large`` at 10³–10⁴ unknowns) and ``jac``:
@@ -426,6 +428,58 @@ def lennard_jones_broadcast_numpy(n):
         return 4.0 * np.sum(s6**2 - s6)
 
     return np_program(f, (1.12 * grid + 0.03 * _rng(n).normal(size=grid.shape)).ravel())
+
+
+@program(15, 150)
+def lennard_jones_triu_numpy(n):
+    """A Lennard-Jones energy as a matrix of all pairs (the diagonal's distance set to 1)
+    summed above the diagonal by ``np.sum(np.triu(E, 1))``."""
+    k = n // 3
+    side = int(np.ceil(k ** (1 / 3)))
+    grid = np.stack(np.meshgrid(*[np.arange(side)] * 3, indexing="ij"), -1).reshape(-1, 3)[:k]
+
+    def f(x):
+        P = x.reshape(k, 3)
+        r2 = np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1) + np.eye(k)
+        s6 = 1.0 / r2**3
+        return 4.0 * np.sum(np.triu(s6**2 - s6, 1))
+
+    return np_program(f, (1.12 * grid + 0.03 * _rng(n).normal(size=grid.shape)).ravel())
+
+
+@program(12, 3000)
+def rigid_bodies_cross_numpy(n):
+    """Euler's equations of ``n/6`` rigid bodies as residuals ``I ω̇ + ω × (I ω) − τ`` of
+    angular velocities and torques (6 unknowns each), by ``np.cross``; the Lagrangian by
+    ``weights=``."""
+    k = n // 6
+    r = _rng(n, 18)
+    inertia = r.uniform(1.0, 3.0, size=(k, 3))
+    wdot = r.normal(size=(k, 3))
+
+    def f(z):
+        Z = z.reshape(k, 6)
+        w, tau = Z[:, :3], Z[:, 3:]
+        return (inertia * wdot + np.cross(w, inertia * w) - tau).ravel()
+
+    return np_program(f, r.normal(size=6 * k), vector=True)
+
+
+@program(20, 4000)
+def control_trapezoid_numpy(n, rho=10.0):
+    """A direct transcription of ``min ∫ x² + u² dt`` subject to ``x' = −x³ + u``: the cost
+    by ``np.trapezoid(…, t)`` and the trapezoidal defects as a quadratic penalty."""
+    m = n // 2
+    t = np.linspace(0.0, 2.0, m)
+    dt = t[1] - t[0]
+
+    def f(z):
+        x, u = z[:m], z[m:]
+        rhs = -(x**3) + u
+        defect = np.diff(x) - 0.5 * dt * (rhs[1:] + rhs[:-1])
+        return np.trapezoid(x**2 + u**2, t) + rho * np.sum(defect**2)
+
+    return np_program(f, np.concatenate([np.cos(t), 0.1 * np.sin(3 * t)]))
 
 
 @program(12, 5000)
