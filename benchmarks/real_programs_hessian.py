@@ -729,8 +729,9 @@ def greedy_coloring(P) -> np.ndarray:
 class HessianSurvey:
     """The table's calls (``Survey``'s ``run`` and ``main`` with these columns)."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, programs: dict | None = None) -> None:
         self.rng = rng
+        self.programs = PROGRAMS if programs is None else programs
         self.cache: dict[str, Any] = {}
         self.extra: list[str] = []
 
@@ -739,7 +740,7 @@ class HessianSurvey:
         the true dense Hessians there (jacfwd of jacfwd of the reference)."""
         if name in self.cache:
             return self.cache[name]
-        builder, small, _ = PROGRAMS[name]
+        builder, small, _ = self.programs[name]
         p = builder(small)
         r = np.random.default_rng(small + len(name))
         out = np.shape(p.ref(jnp.asarray(p.x))) if p.vector else ()
@@ -839,7 +840,7 @@ class HessianSurvey:
     def _large(self, name: str) -> tuple[str, str]:
         import dgraph
 
-        builder, _, large = PROGRAMS[name]
+        builder, _, large = self.programs[name]
         if large is None:
             return "-", ""
         p = builder(large)

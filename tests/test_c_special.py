@@ -177,6 +177,14 @@ PROGRAMS = {  # (function, mode, the dgraph function its C calls)
         "dgraph_polygamma(",
     ),
     "gammaln": (_loglik, "hessian", "dgraph_polygamma("),
+    # digamma's Hessian: polygamma at order n + 1, the order an operand of the tensor
+    # program (refused on main: "no shape rule for special.polygamma", "cannot print
+    # polygamma of order dgraph_operand_0_ + 1")
+    "digamma_hessian": (
+        lambda x: jnp.sum(jax.scipy.special.digamma(x**2 + 1) * x),
+        "hessian",
+        "dgraph_polygamma(",
+    ),
     "erfinv": (lambda x: jax.scipy.special.erfinv(x / 3) * x, "jacobian", "dgraph_erfinv("),
     "i0e_i1e": (
         lambda x: jax.scipy.special.i0e(3 * x) * x + jax.scipy.special.i1e(x**2 - 0.4),

@@ -33,6 +33,9 @@ SECONDS = 120
 INJECT = '__import__("os").system("touch PWNED")'
 
 
+HESSIAN_OUT = ["--mode", "hessian", "-o", "h.py"]
+
+
 def H(name: str) -> str:
     return str(HOSTILE / name)
 
@@ -657,7 +660,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
-    ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),
+    ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.spacing"),
     (
         "scipy-special-ufunc",
         ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
@@ -775,6 +778,17 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("array_model.py") + ":solves", "--inputs", "u:3x3"],
         "numpy.linalg.lstsq",
     ),
+    *[
+        (
+            f"array-{name}",
+            [*["codegen", H("array_model.py") + f":{name}", "--inputs", "u:3x3"], *HESSIAN_OUT],
+            needle,
+        )
+        for name, needle in [
+            ("signed_logsumexp", "logsumexp(return_sign=True) is not supported"),
+            ("convolve_middle", "mode must be 'full', 'same' or 'valid'"),
+        ]
+    ],
     # 14b. code for tensor graphs (issue 41, item 4): python or jax, jacobian, jvp or vjp
     *[
         (

@@ -92,9 +92,9 @@ def test_what_cannot_be_traced_is_one_clear_error():
         from_function(rounds)
 
     def unknown(x):
-        return np.logaddexp2(x, 1.0)
+        return np.spacing(x) + x
 
-    with pytest.raises(InputError, match=r"numpy\.logaddexp"):
+    with pytest.raises(InputError, match=r"numpy\.spacing"):
         from_function(unknown)
 
 

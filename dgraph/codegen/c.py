@@ -123,11 +123,14 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
 
     def _print_polygamma(self, expr: sympy.Expr) -> str:
         """``dgraph_polygamma(n, x)`` (:mod:`dgraph.codegen.c_special`, defined in the
-        file) for an integer order up to its ``MAX_ORDER``."""
+        file) for an integer order up to its ``MAX_ORDER``; an order computed at run time
+        (a tensor program's operand, ``polygamma``'s derivative at order ``n + 1``) is
+        the C function's to check: NaN unless an integer in that range."""
         order = expr.args[0]
-        if not (order.is_Integer and 0 <= order <= MAX_ORDER):
+        if order.is_number and not (order.is_Integer and 0 <= order <= MAX_ORDER):
             raise DGraphError(f"cannot print polygamma of order {order}")
-        return f"dgraph_polygamma({int(order)}, {self._print(expr.args[1])})"
+        text = str(int(order)) if order.is_Integer else self._print(order)
+        return f"dgraph_polygamma({text}, {self._print(expr.args[1])})"
 
 
 # array function (without its module): (C99 function, operands) of the functions C calls

@@ -185,6 +185,9 @@ class ShapeInference:
         function = getattr(scipy.special if special else np, name, None)
         if isinstance(function, np.ufunc) and not keywords:
             return _elementwise(function, args)
+        if special and name == "polygamma" and len(args) == 2 and not keywords:
+            # scipy's polygamma(n, x) is a Python function, elementwise over both
+            return Shaped(np.broadcast_shapes(*(_shaped(v).shape for v in args)), _FLOAT)
         raise ShapeError(f"no shape rule for the array function {node.func}")
 
     def _shape_AsType(self, node: ir.AsType, values: list) -> Shaped:

@@ -17,11 +17,12 @@ itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
-``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat`` and
-``np.bincount(weights=)`` are built of these operations. What has no array operation
-(most of ``np.linalg``, indexing with other traced values, assignment into an array, a
-branch on a traced value) is one
-:class:`~dgraph.errors.InputError` line naming it.
+``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
+``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
+:mod:`~dgraph.frontends.numpy_composites` are built of these operations. What has no array
+operation (most of ``np.linalg``, indexing with other traced values, assignment into an
+array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
+it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import scipy_special
+from . import array_signal, numpy_composites, scipy_special
 from .frames import call_keeping_locals
 
 __all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
@@ -595,6 +596,7 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         "logaddexp": _logaddexp,
         "isnan": lambda a: _elementwise("ne", (a, a)),
         "isinf": lambda a: _elementwise("eq", (_elementwise("abs", (a,)), math.inf)),
+        **numpy_composites.UFUNCS,
     }
 
 
@@ -1056,7 +1058,8 @@ def _index(x: TracedArray, key: Any) -> Any:
     if any(k is Ellipsis for k in key):
         at = next(j for j, k in enumerate(key) if k is Ellipsis)
         key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1 :]
-    key = key + (slice(None),) * (x.ndim - used)
+    else:
+        key = key + (slice(None),) * (x.ndim - used)
     starts, limits, strides, reverse, drop, shape = [], [], [], [], [], []
     axis = 0
     for k in key:
@@ -1155,14 +1158,18 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
         if idx.shape != (n,):
             raise InputError(f"a boolean index of shape {idx.shape} for an axis of length {n}")
         idx = np.nonzero(idx)[0]
-    if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
-        raise InputError("indexing with an array needs a non-empty 1-D array of integers")
+    if idx.ndim == 0 or idx.size == 0 or idx.dtype.kind not in "iu":
+        raise InputError("indexing with an array needs a non-empty array of integers")
     if ((idx < -n) | (idx >= n)).any():
         raise InputError(f"an index is out of bounds for axis {axis} of length {n}")
-    idx = np.where(idx < 0, idx + n, idx)
-    shape = (*x.shape[:axis], idx.size, *x.shape[axis + 1 :])
-    params = (("indices", tuple(int(i) for i in idx)), ("axis", axis))
-    return _move(x, "take", params, shape)
+    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
+    shape = (*x.shape[:axis], flat.size, *x.shape[axis + 1 :])
+    params = (("indices", tuple(int(i) for i in flat)), ("axis", axis))
+    taken = _move(x, "take", params, shape)
+    if idx.ndim == 1:
+        return taken
+    # an n-d index array: NumPy's result has the index's axes where the axis was
+    return _reshape(taken, (*x.shape[:axis], *idx.shape, *x.shape[axis + 1 :]))
 
 
 def _shown(k: slice) -> str:
@@ -2149,6 +2156,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.flip: _flip,
     np.diff: _diff,
     np.gradient: _gradient,
+    np.convolve: array_signal.convolve,
+    np.correlate: array_signal.correlate,
+    **numpy_composites.FUNCTIONS,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
     np.empty_like: _like(0.0),
@@ -2310,9 +2320,7 @@ class _Proxy:
     """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
     the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
 
-    def __init__(
-        self, module: Any, table: Mapping[str, Callable[..., Any]], tape: _Tape | None = None
-    ) -> None:
+    def __init__(self, module: Any, table: Mapping[str, Any], tape: _Tape | None = None) -> None:
         self._module, self._table, self._tape = module, table, tape
 
     def __getattr__(self, name: str) -> Any:
@@ -2322,7 +2330,9 @@ class _Proxy:
                 return _new_array(original, self._tape)
             return _array_of(original) if name in _AS_ARRAY else original
         traced = self._table.get(name)
-        return original if traced is None else _taking_arrays(original, traced)
+        if traced is None or isinstance(traced, _Proxy):  # a submodule's proxy: itself
+            return original if traced is None else traced
+        return _taking_arrays(original, traced)
 
 
 @contextlib.contextmanager
@@ -2349,6 +2359,9 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
             saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
+        elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
+            inner = _Proxy(value.special, scipy_special.FUNCTIONS)
+            saved[key], namespace[key] = value, _Proxy(value, {"special": inner})
         elif any(value is getattr(np, n) for n in _AS_ARRAY):
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):

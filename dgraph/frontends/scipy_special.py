@@ -14,7 +14,7 @@ A function not named here stays refused in one line.
 References
 ----------
 JAX authors, ``jax/_src/scipy/special.py`` (``xlogy``, ``xlog1py``, ``entr``, ``ndtr``,
-``logit``): the values and derivative rules matched here.
+``logit``, ``betaln``): the values and derivative rules matched here.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "xlog1py": _xlog1py,
     "entr": _entr,
     "ndtr": _ndtr,
+    "betaln": lambda op, a, b: op("lgamma", a) + op("lgamma", b) - op("lgamma", a + b),
 }
 
 

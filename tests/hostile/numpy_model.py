@@ -14,7 +14,7 @@ def converts(x):
 
 
 def unknown_ufunc(x):
-    return np.logaddexp2(x, 1.0)
+    return np.spacing(x) + x
 
 
 def unknown_special(x):

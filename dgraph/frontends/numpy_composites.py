@@ -1,0 +1,162 @@
+"""NumPy functions of traced arrays that are a few other NumPy operations of equal value
+(NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
+``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
+``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
+``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule) and the ufuncs
+``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
+calls NumPy on the traced values, so the tracer's operations and their derivative rules
+are all there is; what these do not cover is one line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["FUNCTIONS", "UFUNCS"]
+
+
+def _triangle(lower: bool) -> Callable[..., Any]:
+    name = "numpy.tril" if lower else "numpy.triu"
+
+    def triangle(m: Any, k: int = 0) -> Any:
+        if np.ndim(m) < 2:
+            raise InputError(f"{name} of an array of fewer than 2 axes is not supported")
+        ones = np.ones(np.shape(m)[-2:], dtype=bool)
+        return np.where(np.tril(ones, k) if lower else np.triu(ones, k), m, 0.0)
+
+    return triangle
+
+
+def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Any:
+    """``a × b`` of 3-vectors along the last axis (broadcast over the others)."""
+    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
+        raise InputError("numpy.cross along an axis other than the last is not supported")
+    if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
+        raise InputError("numpy.cross of vectors other than 3-vectors is not supported")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _kron(a: Any, b: Any) -> Any:
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) == len(sb) == 1:
+        return np.reshape(np.reshape(a, (-1, 1)) * np.reshape(b, (1, -1)), (-1,))
+    if len(sa) == len(sb) == 2:
+        blocks = np.reshape(a, (sa[0], 1, sa[1], 1)) * np.reshape(b, (1, sb[0], 1, sb[1]))
+        return np.reshape(blocks, (sa[0] * sb[0], sa[1] * sb[1]))
+    raise InputError("numpy.kron of arrays other than two vectors or two matrices")
+
+
+def _append(arr: Any, values: Any, axis: Any = None) -> Any:
+    if axis is None:
+        return np.concatenate([np.ravel(arr), np.ravel(values)])
+    return np.concatenate([arr, values], axis=axis)
+
+
+def _column_stack(tup: Any) -> Any:
+    columns = [np.reshape(a, (-1, 1)) if np.ndim(a) < 2 else a for a in tup]
+    return np.concatenate(columns, axis=1)
+
+
+def _ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
+    flat = np.ravel(ary)
+    parts = [np.diff(flat)] if np.shape(flat)[0] > 1 else []
+    if to_begin is not None:
+        parts.insert(0, np.ravel(to_begin))
+    if to_end is not None:
+        parts.append(np.ravel(to_end))
+    if not parts:
+        raise InputError("numpy.ediff1d of one entry and nothing to add is empty")
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """``Σ d·(y[1:] + y[:-1]) / 2`` along ``axis``, ``d`` the steps of ``x`` or ``dx``."""
+    n = np.ndim(y)
+    axis = axis % n
+    last = (*(k for k in range(n) if k != axis), axis)  # the axis moved last
+    y = np.transpose(y, last)
+    if x is None:
+        d = dx
+    elif np.ndim(x) == 1:
+        d = np.diff(x)
+    else:
+        d = np.transpose(np.diff(x, axis=axis), last)
+    return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+
+
+def _average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False,
+             *, keepdims: bool = False) -> Any:  # fmt: skip
+    if returned:
+        raise InputError("numpy.average(returned=True) is not supported")
+    if weights is None:
+        return np.mean(a, axis=axis, keepdims=keepdims)
+    w = weights
+    if np.shape(w) != np.shape(a):
+        if axis is None or np.ndim(w) != 1 or not isinstance(axis, int):
+            raise InputError("numpy.average: weights of another shape need one axis")
+        shape = [1] * np.ndim(a)
+        shape[axis] = np.shape(w)[0]
+        w = np.reshape(w, tuple(shape))
+    total = np.sum(a * w, axis=axis, keepdims=keepdims)
+    return total / np.sum(w * np.ones(np.shape(a)), axis=axis, keepdims=keepdims)
+
+
+def _vdot(a: Any, b: Any) -> Any:
+    return np.sum(np.ravel(a) * np.ravel(b))
+
+
+def _inner(a: Any, b: Any) -> Any:
+    """The sum over the last axes (a scalar operand: the product)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return a * b
+    return np.tensordot(a, b, axes=([np.ndim(a) - 1], [np.ndim(b) - 1]))
+
+
+def _polyval(p: Any, x: Any) -> Any:
+    """Horner's rule, as NumPy's ``polyval``: ``y = y·x + pᵢ``."""
+    if np.ndim(p) != 1:
+        raise InputError("numpy.polyval needs 1-D coefficients")
+    y = np.zeros_like(x) if not hasattr(x, "tape") else 0.0 * x
+    for i in range(np.shape(p)[0]):
+        y = y * x + p[i]
+    return y
+
+
+def _heaviside(x1: Any, x2: Any) -> Any:
+    """0 below 0, ``x2`` at 0, 1 above, NaN at NaN."""
+    return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
+
+
+_LN2 = math.log(2.0)
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.triu: _triangle(False),
+    np.tril: _triangle(True),
+    np.cross: _cross,
+    np.kron: _kron,
+    np.append: _append,
+    np.column_stack: _column_stack,
+    np.ediff1d: _ediff1d,
+    np.average: _average,
+    np.vdot: _vdot,
+    np.inner: _inner,
+    np.polyval: _polyval,
+    **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
+}
+
+UFUNCS: dict[str, Callable[..., Any]] = {
+    "heaviside": _heaviside,
+    "logaddexp2": lambda a, b: np.logaddexp(a * _LN2, b * _LN2) / _LN2,
+    "deg2rad": lambda a: a * (math.pi / 180.0),
+    "radians": lambda a: a * (math.pi / 180.0),
+    "rad2deg": lambda a: a * (180.0 / math.pi),
+    "degrees": lambda a: a * (180.0 / math.pi),
+}

@@ -1,0 +1,106 @@
+"""NumPy functions built of other NumPy operations in traced code
+(dgraph.frontends.numpy_composites): each Hessian against JAX's (jax.numpy's function of
+the same name) at a 0-d input where the function takes one, a 1-d and a 2-d one; values
+off the smooth part (``heaviside`` at 0 and NaN); a mutated definition caught. Each was
+refused on main ("numpy.triu on an array that depends on the inputs", …)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.errors import InputError
+from dgraph.frontends import from_function
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def _both(body):
+    """The same code with np and with jnp: (NumPy program, JAX reference)."""
+    return (lambda x: body(np, x)), (lambda x: body(jnp, x))
+
+
+W = np.array([1.0, 2.0, 0.5])
+PAIRS = {
+    "triu_tril": _both(lambda m, x: m.sum(m.triu(m.outer(x, x) ** 2, 1))
+                       + m.sum(m.tril(m.outer(x, x[::-1]) ** 3, -1))),
+    "cross": _both(lambda m, x: m.sum(m.cross(m.reshape(x[:6], (2, 3)), m.sin(x[-3:])) ** 2)),
+    "kron": _both(lambda m, x: m.sum(m.kron(x[:2], x[2:]) ** 2)
+                  + m.sum(m.kron(m.reshape(x[:4], (2, 2)), m.reshape(x[-4:], (2, 2))) ** 3)),
+    "append_column_stack": _both(lambda m, x: m.sum(m.append(x, 1.0) ** 3 * x[0])
+                                 + m.sum(m.column_stack([x[:3], x[3:6] ** 2]) ** 3)),
+    "ediff1d": _both(lambda m, x: m.sum(m.ediff1d(x, to_begin=x[:1] ** 2) ** 3)),
+    "trapezoid": _both(lambda m, x: m.trapezoid(x**3, dx=0.5)
+                       + m.sum(m.trapezoid(m.reshape(x[:6], (2, 3)) ** 2, x[:3] ** 2 + 1.0))
+                       + m.sum(m.trapezoid(m.reshape(x[:6], (2, 3)) ** 2, axis=0))),
+    "average": _both(lambda m, x: m.average(x**2, weights=m.arange(1.0, x.size + 1.0)) ** 2
+                     + m.sum(m.average(m.reshape(x[:6], (2, 3)) ** 3, axis=1, weights=W) ** 2)),
+    "vdot_inner": _both(lambda m, x: m.vdot(x, x**2) ** 2
+                        + m.sum(m.inner(m.reshape(x[:6], (2, 3)), m.reshape(x[:6], (2, 3))) ** 2)),
+    "polyval": _both(lambda m, x: m.sum(m.polyval(x[:3], x) ** 2)
+                     + m.sum(m.polyval(m.array([1.0, -2.0, 0.5]), x) ** 3)),
+}  # fmt: skip
+UFUNC_PAIRS = {  # also at a 0-d input
+    "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),
+    "deg2rad_rad2deg": _both(lambda m, x: m.sin(m.deg2rad(30 * x)) * m.rad2deg(x) ** 2
+                             + m.radians(x) * m.degrees(x**2)),
+    "heaviside": _both(lambda m, x: m.heaviside(x - 0.1, 0.5) * x**3),
+}  # fmt: skip
+
+
+def _hessian_vs_jax(f, g, x) -> None:
+    """At the array level (main took some of these at the element level only, one vertex
+    per entry), then the Hessian."""
+    assert from_function(lambda x: np.sum(f(x)), sizes=[x.shape], level="array").is_tensor
+    made = dgraph.hessian(lambda x: np.sum(f(x)), x, sparse=True)
+    got = made(x).toarray()
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(lambda x: jnp.sum(g(x)))(jnp.asarray(x)))
+    assert made.generated.verified
+    np.testing.assert_allclose(got, want.reshape(got.shape), rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_composite_hessians_equal_jax(name: str) -> None:
+    f, g = PAIRS[name]
+    _hessian_vs_jax(f, g, np.linspace(-0.8, 1.1, 9))
+
+
+@pytest.mark.parametrize("name", sorted(UFUNC_PAIRS))
+def test_composite_ufuncs_equal_jax_at_0d_1d_2d(name: str) -> None:
+    f, g = UFUNC_PAIRS[name]
+    for x in (np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)):
+        _hessian_vs_jax(f, g, x)
+
+
+def test_heaviside_values_at_zero_and_nan() -> None:
+    f = dgraph.make_function(lambda x: np.heaviside(x, 0.25) * x, "value_and_jacobian",
+                             point=[np.array([-1.0, 0.5, 2.0])])  # fmt: skip
+    value, _ = f(np.array([-1.0, 0.0, np.nan]))
+    np.testing.assert_array_equal(value, np.heaviside([-1.0, 0.0, np.nan], 0.25) * [-1, 0, np.nan])
+
+
+def test_a_mutated_definition_is_caught(monkeypatch) -> None:
+    from dgraph.frontends import numpy_composites
+
+    monkeypatch.setitem(numpy_composites.UFUNCS, "deg2rad", lambda a: a * (np.pi / 360))
+    with pytest.raises(InputError, match="read wrongly"):  # the value check at the point
+        _hessian_vs_jax(*UFUNC_PAIRS["deg2rad_rad2deg"], np.linspace(-0.8, 1.1, 5))
+
+
+@pytest.mark.parametrize(
+    "f, needle",
+    [
+        (lambda x: np.cross(np.reshape(x, (2, 2)), x[:2]), "3-vectors"),
+        (lambda x: np.triu(x), "fewer than 2 axes"),
+        (lambda x: np.kron(x, np.reshape(x, (2, 2))), "two vectors or two matrices"),
+        (lambda x: np.average(x, weights=x, returned=True)[0], "returned=True"),
+    ],
+)
+def test_what_they_do_not_cover_is_one_line(f, needle: str) -> None:
+    """At the array level (the Hessian of a one-vector function may still be taken at
+    the element level)."""
+    with pytest.raises(InputError, match=needle):
+        from_function(lambda x: np.sum(f(x)), sizes=[(4,)], level="array")
