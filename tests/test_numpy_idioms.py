@@ -72,3 +72,42 @@ def test_a_library_converting_two_arguments_is_still_refused():
 
     with pytest.raises(DGraphError, match="converting an array that depends on the inputs"):
         dgraph.hessian(f, _X, 2.0)
+
+
+_A = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7], [-0.2, 0.8, 1.1], [0.9, -0.4, 0.6]])
+_B = np.array([1.0, -1.0, 1.0, -1.0])
+
+
+def logistic_by_dot(w):
+    """scikit-learn's ``_logistic_loss`` with ``X.dot(w)``, ``X[:, 1:].dot`` and ``.T.dot``."""
+    z = _A.dot(w) + 0.5 * _A[:, 1:].dot(w[1:])
+    return np.sum(np.logaddexp(0.0, -_B * z)) + 0.1 * _A.T.dot(np.tanh(z)).dot(w)
+
+
+def test_ndarray_dot_of_a_traced_vector_is_np_dot():
+    """``X.dot(w)`` of a NumPy ``X`` (the module's, or a closure's) converts ``w`` without
+    NumPy's dispatch: refused on main ("converting an array that depends on the inputs");
+    now the gradient and Hessian equal JAX's."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    A, B = jnp.asarray(_A), jnp.asarray(_B)
+
+    def ref(w):
+        z = A @ w + 0.5 * A[:, 1:] @ w[1:]
+        return jnp.sum(jnp.logaddexp(0.0, -B * z)) + 0.1 * (A.T @ jnp.tanh(z)) @ w
+
+    w = np.array([0.3, -0.6, 0.2])
+    gradient = dgraph.make_function(logistic_by_dot, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(gradient(w)), jax.grad(ref)(w), rtol=1e-12)
+    H = _dense(dgraph.hessian(logistic_by_dot, w)(w))
+    np.testing.assert_allclose(H, jax.hessian(ref)(w), rtol=1e-12, atol=1e-14)
+
+    X = _A.copy()
+
+    def closure(w):
+        return np.sum(np.sin(X.dot(w)))
+
+    g = dgraph.make_function(closure, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), X.T @ np.cos(X @ w), rtol=1e-12)
+    assert type(X) is np.ndarray and type(_A) is np.ndarray  # restored after the trace

@@ -2239,6 +2239,56 @@ class _Proxy:
         return original if traced is None else _taking_arrays(original, traced)
 
 
+class _Dotting(np.ndarray):
+    """A view of a NumPy array that ``f`` reaches (a closure's or its module's) whose
+    ``dot`` of a traced array is ``np.dot``'s: ``ndarray.dot`` converts its argument
+    without NumPy's dispatch, so ``X.dot(w)`` would be refused. Slices and transposes stay
+    such views (``X[:, 1:].dot(w)``, ``X.T.dot(r)``); arithmetic gives plain arrays."""
+
+    def dot(self, b: Any, out: Any = None) -> Any:
+        if isinstance(b, _Value) and out is None:
+            return np.dot(self.view(np.ndarray), b)
+        return np.ndarray.dot(self.view(np.ndarray), b, out)
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False):
+        array = array.view(np.ndarray)
+        return array[()] if return_scalar else array
+
+
+def _dotting(value: Any) -> Any:
+    """``value`` as a :class:`_Dotting` view where it is a numeric NumPy array, else None."""
+    if type(value) is np.ndarray and value.dtype.kind in "biuf" and value.ndim:
+        return value.view(_Dotting)
+    return None
+
+
+@contextlib.contextmanager
+def _constants_dotting(f: Callable[..., Any], namespace: dict[str, Any]) -> Iterator[None]:
+    """While ``f`` runs, the NumPy arrays of its closure and of ``namespace`` (its module)
+    are :class:`_Dotting` views of themselves."""
+    cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
+             if (v := _dotting(_cell(c))) is not None]  # fmt: skip
+    names = [(k, v) for k, value in namespace.items() if (v := _dotting(value)) is not None]
+    saved_cells = [(c, c.cell_contents) for c, _ in cells]
+    saved_names = {k: namespace[k] for k, _ in names}
+    for c, v in cells:
+        c.cell_contents = v
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        for c, value in saved_cells:
+            c.cell_contents = value
+        namespace.update(saved_names)
+
+
+def _cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # a cell not yet filled
+        return None
+
+
 @contextlib.contextmanager
 def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterator[None]:
     """While ``f`` runs, :mod:`math` and sympy in ``f``'s module (the modules, and
@@ -2277,7 +2327,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             namespace[name] = _taking_arrays(getattr(builtins, name), traced)
             added.append(name)
     try:
-        yield
+        with _constants_dotting(f, namespace):
+            yield
     finally:
         namespace.update(saved)
         for name in added:
