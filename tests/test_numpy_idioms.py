@@ -111,3 +111,22 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
     g = dgraph.make_function(closure, "jacobian", "python", point=[w])
     np.testing.assert_allclose(np.ravel(g(w)), X.T @ np.cos(X @ w), rtol=1e-12)
     assert type(X) is np.ndarray and type(_A) is np.ndarray  # restored after the trace
+
+
+def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
+    """scikit-learn's Huber loss selects ``residual[abs(residual) > eps·sigma]``: a number
+    of entries that depends on the inputs. Refused in one line naming the mask, without
+    the sympy reading (on main it was tried: at 600×200 it ran past a minute to refuse)."""
+    from dgraph.frontends import functions
+
+    calls = []
+    monkeypatch.setattr(functions, "_by_sympy", lambda *a: calls.append(a))
+
+    def huber(w):
+        r = _B - _A.dot(w)
+        mask = np.abs(r) > 0.5
+        return np.sum(r[~mask] ** 2) + np.sum(np.abs(r[mask]))
+
+    with pytest.raises(InputError, match=r"a boolean mask computed from the inputs \(x\[mask\]\)"):
+        dgraph.make_function(huber, "jacobian", "python", point=[np.ones(3)])
+    assert calls == []

@@ -48,7 +48,15 @@ from ..errors import GraphError, InputError
 from . import scipy_special
 from .frames import call_keeping_locals
 
-__all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
+__all__ = [
+    "MAX_AXES",
+    "MAX_ELEMENTS",
+    "DataDependentIndex",
+    "Passive",
+    "TracedArray",
+    "check_shape",
+    "trace_arrays",
+]
 
 MAX_AXES = 8  # axes of one input
 MAX_ELEMENTS = 10**8  # elements of one input
@@ -94,6 +102,12 @@ class _Tape:
         name = f"%{len(self.entries)}"
         self.entries.append((name, op, tuple(shape)))
         return TracedArray(self, name, tuple(shape))
+
+
+class DataDependentIndex(InputError):
+    """An index (a boolean mask, a position) computed from the inputs where none is read:
+    final, since no other reading reads it either (sympy's symbols compare to no truth
+    value), and a symbolic reading of a large function would take minutes to find so."""
 
 
 def _unsupported(what: str) -> InputError:
@@ -962,7 +976,7 @@ def _index(x: TracedArray, key: Any) -> Any:
         return _take_computed(x, key[computed[0]], computed[0])
     for k in key:
         if _is_traced(k):
-            raise InputError(
+            raise DataDependentIndex(
                 "indexing with a value that depends on the inputs is not supported"
                 " (a data-dependent index): use np.where"
             )
@@ -1030,12 +1044,21 @@ def _index(x: TracedArray, key: Any) -> Any:
 _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
 
 
+#: the operations whose values are a boolean mask
+_MASKS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
+
+
 def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
     ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
     the axis, as NumPy's integer index does."""
+    if index.op.primitive in _MASKS:
+        raise DataDependentIndex(
+            "a boolean mask computed from the inputs (x[mask]) selects a number of entries"
+            " that depends on them: use np.where(mask, x, 0)"
+        )
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
-        raise InputError(
+        raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one)"
             " along one axis: use np.where"
@@ -1070,7 +1093,7 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
     if _traced(x, "take") is None:
         return np.take(_constant(x), indices, axis=axis)
     if _is_traced(indices):
-        raise InputError(
+        raise DataDependentIndex(
             "indexing with a value that depends on the inputs is not supported"
             " (a data-dependent index): use np.where"
         )
