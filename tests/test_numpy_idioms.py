@@ -130,3 +130,34 @@ def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
     with pytest.raises(InputError, match=r"a boolean mask computed from the inputs \(x\[mask\]\)"):
         dgraph.make_function(huber, "jacobian", "python", point=[np.ones(3)])
     assert calls == []
+
+
+def _jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def test_log_ndtr_is_log_phi_in_every_piece():
+    """``scipy.special.log_ndtr`` (statsmodels' probit): refused on main ("log_ndtr on an
+    array that depends on the inputs"); now the value equals SciPy's and the gradient and
+    Hessian diagonal equal ``log Φ``'s from mpmath (50 digits) in all three pieces (below
+    -20, between, above 8), at the switches -20 and 8 too."""
+    from scipy import special
+
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    x = np.array([-35.0, -20.5, -20.0, -19.0, -3.0, 0.0, 2.0, 8.0, 8.5, 12.0])
+
+    def f(x):
+        return np.sum(special.log_ndtr(x))
+
+    def d(t, k):
+        return float(mpmath.diff(lambda s: mpmath.log(mpmath.ncdf(s)), t, k))
+
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), [d(t, 1) for t in x], rtol=1e-13)
+    H = _dense(dgraph.hessian(f, x)(x))
+    np.testing.assert_allclose(np.diag(H), [d(t, 2) for t in x], rtol=1e-12)
+    assert np.count_nonzero(H - np.diag(np.diag(H))) == 0
+
