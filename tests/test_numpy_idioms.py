@@ -6,6 +6,8 @@ on the inputs to a NumPy array"); scipy's own ``rosen_der`` and ``rosen_hess`` j
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.optimize import rosen, rosen_der, rosen_hess
@@ -160,4 +162,28 @@ def test_log_ndtr_is_log_phi_in_every_piece():
     H = _dense(dgraph.hessian(f, x)(x))
     np.testing.assert_allclose(np.diag(H), [d(t, 2) for t in x], rtol=1e-12)
     assert np.count_nonzero(H - np.diag(np.diag(H))) == 0
+
+
+def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
+    """``np.prod([x[0], x[2]])``, ``math.fsum(terms)``, ``math.prod`` of a list of traced
+    scalars and ``return float(total)``: each refused on main ("converting an array that
+    depends on the inputs"); now the gradient and Hessian equal JAX's. ``isinstance(v,
+    float)`` reads as outside the trace."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(x):
+        terms = [np.prod([x[i], x[i + 2]]) ** 2 + math.prod([x[i], x[i + 1], 0.5])
+                 for i in range(4)]  # fmt: skip
+        scale = 2.0 if isinstance(1.5, float) and not isinstance(x, float) else 0.0
+        return float(math.fsum(terms) * scale + np.sum(np.sin(x)))
+
+    def ref(x):
+        return 2.0 * jnp.sum((x[:4] * x[2:]) ** 2 + 0.5 * x[:4] * x[1:5]) + jnp.sum(jnp.sin(x))
+
+    x = np.array([0.3, -0.6, 0.2, 0.9, -0.4, 0.7])
+    assert f(x) == pytest.approx(float(ref(x)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
 

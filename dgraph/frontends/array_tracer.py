@@ -2137,6 +2137,21 @@ def _erfc(a: Any) -> Any:
     return _elementwise("erfc", (a,))
 
 
+def _gathered_sum(items: Sequence[Any]) -> Any:
+    """``math.fsum`` of numbers some of which are traced: their sum (exactly rounded in
+    NumPy, a sum of reals in the graph)."""
+    return _sum(_stack([np.asarray(v, dtype=float) if not isinstance(v, _Value) else v
+                        for v in items]))  # fmt: skip
+
+
+def _gathered_prod(items: Sequence[Any]) -> Any:
+    """``math.prod`` of numbers some of which are traced, multiplied in order."""
+    out = items[0]
+    for v in items[1:]:
+        out = out * v
+    return out
+
+
 _NUMPY_NAMED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log1p", "log2")
 _NUMPY_NAMED += ("log10", "sqrt", "cbrt", "floor")
 _SHARED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "sqrt", "cbrt", "floor", "asin")
@@ -2158,6 +2173,8 @@ _MATH: dict[str, Callable[..., Any]] = {
     "log": _log,
     "erf": _erf,
     "erfc": _erfc,
+    "fsum": _gathered_sum,
+    "prod": _gathered_prod,
 }
 _SYMPY: dict[str, Callable[..., Any]] = {
     **{n: _MATH[n] for n in _SHARED},
@@ -2198,7 +2215,59 @@ def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
     return make
 
 
+#: NumPy's functions whose dispatch looks inside a sequence argument (a list of arrays)
+_SEQUENCES = frozenset({"concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                        "row_stack", "block", "einsum", "select", "piecewise", "broadcast_arrays",
+                        "meshgrid", "ix_", "vectorize", "frompyfunc"})  # fmt: skip
+
+
+def _lists_gathered(original: Callable[..., Any]) -> Callable[..., Any]:
+    """A NumPy function whose list (or tuple) arguments holding traced values are one
+    traced array each (:func:`gathered`), as NumPy would convert them before dispatch:
+    ``np.prod([x[0], x[2]])``."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, (list, tuple)) and _holds_traced(a) for a in args):
+            args = tuple(gathered(a) for a in args)
+        return original(*args, **kwargs)
+
+    call.__name__, call.__doc__ = getattr(original, "__name__", "call"), original.__doc__
+    return call
+
+
+class _FloatType(type):
+    """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
+    (:class:`_Float`)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, float)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, float)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(float, name)
+
+
+class _Float(metaclass=_FloatType):
+    """The builtin ``float`` while ``f`` runs: ``float(v)`` of a traced value of one entry
+    is that value as a scalar (``return float(loss)`` ends many scipy.optimize
+    objectives; the number is the same); of other values Python's ``float``. As a dtype
+    (``np.asarray(x, dtype=float)``) it is float64, read from ``dtype``."""
+
+    dtype = np.dtype(np.float64)
+
+    def __new__(cls, x: Any = 0.0) -> Any:
+        if isinstance(x, _Value):
+            if x.size != 1:
+                raise InputError(f"float() of an array of shape {x.shape}: one entry is needed")
+            return _reshape(x, ())
+        return float(x)
+
+
 _BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum}
+#: functions of one iterable: called with its items as a list where one is traced
+_ITERABLE = {max: "items", min: "items", math.fsum: "list", math.prod: "list"}
 
 
 def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable:
@@ -2209,10 +2278,10 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
         if any(isinstance(a, _Value) for a in flat):
             return traced(*args, **kwargs)
-        if original in (max, min) and len(args) == 1 and not kwargs:
+        if original in _ITERABLE and len(args) == 1 and not kwargs:
             items = list(args[0])
             if any(isinstance(a, _Value) for a in items):
-                return _n_ary(traced)(*items)
+                return _n_ary(traced)(*items) if _ITERABLE[original] == "items" else traced(items)
             return original(items)
         return original(*args, **kwargs)
 
@@ -2257,7 +2326,11 @@ class _Proxy:
         if self._table is _NUMPY:
             if name in _NEW_ARRAYS and self._tape is not None:
                 return _new_array(original, self._tape)
-            return _array_of(original) if name in _AS_ARRAY else original
+            if name in _AS_ARRAY:
+                return _array_of(original)
+            if callable(original) and not isinstance(original, (np.ufunc, type)):
+                return original if name in _SEQUENCES else _lists_gathered(original)
+            return original
         traced = self._table.get(name)
         return original if traced is None else _taking_arrays(original, traced)
 
@@ -2349,6 +2422,9 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         if name not in namespace:
             namespace[name] = _taking_arrays(getattr(builtins, name), traced)
             added.append(name)
+    if "float" not in namespace:
+        namespace["float"] = _Float
+        added.append("float")
     try:
         with _constants_dotting(f, namespace):
             yield
