@@ -187,3 +187,32 @@ def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
     np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
     np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
 
+
+def test_accumulate_and_vector_and_matrix_norms():
+    """``np.maximum.accumulate`` / ``np.minimum.accumulate`` / ``np.multiply.accumulate``,
+    ``np.linalg.norm(v, ord=3)`` and ``ord=-inf``, a matrix's ``ord=1``/``-inf`` norms:
+    refused on main; now gradient and Hessian equal JAX's (cummax, cummin, cumprod)."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(x):
+        y = np.maximum.accumulate(x) + np.minimum.accumulate(x * x) + np.multiply.accumulate(x)
+        M = x.reshape(2, 3)
+        return (
+            np.linalg.norm(y, ord=3) + np.linalg.norm(M, ord=1)
+            + np.linalg.norm(M, ord=-np.inf) + np.linalg.norm(x, -np.inf)
+        )  # fmt: skip
+
+    def ref(x):
+        y = jax.lax.cummax(x) + jax.lax.cummin(x * x) + jnp.cumprod(x)
+        M = x.reshape(2, 3)
+        return (
+            jnp.linalg.norm(y, ord=3) + jnp.linalg.norm(M, ord=1)
+            + jnp.linalg.norm(M, ord=-jnp.inf) + jnp.linalg.norm(x, -jnp.inf)
+        )  # fmt: skip
+
+    x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
+    assert f(x) == pytest.approx(float(ref(x)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)

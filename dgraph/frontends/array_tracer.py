@@ -615,6 +615,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _add_reduceat(*inputs, **kwargs)
     if method == "outer" and ufunc.nin == 2 and not kwargs:
         return _ufunc_outer(ufunc, *inputs)
+    if method == "accumulate" and name in _ACCUMULATED:
+        return _accumulate(ufunc, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -633,6 +635,23 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     if op is None:
         raise _unsupported(f"{_ufunc_module(name)}.{name}")
     return _elementwise(op, inputs)
+
+
+_ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
+
+
+def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
+    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``ufunc`` of the
+    running result and each next slice, as NumPy's loop; ``np.add`` is ``np.cumsum``."""
+    _reduction_args(f"numpy.{ufunc.__name__}.accumulate", dtype, out)
+    if ufunc is np.add:
+        return _cumsum(x, axis)
+    d = _axis(axis, np.ndim(x), f"numpy.{ufunc.__name__}.accumulate")
+    pieces: list[Any] = []
+    for k in range(np.shape(x)[d]):
+        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
+        pieces.append(piece if not pieces else ufunc(pieces[-1], piece))
+    return _concatenate(pieces, d)
 
 
 def _ufunc_module(name: str) -> str:
@@ -1646,6 +1665,20 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
         return _sum(abs(x), axes, keepdims=keepdims)
     if vector and ord == np.inf:
         return _extreme("reduce_max", abs(x), axes, None, keepdims)
+    if vector and ord == -np.inf:
+        return _extreme("reduce_min", abs(x), axes, None, keepdims)
+    if vector and isinstance(ord, (int, float, np.integer, np.floating)) and ord != 0:
+        return _sum(abs(x) ** ord, axes, keepdims=keepdims) ** (1.0 / ord)
+    if not vector and ord in (1, -1, np.inf, -np.inf):  # the largest (smallest) column sum
+        rows, cols = axes
+        summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = _sum(abs(x), summed, keepdims=True)
+        picked = _extreme("reduce_max" if ord > 0 else "reduce_min", sums, over, None, True)
+        return (
+            picked
+            if keepdims
+            else _reshape(picked, tuple(n for j, n in enumerate(x.shape) if j not in axes))
+        )
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
 
 
