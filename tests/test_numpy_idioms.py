@@ -216,3 +216,22 @@ def test_accumulate_and_vector_and_matrix_norms():
     g = dgraph.make_function(f, "jacobian", "python", point=[x])
     np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
     np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
+
+
+def test_builtin_sum_of_a_traced_array_is_one_reduction():
+    """scipy's tutorial Rosenbrock, ``x = np.asarray(x); return sum(100.0*(x[1:] -
+    x[:-1]**2.0)**2.0 + (1 - x[:-1])**2.0)`` with the builtin ``sum``: on main it iterated,
+    one vertex per entry (its sparse Hessian at n = 500 ran past 60 s in
+    benchmarks/real_programs9.py); now one reduction, the Hessian scipy's ``rosen_hess``."""
+    from dgraph.frontends import from_python
+
+    def tutorial(x):
+        x = np.asarray(x)
+        return sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+    x = np.linspace(-0.5, 1.5, 60)
+    graph = from_python(tutorial, sizes=[60], level="array")
+    assert len(graph.order()) < 20
+    H = dgraph.hessian(tutorial, x, sparse=True)(x)
+    assert H.nnz == 3 * 60 - 2
+    np.testing.assert_allclose(H.toarray(), rosen_hess(x), rtol=1e-12)

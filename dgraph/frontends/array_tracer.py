@@ -2298,7 +2298,23 @@ class _Float(metaclass=_FloatType):
         return float(x)
 
 
-_BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum}
+def _builtin_sum(x: Any, start: Any = 0) -> Any:
+    """The builtin ``sum`` of a traced array: its entries along the first axis added
+    (``np.sum(x, axis=0)``, one reduction), not one addition per entry as iterating
+    would (``sum(100*(x[1:] - x[:-1]**2)**2 + ...)``, scipy's tutorial Rosenbrock)."""
+    if not isinstance(x, _Value):
+        return sum(x, start)
+    if not x.shape:
+        raise InputError("sum() of a 0-d array: iteration over a 0-d array")
+    total = _sum(x, 0)
+    return total if isinstance(start, int) and start == 0 else total + start
+
+
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "max": np.maximum,
+    "min": np.minimum,
+    "sum": _builtin_sum,
+}
 #: functions of one iterable: called with its items as a list where one is traced
 _ITERABLE = {max: "items", min: "items", math.fsum: "list", math.prod: "list"}
 
