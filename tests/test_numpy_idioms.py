@@ -235,3 +235,42 @@ def test_builtin_sum_of_a_traced_array_is_one_reduction():
     H = dgraph.hessian(tutorial, x, sparse=True)(x)
     assert H.nnz == 3 * 60 - 2
     np.testing.assert_allclose(H.toarray(), rosen_hess(x), rtol=1e-12)
+
+
+def _cauchy(t, c=1.5):
+    return np.log1p((t / c) ** 2) + np.where(t > 0, t**3, 0.0)
+
+
+_LOSS = np.vectorize(_cauchy)
+
+
+def test_np_vectorize_of_an_elementwise_function_reads_it_once():
+    """``np.vectorize`` of a per-sample loss (made at module level, or inside ``f``):
+    refused on main ("converting an array that depends on the inputs"); now the gradient
+    and Hessian equal JAX's. A lifted function that is not elementwise (a sum inside) is
+    not read once on the whole array (that would change its numbers): the entries' own
+    reading gives ``t·sum(t) = t²`` per entry, NumPy's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(w):
+        r = _A.dot(w) - _B
+        inner = np.vectorize(lambda a, b: a * np.sin(b))
+        return np.sum(_LOSS(r)) + np.sum(inner(w, 2.0))
+
+    def ref(w):
+        r = jnp.asarray(_A) @ w - _B
+        loss = jnp.log1p((r / 1.5) ** 2) + jnp.where(r > 0, r**3, 0.0)
+        return jnp.sum(loss) + jnp.sum(w * jnp.sin(2.0))
+
+    w = np.array([0.3, -0.6, 0.2])
+    assert f(w) == pytest.approx(float(ref(w)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), jax.grad(ref)(w), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, w)(w)), jax.hessian(ref)(w), atol=1e-13)
+
+    def summing(w):
+        return np.sum(np.vectorize(lambda t: t * np.sum(t))(w))
+
+    g = dgraph.make_function(summing, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), 2.0 * w, rtol=1e-14)

@@ -2377,6 +2377,8 @@ class _Proxy:
                 return _new_array(original, self._tape)
             if name in _AS_ARRAY:
                 return _array_of(original)
+            if name == "vectorize":
+                return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original
@@ -2400,17 +2402,62 @@ class _Dotting(np.ndarray):
         return array[()] if return_scalar else array
 
 
+#: array operations a function ``np.vectorize`` lifts may record: elementwise ones
+_PER_ENTRY = frozenset({*ELEMENTWISE, *NONDIFFERENTIABLE, "integer_pow", "select_n",
+                        "broadcast_in_dim"})  # fmt: skip
+
+
+class _Vectorized:
+    """``np.vectorize(pyfunc)`` while ``f`` runs: called with traced arrays, ``pyfunc`` of
+    the arrays broadcast together, once, where it records elementwise operations only
+    (then the same numbers as one call per entry, as NumPy makes); otherwise NumPy's."""
+
+    def __init__(self, vectorized: np.vectorize) -> None:
+        self._vectorized = vectorized
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._vectorized, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        v = self._vectorized
+        if not any(isinstance(a, _Value) for a in (*args, *kwargs.values())):
+            return v(*args, **kwargs)
+        name = getattr(v.pyfunc, "__name__", "pyfunc")
+        if v.signature is not None or v.excluded:
+            raise _unsupported(f"numpy.vectorize({name}, signature= or excluded=)")
+        tape = _tape_of([*args, *kwargs.values()])
+        shape = _broadcast_shape([_shape_of(a) for a in (*args, *kwargs.values())],
+                                 "numpy.vectorize")  # fmt: skip
+        start = len(tape.entries)
+        out = v.pyfunc(*(_broadcast_to(a, shape) if _is_traced(a) else a for a in args),
+                       **{k: _broadcast_to(a, shape) if _is_traced(a) else a
+                          for k, a in kwargs.items()})  # fmt: skip
+        other = [op.primitive for _, op, _ in tape.entries[start:]
+                 if op is not None and op.primitive not in _PER_ENTRY]  # fmt: skip
+        if other or isinstance(out, (tuple, list)):
+            why = f"it calls {other[0]}" if other else "it returns several values"
+            raise InputError(
+                f"numpy.vectorize({name}) of an array that depends on the inputs: {name} is"
+                f" read once on the whole array, which needs elementwise operations ({why})"
+            )
+        return _broadcast_to(out, shape) if _shape_of(out) != shape else out
+
+
 def _dotting(value: Any) -> Any:
-    """``value`` as a :class:`_Dotting` view where it is a numeric NumPy array, else None."""
+    """``value`` as a :class:`_Dotting` view where it is a numeric NumPy array, as a
+    :class:`_Vectorized` where it is an ``np.vectorize``, else None."""
     if type(value) is np.ndarray and value.dtype.kind in "biuf" and value.ndim:
         return value.view(_Dotting)
+    if type(value) is np.vectorize:
+        return _Vectorized(value)
     return None
 
 
 @contextlib.contextmanager
 def _constants_dotting(f: Callable[..., Any], namespace: dict[str, Any]) -> Iterator[None]:
     """While ``f`` runs, the NumPy arrays of its closure and of ``namespace`` (its module)
-    are :class:`_Dotting` views of themselves."""
+    are :class:`_Dotting` views of themselves, its ``np.vectorize`` objects
+    :class:`_Vectorized`."""
     cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
              if (v := _dotting(_cell(c))) is not None]  # fmt: skip
     names = [(k, v) for k, value in namespace.items() if (v := _dotting(value)) is not None]
