@@ -129,7 +129,7 @@ def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
         mask = np.abs(r) > 0.5
         return np.sum(r[~mask] ** 2) + np.sum(np.abs(r[mask]))
 
-    with pytest.raises(InputError, match=r"a boolean mask computed from the inputs \(x\[mask\]\)"):
+    with pytest.raises(InputError, match=r"boolean mask computed from the inputs \(x\[mask\], a"):
         dgraph.make_function(huber, "jacobian", "python", point=[np.ones(3)])
     assert calls == []
 

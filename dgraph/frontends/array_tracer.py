@@ -1073,8 +1073,8 @@ def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     the axis, as NumPy's integer index does."""
     if index.op.primitive in _MASKS:
         raise DataDependentIndex(
-            "a boolean mask computed from the inputs (x[mask]) selects a number of entries"
-            " that depends on them: use np.where(mask, x, 0)"
+            "a boolean mask computed from the inputs (x[mask], a data-dependent index) selects"
+            " a number of entries that depends on them: use np.where(mask, x, 0)"
         )
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
         raise DataDependentIndex(
