@@ -269,7 +269,7 @@ def test_the_element_level_stays_the_default():
         (lambda u: np.spacing(u) + u, "numpy.spacing"),
         (lambda u: np.pad(u, 1, mode="linear_ramp"), "numpy.pad(mode='linear_ramp')"),
         (lambda u: u if u.sum() > 0 else -u, "numpy.where"),
-        (lambda u: float(u[0, 0]), "float()"),
+        (lambda u: float(u[0]), "float() of an array of shape (3,)"),
         (lambda u: np.asarray(u, dtype=int) * 2, "numpy.asarray(dtype=int64)"),
         (lambda u: np.add(u, 1.0, out=np.zeros((3, 3))), "out="),
         (lambda u: np.ones(3) @ u @ np.ones(4), "do not match"),

@@ -659,7 +659,7 @@ CASES: list[tuple[str, list[str], str]] = [
         "vertex 'E': the name is reserved (a keyword or a constant)",
     ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
-    ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
+    ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of an array"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.spacing"),
     (
         "scipy-special-ufunc",

@@ -6,6 +6,8 @@ on the inputs to a NumPy array"); scipy's own ``rosen_der`` and ``rosen_hess`` j
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.optimize import rosen, rosen_der, rosen_hess
@@ -72,3 +74,203 @@ def test_a_library_converting_two_arguments_is_still_refused():
 
     with pytest.raises(DGraphError, match="converting an array that depends on the inputs"):
         dgraph.hessian(f, _X, 2.0)
+
+
+_A = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7], [-0.2, 0.8, 1.1], [0.9, -0.4, 0.6]])
+_B = np.array([1.0, -1.0, 1.0, -1.0])
+
+
+def logistic_by_dot(w):
+    """scikit-learn's ``_logistic_loss`` with ``X.dot(w)``, ``X[:, 1:].dot`` and ``.T.dot``."""
+    z = _A.dot(w) + 0.5 * _A[:, 1:].dot(w[1:])
+    return np.sum(np.logaddexp(0.0, -_B * z)) + 0.1 * _A.T.dot(np.tanh(z)).dot(w)
+
+
+def test_ndarray_dot_of_a_traced_vector_is_np_dot():
+    """``X.dot(w)`` of a NumPy ``X`` (the module's, or a closure's) converts ``w`` without
+    NumPy's dispatch: refused on main ("converting an array that depends on the inputs");
+    now the gradient and Hessian equal JAX's."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    A, B = jnp.asarray(_A), jnp.asarray(_B)
+
+    def ref(w):
+        z = A @ w + 0.5 * A[:, 1:] @ w[1:]
+        return jnp.sum(jnp.logaddexp(0.0, -B * z)) + 0.1 * (A.T @ jnp.tanh(z)) @ w
+
+    w = np.array([0.3, -0.6, 0.2])
+    gradient = dgraph.make_function(logistic_by_dot, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(gradient(w)), jax.grad(ref)(w), rtol=1e-12)
+    H = _dense(dgraph.hessian(logistic_by_dot, w)(w))
+    np.testing.assert_allclose(H, jax.hessian(ref)(w), rtol=1e-12, atol=1e-14)
+
+    X = _A.copy()
+
+    def closure(w):
+        return np.sum(np.sin(X.dot(w)))
+
+    g = dgraph.make_function(closure, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), X.T @ np.cos(X @ w), rtol=1e-12)
+    assert type(X) is np.ndarray and type(_A) is np.ndarray  # restored after the trace
+
+
+def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
+    """scikit-learn's Huber loss selects ``residual[abs(residual) > eps·sigma]``: a number
+    of entries that depends on the inputs. Refused in one line naming the mask, without
+    the sympy reading (on main it was tried: at 600×200 it ran past a minute to refuse)."""
+    from dgraph.frontends import functions
+
+    calls = []
+    monkeypatch.setattr(functions, "_by_sympy", lambda *a: calls.append(a))
+
+    def huber(w):
+        r = _B - _A.dot(w)
+        mask = np.abs(r) > 0.5
+        return np.sum(r[~mask] ** 2) + np.sum(np.abs(r[mask]))
+
+    with pytest.raises(InputError, match=r"boolean mask computed from the inputs \(x\[mask\], a"):
+        dgraph.make_function(huber, "jacobian", "python", point=[np.ones(3)])
+    assert calls == []
+
+
+def _jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def test_log_ndtr_is_log_phi_in_every_piece():
+    """``scipy.special.log_ndtr`` (statsmodels' probit): refused on main ("log_ndtr on an
+    array that depends on the inputs"); now the value equals SciPy's and the gradient and
+    Hessian diagonal equal ``log Φ``'s from mpmath (50 digits) in all three pieces (below
+    -20, between, above 8), at the switches -20 and 8 too."""
+    from scipy import special
+
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    x = np.array([-35.0, -20.5, -20.0, -19.0, -3.0, 0.0, 2.0, 8.0, 8.5, 12.0])
+
+    def f(x):
+        return np.sum(special.log_ndtr(x))
+
+    def d(t, k):
+        return float(mpmath.diff(lambda s: mpmath.log(mpmath.ncdf(s)), t, k))
+
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), [d(t, 1) for t in x], rtol=1e-13)
+    H = _dense(dgraph.hessian(f, x)(x))
+    np.testing.assert_allclose(np.diag(H), [d(t, 2) for t in x], rtol=1e-12)
+    assert np.count_nonzero(H - np.diag(np.diag(H))) == 0
+
+
+def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
+    """``np.prod([x[0], x[2]])``, ``math.fsum(terms)``, ``math.prod`` of a list of traced
+    scalars and ``return float(total)``: each refused on main ("converting an array that
+    depends on the inputs"); now the gradient and Hessian equal JAX's. ``isinstance(v,
+    float)`` reads as outside the trace."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(x):
+        terms = [np.prod([x[i], x[i + 2]]) ** 2 + math.prod([x[i], x[i + 1], 0.5])
+                 for i in range(4)]  # fmt: skip
+        scale = 2.0 if isinstance(1.5, float) and not isinstance(x, float) else 0.0
+        return float(math.fsum(terms) * scale + np.sum(np.sin(x)))
+
+    def ref(x):
+        return 2.0 * jnp.sum((x[:4] * x[2:]) ** 2 + 0.5 * x[:4] * x[1:5]) + jnp.sum(jnp.sin(x))
+
+    x = np.array([0.3, -0.6, 0.2, 0.9, -0.4, 0.7])
+    assert f(x) == pytest.approx(float(ref(x)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
+
+
+def test_accumulate_and_vector_and_matrix_norms():
+    """``np.maximum.accumulate`` / ``np.minimum.accumulate`` / ``np.multiply.accumulate``,
+    ``np.linalg.norm(v, ord=3)`` and ``ord=-inf``, a matrix's ``ord=1``/``-inf`` norms:
+    refused on main; now gradient and Hessian equal JAX's (cummax, cummin, cumprod)."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(x):
+        y = np.maximum.accumulate(x) + np.minimum.accumulate(x * x) + np.multiply.accumulate(x)
+        M = x.reshape(2, 3)
+        return (
+            np.linalg.norm(y, ord=3) + np.linalg.norm(M, ord=1)
+            + np.linalg.norm(M, ord=-np.inf) + np.linalg.norm(x, -np.inf)
+        )  # fmt: skip
+
+    def ref(x):
+        y = jax.lax.cummax(x) + jax.lax.cummin(x * x) + jnp.cumprod(x)
+        M = x.reshape(2, 3)
+        return (
+            jnp.linalg.norm(y, ord=3) + jnp.linalg.norm(M, ord=1)
+            + jnp.linalg.norm(M, ord=-jnp.inf) + jnp.linalg.norm(x, -jnp.inf)
+        )  # fmt: skip
+
+    x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
+    assert f(x) == pytest.approx(float(ref(x)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
+
+
+def test_builtin_sum_of_a_traced_array_is_one_reduction():
+    """scipy's tutorial Rosenbrock, ``x = np.asarray(x); return sum(100.0*(x[1:] -
+    x[:-1]**2.0)**2.0 + (1 - x[:-1])**2.0)`` with the builtin ``sum``: on main it iterated,
+    one vertex per entry (its sparse Hessian at n = 500 ran past 60 s in
+    benchmarks/real_programs9.py); now one reduction, the Hessian scipy's ``rosen_hess``."""
+    from dgraph.frontends import from_python
+
+    def tutorial(x):
+        x = np.asarray(x)
+        return sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+    x = np.linspace(-0.5, 1.5, 60)
+    graph = from_python(tutorial, sizes=[60], level="array")
+    assert len(graph.order()) < 20
+    H = dgraph.hessian(tutorial, x, sparse=True)(x)
+    assert H.nnz == 3 * 60 - 2
+    np.testing.assert_allclose(H.toarray(), rosen_hess(x), rtol=1e-12)
+
+
+def _cauchy(t, c=1.5):
+    return np.log1p((t / c) ** 2) + np.where(t > 0, t**3, 0.0)
+
+
+_LOSS = np.vectorize(_cauchy)
+
+
+def test_np_vectorize_of_an_elementwise_function_reads_it_once():
+    """``np.vectorize`` of a per-sample loss (made at module level, or inside ``f``):
+    refused on main ("converting an array that depends on the inputs"); now the gradient
+    and Hessian equal JAX's. A lifted function that is not elementwise (a sum inside) is
+    not read once on the whole array (that would change its numbers): the entries' own
+    reading gives ``t·sum(t) = t²`` per entry, NumPy's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(w):
+        r = _A.dot(w) - _B
+        inner = np.vectorize(lambda a, b: a * np.sin(b))
+        return np.sum(_LOSS(r)) + np.sum(inner(w, 2.0))
+
+    def ref(w):
+        r = jnp.asarray(_A) @ w - _B
+        loss = jnp.log1p((r / 1.5) ** 2) + jnp.where(r > 0, r**3, 0.0)
+        return jnp.sum(loss) + jnp.sum(w * jnp.sin(2.0))
+
+    w = np.array([0.3, -0.6, 0.2])
+    assert f(w) == pytest.approx(float(ref(w)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), jax.grad(ref)(w), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, w)(w)), jax.hessian(ref)(w), atol=1e-13)
+
+    def summing(w):
+        return np.sum(np.vectorize(lambda t: t * np.sum(t))(w))
+
+    g = dgraph.make_function(summing, "jacobian", "python", point=[w])
+    np.testing.assert_allclose(np.ravel(g(w)), 2.0 * w, rtol=1e-14)

@@ -49,7 +49,15 @@ from ..errors import GraphError, InputError
 from . import array_signal, numpy_composites, scipy_special
 from .frames import call_keeping_locals
 
-__all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
+__all__ = [
+    "MAX_AXES",
+    "MAX_ELEMENTS",
+    "DataDependentIndex",
+    "Passive",
+    "TracedArray",
+    "check_shape",
+    "trace_arrays",
+]
 
 MAX_AXES = 8  # axes of one input
 MAX_ELEMENTS = 10**8  # elements of one input
@@ -95,6 +103,12 @@ class _Tape:
         name = f"%{len(self.entries)}"
         self.entries.append((name, op, tuple(shape)))
         return TracedArray(self, name, tuple(shape))
+
+
+class DataDependentIndex(InputError):
+    """An index (a boolean mask, a position) computed from the inputs where none is read:
+    final, since no other reading reads it either (sympy's symbols compare to no truth
+    value), and a symbolic reading of a large function would take minutes to find so."""
 
 
 def _unsupported(what: str) -> InputError:
@@ -618,6 +632,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _add_reduceat(*inputs, **kwargs)
     if method == "outer" and ufunc.nin == 2 and not kwargs:
         return _ufunc_outer(ufunc, *inputs)
+    if method == "accumulate" and name in _ACCUMULATED:
+        return _accumulate(ufunc, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -636,6 +652,23 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     if op is None:
         raise _unsupported(f"{_ufunc_module(name)}.{name}")
     return _elementwise(op, inputs)
+
+
+_ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
+
+
+def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
+    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``ufunc`` of the
+    running result and each next slice, as NumPy's loop; ``np.add`` is ``np.cumsum``."""
+    _reduction_args(f"numpy.{ufunc.__name__}.accumulate", dtype, out)
+    if ufunc is np.add:
+        return _cumsum(x, axis)
+    d = _axis(axis, np.ndim(x), f"numpy.{ufunc.__name__}.accumulate")
+    pieces: list[Any] = []
+    for k in range(np.shape(x)[d]):
+        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
+        pieces.append(piece if not pieces else ufunc(pieces[-1], piece))
+    return _concatenate(pieces, d)
 
 
 def _ufunc_module(name: str) -> str:
@@ -1036,7 +1069,7 @@ def _index(x: TracedArray, key: Any) -> Any:
         return _take_computed(x, key[computed[0]], computed[0])
     for k in key:
         if _is_traced(k):
-            raise InputError(
+            raise DataDependentIndex(
                 "indexing with a value that depends on the inputs is not supported"
                 " (a data-dependent index): use np.where"
             )
@@ -1105,12 +1138,21 @@ def _index(x: TracedArray, key: Any) -> Any:
 _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
 
 
+#: the operations whose values are a boolean mask
+_MASKS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
+
+
 def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
     ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
     the axis, as NumPy's integer index does."""
+    if index.op.primitive in _MASKS:
+        raise DataDependentIndex(
+            "a boolean mask computed from the inputs (x[mask], a data-dependent index) selects"
+            " a number of entries that depends on them: use np.where(mask, x, 0)"
+        )
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
-        raise InputError(
+        raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one)"
             " along one axis: use np.where"
@@ -1145,7 +1187,7 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
     if _traced(x, "take") is None:
         return np.take(_constant(x), indices, axis=axis)
     if _is_traced(indices):
-        raise InputError(
+        raise DataDependentIndex(
             "indexing with a value that depends on the inputs is not supported"
             " (a data-dependent index): use np.where"
         )
@@ -1713,6 +1755,20 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
         return _sum(abs(x), axes, keepdims=keepdims)
     if vector and ord == np.inf:
         return _extreme("reduce_max", abs(x), axes, None, keepdims)
+    if vector and ord == -np.inf:
+        return _extreme("reduce_min", abs(x), axes, None, keepdims)
+    if vector and isinstance(ord, (int, float, np.integer, np.floating)) and ord != 0:
+        return _sum(abs(x) ** ord, axes, keepdims=keepdims) ** (1.0 / ord)
+    if not vector and ord in (1, -1, np.inf, -np.inf):  # the largest (smallest) column sum
+        rows, cols = axes
+        summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = _sum(abs(x), summed, keepdims=True)
+        picked = _extreme("reduce_max" if ord > 0 else "reduce_min", sums, over, None, True)
+        return (
+            picked
+            if keepdims
+            else _reshape(picked, tuple(n for j, n in enumerate(x.shape) if j not in axes))
+        )
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
 
 
@@ -2210,6 +2266,21 @@ def _erfc(a: Any) -> Any:
     return _elementwise("erfc", (a,))
 
 
+def _gathered_sum(items: Sequence[Any]) -> Any:
+    """``math.fsum`` of numbers some of which are traced: their sum (exactly rounded in
+    NumPy, a sum of reals in the graph)."""
+    return _sum(_stack([np.asarray(v, dtype=float) if not isinstance(v, _Value) else v
+                        for v in items]))  # fmt: skip
+
+
+def _gathered_prod(items: Sequence[Any]) -> Any:
+    """``math.prod`` of numbers some of which are traced, multiplied in order."""
+    out = items[0]
+    for v in items[1:]:
+        out = out * v
+    return out
+
+
 _NUMPY_NAMED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log1p", "log2")
 _NUMPY_NAMED += ("log10", "sqrt", "cbrt", "floor")
 _SHARED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "sqrt", "cbrt", "floor", "asin")
@@ -2231,6 +2302,8 @@ _MATH: dict[str, Callable[..., Any]] = {
     "log": _log,
     "erf": _erf,
     "erfc": _erfc,
+    "fsum": _gathered_sum,
+    "prod": _gathered_prod,
 }
 _SYMPY: dict[str, Callable[..., Any]] = {
     **{n: _MATH[n] for n in _SHARED},
@@ -2271,7 +2344,75 @@ def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
     return make
 
 
-_BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum}
+#: NumPy's functions whose dispatch looks inside a sequence argument (a list of arrays)
+_SEQUENCES = frozenset({"concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+                        "row_stack", "block", "einsum", "select", "piecewise", "broadcast_arrays",
+                        "meshgrid", "ix_", "vectorize", "frompyfunc"})  # fmt: skip
+
+
+def _lists_gathered(original: Callable[..., Any]) -> Callable[..., Any]:
+    """A NumPy function whose list (or tuple) arguments holding traced values are one
+    traced array each (:func:`gathered`), as NumPy would convert them before dispatch:
+    ``np.prod([x[0], x[2]])``."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, (list, tuple)) and _holds_traced(a) for a in args):
+            args = tuple(gathered(a) for a in args)
+        return original(*args, **kwargs)
+
+    call.__name__, call.__doc__ = getattr(original, "__name__", "call"), original.__doc__
+    return call
+
+
+class _FloatType(type):
+    """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
+    (:class:`_Float`)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, float)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, float)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(float, name)
+
+
+class _Float(metaclass=_FloatType):
+    """The builtin ``float`` while ``f`` runs: ``float(v)`` of a traced value of one entry
+    is that value as a scalar (``return float(loss)`` ends many scipy.optimize
+    objectives; the number is the same); of other values Python's ``float``. As a dtype
+    (``np.asarray(x, dtype=float)``) it is float64, read from ``dtype``."""
+
+    dtype = np.dtype(np.float64)
+
+    def __new__(cls, x: Any = 0.0) -> Any:
+        if isinstance(x, _Value):
+            if x.size != 1:
+                raise InputError(f"float() of an array of shape {x.shape}: one entry is needed")
+            return _reshape(x, ())
+        return float(x)
+
+
+def _builtin_sum(x: Any, start: Any = 0) -> Any:
+    """The builtin ``sum`` of a traced array: its entries along the first axis added
+    (``np.sum(x, axis=0)``, one reduction), not one addition per entry as iterating
+    would (``sum(100*(x[1:] - x[:-1]**2)**2 + ...)``, scipy's tutorial Rosenbrock)."""
+    if not isinstance(x, _Value):
+        return sum(x, start)
+    if not x.shape:
+        raise InputError("sum() of a 0-d array: iteration over a 0-d array")
+    total = _sum(x, 0)
+    return total if isinstance(start, int) and start == 0 else total + start
+
+
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "max": np.maximum,
+    "min": np.minimum,
+    "sum": _builtin_sum,
+}
+#: functions of one iterable: called with its items as a list where one is traced
+_ITERABLE = {max: "items", min: "items", math.fsum: "list", math.prod: "list"}
 
 
 def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable:
@@ -2282,10 +2423,10 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
         if any(isinstance(a, _Value) for a in flat):
             return traced(*args, **kwargs)
-        if original in (max, min) and len(args) == 1 and not kwargs:
+        if original in _ITERABLE and len(args) == 1 and not kwargs:
             items = list(args[0])
             if any(isinstance(a, _Value) for a in items):
-                return _n_ary(traced)(*items)
+                return _n_ary(traced)(*items) if _ITERABLE[original] == "items" else traced(items)
             return original(items)
         return original(*args, **kwargs)
 
@@ -2328,11 +2469,112 @@ class _Proxy:
         if self._table is _NUMPY:
             if name in _NEW_ARRAYS and self._tape is not None:
                 return _new_array(original, self._tape)
-            return _array_of(original) if name in _AS_ARRAY else original
+            if name in _AS_ARRAY:
+                return _array_of(original)
+            if name == "vectorize":
+                return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
+            if callable(original) and not isinstance(original, (np.ufunc, type)):
+                return original if name in _SEQUENCES else _lists_gathered(original)
+            return original
         traced = self._table.get(name)
         if traced is None or isinstance(traced, _Proxy):  # a submodule's proxy: itself
             return original if traced is None else traced
         return _taking_arrays(original, traced)
+
+
+class _Dotting(np.ndarray):
+    """A view of a NumPy array that ``f`` reaches (a closure's or its module's) whose
+    ``dot`` of a traced array is ``np.dot``'s: ``ndarray.dot`` converts its argument
+    without NumPy's dispatch, so ``X.dot(w)`` would be refused. Slices and transposes stay
+    such views (``X[:, 1:].dot(w)``, ``X.T.dot(r)``); arithmetic gives plain arrays."""
+
+    def dot(self, b: Any, out: Any = None) -> Any:
+        if isinstance(b, _Value) and out is None:
+            return np.dot(self.view(np.ndarray), b)
+        return np.ndarray.dot(self.view(np.ndarray), b, out)
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False):
+        array = array.view(np.ndarray)
+        return array[()] if return_scalar else array
+
+
+#: array operations a function ``np.vectorize`` lifts may record: elementwise ones
+_PER_ENTRY = frozenset({*ELEMENTWISE, *NONDIFFERENTIABLE, "integer_pow", "select_n",
+                        "broadcast_in_dim"})  # fmt: skip
+
+
+class _Vectorized:
+    """``np.vectorize(pyfunc)`` while ``f`` runs: called with traced arrays, ``pyfunc`` of
+    the arrays broadcast together, once, where it records elementwise operations only
+    (then the same numbers as one call per entry, as NumPy makes); otherwise NumPy's."""
+
+    def __init__(self, vectorized: np.vectorize) -> None:
+        self._vectorized = vectorized
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._vectorized, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        v = self._vectorized
+        if not any(isinstance(a, _Value) for a in (*args, *kwargs.values())):
+            return v(*args, **kwargs)
+        name = getattr(v.pyfunc, "__name__", "pyfunc")
+        if v.signature is not None or v.excluded:
+            raise _unsupported(f"numpy.vectorize({name}, signature= or excluded=)")
+        tape = _tape_of([*args, *kwargs.values()])
+        shape = _broadcast_shape([_shape_of(a) for a in (*args, *kwargs.values())],
+                                 "numpy.vectorize")  # fmt: skip
+        start = len(tape.entries)
+        out = v.pyfunc(*(_broadcast_to(a, shape) if _is_traced(a) else a for a in args),
+                       **{k: _broadcast_to(a, shape) if _is_traced(a) else a
+                          for k, a in kwargs.items()})  # fmt: skip
+        other = [op.primitive for _, op, _ in tape.entries[start:]
+                 if op is not None and op.primitive not in _PER_ENTRY]  # fmt: skip
+        if other or isinstance(out, (tuple, list)):
+            why = f"it calls {other[0]}" if other else "it returns several values"
+            raise InputError(
+                f"numpy.vectorize({name}) of an array that depends on the inputs: {name} is"
+                f" read once on the whole array, which needs elementwise operations ({why})"
+            )
+        return _broadcast_to(out, shape) if _shape_of(out) != shape else out
+
+
+def _dotting(value: Any) -> Any:
+    """``value`` as a :class:`_Dotting` view where it is a numeric NumPy array, as a
+    :class:`_Vectorized` where it is an ``np.vectorize``, else None."""
+    if type(value) is np.ndarray and value.dtype.kind in "biuf" and value.ndim:
+        return value.view(_Dotting)
+    if type(value) is np.vectorize:
+        return _Vectorized(value)
+    return None
+
+
+@contextlib.contextmanager
+def _constants_dotting(f: Callable[..., Any], namespace: dict[str, Any]) -> Iterator[None]:
+    """While ``f`` runs, the NumPy arrays of its closure and of ``namespace`` (its module)
+    are :class:`_Dotting` views of themselves, its ``np.vectorize`` objects
+    :class:`_Vectorized`."""
+    cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
+             if (v := _dotting(_cell(c))) is not None]  # fmt: skip
+    names = [(k, v) for k, value in namespace.items() if (v := _dotting(value)) is not None]
+    saved_cells = [(c, c.cell_contents) for c, _ in cells]
+    saved_names = {k: namespace[k] for k, _ in names}
+    for c, v in cells:
+        c.cell_contents = v
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        for c, value in saved_cells:
+            c.cell_contents = value
+        namespace.update(saved_names)
+
+
+def _cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # a cell not yet filled
+        return None
 
 
 @contextlib.contextmanager
@@ -2375,8 +2617,12 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         if name not in namespace:
             namespace[name] = _taking_arrays(getattr(builtins, name), traced)
             added.append(name)
+    if "float" not in namespace:
+        namespace["float"] = _Float
+        added.append("float")
     try:
-        yield
+        with _constants_dotting(f, namespace):
+            yield
     finally:
         namespace.update(saved)
         for name in added:

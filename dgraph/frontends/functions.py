@@ -20,7 +20,7 @@ from ..core.expand import EDGE_LIMIT, NoElementLevel, expand
 from ..core.graph import DGraph
 from ..core.parse import parse_expression
 from ..errors import InputError
-from .array_tracer import check_shape, trace_arrays
+from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .frames import call_keeping_locals
 from .point_values import check_point_values
@@ -306,7 +306,7 @@ def from_function(
     for route in routes:
         try:
             return route(f, label, n_inputs, sizes, params, binary, limit)
-        except NoElementLevel:
+        except (NoElementLevel, DataDependentIndex):
             raise
         except _Final as exc:  # traced, but refused: no other route may read it
             raise InputError(str(exc)) from None
