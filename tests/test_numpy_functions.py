@@ -86,7 +86,7 @@ def test_what_cannot_be_traced_is_one_clear_error():
         from_function(branches)
 
     def rounds(x):
-        return float(x) * 2
+        return float(np.array([x, x])) * 2  # float() of two entries: NumPy refuses it too
 
     with pytest.raises(InputError, match="float"):
         from_function(rounds)

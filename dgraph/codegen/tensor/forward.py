@@ -80,6 +80,8 @@ def forward_expression(
     if name == "polygamma":  # JAX's takes an integer order only
         args = [AsType(Call("asarray", (args[0],)), "int"), *args[1:]]
     found = _elementwise(name, args)
+    if name == "logistic" and lang == "jax":  # JAX's sigmoid, whose derivatives JAX
+        found = Call("special.expit", (args[0],))  # takes finite where exp(-x) overflows
     if found is not None:
         if top and name in _BOOLEAN:
             found = BinOp("*", Const(1.0), found)
