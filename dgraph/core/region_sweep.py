@@ -42,6 +42,7 @@ from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_valu
 from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
+from .step_batch import StepBatch
 from .step_entries import StepEntries
 from .step_values import SMALL, StepValues
 from .tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout, TangentRecurrence
@@ -83,11 +84,18 @@ def fits(region: Region, args: list[np.ndarray]) -> bool:
     return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
 
 
-def _step(region: Region, inputs, ys: list[list[np.ndarray]]) -> tuple[dict, list[np.ndarray]]:
+def _step(
+    region: Region, inputs, ys: list[list[np.ndarray]], batch=None, t: int = 0
+) -> tuple[dict, list[np.ndarray]]:
     """One step of the body at ``inputs``: its values and the carries it returns; the
-    step's ys appended to ``ys``."""
-    values = region.body.values(inputs)
-    outs = region.body.results(values)
+    step's ys appended to ``ys``; ``batch``: the run's batched values
+    (:class:`~dgraph.core.step_batch.StepBatch`), read at step t."""
+    if batch is None:
+        values = region.body.values(inputs)
+        outs = region.body.results(values)
+    else:
+        values = region.body.values(inputs, batch.at(t))
+        outs = region.body.results(values, batch.outputs_at(t))
     for j, y in enumerate(outs[region.n_carry :]):
         ys[j].append(np.asarray(y))
     return values, [np.asarray(o) for o in outs[: region.n_carry]]
@@ -200,6 +208,7 @@ class _Steps:
         self.gen = region._steps(args)
         self.inputs = self._advance(None)
         self.written = None if kept is None else StepValues.of(region, args, kept)
+        self.batch = StepBatch.of(region, args, None if self.written is None else SMALL)
         if self.written is not None and self.inputs is not None:
             at = region.n_consts
             carry = self.written.start(self.inputs[at : at + region.n_carry])
@@ -222,11 +231,12 @@ class _Steps:
             if self.written is not None and self.written.broken:
                 self.written = None  # a -0.0 carried: whole from here (StepValues)
             if self.written is not None:
-                values, self.carry, ys = self.written.step(self.trips, self.inputs)
+                values, self.carry, ys = self.written.step(self.trips, self.inputs, self.batch)
                 for j, y in enumerate(ys):
                     self.ys[j].append(y)
             else:
-                values, self.carry = _step(self.region, self.inputs, self.ys)
+                step = (self.region, self.inputs, self.ys, self.batch, self.trips)
+                values, self.carry = _step(*step)
             self.trips += 1
             taken += 1
             if keep:

@@ -279,16 +279,25 @@ class StepValues:
     def _negative_zero(self, values: np.ndarray) -> bool:
         return self.adds_zero and bool(np.signbit(values[values == 0.0]).any())
 
-    def step(self, t: int, inputs: list[np.ndarray]) -> tuple[dict, list, list]:
+    def step(self, t: int, inputs: list[np.ndarray], batch: Any = None) -> tuple[dict, list, list]:
         """Step t (run order) at ``inputs`` (the constants, the carries: the large ones
         this run's own, written in place; the slices): the values of the vertices not
-        based (those read where asked left out), the carries out and the ys."""
+        based (those read where asked left out), the carries out and the ys;
+        ``batch``: the run's batched values (:class:`~dgraph.core.step_batch.StepBatch`),
+        its small vertices and outputs not evaluated again."""
         b, r = self.body, self.region
         values: dict[str, Any] = dict(zip(b.inputs, inputs, strict=True))
         for v, _ in self.first:
             values[v] = self._same_value(v)
-        for v, op in self.whole:
-            values[v] = evaluate(op, values)
+        known = None if batch is None else batch.at(t)
+        outputs = {} if batch is None else batch.outputs_at(t)
+        if known:
+            for v, op in self.whole:
+                found = known.get(v)
+                values[v] = evaluate(op, values) if found is None else found
+        else:
+            for v, op in self.whole:
+                values[v] = evaluate(op, values)
         selected = r.selected_at(self.masked, t)
         sets: dict[str, np.ndarray] = {}
         for v, (_, joins) in self.based.items():  # in the body's order
@@ -307,10 +316,14 @@ class StepValues:
             out = b.outputs[o]
             if isinstance(out, str) and out in self.based:
                 carries.append(inputs[r.n_consts + o])
+            elif o in outputs:
+                carries.append(np.asarray(outputs[o]))
             else:
                 carries.append(np.asarray(_read(out, values, b.out_shapes[o])))
         ys = [
-            np.asarray(_read(y, values, b.out_shapes[r.n_carry + j]))
+            np.asarray(outputs[r.n_carry + j])
+            if r.n_carry + j in outputs
+            else np.asarray(_read(y, values, b.out_shapes[r.n_carry + j]))
             for j, y in enumerate(b.outputs[r.n_carry :])
         ]
         for out, at in wanted.items():  # after every read of the step's carries
