@@ -242,6 +242,8 @@ class _Steps:
             if keep:
                 found.append(values)
             self.inputs = self._advance(self.carry)
+            if self.inputs is None and self.written is not None:
+                self.written.finish(self.carry, self.trips)  # a run of sums: added now
         return found
 
     def chunks(self, most: float):
