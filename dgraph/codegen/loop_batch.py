@@ -30,7 +30,7 @@ from . import ir
 
 __all__ = ["batched_loop"]
 
-BATCH_ENTRIES = 4_000_000  # steps × a statement's entries held stacked
+BATCH_ENTRIES = 4_000_000  # steps × statements' entries held stacked, in all
 
 _ELEMENTWISE_CALLS = frozenset({"where", "asarray"})
 
@@ -68,7 +68,7 @@ def batched_loop(ev: Any, node: ir.Loop, values: list) -> tuple | None:
         elif k is not None and start.shape == () and start.dtype.kind in "iu":
             stacked[name] = start + np.arange(steps, dtype=np.int64) * k
     left = []
-    batched = 0
+    batched = held = 0
     for s in body.statements:
         try:
             with np.errstate(all="ignore"):
@@ -76,10 +76,11 @@ def batched_loop(ev: Any, node: ir.Loop, values: list) -> tuple | None:
         except (_Unbatched, DGraphError, ValueError, TypeError, IndexError, ArithmeticError):
             left.append(s)
             continue
-        if per_step and np.size(value) > BATCH_ENTRIES:
+        if per_step and held + np.size(value) > BATCH_ENTRIES:
             left.append(s)
             continue
         (stacked if per_step else same)[s.target] = value
+        held += np.size(value) if per_step else 0
         batched += 1
     if not batched:
         return None

@@ -270,6 +270,7 @@ class _BodyJacobians:
         self.plan = plan or None
         names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
         self.names = list(dict.fromkeys(names))
+        self.consts = frozenset(b.inputs[: region.n_consts])  # the same array every step
         self.rows: StepEntries | None = None  # the rows each step writes, where few
         self.entries = 0  # body Jacobian entries evaluated (values; magnitudes alike)
         self.taken = 0  # steps taken
@@ -287,14 +288,23 @@ class _BodyJacobians:
         return self.rows.reads() if self.rows is not None else set(self.names)
 
     def chunk(self) -> int:
-        """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`)."""
+        """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`): the entries a
+        step holds are its vertices' values and its pattern's; in the rows a step
+        writes, those of the vertices read there alone (:meth:`reads`) and of their
+        blocks with no rule there (each step's whole, :func:`_term_values`)."""
         if self.plan is None:
             return 1
         g = self.body.graph
-        entries = sum(math.prod(g.shape(v)) for v in self.names)
-        if self.rows is None:  # the whole pattern's entries, not the rows' few
-            entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
-        return max(1, CHUNK_ENTRIES // max(entries, 1))
+        if self.rows is not None:
+            reads = self.reads()
+            entries = sum(math.prod(g.shape(v)) for v in reads if v not in self.consts)
+            blocks = [t for t in self.plan.terms if t.vertex in reads]
+            entries += sum(int(t.at.max(initial=0)) + 1 for t in blocks) * (1 + self.absolute)
+            return max(1, CHUNK_ENTRIES // max(entries, 1))
+        entries = sum(math.prod(g.shape(v)) for v in self.names if v not in self.consts)
+        vertices = {t.vertex for t in self.plan.terms}  # an input's pattern is not held
+        held = sum(self.plan.patterns[v][1].size for v in vertices)
+        return max(1, CHUNK_ENTRIES // max(entries + held * (1 + self.absolute), 1))
 
     def of(self, per_step: list[dict]):
         """Per step of the chunk: (its pattern's :class:`Split`, the entries, the excess
@@ -311,11 +321,9 @@ class _BodyJacobians:
         b, plan, size = self.body, self.plan, len(per_step)
         nested = _nested_values(b, plan, per_step, size, self.absolute)
         if self.rows is not None:
-            yield from self._of_rows(first, _Stacked(per_step), per_step, nested)
+            yield from self._of_rows(first, _Stacked(per_step, self.consts), per_step, nested)
             return
-        stacked = {
-            v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in self.names
-        }
+        stacked = _Stacked(per_step, self.consts)  # each vertex stacked when first read
         sized = None
         if self.absolute:  # first: a nested loop's run then sweeps both at once
             sized = _output_entries(b, plan, stacked, per_step, size, nested, True, self.placing)
@@ -356,14 +364,19 @@ class _BodyJacobians:
 
 class _Stacked(dict):
     """The chunk's values of a vertex stacked (steps first) when first read: a step's
-    rows read few of them."""
+    rows read few of them; a loop constant (``consts``: the same array every step)
+    broadcast along the steps, not copied once a step."""
 
-    def __init__(self, per_step: list[dict]) -> None:
+    def __init__(self, per_step: list[dict], consts: frozenset = frozenset()) -> None:
         super().__init__()
-        self.per_step = per_step
+        self.per_step, self.consts = per_step, consts
 
     def __missing__(self, v: str) -> np.ndarray:
-        self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
+        if v in self.consts:
+            value = np.asarray(self.per_step[0][v], dtype=float)
+            self[v] = np.broadcast_to(value, (len(self.per_step), *value.shape))
+        else:
+            self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
         return self[v]
 
 

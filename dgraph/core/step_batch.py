@@ -15,7 +15,7 @@ ch. 5). Only what the steps then compute one after another is evaluated step by 
 Batched: elementwise operations (their operands' shapes aligned on the right, as NumPy
 broadcasts each step's), ``integer_pow``, ``select_n``, reshapes and ``squeeze``,
 ``broadcast_in_dim`` and ``gather_flat`` (constant positions); any other operation, and
-a vertex whose stacked values would pass :data:`BATCH_ENTRIES`, is left to the steps.
+the vertices past :data:`BATCH_ENTRIES` stacked entries in all, are left to the steps.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ __all__ = ["BATCH_ENTRIES", "StepBatch"]
 Region = Any  # dgraph.core.regions.Region
 
 BATCH_ENTRIES = 4_000_000
-"""The most entries (steps × the vertex's) a batched vertex holds stacked."""
+"""The most entries (steps × a vertex's, summed over the batched vertices) a run holds
+stacked."""
 
 _ELEMENTWISE = frozenset(
     {
@@ -56,6 +57,7 @@ class StepBatch:
         b = region.body
         self.steps = region.length or 0
         self.largest = largest
+        self.held = 0  # entries held stacked (BATCH_ENTRIES)
         self.stacked: dict[str, np.ndarray] = {}  # vertex -> (steps, *shape)
         self.same: dict[str, np.ndarray] = {}  # vertex or input -> its value every step
         first = region.n_cond_consts
@@ -118,7 +120,7 @@ class StepBatch:
         return {o: a[t, ...] if per_step else a for o, (a, per_step) in self.outputs.items()}
 
     def _add_output(self, o: int, op: ArrayOp, shape: tuple[int, ...]) -> None:
-        if self.steps * max(math.prod(shape), 1) > BATCH_ENTRIES:
+        if self.held + self.steps * math.prod(shape) > BATCH_ENTRIES:
             return
         try:
             with np.errstate(all="ignore"):
@@ -131,13 +133,14 @@ class StepBatch:
         if per_step:
             value = value.reshape((self.steps, *op.shape))
             self.outputs[o] = (np.broadcast_to(value, (self.steps, *shape)), True)
+            self.held += value.size
         else:
             self.outputs[o] = (np.broadcast_to(value, shape), False)
 
     def _add(self, v: str, op: ArrayOp) -> None:
         """Batch ``v`` where its operation and every operand are batched."""
         steps, size = self.steps, math.prod(op.shape)
-        if steps * max(size, 1) > BATCH_ENTRIES or (self.largest or size) < size:
+        if self.held + steps * size > BATCH_ENTRIES or (self.largest or size) < size:
             return
         try:
             with np.errstate(all="ignore"):
@@ -151,6 +154,7 @@ class StepBatch:
             if value.size != steps * math.prod(op.shape):
                 return
             self.stacked[v] = np.asarray(value, dtype=float).reshape((steps, *op.shape))
+            self.held += self.stacked[v].size
         else:
             if value.size != math.prod(op.shape):
                 return
