@@ -35,6 +35,7 @@ from ..blocks.array_extra import SPECIAL_CALLS
 from ..errors import DGraphError
 from . import ir
 from .counting import LARGEST_PRODUCT_POWER
+from .loop_batch import batched_loop
 from .printing import INT_LIMIT, double
 
 __all__ = ["COMPARISONS", "ArrayEvaluator", "evaluate_statements"]
@@ -137,12 +138,18 @@ class ArrayEvaluator:
         The array module (``numpy`` or ``jax.numpy``).
     special
         Its special functions (``scipy.special`` or ``jax.scipy.special``).
+    batch_loops
+        A loop's statements that read no changing carry evaluated for every step at
+        once (:mod:`dgraph.codegen.loop_batch`): values for a screen, not for folding.
     """
 
-    def __init__(self, xp: ModuleType = np, special: ModuleType = scipy.special) -> None:
+    def __init__(
+        self, xp: ModuleType = np, special: ModuleType = scipy.special, batch_loops: bool = False
+    ) -> None:
         self.xp = xp
         self.special = special
         self.jax = xp is not np
+        self.batch_loops = batch_loops
 
     # -- programs -------------------------------------------------------------------------
 
@@ -319,6 +326,10 @@ class ArrayEvaluator:
     def _eval_Loop(self, node: ir.Loop, values: list) -> tuple:
         """The steps one after another (what the printed ``for`` loop or ``lax.scan``
         computes), the body's statements evaluated in an environment of its own."""
+        if self.batch_loops:
+            found = batched_loop(self, node, values)
+            if found is not None:
+                return found
         init, rest = values[: node.carries], values[node.carries :]
         xs, invariants = rest[: len(node.xs)], rest[len(node.xs) :]
         carries, ys = list(init), [[] for _ in range(node.ys)]

@@ -42,6 +42,7 @@ from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_valu
 from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
+from .step_batch import StepBatch
 from .step_entries import StepEntries
 from .step_values import SMALL, StepValues
 from .tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout, TangentRecurrence
@@ -83,11 +84,18 @@ def fits(region: Region, args: list[np.ndarray]) -> bool:
     return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
 
 
-def _step(region: Region, inputs, ys: list[list[np.ndarray]]) -> tuple[dict, list[np.ndarray]]:
+def _step(
+    region: Region, inputs, ys: list[list[np.ndarray]], batch=None, t: int = 0
+) -> tuple[dict, list[np.ndarray]]:
     """One step of the body at ``inputs``: its values and the carries it returns; the
-    step's ys appended to ``ys``."""
-    values = region.body.values(inputs)
-    outs = region.body.results(values)
+    step's ys appended to ``ys``; ``batch``: the run's batched values
+    (:class:`~dgraph.core.step_batch.StepBatch`), read at step t."""
+    if batch is None:
+        values = region.body.values(inputs)
+        outs = region.body.results(values)
+    else:
+        values = region.body.values(inputs, batch.at(t))
+        outs = region.body.results(values, batch.outputs_at(t))
     for j, y in enumerate(outs[region.n_carry :]):
         ys[j].append(np.asarray(y))
     return values, [np.asarray(o) for o in outs[: region.n_carry]]
@@ -200,6 +208,7 @@ class _Steps:
         self.gen = region._steps(args)
         self.inputs = self._advance(None)
         self.written = None if kept is None else StepValues.of(region, args, kept)
+        self.batch = StepBatch.of(region, args, None if self.written is None else SMALL)
         if self.written is not None and self.inputs is not None:
             at = region.n_consts
             carry = self.written.start(self.inputs[at : at + region.n_carry])
@@ -222,16 +231,19 @@ class _Steps:
             if self.written is not None and self.written.broken:
                 self.written = None  # a -0.0 carried: whole from here (StepValues)
             if self.written is not None:
-                values, self.carry, ys = self.written.step(self.trips, self.inputs)
+                values, self.carry, ys = self.written.step(self.trips, self.inputs, self.batch)
                 for j, y in enumerate(ys):
                     self.ys[j].append(y)
             else:
-                values, self.carry = _step(self.region, self.inputs, self.ys)
+                step = (self.region, self.inputs, self.ys, self.batch, self.trips)
+                values, self.carry = _step(*step)
             self.trips += 1
             taken += 1
             if keep:
                 found.append(values)
             self.inputs = self._advance(self.carry)
+            if self.inputs is None and self.written is not None:
+                self.written.finish(self.carry, self.trips)  # a run of sums: added now
         return found
 
     def chunks(self, most: float):
@@ -258,6 +270,7 @@ class _BodyJacobians:
         self.plan = plan or None
         names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
         self.names = list(dict.fromkeys(names))
+        self.consts = frozenset(b.inputs[: region.n_consts])  # the same array every step
         self.rows: StepEntries | None = None  # the rows each step writes, where few
         self.entries = 0  # body Jacobian entries evaluated (values; magnitudes alike)
         self.taken = 0  # steps taken
@@ -275,14 +288,23 @@ class _BodyJacobians:
         return self.rows.reads() if self.rows is not None else set(self.names)
 
     def chunk(self) -> int:
-        """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`)."""
+        """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`): the entries a
+        step holds are its vertices' values and its pattern's; in the rows a step
+        writes, those of the vertices read there alone (:meth:`reads`) and of their
+        blocks with no rule there (each step's whole, :func:`_term_values`)."""
         if self.plan is None:
             return 1
         g = self.body.graph
-        entries = sum(math.prod(g.shape(v)) for v in self.names)
-        if self.rows is None:  # the whole pattern's entries, not the rows' few
-            entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
-        return max(1, CHUNK_ENTRIES // max(entries, 1))
+        if self.rows is not None:
+            reads = self.reads()
+            entries = sum(math.prod(g.shape(v)) for v in reads if v not in self.consts)
+            blocks = [t for t in self.plan.terms if t.vertex in reads]
+            entries += sum(int(t.at.max(initial=0)) + 1 for t in blocks) * (1 + self.absolute)
+            return max(1, CHUNK_ENTRIES // max(entries, 1))
+        entries = sum(math.prod(g.shape(v)) for v in self.names if v not in self.consts)
+        vertices = {t.vertex for t in self.plan.terms}  # an input's pattern is not held
+        held = sum(self.plan.patterns[v][1].size for v in vertices)
+        return max(1, CHUNK_ENTRIES // max(entries + held * (1 + self.absolute), 1))
 
     def of(self, per_step: list[dict]):
         """Per step of the chunk: (its pattern's :class:`Split`, the entries, the excess
@@ -299,11 +321,9 @@ class _BodyJacobians:
         b, plan, size = self.body, self.plan, len(per_step)
         nested = _nested_values(b, plan, per_step, size, self.absolute)
         if self.rows is not None:
-            yield from self._of_rows(first, _Stacked(per_step), per_step, nested)
+            yield from self._of_rows(first, _Stacked(per_step, self.consts), per_step, nested)
             return
-        stacked = {
-            v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in self.names
-        }
+        stacked = _Stacked(per_step, self.consts)  # each vertex stacked when first read
         sized = None
         if self.absolute:  # first: a nested loop's run then sweeps both at once
             sized = _output_entries(b, plan, stacked, per_step, size, nested, True, self.placing)
@@ -344,14 +364,19 @@ class _BodyJacobians:
 
 class _Stacked(dict):
     """The chunk's values of a vertex stacked (steps first) when first read: a step's
-    rows read few of them."""
+    rows read few of them; a loop constant (``consts``: the same array every step)
+    broadcast along the steps, not copied once a step."""
 
-    def __init__(self, per_step: list[dict]) -> None:
+    def __init__(self, per_step: list[dict], consts: frozenset = frozenset()) -> None:
         super().__init__()
-        self.per_step = per_step
+        self.per_step, self.consts = per_step, consts
 
     def __missing__(self, v: str) -> np.ndarray:
-        self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
+        if v in self.consts:
+            value = np.asarray(self.per_step[0][v], dtype=float)
+            self[v] = np.broadcast_to(value, (len(self.per_step), *value.shape))
+        else:
+            self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
         return self[v]
 
 

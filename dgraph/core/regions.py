@@ -119,23 +119,38 @@ class Body:
         self._plan: _Plan | bool | None = None  # False: too many products to plan
         self._ops: tuple[int, list] | None = None  # (graph version, (vertex, operation)s)
 
-    def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
-        """Every vertex's value for these input values."""
+    def values(
+        self, args: Sequence[np.ndarray], known: Mapping[str, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Every vertex's value for these input values; ``known``: vertices' values
+        found before (a scan's batched ones, :mod:`dgraph.core.step_batch`), not
+        evaluated again."""
         values = dict(zip(self.inputs, args, strict=True))
         version = self.graph.version
         if self._ops is None or self._ops[0] != version:  # the operations, read once
             found = [(v, self.graph.op(v)) for v in self.order]
             self._ops = (version, [(v, op) for v, op in found if op is not None])
+        if known:
+            values.update(known)
+            for v, op in self._ops[1]:
+                if v not in known:
+                    values[v] = evaluate(op, values)
+            return values
         for v, op in self._ops[1]:
             values[v] = evaluate(op, values)
         return values
 
-    def results(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """The body's outputs from its vertex values."""
+    def results(
+        self, values: Mapping[str, np.ndarray], known: Mapping[int, np.ndarray] | None = None
+    ) -> list[np.ndarray]:
+        """The body's outputs from its vertex values; ``known``: outputs found before
+        (by index; a scan's batched ones, :mod:`dgraph.core.step_batch`)."""
         out = []
-        for o, shape in zip(self.outputs, self.out_shapes, strict=True):
+        for i, (o, shape) in enumerate(zip(self.outputs, self.out_shapes, strict=True)):
             if isinstance(o, str):
                 out.append(values[o])
+            elif known and i in known:
+                out.append(known[i])
             else:
                 out.append(np.broadcast_to(np.asarray(operand_value(o, values)), shape))
         return out
@@ -402,6 +417,7 @@ class Region(PatternBlocks):
         self.step_tables: dict[str, np.ndarray] = {}  # per-step masks (_step_patterns)
         # tables of the positions a step selects: name -> (size, the mask made of them)
         self.step_positions: dict[str, tuple[int, Any]] = {}
+        self._selections: dict[tuple[str, int], tuple] = {}  # selected_at's, made once
         b = self.body
         self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
         first = self.n_cond_consts
@@ -414,6 +430,7 @@ class Region(PatternBlocks):
         """Pickled without the runs it remembers (trajectories and tangents: large)."""
         state = dict(self.__dict__)
         state["_runs"] = {}
+        state["_selections"] = {}
         return state
 
     # -- facts ------------------------------------------------------------------------------
@@ -665,24 +682,54 @@ class Region(PatternBlocks):
         self, masked: Mapping[str, ArrayOp], t: int
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per masked vertex (:meth:`masked_selects`), the entries whose mask is set at
-        step t (in run order) and the case each picks: read off a table of positions,
-        or from the mask's values."""
+        step t (in run order) and the case each picks: read off a table of positions
+        (every step's sorted and made unique once, :meth:`_positions`), or from the
+        mask's values."""
         s = self.length - 1 - t if self.reverse else t
         out = {}
         for v, op in masked.items():
-            (name, *more) = names_read([op.operands[0]])
-            size, mask = self.step_positions.get(name, (None, None))
-            if not more and mask is not None and mask == op.operands[0]:
-                row = self.step_tables[name][s]
-                at = np.unique(row[row < size]).astype(np.int64)
-                out[v] = (at, np.ones(at.size, dtype=np.int64))
-            else:
-                env = {n: self.step_tables[n][s] for n in (name, *more)}
-                flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
-                flat = np.broadcast_to(flat, op.shape).reshape(-1)
-                at = np.flatnonzero(flat)
-                out[v] = (at, flat[at].astype(np.int64))
+            found = self._positions(v, op)
+            if found is not None:
+                flat, starts, ones = found
+                at = flat[starts[s] : starts[s + 1]]
+                out[v] = (at, ones[: at.size])
+                continue
+            names = self._mask_names(op)
+            env = {n: self.step_tables[n][s] for n in names}
+            flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
+            flat = np.broadcast_to(flat, op.shape).reshape(-1)
+            at = np.flatnonzero(flat)
+            out[v] = (at, flat[at].astype(np.int64))
         return out
+
+    def _mask_names(self, op: ArrayOp) -> list[str]:
+        """The tables a masked select's mask reads, found once per operation."""
+        key = ("names", id(op))
+        if key not in self._selections:
+            self._selections[key] = (op, sorted(names_read([op.operands[0]])))
+        return self._selections[key][1]
+
+    def _positions(self, v: str, op: ArrayOp) -> tuple | None:
+        """Where the mask of the masked select ``v`` is a table of positions
+        (:attr:`step_positions`): every step's entries in range, sorted and each once
+        (``np.unique`` of the step's row), as one flat array and each step's start in
+        it, with ones for the cases; None for another mask. Made once per region."""
+        key = ("positions", id(op))
+        if key in self._selections:
+            return self._selections[key][1]
+        names = self._mask_names(op)
+        size, mask = self.step_positions.get(names[0], (None, None)) if names else (None, None)
+        found = None
+        if len(names) == 1 and mask is not None and mask == op.operands[0]:
+            table = np.asarray(self.step_tables[names[0]])
+            rows = np.sort(table.reshape(table.shape[0], -1), axis=1)
+            keep = rows < size
+            keep[:, 1:] &= rows[:, 1:] != rows[:, :-1]
+            starts = np.concatenate([[0], np.cumsum(keep.sum(axis=1))])
+            flat = rows[keep].astype(np.int64)
+            found = (flat, starts, np.ones(rows.shape[1], dtype=np.int64))
+        self._selections[key] = (op, found)
+        return found
 
 
 # -- patterns of the chain product ----------------------------------------------------------

@@ -116,14 +116,6 @@ class StepEntries:
                 found |= {term.vertex, *names_read(op.operands)}
         return found
 
-    def _rows(self, selected: dict) -> np.ndarray:
-        """The body output rows a step writes, sorted (``selected``: its
-        :meth:`~dgraph.core.regions.Region.selected_at`)."""
-
-        from .step_rows import reached_rows
-
-        return np.union1d(self.active, reached_rows(self.reach, self.reach_at, selected))
-
     def of_steps(
         self, first: int, steps: int, stacked: dict, value_at: Callable, absolute: bool
     ) -> list:
@@ -133,7 +125,7 @@ class StepEntries:
         there else None); ``value_at(i, points, labels, absolute)``: term i's block
         values where the rule here has none."""
         selected = [self.region.selected_at(self.masked, first + t) for t in range(steps)]
-        rows = [self._rows(found) for found in selected]
+        rows = self._chunk_rows(selected)
         picks = self._picks(selected)
 
         def at(i: int, points: np.ndarray, labels: np.ndarray, size: bool) -> np.ndarray:
@@ -155,11 +147,33 @@ class StepEntries:
         if absolute:
             size = self._forward(wanted, need, chosen, lambda i, p, q: at(i, p, q, True), True)
             sizes = size
+        entries = np.split(wanted[1], np.cumsum(wanted[3])[:-1])
         out = []
-        for r, (_, entries), v, m in zip(rows, wanted, values, sizes, strict=True):
-            out.append((r, entries, v, m))
+        for r, e, v, m in zip(rows, entries, values, sizes, strict=True):
+            out.append((r, e, v, m))
             self.entries += v.size
         return out
+
+    def _chunk_rows(self, selected: list[dict]) -> list[np.ndarray]:
+        """:meth:`_rows` of every step of a chunk (``selected``: each step's picks),
+        found at once: (step, row) keys."""
+        from .step_rows import _entries
+
+        steps, width = len(selected), int(self.reach.shape[1]) + 1
+        width = max(width, int(self.active.max(initial=-1)) + 1)
+        hit, at_step = [], []
+        for t, picks in enumerate(selected):
+            for v, (positions, _) in picks.items():
+                hit.append(self.reach_at[v] + positions)
+                at_step.append(np.full(positions.size, t, dtype=np.int64))
+        keys = [np.add.outer(np.arange(steps, dtype=np.int64) * width, self.active).ravel()]
+        if hit:
+            which, reached = _entries(self.reach, np.concatenate(hit))
+            keys.append(np.concatenate(at_step)[which] * width + reached)
+        keys = np.unique(np.concatenate(keys))
+        step, row = np.divmod(keys, width)
+        counts = np.bincount(step, minlength=steps)
+        return np.split(row, np.cumsum(counts)[:-1])
 
     def _picks(self, selected: list[dict]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per masked vertex, the chunk's selected (step, entry) keys, sorted, and the
@@ -197,19 +211,23 @@ class StepEntries:
 
     def _needed(self, rows: list[np.ndarray]) -> tuple:
         """The positions of each vertex the output entries in ``rows[t]`` (at each step
-        t) need, carried back through the plan's products: per step (its entries' output
-        blocks, the entries), per vertex its (step, position) keys sorted, per term the
-        products that make them (product, step, which key) or None."""
+        t) need, carried back through the plan's products: every step's entries at once
+        (their output blocks, the entries, their steps, each step's count), per vertex
+        its (step, position) keys sorted, per term the products that make them (product,
+        step, which key) or None."""
         plan, sizes = self.plan, self.sizes
         need: dict[str, np.ndarray] = {}
         pending: dict[str, list[np.ndarray]] = {}
-        wanted = []
-        for t, r in enumerate(rows):
-            entries = _ranges(self.indptr, r)[1]
-            block = np.searchsorted(self.starts, entries, side="right") - 1
-            for j, (o, lo, size) in enumerate(self.blocks):
-                pending.setdefault(o, []).append(t * size + entries[block == j] - lo)
-            wanted.append((block, entries))
+        counts = np.array([r.size for r in rows], dtype=np.int64)
+        flat = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+        which, entries = _ranges(self.indptr, flat)
+        step = np.repeat(np.arange(len(rows), dtype=np.int64), counts)[which]
+        block = np.searchsorted(self.starts, entries, side="right") - 1
+        for j, (o, lo, size) in enumerate(self.blocks):
+            here = block == j
+            pending.setdefault(o, []).append(step[here] * size + entries[here] - lo)
+        per_step = np.bincount(step, minlength=len(rows))
+        wanted = (block, entries, step, per_step)  # every step's entries, in step order
         chosen: list[tuple | None] = [None] * len(plan.terms)
         for i in range(len(plan.terms) - 1, -1, -1):  # a vertex's users come after it
             term = plan.terms[i]
@@ -263,16 +281,14 @@ class StepEntries:
                     value = value * source
             v = term.vertex
             found[v] += np.bincount(slot, weights=value, minlength=found[v].size)
-        out = []
-        for t, (block, entries) in enumerate(wanted):
-            values = np.ones(entries.size)  # an output no product makes: its input's 1
-            for j, (o, lo, size) in enumerate(self.blocks):
-                here = block == j
-                if o in found:
-                    keys = t * size + entries[here] - lo
-                    values[here] = found[o][np.searchsorted(need[o], keys)]
-            out.append(values)
-        return out
+        block, entries, step, per_step = wanted
+        values = np.ones(entries.size)  # an output no product makes: its input's 1
+        for j, (o, lo, size) in enumerate(self.blocks):
+            here = block == j
+            if o in found:
+                keys = step[here] * size + entries[here] - lo
+                values[here] = found[o][np.searchsorted(need[o], keys)]
+        return np.split(values, np.cumsum(per_step)[:-1])
 
 
 def _picked(picks: tuple[np.ndarray, np.ndarray], points, labels, op, term) -> np.ndarray:

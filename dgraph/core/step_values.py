@@ -101,6 +101,10 @@ class StepValues:
         self.first: list[tuple[str, ArrayOp]] = []  # large, the same every step: once
         self.adds_zero = False  # x + 0.0 or x - (-0.0) passes a carry (module docstring)
         self.broken = False  # a carry took a -0.0 where adds_zero: evaluate whole
+        # carry index -> the masked selects added onto it, in order (_sums); None: stepped
+        self.sums: dict[int, list[str]] | None = None
+        self.reads: set[str] = set()  # the small values the sums' selects read
+        self.kept: dict[str, list] = {}  # those values, step by step, for finish()
 
     @classmethod
     def of(
@@ -148,7 +152,73 @@ class StepValues:
                 read_whole |= {out} if isinstance(out, str) else names_read([out])
         large = {v for v in read_whole if self._large(v)}
         slices = set(b.inputs[r.n_consts + r.n_carry :])  # each step's own arrays
-        return large <= self.same.keys() | slices and bool(self.computed)
+        fits = large <= self.same.keys() | slices and bool(self.computed)
+        if fits:
+            self.sums = self._sums()
+        return fits
+
+    def _sums(self) -> dict[int, list[str]] | None:
+        """Where each large carry only has masked selects added onto it (``c + s₁ + s₂
+        + …``, each ``s`` zero outside the entries its mask picks, its picks reading no
+        carry) and nothing else reads the carry or the sums: per carry, the selects in
+        the order added; else None. Such a run's steps add their picks onto the carry
+        all at once when it ends (:meth:`finish`), each entry's sum in the same order."""
+        b, g, r = self.body, self.graph, self.region
+        chain = {v for v, (base, _) in self.based.items() if isinstance(base, int)}
+        terms = {v for v in self.masked if v in self.based and v not in chain}
+        added: dict[str, tuple[str, str | None]] = {}  # chain vertex -> (chain operand, term)
+        for v in chain:
+            op = g.op(v)
+            if op is None:  # a carry
+                continue
+            if op.primitive in (*_MOVED, "copy", "convert_element_type"):
+                added[v] = (op.operands[0], None)
+                continue
+            if op.primitive != "add" or len(op.operands) != 2:
+                return None
+            a, other = op.operands
+            if other in chain:
+                a, other = other, a
+            if a not in chain or other not in terms:
+                return None
+            added[v] = (a, other)
+        for v in b.order:  # nothing but the sums reads the carries, the sums or the picks
+            op = g.op(v)
+            if op is not None and v not in chain and names_read([op]) & (chain | terms):
+                return None
+        for o, out in enumerate(b.outputs):
+            if o >= r.n_carry and (out in chain or names_read([out]) & (chain | terms)):
+                return None
+        sums: dict[int, list[str]] = {}
+        for o in range(r.n_carry):
+            out = b.outputs[o]
+            if out not in chain:
+                continue
+            order: list[str] = []
+            while out in added:
+                out, term = added[out]
+                if term is not None:
+                    order.append(term)
+            if out != b.inputs[r.n_consts + o]:
+                return None
+            sums[o] = order[::-1]
+        used = [t for order in sums.values() for t in order]
+        if len(used) != len(set(used)) or set(used) != terms:
+            return None
+        for v in terms:  # the picks read small values, constants and other picks
+            op = g.op(v)
+            todo = list(names_read(op.operands[1:]))
+            while todo:
+                x = todo.pop()
+                if x in self.reads:
+                    continue
+                if x in chain or (self._large(x) and x not in self.computed and x not in self.same):
+                    return None
+                if x in self.computed and x not in terms:
+                    todo.extend(names_read(g.op(x).operands))
+                elif not self._large(x):
+                    self.reads.add(x)
+        return sums
 
     def _class_of(self, v: str, op: ArrayOp) -> bool:
         """Class the large vertex ``v``; False where it has none."""
@@ -273,22 +343,35 @@ class StepValues:
                 value = np.array(value, dtype=float).reshape(self.shape[x])
                 if self._negative_zero(value):
                     return None
+                if self.sums is not None and np.signbit(value[value == 0.0]).any():
+                    self.sums = None  # c + 0.0 takes a carried -0.0 to +0.0: stepped
             out.append(value)
         return out
 
     def _negative_zero(self, values: np.ndarray) -> bool:
         return self.adds_zero and bool(np.signbit(values[values == 0.0]).any())
 
-    def step(self, t: int, inputs: list[np.ndarray]) -> tuple[dict, list, list]:
+    def step(self, t: int, inputs: list[np.ndarray], batch: Any = None) -> tuple[dict, list, list]:
         """Step t (run order) at ``inputs`` (the constants, the carries: the large ones
         this run's own, written in place; the slices): the values of the vertices not
-        based (those read where asked left out), the carries out and the ys."""
+        based (those read where asked left out), the carries out and the ys;
+        ``batch``: the run's batched values (:class:`~dgraph.core.step_batch.StepBatch`),
+        its small vertices and outputs not evaluated again."""
         b, r = self.body, self.region
         values: dict[str, Any] = dict(zip(b.inputs, inputs, strict=True))
         for v, _ in self.first:
             values[v] = self._same_value(v)
-        for v, op in self.whole:
-            values[v] = evaluate(op, values)
+        known = None if batch is None else batch.at(t)
+        outputs = {} if batch is None else batch.outputs_at(t)
+        if known:
+            for v, op in self.whole:
+                found = known.get(v)
+                values[v] = evaluate(op, values) if found is None else found
+        else:
+            for v, op in self.whole:
+                values[v] = evaluate(op, values)
+        if self.sums is not None:
+            return self._summed_step(values, inputs, outputs)
         selected = r.selected_at(self.masked, t)
         sets: dict[str, np.ndarray] = {}
         for v, (_, joins) in self.based.items():  # in the body's order
@@ -307,10 +390,14 @@ class StepValues:
             out = b.outputs[o]
             if isinstance(out, str) and out in self.based:
                 carries.append(inputs[r.n_consts + o])
+            elif o in outputs:
+                carries.append(np.asarray(outputs[o]))
             else:
                 carries.append(np.asarray(_read(out, values, b.out_shapes[o])))
         ys = [
-            np.asarray(_read(y, values, b.out_shapes[r.n_carry + j]))
+            np.asarray(outputs[r.n_carry + j])
+            if r.n_carry + j in outputs
+            else np.asarray(_read(y, values, b.out_shapes[r.n_carry + j]))
             for j, y in enumerate(b.outputs[r.n_carry :])
         ]
         for out, at in wanted.items():  # after every read of the step's carries
@@ -321,6 +408,57 @@ class StepValues:
             if x in self.based:
                 del values[x]
         return values, carries, ys
+
+    def _summed_step(self, values: dict, inputs: list, outputs: dict) -> tuple[dict, list, list]:
+        """:meth:`step` where the large carries are sums (:meth:`_sums`): the small
+        values the picks read kept for :meth:`finish`, the large carries passed on."""
+        b, r = self.body, self.region
+        for x in self.reads:
+            self.kept.setdefault(x, []).append(values[x])
+        carries, ys = [], []
+        for o, out in enumerate(b.outputs):
+            if o < r.n_carry and o in self.sums:
+                carries.append(inputs[r.n_consts + o])
+                continue
+            found = outputs[o] if o in outputs else _read(out, values, b.out_shapes[o])
+            (carries if o < r.n_carry else ys).append(np.asarray(found))
+        for x in self.carry_of:
+            if x in self.based:
+                del values[x]
+        return values, carries, ys
+
+    def finish(self, carries: list[np.ndarray], trips: int) -> None:
+        """At the end of a run whose large carries are sums (:meth:`_sums`), every
+        step's picks added onto them in place, in the order the steps add them: by
+        step, then in the order of the sum, each entry once a select (``np.add.at``
+        adds in the order given, so each entry's sum rounds as the steps' do)."""
+        if self.sums is None or not trips:
+            return
+        r = self.region
+        stacked = {x: np.stack(found) for x, found in self.kept.items()}
+        picks = [r.selected_at(self.masked, t) for t in range(trips)]
+        selected, wanted = {}, {}
+        for v in self.masked:
+            size = self.size[v]
+            keys = [t * size + p[v][0] for t, p in enumerate(picks)]
+            cases = np.concatenate([p[v][1] for p in picks])
+            selected[v] = (np.concatenate(keys), cases)
+            wanted[v] = selected[v][0]
+        with np.errstate(all="ignore"):
+            found = _AllSteps(self, stacked, selected).of(wanted)
+        for o, order in self.sums.items():
+            steps, which, where, data = [], [], [], []
+            for k, v in enumerate(order):
+                t, p = np.divmod(wanted[v], self.size[v])
+                steps.append(t)
+                which.append(np.full(t.size, k))
+                where.append(p)
+                data.append(found[v])
+            if not steps:
+                continue
+            t, k, p = np.concatenate(steps), np.concatenate(which), np.concatenate(where)
+            by = np.lexsort((p, k, t))
+            np.add.at(carries[o].reshape(-1), p[by], np.concatenate(data)[by])
 
 
 def _read(x: Any, values: Mapping[str, Any], shape: tuple[int, ...]) -> Any:
@@ -427,6 +565,40 @@ class _Entries:
             return np.asarray(self.values[y]).reshape(-1)[at]
         if not names_read([y]):  # a constant expression
             return np.asarray(operand_value(y, {})).reshape(-1)[at]
+        args = [
+            self._at(u, self._operand_entries(y, k, at), found, need)
+            for k, u in enumerate(y.operands)
+        ]
+        if y.primitive in ("gather_flat", "broadcast_in_dim", *_MOVED):
+            return args[0]
+        return np.asarray(elementwise_forward(y, args))
+
+
+class _AllSteps(_Entries):
+    """:class:`_Entries` for every step of a run at once: an entry is a key, step ×
+    the vertex's size + its flat position; the small values read (``stacked``) have
+    the steps first, so a key is their flat index; ``selected``: per masked select
+    its keys (sorted) and the cases picked there."""
+
+    def _operand_entries(self, op: ArrayOp, k: int, where: np.ndarray) -> np.ndarray:
+        t, at = np.divmod(where, max(math.prod(op.shape), 1))
+        found = super()._operand_entries(op, k, at)
+        return t * max(math.prod(self._shape(op.operands[k])), 1) + found
+
+    def _at(self, y: Any, at: np.ndarray, found: dict, need: dict) -> np.ndarray:
+        if isinstance(y, Const):
+            value = np.asarray(y.value).reshape(-1)
+            return value[at % max(value.size, 1)]
+        if isinstance(y, str):
+            if y in found:
+                return found[y][np.searchsorted(need[y], at)]
+            if y in self.values:
+                return np.asarray(self.values[y]).reshape(-1)[at]
+            value = np.asarray(self.sv._same_value(y)).reshape(-1)
+            return value[at % max(value.size, 1)]
+        if not names_read([y]):  # a constant expression
+            value = np.asarray(operand_value(y, {})).reshape(-1)
+            return value[at % max(value.size, 1)]
         args = [
             self._at(u, self._operand_entries(y, k, at), found, need)
             for k, u in enumerate(y.operands)

@@ -326,6 +326,8 @@ def _at_a_point(
         for name in names_in(statements[k].value):
             last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
+    # what reads an input only screens entries (never folded): its loops' steps batched
+    screen = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
     magnitude = 0.0
     counted: set[str] = set()  # names whose values' largest magnitude is in ``magnitude``
@@ -336,7 +338,7 @@ def _at_a_point(
                 if k in fixed:
                     env[s.target], largest = fixed[k]
                 else:
-                    evaluator.run([s], env)
+                    (screen if s.target in w.varying else evaluator).run([s], env)
                     store = keep and s.target not in w.varying
                     # entries moved from a counted name: none larger than its (no pass)
                     moved = not store and _moved(s, counted)
