@@ -29,7 +29,6 @@ from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
 from .cumulative import CUMULATIVE, SumValues, triangle
-from .elementary import Logistic
 from .rounding import absolute_terms, sums_terms
 
 __all__ = [
@@ -57,6 +56,7 @@ __all__ = [
 ]
 
 A, B = sympy.symbols("a b", real=True)
+_sigma = 1 / (1 + sympy.exp(-A))
 
 # name: (NumPy function, derivative with respect to each operand, in a and b)
 ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]] = {
@@ -78,9 +78,7 @@ ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]]
     "asinh": (np.arcsinh, (1 / sympy.sqrt(A**2 + 1),)),
     "acosh": (np.arccosh, (1 / sympy.sqrt(A**2 - 1),)),
     "atanh": (np.arctanh, (1 / (1 - A**2),)),
-    # in Logistic's terms, so that derivatives of every order stay finite (written out,
-    # the second is inf/inf where exp(-a) overflows: a = -inf, an ordered logit's cut)
-    "logistic": (lambda a: 1 / (1 + np.exp(-a)), (Logistic(A) * (1 - Logistic(A)),)),
+    "logistic": (lambda a: 1 / (1 + np.exp(-a)), (_sigma * (1 - _sigma),)),
     "sqrt": (np.sqrt, (1 / (2 * sympy.sqrt(A)),)),
     "rsqrt": (lambda a: 1 / np.sqrt(a), (-1 / (2 * A * sympy.sqrt(A)),)),
     "cbrt": (np.cbrt, (1 / (3 * sympy.Abs(A) ** sympy.Rational(2, 3)),)),  # real for a < 0

@@ -12,7 +12,7 @@ Kronecker block), ``reduce_sum`` one n-ary sum (a row of ones); a constant zero 
 leaves a term out, so a zero entry of a block makes no edge.
 
 ``stop_gradient`` of a value that depends on the inputs is
-:class:`~dgraph.blocks.elementary.StopGradient` of its elements, inside the expressions
+:class:`~dgraph.core.elementary.StopGradient` of its elements, inside the expressions
 that read them: their value, derivative 0 (an edge of partial 0 from a vertex only it
 reads, as from one only a condition reads). A custom derivative rule, which the array
 reader writes ``t + stop_gradient(f(x) - t)`` (``t`` the rule's tangent map), so has its
@@ -47,9 +47,9 @@ from sympy.logic.boolalg import Boolean
 
 from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
-from ..blocks.elementary import Logistic, StopGradient, isfinite, isinf, isnan
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
+from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.

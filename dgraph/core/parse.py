@@ -28,10 +28,10 @@ import sympy
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
-from ..blocks.elementary import Logistic, StopGradient, isfinite, isinf, isnan
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
+from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
 from .nesting import run_nested
 
 __all__ = [

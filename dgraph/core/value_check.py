@@ -50,10 +50,10 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
-from ..blocks.elementary import StopGradient
 from ..errors import DGraphError
 from . import numeric
 from .block_values import jacobian_blocks, jvp_and_scale, vertex_values, vjp_and_scale
+from .elementary import StopGradient
 from .graph import vertex_symbol
 
 if TYPE_CHECKING:
