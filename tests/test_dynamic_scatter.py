@@ -212,10 +212,10 @@ def test_the_union_is_refused_over_its_limit():
     assert add_block(_op("clip", 8000, 8000), 0, (8000,)).type_name == "identity"
 
 
-def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
-    """C prints its statements where they translate: ``mode="drop"`` (the default), equal
-    to JAX at positions out of range and repeated; a clipped one (``clip`` has no C shape
-    rule, as for ``take_dynamic``) refused in one line."""
+def test_c_prints_a_scatter_that_drops_and_one_that_clips():
+    """C prints ``mode="drop"`` (the default) and ``mode="clip"`` (C values print ``clip``
+    since clinalg24; it was refused in one line), each equal to JAX at positions out of
+    range and repeated."""
     from dgraph.codegen.c import compiler
 
     if compiler() is None:
@@ -230,9 +230,11 @@ def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
         np.testing.assert_array_equal(got.toarray(), _value_and_jacobian_of(floor)(np.array(x))[1])
     clip = lambda x: x.at[jnp.floor(x).astype(jnp.int32)].add(x * 2.0, mode="clip")  # noqa: E731
     g = from_jax(clip, np.array([0.3, 1.7, 2.1, 0.5]), level="array")
-    with pytest.raises(DGraphError, match="C values: cannot translate") as raised:
-        make_function(g, "jacobian", "c", sparse=True)
-    assert "\n" not in str(raised.value)
+    clipped = make_function(g, "jacobian", "c", sparse=True)
+    assert clipped.generated.verified
+    for x in ([0.3, 1.7, 2.1, 0.5], [3.5, 3.2, -0.5, 7.0], [1.1, 1.2, 1.3, 0.1]):
+        want = _value_and_jacobian_of(clip)(np.array(x))[1]
+        np.testing.assert_array_equal(clipped(np.array(x)).toarray(), want)
 
 
 REFUSED = {  # JAX has no derivative of either

@@ -476,6 +476,7 @@ _NOT_UNARY = ("atan2", "Piecewise", "Eq", "Ne", "And", "Or", "Not")
 _UNARY = [name for name in sorted(parse.FUNCTIONS) if name not in _NOT_UNARY]
 _DECLINED = {"Abs", "abs", "sign", "floor", "ceiling", "Heaviside", "Max", "Min", "max", "min"}
 _DECLINED |= {"stop_gradient"}  # its own rule: 0, without differentiating its argument
+_DECLINED |= {"isnan", "isinf", "isfinite"}  # IEEE's tests: no derivative of their own
 
 
 @pytest.mark.parametrize("name", _UNARY)

@@ -157,7 +157,7 @@ class StepEntries:
     def _chunk_rows(self, selected: list[dict]) -> list[np.ndarray]:
         """:meth:`_rows` of every step of a chunk (``selected``: each step's picks),
         found at once: (step, row) keys."""
-        from .step_rows import _entries
+        from .step_rows import rows_entries
 
         steps, width = len(selected), int(self.reach.shape[1]) + 1
         width = max(width, int(self.active.max(initial=-1)) + 1)
@@ -168,7 +168,7 @@ class StepEntries:
                 at_step.append(np.full(positions.size, t, dtype=np.int64))
         keys = [np.add.outer(np.arange(steps, dtype=np.int64) * width, self.active).ravel()]
         if hit:
-            which, reached = _entries(self.reach, np.concatenate(hit))
+            which, reached = rows_entries(self.reach, np.concatenate(hit))
             keys.append(np.concatenate(at_step)[which] * width + reached)
         keys = np.unique(np.concatenate(keys))
         step, row = np.divmod(keys, width)

@@ -44,7 +44,7 @@ from .body_patterns import (
 )
 from .tangent_recurrence import assemble_blocks
 
-__all__ = ["influence", "picked", "reached_rows", "row_sweep"]
+__all__ = ["influence", "picked", "reached_rows", "row_sweep", "rows_entries"]
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
@@ -71,7 +71,7 @@ def row_sweep(
     own = np.diff(base.indptr) == 1
     own[own] = base.indices[base.indptr[:-1][own]] == target[own]
     active = np.flatnonzero(~own | (target < 0))
-    if _entries(base, active)[0].size > max(64, b.n_in // 8):
+    if rows_entries(base, active)[0].size > max(64, b.n_in // 8):
         return None
     rows_of = _Cut.of(b, masked) or _Reverse(b, masked)
     columns = r._columns([])
@@ -85,7 +85,7 @@ def row_sweep(
         changed = rows_of.reached(picks)
         kept = np.setdiff1d(active, changed, assume_unique=True)
         ids = np.concatenate([kept, changed]).astype(np.int64)
-        w, c = _entries(base, kept)
+        w, c = rows_entries(base, kept)
         if changed.size:
             w2, c2 = rows_of.exact(picks, changed)
             w, c = np.concatenate([w, w2 + kept.size]), np.concatenate([c, c2])
@@ -111,7 +111,7 @@ def _stacked(steps: list, reverse: bool, width: int) -> sp.csr_array:
     return sp.csr_array(sp.vstack(steps, format="csr")) if steps else sp.csr_array((0, width))
 
 
-def _entries(m: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rows_entries(m: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The entries of rows ``rows`` of ``m``: (which of ``rows``, column) pairs."""
     rows = np.asarray(rows, dtype=np.int64)
     starts = m.indptr[rows].astype(np.int64)
@@ -247,13 +247,13 @@ class _Cut:
     def exact(self, picks: Mapping[str, np.ndarray], rows: np.ndarray):
         """Rows ``rows`` of the step's body Jacobian pattern, as entries (which row,
         input)."""
-        w, c = _entries(self.block, rows)
+        w, c = rows_entries(self.block, rows)
         ws, cs = [w], [c]
         for v, down in self.down.items():
-            wv, e = _entries(down, rows)
+            wv, e = rows_entries(down, rows)
             k = picked(picks[v], e)
             ok = (k >= 0) & (k < self.cases[v])
-            wu, cu = _entries(self.up[v], k[ok] * self.sizes[v] + e[ok])
+            wu, cu = rows_entries(self.up[v], k[ok] * self.sizes[v] + e[ok])
             ws.append(wv[ok][wu])
             cs.append(cu)
         return _unique(np.concatenate(ws), np.concatenate(cs))
@@ -279,7 +279,7 @@ class _Reverse:
             dense[v] = np.zeros(self.sizes[v], dtype=np.int64)
             dense[v][selected] = cases
         m = _exact_rows(self.b, dense, rows, self.cache)
-        return _entries(m, np.arange(rows.size))
+        return rows_entries(m, np.arange(rows.size))
 
 
 def reached_rows(reach: sp.csr_array, at: Mapping[str, int], picks) -> np.ndarray:
@@ -287,7 +287,7 @@ def reached_rows(reach: sp.csr_array, at: Mapping[str, int], picks) -> np.ndarra
     hit = [at[v] + selected for v, (selected, _) in picks.items()]
     if not hit:
         return np.zeros(0, np.int64)
-    return np.unique(_entries(reach, np.concatenate(hit))[1])
+    return np.unique(rows_entries(reach, np.concatenate(hit))[1])
 
 
 def _unique(w: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
