@@ -119,14 +119,19 @@ class StepBatch:
         :meth:`~dgraph.core.regions.Body.results` gives it."""
         return {o: a[t, ...] if per_step else a for o, (a, per_step) in self.outputs.items()}
 
+    def _batched(self, op: ArrayOp) -> tuple[np.ndarray, bool] | None:
+        """``op``'s value over every step and whether it differs by step; None where
+        it is not batched."""
+        try:
+            with np.errstate(all="ignore"):
+                return self._value(op)
+        except _Unbatched:
+            return None
+
     def _add_output(self, o: int, op: ArrayOp, shape: tuple[int, ...]) -> None:
         if self.held + self.steps * math.prod(shape) > BATCH_ENTRIES:
             return
-        try:
-            with np.errstate(all="ignore"):
-                found = self._value(op)
-        except _Unbatched:
-            return
+        found = self._batched(op)
         if found is None:
             return
         value, per_step = found
@@ -142,11 +147,7 @@ class StepBatch:
         steps, size = self.steps, math.prod(op.shape)
         if self.held + steps * size > BATCH_ENTRIES or (self.largest or size) < size:
             return
-        try:
-            with np.errstate(all="ignore"):
-                found = self._value(op)
-        except _Unbatched:
-            return
+        found = self._batched(op)
         if found is None:
             return
         value, per_step = found
