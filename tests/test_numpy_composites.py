@@ -41,6 +41,16 @@ PAIRS = {
                         + m.sum(m.inner(m.reshape(x[:6], (2, 3)), m.reshape(x[:6], (2, 3))) ** 2)),
     "polyval": _both(lambda m, x: m.sum(m.polyval(x[:3], x) ** 2)
                      + m.sum(m.polyval(m.array([1.0, -2.0, 0.5]), x) ** 3)),
+    # each k, other axes, a 3-d array: position-weighted so a wrong rotation is seen
+    "rot90": _both(lambda m, x: sum(m.sum(m.rot90(m.reshape(x, (3, 3)) ** 2, k) * W[:, None]
+                                          * m.arange(1.0, 4.0)) for k in range(-1, 4))
+                   + m.sum(m.rot90(m.reshape(x[:8], (2, 2, 2)), 1, (2, 0)) ** 3
+                           * m.arange(1.0, 9.0).reshape(2, 2, 2))),
+    "meshgrid": _both(lambda m, x: m.sum(m.meshgrid(x[:2], x[2:5] ** 2)[0]
+                                         * m.arange(6.0).reshape(3, 2)
+                                         + m.meshgrid(x[:2], x[2:5])[1] ** 3)
+                      + m.sum(m.meshgrid(x[:3], x[3:5], x[5:], indexing="ij")[2] ** 2
+                              * m.arange(24.0).reshape(3, 2, 4))),
 }  # fmt: skip
 UFUNC_PAIRS = {  # also at a 0-d input
     "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),

@@ -2,7 +2,8 @@
 (NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
-``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule) and the ufuncs
+``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
+``np.rot90``, ``np.meshgrid`` and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
 are all there is; what these do not cover is one line.
@@ -135,6 +136,46 @@ def _heaviside(x1: Any, x2: Any) -> Any:
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
 
 
+def _rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
+    """NumPy's ``rot90``: flips and a swap of the two axes."""
+    ndim = np.ndim(m)
+    a, b = (int(x) % max(ndim, 1) for x in axes)
+    if ndim < 2 or a == b:
+        raise InputError("numpy.rot90 needs two different axes of an array of 2 or more")
+    order = list(range(ndim))
+    order[a], order[b] = order[b], order[a]
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return np.flip(np.flip(m, a), b)
+    if k == 1:
+        return np.transpose(np.flip(m, b), order)
+    return np.flip(np.transpose(m, order), b)
+
+
+def _meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
+    """NumPy's ``meshgrid``: each 1-D input along its own axis (the first two swapped for
+    ``indexing="xy"``), broadcast to the full grid unless ``sparse``."""
+    if indexing not in ("xy", "ij"):
+        raise InputError(f"numpy.meshgrid(indexing={indexing!r}): use 'xy' or 'ij'")
+    n = len(xi)
+    sizes = [int(np.size(x)) for x in xi]
+    place = list(range(n))
+    if indexing == "xy" and n > 1:
+        place[0], place[1] = 1, 0
+    full = [1] * n
+    for i, axis in enumerate(place):
+        full[axis] = sizes[i]
+    out = []
+    for i, x in enumerate(xi):
+        shape = [1] * n
+        shape[place[i]] = sizes[i]
+        grid = np.reshape(x, shape)
+        out.append(grid if sparse else np.broadcast_to(grid, full))
+    return tuple(out)
+
+
 _LN2 = math.log(2.0)
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
@@ -149,6 +190,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vdot: _vdot,
     np.inner: _inner,
     np.polyval: _polyval,
+    np.rot90: _rot90,
+    np.meshgrid: _meshgrid,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
 }
 
