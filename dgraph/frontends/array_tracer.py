@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import inspect
 import keyword
 import math
@@ -595,6 +596,7 @@ _UFUNCS: dict[str, str] = {
 }
 
 
+@functools.cache  # built once, on the first ufunc call (its entries are defined below)
 def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
     return {
         "power": _power,
@@ -610,7 +612,6 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         "logaddexp": _logaddexp,
         "isnan": lambda a: _elementwise("ne", (a, a)),
         "isinf": lambda a: _elementwise("eq", (_elementwise("abs", (a,)), math.inf)),
-        **numpy_composites.UFUNCS,
     }
 
 
@@ -642,7 +643,7 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         )
     if set(kwargs) - {"out", "dtype", "casting", "order", "subok"}:
         raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
-    composite = _composite_ufuncs().get(name)
+    composite = _composite_ufuncs().get(name) or numpy_composites.UFUNCS.get(name)
     if composite is not None:
         return composite(*inputs)
     special = scipy_special.COMPOSITE_UFUNCS.get(name)
