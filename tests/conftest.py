@@ -68,3 +68,13 @@ def discrepancy_graph():
 def two_blocks_graph():
     """Zhou's two chained simple blocks r -> {a, b} -> v -> {c, d} -> t."""
     return bundled("zhou_two_blocks.json")
+
+
+@pytest.fixture
+def loops_as_regions(monkeypatch):
+    """Loops kept as regions even where their steps are independent (a sum of terms, which
+    ``dgraph.frontends.jaxpr_reductions`` otherwise runs as a map): the tests of the
+    regions' sweeps use such loops."""
+    from dgraph.frontends import jaxpr_reductions
+
+    monkeypatch.setattr(jaxpr_reductions, "MAP_LIMIT", 0)

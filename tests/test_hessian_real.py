@@ -94,6 +94,7 @@ def decaying_scan(x):
     return jnp.concatenate([c, ys])
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_long_loop_reads_reachability(monkeypatch):
     """A loop whose exact patterns would cost steps × inputs above REACH_LIMIT is read
     with its blocks' reachability (a chained Rosenbrock in a fori_loop of 40,000 steps

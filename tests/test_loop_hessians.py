@@ -222,6 +222,7 @@ def _chained_hessian(x: np.ndarray) -> np.ndarray:
     return h
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeypatch):
     """The per-step selections hold the positions each step selects (the reverse
     sweep's writes: one per step) and the patterns recompute the rows they reach: past
@@ -244,6 +245,7 @@ def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeyp
     assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_the_gradient_loop_carries_its_tangents_compressed(monkeypatch):
     """The reverse loop of a chained Rosenbrock's gradient carries n gradient entries
     over at least 3(n - 1) input columns (three slices a step); its generated tangent
@@ -281,6 +283,7 @@ def test_the_gradient_loop_carries_its_tangents_compressed(monkeypatch):
     assert held[0] == held[1] <= 8
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_selections_at_the_counter_hold_the_positions_each_step_selects(monkeypatch):
     """The reverse sweep of a chained Rosenbrock's gradient writes one entry of the
     carried gradient per step (three writes): each per-step table holds one position

@@ -48,6 +48,7 @@ def _saturated_rows() -> np.ndarray:
     return rows
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_saturated_tanh_in_a_loop_verifies():
     """The Hessian of Σ_i tanh(X[i]·X[i]) in a loop, one row at X[i]·X[i] = 10.5: JAX's
     forward-over-reverse reference rounds sech² as (1 - t)(1 + t), 1e-8 relative there,

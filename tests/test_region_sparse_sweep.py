@@ -209,6 +209,7 @@ def _same(got: dict, want: dict, forward: dict) -> None:
             np.testing.assert_allclose(found, expected, rtol=0, atol=1e-13 * scale)
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
     loops = _loops(*CASES[name])
@@ -249,6 +250,7 @@ def _storages(monkeypatch) -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_the_storage_follows_the_size_thresholds(monkeypatch):
     """The chained Rosenbrock's loops (scans in the gradient) take dense tangents where
     they fit; where they do not (as at n = 3,000), dense carried tangents and sparse ys
@@ -278,6 +280,7 @@ def test_the_storage_follows_the_size_thresholds(monkeypatch):
     assert found and set(found) == {(DENSE, SPARSE)}
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
     """The chained Rosenbrock's scan carries a sum (∂a'/∂a = 1): with dense tangents each
     step keeps its row but for the step's placed entries (no product), and the blocks
@@ -330,6 +333,7 @@ def _sparse_runs(f, x, monkeypatch) -> list[tuple[Region, list, dict]]:
     return found
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_step_evaluates_its_body_jacobian_in_the_rows_it_writes(monkeypatch):
     """The chained Rosenbrock's reverse loop carries n gradient entries and writes two
     of them a step (x[i] and x[i + 1]): the body Jacobian's entries evaluated are those

@@ -63,6 +63,7 @@ def _evaluated(monkeypatch, run, *args) -> tuple[dict, list[int]]:
     return found, sizes
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_step_evaluates_the_entries_it_writes(monkeypatch):
     """The reverse loop's run evaluates, a step, its scalars whole (those that read no
     changing carry for every step at once) and its carried gradient's operations at the
@@ -121,6 +122,7 @@ def _sparse(monkeypatch) -> None:
     monkeypatch.setattr(region_sweep, "DENSE_STEP", 0)
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_the_values_and_then_the_tangents_run_the_steps_once(monkeypatch):
     """The value check asks a loop for its outputs, then for its blocks at the same
     operands: the chained Rosenbrock's loops run their steps once (the scan of a sum
@@ -147,6 +149,7 @@ def _lifted(x):
     return jnp.sum(jax.lax.fori_loop(0, x.shape[0], body, x) ** 2)
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_every_loop_runs_as_the_whole_body_and_once_where_it_can(monkeypatch):
     """Loops of the loop tests (and one adding to its whole carried array):
     its run for values gives the whole body's outputs bit for bit; the sweep after it

@@ -58,6 +58,7 @@ def _ops(f, n: int, lang: str = "python") -> int:
     return ops.ops.mults + ops.ops.adds + ops.ops.compares
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 @pytest.mark.parametrize("lang", ["python", "jax", "c"])
 def test_the_generated_steps_cost_the_entries_they_write(lang):
     """The chained Rosenbrock's gradient loop writes 3 of its n entries a step (and their
@@ -68,6 +69,7 @@ def test_the_generated_steps_cost_the_entries_they_write(lang):
     assert large < 3.5 * small
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_positions_that_meet_at_some_steps_are_evaluated_whole():
     """Two tables of positions that meet at one step (odd n) cannot be one scatter-add's
     parts at every step: that loop is generated whole, and both are JAX's Hessian; at
@@ -139,6 +141,7 @@ def test_a_step_adds_its_selects_at_their_positions(second, table, rewritten):
         assert np.array_equal(whole, steps)
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_numpy_step_adds_into_its_dead_carry():
     """The NumPy loop writes the step's entries into its carried vector and tangent (no
     copy of their n entries a step: no ``_scatter_add`` in a loop body), starting from a

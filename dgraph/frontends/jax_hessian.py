@@ -30,6 +30,7 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
+from .jaxpr_reductions import reduction_loops
 from .jaxpr_static_while import static_trip_loops
 
 __all__ = ["WEIGHTS", "gradient_graph", "jax_source", "real_array"]
@@ -134,13 +135,22 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = static_trip_loops(jax, f, args)
-    f = f if scans is None else _named(scans, names)
+        f = f if scans is None else _named(scans, names)
+        maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
+    mapped = f if maps is None else _named(maps, names)
     if weights is None:
-        grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
-        tangents = _forward_gradient(jax, f, free, value)
+
+        def gradients(f: Callable[..., Any]) -> tuple[Callable, Callable]:
+            grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
+            tangents = _forward_gradient(jax, f, free, value)
+            return (
+                lambda *a: _unwrapped(grad(*a), value),
+                lambda *a: _unwrapped(tangents(*a), value),
+            )
+
         return _read_gradient(
-            lambda *a: _unwrapped(grad(*a), value),
-            lambda *a: _unwrapped(tangents(*a), value),
+            gradients(mapped),
+            gradients(f) if maps is not None else None,
             names,
             args,
             level=level,
@@ -156,22 +166,25 @@ def gradient_graph(
     if w in names:
         raise InputError("f has parameters named both 'v' and 'weights': rename one")
 
-    def lagrangian_gradient(*a: Any) -> Any:  # JAX's pullback of v: the adjoint sweep
-        *xs, multipliers = a
-        out, pullback = jax.vjp(lambda *d: f(*_merged(xs, d, free)), *(xs[k] for k in free))
-        grads = pullback(multipliers)
-        if value:
-            return (jax.numpy.sum(multipliers * out), *grads)
-        return grads[0] if len(grads) == 1 else grads
+    def lagrangian_gradients(f: Callable[..., Any]) -> tuple[Callable, Callable]:
+        def lagrangian_gradient(*a: Any) -> Any:  # JAX's pullback of v: the adjoint sweep
+            *xs, multipliers = a
+            out, pullback = jax.vjp(lambda *d: f(*_merged(xs, d, free)), *(xs[k] for k in free))
+            grads = pullback(multipliers)
+            if value:
+                return (jax.numpy.sum(multipliers * out), *grads)
+            return grads[0] if len(grads) == 1 else grads
 
-    def forward_lagrangian(*a: Any) -> Any:
-        *xs, multipliers = a
-        weighted = lambda *d: jax.numpy.sum(multipliers * f(*d))  # noqa: E731
-        return _unwrapped(_forward_gradient(jax, weighted, free, value)(*xs), value)
+        def forward_lagrangian(*a: Any) -> Any:
+            *xs, multipliers = a
+            weighted = lambda *d: jax.numpy.sum(multipliers * f(*d))  # noqa: E731
+            return _unwrapped(_forward_gradient(jax, weighted, free, value)(*xs), value)
+
+        return lagrangian_gradient, forward_lagrangian
 
     return _read_gradient(
-        lagrangian_gradient,
-        forward_lagrangian,
+        lagrangian_gradients(mapped),
+        lagrangian_gradients(f) if maps is not None else None,
         [*names, w],
         [*args, v],
         level=level,
@@ -181,21 +194,29 @@ def gradient_graph(
 
 
 def _read_gradient(
-    reverse: Callable[..., Any],
-    forward: Callable[..., Any],
+    read: tuple[Callable[..., Any], Callable[..., Any]],
+    looped: tuple[Callable[..., Any], Callable[..., Any]] | None,
     names: list[str],
     args: list[Any],
-    **read: Any,
+    **options: Any,
 ) -> DGraph:
-    """The graph of ``reverse`` (JAX's reverse-mode gradient), or of ``forward`` (its
+    """The graph of ``read[0]`` (JAX's reverse-mode gradient), or of ``read[1]`` (its
     forward mode, :func:`_forward_gradient`) where JAX refuses reverse mode
-    (:data:`REVERSE_REFUSED`); each takes the arguments ``names``."""
+    (:data:`REVERSE_REFUSED`); each takes the arguments ``names``. ``looped``: the same
+    gradients of ``f`` with its loops as written (``read``'s run reductions as maps,
+    :mod:`.jaxpr_reductions`), the graph's reference instead of what was read, so that
+    the check compares the map with the loops JAX runs."""
     try:
-        return from_jax(_named(reverse, names), *args, **read)
+        graph, k = from_jax(_named(read[0], names), *args, **options), 0
     except InputError as error:
         if REVERSE_REFUSED not in str(error):
             raise
-    return from_jax(_named(forward, names), *args, **read)
+        graph, k = from_jax(_named(read[1], names), *args, **options), 1
+    reference = graph.jvp_reference
+    if looped is not None and isinstance(reference, JaxJvp):
+        original = _named(looped[k], names)
+        graph.set_jvp_reference(JaxJvp(original, reference.inputs, reference.outputs))
+    return graph
 
 
 def _forward_gradient(jax, f: Callable[..., Any], free: tuple[int, ...], value: bool):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["static_trip_loops"]
+__all__ = ["evaluate_with", "static_trip_loops"]
 
 
 def _read(jaxpr: Any) -> set[Any]:
@@ -80,26 +80,42 @@ def static_trip_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Calla
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
 
     def run(*values: Any, counting: bool) -> Any:
-        env = dict(zip(jaxpr.constvars, closed.consts, strict=True))
-        env.update(zip(jaxpr.invars, jax.tree_util.tree_leaves(values), strict=True))
-
-        def get(v: Any) -> Any:
-            return v.val if _literal(v) else env[v]
-
-        for k, e in enumerate(jaxpr.eqns):
-            ins = [get(v) for v in e.invars]
-            if k in static:
-                out = _loop(jax, e, ins, counts, k, counting)
-            else:
-                bound = e.primitive.get_bind_params(e.params)  # (subfuns, params) before 0.7
-                sub, params = bound if isinstance(bound, tuple) else ((), bound)
-                out = e.primitive.bind(*sub, *ins, **params)
-            out = out if e.primitive.multiple_results else [out]
-            env.update(zip(e.outvars, out, strict=True))
-        return jax.tree_util.tree_unflatten(tree, [get(v) for v in jaxpr.outvars])
+        rules = {k: _counted(jax, counts, k, counting) for k in static}
+        out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
+        return jax.tree_util.tree_unflatten(tree, out)
 
     run(*args, counting=True)
     return lambda *a: run(*a, counting=False)
+
+
+def evaluate_with(
+    jax: Any, closed: Any, values: list[Any], rules: dict[int, Callable[[Any, list], Any]]
+) -> list[Any]:
+    """The outputs of the closed jaxpr ``closed`` at ``values`` (its flat inputs), its
+    ``k``-th equation evaluated by ``rules[k](eqn, operands)`` where given (the others
+    bound as they are)."""
+    jaxpr = closed.jaxpr
+    env = dict(zip(jaxpr.constvars, closed.consts, strict=True))
+    env.update(zip(jaxpr.invars, values, strict=True))
+
+    def get(v: Any) -> Any:
+        return v.val if _literal(v) else env[v]
+
+    for k, e in enumerate(jaxpr.eqns):
+        ins = [get(v) for v in e.invars]
+        if k in rules:
+            out = rules[k](e, ins)
+        else:
+            bound = e.primitive.get_bind_params(e.params)  # (subfuns, params) before 0.7
+            sub, params = bound if isinstance(bound, tuple) else ((), bound)
+            out = e.primitive.bind(*sub, *ins, **params)
+        out = out if e.primitive.multiple_results else [out]
+        env.update(zip(e.outvars, out, strict=True))
+    return [get(v) for v in jaxpr.outvars]
+
+
+def _counted(jax: Any, counts: dict[int, int], k: int, counting: bool) -> Callable:
+    return lambda e, ins: _loop(jax, e, ins, counts, k, counting)
 
 
 def _loop(jax: Any, e: Any, ins: list[Any], counts: dict[int, int], k: int, counting: bool):

@@ -1,0 +1,201 @@
+"""``scan``s whose carries only sum what each step computes, run as maps: a ``fori_loop``
+that adds up terms (``lambda i, a: a + h(x, i)``) is ``a₀ + Σₜ h(x, t)``, ``jax.vmap`` of
+its body over the steps and one sum.
+
+A loop's graph is a region whose patterns and values are swept step by step
+(:mod:`dgraph.core.regions`): its build and its generated code take a Python step per
+iteration. Where no step reads what an earlier one computed, the steps are independent
+(a *reduction*: the parallel loop of a map followed by a sum); JAX batches the body
+itself (``jax.vmap``), and the program is a handful of array operations whatever the trip
+count. JAX's gradient of it is a map too (a loop's gradient would be a reverse loop), so
+the Hessian's graph has no loop at all.
+
+A carry is read as
+
+* *the same*: the body returns it unchanged (a loop constant);
+* *a counter*: an integer carry the body returns as ``c + k`` with ``k`` a literal (the
+  ``fori_loop`` index): ``c₀ + t·k`` at step ``t``;
+* *a sum*: a floating carry the body returns as ``c ± u₁ ± u₂ …`` (``convert_element_type``
+  to its own dtype allowed between), nothing else reading ``c`` or the partial sums, and
+  no ``uᵢ`` reading a sum carry.
+
+A loop is a reduction where every carry is one of these and no stacked output (``ys``)
+reads a sum carry. Run with the sum carries at zero, the body returns each sum's term of
+the step (``0 ± u₁ ± u₂`` is the term, exactly); the loop's result is the initial value
+plus the terms' sum over the steps (summed in another order than the loop's: values
+differ by rounding). Loops at the top level of ``f``'s jaxpr only, of at most
+:data:`MAP_LIMIT` entries over all steps (the batched body holds every step's values).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .jaxpr_compat import scan_layout
+from .jaxpr_static_while import evaluate_with
+
+__all__ = ["MAP_LIMIT", "Reduction", "reduction", "reduction_loops"]
+
+MAP_LIMIT = 25_000_000  # most entries a batched body's equations hold over all steps
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a scan's carries are read: ``kinds[k]`` is ``"same"``, ``"sum"`` or the
+    counter's step (an int)."""
+
+    kinds: tuple[str | int, ...]
+
+
+def _literal(v: Any) -> bool:
+    return type(v).__name__ == "Literal"
+
+
+def _uses(jaxpr: Any) -> dict[Any, int]:
+    counts: dict[Any, int] = {}
+    for v in [v for e in jaxpr.eqns for v in e.invars] + list(jaxpr.outvars):
+        if not _literal(v):
+            counts[v] = counts.get(v, 0) + 1
+    return counts
+
+
+def _counter_step(c: Any, out: Any, producer: dict[Any, Any]) -> int | None:
+    """``k`` where ``out`` is ``c + k`` (``k`` an integer literal) and ``c`` an integer."""
+    e = producer.get(out)
+    if e is None or e.primitive.name != "add" or not np.issubdtype(c.aval.dtype, np.integer):
+        return None
+    a, b = e.invars
+    other = b if a is c else a if b is c else None
+    if other is None or not _literal(other) or np.ndim(other.val) != 0:
+        return None
+    return int(other.val)
+
+
+def _sum_chain(
+    c: Any, out: Any, producer: dict[Any, Any], uses: dict[Any, int]
+) -> list[Any] | None:
+    """The terms' operands of ``out = c ± u₁ ± …`` (None where ``out`` is not that): each
+    partial sum read once, by the next addition."""
+    terms, v = [], out
+    while v is not c:
+        e = producer.get(v)
+        if e is None or (v is not out and uses.get(v, 0) != 1):
+            return None
+        name = e.primitive.name
+        if name == "convert_element_type" and e.params["new_dtype"] == c.aval.dtype:
+            v = e.invars[0]
+            continue
+        if name not in ("add", "sub", "add_any") or e.outvars[0].aval.shape != c.aval.shape:
+            return None
+        a, b = e.invars
+        if name != "sub" and not _reaches(a, c, producer):
+            a, b = b, a  # the carry on the right of an addition
+        if not _reaches(a, c, producer) or _reaches(b, c, producer):
+            return None
+        terms.append(b)
+        v = a
+    return terms if uses.get(c, 0) == 1 else None
+
+
+def _reaches(v: Any, c: Any, producer: dict[Any, Any]) -> bool:
+    """Whether ``v`` is computed from ``c``."""
+    todo, seen = [v], set()
+    while todo:
+        u = todo.pop()
+        if u is c:
+            return True
+        if _literal(u) or u in seen or u not in producer:
+            continue
+        seen.add(u)
+        todo.extend(producer[u].invars)
+    return False
+
+
+def reduction(eqn: Any) -> Reduction | None:
+    """How ``eqn`` (a ``scan``) is a reduction (module docstring), or None."""
+    params = eqn.params
+    closed, nc, nk = scan_layout(params)
+    body = closed.jaxpr
+    carries, outs = body.invars[nc : nc + nk], body.outvars
+    producer = {v: e for e in body.eqns for v in e.outvars}
+    uses = _uses(body)
+    kinds: list[str | int] = []
+    terms: list[Any] = []
+    for c, out in zip(carries, outs[:nk], strict=True):
+        if out is c:
+            kinds.append("same")
+            continue
+        step = _counter_step(c, out, producer)
+        if step is not None:
+            kinds.append(step)
+            continue
+        chain = None
+        if np.issubdtype(c.aval.dtype, np.floating):
+            chain = _sum_chain(c, out, producer, uses)
+        if chain is None:
+            return None
+        kinds.append("sum")
+        terms += chain
+    sums = [c for c, k in zip(carries, kinds, strict=True) if k == "sum"]
+    read = [t for t in terms if not _literal(t)] + [v for v in outs[nk:] if not _literal(v)]
+    if any(_reaches(v, c, producer) for v in read for c in sums):
+        return None
+    entries = sum(math.prod(v.aval.shape) for e in body.eqns for v in e.outvars)
+    if entries * int(params["length"]) > MAP_LIMIT:
+        return None
+    return Reduction(tuple(kinds))
+
+
+def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
+    """The outputs of the reduction ``eqn`` at ``ins``: its body mapped over the steps by
+    ``jax.vmap``, the sum carries' terms summed."""
+    closed, nc, nk = scan_layout(eqn.params)
+    length, backward = int(eqn.params["length"]), bool(eqn.params["reverse"])
+    consts, init, xs = ins[:nc], ins[nc : nc + nk], ins[nc + nk :]
+    jnp = jax.numpy
+
+    def step(t: Any, *x: Any) -> list[Any]:
+        carries = [
+            c if k == "same" else jnp.zeros_like(c) if k == "sum" else c + t * k
+            for c, k in zip(init, plan.kinds, strict=True)
+        ]
+        out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *consts, *carries, *x)
+        return [o for o, k in zip(out[:nk], plan.kinds, strict=True) if k == "sum"] + out[nk:]
+
+    steps = jnp.arange(length)  # the step that reads xs[j]: j, or length - 1 - j backward
+    mapped = jax.vmap(step)(length - 1 - steps if backward else steps, *xs)
+    summed = iter(mapped[: plan.kinds.count("sum")])
+    finals = [
+        c if k == "same" else c + jnp.sum(next(summed), axis=0) if k == "sum" else c + length * k
+        for c, k in zip(init, plan.kinds, strict=True)
+    ]
+    return finals + list(mapped[plan.kinds.count("sum") :])
+
+
+def reduction_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+    """``f`` with each top-level ``scan`` that is a reduction run as a map
+    (:func:`as_map`); None where ``f`` has none."""
+    closed = jax.make_jaxpr(f)(*args)
+    plans = {}
+    for k, e in enumerate(closed.jaxpr.eqns):
+        if e.primitive.name == "scan" and (plan := reduction(e)) is not None:
+            plans[k] = plan
+    if not plans:
+        return None
+    tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
+    rules = {k: _rule(jax, plan) for k, plan in plans.items()}
+
+    def mapped(*values: Any) -> Any:
+        out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
+        return jax.tree_util.tree_unflatten(tree, out)
+
+    return mapped
+
+
+def _rule(jax: Any, plan: Reduction) -> Callable[[Any, list], list]:
+    return lambda e, ins: as_map(jax, e, ins, plan)

@@ -1,0 +1,128 @@
+"""Loops whose steps only add up terms (``fori_loop(0, n, lambda i, a: a + h(i), a0)``)
+run as maps before JAX differentiates them (``dgraph.frontends.jaxpr_reductions``): the
+Hessian's gradient graph has no loop, its values equal ``jax.hessian``'s, and it is
+checked against JAX's derivative of the loops as written (a map that drops a step is
+refused). Loops whose steps read what earlier ones computed stay regions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+jax.config.update("jax_enable_x64", True)
+
+import dgraph  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+from dgraph.frontends import jaxpr_reductions  # noqa: E402
+from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
+
+W = np.linspace(0.3, 1.1, 6)
+
+
+def chained_rosenbrock(x):
+    body = lambda i, a: a + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2  # noqa: E731
+    return lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
+
+
+def scan_with_outputs(x):
+    """A vector sum carry over xs rows, a constant weight, stacked outputs read after."""
+    rows = x.reshape(-1, 6)
+    total, ys = lax.scan(lambda c, r: (c + jnp.sin(r) * W, jnp.sum(r**2)), jnp.zeros(6), rows)
+    return jnp.sum(total**2) + jnp.sum(jnp.exp(0.1 * ys))
+
+
+def backward_counter(x):
+    """``reverse=True`` with a counter carry, a subtraction, a carry passed on unchanged."""
+
+    def body(c, r):
+        i, s, k = c
+        return (i + 2, s - r * jnp.cos(i * r) * k, k), r * i
+
+    (_, s, _), ys = lax.scan(body, (1, 0.5, 3.0), x, reverse=True)
+    return s**2 + jnp.sum(jnp.sin(ys) * x)
+
+
+def window(x):  # the term reads the carry: each step reads the one before
+    body = lambda i, a: a + jnp.sum(jnp.sin(lax.dynamic_slice(x, (i,), (3,)))) * a  # noqa: E731
+    return lax.fori_loop(0, x.shape[0] - 2, body, 1e-3)
+
+
+def running_sums(x):  # the stacked outputs read the sum: a cumulative sum, not a map
+    total, ys = lax.scan(lambda c, r: (c + r**2, jnp.sin(c)), 0.0, x)
+    return total + jnp.sum(ys)
+
+
+def product(x):
+    return lax.fori_loop(0, x.shape[0], lambda i, a: a * (1.0 + 0.1 * x[i] ** 2), 1.0)
+
+
+def loops(graph) -> int:
+    return sum(1 for v in graph.nx if (op := graph.op(v)) is not None and op.primitive == "loop")
+
+
+def _checked(f, x):
+    """The sparse Hessian built at ``x``, at another point against ``jax.hessian``."""
+    H = dgraph.hessian(f, x, sparse=True)
+    assert H.generated.verified
+    x2 = x + 0.03 * np.cos(np.arange(x.size))
+    ref = np.asarray(jax.hessian(f)(jnp.asarray(x2)))
+    h = H(x2)
+    assert h.nnz == np.count_nonzero(ref)
+    np.testing.assert_allclose(h.toarray(), ref, rtol=1e-11, atol=1e-11 * abs(ref).max())
+
+
+@pytest.mark.parametrize(
+    "f, n", [(chained_rosenbrock, 40), (scan_with_outputs, 24), (backward_counter, 9)]
+)
+def test_loops_that_sum_terms_are_maps(f, n):
+    x = np.linspace(-0.8, 0.9, n)
+    assert loops(gradient_graph(f, x)) == 0  # main: the loop and its gradient's
+    _checked(f, x)
+
+
+@pytest.mark.parametrize("f", [window, running_sums, product])
+def test_loops_whose_steps_read_earlier_ones_stay_regions(f):
+    x = np.linspace(-0.8, 0.9, 10)
+    assert loops(gradient_graph(f, x)) >= 1
+    _checked(f, x)
+
+
+def test_a_lagrangian_s_sum_loop_is_a_map():
+    """A vector function whose entries are loop sums, with weights: H(x, v) as
+    scipy.optimize's ``hess(x, v)``."""
+
+    def f(x):
+        body = lambda i, a: a + jnp.array([x[i] ** 3, jnp.sin(x[i] * x[i + 1])])  # noqa: E731
+        return lax.fori_loop(0, x.shape[0] - 1, body, jnp.zeros(2))
+
+    x, v = np.linspace(0.2, 1.4, 12), np.array([0.7, -1.3])
+    assert loops(gradient_graph(f, x, weights=v)) == 0
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v)
+    ref = jax.hessian(lambda x: jnp.dot(v, f(x)))(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(H(x, v)).reshape(12, 12), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_the_map_s_size_is_bounded(monkeypatch):
+    """Past MAP_LIMIT entries over all steps the loop stays a loop (13 equations of one
+    entry, 39 steps: 507 entries)."""
+    x = np.linspace(-0.8, 0.9, 40)
+    monkeypatch.setattr(jaxpr_reductions, "MAP_LIMIT", 100)
+    assert loops(gradient_graph(chained_rosenbrock, x)) >= 1
+
+
+def test_a_map_that_drops_a_step_is_refused(monkeypatch):
+    """The check compares the map's Hessian with JAX's derivative of the loop as written:
+    a map that leaves out the last step does not verify."""
+    real = jaxpr_reductions.as_map
+
+    def dropping(jax, eqn, ins, plan):
+        params = dict(eqn.params, length=eqn.params["length"] - 1)
+        return real(jax, eqn.replace(params=params), ins, plan)
+
+    monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
+    x = np.linspace(-0.8, 0.9, 12)
+    with pytest.raises(DGraphError, match="verif"):
+        dgraph.hessian(chained_rosenbrock, x, sparse=True)
