@@ -41,7 +41,7 @@ from .jaxpr_static_while import evaluate_with
 
 __all__ = ["MAP_LIMIT", "Reduction", "reduction", "reduction_loops"]
 
-MAP_LIMIT = 25_000_000  # most entries a batched body's equations hold over all steps
+MAP_LIMIT = 100_000_000  # most entries a batched body's equations hold over all steps (0.8 GB)
 
 
 @dataclass(frozen=True)
