@@ -9,6 +9,7 @@ minutes.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import resource
 import time
@@ -56,7 +57,7 @@ def main() -> None:
             f" {error:.1e} | {peak:.2f} |",
             flush=True,
         )
-    for (n0, t0), (n1, t1) in zip(rows, rows[1:]):
+    for (n0, t0), (n1, t1) in itertools.pairwise(rows):
         print(f"build grows as n^{math.log(t1 / t0) / math.log(n1 / n0):.2f} ({n0:,} → {n1:,})")
 
 

@@ -210,7 +210,9 @@ def _read_gradient(
         graph, k = from_jax(_named(read[0], names), *args, **options), 0
     except InputError as error:
         if REVERSE_REFUSED not in str(error):
-            raise
+            if looped is None:
+                raise
+            return _read_gradient(looped, None, names, args, **options)  # a map refused
         graph, k = from_jax(_named(read[1], names), *args, **options), 1
     reference = graph.jvp_reference
     if looped is not None and isinstance(reference, JaxJvp):

@@ -60,6 +60,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
+from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 from .jaxpr_values import Opaque, jax_module, resolved
@@ -1170,6 +1171,8 @@ def from_jax_arrays(
     with x64(jax):  # literals as written, constants folded in float64
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
+            mapped = reduction_loops(jax, f, args, closed)  # checked against f's own jvp
+            programs = [closed] if mapped is None else [jax.make_jaxpr(mapped)(*args), closed]
         except InputError:
             raise
         except Exception as exc:
@@ -1183,8 +1186,16 @@ def from_jax_arrays(
                 raise InputError(f"{p!r} cannot name a vertex: names must be identifiers")
         fixed = _checked_params(params, undifferentiated, where)
         inputs = [(p, a.shape) for p, a in zip(params, args, strict=True) if p not in fixed]
-        reader = _Reader(where, set(params), prefix=prefix)
-        values = [resolved(v) for v in reader.run(closed.jaxpr, closed.consts, list(params))]
+        for k, closed in enumerate(programs):  # a map the reader refuses: its loops
+            reader = _Reader(where, set(params), prefix=prefix)
+            try:
+                values = [
+                    resolved(v) for v in reader.run(closed.jaxpr, closed.consts, list(params))
+                ]
+                break
+            except InputError:
+                if k == len(programs) - 1:
+                    raise
     _, tree = jax.tree_util.tree_flatten(out_shape)
     keys = output_keys(tree, len(values), set(params), jax)
     shapes = {p: a.shape for p, a in zip(params, args, strict=True) if p in fixed}

@@ -177,10 +177,13 @@ def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
     return finals + list(mapped[plan.kinds.count("sum") :])
 
 
-def reduction_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+def reduction_loops(
+    jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
+) -> Callable | None:
     """``f`` with each top-level ``scan`` that is a reduction run as a map
-    (:func:`as_map`); None where ``f`` has none."""
-    closed = jax.make_jaxpr(f)(*args)
+    (:func:`as_map`); None where ``f`` has none. ``closed``: ``f``'s jaxpr at ``args``
+    where the caller has it."""
+    closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     plans = {}
     for k, e in enumerate(closed.jaxpr.eqns):
         if e.primitive.name == "scan" and (plan := reduction(e)) is not None:
