@@ -1171,8 +1171,7 @@ def from_jax_arrays(
     with x64(jax):  # literals as written, constants folded in float64
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
-            mapped = reduction_loops(jax, f, args, closed)  # checked against f's own jvp
-            programs = [closed] if mapped is None else [jax.make_jaxpr(mapped)(*args), closed]
+            programs = [*_mapped(jax, f, args, closed), closed]
         except InputError:
             raise
         except Exception as exc:
@@ -1214,6 +1213,19 @@ def from_jax_arrays(
         graph.set_jvp_reference(JaxJvp(f, params, keys))
     graph.notes += loop_notes(graph)
     return graph
+
+
+def _mapped(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[Any]:
+    """The jaxpr of ``f`` with its loops that only sum run as maps
+    (:mod:`.jaxpr_reductions`; checked against ``f``'s own jvp), where it has such loops
+    and JAX batches them."""
+    mapped = reduction_loops(jax, f, args, closed)
+    if mapped is None:
+        return []
+    try:
+        return [jax.make_jaxpr(mapped)(*args)]
+    except Exception:  # a body JAX cannot batch (an effect): the loops as they are
+        return []
 
 
 def _checked_params(names: list[str], params: list[str], where: str) -> set[str]:
