@@ -7,6 +7,7 @@ __all__ = [
     "GraphError",
     "InputError",
     "ProofError",
+    "ResultTooLarge",
     "SearchTooLarge",
     "VerificationError",
 ]
@@ -27,6 +28,15 @@ class GraphError(DGraphError):
 class SearchTooLarge(DGraphError):
     """A search (or a symbolic construction) whose size exceeds its limit, refused at
     once: an exhaustive search given no budget, a Markowitz order with too much fill-in."""
+
+
+class ResultTooLarge(DGraphError):
+    """A Jacobian or Hessian whose entries (dense) or nonzeros (sparse) exceed their limit,
+    refused before it is built: ``entries`` of them, ``limit`` the most allowed."""
+
+    def __init__(self, message: str, *, entries: int, limit: int, sparse: bool) -> None:
+        super().__init__(message)
+        self.entries, self.limit, self.sparse = entries, limit, sparse
 
 
 class VerificationError(DGraphError):

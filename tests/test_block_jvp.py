@@ -1,7 +1,8 @@
 """J·v of an expression set applied matrix-free (block_values.jvp_of_expressions) equals
 the blocks of jacobian_blocks times v, on the stencil, on every tensor graph of
 test_arrays_jax (one equation each, whole functions with dot_general and softmax) and
-on graphs of the NumPy tracer; verification forms no product or sum of blocks."""
+on graphs of the NumPy tracer; verification forms no product or sum of blocks, unless
+applying a set from the right meets its references once per path (PATHS_OVER)."""
 
 from __future__ import annotations
 
@@ -251,3 +252,59 @@ def test_verification_forms_no_product_or_sum_of_blocks(monkeypatch):
         monkeypatch.setattr(module, name, refuse)
     check = es.verify()
     assert check.ok and "J·v agrees with central differences" in check.detail
+
+
+def test_a_reverse_set_whose_paths_blow_up_is_applied_from_its_blocks(monkeypatch):
+    """A bundle adjustment's Lagrangian Hessian (reverse mode over its gradient graph: a
+    reference per vertex, each applied once per path to it from the right) applied
+    83,583 edges per J·v at 60 cameras, 1.7 CPU-s, its blocks formed in 0.13: past
+    PATHS_OVER applications per edge and reference its entries' blocks are formed once
+    (values and magnitudes) and applied; no edge is applied, and H·v is JAX's."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    jax.config.update("jax_enable_x64", True)
+    from dgraph.codegen.hessian import hessian_source
+    from dgraph.codegen.tensor.function import _cheapest
+
+    n, m = 10, 100  # 370 unknowns: fewer, and the left (a row per entry) is cheaper
+    cam = np.concatenate([np.arange(m) % n, (np.arange(m) + 1) % n])
+    pt = np.concatenate([np.arange(m), np.arange(m)])
+
+    def residual(xp):
+        def f(x):
+            C, X = x[: 7 * n].reshape(n, 7), x[7 * n :].reshape(m, 3)
+            c, P = C[cam], X[pt]
+            theta = xp.sqrt(xp.sum(c[:, :3] ** 2, axis=1, keepdims=True))
+            k = c[:, :3] / theta
+            kxp = xp.stack([k[:, 1] * P[:, 2] - k[:, 2] * P[:, 1],
+                            k[:, 2] * P[:, 0] - k[:, 0] * P[:, 2],
+                            k[:, 0] * P[:, 1] - k[:, 1] * P[:, 0]], axis=1)  # fmt: skip
+            kdp = xp.sum(k * P, axis=1, keepdims=True)
+            Q = P * xp.cos(theta) + kxp * xp.sin(theta) + k * kdp * (1 - xp.cos(theta))
+            Q = Q + c[:, 3:6]
+            return (c[:, 6:7] * Q[:, :2] / Q[:, 2:3]).ravel()
+
+        return f
+
+    r = np.random.default_rng(3)
+    cams = np.concatenate([0.1 * r.normal(size=(n, 3)), 0.1 * r.normal(size=(n, 2)),
+                           np.full((n, 1), 5.0), np.ones((n, 1))], axis=1)  # fmt: skip
+    x = np.concatenate([cams.ravel(), (r.normal(size=(m, 3)) * [1.0, 1.0, 0.3]).ravel()])
+    w = r.normal(size=4 * m)
+    G = hessian_source(residual(np), point=[x], weights=w).graph
+    es = _cheapest(G)
+    values = vertex_values(G, {**G.parameter_point, **(G.point or {}), G.inputs[0]: x})
+    applied = []
+    real = block_values._lanes_applied
+    monkeypatch.setattr(
+        block_values, "_lanes_applied", lambda *a, **k: applied.append(1) or real(*a, **k)
+    )
+    monkeypatch.setattr(block_values._Entries, "apply", lambda *a, **k: applied.append(1))
+    t = r.normal(size=x.shape)
+    jv, size = block_values.jvp_and_scale(es, values, {G.inputs[0]: t})
+    assert applied == []  # every product and sum formed once, as blocks
+    lagrangian = lambda z: jnp.dot(jnp.asarray(w), residual(jnp)(z))  # noqa: E731
+    want = np.asarray(jax.jvp(jax.grad(lagrangian), (jnp.asarray(x),), (jnp.asarray(t),))[1])
+    (y,) = G.outputs
+    np.testing.assert_allclose(jv[y], want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
+    assert np.all(size[y] >= np.abs(jv[y]) * (1 - 1e-12))

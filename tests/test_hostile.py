@@ -1277,3 +1277,100 @@ def test_the_mixed_module_s_functions_load_each_by_its_own_route(function, route
     assert f"traced with: {route}" in out.splitlines()
     fallback = "dgraph: note: scaled: JAX could not trace it (TracerArrayConversionError)"
     assert err.splitlines() == ([f"{fallback}; traced as NumPy"] if function == "scaled" else [])
+
+
+# -- a Hessian too large to form (issue 55): refused before any pattern is built ---------
+
+
+def _log_sum_exp(x):
+    return np.log(np.sum(np.exp(x)))
+
+
+def _small_limits(monkeypatch, sparse: int = 10**8, dense: int = 10**8) -> None:
+    """The limits a real 10⁵-unknown ``logsumexp`` passes (10¹⁰ nonzeros), made small."""
+    from dgraph.codegen.tensor import function
+
+    monkeypatch.setattr(function, "SPARSE_LIMIT", sparse)
+    monkeypatch.setattr(function, "DENSE_LIMIT", dense)
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["python", "jax", "c", "make_function", "value_gradient_hessian"],
+)
+def test_a_sparse_hessian_with_a_dense_pattern_is_refused_in_one_line(monkeypatch, call):
+    """``logsumexp``'s Hessian is dense: ``hessian(f, x, sparse=True)`` at 10⁵ unknowns was a
+    MemoryError traceback (75 GiB of row indices asked for by the code generator's walk),
+    in every language. Its 40² = 1,600 nonzeros are counted on the priced blocks and
+    refused above a limit of 1,599, in one line naming the count, the memory and hvp."""
+    import dgraph
+    from dgraph.errors import DGraphError
+
+    pytest.importorskip("jax")
+    _small_limits(monkeypatch, sparse=1599)
+    x = np.linspace(-0.5, 0.5, 40)
+    calls = {
+        "make_function": lambda: dgraph.make_function(_log_sum_exp, "hessian", sparse=True,
+                                                      point=[x]),
+        "value_gradient_hessian": lambda: dgraph.make_function(
+            _log_sum_exp, "value_gradient_hessian", sparse=True, point=[x]
+        ),
+    }  # fmt: skip
+    with pytest.raises(DGraphError) as raised:
+        calls.get(call, lambda: dgraph.hessian(_log_sum_exp, x, sparse=True, lang=call))()
+    message = str(raised.value)
+    count = "1,640" if call == "value_gradient_hessian" else "1,600"  # with the gradient row
+    assert f"a sparse Hessian of {count} nonzeros" in message, message
+    assert "more than 1,599" in message and 'use mode "hvp"' in message, message
+    assert "\n" not in message and len(message) < 300
+
+
+def test_a_sparse_hessian_at_its_limit_is_built_and_right(monkeypatch):
+    """The count is the pattern's own (not a bound above it): at a limit of exactly
+    1,600 the same Hessian is built, its 1,600 values JAX's; and ``hvp``, which never
+    forms H, is made under any limit, its H·t JAX's."""
+    import dgraph
+
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    _small_limits(monkeypatch, sparse=1600, dense=1)
+    x = np.linspace(-0.5, 0.5, 40)
+    expected = np.asarray(jax.hessian(jax.scipy.special.logsumexp)(x))
+    H = dgraph.hessian(_log_sum_exp, x, sparse=True)(x)
+    assert H.nnz == 1600
+    np.testing.assert_allclose(H.toarray(), expected, rtol=1e-12, atol=1e-15)
+    t = np.cos(np.arange(40.0))
+    hvp = dgraph.make_function(_log_sum_exp, "hvp", point=[x])
+    np.testing.assert_allclose(hvp(x, t), expected @ t, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_a_dense_hessian_past_its_limit_is_refused_in_every_language(monkeypatch, lang):
+    """A dense Hessian of n² entries over the limit is refused before its Jacobian is
+    accumulated; C's (its sparse values spread into n² doubles a call) was not refused
+    at all, its 10⁵-unknown H a MemoryError."""
+    import dgraph
+    from dgraph.errors import DGraphError
+
+    pytest.importorskip("jax")
+    _small_limits(monkeypatch, dense=1599)
+    x = np.linspace(-0.5, 0.5, 40)
+    with pytest.raises(DGraphError) as raised:
+        dgraph.hessian(lambda x: np.sum(np.sin(x)), x, lang=lang)  # sparse, but asked dense
+    message = str(raised.value)
+    assert message.startswith("a dense Hessian of 1,600 entries (0.0 GiB a call)"), message
+    assert 'give sparse=True (--sparse), or use mode "hvp"' in message, message
+
+
+def test_the_command_line_refuses_a_dense_pattern_s_sparse_hessian(monkeypatch, tmp_path, capsys):
+    """``dgraph codegen numpy_model.py:log_sum_exp --mode hessian --sparse``: exit 2, one
+    line, no file (was a MemoryError at 10⁵ unknowns)."""
+    _small_limits(monkeypatch, sparse=1599)
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["codegen", H("numpy_model.py") + ":log_sum_exp", "--inputs", "x:40", "--sparse",
+         *HESSIAN_OUT]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    _check(code, out, err, "a sparse Hessian of 1,600 nonzeros")
+    assert "more than 1,599" in err and not list(tmp_path.iterdir())

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..codegen.generate import LANGS, MODES, generate_all
-from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_source
+from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_limits, hessian_source
 from ..codegen.hessian_native import cuda_scalar_hessian, cuda_tensor_values
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
@@ -243,7 +243,8 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
                     f"--mode hessian --lang {native} of an array function writes the sparse"
                     " Hessian's values: give --sparse"
                 )
-        made = [_tensor_hessian(gradient, lang, args) for lang in langs]
+        with hessian_limits():
+            made = [_tensor_hessian(gradient, lang, args) for lang in langs]
     else:
         plain = [lang for lang in langs if lang != "cuda"]
         modes = {lang: ("jacobian",) for lang in plain}

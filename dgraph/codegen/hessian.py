@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,11 +46,12 @@ from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
-from ..errors import DGraphError, InputError
+from ..errors import DGraphError, InputError, ResultTooLarge
 from ..frontends import from_function
 from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
+from .tensor import function as tensor_function
 from .tensor.primal import check_primal, jax_primal
 from .tensor.triangle import mirror_positions
 
@@ -60,6 +62,7 @@ __all__ = [
     "Symmetric",
     "c_scalar_hessian",
     "checked_source",
+    "hessian_limits",
     "hessian_source",
     "hvp_function",
     "make_hessian",
@@ -325,7 +328,46 @@ def checked_source(
     )
     if tril and src.inputs != 1:
         raise DGraphError("tril= is for the Hessian of one array argument, not several")
+    if mode != "hvp" and not sparse:
+        _refuse_dense_hessian(src.graph)
     return src
+
+
+def _refuse_dense_hessian(graph: DGraph) -> None:
+    """One line where the dense Hessian of the gradient graph ``graph`` (n × n, n its
+    differentiated inputs' entries) would have more than :data:`~.tensor.function.
+    DENSE_LIMIT` entries: before its Jacobian is accumulated, in every language (C's
+    dense H is its sparse values spread into n² doubles per call)."""
+    n = sum(math.prod(graph.shape(x)) if graph.is_tensor else 1 for x in graph.inputs)
+    entries, limit = n * n, tensor_function.DENSE_LIMIT
+    if entries > limit:
+        raise hessian_too_large(ResultTooLarge("", entries=entries, limit=limit, sparse=False))
+
+
+def hessian_too_large(error: ResultTooLarge) -> DGraphError:
+    """The one line for a Hessian too large to form (the Jacobian of the gradient graph
+    refused by :mod:`~.tensor.function`), naming what computes H·t without forming it."""
+    count, limit = error.entries, error.limit
+    hvp = 'mode "hvp" (make_function(f, "hvp"): H·t, H never formed)'
+    if error.sparse:
+        return DGraphError(
+            f"a sparse Hessian of {count:,} nonzeros (at least {16 * count / 2**30:.1f} GiB a"
+            f" call, 16 bytes each), more than {limit:,}: its pattern is too dense; use {hvp}"
+        )
+    return DGraphError(
+        f"a dense Hessian of {count:,} entries ({8 * count / 2**30:.1f} GiB a call), more"
+        f" than {limit:,}: give sparse=True (--sparse), or use {hvp}"
+    )
+
+
+@contextmanager
+def hessian_limits() -> Iterator[None]:
+    """A Hessian's Jacobian refused as too large (:class:`~dgraph.errors.ResultTooLarge`)
+    reported as the Hessian's (:func:`hessian_too_large`)."""
+    try:
+        yield
+    except ResultTooLarge as error:
+        raise hessian_too_large(error) from None
 
 
 def make_hessian(
@@ -368,10 +410,11 @@ def make_hessian(
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
     lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
     lower = lower and len(graph.outputs) == 1
-    if lower and lang in ("python", "jax"):
-        inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
-    else:
-        inner = make(graph, _INNER[mode], lang, method, budget, flags)
+    with hessian_limits():
+        if lower and lang in ("python", "jax"):
+            inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
+        else:
+            inner = make(graph, _INNER[mode], lang, method, budget, flags)
     triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner

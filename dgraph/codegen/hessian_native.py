@@ -45,7 +45,14 @@ from ..errors import DGraphError, VerificationError
 from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
-from .hessian import MIRROR_ROW, HessianSource, Symmetric, checked_source, hvp_function
+from .hessian import (
+    MIRROR_ROW,
+    HessianSource,
+    Symmetric,
+    checked_source,
+    hessian_limits,
+    hvp_function,
+)
 from .ir import Program
 from .lowering import lowered
 from .program import function_outputs
@@ -143,7 +150,8 @@ def make_native_hessian(
         module = load_cuda(generated.text)
         function = _scalar_cuda_function(module, mode, sparse, src)
         return wrap(generated, _INNER[mode], getattr(module, _INNER[mode])), function
-    inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp")
+    with hessian_limits():
+        inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp")
     if lang == "cuda":
         generated, stacked = cuda_tensor_values(inner.generated, _INNER[mode])
         inner = wrap(generated, _INNER[mode], stacked)

@@ -239,6 +239,20 @@ def _remember(table: OrderedDict, key: tuple, entry: tuple) -> None:
         table.popitem(last=False)
 
 
+USER_POINT = "the user's point"
+NOT_FINITE_THERE = "the program is not finite at the user's point"
+"""The note of a user's point passed over: a value there is NaN or infinite
+(``np.where(x > 0, np.log(x), 0)`` at x = 0: the untaken branch's ``log``), so the
+derivatives there are not checked, and a check that agrees elsewhere is not a pass
+(:func:`check_values`; the scalar check's rule, :func:`check_scalar_code`). So too where
+the values are finite and the reference is not (:data:`NOT_FINITE_REFERENCE`: ``sqrt``'s
+partial at 0, a Hessian that overflows)."""
+NOT_FINITE_REFERENCE = (
+    "JAX's jvp is not finite there",
+    "the program is not finite beside the point",
+)
+
+
 def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     """A tensor graph's points: the user's (where finite) and the first finite random
     one, and why a candidate was passed over. Within one code generation call
@@ -286,9 +300,9 @@ def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Po
         with np.errstate(all="ignore"):
             values = vertex_values(graph, given, frozen)
         if _finite(values):
-            yield Point("the user's point", dict(given), values, frozen)
+            yield Point(USER_POINT, dict(given), values, frozen)
         else:
-            notes.append("the program is not finite at the user's point")
+            notes.append(NOT_FINITE_THERE)
         del values
     drawn = finite_point(graph, seed)
     if drawn is not None:
@@ -566,6 +580,7 @@ def check_values(
     notes: list[str] = []
     checked: list[str] = []
     worst, used = 0.0, ""
+    passed_over = False  # the user's point, where the reference is not finite
     while (point := next(points, None)) is not None:
         usable = True
         for inputs, outputs in groups:
@@ -577,6 +592,8 @@ def check_values(
             if isinstance(reference, str):
                 notes.append(f"{reference} ({point.label})")
                 usable = False
+                if point.label == USER_POINT and reference in NOT_FINITE_REFERENCE:
+                    passed_over = True
                 break
             expected, estimate, used = reference
             for y in outputs:
@@ -603,6 +620,16 @@ def check_values(
         why = "; ".join(notes) or "no point to check at"
         return ValueCheck("not verified", f"values not checked: {why}", None, used)
     more = f" ({'; '.join(notes)})" if notes else ""
+    if passed_over or NOT_FINITE_THERE in found_notes:  # agreeing elsewhere says nothing
+        return ValueCheck(
+            "not verified",
+            f"not verified at the user's point, where the program or its derivative is not"
+            f" finite (its derivatives there may be NaN); {what} agrees with {used} at"
+            f" {' and '.join(checked)} only (largest difference {worst:.0e} of |J|·|v|)",
+            worst,
+            used,
+            tuple(checked),
+        )
     return ValueCheck(
         "verified",
         f"{what} agrees with {used} at {' and '.join(checked)} (largest difference {worst:.0e}"
@@ -726,7 +753,7 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
             got = run(point, direction, w)
             if got.jv is not None:
                 for y in jv:
-                    record("jvp", worst_error(got.jv[y], jv[y], size[y]))
+                    record("jvp", _code_error(got.jv[y], jv[y], size[y]))
             if got.wj is not None:
                 _compare_vjp(es, point, direction, w, got.wj, jv, size, record)
             if got.value is not None:
@@ -755,6 +782,24 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
     )
 
 
+def _code_error(got, expected, scale) -> float:
+    """:func:`worst_error` of the code's ``J·v`` against its expression set's, the entries
+    where both are the same NaN or infinity left out: there the code computes what the
+    set does (whether the set is right there is the reference's to say; a NaN in both was
+    an error ``inf`` that failed the check at a point the reference passed over)."""
+    got = np.ravel(np.asarray(got, dtype=float))
+    expected = np.ravel(np.asarray(expected, dtype=float))
+    if got.shape != expected.shape:
+        return worst_error(got, expected, scale)
+    with np.errstate(invalid="ignore"):
+        same = ~np.isfinite(expected) & ((got == expected) | (np.isnan(got) & np.isnan(expected)))
+    if not same.any():
+        return worst_error(got, expected, scale)
+    scale = np.broadcast_to(np.ravel(np.asarray(scale, dtype=float)), expected.shape)
+    keep = ~same
+    return worst_error(got[keep], expected[keep], np.where(np.isfinite(scale), scale, 0.0)[keep])
+
+
 def _compare_vjp(
     es: ExpressionData,
     point: Point,
@@ -781,11 +826,11 @@ def _compare_vjp(
                 wj[x] += m.T @ np.ravel(w[y])
                 bound[x] += abs(m).T @ np.abs(np.ravel(w[y]))
     for x in graph.inputs:
-        record("vjp", worst_error(got[x], wj[x], bound[x]))
+        record("vjp", _code_error(got[x], wj[x], bound[x]))
     mine = sum(float(np.ravel(got[x]) @ np.ravel(v[x])) for x in graph.inputs)
     theirs = sum(float(np.ravel(w[y]) @ jv[y]) for y in jv)
     terms = sum(float(np.abs(np.ravel(w[y])) @ size[y]) for y in jv)
-    record("vjp", worst_error(mine, theirs, terms))
+    record("vjp", _code_error(mine, theirs, terms))
 
 
 # -- scalar graphs: the tangent sweep of the partials, points, the reference ------------------

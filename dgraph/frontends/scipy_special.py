@@ -73,9 +73,11 @@ def _log_ndtr(op: Op, x: Any) -> Any:
     """``log(ndtr(x))`` in JAX's three pieces (float64): ``-ndtr(-x)`` above 8, the
     asymptotic series below -20 (``-x²/2 - log(-x) - log(2π)/2 + log(1 - 1/x² + 3/x⁴ -
     …)``), each branch's argument moved by ``np.where`` (no tie at -20 or 8) so that no
-    branch is infinite. Ten terms of the series, not JAX's three: the first two
-    derivatives are those of ``log Φ`` to 2e-15 at -20.5 (mpmath), where JAX's second
-    is off by 1.4e-6."""
+    branch is infinite, the logarithm's too: above 8 it reads 1, not ``ndtr(-x)``, whose
+    logarithm is ``-inf`` past 38 and whose square (in the Hessian's ``-a/b²``) is 0 past
+    27, both a NaN where JAX's Hessian is finite (statsmodels' probit at 300 regressors).
+    Ten terms of the series, not JAX's three: the first two derivatives are those of
+    ``log Φ`` to 2e-15 at -20.5 (mpmath), where JAX's second is off by 1.4e-6."""
     upper, middle = x > 8.0, x > -20.0
     p = _ndtr(op, np.where(upper, -x, np.where(middle, x, -20.0)))
     low = np.where(middle, -20.0, x)
@@ -85,7 +87,8 @@ def _log_ndtr(op: Op, x: Any) -> Any:
         term = -term * (2 * n - 1) / x2
         series = series + term
     tail = -0.5 * x2 - np.log(-low) - 0.5 * math.log(2.0 * math.pi) + np.log(series)
-    return np.where(upper, -p, np.where(middle, np.log(p), tail))
+    inside = np.where(upper, 1.0, p)  # above 8, p = ndtr(-x) underflows to 0 past 38
+    return np.where(upper, -p, np.where(middle, np.log(inside), tail))
 
 
 # ufunc name: the array operations it is, recorded by ``op``

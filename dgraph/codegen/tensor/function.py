@@ -15,10 +15,11 @@ import numpy as np
 import scipy.sparse
 
 from ...blocks import RECENT
+from ...core.block_costs import expression_blocks
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...elimination.kernel import priced_below
-from ...errors import DGraphError, SearchTooLarge, VerificationError
+from ...errors import DGraphError, ResultTooLarge, SearchTooLarge, VerificationError
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
@@ -34,6 +35,7 @@ from .sweeps import SWEEP_MODES, jvp_program, sweep_module
 __all__ = [
     "DEFAULT_METHODS",
     "DENSE_LIMIT",
+    "SPARSE_LIMIT",
     "TENSOR_MODES",
     "TensorGenerated",
     "c_blocks",
@@ -51,6 +53,12 @@ the one line says to give ``sparse`` (a dense Hessian of 10⁵ unknowns, 80 GB, 
 internal MemoryError after seconds of work)."""
 """A sweep's reference expression set, without a method or expression set: the mode whose
 references the check applies once per vector (J·v from the right, wᵀ·J from the left)."""
+SPARSE_LIMIT = 10**8
+"""The most nonzeros a sparse ``jacobian`` (a sparse Hessian) may have, counted on the
+blocks its expression set prices (:func:`~dgraph.core.block_costs.expression_blocks`)
+before any pattern is formed: at least 1.5 GB of values and indices (the pattern of
+``logsumexp``'s Hessian at 10⁵ unknowns is dense, 10¹⁰ nonzeros: an internal
+MemoryError after its 75 GiB row indices were asked for)."""
 
 
 @dataclass
@@ -178,6 +186,8 @@ def _make(
         es = _kept(source, "cheapest", lambda: _cheapest(source))
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
+    if sparse and mode not in SWEEP_MODES:
+        _refuse_sparse(es)
     if mode == "jvp" and lang == "c":  # the NumPy sweep's program in C (c_values.py)
         program, mults = jvp_program(es.graph)
         values = c_values(program)
@@ -254,9 +264,35 @@ def _refuse_dense(graph: DGraph) -> None:
     size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
     entries = sum(size[y] for y in graph.outputs) * sum(size[x] for x in graph.inputs)
     if entries > DENSE_LIMIT:
-        raise DGraphError(
+        raise ResultTooLarge(
             f"a dense result of {entries:,} entries ({8 * entries / 2**30:.1f} GiB a call),"
-            f" more than {DENSE_LIMIT:,}: give sparse=True (--sparse)"
+            f" more than {DENSE_LIMIT:,}: give sparse=True (--sparse)",
+            entries=entries,
+            limit=DENSE_LIMIT,
+            sparse=False,
+        )
+
+
+def _refuse_sparse(es: ExpressionSet) -> None:
+    """One line where the sparse Jacobian of ``es`` would have more than
+    :data:`SPARSE_LIMIT` nonzeros: its entries' blocks as pricing forms them (structured
+    blocks count their nonzeros without listing them; the cheapest set's products and
+    sums are found again, :meth:`~dgraph.blocks._Recent.pin`), before the code
+    generator asks for any pattern."""
+    priced, _ = expression_blocks(es.as_computed or es)
+    entries = 0
+    for key in (es.as_computed or es).jacobian:
+        block = priced[key].block
+        if block is not None:
+            entries += block.nnz if hasattr(block, "nnz") else block.structural().nnz
+    if entries > SPARSE_LIMIT:
+        raise ResultTooLarge(
+            f"a sparse result of {entries:,} nonzeros (at least {16 * entries / 2**30:.1f} GiB"
+            f" a call, 16 bytes each), more than {SPARSE_LIMIT:,}: use a jvp or vjp"
+            " (--mode jvp, vjp), which never forms it",
+            entries=entries,
+            limit=SPARSE_LIMIT,
+            sparse=True,
         )
 
 
