@@ -704,13 +704,25 @@ class _Translator(CElementPrinter):
 
     # -- loops --------------------------------------------------------------------------
 
-    def _loop(self, views: list[_View], body, atomic=None) -> None:
+    def _loop(
+        self, views: list[_View], body, atomic=None, *, host: bool = True, device: bool = True
+    ) -> None:
         """One loop nest over the (common) shape of ``views`` (and one CUDA kernel, a
         thread per entry); ``body`` gets each view's index expression; ``atomic``, where
-        given, is the kernel's body (an addition where positions repeat)."""
+        given, is the kernel's body (an addition where positions repeat). ``host`` /
+        ``device`` False: the C loop / the kernel left out (a statement printed in two
+        forms)."""
         shape = views[0].shape
         n = math.prod(shape)
         kernel = atomic or body
+        lines_at, kernels_at = len(self.lines), len(self.kernels)
+        self._loop_both(views, body, kernel, shape, n)
+        if not host:
+            del self.lines[lines_at:]
+        if not device:
+            del self.kernels[kernels_at:]
+
+    def _loop_both(self, views: list[_View], body, kernel, shape, n: int) -> None:
         if all(v.contiguous or not any(_normal(v)) for v in views):
             index = [_plus(v.offset, "i" if any(_normal(v)) else None) for v in views]
             self.lines += [
@@ -740,9 +752,9 @@ class _Translator(CElementPrinter):
         decode.append("long long k0 = r;")
         self.kernels.append((n, decode, kernel(index)))
 
-    def _fill(self, out: _View, value: float | str) -> None:
+    def _fill(self, out: _View, value: float | str, host: bool = True) -> None:
         text = value if isinstance(value, str) else _double(value)
-        self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};")
+        self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};", host=host)
 
     def _elementwise(self, node: Node, at: _View) -> tuple[list[_View], Callable[[list[str]], str]]:
         """The views a loop over ``at`` reads the elementwise expression ``node`` through
@@ -1080,8 +1092,10 @@ class _Translator(CElementPrinter):
 
     def _matmul(self, out: _View, node: ir.Call) -> None:
         """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;
-        the stacks broadcast): one loop nest over the result's entries and the summed
-        axis, each product added to its place (atomically on a GPU)."""
+        the stacks broadcast): in C one ``dgraph_matmul`` call per matrix of the stack
+        (:mod:`dgraph.codegen.c_linalg`: rows of b and of the result innermost, restrict
+        operands, so vectorized); on a GPU one loop nest over the result's entries and the
+        summed axis, each product added to its place atomically."""
         a, b = (self._matrix_operand(x) for x in node.args)
         if not a.shape or not b.shape:
             self._refuse("matmul of a number")
@@ -1106,11 +1120,27 @@ class _Translator(CElementPrinter):
         sa, sb = _normal(a), _normal(b)
         left = _View(a.base, a.offset, full, (*sa[:-2], sa[-2], sa[-1], 0))
         right = _View(b.base, b.offset, full, (*sb[:-2], 0, sb[-2], sb[-1]))
-        self._fill(out, 0.0)
+        self._fill(out, 0.0, host=False)
         self._loop(
             [into, left, right],
             lambda i: f"{out.base}[{i[0]}] += {a.base}[{i[1]}] * {b.base}[{i[2]}];",
             lambda i: f"atomicAdd(&{out.base}[{i[0]}], {a.base}[{i[1]}] * {b.base}[{i[2]}]);",
+            host=False,
+        )
+        views = [
+            _View(out.base, out.offset, batch, rows[:-2]),
+            _View(a.base, a.offset, batch, sa[:-2]),
+            _View(b.base, b.offset, batch, sb[:-2]),
+        ]
+        ar, ac = sa[-2:]
+        br, bc = sb[-2:]
+        self._loop(
+            views,
+            lambda i: (
+                f"dgraph_matmul({n}L, {k}L, {m}L, {a.base} + ({i[1]}), {ar}L, {ac}L, "
+                f"{b.base} + ({i[2]}), {br}L, {bc}L, {out.base} + ({i[0]}), {rows[-2]}L);"
+            ),
+            device=False,
         )
 
     def _take(self, out: _View, node: ir.Call) -> None:
