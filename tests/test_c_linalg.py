@@ -132,10 +132,10 @@ def test_a_helper_without_pivoting_is_caught_by_the_check(monkeypatch) -> None:
         np.testing.assert_allclose(np.asarray(good(x0)), jax.jacobian(f)(x0), rtol=1e-12)
         skipped = tuple(
             text.replace("if (fabs(a[i * n + k]) > best) {", "if (0) {")
-            for text in c_special._FUNCTIONS["dgraph_inv"]
+            for text in c_special._FUNCTIONS["dgraph_lu_of"]
         )
-        assert skipped != c_special._FUNCTIONS["dgraph_inv"]
-        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_inv", skipped)
+        assert skipped != c_special._FUNCTIONS["dgraph_lu_of"]
+        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_lu_of", skipped)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x0])
 

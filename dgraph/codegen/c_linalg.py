@@ -4,13 +4,17 @@ determinant and ``slogdet``), defined in the generated files that call them, as
 :mod:`dgraph.codegen.c_special` defines the special functions.
 
 Each takes one n×n matrix read through its row and column strides (a transposed view
-needs no copy) and writes a row-major result; scratch (the LU factors and pivots) comes
-from the caller, one block per matrix of a batch, so that a CUDA thread per matrix needs
-no allocation. The LU is LAPACK ``getrf``'s (Golub and Van Loan 2013, algorithm 3.4.1:
+needs no copy) and writes a row-major result. The LU factors and pivots are a call of their
+own (``dgraph_lu_of``) into buffers from the caller, one block per matrix of a batch (a
+CUDA thread per matrix needs no allocation), which the inverse and the determinant read:
+the C values factor a matrix once for all the inverses and determinants of it. The LU is
+LAPACK ``getrf``'s (Golub and Van Loan 2013, algorithm 3.4.1:
 at step k the first row at or below k of the largest magnitude in column k); the
 inverse solves ``A·X = I`` with it (several right-hand sides, algorithm 3.4.2); the
 Cholesky factor is the outer-product form's (algorithm 4.2.1), reading A's lower triangle
-as ``numpy.linalg.cholesky`` does.
+as ``numpy.linalg.cholesky`` does. A product of two matrices (``dgraph_matmul``) sums
+outside the result's row, two rows a pass, so that its inner loop runs along rows of the
+right operand and of the result, restrict-qualified: vectorized at ``-O2``.
 
 A matrix LAPACK refuses gives what dgraph's NumPy values give (``NumPyOps``' inverse and
 Cholesky factor NaN, as JAX gives): an exactly zero pivot, or a Cholesky pivot that is not
@@ -72,7 +76,9 @@ DGRAPH_SPECIAL double dgraph_lu_of(long n, const double *a, long rows, long cols
         for (long j = 0; j < n; j++) lu[i * n + j] = a[i * rows + j * cols];
     return dgraph_lu(n, lu, piv);
 }
+"""
 
+_LU_SOLVE = r"""
 /* B := A^-1 B in place for m right-hand sides (B row-major n x m), A's factors lu, piv. */
 DGRAPH_SPECIAL void dgraph_lu_solve(long n, const double *lu, const int64_t *piv, long m, double *b)
 {
@@ -101,14 +107,14 @@ DGRAPH_SPECIAL void dgraph_nan_fill(long count, double *out)
 """
 
 _INV = r"""
-/* out = A^-1 (row-major), by LU with partial pivoting and A X = I; NaN where singular. */
-DGRAPH_SPECIAL void dgraph_inv(long n, const double *a, long rows, long cols, double *out,
-                               double *lu, int64_t *piv)
+/* out = A^-1 (row-major) from A's LU (dgraph_lu_of), A X = I; NaN where a pivot is 0. */
+DGRAPH_SPECIAL void dgraph_inv(long n, const double *lu, const int64_t *piv, double *out)
 {
-    if (dgraph_lu_of(n, a, rows, cols, lu, piv) == 0.0) {
-        dgraph_nan_fill(n * n, out);
-        return;
-    }
+    for (long k = 0; k < n; k++)
+        if (lu[k * n + k] == 0.0) {
+            dgraph_nan_fill(n * n, out);
+            return;
+        }
     for (long i = 0; i < n; i++)
         for (long j = 0; j < n; j++) out[i * n + j] = i == j;
     dgraph_lu_solve(n, lu, piv, n, out);
@@ -222,11 +228,16 @@ DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict
 
 _DETERMINANT = r"""
 /* which 0: the sign of det A, 1: log|det A| (NumPy's slogdet: (0, -inf) where singular),
- * 2: det A; from the LU. */
-DGRAPH_SPECIAL double dgraph_determinant(long n, const double *a, long rows, long cols,
-                                         double *lu, int64_t *piv, int which)
+ * 2: det A; from A's LU (dgraph_lu_of). */
+DGRAPH_SPECIAL double dgraph_determinant(long n, const double *lu, const int64_t *piv,
+                                         int which)
 {
-    double sign = dgraph_lu_of(n, a, rows, cols, lu, piv), log_abs = 0.0, det = sign;
+    double sign = 1.0, log_abs = 0.0;
+    for (long k = 0; k < n; k++) {
+        if (piv[k] != k) sign = -sign;
+        if (lu[k * n + k] == 0.0) sign = 0.0;
+    }
+    double det = sign;
     for (long k = 0; k < n; k++) {
         const double d = lu[k * n + k];
         if (d < 0) sign = -sign;
@@ -240,9 +251,10 @@ DGRAPH_SPECIAL double dgraph_determinant(long n, const double *a, long rows, lon
 
 # each function, the definitions it needs in order (dgraph.codegen.c_special's table)
 LINALG_FUNCTIONS = {
-    "dgraph_inv": (_NAN, _LU, _INV),
+    "dgraph_lu_of": (_LU,),
+    "dgraph_inv": (_NAN, _LU_SOLVE, _INV),
     "dgraph_triangle_inv": (_NAN, _TRIANGLE),
     "dgraph_cholesky": (_NAN, _CHOLESKY),
-    "dgraph_determinant": (_LU, _DETERMINANT),
+    "dgraph_determinant": (_DETERMINANT,),
     "dgraph_matmul": (_MATMUL,),
 }

@@ -348,6 +348,7 @@ class _Translator(CElementPrinter):
         self.value_size = 0  # value_and_jacobian: the entries of F
         self.current = ""
         self.views: dict[int, _View | None] = {}
+        self.factored: dict[tuple, tuple[str, str]] = {}  # a matrix view: its LU buffers
         self.reads_after = _reads_after(self.body)
         self.index = 0
         self.loops = 0  # how many loops the statement being translated is inside
@@ -409,7 +410,11 @@ class _Translator(CElementPrinter):
             self.current = f"{target} = <{type(node).__name__.lower()}>"
         shaped = self._inferred(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
+        if loop:  # its buffers written again each step: no LU shared across its edges
+            self.factored.clear()
         self._assign(target, node, shaped)
+        if loop:
+            self.factored.clear()
 
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
@@ -436,6 +441,7 @@ class _Translator(CElementPrinter):
         ctype = _ctype(shaped.dtype)
         if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
             base = self.env[node.base.id]  # type: ignore[attr-defined]
+            self.factored = {k: v for k, v in self.factored.items() if k[0] != base.base}
             for flat, data in node.parts:
                 self._scatter(base.base, flat, data, "+=")
             self.env[target] = base
@@ -1020,25 +1026,28 @@ class _Translator(CElementPrinter):
             self._refuse("linear algebra of an integer array")
         return view
 
-    def _matrix_calls(self, out: _View, source: _View, text) -> None:
+    def _matrix_calls(
+        self, out: _View, source: _View, text, factors: tuple[str, str] | None = None
+    ) -> None:
         """One helper call per matrix of the batch (the leading axes of ``source``, an
         n×n stack): ``text(n, matrix, at, lu, piv)``, the C call writing ``out`` at
-        ``at``, its LU scratch (n² doubles and n pivots a matrix, a thread's own on a
-        GPU)."""
+        ``at``, ``lu`` and ``piv`` the matrix's place in ``factors``' buffers (n² doubles
+        and n pivots a matrix; :meth:`_factors`) where given."""
         *batch, n, m = source.shape
         if n != m:
             self._refuse(f"a matrix of shape {(n, m)} that is not square")
         batch = tuple(batch)
-        count = math.prod(batch)
-        lu = self._buffer("lu", count * n * n, "double")
-        piv = self._buffer("pivots", count * n, "int64_t")
         flat = _c_strides(batch)
         views = [
             _View(out.base, out.offset, batch, _normal(out)[: len(batch)], out.ctype),
             _View(source.base, source.offset, batch, _normal(source)[: len(batch)]),
-            _View(lu, 0, batch, tuple(s * n * n for s in flat)),
-            _View(piv, 0, batch, tuple(s * n for s in flat), "int64_t"),
         ]
+        lu, piv = factors or ("", "")
+        if factors:
+            views += [
+                _View(lu, 0, batch, tuple(s * n * n for s in flat)),
+                _View(piv, 0, batch, tuple(s * n for s in flat), "int64_t"),
+            ]
         rows, cols = (0 if n == 1 else s for s in source.strides[-2:])
         self._loop(
             views,
@@ -1046,10 +1055,33 @@ class _Translator(CElementPrinter):
                 n,
                 f"{source.base} + ({i[1]}), {rows}L, {cols}L",
                 f"{out.base} + ({i[0]})",
-                f"{lu} + ({i[2]})",
-                f"{piv} + ({i[3]})",
+                f"{lu} + ({i[2]})" if factors else "",
+                f"{piv} + ({i[3]})" if factors else "",
             ),
         )
+
+    def _factors(self, source: _View) -> tuple[str, str]:
+        """The buffers of the LU factors and pivots of a stack of n×n matrices
+        (``dgraph_lu_of`` once a matrix), made once for each view: an inverse and a
+        determinant of the same matrices (``inv`` and ``slogdet``, ``solve`` and ``det``)
+        read one factorization. Forgotten where the view's buffer is written in place and
+        on either side of a loop or a branch."""
+        key = (source.base, source.offset, source.shape, _normal(source))
+        if key not in self.factored:
+            *batch, n, _ = source.shape
+            count = math.prod(batch)
+            factors = (
+                self._buffer("lu", count * n * n, "double"),
+                self._buffer("pivots", count * n, "int64_t"),
+            )
+            self._matrix_calls(
+                _contiguous(factors[0], source.shape),
+                source,
+                lambda n, a, at, lu, piv: f"dgraph_lu_of({n}L, {a}, {lu}, {piv});",
+                factors,
+            )
+            self.factored[key] = factors
+        return self.factored[key]
 
     def _matrix_function(self, out: _View, node: ir.Call) -> None:
         """``linalg.inv`` (of a triangle, ``tril``/``triu``, by substitution; else by LU
@@ -1067,14 +1099,16 @@ class _Translator(CElementPrinter):
             return
         source = self._matrix_operand(arg)
         if kind == "inv":
-            call = "dgraph_inv({n}L, {a}, {at}, {lu}, {piv});"
+            self._matrix_calls(
+                out,
+                source,
+                lambda n, a, at, lu, piv: f"dgraph_inv({n}L, {lu}, {piv}, {at});",
+                self._factors(source),
+            )
         else:
-            call = "dgraph_cholesky({n}L, {a}, {at});"
-        self._matrix_calls(
-            out,
-            source,
-            lambda n, a, at, lu, piv: call.format(n=n, a=a, at=at, lu=lu, piv=piv),
-        )
+            self._matrix_calls(
+                out, source, lambda n, a, at, lu, piv: f"dgraph_cholesky({n}L, {a}, {at});"
+            )
 
     def _determinant(self, out: _View, node: ir.Call, which: int) -> None:
         """``linalg.det`` (``which`` 2) or ``linalg.slogdet(a)[which]`` (0: the sign, 1:
@@ -1082,12 +1116,12 @@ class _Translator(CElementPrinter):
         if which not in (0, 1, 2):
             self._refuse("an index of slogdet other than 0 or 1")
         out_full = _View(out.base, out.offset, (*out.shape, 1, 1), (*out.strides, 0, 0))
+        source = self._matrix_operand(node.args[0])
         self._matrix_calls(
             out_full,
-            self._matrix_operand(node.args[0]),
-            lambda n, a, at, lu, piv: (
-                f"*({at}) = dgraph_determinant({n}L, {a}, {lu}, {piv}, {which});"
-            ),
+            source,
+            lambda n, a, at, lu, piv: f"*({at}) = dgraph_determinant({n}L, {lu}, {piv}, {which});",
+            self._factors(source),
         )
 
     def _matmul(self, out: _View, node: ir.Call) -> None:
