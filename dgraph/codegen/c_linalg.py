@@ -171,33 +171,40 @@ DGRAPH_SPECIAL void dgraph_cholesky(long n, const double *a, long rows, long col
 
 # A product of one matrix pair, the summed axis outside the result's row (i-k-j: the inner
 # loop runs along a row of b and of out, contiguous where their column stride is 1, which
-# the compiler vectorizes at -O2 since the restrict parameters rule out overlaps); a
-# product with one column (a matrix times a vector) sums each entry in a register.
+# the compiler vectorizes at -O2 since the restrict parameters rule out overlaps), two rows
+# of out a pass; a product with one column (a matrix times a vector) sums each entry in a
+# register. A triangular operand (ta, tb: 1 lower, 2 upper, 0 full; its other entries 0)
+# bounds the sums to its triangle: half the multiplications.
 _MATMUL = r"""
 /* out = A B (n x k times k x m, each read through its row and column strides; out
- * row-major with row stride ro), none of the three overlapping. */
+ * row-major with row stride ro), none of the three overlapping; ta, tb: 1 where A (B) is
+ * lower triangular, 2 upper, 0 full (the sums skip its zeros). */
 DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict a, long ar,
-                                  long ac, const double *restrict b, long br, long bc,
-                                  double *restrict out, long ro)
+                                  long ac, int ta, const double *restrict b, long br, long bc,
+                                  int tb, double *restrict out, long ro)
 {
     if (m == 1 || bc != 1) {
-        for (long i = 0; i < n; i++)
+        for (long i = 0; i < n; i++) {
+            const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 1 < k ? i + 1 : k;
             for (long j = 0; j < m; j++) {
                 double s = 0.0;
-                for (long p = 0; p < k; p++) s += a[i * ar + p * ac] * b[p * br + j * bc];
+                for (long p = p0; p < p1; p++) s += a[i * ar + p * ac] * b[p * br + j * bc];
                 out[i * ro + j] = s;
             }
+        }
         return;
     }
     long i = 0;
     for (; i + 2 <= n; i += 2) { /* two rows of out a pass: each row of b read once */
         double *restrict r0 = out + i * ro, *restrict r1 = out + (i + 1) * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 2 < k ? i + 2 : k;
         for (long j = 0; j < m; j++) r0[j] = r1[j] = 0.0;
-        for (long p = 0; p < k; p++) {
+        for (long p = p0; p < p1; p++) {
             const double s0 = a[i * ar + p * ac], s1 = a[(i + 1) * ar + p * ac];
             const double *restrict from = b + p * br;
-            long j = 0;
-            for (; j + 4 <= m; j += 4) { /* four columns: paired by the vectorizer */
+            long j = tb == 2 ? p : 0;
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (; j + 4 <= j1; j += 4) { /* four columns: paired by the vectorizer */
                 const double f0 = from[j], f1 = from[j + 1], f2 = from[j + 2], f3 = from[j + 3];
                 r0[j] += s0 * f0;
                 r0[j + 1] += s0 * f1;
@@ -208,7 +215,7 @@ DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict
                 r1[j + 2] += s1 * f2;
                 r1[j + 3] += s1 * f3;
             }
-            for (; j < m; j++) {
+            for (; j < j1; j++) {
                 r0[j] += s0 * from[j];
                 r1[j] += s1 * from[j];
             }
@@ -216,11 +223,13 @@ DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict
     }
     for (; i < n; i++) {
         double *restrict row = out + i * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 1 < k ? i + 1 : k;
         for (long j = 0; j < m; j++) row[j] = 0.0;
-        for (long p = 0; p < k; p++) {
+        for (long p = p0; p < p1; p++) {
             const double s = a[i * ar + p * ac];
             const double *restrict from = b + p * br;
-            for (long j = 0; j < m; j++) row[j] += s * from[j];
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (long j = tb == 2 ? p : 0; j < j1; j++) row[j] += s * from[j];
         }
     }
 }

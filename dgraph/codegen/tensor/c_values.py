@@ -349,6 +349,7 @@ class _Translator(CElementPrinter):
         self.current = ""
         self.views: dict[int, _View | None] = {}
         self.factored: dict[tuple, tuple[str, str]] = {}  # a matrix view: its LU buffers
+        self.triangles: dict[str, str] = {}  # a name: "lower" or "upper" (_triangle)
         self.reads_after = _reads_after(self.body)
         self.index = 0
         self.loops = 0  # how many loops the statement being translated is inside
@@ -415,6 +416,8 @@ class _Translator(CElementPrinter):
         self._assign(target, node, shaped)
         if loop:
             self.factored.clear()
+        elif self._triangle(node):
+            self.triangles[target] = self._triangle(node)  # type: ignore[assignment]
 
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
@@ -1083,18 +1086,62 @@ class _Translator(CElementPrinter):
             self.factored[key] = factors
         return self.factored[key]
 
+    def _triangle(self, node: Node) -> str | None:
+        """``"lower"`` or ``"upper"`` where each matrix of ``node`` (square, its last two
+        axes) is triangular by construction, its other entries exactly 0 (or all NaN,
+        where the helper that made it fills NaN): ``tril``/``triu`` (k on the diagonal's
+        zero side), ``cholesky``, an inverse or a negation of such, a swap of its last two
+        axes (the other triangle), a name bound to such."""
+        if isinstance(node, ir.Name):
+            return self.triangles.get(node.id)
+        if isinstance(node, ir.UnaryOp) and node.op == "-":
+            return self._triangle(node.operand)
+        kind = _call_name(node)
+        if not isinstance(node, ir.Call) or kind not in (
+            "tril",
+            "triu",
+            "cholesky",
+            "inv",
+            "swapaxes",
+        ):
+            return None
+        shape = self._shaped(node).shape
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            return None
+        if kind in ("tril", "triu"):
+            k_node = node.keyword("k") or (node.args[1] if len(node.args) > 1 else None)
+            k = 0 if k_node is None else self._integer(k_node)
+            if (kind == "tril" and k <= 0) or (kind == "triu" and k >= 0):
+                return "lower" if kind == "tril" else "upper"
+            return None
+        if kind == "cholesky":
+            return "lower"
+        inner = self._triangle(node.args[0])
+        if kind == "inv" or inner is None:
+            return inner
+        axes = {_literal(a) % len(shape) for a in node.args[1:]}
+        if axes != {len(shape) - 2, len(shape) - 1}:
+            return None
+        return "upper" if inner == "lower" else "lower"
+
     def _matrix_function(self, out: _View, node: ir.Call) -> None:
-        """``linalg.inv`` (of a triangle, ``tril``/``triu``, by substitution; else by LU
-        with partial pivoting) and ``linalg.cholesky`` of a stack of n×n matrices."""
+        """``linalg.inv`` (of a triangle: ``tril``/``triu`` or one :meth:`_triangle` finds,
+        by substitution; else by LU with partial pivoting) and ``linalg.cholesky`` of a
+        stack of n×n matrices."""
         kind, arg = _call_name(node), node.args[0]
-        triangle = _call_name(arg) if kind == "inv" else None
-        if triangle in ("tril", "triu") and not arg.keywords and len(arg.args) == 1:  # type: ignore[attr-defined]
-            source = self._matrix_operand(arg.args[0])  # type: ignore[attr-defined]
-            lower = int(triangle == "tril")
+        lower = None
+        if kind == "inv" and _call_name(arg) in ("tril", "triu"):  # the triangle of a matrix
+            if not arg.keywords and len(arg.args) == 1:  # type: ignore[attr-defined]
+                lower = _call_name(arg) == "tril"
+                arg = arg.args[0]  # type: ignore[attr-defined]
+        elif kind == "inv" and self._triangle(arg) is not None:  # a triangular matrix
+            lower = self._triangle(arg) == "lower"
+        if lower is not None:
+            source = self._matrix_operand(arg)
             self._matrix_calls(
                 out,
                 source,
-                lambda n, a, at, lu, piv: f"dgraph_triangle_inv({n}L, {lower}, {a}, {at});",
+                lambda n, a, at, lu, piv: f"dgraph_triangle_inv({n}L, {int(lower)}, {a}, {at});",
             )
             return
         source = self._matrix_operand(arg)
@@ -1128,8 +1175,13 @@ class _Translator(CElementPrinter):
         """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;
         the stacks broadcast): in C one ``dgraph_matmul`` call per matrix of the stack
         (:mod:`dgraph.codegen.c_linalg`: rows of b and of the result innermost, restrict
-        operands, so vectorized); on a GPU one loop nest over the result's entries and the
-        summed axis, each product added to its place atomically."""
+        operands, so vectorized; the sums bounded to a triangular operand's triangle,
+        :meth:`_triangle`, b's only where a's is not the same, so that no entry of the
+        result is left out of every sum); on a GPU one loop nest over the result's
+        entries and the summed axis, each product added to its place atomically."""
+        code = {None: 0, "lower": 1, "upper": 2}
+        ta, tb = (code[self._triangle(x)] for x in node.args)
+        tb = 0 if tb == ta else tb
         a, b = (self._matrix_operand(x) for x in node.args)
         if not a.shape or not b.shape:
             self._refuse("matmul of a number")
@@ -1171,8 +1223,9 @@ class _Translator(CElementPrinter):
         self._loop(
             views,
             lambda i: (
-                f"dgraph_matmul({n}L, {k}L, {m}L, {a.base} + ({i[1]}), {ar}L, {ac}L, "
-                f"{b.base} + ({i[2]}), {br}L, {bc}L, {out.base} + ({i[0]}), {rows[-2]}L);"
+                f"dgraph_matmul({n}L, {k}L, {m}L, {a.base} + ({i[1]}), {ar}L, {ac}L, {ta}, "
+                f"{b.base} + ({i[2]}), {br}L, {bc}L, {tb}, {out.base} + ({i[0]}), "
+                f"{rows[-2]}L);"
             ),
             device=False,
         )
