@@ -115,6 +115,7 @@ MAGIC = b"DGCVALS1"
 # computed into a buffer of their own first where an expression (or a view) reads them
 _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
+_TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _LINALG_REFUSED = {"linalg.eigh", "linalg.qr", "linalg.svd"}  # iterative: not in C
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
@@ -1097,13 +1098,7 @@ class _Translator(CElementPrinter):
         if isinstance(node, ir.UnaryOp) and node.op == "-":
             return self._triangle(node.operand)
         kind = _call_name(node)
-        if not isinstance(node, ir.Call) or kind not in (
-            "tril",
-            "triu",
-            "cholesky",
-            "inv",
-            "swapaxes",
-        ):
+        if not isinstance(node, ir.Call) or kind not in _TRIANGLES:
             return None
         shape = self._shaped(node).shape
         if len(shape) < 2 or shape[-1] != shape[-2]:
