@@ -115,6 +115,7 @@ MAGIC = b"DGCVALS1"
 # computed into a buffer of their own first where an expression (or a view) reads them
 _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
+_TILE = 16  # a transposing copy's tile (entries a side)
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _LINALG_REFUSED = {"linalg.eigh", "linalg.qr", "linalg.svd"}  # iterative: not in C
 _VIEWS = {
@@ -709,8 +710,43 @@ class _Translator(CElementPrinter):
     def _materialize(self, view: _View) -> _View:
         out = self._buffer("copy", view.size, view.ctype)
         out_view = _contiguous(out, view.shape, view.ctype)
-        self._loop([out_view, view], lambda i: f"{out}[{i[0]}] = {view.base}[{i[1]}];")
+        body = lambda i: f"{out}[{i[0]}] = {view.base}[{i[1]}];"  # noqa: E731
+        runs = [d for d, s in enumerate(_normal(view)) if s == 1]  # the axis view runs along
+        last = len(view.shape) - 1
+        if not runs or runs[0] == last or min(view.shape[runs[0]], view.shape[-1]) < 2 * _TILE:
+            self._loop([out_view, view], body)
+            return out_view
+        self._loop([out_view, view], body, host=False)
+        self._tiled_copy(out_view, view, runs[0])
         return out_view
+
+    def _tiled_copy(self, out: _View, view: _View, axis: int) -> None:
+        """``out = view`` (out contiguous), view running along ``axis`` (stride 1), not its
+        last one: a transpose, copied by _TILE×_TILE tiles of those two axes so that
+        both sides' cache lines are read and written whole (a row-by-row copy of a
+        64×4096 transpose read a new line each entry)."""
+        shape, last = view.shape, len(view.shape) - 1
+        lines, indent = [], "    "
+        tiled = (axis, last)
+        for d in [d for d in range(len(shape)) if d not in tiled]:  # the other axes outside
+            lines.append(f"{indent}for (long k{d} = 0; k{d} < {shape[d]}L; k{d}++) {{")
+            indent += "    "
+        for d in tiled:
+            lines.append(f"{indent}for (long t{d} = 0; t{d} < {shape[d]}L; t{d} += {_TILE}L) {{")
+            indent += "    "
+        for d in tiled:
+            end = f"(t{d} + {_TILE}L < {shape[d]}L ? t{d} + {_TILE}L : {shape[d]}L)"
+            lines.append(f"{indent}for (long k{d} = t{d}; k{d} < {end}; k{d}++) {{")
+            indent += "    "
+        index = []
+        for v in (out, view):
+            terms = [f"k{d} * {s}L" if s != 1 else f"k{d}" for d, s in enumerate(_normal(v)) if s]
+            index.append(_plus(v.offset, " + ".join(terms) or None))
+        lines.append(f"{indent}{out.base}[{index[0]}] = {view.base}[{index[1]}];")
+        for _ in range(len(shape) + 2):
+            indent = indent[:-4]
+            lines.append(f"{indent}}}")
+        self.lines += lines
 
     # -- loops --------------------------------------------------------------------------
 
