@@ -31,12 +31,14 @@ inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
 :class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
 launcher's loop around the body's kernels, the step their argument); linear algebra:
-``matmul`` of stacks (a loop nest over the result and the summed axis), ``take``,
-``tril``/``triu`` (a constant mask), ``eye``, and ``linalg.inv`` (of a ``tril``/``triu``: by
-substitution), ``linalg.cholesky``, ``linalg.det`` and ``linalg.slogdet`` of a stack of
-matrices, one call per matrix of :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial
-pivoting; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd`` are refused in one
-line; and the final
+``matmul`` of stacks (a ``dgraph_matmul`` call per matrix, its sums bounded to a triangular
+operand's triangle; on a GPU a thread per product term), ``take``, ``tril``/``triu`` (a
+constant mask), ``eye``, and ``linalg.inv`` (of a triangle, a ``tril``/``triu`` or a matrix
+triangular by construction: by substitution), ``linalg.cholesky``, ``linalg.det`` and
+``linalg.slogdet`` of a stack of matrices, one call per matrix of
+:mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial pivoting, once for every inverse
+and determinant of one matrix; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd``
+are refused in one line; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
