@@ -1127,10 +1127,11 @@ class _Translator(CElementPrinter):
 
     def _triangle(self, node: Node) -> str | None:
         """``"lower"`` or ``"upper"`` where each matrix of ``node`` (square, its last two
-        axes) is triangular by construction, its other entries exactly 0 (or all NaN,
-        where the helper that made it fills NaN): ``tril``/``triu`` (k on the diagonal's
-        zero side), ``cholesky``, an inverse or a negation of such, a swap of its last two
-        axes (the other triangle), a name bound to such."""
+        axes) is triangular by construction, its other entries exactly 0 where its inputs
+        are finite (all NaN where the helper that made it fills NaN, which a bounded sum
+        keeps: each runs over a nonempty part of a row): ``tril``/``triu`` (k on the
+        diagonal's zero side), ``cholesky``, an inverse or a negation of such, a swap of
+        its last two axes (the other triangle), a name bound to such."""
         if isinstance(node, ir.Name):
             return self.triangles.get(node.id)
         if isinstance(node, ir.UnaryOp) and node.op == "-":
