@@ -187,7 +187,7 @@ def test_batched_statements_in_c_and_cuda_equal_numpy() -> None:
 
 def _body(text: str) -> str:
     """The generated function's statements (the helpers' definitions left out)."""
-    return text[text.index("void jacobian_values(") :]
+    return text[text.index("void jacobian_values_with(") :]
 
 
 def _products(body: str, n: int) -> list[tuple[int, int]]:

@@ -14,7 +14,11 @@ of ``value_and_jacobian`` gives the same function with one more argument after `
 ``double *value``: F(x), the outputs flattened and concatenated in the rows' order. One loop
 nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
 broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
-statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
+statements have at generation; the last one is ``data`` itself. The statements are
+``jacobian_values_with(..., data, scratch_double, scratch_int32_t, scratch_int64_t)``, the
+scratch the caller's (:meth:`CValues.load` keeps one a thread between calls: a block
+larger than the C library maps afresh, 54 MB at a 128×128 solve's Jacobian, cost as
+much in page faults as the statements); ``jacobian_values`` mallocs it and calls that.
 A scatter adds into a buffer in place where no later statement reads it.
 
 The vocabulary (node kinds of :mod:`dgraph.codegen.ir`, one method each): input
@@ -83,6 +87,7 @@ import ctypes
 import math
 import re
 import struct
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,9 +220,12 @@ class CValues:
 
     def load(self, flags: tuple[str, ...] = ("-O2",)):
         """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
-        and return ``jacobian(*inputs) -> scipy.sparse.csr_array``."""
-        function = _compile(self.text, flags, self.function)
-        return self._caller(function, extra=0)
+        and return ``jacobian(*inputs) -> scipy.sparse.csr_array``: ``..._with`` given
+        scratch of its own in each calling thread, kept between calls."""
+        function = _compile(self.text, flags, f"{self.function}_with")
+        types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
+        sizes = {c: self.scratch.get(c, 0) for c in types}
+        return self._caller(function, extra=len(sizes), scratch=(sizes, types))
 
     def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
         """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
@@ -232,11 +240,12 @@ class CValues:
         scratch = [np.zeros(n, dtype=types[c]) for c, n in self.scratch.items()]
         return self._caller(launch, extra=len(scratch) + 1, after=[*scratch, None])
 
-    def _caller(self, function, extra: int, after: list | None = None):
+    def _caller(self, function, extra: int, after: list | None = None, scratch=None):
         """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
         pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data;
         with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned; a
-        ``jvp``'s ``data`` is returned as it is (J·t, flat)."""
+        ``jvp``'s ``data`` is returned as it is (J·t, flat). ``scratch`` (sizes and
+        NumPy types by C type): arrays of those sizes after data, one set a thread."""
         value_size = self.value_size
         count = len(self.inputs) + len(self.constants) + 1 + extra + bool(value_size)
         function.argtypes = [ctypes.c_void_p] * count
@@ -247,6 +256,7 @@ class CValues:
         sizes = [math.prod(s) for s in self.input_shapes]
         names = self.inputs
         flat = self.function == "jvp"
+        local = threading.local()  # each thread's scratch (ctypes calls run concurrently)
 
         def jacobian(*inputs):
             if len(inputs) != len(names):
@@ -258,6 +268,13 @@ class CValues:
             data = np.empty(nnz)
             value = np.empty(value_size)
             out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
+            if scratch is not None:
+                held = getattr(local, "scratch", None)
+                if held is None:
+                    counts, types = scratch
+                    held = [np.empty(max(n, 1), dtype=types[c]) for c, n in counts.items()]
+                    local.scratch = held
+                out += [a.ctypes.data for a in held]
             function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
             if flat:
                 return data
@@ -1786,6 +1803,7 @@ class _Translator(CElementPrinter):
             c: sum(s for _, s, t in self.scratch if t == c)
             for c in ("double", "int32_t", "int64_t")
         }
+        given = [f"{c} *scratch_{c}" for c in total]  # the _with function's scratch
         what = [
             "/* The values of a sparse Jacobian for its fixed pattern (dgraph, issue 42).",
             f" * {FUNCTION}() fills data[{indices.size}]: the CSR entries of the {shape[0]} x"
@@ -1813,29 +1831,41 @@ class _Translator(CElementPrinter):
             " * the constant arrays, the CSR indices and indptr: the index file beside this one"
             if self.function != "jvp"
             else " * the constant arrays (then one dense row's pattern): the index file beside it",
-            " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout). */",
+            " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout).",
+            f" * {self.function}_with(): the same, then the scratch from the caller",
+            " * (" + ", ".join(f"{size} {c}" for c, size in total.items()) + " entries). */",
             "#include <math.h>",
             "#include <stdint.h>",
             "#include <stdlib.h>",
             "",
             f"int {self.function}_nnz(void) {{ return {indices.size}; }}",
             "",
-            f"void {self.function}({', '.join(args)})",
+            f"void {self.function}_with({', '.join([*args, *given])})",
             "{",
         ]
-        alloc = []
-        for ctype, size in total.items():
-            if size:
-                alloc.append(f"    {ctype} *scratch_{ctype} = malloc({size}L * sizeof({ctype}));")
+        places = []
         at = {c: 0 for c in total}
         for name, size, ctype in self.scratch:
-            alloc.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
+            places.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
             at[ctype] += size
-        free = [f"    free(scratch_{c});" for c, size in total.items() if size]
+        alloc = [
+            f"    {c} *scratch_{c} = " + (f"malloc({size}L * sizeof({c}));" if size else "NULL;")
+            for c, size in total.items()
+        ]
+        names = [a.rpartition(" ")[2] for a in args] + [f"scratch_{c}" for c in total]
+        wrapper = [
+            "}",
+            "",
+            f"void {self.function}({', '.join(args)})",
+            "{",
+            *alloc,
+            f"    {self.function}_with({', '.join(names)});",
+            *(f"    free(scratch_{c});" for c, size in total.items() if size),
+        ]
         loader = LOADER.replace(f"{FUNCTION}_load", f"{self.function}_load")
         special = special_definitions("\n".join(self.lines))
         head[-2:-2] = [*special, ""] if special else []  # before the function
-        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", loader])
+        text = "\n".join([*head, *places, *self.lines, *wrapper, "}", "", loader])
         cuda = self._cuda(head[:5], total)
         return CValues(
             text,
