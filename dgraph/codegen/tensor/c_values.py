@@ -269,12 +269,12 @@ class CValues:
             value = np.empty(value_size)
             out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
             if scratch is not None:
-                held = getattr(local, "scratch", None)
-                if held is None:
+                held = getattr(local, "pointers", None)
+                if held is None:  # this thread's first call: its scratch, kept
                     counts, types = scratch
-                    held = [np.empty(max(n, 1), dtype=types[c]) for c, n in counts.items()]
-                    local.scratch = held
-                out += [a.ctypes.data for a in held]
+                    local.arrays = [np.empty(max(n, 1), types[c]) for c, n in counts.items()]
+                    held = local.pointers = [a.ctypes.data for a in local.arrays]
+                out += held
             function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
             if flat:
                 return data
