@@ -33,6 +33,24 @@ __all__ = ["LINALG_FUNCTIONS"]
 # LU with partial pivoting in place (row-major n×n), piv[k] the row swapped with row k:
 # returns the permutation's sign, 0 where a pivot is exactly 0 (the factors stay LAPACK's:
 # the elimination goes on past it).
+# y -= s·x along two rows that do not overlap (restrict: vectorized at -O2, four at a
+# time as in dgraph_matmul): the inner loop of the LU and of its solves.
+_ROW = r"""
+/* y[j] -= s x[j] for j < m, x and y apart. */
+DGRAPH_SPECIAL void dgraph_row_sub(long m, double s, const double *restrict x,
+                                   double *restrict y)
+{
+    long j = 0;
+    for (; j + 4 <= m; j += 4) {
+        y[j] -= s * x[j];
+        y[j + 1] -= s * x[j + 1];
+        y[j + 2] -= s * x[j + 2];
+        y[j + 3] -= s * x[j + 3];
+    }
+    for (; j < m; j++) y[j] -= s * x[j];
+}
+"""
+
 _LU = r"""
 /* P·A = L·U in place (row-major n x n), the first largest magnitude at or below k the
  * pivot of column k (LAPACK getrf); returns det P, or 0 where a pivot is 0. */
@@ -62,7 +80,7 @@ DGRAPH_SPECIAL double dgraph_lu(long n, double *a, int64_t *piv)
         }
         for (long i = k + 1; i < n; i++) {
             const double l = a[i * n + k] /= a[k * n + k];
-            for (long j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+            dgraph_row_sub(n - k - 1, l, a + k * n + k + 1, a + i * n + k + 1);
         }
     }
     return sign;
@@ -90,11 +108,9 @@ DGRAPH_SPECIAL void dgraph_lu_solve(long n, const double *lu, const int64_t *piv
                 b[piv[k] * m + j] = t;
             }
     for (long i = 1; i < n; i++)
-        for (long k = 0; k < i; k++)
-            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+        for (long k = 0; k < i; k++) dgraph_row_sub(m, lu[i * n + k], b + k * m, b + i * m);
     for (long i = n - 1; i >= 0; i--) {
-        for (long k = i + 1; k < n; k++)
-            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+        for (long k = i + 1; k < n; k++) dgraph_row_sub(m, lu[i * n + k], b + k * m, b + i * m);
         for (long j = 0; j < m; j++) b[i * m + j] /= lu[i * n + i];
     }
 }
@@ -260,8 +276,8 @@ DGRAPH_SPECIAL double dgraph_determinant(long n, const double *lu, const int64_t
 
 # each function, the definitions it needs in order (dgraph.codegen.c_special's table)
 LINALG_FUNCTIONS = {
-    "dgraph_lu_of": (_LU,),
-    "dgraph_inv": (_NAN, _LU_SOLVE, _INV),
+    "dgraph_lu_of": (_ROW, _LU),
+    "dgraph_inv": (_NAN, _ROW, _LU_SOLVE, _INV),
     "dgraph_triangle_inv": (_NAN, _TRIANGLE),
     "dgraph_cholesky": (_NAN, _CHOLESKY),
     "dgraph_determinant": (_DETERMINANT,),
