@@ -33,12 +33,17 @@ __all__ = ["LINALG_FUNCTIONS"]
 # LU with partial pivoting in place (row-major n×n), piv[k] the row swapped with row k:
 # returns the permutation's sign, 0 where a pivot is exactly 0 (the factors stay LAPACK's:
 # the elimination goes on past it).
-# y -= s·x along two rows that do not overlap (restrict: vectorized at -O2, four at a
-# time as in dgraph_matmul): the inner loop of the LU and of its solves.
+# y -= s·x along two rows that do not overlap (restrict, C++'s __restrict__ in CUDA:
+# vectorized at -O2, four at a time as in dgraph_matmul): the LU's and its solves' inner loop.
 _ROW = r"""
+#ifdef __cplusplus
+#define DGRAPH_RESTRICT __restrict__
+#else
+#define DGRAPH_RESTRICT restrict
+#endif
 /* y[j] -= s x[j] for j < m, x and y apart. */
-DGRAPH_SPECIAL void dgraph_row_sub(long m, double s, const double *restrict x,
-                                   double *restrict y)
+DGRAPH_SPECIAL void dgraph_row_sub(long m, double s, const double *DGRAPH_RESTRICT x,
+                                   double *DGRAPH_RESTRICT y)
 {
     long j = 0;
     for (; j + 4 <= m; j += 4) {
