@@ -4,13 +4,17 @@ determinant and ``slogdet``), defined in the generated files that call them, as
 :mod:`dgraph.codegen.c_special` defines the special functions.
 
 Each takes one n×n matrix read through its row and column strides (a transposed view
-needs no copy) and writes a row-major result; scratch (the LU factors and pivots) comes
-from the caller, one block per matrix of a batch, so that a CUDA thread per matrix needs
-no allocation. The LU is LAPACK ``getrf``'s (Golub and Van Loan 2013, algorithm 3.4.1:
+needs no copy) and writes a row-major result. The LU factors and pivots are a call of their
+own (``dgraph_lu_of``) into buffers from the caller, one block per matrix of a batch (a
+CUDA thread per matrix needs no allocation), which the inverse and the determinant read:
+the C values factor a matrix once for all the inverses and determinants of it. The LU is
+LAPACK ``getrf``'s (Golub and Van Loan 2013, algorithm 3.4.1:
 at step k the first row at or below k of the largest magnitude in column k); the
 inverse solves ``A·X = I`` with it (several right-hand sides, algorithm 3.4.2); the
 Cholesky factor is the outer-product form's (algorithm 4.2.1), reading A's lower triangle
-as ``numpy.linalg.cholesky`` does.
+as ``numpy.linalg.cholesky`` does. A product of two matrices (``dgraph_matmul``) sums
+outside the result's row, two rows a pass, so that its inner loop runs along rows of the
+right operand and of the result, restrict-qualified: vectorized at ``-O2``.
 
 A matrix LAPACK refuses gives what dgraph's NumPy values give (``NumPyOps``' inverse and
 Cholesky factor NaN, as JAX gives): an exactly zero pivot, or a Cholesky pivot that is not
@@ -29,6 +33,29 @@ __all__ = ["LINALG_FUNCTIONS"]
 # LU with partial pivoting in place (row-major n×n), piv[k] the row swapped with row k:
 # returns the permutation's sign, 0 where a pivot is exactly 0 (the factors stay LAPACK's:
 # the elimination goes on past it).
+# y -= s·x along two rows that do not overlap (restrict, C++'s __restrict__ in CUDA:
+# vectorized at -O2, four at a time as in dgraph_matmul): the LU's and its solves' inner loop.
+_ROW = r"""
+#ifdef __cplusplus
+#define DGRAPH_RESTRICT __restrict__
+#else
+#define DGRAPH_RESTRICT restrict
+#endif
+/* y[j] -= s x[j] for j < m, x and y apart. */
+DGRAPH_SPECIAL void dgraph_row_sub(long m, double s, const double *DGRAPH_RESTRICT x,
+                                   double *DGRAPH_RESTRICT y)
+{
+    long j = 0;
+    for (; j + 4 <= m; j += 4) {
+        y[j] -= s * x[j];
+        y[j + 1] -= s * x[j + 1];
+        y[j + 2] -= s * x[j + 2];
+        y[j + 3] -= s * x[j + 3];
+    }
+    for (; j < m; j++) y[j] -= s * x[j];
+}
+"""
+
 _LU = r"""
 /* P·A = L·U in place (row-major n x n), the first largest magnitude at or below k the
  * pivot of column k (LAPACK getrf); returns det P, or 0 where a pivot is 0. */
@@ -58,7 +85,7 @@ DGRAPH_SPECIAL double dgraph_lu(long n, double *a, int64_t *piv)
         }
         for (long i = k + 1; i < n; i++) {
             const double l = a[i * n + k] /= a[k * n + k];
-            for (long j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+            dgraph_row_sub(n - k - 1, l, a + k * n + k + 1, a + i * n + k + 1);
         }
     }
     return sign;
@@ -72,7 +99,9 @@ DGRAPH_SPECIAL double dgraph_lu_of(long n, const double *a, long rows, long cols
         for (long j = 0; j < n; j++) lu[i * n + j] = a[i * rows + j * cols];
     return dgraph_lu(n, lu, piv);
 }
+"""
 
+_LU_SOLVE = r"""
 /* B := A^-1 B in place for m right-hand sides (B row-major n x m), A's factors lu, piv. */
 DGRAPH_SPECIAL void dgraph_lu_solve(long n, const double *lu, const int64_t *piv, long m, double *b)
 {
@@ -84,11 +113,9 @@ DGRAPH_SPECIAL void dgraph_lu_solve(long n, const double *lu, const int64_t *piv
                 b[piv[k] * m + j] = t;
             }
     for (long i = 1; i < n; i++)
-        for (long k = 0; k < i; k++)
-            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+        for (long k = 0; k < i; k++) dgraph_row_sub(m, lu[i * n + k], b + k * m, b + i * m);
     for (long i = n - 1; i >= 0; i--) {
-        for (long k = i + 1; k < n; k++)
-            for (long j = 0; j < m; j++) b[i * m + j] -= lu[i * n + k] * b[k * m + j];
+        for (long k = i + 1; k < n; k++) dgraph_row_sub(m, lu[i * n + k], b + k * m, b + i * m);
         for (long j = 0; j < m; j++) b[i * m + j] /= lu[i * n + i];
     }
 }
@@ -101,14 +128,14 @@ DGRAPH_SPECIAL void dgraph_nan_fill(long count, double *out)
 """
 
 _INV = r"""
-/* out = A^-1 (row-major), by LU with partial pivoting and A X = I; NaN where singular. */
-DGRAPH_SPECIAL void dgraph_inv(long n, const double *a, long rows, long cols, double *out,
-                               double *lu, int64_t *piv)
+/* out = A^-1 (row-major) from A's LU (dgraph_lu_of), A X = I; NaN where a pivot is 0. */
+DGRAPH_SPECIAL void dgraph_inv(long n, const double *lu, const int64_t *piv, double *out)
 {
-    if (dgraph_lu_of(n, a, rows, cols, lu, piv) == 0.0) {
-        dgraph_nan_fill(n * n, out);
-        return;
-    }
+    for (long k = 0; k < n; k++)
+        if (lu[k * n + k] == 0.0) {
+            dgraph_nan_fill(n * n, out);
+            return;
+        }
     for (long i = 0; i < n; i++)
         for (long j = 0; j < n; j++) out[i * n + j] = i == j;
     dgraph_lu_solve(n, lu, piv, n, out);
@@ -163,13 +190,84 @@ DGRAPH_SPECIAL void dgraph_cholesky(long n, const double *a, long rows, long col
 }
 """
 
+# A product of one matrix pair, the summed axis outside the result's row (i-k-j: the inner
+# loop runs along a row of b and of out, contiguous where their column stride is 1, which
+# the compiler vectorizes at -O2 since the restrict parameters rule out overlaps), two rows
+# of out a pass; a product with one column (a matrix times a vector) sums each entry in a
+# register. A triangular operand (ta, tb: 1 lower, 2 upper, 0 full; its other entries 0)
+# bounds the sums to its triangle: half the multiplications.
+_MATMUL = r"""
+/* out = A B (n x k times k x m, each read through its row and column strides; out
+ * row-major with row stride ro), none of the three overlapping; ta, tb: 1 where A (B) is
+ * lower triangular, 2 upper, 0 full (the sums skip its zeros). */
+DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict a, long ar,
+                                  long ac, int ta, const double *restrict b, long br, long bc,
+                                  int tb, double *restrict out, long ro)
+{
+    if (m == 1 || bc != 1) {
+        for (long i = 0; i < n; i++) {
+            const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 1 < k ? i + 1 : k;
+            for (long j = 0; j < m; j++) {
+                double s = 0.0;
+                for (long p = p0; p < p1; p++) s += a[i * ar + p * ac] * b[p * br + j * bc];
+                out[i * ro + j] = s;
+            }
+        }
+        return;
+    }
+    long i = 0;
+    for (; i + 2 <= n; i += 2) { /* two rows of out a pass: each row of b read once */
+        double *restrict r0 = out + i * ro, *restrict r1 = out + (i + 1) * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 2 < k ? i + 2 : k;
+        for (long j = 0; j < m; j++) r0[j] = r1[j] = 0.0;
+        for (long p = p0; p < p1; p++) {
+            const double s0 = a[i * ar + p * ac], s1 = a[(i + 1) * ar + p * ac];
+            const double *restrict from = b + p * br;
+            long j = tb == 2 ? p : 0;
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (; j + 4 <= j1; j += 4) { /* four columns: paired by the vectorizer */
+                const double f0 = from[j], f1 = from[j + 1], f2 = from[j + 2], f3 = from[j + 3];
+                r0[j] += s0 * f0;
+                r0[j + 1] += s0 * f1;
+                r0[j + 2] += s0 * f2;
+                r0[j + 3] += s0 * f3;
+                r1[j] += s1 * f0;
+                r1[j + 1] += s1 * f1;
+                r1[j + 2] += s1 * f2;
+                r1[j + 3] += s1 * f3;
+            }
+            for (; j < j1; j++) {
+                r0[j] += s0 * from[j];
+                r1[j] += s1 * from[j];
+            }
+        }
+    }
+    for (; i < n; i++) {
+        double *restrict row = out + i * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 1 < k ? i + 1 : k;
+        for (long j = 0; j < m; j++) row[j] = 0.0;
+        for (long p = p0; p < p1; p++) {
+            const double s = a[i * ar + p * ac];
+            const double *restrict from = b + p * br;
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (long j = tb == 2 ? p : 0; j < j1; j++) row[j] += s * from[j];
+        }
+    }
+}
+"""
+
 _DETERMINANT = r"""
 /* which 0: the sign of det A, 1: log|det A| (NumPy's slogdet: (0, -inf) where singular),
- * 2: det A; from the LU. */
-DGRAPH_SPECIAL double dgraph_determinant(long n, const double *a, long rows, long cols,
-                                         double *lu, int64_t *piv, int which)
+ * 2: det A; from A's LU (dgraph_lu_of). */
+DGRAPH_SPECIAL double dgraph_determinant(long n, const double *lu, const int64_t *piv,
+                                         int which)
 {
-    double sign = dgraph_lu_of(n, a, rows, cols, lu, piv), log_abs = 0.0, det = sign;
+    double sign = 1.0, log_abs = 0.0;
+    for (long k = 0; k < n; k++) {
+        if (piv[k] != k) sign = -sign;
+        if (lu[k * n + k] == 0.0) sign = 0.0;
+    }
+    double det = sign;
     for (long k = 0; k < n; k++) {
         const double d = lu[k * n + k];
         if (d < 0) sign = -sign;
@@ -183,8 +281,10 @@ DGRAPH_SPECIAL double dgraph_determinant(long n, const double *a, long rows, lon
 
 # each function, the definitions it needs in order (dgraph.codegen.c_special's table)
 LINALG_FUNCTIONS = {
-    "dgraph_inv": (_NAN, _LU, _INV),
+    "dgraph_lu_of": (_ROW, _LU),
+    "dgraph_inv": (_NAN, _ROW, _LU_SOLVE, _INV),
     "dgraph_triangle_inv": (_NAN, _TRIANGLE),
     "dgraph_cholesky": (_NAN, _CHOLESKY),
-    "dgraph_determinant": (_LU, _DETERMINANT),
+    "dgraph_determinant": (_DETERMINANT,),
+    "dgraph_matmul": (_MATMUL,),
 }

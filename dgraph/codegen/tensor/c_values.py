@@ -14,7 +14,11 @@ of ``value_and_jacobian`` gives the same function with one more argument after `
 ``double *value``: F(x), the outputs flattened and concatenated in the rows' order. One loop
 nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
 broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
-statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
+statements have at generation; the last one is ``data`` itself. The statements are
+``jacobian_values_with(..., data, scratch_double, scratch_int32_t, scratch_int64_t)``, the
+scratch the caller's (:meth:`CValues.load` keeps one a thread between calls: a block
+larger than the C library maps afresh, 54 MB at a 128×128 solve's Jacobian, cost as
+much in page faults as the statements); ``jacobian_values`` mallocs it and calls that.
 A scatter adds into a buffer in place where no later statement reads it.
 
 The vocabulary (node kinds of :mod:`dgraph.codegen.ir`, one method each): input
@@ -31,12 +35,14 @@ inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
 :class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
 launcher's loop around the body's kernels, the step their argument); linear algebra:
-``matmul`` of stacks (a loop nest over the result and the summed axis), ``take``,
-``tril``/``triu`` (a constant mask), ``eye``, and ``linalg.inv`` (of a ``tril``/``triu``: by
-substitution), ``linalg.cholesky``, ``linalg.det`` and ``linalg.slogdet`` of a stack of
-matrices, one call per matrix of :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial
-pivoting; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd`` are refused in one
-line; and the final
+``matmul`` of stacks (a ``dgraph_matmul`` call per matrix, its sums bounded to a triangular
+operand's triangle; on a GPU a thread per product term), ``take``, ``tril``/``triu`` (a
+constant mask), ``eye``, and ``linalg.inv`` (of a triangle, a ``tril``/``triu`` or a matrix
+triangular by construction: by substitution), ``linalg.cholesky``, ``linalg.det`` and
+``linalg.slogdet`` of a stack of matrices, one call per matrix of
+:mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial pivoting, once for every inverse
+and determinant of one matrix; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd``
+are refused in one line; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -81,6 +87,7 @@ import ctypes
 import math
 import re
 import struct
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +122,8 @@ MAGIC = b"DGCVALS1"
 # computed into a buffer of their own first where an expression (or a view) reads them
 _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
+_TILE = 16  # a transposing copy's tile (entries a side)
+_TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _LINALG_REFUSED = {"linalg.eigh", "linalg.qr", "linalg.svd"}  # iterative: not in C
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
@@ -211,9 +220,12 @@ class CValues:
 
     def load(self, flags: tuple[str, ...] = ("-O2",)):
         """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
-        and return ``jacobian(*inputs) -> scipy.sparse.csr_array``."""
-        function = _compile(self.text, flags, self.function)
-        return self._caller(function, extra=0)
+        and return ``jacobian(*inputs) -> scipy.sparse.csr_array``: ``..._with`` given
+        scratch of its own in each calling thread, kept between calls."""
+        function = _compile(self.text, flags, f"{self.function}_with")
+        types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
+        sizes = {c: self.scratch.get(c, 0) for c in types}
+        return self._caller(function, extra=len(sizes), scratch=(sizes, types))
 
     def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
         """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
@@ -228,11 +240,12 @@ class CValues:
         scratch = [np.zeros(n, dtype=types[c]) for c, n in self.scratch.items()]
         return self._caller(launch, extra=len(scratch) + 1, after=[*scratch, None])
 
-    def _caller(self, function, extra: int, after: list | None = None):
+    def _caller(self, function, extra: int, after: list | None = None, scratch=None):
         """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
         pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data;
         with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned; a
-        ``jvp``'s ``data`` is returned as it is (J·t, flat)."""
+        ``jvp``'s ``data`` is returned as it is (J·t, flat). ``scratch`` (sizes and
+        NumPy types by C type): arrays of those sizes after data, one set a thread."""
         value_size = self.value_size
         count = len(self.inputs) + len(self.constants) + 1 + extra + bool(value_size)
         function.argtypes = [ctypes.c_void_p] * count
@@ -243,6 +256,7 @@ class CValues:
         sizes = [math.prod(s) for s in self.input_shapes]
         names = self.inputs
         flat = self.function == "jvp"
+        local = threading.local()  # each thread's scratch (ctypes calls run concurrently)
 
         def jacobian(*inputs):
             if len(inputs) != len(names):
@@ -254,6 +268,13 @@ class CValues:
             data = np.empty(nnz)
             value = np.empty(value_size)
             out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
+            if scratch is not None:
+                held = getattr(local, "pointers", None)
+                if held is None:  # this thread's first call: its scratch, kept
+                    counts, types = scratch
+                    local.arrays = [np.empty(max(n, 1), types[c]) for c, n in counts.items()]
+                    held = local.pointers = [a.ctypes.data for a in local.arrays]
+                out += held
             function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
             if flat:
                 return data
@@ -348,6 +369,8 @@ class _Translator(CElementPrinter):
         self.value_size = 0  # value_and_jacobian: the entries of F
         self.current = ""
         self.views: dict[int, _View | None] = {}
+        self.factored: dict[tuple, tuple[str, str]] = {}  # a matrix view: its LU buffers
+        self.triangles: dict[str, str] = {}  # a name: "lower" or "upper" (_triangle)
         self.reads_after = _reads_after(self.body)
         self.index = 0
         self.loops = 0  # how many loops the statement being translated is inside
@@ -409,7 +432,13 @@ class _Translator(CElementPrinter):
             self.current = f"{target} = <{type(node).__name__.lower()}>"
         shaped = self._inferred(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
+        if loop:  # its buffers written again each step: no LU shared across its edges
+            self.factored.clear()
         self._assign(target, node, shaped)
+        if loop:
+            self.factored.clear()
+        elif self._triangle(node):
+            self.triangles[target] = self._triangle(node)  # type: ignore[assignment]
 
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
@@ -436,6 +465,7 @@ class _Translator(CElementPrinter):
         ctype = _ctype(shaped.dtype)
         if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
             base = self.env[node.base.id]  # type: ignore[attr-defined]
+            self.factored = {k: v for k, v in self.factored.items() if k[0] != base.base}
             for flat, data in node.parts:
                 self._scatter(base.base, flat, data, "+=")
             self.env[target] = base
@@ -699,18 +729,65 @@ class _Translator(CElementPrinter):
     def _materialize(self, view: _View) -> _View:
         out = self._buffer("copy", view.size, view.ctype)
         out_view = _contiguous(out, view.shape, view.ctype)
-        self._loop([out_view, view], lambda i: f"{out}[{i[0]}] = {view.base}[{i[1]}];")
+        body = lambda i: f"{out}[{i[0]}] = {view.base}[{i[1]}];"  # noqa: E731
+        runs = [d for d, s in enumerate(_normal(view)) if s == 1]  # the axis view runs along
+        last = len(view.shape) - 1
+        if not runs or runs[0] == last or min(view.shape[runs[0]], view.shape[-1]) < 2 * _TILE:
+            self._loop([out_view, view], body)
+            return out_view
+        self._loop([out_view, view], body, host=False)
+        self._tiled_copy(out_view, view, runs[0])
         return out_view
+
+    def _tiled_copy(self, out: _View, view: _View, axis: int) -> None:
+        """``out = view`` (out contiguous), view running along ``axis`` (stride 1), not its
+        last one: a transpose, copied by _TILE×_TILE tiles of those two axes so that
+        both sides' cache lines are read and written whole (a row-by-row copy of a
+        64×4096 transpose read a new line each entry)."""
+        shape, last = view.shape, len(view.shape) - 1
+        lines, indent = [], "    "
+        tiled = (axis, last)
+        for d in [d for d in range(len(shape)) if d not in tiled]:  # the other axes outside
+            lines.append(f"{indent}for (long k{d} = 0; k{d} < {shape[d]}L; k{d}++) {{")
+            indent += "    "
+        for d in tiled:
+            lines.append(f"{indent}for (long t{d} = 0; t{d} < {shape[d]}L; t{d} += {_TILE}L) {{")
+            indent += "    "
+        for d in tiled:
+            end = f"(t{d} + {_TILE}L < {shape[d]}L ? t{d} + {_TILE}L : {shape[d]}L)"
+            lines.append(f"{indent}for (long k{d} = t{d}; k{d} < {end}; k{d}++) {{")
+            indent += "    "
+        index = []
+        for v in (out, view):
+            terms = [f"k{d} * {s}L" if s != 1 else f"k{d}" for d, s in enumerate(_normal(v)) if s]
+            index.append(_plus(v.offset, " + ".join(terms) or None))
+        lines.append(f"{indent}{out.base}[{index[0]}] = {view.base}[{index[1]}];")
+        for _ in range(len(shape) + 2):
+            indent = indent[:-4]
+            lines.append(f"{indent}}}")
+        self.lines += lines
 
     # -- loops --------------------------------------------------------------------------
 
-    def _loop(self, views: list[_View], body, atomic=None) -> None:
+    def _loop(
+        self, views: list[_View], body, atomic=None, *, host: bool = True, device: bool = True
+    ) -> None:
         """One loop nest over the (common) shape of ``views`` (and one CUDA kernel, a
         thread per entry); ``body`` gets each view's index expression; ``atomic``, where
-        given, is the kernel's body (an addition where positions repeat)."""
+        given, is the kernel's body (an addition where positions repeat). ``host`` /
+        ``device`` False: the C loop / the kernel left out (a statement printed in two
+        forms)."""
         shape = views[0].shape
         n = math.prod(shape)
         kernel = atomic or body
+        lines_at, kernels_at = len(self.lines), len(self.kernels)
+        self._loop_both(views, body, kernel, shape, n)
+        if not host:
+            del self.lines[lines_at:]
+        if not device:
+            del self.kernels[kernels_at:]
+
+    def _loop_both(self, views: list[_View], body, kernel, shape, n: int) -> None:
         if all(v.contiguous or not any(_normal(v)) for v in views):
             index = [_plus(v.offset, "i" if any(_normal(v)) else None) for v in views]
             self.lines += [
@@ -740,9 +817,9 @@ class _Translator(CElementPrinter):
         decode.append("long long k0 = r;")
         self.kernels.append((n, decode, kernel(index)))
 
-    def _fill(self, out: _View, value: float | str) -> None:
+    def _fill(self, out: _View, value: float | str, host: bool = True) -> None:
         text = value if isinstance(value, str) else _double(value)
-        self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};")
+        self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};", host=host)
 
     def _elementwise(self, node: Node, at: _View) -> tuple[list[_View], Callable[[list[str]], str]]:
         """The views a loop over ``at`` reads the elementwise expression ``node`` through
@@ -1008,25 +1085,28 @@ class _Translator(CElementPrinter):
             self._refuse("linear algebra of an integer array")
         return view
 
-    def _matrix_calls(self, out: _View, source: _View, text) -> None:
+    def _matrix_calls(
+        self, out: _View, source: _View, text, factors: tuple[str, str] | None = None
+    ) -> None:
         """One helper call per matrix of the batch (the leading axes of ``source``, an
         n×n stack): ``text(n, matrix, at, lu, piv)``, the C call writing ``out`` at
-        ``at``, its LU scratch (n² doubles and n pivots a matrix, a thread's own on a
-        GPU)."""
+        ``at``, ``lu`` and ``piv`` the matrix's place in ``factors``' buffers (n² doubles
+        and n pivots a matrix; :meth:`_factors`) where given."""
         *batch, n, m = source.shape
         if n != m:
             self._refuse(f"a matrix of shape {(n, m)} that is not square")
         batch = tuple(batch)
-        count = math.prod(batch)
-        lu = self._buffer("lu", count * n * n, "double")
-        piv = self._buffer("pivots", count * n, "int64_t")
         flat = _c_strides(batch)
         views = [
             _View(out.base, out.offset, batch, _normal(out)[: len(batch)], out.ctype),
             _View(source.base, source.offset, batch, _normal(source)[: len(batch)]),
-            _View(lu, 0, batch, tuple(s * n * n for s in flat)),
-            _View(piv, 0, batch, tuple(s * n for s in flat), "int64_t"),
         ]
+        lu, piv = factors or ("", "")
+        if factors:
+            views += [
+                _View(lu, 0, batch, tuple(s * n * n for s in flat)),
+                _View(piv, 0, batch, tuple(s * n for s in flat), "int64_t"),
+            ]
         rows, cols = (0 if n == 1 else s for s in source.strides[-2:])
         self._loop(
             views,
@@ -1034,35 +1114,99 @@ class _Translator(CElementPrinter):
                 n,
                 f"{source.base} + ({i[1]}), {rows}L, {cols}L",
                 f"{out.base} + ({i[0]})",
-                f"{lu} + ({i[2]})",
-                f"{piv} + ({i[3]})",
+                f"{lu} + ({i[2]})" if factors else "",
+                f"{piv} + ({i[3]})" if factors else "",
             ),
         )
 
+    def _factors(self, source: _View) -> tuple[str, str]:
+        """The buffers of the LU factors and pivots of a stack of n×n matrices
+        (``dgraph_lu_of`` once a matrix), made once for each view: an inverse and a
+        determinant of the same matrices (``inv`` and ``slogdet``, ``solve`` and ``det``)
+        read one factorization. Forgotten where the view's buffer is written in place and
+        on either side of a loop or a branch."""
+        key = (source.base, source.offset, source.shape, _normal(source))
+        if key not in self.factored:
+            *batch, n, _ = source.shape
+            count = math.prod(batch)
+            factors = (
+                self._buffer("lu", count * n * n, "double"),
+                self._buffer("pivots", count * n, "int64_t"),
+            )
+            self._matrix_calls(
+                _contiguous(factors[0], source.shape),
+                source,
+                lambda n, a, at, lu, piv: f"dgraph_lu_of({n}L, {a}, {lu}, {piv});",
+                factors,
+            )
+            self.factored[key] = factors
+        return self.factored[key]
+
+    def _triangle(self, node: Node) -> str | None:
+        """``"lower"`` or ``"upper"`` where each matrix of ``node`` (square, its last two
+        axes) is triangular by construction, its other entries exactly 0 where its inputs
+        are finite (all NaN where the helper that made it fills NaN, which a bounded sum
+        keeps: each runs over a nonempty part of a row): ``tril``/``triu`` (k on the
+        diagonal's zero side), ``cholesky``, an inverse or a negation of such, a swap of
+        its last two axes (the other triangle), a name bound to such."""
+        if isinstance(node, ir.Name):
+            return self.triangles.get(node.id)
+        if isinstance(node, ir.UnaryOp) and node.op == "-":
+            return self._triangle(node.operand)
+        kind = _call_name(node)
+        if not isinstance(node, ir.Call) or kind not in _TRIANGLES:
+            return None
+        shape = self._shaped(node).shape
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            return None
+        if kind in ("tril", "triu"):
+            k_node = node.keyword("k") or (node.args[1] if len(node.args) > 1 else None)
+            k = 0 if k_node is None else self._integer(k_node)
+            if (kind == "tril" and k <= 0) or (kind == "triu" and k >= 0):
+                return "lower" if kind == "tril" else "upper"
+            return None
+        if kind == "cholesky":
+            return "lower"
+        inner = self._triangle(node.args[0])
+        if kind == "inv" or inner is None:
+            return inner
+        axes = {_literal(a) % len(shape) for a in node.args[1:]}
+        if axes != {len(shape) - 2, len(shape) - 1}:
+            return None
+        return "upper" if inner == "lower" else "lower"
+
     def _matrix_function(self, out: _View, node: ir.Call) -> None:
-        """``linalg.inv`` (of a triangle, ``tril``/``triu``, by substitution; else by LU
-        with partial pivoting) and ``linalg.cholesky`` of a stack of n×n matrices."""
+        """``linalg.inv`` (of a triangle: ``tril``/``triu`` or one :meth:`_triangle` finds,
+        by substitution; else by LU with partial pivoting) and ``linalg.cholesky`` of a
+        stack of n×n matrices."""
         kind, arg = _call_name(node), node.args[0]
-        triangle = _call_name(arg) if kind == "inv" else None
-        if triangle in ("tril", "triu") and not arg.keywords and len(arg.args) == 1:  # type: ignore[attr-defined]
-            source = self._matrix_operand(arg.args[0])  # type: ignore[attr-defined]
-            lower = int(triangle == "tril")
+        lower = None
+        if kind == "inv" and _call_name(arg) in ("tril", "triu"):  # the triangle of a matrix
+            if not arg.keywords and len(arg.args) == 1:  # type: ignore[attr-defined]
+                lower = _call_name(arg) == "tril"
+                arg = arg.args[0]  # type: ignore[attr-defined]
+        elif kind == "inv" and self._triangle(arg) is not None:  # a triangular matrix
+            lower = self._triangle(arg) == "lower"
+        if lower is not None:
+            source = self._matrix_operand(arg)
             self._matrix_calls(
                 out,
                 source,
-                lambda n, a, at, lu, piv: f"dgraph_triangle_inv({n}L, {lower}, {a}, {at});",
+                lambda n, a, at, lu, piv: f"dgraph_triangle_inv({n}L, {int(lower)}, {a}, {at});",
             )
             return
         source = self._matrix_operand(arg)
         if kind == "inv":
-            call = "dgraph_inv({n}L, {a}, {at}, {lu}, {piv});"
+            self._matrix_calls(
+                out,
+                source,
+                lambda n, a, at, lu, piv: f"dgraph_inv({n}L, {lu}, {piv}, {at});",
+                self._factors(source),
+            )
         else:
-            call = "dgraph_cholesky({n}L, {a}, {at});"
-        self._matrix_calls(
-            out,
-            source,
-            lambda n, a, at, lu, piv: call.format(n=n, a=a, at=at, lu=lu, piv=piv),
-        )
+            self._matrix_calls(
+                out, source, lambda n, a, at, lu, piv: f"dgraph_cholesky({n}L, {a}, {at});"
+            )
 
     def _determinant(self, out: _View, node: ir.Call, which: int) -> None:
         """``linalg.det`` (``which`` 2) or ``linalg.slogdet(a)[which]`` (0: the sign, 1:
@@ -1070,18 +1214,25 @@ class _Translator(CElementPrinter):
         if which not in (0, 1, 2):
             self._refuse("an index of slogdet other than 0 or 1")
         out_full = _View(out.base, out.offset, (*out.shape, 1, 1), (*out.strides, 0, 0))
+        source = self._matrix_operand(node.args[0])
         self._matrix_calls(
             out_full,
-            self._matrix_operand(node.args[0]),
-            lambda n, a, at, lu, piv: (
-                f"*({at}) = dgraph_determinant({n}L, {a}, {lu}, {piv}, {which});"
-            ),
+            source,
+            lambda n, a, at, lu, piv: f"*({at}) = dgraph_determinant({n}L, {lu}, {piv}, {which});",
+            self._factors(source),
         )
 
     def _matmul(self, out: _View, node: ir.Call) -> None:
         """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;
-        the stacks broadcast): one loop nest over the result's entries and the summed
-        axis, each product added to its place (atomically on a GPU)."""
+        the stacks broadcast): in C one ``dgraph_matmul`` call per matrix of the stack
+        (:mod:`dgraph.codegen.c_linalg`: rows of b and of the result innermost, restrict
+        operands, so vectorized; the sums bounded to a triangular operand's triangle,
+        :meth:`_triangle`, b's only where a's is not the same, so that no entry of the
+        result is left out of every sum); on a GPU one loop nest over the result's
+        entries and the summed axis, each product added to its place atomically."""
+        code = {None: 0, "lower": 1, "upper": 2}
+        ta, tb = (code[self._triangle(x)] for x in node.args)
+        tb = 0 if tb == ta else tb
         a, b = (self._matrix_operand(x) for x in node.args)
         if not a.shape or not b.shape:
             self._refuse("matmul of a number")
@@ -1106,11 +1257,28 @@ class _Translator(CElementPrinter):
         sa, sb = _normal(a), _normal(b)
         left = _View(a.base, a.offset, full, (*sa[:-2], sa[-2], sa[-1], 0))
         right = _View(b.base, b.offset, full, (*sb[:-2], 0, sb[-2], sb[-1]))
-        self._fill(out, 0.0)
+        self._fill(out, 0.0, host=False)
         self._loop(
             [into, left, right],
             lambda i: f"{out.base}[{i[0]}] += {a.base}[{i[1]}] * {b.base}[{i[2]}];",
             lambda i: f"atomicAdd(&{out.base}[{i[0]}], {a.base}[{i[1]}] * {b.base}[{i[2]}]);",
+            host=False,
+        )
+        views = [
+            _View(out.base, out.offset, batch, rows[:-2]),
+            _View(a.base, a.offset, batch, sa[:-2]),
+            _View(b.base, b.offset, batch, sb[:-2]),
+        ]
+        ar, ac = sa[-2:]
+        br, bc = sb[-2:]
+        self._loop(
+            views,
+            lambda i: (
+                f"dgraph_matmul({n}L, {k}L, {m}L, {a.base} + ({i[1]}), {ar}L, {ac}L, {ta}, "
+                f"{b.base} + ({i[2]}), {br}L, {bc}L, {tb}, {out.base} + ({i[0]}), "
+                f"{rows[-2]}L);"
+            ),
+            device=False,
         )
 
     def _take(self, out: _View, node: ir.Call) -> None:
@@ -1635,6 +1803,7 @@ class _Translator(CElementPrinter):
             c: sum(s for _, s, t in self.scratch if t == c)
             for c in ("double", "int32_t", "int64_t")
         }
+        given = [f"{c} *scratch_{c}" for c in total]  # the _with function's scratch
         what = [
             "/* The values of a sparse Jacobian for its fixed pattern (dgraph, issue 42).",
             f" * {FUNCTION}() fills data[{indices.size}]: the CSR entries of the {shape[0]} x"
@@ -1662,29 +1831,41 @@ class _Translator(CElementPrinter):
             " * the constant arrays, the CSR indices and indptr: the index file beside this one"
             if self.function != "jvp"
             else " * the constant arrays (then one dense row's pattern): the index file beside it",
-            " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout). */",
+            " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout).",
+            f" * {self.function}_with(): the same, then the scratch from the caller",
+            " * (" + ", ".join(f"{size} {c}" for c, size in total.items()) + " entries). */",
             "#include <math.h>",
             "#include <stdint.h>",
             "#include <stdlib.h>",
             "",
             f"int {self.function}_nnz(void) {{ return {indices.size}; }}",
             "",
-            f"void {self.function}({', '.join(args)})",
+            f"void {self.function}_with({', '.join([*args, *given])})",
             "{",
         ]
-        alloc = []
-        for ctype, size in total.items():
-            if size:
-                alloc.append(f"    {ctype} *scratch_{ctype} = malloc({size}L * sizeof({ctype}));")
+        places = []
         at = {c: 0 for c in total}
         for name, size, ctype in self.scratch:
-            alloc.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
+            places.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
             at[ctype] += size
-        free = [f"    free(scratch_{c});" for c, size in total.items() if size]
+        alloc = [
+            f"    {c} *scratch_{c} = " + (f"malloc({size}L * sizeof({c}));" if size else "NULL;")
+            for c, size in total.items()
+        ]
+        names = [a.rpartition(" ")[2] for a in args] + [f"scratch_{c}" for c in total]
+        wrapper = [
+            "}",
+            "",
+            f"void {self.function}({', '.join(args)})",
+            "{",
+            *alloc,
+            f"    {self.function}_with({', '.join(names)});",
+            *(f"    free(scratch_{c});" for c, size in total.items() if size),
+        ]
         loader = LOADER.replace(f"{FUNCTION}_load", f"{self.function}_load")
         special = special_definitions("\n".join(self.lines))
         head[-2:-2] = [*special, ""] if special else []  # before the function
-        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", loader])
+        text = "\n".join([*head, *places, *self.lines, *wrapper, "}", "", loader])
         cuda = self._cuda(head[:5], total)
         return CValues(
             text,
