@@ -42,6 +42,7 @@ from ...blocks import (
     shares_pattern,
     sparse,
 )
+from ...blocks.cumulative import CumsumPattern
 from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
@@ -291,6 +292,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        running = self._running(a, b, va, vb, product)
+        if running is not None:
+            return product, running
         through = self._through_dense(a, b, va, vb, product)
         if through is not None:
             if isinstance(product, Labelled):
@@ -356,6 +360,40 @@ class BlockOps:
         full = self.emit(Call("einsum", (Const("ik,kj->ij"), left, right), optimize))
         rows, cols, _ = entries(as_sparse(product) if isinstance(product, Labelled) else product)
         return Index(_ravel(full), (self.constants.index(rows.astype(np.int64) * n + cols),))
+
+    def _running(self, a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
+        """A product with ``cumsum``'s block (:class:`~dgraph.blocks.cumulative.
+        CumsumPattern`, its values one number: ones, maybe scaled) as the running sum it
+        is: the other factor made a dense matrix, summed along the axis (``a · C`` runs
+        against ``C``'s direction, ``C · b`` along it: ``cumsum``, or
+        ``flip``-``cumsum``-``flip``), O(entries) where the product by the explicit
+        triangle is O(length) per entry. Only where the dense matrix has no more entries
+        than twice the product's (else None: the pairs)."""
+        if isinstance(b, CumsumPattern) and _number(vb) is not None:
+            pattern, other, values, scale, right = b, a, va, _number(vb), True
+        elif isinstance(a, CumsumPattern) and _number(va) is not None:
+            pattern, other, values, scale, right = a, b, vb, _number(va), False
+        else:
+            return None
+        if isinstance(other, CumsumPattern):
+            return None
+        m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
+        shape = (m, k) if right else (k, n)
+        if shape[0] * shape[1] > 2 * product.nnz:
+            return None
+        matrix = self._densified(other, values, entries(other), shape)
+        lanes = (m, *pattern.shape) if right else (*pattern.shape, n)
+        axis = pattern.axis + 1 if right else pattern.axis
+        summed = running_sum(self.emit, Call("reshape", (matrix, Const(lanes))), axis,
+                             pattern.reverse == right)  # fmt: skip
+        if scale != 1.0:
+            summed = self.emit(_scaled(scale, summed))  # type: ignore[arg-type]
+        whole = Call("reshape", (summed, Const((m, n))))
+        if isinstance(product, Labelled) and full(product):
+            return self.emit(Call("reshape", (whole, Const(_value_shape(product)))))
+        rows, cols, _ = entries(as_sparse(product))
+        flat = rows.astype(np.int64) * n + cols
+        return self.emit(Index(_ravel(self.emit(whole)), (self.constants.index(flat),)))
 
     def _densified(self, block: Block, values: Node, found: tuple, shape: tuple[int, int]) -> Node:
         """The block's values as a dense ``shape`` matrix (zeros off its entries)."""
@@ -920,6 +958,16 @@ def _flagged_merge(a: Block, b: Block):
         flagged.append(matrix)
     union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
     return union, union.data
+
+
+def running_sum(emit: Callable[[Node], Node], x: Node, axis: int, forward: bool) -> Node:
+    """``x``'s running sum along ``axis``: ``cumsum``, or ``flip(cumsum(flip(x)))`` the
+    other way (each a statement: the C printers write ``cumsum`` as one)."""
+    where = (("axis", Const(axis)),)
+    if forward:
+        return emit(Call("cumsum", (x,), where))
+    flipped = emit(Call("flip", (x, Const(axis))))
+    return emit(Call("flip", (emit(Call("cumsum", (flipped,), where)), Const(axis))))
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
