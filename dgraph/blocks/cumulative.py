@@ -294,13 +294,18 @@ def running_product(upper: object, lower: object) -> tuple[int, object] | None:
     """``upper · lower`` where one is a :class:`CumsumPattern`: with a dense block, dense
     (the running sum reaches every entry of a dense block's side), priced as
     :func:`~dgraph.blocks.multiply` prices a dense product (each entry of the pattern
-    times a whole row or column; nothing where either factor is ones); with any other
-    block, the product of the explicit triangles (a move's rows of them, a sparse
-    product). None where neither is one."""
+    times a whole row or column; nothing where either factor is ones); with another
+    along the same axis, :func:`_two_running`; with any other block, the product of the
+    explicit triangles (a move's rows of them, a sparse product). None where neither is
+    one."""
     if isinstance(lower, CumsumPattern) and isinstance(upper, Labelled) and full(upper):
         cost = math.prod(upper.out_shape) * lower.nnz
     elif isinstance(upper, CumsumPattern) and isinstance(lower, Labelled) and full(lower):
         cost = upper.nnz * math.prod(lower.in_shape)
+    elif isinstance(upper, CumsumPattern) and isinstance(lower, CumsumPattern):
+        if (upper.shape, upper.axis) == (lower.shape, lower.axis):
+            return _two_running(upper, lower)
+        return tuple(multiply(upper.explicit, lower.explicit))  # type: ignore[return-value]
     elif isinstance(upper, CumsumPattern) or isinstance(lower, CumsumPattern):
         explicit = [b.explicit if isinstance(b, CumsumPattern) else b for b in (upper, lower)]
         return tuple(multiply(*explicit))  # type: ignore[return-value]
@@ -308,6 +313,29 @@ def running_product(upper: object, lower: object) -> tuple[int, object] | None:
         return None
     kind = max(upper.kind, lower.kind, CONSTANT)  # each entry a sum of several
     return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+
+
+def _two_running(upper: CumsumPattern, lower: CumsumPattern) -> tuple[int, Sparse | Labelled]:
+    """Two running sums along the same axis: the same direction a running sum again
+    (its values the counts, or products, of the pairs that meet); opposite directions
+    every pair of a lane (``i, j`` meet at ``k = 0``, or ``k = length - 1``): dense
+    along the axis, a delta along the others. Priced by the pairs that meet, column
+    counts of ``upper`` times row counts of ``lower`` (nothing where one is ones)."""
+    shape, axis = upper.shape, upper.axis
+    length = shape[axis]
+    k = np.arange(length, dtype=np.int64)
+    column = (k + 1) if upper.reverse else (length - k)  # entries of upper's column k
+    row = (length - k) if lower.reverse else (k + 1)  # entries of lower's row k
+    pairs = math.prod(shape) // length * int(column @ row)
+    kind = max(upper.kind, lower.kind, CONSTANT)
+    cost = 0 if _free(upper, lower) else pairs
+    if upper.reverse == lower.reverse:
+        return cost, CumsumPattern(shape, axis, upper.reverse, kind)
+    rank = len(shape)
+    axes = tuple(((j,), 0) for j in range(rank))
+    ins = tuple(((rank if j == axis else j,), 0) for j in range(rank))
+    sizes = (*shape, length)
+    return cost, Labelled(shape, shape, axes, ins, sizes, tuple(range(rank + 1)), kind)
 
 
 STRUCTURED_PRODUCTS.append(running_product)

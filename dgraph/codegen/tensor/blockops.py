@@ -368,19 +368,30 @@ class BlockOps:
         against ``C``'s direction, ``C · b`` along it: ``cumsum``, or
         ``flip``-``cumsum``-``flip``), O(entries) where the product by the explicit
         triangle is O(length) per entry. Only where the dense matrix has no more entries
-        than twice the product's (else None: the pairs)."""
+        than twice the product's (else None: the pairs); a diagonal other factor keeps
+        the pattern (a gather: None)."""
         if isinstance(b, CumsumPattern) and _number(vb) is not None:
             pattern, other, values, scale, right = b, a, va, _number(vb), True
         elif isinstance(a, CumsumPattern) and _number(va) is not None:
             pattern, other, values, scale, right = a, b, vb, _number(va), False
         else:
             return None
-        if isinstance(other, CumsumPattern):
+        if on_the_diagonal(other):
             return None
+        if isinstance(other, CumsumPattern) and (other.shape, other.axis) == (
+            pattern.shape,
+            pattern.axis,
+        ):
+            return self._lanes(pattern, other, values, scale, right, product)
         m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
         shape = (m, k) if right else (k, n)
         if shape[0] * shape[1] > 2 * product.nnz:
             return None
+        rows, cols, at = entries(product if isinstance(product, Sparse) else as_sparse(product))
+        if isinstance(product, Labelled) and not full(product):
+            rows, cols, at = entries(product)  # its values in their order: each entry one
+            if at.size != product.stored:
+                return None
         matrix = self._densified(other, values, entries(other), shape)
         lanes = (m, *pattern.shape) if right else (*pattern.shape, n)
         axis = pattern.axis + 1 if right else pattern.axis
@@ -391,9 +402,40 @@ class BlockOps:
         whole = Call("reshape", (summed, Const((m, n))))
         if isinstance(product, Labelled) and full(product):
             return self.emit(Call("reshape", (whole, Const(_value_shape(product)))))
-        rows, cols, _ = entries(as_sparse(product))
         flat = rows.astype(np.int64) * n + cols
-        return self.emit(Index(_ravel(self.emit(whole)), (self.constants.index(flat),)))
+        if isinstance(product, Labelled):  # in the order of its values
+            flat = flat[np.argsort(at, kind="stable")]
+        taken = Index(_ravel(self.emit(whole)), (self.constants.index(flat),))
+        if isinstance(product, Labelled):
+            return self.emit(Call("reshape", (taken, Const(_value_shape(product)))))
+        return self.emit(taken)
+
+    def _lanes(self, pattern, other, values: Node, scale: float, right: bool, product) -> Node:
+        """Two running sums along the same axis (:func:`~dgraph.blocks.cumulative.
+        _two_running`): ``other``'s entries laid out by lane, ``(*shape, length)`` (the
+        row's indices, then the column's position along the axis: its other indices are
+        the row's), summed along the axis :meth:`_running` sums: the column's for
+        ``other · C``, the row's for ``C · other``. The lane-dense product's values are
+        that array; a running sum's are gathered from it."""
+        shape, axis, length = pattern.shape, pattern.axis, pattern.shape[pattern.axis]
+        stride = math.prod(shape[axis + 1 :])
+        rows, cols, at = entries(other)
+        place = rows.astype(np.int64) * length + (cols // stride) % length
+        data = self.values_at(other, values, at)
+        if _number(data) is not None:
+            data = Call("full", (Const(int(at.size)), data))
+        size = math.prod(shape) * length
+        laid = self.emit(Call("reshape", (Scatter(size, self.constants.index(place), data),
+                                          Const((*shape, length)))))  # fmt: skip
+        summed = running_sum(self.emit, laid, len(shape) if right else axis,
+                             pattern.reverse == right)  # fmt: skip
+        if scale != 1.0:
+            summed = self.emit(_scaled(scale, summed))  # type: ignore[arg-type]
+        if isinstance(product, Labelled):
+            return summed
+        rows, cols, _ = entries(product)
+        place = rows.astype(np.int64) * length + (cols // stride) % length
+        return self.emit(Index(_ravel(summed), (self.constants.index(place),)))
 
     def _densified(self, block: Block, values: Node, found: tuple, shape: tuple[int, int]) -> Node:
         """The block's values as a dense ``shape`` matrix (zeros off its entries)."""
