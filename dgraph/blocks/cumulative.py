@@ -46,9 +46,9 @@ __all__ = [
     "CumsumPattern",
     "NumPyOps",
     "SumValues",
+    "cumsum_pattern",
     "cumulative_block",
     "cumulative_value",
-    "cumsum_pattern",
     "forward",
     "running_product",
     "triangle",
@@ -205,9 +205,7 @@ class CumsumPattern(Sparse):
     the explicit fallback, as :class:`~dgraph.blocks.convolution.ConvPattern`'s
     (Griewank and Walther, *Evaluating Derivatives*, 2nd ed., 2008, ch. 3)."""
 
-    def __init__(
-        self, shape: tuple[int, ...], axis: int, reverse: bool, kind: int = ONES
-    ) -> None:
+    def __init__(self, shape: tuple[int, ...], axis: int, reverse: bool, kind: int = ONES) -> None:
         shape = tuple(int(s) for s in shape)
         state = self.__dict__
         state.update(out_shape=shape, in_shape=shape, kind=kind)

@@ -368,8 +368,8 @@ class BlockOps:
         against ``C``'s direction, ``C · b`` along it: ``cumsum``, or
         ``flip``-``cumsum``-``flip``), O(entries) where the product by the explicit
         triangle is O(length) per entry. Only where the dense matrix has no more entries
-        than twice the product's (else None: the pairs); a diagonal other factor keeps
-        the pattern (a gather: None)."""
+        than twice the product's, or than the pairs that meet (else None: the pairs); a
+        diagonal other factor keeps the pattern (a gather: None)."""
         if isinstance(b, CumsumPattern) and _number(vb) is not None:
             pattern, other, values, scale, right = b, a, va, _number(vb), True
         elif isinstance(a, CumsumPattern) and _number(va) is not None:
@@ -385,12 +385,14 @@ class BlockOps:
             return self._lanes(pattern, other, values, scale, right, product)
         m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
         shape = (m, k) if right else (k, n)
-        if shape[0] * shape[1] > 2 * product.nnz:
+        if shape[0] * shape[1] > 2 * product.nnz and shape[0] * shape[1] > _pair_count(
+            entries(a)[1], entries(b)[0], k
+        ):  # the dense matrix larger than the product and than the pairs' work
             return None
-        rows, cols, at = entries(product if isinstance(product, Sparse) else as_sparse(product))
-        if isinstance(product, Labelled) and not full(product):
-            rows, cols, at = entries(product)  # its values in their order: each entry one
-            if at.size != product.stored:
+        whole_product = isinstance(product, Labelled) and full(product)
+        if not whole_product:
+            rows, cols, at = entries(product)
+            if at.size != _stored(product):  # a labelled product's entries share values
                 return None
         matrix = self._densified(other, values, entries(other), shape)
         lanes = (m, *pattern.shape) if right else (*pattern.shape, n)
@@ -400,7 +402,7 @@ class BlockOps:
         if scale != 1.0:
             summed = self.emit(_scaled(scale, summed))  # type: ignore[arg-type]
         whole = Call("reshape", (summed, Const((m, n))))
-        if isinstance(product, Labelled) and full(product):
+        if whole_product:
             return self.emit(Call("reshape", (whole, Const(_value_shape(product)))))
         flat = rows.astype(np.int64) * n + cols
         if isinstance(product, Labelled):  # in the order of its values
@@ -1000,6 +1002,11 @@ def _flagged_merge(a: Block, b: Block):
         flagged.append(matrix)
     union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
     return union, union.data
+
+
+def _stored(block: Block) -> int:
+    """The values a block holds: one per entry of a sparse one (whatever it counts)."""
+    return block.nnz if isinstance(block, Sparse) else block.stored
 
 
 def running_sum(emit: Callable[[Node], Node], x: Node, axis: int, forward: bool) -> Node:
