@@ -7,7 +7,7 @@ n(n+1)/2 entries (cumsum's explicit triangle).
     python benchmarks/cumsum_scale.py {sin1d|sq2d0|sq2d1} {dense|sparse} N
 
 ``sin1d``: ``np.cumsum(np.sin(x))``, x of n entries; ``sq2d0``/``sq2d1``:
-``jnp.cumsum(x**2, axis=0/1)``, x of shape (8, n).
+``jnp.cumsum(x**2, axis=0/1)``, x of shape (4, n).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _program(name: str, n: int):
     if name == "sin1d":
         return (lambda x: np.cumsum(np.sin(x))), (lambda x: jnp.cumsum(jnp.sin(x))), (n,)
     axis = int(name[-1])
-    return (lambda x: jnp.cumsum(x**2, axis=axis)), (lambda x: jnp.cumsum(x**2, axis=axis)), (8, n)
+    return (lambda x: jnp.cumsum(x**2, axis=axis)), (lambda x: jnp.cumsum(x**2, axis=axis)), (4, n)
 
 
 def _stored(f, x) -> int:
