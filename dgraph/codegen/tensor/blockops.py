@@ -1020,7 +1020,10 @@ def running_sum(emit: Callable[[Node], Node], x: Node, axis: int, forward: bool)
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
-    """The block's values at these flat value indices (all of them, in order: no gather)."""
+    """The block's values at these flat value indices (all of them, in order: no gather);
+    a sparse block's one number for all its entries (cumsum's ones) spread to each."""
+    if isinstance(block, Sparse) and _number(values) is not None:
+        return Call("full", (Const(int(np.size(at))), values))
     size = int(np.prod(_value_shape(block)))
     flat = _ravel(values)
     if fills(np.asarray(at), size):
