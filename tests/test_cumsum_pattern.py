@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import dgraph
-from dgraph.blocks import Labelled, dense, multiply, to_matrix
+from dgraph.blocks import Labelled, dense, multiply, multiply_values, to_matrix
 from dgraph.blocks.arrays import ArrayOp, operand_block
 from dgraph.errors import VerificationError
 
@@ -59,12 +59,15 @@ def test_the_block_is_counted_not_listed(shape, axis, reverse):
     np.testing.assert_array_equal(to_matrix(block).toarray(), want)
     np.testing.assert_array_equal(block.dense(), want)
     np.testing.assert_array_equal(block.transposed().dense(), want.T)
-    # two running sums along the axis: the pattern of the explicit product
+    # two running sums along the axis: the pattern and values of the explicit product
     for other in (block, block.transposed()):
         cost, found = multiply(block, other)
-        explicit = _pattern(want @ other.dense())
-        np.testing.assert_array_equal(_pattern(to_matrix(found).toarray()), explicit)
+        explicit = want @ other.dense()
+        np.testing.assert_array_equal(_pattern(to_matrix(found).toarray()), _pattern(explicit))
         assert cost == 0 and isinstance(found, Labelled) == (other is not block)
+        ones = (np.ones(block.nnz), np.ones(other.nnz))
+        product = multiply_values(block, other, *ones)
+        np.testing.assert_array_equal(to_matrix(*product).toarray(), explicit)
 
 
 def _cumsum_energy(x):
