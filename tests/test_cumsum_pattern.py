@@ -231,3 +231,19 @@ def test_a_wrong_running_sum_is_refused(mutation, monkeypatch):
     x = np.random.default_rng(6).uniform(-0.5, 0.5, 12)
     with pytest.raises(VerificationError):
         dgraph.make_function(_cumsum_energy, "hessian", "python", point=[x])
+
+
+def test_no_dense_triangle_where_dense_products_pay(monkeypatch):
+    """With the dense products' threshold lowered to 10³ pairs (main then multiplies the
+    triangles by ``einsum('ik,kj->ij')`` with a 40 × 40 triangle of ones, the test of
+    tests/test_dense_products.py before this change), the cumsum energy's Hessian is
+    running sums: no such einsum; its values JAX's."""
+    import dgraph.blocks as blocks
+
+    monkeypatch.setattr(blocks, "DENSE_PAIRS_FROM", 1000)
+    x = np.random.default_rng(3).uniform(-1, 1, 40)
+    H = dgraph.make_function(_cumsum_energy, "hessian", "python", point=[x], sparse=True)
+    text = H.gradient.generated.text
+    assert "einsum('ik,kj->ij'" not in text and "numpy.cumsum(" in text
+    want = np.asarray(jax.hessian(_cumsum_energy)(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
