@@ -64,22 +64,28 @@ def _cumsum_energy(x):
     return jnp.sum(jnp.exp(0.1 * jnp.cumsum(x))) + jnp.sum(jnp.sin(x))
 
 
+def _flipped_energy(x):
+    """:func:`_cumsum_energy` of the running sum from the end, as a flip, a cumsum and a
+    flip: the flips times cumsum's block are explicit (anti-)triangles."""
+    return jnp.sum(jnp.exp(0.1 * jnp.flip(jnp.cumsum(jnp.flip(x))))) + jnp.sum(jnp.sin(x))
+
+
 @pytest.mark.parametrize("lang", ["python", "jax"])
 def test_a_triangle_squared_is_one_einsum_and_right(lang, monkeypatch):
-    """With the threshold lowered to 10³ pairs, the Hessian of a cumsum energy (a full
-    matrix: the triangle's transpose times the triangle) multiplies its triangles as one
+    """With the threshold lowered to 10³ pairs, the Hessian of a flipped cumsum energy (a
+    full matrix: a triangle's transpose times a triangle) multiplies its triangles as one
     einsum through BLAS; sparse, its pattern full, its values JAX's, the same as pair by
-    pair."""
+    pair. (cumsum's own block times a block is a running sum: tests/test_cumsum_pattern.py.)"""
     n = 40
     x = np.random.default_rng(3).uniform(-1, 1, n)
-    plain = dgraph.make_function(_cumsum_energy, "hessian", lang, point=[x], sparse=True)
+    plain = dgraph.make_function(_flipped_energy, "hessian", lang, point=[x], sparse=True)
     monkeypatch.setattr(blocks, "DENSE_PAIRS_FROM", 1000)
-    H = dgraph.make_function(_cumsum_energy, "hessian", lang, point=[x], sparse=True)
+    H = dgraph.make_function(_flipped_energy, "hessian", lang, point=[x], sparse=True)
     text = H.gradient.generated.text
     assert "einsum('ik,kj->ij'" in text and "optimize=True" in text
     assert "einsum(" not in plain.gradient.generated.text
     with jax.enable_x64(True):  # JAX's code computes in the context's precision
-        ref = np.asarray(jax.hessian(_cumsum_energy)(jnp.asarray(x)))
+        ref = np.asarray(jax.hessian(_flipped_energy)(jnp.asarray(x)))
         got, before = (_dense(f(x)) for f in (H, plain))
     assert np.count_nonzero(got) == np.count_nonzero(ref) == n * n
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
@@ -100,5 +106,7 @@ def test_a_product_pairing_too_many_entries_is_refused_in_one_line(monkeypatch):
     monkeypatch.setattr(blockops, "PAIRS_MOST", 100)
     x = np.random.default_rng(3).uniform(-1, 1, 40)
     with pytest.raises(DGraphError, match=r"pairs [\d,]+ entries \(at most 100,") as found:
-        dgraph.make_function(_cumsum_energy, "hessian", "python", point=[x], sparse=True)
+        dgraph.make_function(_flipped_energy, "hessian", "python", point=[x], sparse=True)
     assert "\n" not in str(found.value)
+    # cumsum's own block is multiplied as a running sum: no pairs to refuse
+    dgraph.make_function(_cumsum_energy, "hessian", "python", point=[x], sparse=True)

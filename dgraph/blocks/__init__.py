@@ -1747,8 +1747,13 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     product = multiply(upper, lower).product
     if product is None:
         return BlockValues(None, None)
-    if isinstance(product, Labelled):  # dense (:func:`_full_product`)
+    if isinstance(product, Labelled) and full(product):  # dense (:func:`_full_product`)
         return BlockValues(product, np.asarray((ma @ mb).todense()).reshape(_shape(product)))
+    if isinstance(product, Labelled):  # each entry its own value (two running sums)
+        rows, cols, at = pattern(product)
+        values = np.zeros(product.stored)
+        values[at] = np.asarray((ma @ mb).tocsr()[rows, cols]).ravel()
+        return BlockValues(product, values.reshape(_shape(product)))
     return BlockValues(product, _values_on(product, ma @ mb))
 
 

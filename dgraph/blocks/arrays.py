@@ -28,7 +28,7 @@ from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, den
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
-from .cumulative import CUMULATIVE, SumValues, triangle
+from .cumulative import CUMULATIVE, SumValues, cumsum_pattern, triangle
 from .rounding import absolute_terms, sums_terms
 
 __all__ = [
@@ -810,15 +810,10 @@ def _explicit_move(op: ArrayOp, k: int, shapes) -> Sparse:
 
 
 def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
-    """Entry ``i`` along ``axis`` depends on every ``j ≤ i`` (``j ≥ i`` reversed): the pairs
-    ``(i, j)`` row by row, each the slices at ``i`` and ``j`` as rows and columns (one
-    gather for all pairs, not one ``take`` per pair: the pairs are ``length²/2``)."""
-    axis, reverse = op.param["axis"], bool(op.param.get("reverse"))
-    length = mine[axis]
-    index = np.moveaxis(np.arange(math.prod(mine)).reshape(mine), axis, 0).reshape(length, -1)
-    below = np.tril(np.ones((length, length), dtype=bool))  # j <= i
-    i, j = np.nonzero((below != reverse) | np.eye(length, dtype=bool))
-    return sparse(op.shape, mine, index[i].ravel(), index[j].ravel(), ONES)
+    """Entry ``i`` along ``axis`` depends on every ``j ≤ i`` (``j ≥ i`` reversed): the
+    running sum as a pattern (:class:`~dgraph.blocks.cumulative.CumsumPattern`: its
+    triangles counted, listed only where asked for)."""
+    return cumsum_pattern(tuple(mine), int(op.param["axis"]), bool(op.param.get("reverse")))
 
 
 # -- values --------------------------------------------------------------------------------

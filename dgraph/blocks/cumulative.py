@@ -25,16 +25,32 @@ from typing import Any
 
 import numpy as np
 
-from . import GENERAL, Labelled
+from . import (
+    CONSTANT,
+    FORGETS,
+    GENERAL,
+    ONES,
+    STRUCTURED_PRODUCTS,
+    Labelled,
+    Sparse,
+    _free,
+    dense,
+    full,
+    multiply,
+    sparse,
+)
 from .operator_values import OperatorValues
 
 __all__ = [
     "CUMULATIVE",
+    "CumsumPattern",
     "NumPyOps",
     "SumValues",
+    "cumsum_pattern",
     "cumulative_block",
     "cumulative_value",
     "forward",
+    "running_product",
     "triangle",
 ]
 
@@ -174,3 +190,150 @@ class SumValues(OperatorValues):
     def absolute(self) -> SumValues:
         """Its magnitudes: the same ones."""
         return self
+
+
+class CumsumPattern(Sparse):
+    """``cumsum``'s block held as the running sum it is: its shape, axis and direction;
+    nothing per entry. Output ``i`` along the axis reads every input ``j ≤ i`` (``j ≥ i``
+    reversed) of its lane, so the explicit pattern is a triangle per lane,
+    ``size · (length + 1) / 2`` entries; here it is counted, not listed, and its values
+    (all ones) are :class:`SumValues`. A product with a dense block is a running sum of
+    that block along the axis (:func:`running_product`; the code prints ``cumsum``,
+    :mod:`dgraph.codegen.tensor.blockops`), with a diagonal the same pattern. The index
+    arrays of a :class:`~dgraph.blocks.Sparse` block (``rows``, ``cols``, ``indptr``) are
+    made only where something asks for them (a sum, a product with any other block):
+    the explicit fallback, as :class:`~dgraph.blocks.convolution.ConvPattern`'s
+    (Griewank and Walther, *Evaluating Derivatives*, 2nd ed., 2008, ch. 3)."""
+
+    def __init__(self, shape: tuple[int, ...], axis: int, reverse: bool, kind: int = ONES) -> None:
+        shape = tuple(int(s) for s in shape)
+        state = self.__dict__
+        state.update(out_shape=shape, in_shape=shape, kind=kind)
+        state.update(shape=shape, axis=int(axis), reverse=bool(reverse))
+
+    @property
+    def explicit(self) -> Sparse:
+        """The triangles as index arrays (made once per shape, cached), of its kind."""
+        return _explicit(self.shape, self.axis, self.reverse).same_pattern(self.kind)
+
+    @functools.cached_property
+    def cols(self) -> np.ndarray:  # type: ignore[override]
+        return self.explicit.cols
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        return self.explicit.indptr
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        return self.explicit.rows
+
+    @property
+    def nnz(self) -> int:  # type: ignore[override]
+        return math.prod(self.shape) * (self.shape[self.axis] + 1) // 2
+
+    @property
+    def stored(self) -> int:  # type: ignore[override]
+        """The values kept: none but one 1 for ones (:class:`SumValues`), else one per
+        entry (a product with a diagonal)."""
+        return 1 if self.kind == ONES else self.nnz
+
+    def same_pattern(self, kind: int) -> CumsumPattern:
+        """The same running sum with values of ``kind`` (a product with a diagonal)."""
+        if kind == self.kind:
+            return self
+        return CumsumPattern(self.shape, self.axis, self.reverse, kind)
+
+    def transposed(self) -> CumsumPattern:
+        """The transpose: the running sum the other way along the same axis."""
+        return CumsumPattern(self.shape, self.axis, not self.reverse, self.kind)
+
+    def dense(self) -> np.ndarray:
+        """The block as a 0/1 matrix (``prod(shape)`` square; small shapes only)."""
+        n = math.prod(self.shape)
+        out = np.zeros((n, n))
+        out[self.rows, self.cols] = 1.0
+        return out
+
+    def _key(self) -> tuple:
+        return (self.shape, self.axis, self.reverse, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, CumsumPattern):
+            return self._key() == other._key()
+        return super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("cumsum", *self._key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _explicit(shape: tuple[int, ...], axis: int, reverse: bool) -> Sparse:
+    rows, cols, _ = triangle(shape, axis, reverse)
+    return sparse(shape, shape, rows, cols, ONES)
+
+
+FORGETS.append(_explicit.cache_clear)
+
+
+def cumsum_pattern(shape: tuple[int, ...], axis: int, reverse: bool) -> Sparse:
+    """``cumsum``'s block along ``axis`` of an array of ``shape``: a
+    :class:`CumsumPattern`, or, along an axis of length 1, the identity as a pattern."""
+    shape = tuple(int(s) for s in shape)
+    if shape[axis] > 1:
+        return CumsumPattern(shape, axis, reverse)
+    n = math.prod(shape)
+    return sparse(shape, shape, np.arange(n), np.arange(n), ONES)
+
+
+def running_product(upper: object, lower: object) -> tuple[int, object] | None:
+    """``upper · lower`` where one is a :class:`CumsumPattern`: with a dense block, dense
+    (the running sum reaches every entry of a dense block's side), priced as
+    :func:`~dgraph.blocks.multiply` prices a dense product (each entry of the pattern
+    times a whole row or column; nothing where either factor is ones); with another
+    along the same axis, :func:`_two_running`; with any other block, the product of the
+    explicit triangles (a move's rows of them, a sparse product). None where neither is
+    one."""
+    if isinstance(lower, CumsumPattern) and isinstance(upper, Labelled) and full(upper):
+        cost = math.prod(upper.out_shape) * lower.nnz
+    elif isinstance(upper, CumsumPattern) and isinstance(lower, Labelled) and full(lower):
+        cost = upper.nnz * math.prod(lower.in_shape)
+    elif isinstance(upper, CumsumPattern) and isinstance(lower, CumsumPattern):
+        if (upper.shape, upper.axis) == (lower.shape, lower.axis):
+            return _two_running(upper, lower)
+        return tuple(multiply(upper.explicit, lower.explicit))  # type: ignore[return-value]
+    elif isinstance(upper, CumsumPattern) or isinstance(lower, CumsumPattern):
+        explicit = [b.explicit if isinstance(b, CumsumPattern) else b for b in (upper, lower)]
+        return tuple(multiply(*explicit))  # type: ignore[return-value]
+    else:
+        return None
+    kind = max(upper.kind, lower.kind, CONSTANT)  # each entry a sum of several
+    return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+
+
+def _two_running(upper: CumsumPattern, lower: CumsumPattern) -> tuple[int, Sparse | Labelled]:
+    """Two running sums along the same axis: the same direction a running sum again
+    (its values the counts, or products, of the pairs that meet); opposite directions
+    every pair of a lane (``i, j`` meet at ``k = 0``, or ``k = length - 1``): dense
+    along the axis, a delta along the others. Priced by the pairs that meet, column
+    counts of ``upper`` times row counts of ``lower`` (nothing where one is ones)."""
+    shape, axis = upper.shape, upper.axis
+    length = shape[axis]
+    k = np.arange(length, dtype=np.int64)
+    column = (k + 1) if upper.reverse else (length - k)  # entries of upper's column k
+    row = (length - k) if lower.reverse else (k + 1)  # entries of lower's row k
+    pairs = math.prod(shape) // length * int(column @ row)
+    kind = max(upper.kind, lower.kind, CONSTANT)
+    cost = 0 if _free(upper, lower) else pairs
+    if upper.reverse == lower.reverse:
+        return cost, CumsumPattern(shape, axis, upper.reverse, kind)
+    rank = len(shape)
+    axes = tuple(((j,), 0) for j in range(rank))
+    ins = tuple(((rank if j == axis else j,), 0) for j in range(rank))
+    sizes = (*shape, length)
+    return cost, Labelled(shape, shape, axes, ins, sizes, tuple(range(rank + 1)), kind)
+
+
+STRUCTURED_PRODUCTS.append(running_product)

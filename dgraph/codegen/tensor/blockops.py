@@ -42,6 +42,7 @@ from ...blocks import (
     shares_pattern,
     sparse,
 )
+from ...blocks.cumulative import CumsumPattern
 from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
@@ -291,6 +292,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        running = self._running(a, b, va, vb, product)
+        if running is not None:
+            return product, running
         through = self._through_dense(a, b, va, vb, product)
         if through is not None:
             if isinstance(product, Labelled):
@@ -356,6 +360,84 @@ class BlockOps:
         full = self.emit(Call("einsum", (Const("ik,kj->ij"), left, right), optimize))
         rows, cols, _ = entries(as_sparse(product) if isinstance(product, Labelled) else product)
         return Index(_ravel(full), (self.constants.index(rows.astype(np.int64) * n + cols),))
+
+    def _running(self, a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
+        """A product with ``cumsum``'s block (:class:`~dgraph.blocks.cumulative.
+        CumsumPattern`, its values one number: ones, maybe scaled) as the running sum it
+        is: the other factor made a dense matrix, summed along the axis (``a · C`` runs
+        against ``C``'s direction, ``C · b`` along it: ``cumsum``, or
+        ``flip``-``cumsum``-``flip``), O(entries) where the product by the explicit
+        triangle is O(length) per entry. Only where the dense matrix has no more entries
+        than twice the product's, or than the pairs that meet (else None: the pairs); a
+        diagonal other factor keeps the pattern (a gather: None)."""
+        if isinstance(b, CumsumPattern) and _number(vb) is not None:
+            pattern, other, values, scale, right = b, a, va, _number(vb), True
+        elif isinstance(a, CumsumPattern) and _number(va) is not None:
+            pattern, other, values, scale, right = a, b, vb, _number(va), False
+        else:
+            return None
+        if on_the_diagonal(other):
+            return None
+        if isinstance(other, CumsumPattern) and (other.shape, other.axis) == (
+            pattern.shape,
+            pattern.axis,
+        ):
+            return self._lanes(pattern, other, values, scale, right, product)
+        m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
+        shape = (m, k) if right else (k, n)
+        if shape[0] * shape[1] > 2 * product.nnz and shape[0] * shape[1] > _pair_count(
+            entries(a)[1], entries(b)[0], k
+        ):  # the dense matrix larger than the product and than the pairs' work
+            return None
+        whole_product = isinstance(product, Labelled) and full(product)
+        if not whole_product:
+            rows, cols, at = entries(product)
+            if at.size != _stored(product):  # a labelled product's entries share values
+                return None
+        matrix = self._densified(other, values, entries(other), shape)
+        lanes = (m, *pattern.shape) if right else (*pattern.shape, n)
+        axis = pattern.axis + 1 if right else pattern.axis
+        summed = running_sum(self.emit, Call("reshape", (matrix, Const(lanes))), axis,
+                             pattern.reverse == right)  # fmt: skip
+        if scale != 1.0:
+            summed = self.emit(_scaled(scale, summed))  # type: ignore[arg-type]
+        whole = Call("reshape", (summed, Const((m, n))))
+        if whole_product:
+            return self.emit(Call("reshape", (whole, Const(_value_shape(product)))))
+        flat = rows.astype(np.int64) * n + cols
+        if isinstance(product, Labelled):  # in the order of its values
+            flat = flat[np.argsort(at, kind="stable")]
+        taken = Index(_ravel(self.emit(whole)), (self.constants.index(flat),))
+        if isinstance(product, Labelled):
+            return self.emit(Call("reshape", (taken, Const(_value_shape(product)))))
+        return self.emit(taken)
+
+    def _lanes(self, pattern, other, values: Node, scale: float, right: bool, product) -> Node:
+        """Two running sums along the same axis (:func:`~dgraph.blocks.cumulative.
+        _two_running`): ``other``'s entries laid out by lane, ``(*shape, length)`` (the
+        row's indices, then the column's position along the axis: its other indices are
+        the row's), summed along the axis :meth:`_running` sums: the column's for
+        ``other · C``, the row's for ``C · other``. The lane-dense product's values are
+        that array; a running sum's are gathered from it."""
+        shape, axis, length = pattern.shape, pattern.axis, pattern.shape[pattern.axis]
+        stride = math.prod(shape[axis + 1 :])
+        rows, cols, at = entries(other)
+        place = rows.astype(np.int64) * length + (cols // stride) % length
+        data = self.values_at(other, values, at)
+        if _number(data) is not None:
+            data = Call("full", (Const(int(at.size)), data))
+        size = math.prod(shape) * length
+        laid = self.emit(Call("reshape", (Scatter(size, self.constants.index(place), data),
+                                          Const((*shape, length)))))  # fmt: skip
+        summed = running_sum(self.emit, laid, len(shape) if right else axis,
+                             pattern.reverse == right)  # fmt: skip
+        if scale != 1.0:
+            summed = self.emit(_scaled(scale, summed))  # type: ignore[arg-type]
+        if isinstance(product, Labelled):
+            return summed
+        rows, cols, _ = entries(product)
+        place = rows.astype(np.int64) * length + (cols // stride) % length
+        return self.emit(Index(_ravel(summed), (self.constants.index(place),)))
 
     def _densified(self, block: Block, values: Node, found: tuple, shape: tuple[int, int]) -> Node:
         """The block's values as a dense ``shape`` matrix (zeros off its entries)."""
@@ -922,8 +1004,26 @@ def _flagged_merge(a: Block, b: Block):
     return union, union.data
 
 
+def _stored(block: Block) -> int:
+    """The values a block holds: one per entry of a sparse one (whatever it counts)."""
+    return block.nnz if isinstance(block, Sparse) else block.stored
+
+
+def running_sum(emit: Callable[[Node], Node], x: Node, axis: int, forward: bool) -> Node:
+    """``x``'s running sum along ``axis``: ``cumsum``, or ``flip(cumsum(flip(x)))`` the
+    other way (each a statement: the C printers write ``cumsum`` as one)."""
+    where = (("axis", Const(axis)),)
+    if forward:
+        return emit(Call("cumsum", (x,), where))
+    flipped = emit(Call("flip", (x, Const(axis))))
+    return emit(Call("flip", (emit(Call("cumsum", (flipped,), where)), Const(axis))))
+
+
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
-    """The block's values at these flat value indices (all of them, in order: no gather)."""
+    """The block's values at these flat value indices (all of them, in order: no gather);
+    a sparse block's one number for all its entries (cumsum's ones) spread to each."""
+    if isinstance(block, Sparse) and _number(values) is not None:
+        return Call("full", (Const(int(np.size(at))), values))
     size = int(np.prod(_value_shape(block)))
     flat = _ravel(values)
     if fills(np.asarray(at), size):

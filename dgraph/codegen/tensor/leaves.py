@@ -24,6 +24,7 @@ from ...blocks.arrays import (
     other_labels,
 )
 from ...blocks.convolution import CONV
+from ...blocks.cumulative import CumsumPattern
 from ...blocks.dynamic_scatter import DYNAMIC_ADD
 from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
@@ -60,6 +61,8 @@ def leaf_values(
         return linalg_values(op, k, args, shapes, emit, lang)
     if name in ("sort", DYNAMIC_ADD) or permutes(op, k):  # a run-time permutation; 1
         return extra_leaf_node(op, args, shapes, emit, k)  # type: ignore[return-value]
+    if isinstance(block, CumsumPattern):  # ones: the running sum (blockops prints cumsum)
+        return Const(1.0)
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
