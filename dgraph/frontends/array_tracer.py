@@ -19,7 +19,9 @@ itself, so they are folded. A comparison is a
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
-:mod:`~dgraph.frontends.numpy_composites` are built of these operations. What has no array
+:mod:`~dgraph.frontends.numpy_composites` are built of these operations, and so is a constant
+``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
+What has no array
 operation (most of ``np.linalg``, indexing with other traced values, assignment into an
 array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
 it.
@@ -47,7 +49,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import array_signal, numpy_composites, scipy_special
+from . import array_signal, numpy_composites, scipy_sparse, scipy_special
 from .frames import call_keeping_locals
 
 __all__ = [
@@ -1645,6 +1647,8 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
     if isinstance(a, Passive) or isinstance(b, Passive):
         raise _unsupported("a product (@) with a comparison")
+    if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
+        return scipy_sparse.product(b, a, left=True)
     if not (_is_traced(a) or _is_traced(b)):
         return np.matmul(_constant(a), _constant(b))
     sa, sb = _shape_of(a), _shape_of(b)
@@ -2622,7 +2626,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         namespace["float"] = _Float
         added.append("float")
     try:
-        with _constants_dotting(f, namespace):
+        with _constants_dotting(f, namespace), scipy_sparse.traced_products(_is_traced):
             yield
     finally:
         namespace.update(saved)

@@ -1,0 +1,93 @@
+"""A constant ``scipy.sparse`` matrix times a traced array (``A @ u``, ``A.dot(u)``, an
+``spmatrix``'s ``A * u``, ``u @ A``) as NumPy operations of equal value: the stored
+entries' gather ``u[col]`` scaled by ``data``, summed into their rows by
+``np.bincount(row, weights=...)`` (per column of a 2-d ``u``) — a sparse product's own
+definition (Saad, *Iterative Methods for Sparse Linear Systems*, 2003, §3.4), so the
+tracer's gather and segment sum and their derivative rules are all there is, and the
+Jacobian keeps ``A``'s pattern. While a function is traced (:func:`traced_products`),
+SciPy's product dispatch takes traced operands to :func:`product`; everything else is
+SciPy's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from ..errors import InputError
+
+__all__ = ["is_sparse", "product", "traced_products"]
+
+
+def is_sparse(value: Any) -> bool:
+    """Whether ``value`` is a ``scipy.sparse`` matrix or array."""
+    return sparse.issparse(value)
+
+
+def product(a: Any, u: Any, *, left: bool = False) -> Any:
+    """``a @ u`` of a constant sparse ``a`` (2-d, real) and a traced ``u`` of 1 or 2 axes;
+    ``left``: ``u @ a`` (``(aᵀ @ uᵀ)ᵀ``)."""
+    if a.ndim != 2 or a.dtype.kind not in "biuf":
+        raise InputError(
+            f"a product with a {a.ndim}-d {a.dtype} scipy.sparse operand is not supported"
+            " (a 2-d real one is)"
+        )
+    if left:
+        return np.transpose(product(a.T, np.transpose(u)))
+    shape = np.shape(u)
+    m, n = a.shape
+    if len(shape) not in (1, 2) or shape[0] != n:
+        raise InputError(f"matmul: a scipy.sparse matrix of shape {a.shape} times shape {shape}")
+    coo = sparse.coo_array(a, dtype=float)
+    coo.sum_duplicates()
+    coo.eliminate_zeros()
+    rows, cols, data = coo.row, coo.col, coo.data
+    if not data.size:
+        return np.zeros((m, *shape[1:]))
+    if len(shape) == 1:
+        return np.bincount(rows, weights=data * u[cols], minlength=m)
+    scaled = data[:, None] * u[cols]
+    columns = [np.bincount(rows, weights=scaled[:, j], minlength=m) for j in range(shape[1])]
+    return np.stack(columns, axis=1)
+
+
+def _dispatching(original: Callable[..., Any], traced: Callable[[Any], bool], left: bool):
+    def dispatch(self: Any, other: Any) -> Any:
+        if traced(other):
+            return product(self, other, left=left)
+        return original(self, other)
+
+    return dispatch
+
+
+#: SciPy's product entry points (``A @ u``, an ``spmatrix``'s ``A * u``, ``A.dot(u)``;
+#: ``u @ A``), each defined on a format's base class and overridden by some (COO's)
+_ENTRIES = {"_matmul_dispatch": False, "dot": False, "_rmatmul_dispatch": True}
+_FORMATS = ("bsr", "coo", "csc", "csr", "dia", "dok", "lil")
+
+
+def _owners() -> list[tuple[type, str]]:
+    """Each (class, method) of :data:`_ENTRIES` that a sparse format's class defines."""
+    classes = {c for f in _FORMATS for kind in ("array", "matrix")
+               for c in getattr(sparse, f"{f}_{kind}").__mro__}  # fmt: skip
+    return sorted(((c, name) for c in classes for name in _ENTRIES if name in vars(c)),
+                  key=lambda p: (p[0].__module__, p[0].__qualname__, p[1]))  # fmt: skip
+
+
+@contextlib.contextmanager
+def traced_products(traced: Callable[[Any], bool]) -> Iterator[None]:
+    """While it is open, a sparse matrix's products with a value ``traced`` says is traced
+    are :func:`product`'s (SciPy converts its operand with ``np.asarray`` first, which a
+    traced array refuses)."""
+    saved = [(c, name, vars(c)[name]) for c, name in _owners()]
+    for c, name, method in saved:
+        setattr(c, name, _dispatching(method, traced, _ENTRIES[name]))
+    try:
+        yield
+    finally:
+        for c, name, method in saved:
+            setattr(c, name, method)
