@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import importlib.util
 import inspect
+import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -590,10 +591,16 @@ def load_function(spec: str) -> Callable[..., Any]:
     if module_spec is None or module_spec.loader is None:
         raise InputError(f"{path}: cannot load as a Python module")
     module = importlib.util.module_from_spec(module_spec)
+    # it runs registered, as ``import`` runs it (``@dataclass`` looks its module up there),
+    # unless the name is taken (a file ``numpy.py`` still imports NumPy)
+    registered = sys.modules.setdefault(module.__name__, module) is module
     try:
         module_spec.loader.exec_module(module)
     except Exception as exc:
         raise InputError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        if registered:
+            sys.modules.pop(module.__name__, None)
     f = getattr(module, func_name, None)
     if not callable(f):
         raise InputError(f"{path}: has no function {func_name!r}")
