@@ -1,8 +1,9 @@
 """NumPy functions built of other NumPy operations in traced code
 (dgraph.frontends.numpy_composites): each Hessian against JAX's (jax.numpy's function of
 the same name) at a 0-d input where the function takes one, a 1-d and a 2-d one; values
-off the smooth part (``heaviside`` at 0 and NaN); a mutated definition caught. Each was
-refused on main ("numpy.triu on an array that depends on the inputs", …)."""
+off the smooth part (``heaviside`` at 0 and NaN, ``sinc`` at and beside 0); a mutated
+definition caught. Each was refused on main ("numpy.triu on an array that depends on the
+inputs", …)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,30 @@ def test_composite_ufuncs_equal_jax_at_0d_1d_2d(name: str) -> None:
     f, g = UFUNC_PAIRS[name]
     for x in (np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)):
         _hessian_vs_jax(f, g, x)
+
+
+def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
+    """Off 0 and at 0 exactly (``sin(πx)/(πx)`` is 0/0 there, its second derivative
+    ``−π²/3``) against JAX; beside 0 (the Maclaurin part, where JAX's ``sin(y)/y`` loses
+    half its digits) against mpmath's; a 2-d argument of a broadcast difference."""
+    f, g = _both(lambda m, x: m.sinc(x) * (1.0 + x) + m.sinc(0.5 * x**2) ** 2)
+    for x in (np.array(0.7), np.array(0.0), np.array([-0.8, 0.0, 0.45, 1.1, 2.0]),
+              np.linspace(-0.9, 0.7, 6).reshape(2, 3)):  # fmt: skip
+        _hessian_vs_jax(f, g, x)
+    shifted = _both(lambda m, x: m.sinc(x[:, None] - m.arange(3.0)[None, :] + x[0]) @ x[:3])
+    _hessian_vs_jax(*shifted, np.array([0.3, -1.2, 0.6, 2.0]))
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    s = lambda t: mpmath.sin(mpmath.pi * t) / (mpmath.pi * t) if t else mpmath.mpf(1)  # noqa: E731
+    near = np.array([1e-4, -3e-4, 2e-5])
+    got = np.diag(dgraph.hessian(lambda x: np.sum(f(x)), near)(near))
+    want = [float(mpmath.diff(lambda t: s(t) * (1 + t) + s(t**2 / 2) ** 2, t, 2)) for t in near]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    from dgraph.frontends import array_tracer
+
+    monkeypatch.setitem(array_tracer._FUNCTIONS, np.sinc, lambda x: np.sin(x) / x)  # no π
+    with pytest.raises(InputError, match="read wrongly"):  # the value check at the point
+        dgraph.hessian(lambda x: np.sum(np.sinc(x) ** 2), np.linspace(0.1, 1.1, 4))
 
 
 def test_heaviside_values_at_zero_and_nan() -> None:

@@ -2,7 +2,7 @@
 (NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
-``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
+``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule), ``np.sinc``,
 ``np.rot90``, ``np.meshgrid`` and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
@@ -131,6 +131,16 @@ def _polyval(p: Any, x: Any) -> Any:
     return y
 
 
+def _sinc(x: Any) -> Any:
+    """``sin(πx)/(πx)``, 1 at 0: near 0 (``|πx| < 10⁻³``) its Maclaurin polynomial
+    ``1 − y²/6 + y⁴/120`` (``y = πx``; the rest, y⁶/5040, and its first two derivatives
+    stay under 10⁻¹⁴), so that every derivative is right at 0, as JAX's ``sinc`` is."""
+    y = np.pi * x
+    near = np.abs(y) < 1e-3
+    safe = np.where(near, 1.0, y)
+    return np.where(near, 1.0 - y**2 / 6.0 + y**4 / 120.0, np.sin(safe) / safe)
+
+
 def _heaviside(x1: Any, x2: Any) -> Any:
     """0 below 0, ``x2`` at 0, 1 above, NaN at NaN."""
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
@@ -190,6 +200,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vdot: _vdot,
     np.inner: _inner,
     np.polyval: _polyval,
+    np.sinc: _sinc,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
