@@ -8,7 +8,9 @@ inputs", …)."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.polynomial.polynomial as P
 import pytest
+from numpy.polynomial.polynomial import polyval
 
 import dgraph
 from dgraph.errors import InputError
@@ -108,6 +110,41 @@ def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
     monkeypatch.setitem(array_tracer._FUNCTIONS, np.sinc, lambda x: np.sin(x) / x)  # no π
     with pytest.raises(InputError, match="read wrongly"):  # the value check at the point
         dgraph.hessian(lambda x: np.sum(np.sinc(x) ** 2), np.linspace(0.1, 1.1, 4))
+
+
+def test_polynomial_polyval_equals_jax_in_each_import_form(monkeypatch) -> None:
+    """``numpy.polynomial.polynomial.polyval(x, c)`` (lowest degree first) reached as
+    ``np.polynomial.polynomial``, as a module alias and imported by name: traced
+    coefficients, a traced argument, both, a 0-d argument, 2-d coefficients (``tensor``:
+    one polynomial per column); JAX's ``polyval`` of the reversed coefficients. Main read
+    it at the element level only (NumPy's converts ``c`` by ``np.array``): 16 s of CPU for
+    25 coefficients, cubic in them."""
+    t = np.linspace(-1.0, 1.0, 5)
+
+    def body(x):
+        c = x[:4]
+        C = np.reshape(x[1:7], (3, 2))
+        return (np.sum(np.polynomial.polynomial.polyval(t, c) ** 2)
+                + np.sum(P.polyval(x, [0.5, -1.0, 2.0]) ** 3)
+                + polyval(x[0], c) ** 2 + polyval(0.3, x[2:5])
+                + np.sum(polyval(x[3:6], C) * np.arange(6.0).reshape(2, 3)))  # fmt: skip
+
+    def reference(x):
+        c = x[:4]
+        C = jnp.reshape(x[1:7], (3, 2))
+        rows = jnp.stack([jnp.polyval(C[::-1, j], x[3:6]) for j in range(2)])
+        return (jnp.sum(jnp.polyval(c[::-1], t) ** 2)
+                + jnp.sum(jnp.polyval(jnp.array([2.0, -1.0, 0.5]), x) ** 3)
+                + jnp.polyval(c[::-1], x[0]) ** 2 + jnp.polyval(x[2:5][::-1], 0.3)
+                + jnp.sum(rows * jnp.arange(6.0).reshape(2, 3)))  # fmt: skip
+
+    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
+    from dgraph.frontends import numpy_composites
+
+    right = numpy_composites.POLYNOMIAL["polyval"]
+    monkeypatch.setitem(numpy_composites.POLYNOMIAL, "polyval", lambda x, c: right(x, c[::-1]))
+    with pytest.raises(InputError, match="read wrongly"):  # highest degree first: caught
+        _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
 
 
 def test_heaviside_values_at_zero_and_nan() -> None:

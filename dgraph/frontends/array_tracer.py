@@ -2478,6 +2478,9 @@ class _Proxy:
                 return _array_of(original)
             if name == "vectorize":
                 return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
+            if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
+                inner = _Proxy(original.polynomial, numpy_composites.POLYNOMIAL)
+                return _Proxy(original, {"polynomial": inner})
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original
@@ -2606,6 +2609,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
             saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
+        elif module == "numpy.polynomial.polynomial":
+            saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
         elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
             inner = _Proxy(value.special, scipy_special.FUNCTIONS)
             saved[key], namespace[key] = value, _Proxy(value, {"special": inner})
@@ -2635,7 +2640,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
-    """The table for a function imported from math or sympy, None for any other."""
+    """The table for a function imported from math, sympy, scipy.special or
+    numpy.polynomial.polynomial, None for any other."""
     module = getattr(value, "__module__", None) or ""
     if module == "math" or (
         isinstance(value, types.BuiltinFunctionType)
@@ -2646,6 +2652,8 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _SYMPY
     if module.startswith("scipy.special"):
         return scipy_special.FUNCTIONS
+    if module == "numpy.polynomial.polynomial":
+        return numpy_composites.POLYNOMIAL
     return None
 
 

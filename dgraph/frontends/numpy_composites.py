@@ -3,7 +3,7 @@
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule), ``np.sinc``,
-``np.rot90``, ``np.meshgrid`` and the ufuncs
+``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval`` and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
 are all there is; what these do not cover is one line.
@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["FUNCTIONS", "UFUNCS"]
+__all__ = ["FUNCTIONS", "POLYNOMIAL", "UFUNCS"]
 
 
 def _triangle(lower: bool) -> Callable[..., Any]:
@@ -131,6 +131,23 @@ def _polyval(p: Any, x: Any) -> Any:
     return y
 
 
+def _polynomial_polyval(x: Any, c: Any, tensor: bool = True) -> Any:
+    """``numpy.polynomial.polynomial.polyval``: Horner's rule, lowest degree first, as
+    NumPy writes it (``c0 = c[-1] + x·0``, then ``c0 = c[-i] + c0·x``); ``c`` of several
+    axes with ``tensor`` is reshaped to broadcast against every ``x``'s entry. NumPy's own
+    converts ``c`` with ``np.array``, which a traced array refuses."""
+    if np.ndim(c) == 0:
+        c = np.reshape(c, (1,))
+    if isinstance(x, (tuple, list)):
+        x = np.asarray(x)
+    if tensor and np.ndim(x) and np.ndim(c) > 1:
+        c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
+    c0 = c[-1] + x * 0
+    for i in range(2, np.shape(c)[0] + 1):
+        c0 = c[-i] + c0 * x
+    return c0
+
+
 def _sinc(x: Any) -> Any:
     """``sin(πx)/(πx)``, 1 at 0: near 0 (``|πx| < 10⁻³``) its Maclaurin polynomial
     ``1 − y²/6 + y⁴/120`` (``y = πx``; the rest, y⁶/5040, and its first two derivatives
@@ -205,6 +222,9 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.meshgrid: _meshgrid,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
 }
+
+#: ``numpy.polynomial.polynomial``'s functions, by name
+POLYNOMIAL: dict[str, Callable[..., Any]] = {"polyval": _polynomial_polyval}
 
 UFUNCS: dict[str, Callable[..., Any]] = {
     "heaviside": _heaviside,
