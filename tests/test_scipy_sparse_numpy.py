@@ -1,15 +1,18 @@
 """Constant scipy.sparse matrices times traced arrays in NumPy code
 (dgraph.frontends.scipy_sparse): ``A @ u``, ``A.dot(u)`` with ``A`` a default argument,
 an ``spmatrix``'s ``A * u``, ``u @ A``, a 2-d ``u``, duplicates and stored zeros, a
-rectangular ``A``; each Hessian against JAX's of the same code with ``A.toarray()``, the
-Jacobian's pattern ``A``'s; a wrong product caught; what is not covered one line. Each was
-refused on main ("converting an array that depends on the inputs to a NumPy array")."""
+rectangular ``A``, ``scipy.sparse.linalg.spsolve(A, b)``; each Hessian against JAX's of
+the same code with ``A.toarray()``, the Jacobian's pattern ``A``'s; a wrong product
+caught; what is not covered one line. Each was refused on main ("converting an array that
+depends on the inputs to a NumPy array")."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse.linalg
 from scipy import sparse
+from scipy.sparse.linalg import spsolve
 
 import dgraph
 from dgraph.errors import InputError
@@ -51,6 +54,16 @@ PAIRS = {  # name -> (NumPy program of x (6,), its JAX reference)
                           ** 3 * jnp.array([1.0, 2.0]))
         + jnp.sum(jnp.tanh(jnp.reshape(jnp.concatenate([x, jnp.sin(x)]), (2, 6))
                            @ LAPLACIAN.toarray().T) ** 2),
+    ),
+    "spsolve": (  # as imported by name, through scipy.sparse and through scipy
+        lambda x: np.sum(spsolve(LAPLACIAN.tocsc(), x**2) ** 2)
+        + np.sum(np.sin(sparse.linalg.spsolve(LAPLACIAN.tocsc(), np.reshape(x, (N, 1)))))
+        + np.sum(scipy.sparse.linalg.spsolve(LAPLACIAN.tocsc(), np.reshape(x**3, (N, 1))
+                                             * np.array([[1.0, 2.0]])) ** 2),
+        lambda x: jnp.sum(jnp.linalg.solve(LAPLACIAN.toarray(), x**2) ** 2)
+        + jnp.sum(jnp.sin(jnp.linalg.solve(LAPLACIAN.toarray(), x)))
+        + jnp.sum(jnp.linalg.solve(LAPLACIAN.toarray(), jnp.reshape(x**3, (N, 1))
+                                   * jnp.array([[1.0, 2.0]])) ** 2),
     ),
 }  # fmt: skip
 
@@ -99,6 +112,11 @@ def test_a_wrong_product_is_caught(monkeypatch) -> None:
         (lambda x: np.sum(np.abs(sparse.csr_array(np.eye(N) * 1j) @ x)), "complex"),
         (lambda x: np.sum(LAPLACIAN @ np.reshape(x, (1, 2, 3))), r"times shape \(1, 2, 3\)"),
         (lambda x: np.sum(RECT @ x[:4]), r"shape \(4, 6\) times shape \(4,\)"),
+        (
+            lambda x: np.sum(spsolve(sparse.eye(5000, format="csc"), np.tile(x, 834)[:5000])),
+            "order 5000 \\(over 4096\\) is not supported: its Jacobian is dense",
+        ),
+        (lambda x: np.sum(spsolve(RECT.tocsc(), x)), "needs a square scipy.sparse matrix"),
     ],
 )
 def test_what_is_not_covered_is_one_line(f, needle: str) -> None:

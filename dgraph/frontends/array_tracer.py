@@ -36,6 +36,7 @@ import inspect
 import keyword
 import math
 import numbers
+import sys
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -2612,8 +2613,14 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         elif module == "numpy.polynomial.polynomial":
             saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
         elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
-            inner = _Proxy(value.special, scipy_special.FUNCTIONS)
-            saved[key], namespace[key] = value, _Proxy(value, {"special": inner})
+            inner = {"special": _Proxy(value.special, scipy_special.FUNCTIONS)}
+            if "scipy.sparse.linalg" in sys.modules:
+                inner["sparse"] = _sparse_proxy(value.sparse)
+            saved[key], namespace[key] = value, _Proxy(value, inner)
+        elif module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
+            saved[key], namespace[key] = value, _sparse_proxy(value)
+        elif module == "scipy.sparse.linalg":
+            saved[key], namespace[key] = value, _Proxy(value, scipy_sparse.LINALG)
         elif any(value is getattr(np, n) for n in _AS_ARRAY):
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
@@ -2640,8 +2647,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
-    """The table for a function imported from math, sympy, scipy.special or
-    numpy.polynomial.polynomial, None for any other."""
+    """The table for a function imported from math, sympy, scipy.special,
+    numpy.polynomial.polynomial or scipy.sparse.linalg, None for any other."""
     module = getattr(value, "__module__", None) or ""
     if module == "math" or (
         isinstance(value, types.BuiltinFunctionType)
@@ -2654,7 +2661,14 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return scipy_special.FUNCTIONS
     if module == "numpy.polynomial.polynomial":
         return numpy_composites.POLYNOMIAL
+    if module.startswith("scipy.sparse.linalg"):
+        return scipy_sparse.LINALG
     return None
+
+
+def _sparse_proxy(module: Any) -> _Proxy:
+    """``scipy.sparse`` whose ``linalg.spsolve`` takes a traced right-hand side."""
+    return _Proxy(module, {"linalg": _Proxy(module.linalg, scipy_sparse.LINALG)})
 
 
 # -- the graph -----------------------------------------------------------------------------

@@ -6,7 +6,8 @@ definition (Saad, *Iterative Methods for Sparse Linear Systems*, 2003, §3.4), s
 tracer's gather and segment sum and their derivative rules are all there is, and the
 Jacobian keeps ``A``'s pattern. While a function is traced (:func:`traced_products`),
 SciPy's product dispatch takes traced operands to :func:`product`; everything else is
-SciPy's own.
+SciPy's own. ``scipy.sparse.linalg.spsolve(A, b)`` of a traced ``b`` is
+``np.linalg.solve(A.toarray(), b)`` (:func:`spsolve`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from scipy import sparse
 
 from ..errors import InputError
 
-__all__ = ["is_sparse", "product", "traced_products"]
+__all__ = ["LINALG", "is_sparse", "product", "spsolve", "traced_products"]
 
 
 def is_sparse(value: Any) -> bool:
@@ -53,6 +54,30 @@ def product(a: Any, u: Any, *, left: bool = False) -> Any:
     scaled = data[:, None] * u[cols]
     columns = [np.bincount(rows, weights=scaled[:, j], minlength=m) for j in range(shape[1])]
     return np.stack(columns, axis=1)
+
+
+#: the largest order ``spsolve`` densifies (a 4096² matrix of doubles is 128 MiB)
+DENSE_LIMIT = 4096
+
+
+def spsolve(a: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) -> Any:
+    """``scipy.sparse.linalg.spsolve(A, b)`` of a constant sparse ``A`` and a traced ``b``
+    (a vector or a matrix of columns) as ``np.linalg.solve(A.toarray(), b)``: the same
+    solution, its Jacobian ``A⁻¹`` dense as it is; a ``b`` of one column gives a vector,
+    as SciPy's does."""
+    if not is_sparse(a) or a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise InputError("scipy.sparse.linalg.spsolve needs a square scipy.sparse matrix")
+    if a.shape[0] > DENSE_LIMIT:
+        raise InputError(
+            f"scipy.sparse.linalg.spsolve of a traced right-hand side with a matrix of order"
+            f" {a.shape[0]} (over {DENSE_LIMIT}) is not supported: its Jacobian is dense"
+        )
+    x = np.linalg.solve(a.toarray(), b)
+    return np.reshape(x, (-1,)) if np.ndim(b) == 2 and np.shape(b)[1] == 1 else x
+
+
+#: ``scipy.sparse.linalg``'s functions, by name
+LINALG: dict[str, Callable[..., Any]] = {"spsolve": spsolve}
 
 
 def _dispatching(original: Callable[..., Any], traced: Callable[[Any], bool], left: bool):
