@@ -655,8 +655,9 @@ ELEMENTWISE = frozenset(_ELEMENTWISE_NAMES.split())
 
 
 def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[str, Any]]]:
-    """For ``f`` and each function it refers to (or holds in a closure), the names its
-    code uses, the values they have and its module's namespace, each function once."""
+    """For ``f`` and each function it refers to (or holds in a closure; not NumPy's or
+    SciPy's), the names its code uses, the values they have and its module's namespace,
+    each function once."""
     seen: set[int] = set()
     stack = [f]
     while stack and len(seen) < USES_LIMIT:
@@ -675,7 +676,14 @@ def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)
         yield names, values, namespace
-        stack.extend(v for v in values[1:] if inspect.isfunction(v))
+        stack.extend(v for v in values[1:] if inspect.isfunction(v) and not _numeric_library(v))
+
+
+def _numeric_library(g: Callable[..., Any]) -> bool:
+    """Whether ``g`` is NumPy's or SciPy's own (``scipy.sparse.linalg.spsolve``): not
+    looked into, its code's names (``has``, ``solve``) no sign of sympy."""
+    module = getattr(g, "__module__", None) or ""
+    return module.split(".")[0] in ("numpy", "scipy")
 
 
 def uses_jax(f: Callable[..., Any]) -> bool:

@@ -1,6 +1,8 @@
 """NumPy-style functions the command line cannot take, each for one reason."""
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import spsolve
 
 
 def branches(x):
@@ -62,3 +64,21 @@ def reduceat_out_of_bounds(x):
 
 def energy_named_e(E):
     return np.sum(E**2)  # an argument named as sympy's constant E (a local so named is renamed)
+
+
+def rfft_spectrum(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)  # complex values: no array operation
+
+
+def eigenvalues(x):
+    m = np.reshape(x, (2, 2))
+    return np.sum(np.linalg.eigvalsh(m + m.T) ** 2)  # no eigh rule
+
+
+def pseudo_inverse(x):
+    return np.sum(np.linalg.pinv(np.reshape(x, (2, 2))))  # no pinv rule
+
+
+def sparse_solve(x):
+    big = sparse.eye(5000, format="csc")  # spsolve densifies: over 4096 it is refused
+    return np.sum(spsolve(big, np.tile(x, 1250)))
