@@ -2,7 +2,8 @@
 … ``real_programs9.py`` and ``real_programs_hessian.py``: scientific-computing and geometry
 kernels as their users write them, of kinds those do not hold. Constant ``scipy.sparse``
 operators in PDE residuals (a ``sparse.diags`` Laplacian applied by ``A @ u``, by
-``A.dot(u)`` as a default argument, a 2-D one by ``sparse.kron``), molecular mechanics
+``A.dot(u)`` as a default argument, a 2-D one by ``sparse.kron``, implicit Euler by
+``spsolve``), molecular mechanics
 (bond and angle energies over index arrays with ``np.arccos`` of normalized dots, a dihedral
 energy by ``np.cross`` and ``np.arctan2``), robotics and vision (a planar arm's forward
 kinematics by 2×2 rotations ``np.array([[c, -s], [s, c]])`` of traced scalars, quaternion
@@ -46,6 +47,7 @@ from real_programs_harness import (
     small_cases,
 )
 from scipy import sparse
+from scipy.sparse.linalg import spsolve
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -131,6 +133,30 @@ def sparse_bratu_2d(n):
     Ld = jnp.asarray(L.toarray())
     return case(f, (data(_rng(n), n, n, scale=0.2),), False,
                 lambda u: Ld @ u.ravel() - lam * jnp.exp(u.ravel()))  # fmt: skip
+
+
+@program(8, 400)
+def sparse_implicit_euler(n):
+    """Two implicit-Euler steps of a reaction–diffusion equation, each
+    ``spsolve(I + dt·L, u + dt·u(1 − u))`` with ``L`` a ``sparse.diags`` Laplacian (CSC)
+    and ``sparse.identity``, ``from scipy.sparse.linalg import spsolve``: a vector."""
+    h, dt = 1.0 / (n + 1), 1e-3
+    L = sparse.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n)) / h**2
+    M = (sparse.identity(n) + dt * L).tocsc()
+
+    def f(u):
+        for _ in range(2):
+            u = spsolve(M, u + dt * u * (1.0 - u))
+        return u
+
+    Md = jnp.asarray(M.toarray())
+
+    def ref(u):
+        for _ in range(2):
+            u = jnp.linalg.solve(Md, u + dt * u * (1.0 - u))
+        return u
+
+    return case(f, (data(_rng(n), n, scale=0.3) + 0.5,), False, ref)
 
 
 # ---------------------------------------------------------------- molecular mechanics
