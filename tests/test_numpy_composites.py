@@ -2,8 +2,8 @@
 (dgraph.frontends.numpy_composites): each Hessian against JAX's (jax.numpy's function of
 the same name) at a 0-d input where the function takes one, a 1-d and a 2-d one; values
 off the smooth part (``heaviside`` at 0 and NaN, ``sinc`` at and beside 0); a mutated
-definition caught. Each was refused on main ("numpy.triu on an array that depends on the
-inputs", …)."""
+definition caught (``sinc``, ``pinv`` and ``svd`` beside them). Each was refused on main
+("numpy.triu on an array that depends on the inputs", …)."""
 
 from __future__ import annotations
 
@@ -145,6 +145,47 @@ def test_polynomial_polyval_equals_jax_in_each_import_form(monkeypatch) -> None:
     monkeypatch.setitem(numpy_composites.POLYNOMIAL, "polyval", lambda x, c: right(x, c[::-1]))
     with pytest.raises(InputError, match="read wrongly"):  # highest degree first: caught
         _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
+
+
+def test_svd_and_pinv_equal_jax(monkeypatch) -> None:
+    """``np.linalg.pinv`` of a tall, a wide and a square matrix (through
+    ``np.linalg.svd(full_matrices=False)``), ``np.linalg.svd``'s values alone and its
+    triple where the signs of the vectors cancel (rank-one parts ``s₀·u₀·v₀ᵀ``); a pinv
+    off by 1e-4 caught; a vector and ``full_matrices=True`` of a tall matrix one line.
+    Main refused them ("numpy.linalg.pinv on an array that depends on the inputs")."""
+    weights = np.arange(1.0, 13.0)
+    base = np.eye(4, 3) * np.array([3.0, 2.0, 1.0]) + np.arange(12.0).reshape(4, 3) / 20
+
+    def body(m, x):
+        tall = m.reshape(0.3 * m.sin(x), (4, 3)) + base  # singular values about 3, 2, 1
+        wide = m.transpose(tall) ** 2
+        square = m.reshape(x[:9], (3, 3)) + 2 * m.eye(3)
+        u, s, vt = m.linalg.svd(tall, full_matrices=False)
+        return (m.sum(m.linalg.pinv(tall) * m.reshape(weights, (3, 4))) ** 2
+                + m.sum(m.linalg.pinv(wide) ** 2)
+                + m.sum(m.linalg.pinv(square) * m.reshape(x[:9], (3, 3)))
+                + m.sum(m.linalg.svd(wide, compute_uv=False) ** 3)
+                + m.sum(s[0] * m.outer(u[:, 0], vt[0]) * m.reshape(weights, (4, 3))))  # fmt: skip
+
+    f, g = _both(body)
+    x = np.linspace(-0.8, 1.1, 12)
+    assert from_function(f, sizes=[x.shape], level="array").is_tensor
+    made = dgraph.hessian(f, x)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(g)(jnp.asarray(x)))
+    assert made.generated.verified
+    np.testing.assert_allclose(made(x), want, rtol=1e-9, atol=1e-10)
+    from dgraph.frontends import array_tracer
+
+    right = array_tracer._FUNCTIONS[np.linalg.pinv]
+    monkeypatch.setitem(array_tracer._FUNCTIONS, np.linalg.pinv, lambda a: right(a) * 1.0001)
+    with pytest.raises(InputError, match="read wrongly"):
+        dgraph.hessian(lambda x: np.sum(np.linalg.pinv(np.reshape(x, (3, 2))) ** 2), x[:6])
+    with pytest.raises(InputError, match=r"numpy.linalg.svd of shape \(4,\)"):
+        from_function(lambda x: np.sum(np.linalg.svd(x)[1]), sizes=[(4,)], level="array")
+    with pytest.raises(InputError, match=r"reduced \(full_matrices=False\)"):
+        from_function(lambda x: np.sum(np.linalg.svd(np.reshape(x, (3, 2)))[0]), sizes=[(6,)],
+                      level="array")  # fmt: skip
 
 
 def test_heaviside_values_at_zero_and_nan() -> None:

@@ -2145,9 +2145,33 @@ def _slogdet(a: Any) -> Any:
     return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), ()))
 
 
+_SVD = type(np.linalg.svd(np.eye(1)))  # NumPy's named triple (U, S, Vh)
+
+
+def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """``np.linalg.svd`` of one traced matrix: its values (``compute_uv=False``) or the
+    reduced triple (``full_matrices=False``, or a square matrix), the operations JAX's
+    reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`)."""
+    what = "numpy.linalg.svd"
+    x = _traced(a, what)
+    if x is None:
+        return np.linalg.svd(_constant(a), full_matrices, compute_uv, hermitian)
+    if x.ndim != 2 or hermitian or (compute_uv and full_matrices and x.shape[0] != x.shape[1]):
+        raise _unsupported(
+            f"{what} of shape {x.shape}{' (hermitian=True)' if hermitian else ''}: values"
+            " only, or reduced (full_matrices=False), of one matrix is"
+        )
+    (m, n), k = x.shape, min(x.shape)
+    s = _linalg_op("svd_values", [x], (), (k,))
+    if not compute_uv:
+        return s
+    return _SVD(_linalg_op("svd_u", [x], (), (m, k)), s, _linalg_op("svd_vt", [x], (), (k, n)))
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
     np.linalg.slogdet: _slogdet,
+    np.linalg.svd: _svd,
     np.linalg.cholesky: _cholesky,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,

@@ -3,7 +3,8 @@
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule), ``np.sinc``,
-``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval`` and the ufuncs
+``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval``, ``np.linalg.pinv`` (by
+``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
 are all there is; what these do not cover is one line.
@@ -158,6 +159,21 @@ def _sinc(x: Any) -> Any:
     return np.where(near, 1.0 - y**2 / 6.0 + y**4 / 120.0, np.sin(safe) / safe)
 
 
+def _pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> Any:
+    """NumPy's ``pinv``: ``V·diag(1/s)·Uᵀ`` of the reduced SVD, the values at or below
+    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped."""
+    if hermitian or np.ndim(a) != 2:
+        raise InputError("numpy.linalg.pinv of one matrix, hermitian=False, is supported")
+    if rcond is None:
+        rcond = 1e-15 if rtol is np._NoValue else rtol
+        if rcond is None:
+            rcond = max(np.shape(a)) * np.finfo(float).eps
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    large = s > rcond * s[0]  # the values descend
+    inverse = np.where(large, 1.0 / np.where(large, s, 1.0), 0.0)
+    return np.matmul(np.transpose(vt), inverse[:, None] * np.transpose(u))
+
+
 def _heaviside(x1: Any, x2: Any) -> Any:
     """0 below 0, ``x2`` at 0, 1 above, NaN at NaN."""
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
@@ -218,6 +234,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.inner: _inner,
     np.polyval: _polyval,
     np.sinc: _sinc,
+    np.linalg.pinv: _pinv,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),

@@ -76,7 +76,7 @@ def eigenvalues(x):
 
 
 def pseudo_inverse(x):
-    return np.sum(np.linalg.pinv(np.reshape(x, (2, 2))))  # no pinv rule
+    return np.sum(np.linalg.pinv(np.reshape(x, (2, 2)), hermitian=True))  # by svd only
 
 
 def sparse_solve(x):
