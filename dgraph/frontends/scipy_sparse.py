@@ -13,20 +13,27 @@ SciPy's own. ``scipy.sparse.linalg.spsolve(A, b)`` of a traced ``b`` is
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from ..errors import InputError
 
 __all__ = ["LINALG", "is_sparse", "product", "spsolve", "traced_products"]
 
 
+def _sparse() -> Any:
+    """``scipy.sparse`` where it is imported, else None (a sparse matrix needs it, and
+    ``import dgraph`` stays without SciPy)."""
+    return sys.modules.get("scipy.sparse")
+
+
 def is_sparse(value: Any) -> bool:
     """Whether ``value`` is a ``scipy.sparse`` matrix or array."""
-    return sparse.issparse(value)
+    sparse = _sparse()
+    return sparse is not None and sparse.issparse(value)
 
 
 def product(a: Any, u: Any, *, left: bool = False) -> Any:
@@ -43,7 +50,7 @@ def product(a: Any, u: Any, *, left: bool = False) -> Any:
     m, n = a.shape
     if len(shape) not in (1, 2) or shape[0] != n:
         raise InputError(f"matmul: a scipy.sparse matrix of shape {a.shape} times shape {shape}")
-    coo = sparse.coo_array(a, dtype=float)
+    coo = _sparse().coo_array(a, dtype=float)
     coo.sum_duplicates()
     coo.eliminate_zeros()
     rows, cols, data = coo.row, coo.col, coo.data
@@ -96,7 +103,11 @@ _FORMATS = ("bsr", "coo", "csc", "csr", "dia", "dok", "lil")
 
 
 def _owners() -> list[tuple[type, str]]:
-    """Each (class, method) of :data:`_ENTRIES` that a sparse format's class defines."""
+    """Each (class, method) of :data:`_ENTRIES` that a sparse format's class defines (none
+    where scipy.sparse is not imported)."""
+    sparse = _sparse()
+    if sparse is None:
+        return []
     classes = {c for f in _FORMATS for kind in ("array", "matrix")
                for c in getattr(sparse, f"{f}_{kind}").__mro__}  # fmt: skip
     return sorted(((c, name) for c in classes for name in _ENTRIES if name in vars(c)),
