@@ -666,6 +666,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
         "scipy.special.erfcx",
     ),
+    # what real_programs10.py leaves refused: no array operation for them
+    (
+        "numpy-rfft",
+        ["structure", H("numpy_model.py") + ":rfft_spectrum", "--inputs", "x:4"],
+        "numpy.fft.rfft on an array that depends on the inputs is not supported",
+    ),
+    (
+        "numpy-eigvalsh",
+        ["structure", H("numpy_model.py") + ":eigenvalues", "--inputs", "x:4"],
+        "numpy.linalg.eigvalsh on an array that depends on the inputs is not supported",
+    ),
+    (
+        "numpy-pinv",
+        ["structure", H("numpy_model.py") + ":pseudo_inverse", "--inputs", "x:4"],
+        "numpy.linalg.pinv of one matrix, hermitian=False, is supported",
+    ),
+    (
+        "spsolve-too-large",
+        ["structure", H("numpy_model.py") + ":sparse_solve", "--inputs", "x:4"],
+        "order 5000 (over 4096) is not supported: its Jacobian is dense",
+    ),
     (
         "vector-returns-none",
         ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"],

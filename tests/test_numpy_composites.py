@@ -1,13 +1,16 @@
 """NumPy functions built of other NumPy operations in traced code
 (dgraph.frontends.numpy_composites): each Hessian against JAX's (jax.numpy's function of
 the same name) at a 0-d input where the function takes one, a 1-d and a 2-d one; values
-off the smooth part (``heaviside`` at 0 and NaN); a mutated definition caught. Each was
-refused on main ("numpy.triu on an array that depends on the inputs", …)."""
+off the smooth part (``heaviside`` at 0 and NaN, ``sinc`` at and beside 0); a mutated
+definition caught (``sinc``, ``pinv`` and ``svd`` beside them). Each was refused on main
+("numpy.triu on an array that depends on the inputs", …)."""
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.polynomial.polynomial as P
 import pytest
+from numpy.polynomial.polynomial import polyval
 
 import dgraph
 from dgraph.errors import InputError
@@ -83,6 +86,106 @@ def test_composite_ufuncs_equal_jax_at_0d_1d_2d(name: str) -> None:
     f, g = UFUNC_PAIRS[name]
     for x in (np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)):
         _hessian_vs_jax(f, g, x)
+
+
+def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
+    """Off 0 and at 0 exactly (``sin(πx)/(πx)`` is 0/0 there, its second derivative
+    ``−π²/3``) against JAX; beside 0 (the Maclaurin part, where JAX's ``sin(y)/y`` loses
+    half its digits) against mpmath's; a 2-d argument of a broadcast difference."""
+    f, g = _both(lambda m, x: m.sinc(x) * (1.0 + x) + m.sinc(0.5 * x**2) ** 2)
+    for x in (np.array(0.7), np.array(0.0), np.array([-0.8, 0.0, 0.45, 1.1, 2.0]),
+              np.linspace(-0.9, 0.7, 6).reshape(2, 3)):  # fmt: skip
+        _hessian_vs_jax(f, g, x)
+    shifted = _both(lambda m, x: m.sinc(x[:, None] - m.arange(3.0)[None, :] + x[0]) @ x[:3])
+    _hessian_vs_jax(*shifted, np.array([0.3, -1.2, 0.6, 2.0]))
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    s = lambda t: mpmath.sin(mpmath.pi * t) / (mpmath.pi * t) if t else mpmath.mpf(1)  # noqa: E731
+    near = np.array([1e-4, -3e-4, 2e-5])
+    got = np.diag(dgraph.hessian(lambda x: np.sum(f(x)), near)(near))
+    want = [float(mpmath.diff(lambda t: s(t) * (1 + t) + s(t**2 / 2) ** 2, t, 2)) for t in near]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    from dgraph.frontends import array_tracer
+
+    monkeypatch.setitem(array_tracer._FUNCTIONS, np.sinc, lambda x: np.sin(x) / x)  # no π
+    with pytest.raises(InputError, match="read wrongly"):  # the value check at the point
+        dgraph.hessian(lambda x: np.sum(np.sinc(x) ** 2), np.linspace(0.1, 1.1, 4))
+
+
+def test_polynomial_polyval_equals_jax_in_each_import_form(monkeypatch) -> None:
+    """``numpy.polynomial.polynomial.polyval(x, c)`` (lowest degree first) reached as
+    ``np.polynomial.polynomial``, as a module alias and imported by name: traced
+    coefficients, a traced argument, both, a 0-d argument, 2-d coefficients (``tensor``:
+    one polynomial per column); JAX's ``polyval`` of the reversed coefficients. Main read
+    it at the element level only (NumPy's converts ``c`` by ``np.array``): 16 s of CPU for
+    25 coefficients, cubic in them."""
+    t = np.linspace(-1.0, 1.0, 5)
+
+    def body(x):
+        c = x[:4]
+        C = np.reshape(x[1:7], (3, 2))
+        return (np.sum(np.polynomial.polynomial.polyval(t, c) ** 2)
+                + np.sum(P.polyval(x, [0.5, -1.0, 2.0]) ** 3)
+                + polyval(x[0], c) ** 2 + polyval(0.3, x[2:5])
+                + np.sum(polyval(x[3:6], C) * np.arange(6.0).reshape(2, 3)))  # fmt: skip
+
+    def reference(x):
+        c = x[:4]
+        C = jnp.reshape(x[1:7], (3, 2))
+        rows = jnp.stack([jnp.polyval(C[::-1, j], x[3:6]) for j in range(2)])
+        return (jnp.sum(jnp.polyval(c[::-1], t) ** 2)
+                + jnp.sum(jnp.polyval(jnp.array([2.0, -1.0, 0.5]), x) ** 3)
+                + jnp.polyval(c[::-1], x[0]) ** 2 + jnp.polyval(x[2:5][::-1], 0.3)
+                + jnp.sum(rows * jnp.arange(6.0).reshape(2, 3)))  # fmt: skip
+
+    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
+    from dgraph.frontends import numpy_composites
+
+    right = numpy_composites.POLYNOMIAL["polyval"]
+    monkeypatch.setitem(numpy_composites.POLYNOMIAL, "polyval", lambda x, c: right(x, c[::-1]))
+    with pytest.raises(InputError, match="read wrongly"):  # highest degree first: caught
+        _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
+
+
+def test_svd_and_pinv_equal_jax(monkeypatch) -> None:
+    """``np.linalg.pinv`` of a tall, a wide and a square matrix (through
+    ``np.linalg.svd(full_matrices=False)``), ``np.linalg.svd``'s values alone and its
+    triple where the signs of the vectors cancel (rank-one parts ``s₀·u₀·v₀ᵀ``); a pinv
+    off by 1e-4 caught; a vector and ``full_matrices=True`` of a tall matrix one line.
+    Main refused them ("numpy.linalg.pinv on an array that depends on the inputs")."""
+    weights = np.arange(1.0, 13.0)
+    base = np.eye(4, 3) * np.array([3.0, 2.0, 1.0]) + np.arange(12.0).reshape(4, 3) / 20
+
+    def body(m, x):
+        tall = m.reshape(0.3 * m.sin(x), (4, 3)) + base  # singular values about 3, 2, 1
+        wide = m.transpose(tall) ** 2
+        square = m.reshape(x[:9], (3, 3)) + 2 * m.eye(3)
+        u, s, vt = m.linalg.svd(tall, full_matrices=False)
+        return (m.sum(m.linalg.pinv(tall) * m.reshape(weights, (3, 4))) ** 2
+                + m.sum(m.linalg.pinv(wide) ** 2)
+                + m.sum(m.linalg.pinv(square) * m.reshape(x[:9], (3, 3)))
+                + m.sum(m.linalg.svd(wide, compute_uv=False) ** 3)
+                + m.sum(s[0] * m.outer(u[:, 0], vt[0]) * m.reshape(weights, (4, 3))))  # fmt: skip
+
+    f, g = _both(body)
+    x = np.linspace(-0.8, 1.1, 12)
+    assert from_function(f, sizes=[x.shape], level="array").is_tensor
+    made = dgraph.hessian(f, x)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(g)(jnp.asarray(x)))
+    assert made.generated.verified
+    np.testing.assert_allclose(made(x), want, rtol=1e-9, atol=1e-10)
+    from dgraph.frontends import array_tracer
+
+    right = array_tracer._FUNCTIONS[np.linalg.pinv]
+    monkeypatch.setitem(array_tracer._FUNCTIONS, np.linalg.pinv, lambda a: right(a) * 1.0001)
+    with pytest.raises(InputError, match="read wrongly"):
+        dgraph.hessian(lambda x: np.sum(np.linalg.pinv(np.reshape(x, (3, 2))) ** 2), x[:6])
+    with pytest.raises(InputError, match=r"numpy.linalg.svd of shape \(4,\)"):
+        from_function(lambda x: np.sum(np.linalg.svd(x)[1]), sizes=[(4,)], level="array")
+    with pytest.raises(InputError, match=r"reduced \(full_matrices=False\)"):
+        from_function(lambda x: np.sum(np.linalg.svd(np.reshape(x, (3, 2)))[0]), sizes=[(6,)],
+                      level="array")  # fmt: skip
 
 
 def test_heaviside_values_at_zero_and_nan() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -115,6 +116,33 @@ def test_the_command_line_takes_vector_inputs_and_shows_expressions(tmp_path, ca
     assert data["inputs"] == ["q0", "q1", "q2", "k"]
     assert "sin(q0)" in data["expressions"].values()
     assert all(v in data["expressions"] for v in data["intermediates"] + data["outputs"])
+
+
+def test_the_command_line_loads_a_file_with_a_dataclass(tmp_path, capsys):
+    """``@dataclass`` looks its class's module up in ``sys.modules`` (string annotations,
+    ``from __future__ import annotations``): main loaded the file unregistered ("importing
+    it failed: AttributeError: 'NoneType' object has no attribute '__dict__'"); the name is
+    free again afterwards, and a file named like a loaded module (``numpy.py``) still
+    imports that module."""
+    source = (
+        "from __future__ import annotations\n\nfrom dataclasses import dataclass\n\n"
+        "import numpy as np\n\n\n@dataclass\n"
+        "class Spring:\n    k: float\n    rest: float = 1.0\n\n"
+        "    def energy(self, q):\n        return self.k * np.sum((np.diff(q) - self.rest) ** 2)\n"
+        "\n\nmodel = Spring(k=2.0)\n\n\ndef f(q):\n    return model.energy(q)\n"
+    )
+    for name in ("springs_model", "numpy"):
+        (tmp_path / f"{name}.py").write_text(source)
+        out = tmp_path / f"{name}_jac.py"
+        args = ["codegen", f"{tmp_path / name}.py:f", "--inputs", "q:3", "-o", str(out)]
+        assert main(args) == 0, capsys.readouterr().err
+        space: dict = {}
+        exec(compile(out.read_text(), str(out), "exec"), space)
+        q = np.array([0.0, 1.5, 2.0])
+        # f = 2 Σ (Δq − 1)²: ∂f/∂q = 4 (Δq − 1) at the right end of each Δq, minus at the left
+        d = 4 * (np.diff(q) - 1.0)
+        np.testing.assert_allclose(space["jacobian"](q).ravel(), [-d[0], d[0] - d[1], d[1]])
+        assert "springs_model" not in sys.modules and sys.modules["numpy"] is np
 
 
 def test_a_deep_function_traces_without_recursing_through_its_expression():

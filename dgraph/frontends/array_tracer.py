@@ -19,7 +19,9 @@ itself, so they are folded. A comparison is a
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
-:mod:`~dgraph.frontends.numpy_composites` are built of these operations. What has no array
+:mod:`~dgraph.frontends.numpy_composites` are built of these operations, and so is a constant
+``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
+What has no array
 operation (most of ``np.linalg``, indexing with other traced values, assignment into an
 array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
 it.
@@ -34,6 +36,7 @@ import inspect
 import keyword
 import math
 import numbers
+import sys
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -47,7 +50,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import array_signal, numpy_composites, scipy_special
+from . import array_signal, numpy_composites, scipy_sparse, scipy_special
 from .frames import call_keeping_locals
 
 __all__ = [
@@ -1645,6 +1648,8 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
     if isinstance(a, Passive) or isinstance(b, Passive):
         raise _unsupported("a product (@) with a comparison")
+    if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
+        return scipy_sparse.product(b, a, left=True)
     if not (_is_traced(a) or _is_traced(b)):
         return np.matmul(_constant(a), _constant(b))
     sa, sb = _shape_of(a), _shape_of(b)
@@ -2140,9 +2145,33 @@ def _slogdet(a: Any) -> Any:
     return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), ()))
 
 
+_SVD = type(np.linalg.svd(np.eye(1)))  # NumPy's named triple (U, S, Vh)
+
+
+def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """``np.linalg.svd`` of one traced matrix: its values (``compute_uv=False``) or the
+    reduced triple (``full_matrices=False``, or a square matrix), the operations JAX's
+    reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`)."""
+    what = "numpy.linalg.svd"
+    x = _traced(a, what)
+    if x is None:
+        return np.linalg.svd(_constant(a), full_matrices, compute_uv, hermitian)
+    if x.ndim != 2 or hermitian or (compute_uv and full_matrices and x.shape[0] != x.shape[1]):
+        raise _unsupported(
+            f"{what} of shape {x.shape}{' (hermitian=True)' if hermitian else ''}: values"
+            " only, or reduced (full_matrices=False), of one matrix is"
+        )
+    (m, n), k = x.shape, min(x.shape)
+    s = _linalg_op("svd_values", [x], (), (k,))
+    if not compute_uv:
+        return s
+    return _SVD(_linalg_op("svd_u", [x], (), (m, k)), s, _linalg_op("svd_vt", [x], (), (k, n)))
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
     np.linalg.slogdet: _slogdet,
+    np.linalg.svd: _svd,
     np.linalg.cholesky: _cholesky,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
@@ -2474,6 +2503,9 @@ class _Proxy:
                 return _array_of(original)
             if name == "vectorize":
                 return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
+            if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
+                inner = _Proxy(original.polynomial, numpy_composites.POLYNOMIAL)
+                return _Proxy(original, {"polynomial": inner})
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original
@@ -2602,9 +2634,17 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
             saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
+        elif module == "numpy.polynomial.polynomial":
+            saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
         elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
-            inner = _Proxy(value.special, scipy_special.FUNCTIONS)
-            saved[key], namespace[key] = value, _Proxy(value, {"special": inner})
+            inner = {"special": _Proxy(value.special, scipy_special.FUNCTIONS)}
+            if "scipy.sparse.linalg" in sys.modules:
+                inner["sparse"] = _sparse_proxy(value.sparse)
+            saved[key], namespace[key] = value, _Proxy(value, inner)
+        elif module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
+            saved[key], namespace[key] = value, _sparse_proxy(value)
+        elif module == "scipy.sparse.linalg":
+            saved[key], namespace[key] = value, _Proxy(value, scipy_sparse.LINALG)
         elif any(value is getattr(np, n) for n in _AS_ARRAY):
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
@@ -2622,7 +2662,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         namespace["float"] = _Float
         added.append("float")
     try:
-        with _constants_dotting(f, namespace):
+        with _constants_dotting(f, namespace), scipy_sparse.traced_products(_is_traced):
             yield
     finally:
         namespace.update(saved)
@@ -2631,7 +2671,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
-    """The table for a function imported from math or sympy, None for any other."""
+    """The table for a function imported from math, sympy, scipy.special,
+    numpy.polynomial.polynomial or scipy.sparse.linalg, None for any other."""
     module = getattr(value, "__module__", None) or ""
     if module == "math" or (
         isinstance(value, types.BuiltinFunctionType)
@@ -2642,7 +2683,16 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _SYMPY
     if module.startswith("scipy.special"):
         return scipy_special.FUNCTIONS
+    if module == "numpy.polynomial.polynomial":
+        return numpy_composites.POLYNOMIAL
+    if module.startswith("scipy.sparse.linalg"):
+        return scipy_sparse.LINALG
     return None
+
+
+def _sparse_proxy(module: Any) -> _Proxy:
+    """``scipy.sparse`` whose ``linalg.spsolve`` takes a traced right-hand side."""
+    return _Proxy(module, {"linalg": _Proxy(module.linalg, scipy_sparse.LINALG)})
 
 
 # -- the graph -----------------------------------------------------------------------------

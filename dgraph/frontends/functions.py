@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import importlib.util
 import inspect
+import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -590,10 +591,16 @@ def load_function(spec: str) -> Callable[..., Any]:
     if module_spec is None or module_spec.loader is None:
         raise InputError(f"{path}: cannot load as a Python module")
     module = importlib.util.module_from_spec(module_spec)
+    # it runs registered, as ``import`` runs it (``@dataclass`` looks its module up there),
+    # unless the name is taken (a file ``numpy.py`` still imports NumPy)
+    registered = sys.modules.setdefault(module.__name__, module) is module
     try:
         module_spec.loader.exec_module(module)
     except Exception as exc:
         raise InputError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        if registered:
+            sys.modules.pop(module.__name__, None)
     f = getattr(module, func_name, None)
     if not callable(f):
         raise InputError(f"{path}: has no function {func_name!r}")
@@ -648,8 +655,9 @@ ELEMENTWISE = frozenset(_ELEMENTWISE_NAMES.split())
 
 
 def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[str, Any]]]:
-    """For ``f`` and each function it refers to (or holds in a closure), the names its
-    code uses, the values they have and its module's namespace, each function once."""
+    """For ``f`` and each function it refers to (or holds in a closure; not NumPy's or
+    SciPy's), the names its code uses, the values they have and its module's namespace,
+    each function once."""
     seen: set[int] = set()
     stack = [f]
     while stack and len(seen) < USES_LIMIT:
@@ -668,7 +676,14 @@ def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)
         yield names, values, namespace
-        stack.extend(v for v in values[1:] if inspect.isfunction(v))
+        stack.extend(v for v in values[1:] if inspect.isfunction(v) and not _numeric_library(v))
+
+
+def _numeric_library(g: Callable[..., Any]) -> bool:
+    """Whether ``g`` is NumPy's or SciPy's own (``scipy.sparse.linalg.spsolve``): not
+    looked into, its code's names (``has``, ``solve``) no sign of sympy."""
+    module = getattr(g, "__module__", None) or ""
+    return module.split(".")[0] in ("numpy", "scipy")
 
 
 def uses_jax(f: Callable[..., Any]) -> bool:

@@ -2,8 +2,9 @@
 (NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
-``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
-``np.rot90``, ``np.meshgrid`` and the ufuncs
+``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule), ``np.sinc``,
+``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval``, ``np.linalg.pinv`` (by
+``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
 are all there is; what these do not cover is one line.
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["FUNCTIONS", "UFUNCS"]
+__all__ = ["FUNCTIONS", "POLYNOMIAL", "UFUNCS"]
 
 
 def _triangle(lower: bool) -> Callable[..., Any]:
@@ -131,6 +132,48 @@ def _polyval(p: Any, x: Any) -> Any:
     return y
 
 
+def _polynomial_polyval(x: Any, c: Any, tensor: bool = True) -> Any:
+    """``numpy.polynomial.polynomial.polyval``: Horner's rule, lowest degree first, as
+    NumPy writes it (``c0 = c[-1] + x·0``, then ``c0 = c[-i] + c0·x``); ``c`` of several
+    axes with ``tensor`` is reshaped to broadcast against every ``x``'s entry. NumPy's own
+    converts ``c`` with ``np.array``, which a traced array refuses."""
+    if np.ndim(c) == 0:
+        c = np.reshape(c, (1,))
+    if isinstance(x, (tuple, list)):
+        x = np.asarray(x)
+    if tensor and np.ndim(x) and np.ndim(c) > 1:
+        c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
+    c0 = c[-1] + x * 0
+    for i in range(2, np.shape(c)[0] + 1):
+        c0 = c[-i] + c0 * x
+    return c0
+
+
+def _sinc(x: Any) -> Any:
+    """``sin(πx)/(πx)``, 1 at 0: near 0 (``|πx| < 10⁻³``) its Maclaurin polynomial
+    ``1 − y²/6 + y⁴/120`` (``y = πx``; the rest, y⁶/5040, and its first two derivatives
+    stay under 10⁻¹⁴), so that every derivative is right at 0, as JAX's ``sinc`` is."""
+    y = np.pi * x
+    near = np.abs(y) < 1e-3
+    safe = np.where(near, 1.0, y)
+    return np.where(near, 1.0 - y**2 / 6.0 + y**4 / 120.0, np.sin(safe) / safe)
+
+
+def _pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> Any:
+    """NumPy's ``pinv``: ``V·diag(1/s)·Uᵀ`` of the reduced SVD, the values at or below
+    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped."""
+    if hermitian or np.ndim(a) != 2:
+        raise InputError("numpy.linalg.pinv of one matrix, hermitian=False, is supported")
+    if rcond is None:
+        rcond = 1e-15 if rtol is np._NoValue else rtol
+        if rcond is None:
+            rcond = max(np.shape(a)) * np.finfo(float).eps
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    large = s > rcond * s[0]  # the values descend
+    inverse = np.where(large, 1.0 / np.where(large, s, 1.0), 0.0)
+    return np.matmul(np.transpose(vt), inverse[:, None] * np.transpose(u))
+
+
 def _heaviside(x1: Any, x2: Any) -> Any:
     """0 below 0, ``x2`` at 0, 1 above, NaN at NaN."""
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
@@ -190,10 +233,15 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vdot: _vdot,
     np.inner: _inner,
     np.polyval: _polyval,
+    np.sinc: _sinc,
+    np.linalg.pinv: _pinv,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
 }
+
+#: ``numpy.polynomial.polynomial``'s functions, by name
+POLYNOMIAL: dict[str, Callable[..., Any]] = {"polyval": _polynomial_polyval}
 
 UFUNCS: dict[str, Callable[..., Any]] = {
     "heaviside": _heaviside,

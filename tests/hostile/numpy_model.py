@@ -1,6 +1,8 @@
 """NumPy-style functions the command line cannot take, each for one reason."""
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import spsolve
 
 
 def branches(x):
@@ -66,3 +68,21 @@ def energy_named_e(E):
 
 def log_sum_exp(x):
     return np.log(np.sum(np.exp(x)))  # every entry of its Hessian is nonzero: dense pattern
+
+
+def rfft_spectrum(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)  # complex values: no array operation
+
+
+def eigenvalues(x):
+    m = np.reshape(x, (2, 2))
+    return np.sum(np.linalg.eigvalsh(m + m.T) ** 2)  # no eigh rule
+
+
+def pseudo_inverse(x):
+    return np.sum(np.linalg.pinv(np.reshape(x, (2, 2)), hermitian=True))  # by svd only
+
+
+def sparse_solve(x):
+    big = sparse.eye(5000, format="csc")  # spsolve densifies: over 4096 it is refused
+    return np.sum(spsolve(big, np.tile(x, 1250)))
