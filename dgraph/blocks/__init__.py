@@ -81,6 +81,7 @@ __all__ = [
     "einsum_plan",
     "first_appearance",
     "forget",
+    "free_product",
     "identity",
     "in_scope",
     "merge_flags",
@@ -453,7 +454,7 @@ def _applied_product(upper: Block, lower: Block) -> tuple[str | None, Product]:
         shared, _, each = upper.costs  # type: ignore[union-attr]
         side, cost = "columns", shared + math.prod(lower.in_shape) * each
         pairs = math.prod(upper.out_shape) * lower.nnz
-    if upper.nnz and lower.nnz and cost < built + (0 if _free(upper, lower) else pairs):
+    if upper.nnz and lower.nnz and cost < built + (0 if free_product(upper, lower) else pairs):
         # the rule's, the explicit product not formed: its pattern, the other factor's
         # rows or columns of the dense block, is as large (10⁸ entries for the GP's
         # Hessian at 120 points, a triangle's rows of cholesky's block: 5 GB)
@@ -628,7 +629,7 @@ def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
     kind = max(upper.kind, lower.kind)
     if kind == ONES and not exactly_one:  # an entry sums several ones
         kind = CONSTANT
-    return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+    return (0 if free_product(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
 
 
 HALF_FULL = 10**6  # a product's entries from which half of every entry is held dense
@@ -672,7 +673,7 @@ def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
     other product."""
     for one, other in ((lower, upper), (upper, lower)):
         if isinstance(other, Sparse) and on_the_diagonal(one):
-            cost = 0 if _free(upper, lower) else other.nnz
+            cost = 0 if free_product(upper, lower) else other.nnz
             kind = max(upper.kind, lower.kind)
             if type(other) is not Sparse:  # a structured pattern (a convolution's) stays one
                 return cost, other.same_pattern(kind)
@@ -914,7 +915,7 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     ones_summed = summed - val_a - val_b
     if ones_summed and kind == ONES:
         kind = CONSTANT  # a sum of ones along a label neither value varies along
-    cost = 0 if _free(a, b) else math.prod(width[r] for r in val_a | val_b)
+    cost = 0 if free_product(a, b) else math.prod(width[r] for r in val_a | val_b)
     roots = sorted(kept | value)
     index = {r: i for i, r in enumerate(roots)}
     product = Labelled(
@@ -940,7 +941,7 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     )
 
 
-def _free(a: Block, b: Block) -> bool:
+def free_product(a: Block, b: Block) -> bool:
     """A product that costs nothing at run time: a factor of ones (a move, a broadcast, a
     sum), or two constants (folded when the code is made)."""
     return a.kind == ONES or b.kind == ONES or max(a.kind, b.kind) == CONSTANT
@@ -995,7 +996,7 @@ def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     from the column counts of A and the row counts of B."""
     inner = math.prod(a.in_shape)
     pairs = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
-    cost = 0 if _free(a, b) else pairs
+    cost = 0 if free_product(a, b) else pairs
     kind = max(a.kind, b.kind)
     counts = kind == ONES  # only ones need the count: two pairs that meet sum to a constant
     m, n = math.prod(a.out_shape), math.prod(b.in_shape)

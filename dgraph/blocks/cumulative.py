@@ -33,7 +33,7 @@ from . import (
     STRUCTURED_PRODUCTS,
     Labelled,
     Sparse,
-    _free,
+    free_product,
     dense,
     full,
     multiply,
@@ -310,7 +310,7 @@ def running_product(upper: object, lower: object) -> tuple[int, object] | None:
     else:
         return None
     kind = max(upper.kind, lower.kind, CONSTANT)  # each entry a sum of several
-    return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+    return (0 if free_product(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
 
 
 def _two_running(upper: CumsumPattern, lower: CumsumPattern) -> tuple[int, Sparse | Labelled]:
@@ -326,7 +326,7 @@ def _two_running(upper: CumsumPattern, lower: CumsumPattern) -> tuple[int, Spars
     row = (length - k) if lower.reverse else (k + 1)  # entries of lower's row k
     pairs = math.prod(shape) // length * int(column @ row)
     kind = max(upper.kind, lower.kind, CONSTANT)
-    cost = 0 if _free(upper, lower) else pairs
+    cost = 0 if free_product(upper, lower) else pairs
     if upper.reverse == lower.reverse:
         return cost, CumsumPattern(shape, axis, upper.reverse, kind)
     rank = len(shape)
