@@ -1,26 +1,27 @@
-"""Array values evaluated with a running magnitude per entry: how large the numbers its
-own computation went through were, so how large its rounding can be.
+"""Array values evaluated with a running error bound per entry: how large the rounding
+its own computation can have left is, from the sizes of the numbers it went through.
 
 An entry computed as ``(a + b)² − a² − 2ab − b²`` is 0 up to the rounding of its
 intermediates (≈ 2⁻⁵³ × their size), not of its final value: to tell its rounding from a
-true value at a point, each entry carries a bound μ ≥ |value| propagated operation by
-operation as a running error bound is (N. J. Higham, *Accuracy and Stability of
-Numerical Algorithms*, 2nd ed., SIAM, 2002, §3.3): μ(a ± b) = μa + μb, μ(a·b) = μa·μb,
-μ(a/b) = (μa + |a/b|·μb)/|b|; sums, products, gathers, scatters and reshapes of arrays
-(``einsum``, ``sum``, ``take``, ...) apply to the bounds as to the values (nonnegative
-numbers do not cancel); a function f(x) adds to |f(x)| the first-order effect of x's,
-|f′(x)|·μx (taken as μx·(1 + |f(x)/x|) where f′ is not at hand). A number that is no
-:class:`Bounded` is exact, its bound its magnitude. The values are the same operations
-on the same arrays as :class:`~.evaluate.ArrayEvaluator`'s, so the same bits.
+true value at a point, each entry carries a bound e, in units of the unit roundoff, on
+its rounding error, propagated operation by operation to first order as a running error
+bound is (N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM,
+2002, §3.3): each operation adds its own rounding, |v|, to its operands' errors carried
+through: e(a ± b) = |v| + ea + eb, e(a·b) = |v| + |b|·ea + |a|·eb, e(a/b) = |v| +
+(ea + |v|·eb)/|b|, e(f(x)) = |v| + |f′(x)|·ex (f′ from a table, else a difference
+quotient); a sum or product of arrays (``einsum``, ``sum``, ``bincount``) the same call
+on the errors, operand by operand, plus the call on the magnitudes; a gather, a scatter,
+a reshape moves the errors with the values. A number that is no :class:`Bounded` is
+exact (e = 0). The values are the same operations on the same arrays as
+:class:`~.evaluate.ArrayEvaluator`'s, so the same bits.
 
 :class:`BoundEvaluator` evaluates a statement so; where a node is not taken (a NumPy
 function not listed, a conversion to a plain array), :func:`run_bounded` evaluates the
-statement plainly and bounds each entry by the largest bound and value it read or made.
+statement plainly and bounds each entry by the largest value and error it read or made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -50,12 +51,8 @@ def plain(x: Any) -> Any:
 
 
 def bound_of(x: Any) -> Any:
-    """The bound of a value: its own, or, for an exact number, its magnitude."""
-    if isinstance(x, Bounded):
-        return x.bound
-    if isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        return np.abs(np.asarray(x, dtype=float))
-    return np.abs(x)
+    """The error bound of a value: its own, or 0 for an exact number."""
+    return x.bound if isinstance(x, Bounded) else 0.0
 
 
 def _floating(x: Any) -> bool:
@@ -81,76 +78,101 @@ def _has_bounded(x: Any) -> bool:
     return isinstance(x, Bounded)
 
 
-def _bound_arg(x: Any) -> Any:
-    """An argument as the bounds' call reads it: bounds for numbers that are floats."""
-    return bound_of(x) if isinstance(x, Bounded) or _floating(x) else x
+def _error_arg(x: Any) -> Any:
+    """An argument as the errors' call reads it: the error of a float (0: exact)."""
+    if isinstance(x, Bounded):
+        return x.bound
+    return np.zeros_like(x) if _floating(x) else x
 
 
-def _ratio(v: np.ndarray, x: Any) -> np.ndarray:
+def _magnitude_arg(x: Any) -> Any:
+    """An argument as the magnitudes' call reads it: |value| of a float."""
+    x = plain(x)
+    return np.abs(x) if _floating(x) else x
+
+
+def _ratio(v: Any, x: Any) -> np.ndarray:
     """|v / x|, 0 where x is 0."""
     x = np.abs(plain(x))
     with np.errstate(all="ignore"):
         return np.where(x > 0, np.abs(v) / np.where(x > 0, x, 1.0), 0.0)
 
 
-# ufuncs whose bound is the same ufunc of the operands' bounds (nonnegative: no cancelling)
-_MULTILINEAR = {np.multiply, np.matmul, np.square}
-_SUMS = {np.add, np.subtract}
-_SAME = {np.negative, np.positive, np.absolute, np.fabs, np.conjugate}
+_SAME = {np.negative, np.positive, np.absolute, np.fabs, np.conjugate}  # exact
 _LARGER = {np.maximum, np.minimum, np.fmax, np.fmin}
-_UNIT_SLOPE = {np.sin, np.cos, np.tanh, np.arctan, np.arcsinh}  # |f′| ≤ 1
+# |f′(x)| from x and v = f(x)
+_SLOPES = {
+    np.exp: lambda x, v: np.abs(v),
+    np.expm1: lambda x, v: np.abs(v + 1.0),
+    np.log: lambda x, v: 1.0 / np.abs(x),
+    np.log1p: lambda x, v: 1.0 / np.abs(1.0 + x),
+    np.sqrt: lambda x, v: 0.5 / np.abs(v),
+    np.sin: lambda x, v: np.abs(np.cos(x)),
+    np.cos: lambda x, v: np.abs(np.sin(x)),
+    np.tanh: lambda x, v: 1.0 - v * v,
+    np.arctan: lambda x, v: 1.0 / (1.0 + x * x),
+    np.reciprocal: lambda x, v: v * v,
+}
+
+
+def _slope(ufunc: np.ufunc, inputs: list, k: int, v: Any) -> Any:
+    """|∂v/∂input k| at the point: by :data:`_SLOPES`, else a difference quotient."""
+    x = [plain(i) for i in inputs]
+    if len(x) == 1 and ufunc in _SLOPES:
+        return _SLOPES[ufunc](x[0], v)
+    step = np.abs(x[k]) * 2.0**-20 + (x[k] == 0) * 2.0**-20
+    moved = list(x)
+    moved[k] = x[k] + step
+    return np.abs(ufunc(*moved) - v) / step
 
 
 def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
-    """The bound of ``v = ufunc(*inputs)`` (the module docstring's rules)."""
-    b = [bound_of(x) for x in inputs]
-    if ufunc in _SUMS:
-        return b[0] + b[1]
-    if ufunc in _MULTILINEAR:
-        return ufunc(*b)
-    if ufunc in (np.true_divide, np.divide):  # as a product by 1/b: μa·(μb/|b|)/|b|
-        with np.errstate(all="ignore"):
-            return b[0] * b[1] / np.square(plain(inputs[1]))
+    """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules)."""
+    e = [bound_of(x) for x in inputs]
+    x = [plain(i) for i in inputs]
+    if ufunc in (np.add, np.subtract):
+        return np.abs(v) + e[0] + e[1]
+    if ufunc is np.multiply:
+        return np.abs(v) + np.abs(x[1]) * e[0] + np.abs(x[0]) * e[1]
+    if ufunc in (np.true_divide, np.divide):
+        return np.abs(v) + (e[0] + np.abs(v) * e[1]) / np.abs(x[1])
+    if ufunc is np.matmul:
+        return np.abs(v) + np.abs(x[0]) @ e[1] + e[0] @ np.abs(x[1]) + np.abs(x[0]) @ np.abs(x[1])
     if ufunc in _SAME:
-        return b[0]
+        return e[0]
     if ufunc in _LARGER:  # the operand taken
-        return np.where(v == plain(inputs[0]), b[0], b[1])
-    if ufunc is np.power and not isinstance(inputs[1], Bounded) and np.ndim(inputs[1]) == 0:
-        k = float(plain(inputs[1]))
-        if k.is_integer() and k >= 0:
-            return b[0] ** k
-        return np.abs(v) * (1.0 + abs(k) * np.maximum(_ratio(b[0], inputs[0]) - 1.0, 0.0))
-    if ufunc is np.exp:
-        return np.abs(v) * (1.0 + b[0])
-    if ufunc is np.log:
-        with np.errstate(all="ignore"):
-            return np.abs(v) + b[0] / np.abs(plain(inputs[0]))
-    if ufunc in _UNIT_SLOPE:
-        return np.abs(v) + b[0]
+        return np.where(v == x[0], e[0], e[1])
+    if ufunc is np.square:
+        return np.abs(v) + 2.0 * np.abs(x[0]) * e[0]
+    if ufunc is np.power and not isinstance(inputs[1], Bounded) and np.ndim(x[1]) == 0:
+        return np.abs(v) + abs(float(x[1])) * _ratio(v, x[0]) * e[0]
     out = np.abs(v)
-    for x, bx in zip(inputs, b, strict=True):
-        if isinstance(x, Bounded):
-            out = out + bx * (1.0 + _ratio(v, x))
+    for k, i in enumerate(inputs):
+        if isinstance(i, Bounded):
+            out = out + _slope(ufunc, inputs, k, v) * e[k]
     return out
 
 
-# NumPy functions whose bound is the same call on the bounds (linear or multilinear in
-# the float operands, or moving entries)
-_SAME_CALL = {
-    np.sum, np.einsum, np.dot, np.tensordot, np.inner, np.outer, np.kron, np.reshape,
-    np.ravel, np.transpose, np.moveaxis, np.swapaxes, np.expand_dims, np.squeeze,
-    np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.take,
+# NumPy functions that move entries (no arithmetic): the errors move with the values
+_MOVES = {
+    np.reshape, np.ravel, np.transpose, np.moveaxis, np.swapaxes, np.expand_dims,
+    np.squeeze, np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.take,
     np.take_along_axis, np.repeat, np.tile, np.flip, np.fliplr, np.flipud, np.roll,
-    np.rot90, np.diagonal, np.diag, np.trace, np.cumsum, np.atleast_1d, np.atleast_2d,
-    np.copy, np.triu, np.tril, np.mean, np.prod, np.cumprod, np.bincount, np.where,
-    np.select, np.zeros_like, np.ones_like, np.pad,
+    np.rot90, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.copy, np.triu,
+    np.tril, np.where, np.select, np.pad, np.zeros_like, np.ones_like,
+}  # fmt: skip
+# sums of products of the float operands: each operand's errors through the call, plus
+# the call on the magnitudes (the rounding of the products and the sums)
+_MULTILINEAR = {
+    np.sum, np.einsum, np.dot, np.tensordot, np.inner, np.outer, np.kron, np.cumsum,
+    np.mean, np.trace, np.bincount, np.prod, np.cumprod,
 }  # fmt: skip
 _LARGEST_CALL = {np.max, np.min, np.amax, np.amin}
 
 
 class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
-    """A float array (or number) and a bound of the same shape on its entries'
-    magnitudes and those of what they were computed from."""
+    """A float array (or number) and a bound of the same shape on its entries' rounding
+    errors, in units of the unit roundoff (the module docstring)."""
 
     __slots__ = ("bound", "value")
     __array_priority__ = 100
@@ -160,8 +182,8 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
 
     @classmethod
     def exact(cls, value: Any) -> Bounded:
-        """An exact number, its bound its magnitude."""
-        return cls(value, np.abs(value))
+        """An exact number: no error."""
+        return cls(value, np.zeros(np.shape(value)))
 
     shape = property(lambda self: np.shape(self.value))
     ndim = property(lambda self: np.ndim(self.value))
@@ -205,32 +227,78 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
             v = ufunc(*values, **kwargs)
             if isinstance(v, tuple) or not _floating(v):
                 return v
+            if kwargs:
+                raise Unbounded(f"{ufunc.__name__} with keywords")
             return Bounded(v, _ufunc_bound(ufunc, v, inputs))
-        if method in ("reduce", "accumulate") and ufunc in {np.add, np.multiply, *_LARGER}:
+        if method in ("reduce", "accumulate") and ufunc in {np.add, *_LARGER}:
             v = getattr(ufunc, method)(*values, **kwargs)
-            folded = np.maximum if ufunc in _LARGER else np.multiply if ufunc is np.multiply else np.add
-            return _wrap(v, getattr(folded, method)(bound_of(inputs[0]), **kwargs))
+            if ufunc is np.add:
+                run = getattr(np.add, method)
+                e = run(bound_of(inputs[0]), **kwargs) + run(np.abs(values[0]), **kwargs)
+            else:
+                e = getattr(np.maximum, method)(bound_of(inputs[0]), **kwargs)
+            return _wrap(v, e)
         raise Unbounded(f"{ufunc.__name__}.{method}")
 
     def __array_function__(self, func, types, args, kwargs) -> Any:
-        values = func(*_deep(args, plain), **{k: _deep(v, plain) for k, v in kwargs.items()})
+        def call(f) -> Any:
+            return func(*_deep(args, f), **{k: _deep(v, f) for k, v in kwargs.items()})
+
+        values = call(plain)
         if not _floating(values):
             return values
-        if func in _SAME_CALL:
-            bound = func(*_deep(args, _bound_arg), **{k: _deep(v, _bound_arg) for k, v in kwargs.items()})
-            return Bounded(values, bound)
+        if func in _MOVES:
+            return Bounded(values, call(_error_arg))
+        if func in _MULTILINEAR:
+            return Bounded(values, _multilinear_error(call, args, kwargs))
         if func in _LARGEST_CALL:
             return Bounded(values, np.max(bound_of(args[0]), **kwargs))
-        return Bounded(values, np.full(np.shape(values), _largest(values, [*args, *kwargs.values()])))
+        return Bounded(
+            values, np.full(np.shape(values), _largest(values, [*args, *kwargs.values()]))
+        )
+
+
+def _multilinear_error(call, args: tuple, kwargs: dict) -> Any:
+    """The error of a sum of products of the float arguments: for each bounded one, the
+    call with its errors and the others' magnitudes; plus the call on the magnitudes."""
+    slots: list = []  # each Bounded argument, found in order (in lists too)
+
+    def find(x: Any) -> Any:
+        if isinstance(x, Bounded):
+            slots.append(x)
+        return x
+
+    _deep(args, find)
+    _deep(tuple(kwargs.values()), find)
+    error = call(_magnitude_arg)
+    for k in range(len(slots)):
+        error = error + call(_kth_errors(k))
+    return error
+
+
+def _kth_errors(k: int):
+    """An argument map: the k-th bounded argument met as its errors, the rest as their
+    magnitudes."""
+    seen = [-1]
+
+    def one(x: Any) -> Any:
+        if isinstance(x, Bounded):
+            seen[0] += 1
+            if seen[0] == k:
+                return x.bound
+        return _magnitude_arg(x)
+
+    return one
 
 
 def _largest(value: Any, read: list) -> float:
-    """The largest finite bound among ``read`` and magnitude of ``value`` (a bound for
-    each entry of an operation not taken)."""
-    found = [value, *(bound_of(x) for x in read if _has_bounded(x) or _floating(x))]
+    """The largest finite magnitude and error among ``read`` and ``value`` (the error
+    bound of each entry of an operation not taken)."""
+    found: list = [value]
+    _deep(read, lambda x: found.extend((plain(x), bound_of(x))) if _floating(plain(x)) else None)
     top = 0.0
     for b in found:
-        b = np.asarray(plain(b), dtype=float)
+        b = np.asarray(b, dtype=float)
         if b.size:
             top = max(top, float(np.max(np.abs(b), where=np.isfinite(b), initial=0.0)))
     return top
@@ -259,12 +327,17 @@ def scattered_add(base: Any, parts: list[tuple[Any, Any]]) -> Any:
     as (positions, data)) with each part's data added at its positions, in order."""
     out = np.array(plain(base), dtype=float)
     bounded = isinstance(base, Bounded) or any(isinstance(d, Bounded) for _, d in parts)
-    bound = np.array(bound_of(base), dtype=float) if bounded else None
+    if not bounded:
+        for at, data in parts:
+            np.add.at(out, at, plain(data))
+        return out
+    bound = np.zeros(out.shape) + bound_of(base)
+    added = np.zeros(out.shape)  # Σ|data| a position: its additions' rounding
     for at, data in parts:
         np.add.at(out, at, plain(data))
-        if bound is not None:
-            np.add.at(bound, at, bound_of(data))
-    return Bounded(out, bound) if bounded else out
+        np.add.at(bound, at, bound_of(data))
+        np.add.at(added, at, np.abs(plain(data)))
+    return Bounded(out, bound + np.where(added > 0, added + np.abs(plain(base)), 0.0))
 
 
 class BoundEvaluator(ArrayEvaluator):
@@ -289,7 +362,8 @@ class BoundEvaluator(ArrayEvaluator):
         if not any(isinstance(v, Bounded) for v in values):
             return super()._eval_Entries(node, values)
         value = np.reshape(np.array([plain(v) for v in values]), node.shape)
-        bound = np.reshape(np.array([bound_of(v) for v in values]), node.shape)
+        bounds = [np.broadcast_to(bound_of(v), np.shape(plain(v))) for v in values]
+        bound = np.reshape(np.array(bounds), node.shape)
         return Bounded(value, bound)
 
 
@@ -297,31 +371,21 @@ def run_bounded(
     ev: BoundEvaluator, plain_ev: ArrayEvaluator, s: ir.ArrayStatement, env: dict[str, Any]
 ) -> None:
     """Evaluate ``s`` into ``env`` with bounds (:class:`BoundEvaluator`); where an
-    operation is not taken, plainly (``plain_ev``), each entry bounded by the largest
-    bound and magnitude it read or made."""
+    operation is not taken, plainly (``plain_ev``: an error it raises is the
+    statement's), each entry's bound the largest magnitude and error it read or made."""
     try:
         ev.run([s], env)
         return
-    except Unbounded:
+    except (TypeError, ValueError, AttributeError):  # Unbounded, or NumPy refusing one
         pass
-    except (TypeError, ValueError, AttributeError):  # a NumPy path that took no bounds
-        pass
-    read = [n for n in (ir.names_in(s.value) | {n for a in s.at for n in ir.names_in(a)})]
+    read = set(ir.names_in(s.value)).union(*(ir.names_in(a) for a in s.at))
     if s.at:
-        read.append(s.target)
-    view = {n: plain(env[n]) for n in read if n in env}
+        read.add(s.target)
     found = [env[n] for n in read if n in env]
-    view = {**{n: v for n, v in env.items() if n not in view}, **view}
-    if s.at and isinstance(env.get(s.target), Bounded):
-        view[s.target] = np.copy(env[s.target].value)
+    view = dict(env)
+    view.update(
+        (n, np.copy(plain(env[n])) if n == s.target else plain(env[n])) for n in read if n in env
+    )
     plain_ev.run([s], view)
     value = view[s.target]
-    if _floating(value) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
-        env[s.target] = Bounded(value, np.full(np.shape(value), _largest(value, found)))
-    else:
-        env[s.target] = value
-
-
-def unbounded(env: Mapping[str, Any]) -> dict[str, Any]:
-    """``env`` without bounds."""
-    return {n: plain(v) for n, v in env.items()}
+    env[s.target] = _wrap(value, np.full(np.shape(value), _largest(value, found)))

@@ -32,9 +32,9 @@ import numpy as np
 from ...blocks import Block, RunTime, Sparse, sparse
 from ...errors import DGraphError
 from ..array_passes import node_shapes
-from ..bounds import BoundEvaluator, Bounded, bound_of, plain, run_bounded
+from ..bounds import Bounded, BoundEvaluator, bound_of, plain, run_bounded
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Index, Loop, Name, Node, Scatter, names_in
+from ..ir import ArrayStatement, Call, Const, Loop, Name, Node, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
@@ -480,9 +480,9 @@ def _argument_shapes(statements, arguments: set[str]) -> dict | None:
 # A symmetric J in NumPy (a Hessian) is computed by the lower triangle's program, its
 # statements folded and narrowed (:mod:`.triangle`): at the first point that program,
 # not the whole unfolded one, gives every entry's value (an entry above the diagonal its
-# mirror image's), each with its bound (:mod:`~..bounds`). Where an entry is then still asked after the later two points, the
-# polynomials need the whole program's values: the caller makes the module again with
-# the pass run before the narrowing (:func:`drop_cancelled`).
+# mirror image's), each with its bound (:mod:`~..bounds`). Where an entry is then still
+# asked after the later two points, the polynomials need the whole program's values: the
+# caller makes the module again with the pass run before the narrowing (:func:`drop_cancelled`).
 
 
 def asked_later(w, valued: Valued) -> tuple | None:
