@@ -341,7 +341,7 @@ def _at_a_point(
             last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
     # what reads an input only screens entries (never folded): its loops' steps batched
-    screen = BoundEvaluator(batch_loops=True)
+    screen, screen_plainly = BoundEvaluator(batch_loops=True), ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
     try:
         with np.errstate(all="ignore"):
@@ -350,7 +350,7 @@ def _at_a_point(
                 if k in fixed:
                     env[s.target] = fixed[k]
                 elif s.target in w.varying:
-                    run_bounded(screen, evaluator, s, env)
+                    run_bounded(screen, screen_plainly, s, env)
                 else:
                     evaluator.run([s], env)
                     if keep:
