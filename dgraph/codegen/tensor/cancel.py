@@ -13,11 +13,12 @@ out, both from the structure, never from a value at a point:
   one array that reads no input, are 0.0 there;
 - where summands read inputs, each one's values are polynomials over value-numbered
   unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
-  is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
-  not finite) at one drawn point are asked, since forming the polynomials costs passes
-  over every array the summands read; a point only keeps an entry. For a symmetric J in
-  NumPy the points are its narrowed program's (:func:`none_cancel`), and the pass runs
-  on the whole program only where an entry is still asked after them.
+  is 0 wherever the code's values are defined. Only entries that are 0 (or within the
+  rounding their own computation can leave, :mod:`~..bounds`, or not finite) at one drawn
+  point are asked, since forming the polynomials costs passes over every array the
+  summands read; a point only keeps an entry. For a symmetric J in NumPy the points are
+  its narrowed program's (:func:`none_cancel`), and the pass runs on the whole program
+  only where an entry is still asked after them.
 
 :func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
 the nonzeros the code computes at any input.
@@ -244,8 +245,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
 def _near_zero(parts, found, bounds, size: int) -> np.ndarray | None:
     """Per entry, whether its summands' values at a point add up to 0, or nearly (its
     rounding: within :data:`_NEAR` of the summands' magnitudes, or :data:`_NEAR_ALL` of
-    the bound its own computation's magnitudes give, :mod:`~..bounds`), or to no number;
-    None where a value's size does not fit its place."""
+    its own computation's running error bound, ``bounds``: :mod:`~..bounds`), or to no
+    number; None where a value's size does not fit its place."""
     total, scale, bound = np.zeros(size), np.zeros(size), np.zeros(size)
     for (where, _), value, b in zip(parts, found, bounds, strict=True):
         value = np.asarray(value, dtype=float)
@@ -321,8 +322,8 @@ def _at_a_point(
     w, nodes: list[Node], seed: int, fixed: dict[int, np.ndarray] | None = None, needed=None
 ):
     """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`) and each
-    one's bound per entry (:mod:`~..bounds`: the magnitudes its computation went
-    through), with the values of the names no input reaches and every name's shape;
+    one's running error bound per entry (:mod:`~..bounds`: from the magnitudes its own
+    computation went through), with the values of the names no input reaches and every name's shape;
     None where the program is not evaluated here (its inputs not found, an operation the
     evaluator refuses). ``fixed``: by statement, the value of its target where no input
     reaches it, computed at an earlier point (and filled here)."""
@@ -391,11 +392,10 @@ def _near_at_entries(
     """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
     alone (the rest False), each summand evaluated only at the entries it places there
     (:mod:`.entry_values`), each entry's bound its own computation's (:mod:`~..bounds`).
-    None where the program is not evaluated so
-    (then the whole point is). ``named``: every name's shape; ``needed``: :func:`_needed`
-    of the parts' nodes, found before; ``lookups``: the scatters' lookups of the
-    positions asked at an earlier point (:class:`~.entry_values.EntryValues`), filled with
-    this point's."""
+    None where the program is not evaluated so (then the whole point is). ``named``:
+    every name's shape; ``needed``: :func:`_needed` of the parts' nodes, found before;
+    ``lookups``: the scatters' lookups of the positions asked at an earlier point
+    (:class:`~.entry_values.EntryValues`), filled with this point's."""
     statements = w.statements
     nodes = [data for _, data in parts]
     found_needed = _needed(w, nodes) if needed is None else needed
