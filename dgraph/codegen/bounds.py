@@ -91,6 +91,17 @@ def _magnitude_arg(x: Any) -> Any:
     return np.abs(x) if _floating(x) else x
 
 
+def _gathered(base: Any, key: Any) -> bool:
+    """Whether ``base[key]`` reads a vector at an integer array (``numpy.take``)."""
+    return (
+        isinstance(base, np.ndarray)
+        and base.ndim == 1
+        and isinstance(key, np.ndarray)
+        and key.ndim > 0
+        and key.dtype.kind in "iu"
+    )
+
+
 def _ratio(v: Any, x: Any) -> np.ndarray:
     """|v / x|, 0 where x is 0."""
     x = np.abs(plain(x))
@@ -127,29 +138,42 @@ def _slope(ufunc: np.ufunc, inputs: list, k: int, v: Any) -> Any:
 
 
 def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
-    """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules)."""
-    e = [bound_of(x) for x in inputs]
+    """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules), summed
+    in place (the arrays are the program's: 10⁶ entries a statement)."""
     x = [plain(i) for i in inputs]
-    if ufunc in (np.add, np.subtract):
-        return np.abs(v) + e[0] + e[1]
-    if ufunc is np.multiply:
-        return np.abs(v) + np.abs(x[1]) * e[0] + np.abs(x[0]) * e[1]
-    if ufunc in (np.true_divide, np.divide):
-        return np.abs(v) + (e[0] + np.abs(v) * e[1]) / np.abs(x[1])
-    if ufunc is np.matmul:
-        return np.abs(v) + np.abs(x[0]) @ e[1] + e[0] @ np.abs(x[1]) + np.abs(x[0]) @ np.abs(x[1])
+    bounded = [k for k, i in enumerate(inputs) if isinstance(i, Bounded)]
+    e = {k: inputs[k].bound for k in bounded}
     if ufunc in _SAME:
         return e[0]
     if ufunc in _LARGER:  # the operand taken
-        return np.where(v == x[0], e[0], e[1])
-    if ufunc is np.square:
-        return np.abs(v) + 2.0 * np.abs(x[0]) * e[0]
-    if ufunc is np.power and not isinstance(inputs[1], Bounded) and np.ndim(x[1]) == 0:
-        return np.abs(v) + abs(float(x[1])) * _ratio(v, x[0]) * e[0]
+        return np.where(v == x[0], e.get(0, 0.0), e.get(1, 0.0))
     out = np.abs(v)
-    for k, i in enumerate(inputs):
-        if isinstance(i, Bounded):
-            out = out + _slope(ufunc, inputs, k, v) * e[k]
+    if not isinstance(out, np.ndarray):
+        out = np.asarray(out)
+    if ufunc in (np.add, np.subtract):
+        terms = [e[k] for k in bounded]
+    elif ufunc is np.multiply:
+        terms = [np.abs(x[1 - k]) * e[k] for k in bounded]
+    elif ufunc in (np.true_divide, np.divide):
+        carried = e.get(0, 0.0) + (out * e[1] if 1 in e else 0.0)
+        terms = [carried / np.abs(x[1])]
+    elif ufunc is np.matmul:
+        magnitudes = np.abs(x[0]) @ np.abs(x[1])
+        terms = [
+            magnitudes,
+            *(e[0] @ np.abs(x[1]) if k == 0 else np.abs(x[0]) @ e[1] for k in bounded),
+        ]
+    elif ufunc is np.square:
+        terms = [2.0 * np.abs(x[0]) * e[0]]
+    elif ufunc is np.power and 1 not in e and np.ndim(x[1]) == 0:
+        terms = [abs(float(x[1])) * _ratio(v, x[0]) * e[0]]
+    else:
+        terms = [_slope(ufunc, inputs, k, v) * e[k] for k in bounded]
+    for t in terms:
+        if out.shape == np.shape(t) or np.ndim(t) == 0:
+            out += t
+        else:
+            out = out + t
     return out
 
 
@@ -159,13 +183,14 @@ _MOVES = {
     np.squeeze, np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.take,
     np.take_along_axis, np.repeat, np.tile, np.flip, np.fliplr, np.flipud, np.roll,
     np.rot90, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.copy, np.triu,
-    np.tril, np.where, np.select, np.pad, np.zeros_like, np.ones_like,
+    np.tril, np.where, np.select, np.pad,
 }  # fmt: skip
+_FRESH = {np.zeros_like, np.ones_like, np.full_like}  # exact numbers
 # sums of products of the float operands: each operand's errors through the call, plus
 # the call on the magnitudes (the rounding of the products and the sums)
 _MULTILINEAR = {
     np.sum, np.einsum, np.dot, np.tensordot, np.inner, np.outer, np.kron, np.cumsum,
-    np.mean, np.trace, np.bincount, np.prod, np.cumprod,
+    np.mean, np.trace, np.bincount,
 }  # fmt: skip
 _LARGEST_CALL = {np.max, np.min, np.amax, np.amin}
 
@@ -199,7 +224,12 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __getitem__(self, key: Any) -> Bounded:
         key = _deep(key, plain)
-        return Bounded(self.value[key], np.broadcast_to(self.bound, np.shape(self.value))[key])
+        value, bound = self.value, self.bound
+        if np.shape(bound) != np.shape(value):
+            bound = np.broadcast_to(bound, np.shape(value))
+        if _gathered(value, key):  # as the evaluator reads it: the same entries, faster
+            return Bounded(np.take(value, key), np.take(bound, key))
+        return Bounded(value[key], bound[key])
 
     def __setitem__(self, key: Any, item: Any) -> None:
         key = _deep(key, plain)
@@ -249,6 +279,8 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
             return values
         if func in _MOVES:
             return Bounded(values, call(_error_arg))
+        if func in _FRESH:
+            return Bounded(values, np.zeros(np.shape(values)))
         if func in _MULTILINEAR:
             return Bounded(values, _multilinear_error(call, args, kwargs))
         if func in _LARGEST_CALL:
@@ -270,14 +302,17 @@ def _multilinear_error(call, args: tuple, kwargs: dict) -> Any:
 
     _deep(args, find)
     _deep(tuple(kwargs.values()), find)
-    error = call(_magnitude_arg)
-    for k in range(len(slots)):
-        error = error + call(_kth_errors(k))
+    if not slots:
+        return call(_magnitude_arg)
+    error = call(_kth_errors(0))  # the first one's errors and magnitudes together
+    for k in range(1, len(slots)):
+        error += call(_kth_errors(k))
     return error
 
 
 def _kth_errors(k: int):
-    """An argument map: the k-th bounded argument met as its errors, the rest as their
+    """An argument map: the k-th bounded argument met as its errors (the first: its
+    errors plus its magnitudes, the call on the magnitudes folded in), the rest as their
     magnitudes."""
     seen = [-1]
 
@@ -285,7 +320,7 @@ def _kth_errors(k: int):
         if isinstance(x, Bounded):
             seen[0] += 1
             if seen[0] == k:
-                return x.bound
+                return x.bound + np.abs(x.value) if k == 0 else x.bound
         return _magnitude_arg(x)
 
     return one
@@ -347,7 +382,7 @@ class BoundEvaluator(ArrayEvaluator):
 
     def _eval_Call(self, node: ir.Call, values: list) -> Any:
         if node.func == "asarray" and values and isinstance(values[0], Bounded):
-            return values[0].astype(float)
+            return values[0]  # a float array already (no copy, as asarray makes none)
         return super()._eval_Call(node, values)
 
     def _eval_Scatter(self, node: ir.Scatter, values: list) -> Any:
