@@ -13,11 +13,12 @@ out, both from the structure, never from a value at a point:
   one array that reads no input, are 0.0 there;
 - where summands read inputs, each one's values are polynomials over value-numbered
   unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
-  is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
-  not finite) at one drawn point are asked, since forming the polynomials costs passes
-  over every array the summands read; a point only keeps an entry. For a symmetric J in
-  NumPy the points are its narrowed program's (:func:`none_cancel`), and the pass runs
-  on the whole program only where an entry is still asked after them.
+  is 0 wherever the code's values are defined. Only entries that are 0 (or within the
+  rounding their own computation can leave, :mod:`~..bounds`, or not finite) at one drawn
+  point are asked, since forming the polynomials costs passes over every array the
+  summands read; a point only keeps an entry. For a symmetric J in NumPy the points are
+  its narrowed program's (:func:`none_cancel`), and the pass runs on the whole program
+  only where an entry is still asked after them.
 
 :func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
 the nonzeros the code computes at any input.
@@ -32,8 +33,9 @@ import numpy as np
 from ...blocks import Block, RunTime, Sparse, sparse
 from ...errors import DGraphError
 from ..array_passes import node_shapes
+from ..bounds import Bounded, BoundEvaluator, bound_of, plain, run_bounded
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Index, Loop, Name, Node, Scatter, names_in
+from ..ir import ArrayStatement, Call, Const, Loop, Name, Node, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
@@ -178,7 +180,7 @@ _SEEDS = (20261129, 20261130, 20261131)  # drawn points: near 0 at all three by 
 _MIXED = {_SEEDS[1]: (-0.75, 0.75)}
 _WHOLE = 4  # more than 1/_WHOLE of the entries asked: a later point evaluates the whole
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
-_NEAR_ALL = 1e-12  # |sum| at most this times the largest value computed: asked
+_NEAR_ALL = 1e-12  # |sum| at most this times the entry's bound (..bounds): asked
 
 
 def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None):
@@ -240,27 +242,38 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     return proven[at]
 
 
-def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
+def _near_zero(parts, found, bounds, size: int) -> np.ndarray | None:
     """Per entry, whether its summands' values at a point add up to 0, or nearly (its
-    rounding), or to no number; None where a value's size does not fit its place."""
-    total, scale = np.zeros(size), np.zeros(size)
-    for (where, _), value in zip(parts, found, strict=True):
-        value = np.asarray(value, dtype=float).reshape(-1)
+    rounding: within :data:`_NEAR` of the summands' magnitudes, or :data:`_NEAR_ALL` of
+    its own computation's running error bound, ``bounds``: :mod:`~..bounds`), or to no
+    number; None where a value's size does not fit its place."""
+    total, scale, bound = np.zeros(size), np.zeros(size), np.zeros(size)
+    for (where, _), value, b in zip(parts, found, bounds, strict=True):
+        value = np.asarray(value, dtype=float)
+        b = np.broadcast_to(np.asarray(b, dtype=float), value.shape).reshape(-1)
+        value = value.reshape(-1)
         if where is None:  # every entry, in order: the same sums without a gather
             if value.size not in (1, size):
                 return None
             total += value
             scale += np.abs(value)
+            bound += b
             continue
         place_at = np.asarray(where)
         if value.size not in (1, place_at.size):
             return None
         total[place_at] += value
         scale[place_at] += np.abs(value)
+        bound[place_at] += b
+    return _near(total, scale, bound)
+
+
+def _near(total: np.ndarray, scale: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """Whether each sum ``total`` is no number, or within its rounding of 0 (``scale``:
+    its summands' magnitudes; ``bound``: its computation's, no number where unknown)."""
     with np.errstate(invalid="ignore"):
-        largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
         near = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
-        near |= np.abs(total) <= _NEAR_ALL * largest
+        near |= ~(np.abs(total) > _NEAR_ALL * bound)  # a NaN bound: asked
     return near
 
 
@@ -306,13 +319,14 @@ def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
 
 
 def _at_a_point(
-    w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None, needed=None
+    w, nodes: list[Node], seed: int, fixed: dict[int, np.ndarray] | None = None, needed=None
 ):
-    """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`), with
-    the values of the names no input reaches and every name's shape; None where the
-    program is not evaluated here (its inputs not found, an operation the evaluator
-    refuses). ``fixed``: by statement, the value and largest magnitude of its target
-    where no input reaches it, computed at an earlier point (and filled here)."""
+    """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`) and each
+    one's running error bound per entry (:mod:`~..bounds`: from the magnitudes its own
+    computation went through), with the values of the names no input reaches and every name's shape;
+    None where the program is not evaluated here (its inputs not found, an operation the
+    evaluator refuses). ``fixed``: by statement, the value of its target where no input
+    reaches it, computed at an earlier point (and filled here)."""
     fixed = {} if fixed is None else fixed
     statements = w.statements
     found_needed = _needed(w, nodes)
@@ -321,44 +335,40 @@ def _at_a_point(
     order, arguments, shapes = found_needed
     env = _drawn(w, arguments, shapes, seed)
     shaped: dict = {n: Shaped.of(a) for n, a in env.items()}
+    env.update((a, Bounded.exact(env[a])) for a in arguments)
     last: dict[str, int] = {n: len(statements) for node in nodes for n in names_in(node)}
     for k in order:
         for name in names_in(statements[k].value):
             last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
     # what reads an input only screens entries (never folded): its loops' steps batched
-    screen = ArrayEvaluator(batch_loops=True)
+    screen, screen_plainly = BoundEvaluator(batch_loops=True), ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
-    magnitude = 0.0
-    counted: set[str] = set()  # names whose values' largest magnitude is in ``magnitude``
     try:
         with np.errstate(all="ignore"):
             for k in order:
                 s = statements[k]
                 if k in fixed:
-                    env[s.target], largest = fixed[k]
+                    env[s.target] = fixed[k]
+                elif s.target in w.varying:
+                    run_bounded(screen, screen_plainly, s, env)
                 else:
-                    (screen if s.target in w.varying else evaluator).run([s], env)
-                    store = keep and s.target not in w.varying
-                    # entries moved from a counted name: none larger than its (no pass)
-                    moved = not store and _moved(s, counted)
-                    largest = 0.0 if moved else _largest(env[s.target])
-                    if store:
-                        fixed[k] = (env[s.target], largest)
+                    evaluator.run([s], env)
+                    if keep:
+                        fixed[k] = env[s.target]
                         _remember(w, s, env[s.target])
-                magnitude = max(magnitude, largest)
-                counted.add(s.target)
-                shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
+                value = plain(env[s.target])
+                shaped[s.target] = Shaped(np.shape(value), np.asarray(value).dtype)
                 if s.target not in w.varying:
-                    shaped[s.target] = Shaped.of(env[s.target])
+                    shaped[s.target] = Shaped.of(value)
                 for name in names_in(s.value):
                     if last.get(name) == k and name in w.varying and name != s.target:
                         env.pop(name, None)
-            found = [evaluator.value(node, env) for node in nodes]
+            found = [screen.value(node, env) for node in nodes]
     except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
-    return numbers, shaped, found, magnitude
+    return numbers, shaped, [plain(v) for v in found], [bound_of(v) for v in found]
 
 
 def _remember(w, statement: ArrayStatement, value) -> None:
@@ -378,16 +388,14 @@ def _near_at_entries(
     asked: np.ndarray,
     needed=None,
     lookups: dict | None = None,
-    floor: float = 0.0,
 ):
     """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
     alone (the rest False), each summand evaluated only at the entries it places there
-    (:mod:`.entry_values`); the largest magnitude is that of the values computed, so of
-    the statements the asked entries read. None where the program is not evaluated so
-    (then the whole point is). ``named``: every name's shape; ``needed``: :func:`_needed`
-    of the parts' nodes, found before; ``lookups``: the scatters' lookups of the
-    positions asked at an earlier point (:class:`~.entry_values.EntryValues`), filled with
-    this point's; ``floor``: a magnitude the largest is at least (an earlier point's)."""
+    (:mod:`.entry_values`), each entry's bound its own computation's (:mod:`~..bounds`).
+    None where the program is not evaluated so (then the whole point is). ``named``:
+    every name's shape; ``needed``: :func:`_needed` of the parts' nodes, found before;
+    ``lookups``: the scatters' lookups of the positions asked at an earlier point
+    (:class:`~.entry_values.EntryValues`), filled with this point's."""
     statements = w.statements
     nodes = [data for _, data in parts]
     found_needed = _needed(w, nodes) if needed is None else needed
@@ -395,7 +403,7 @@ def _near_at_entries(
         return None
     order, arguments, shapes = found_needed
     known = dict(w.constants.arrays)
-    known.update((statements[k].target, fixed[k][0]) for k in order if k in fixed)
+    known.update((statements[k].target, fixed[k]) for k in order if k in fixed)
     program = EntryValues(named, known, lookups)
     entries = np.flatnonzero(asked)
     rank = np.full(asked.size, -1, dtype=np.int64)
@@ -416,32 +424,27 @@ def _near_at_entries(
         if need is None:
             return None
         env = _drawn(w, arguments, shapes, seed)
-        evaluator = ArrayEvaluator()
-        magnitude = floor
+        env.update((a, Bounded.exact(env[a])) for a in arguments)
+        evaluator, plainly = BoundEvaluator(), ArrayEvaluator()
         total, scale = np.zeros(entries.size), np.zeros(entries.size)
+        bound = np.zeros(entries.size)
         with np.errstate(all="ignore"):
             for k in order:
                 s = statements[k]
-                if k in fixed:
-                    magnitude = max(magnitude, fixed[k][1])
-                    continue
-                if s.target not in need:
-                    continue  # no asked entry reads it
+                if k in fixed or s.target not in need:
+                    continue  # read whole (known) or by no asked entry
                 if need[s.target] is None:
-                    evaluator.run([s], env)
-                    largest = _largest(env[s.target])
+                    run_bounded(evaluator, plainly, s, env)
                 else:
                     found = entry_values(program, s.value, need[s.target], env, evaluator)
                     env[s.target] = (need[s.target], found)
-                    largest = _largest(found)
-                magnitude = max(magnitude, largest)
             for (node, taken), place in zip(wanted, places, strict=True):
-                value = np.asarray(entry_values(program, node, taken, env, evaluator), dtype=float)
+                found = entry_values(program, node, taken, env, evaluator)
+                value = np.asarray(plain(found), dtype=float)
                 total[place] += value
                 scale[place] += np.abs(value)
-            largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
-            near = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
-            near |= np.abs(total) <= _NEAR_ALL * largest
+                bound[place] += np.broadcast_to(bound_of(found), value.shape)
+            near = _near(total, scale, bound)
     except (Whole, DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
     if lookups is not None:
@@ -450,32 +453,6 @@ def _near_at_entries(
     out = np.zeros(asked.size, dtype=bool)
     out[entries[near]] = True
     return out
-
-
-def _moved(s: ArrayStatement, counted: set[str]) -> bool:
-    """Whether every entry of ``s``'s value is 0 or an entry of a name of ``counted``:
-    a gather, a reshape or a scatter (into zeros) of one, no store."""
-    if s.at:
-        return False
-    node = s.value
-    if isinstance(node, Index):
-        node = node.value
-    elif isinstance(node, Scatter):
-        node = node.data
-    while isinstance(node, Call) and node.func in ("ravel", "reshape") and node.args:
-        node = node.args[0]
-    return isinstance(node, Name) and node.id in counted and node is not s.value
-
-
-def _largest(value) -> float:
-    """The largest finite magnitude in a float array (0 for anything else)."""
-    value = np.asarray(value)
-    if value.dtype.kind != "f" or value.size == 0:
-        return 0.0
-    found = max(float(value.max()), -float(value.min()))  # no |value| array, no mask
-    if math.isfinite(found):
-        return found
-    return float(np.max(np.abs(value), where=np.isfinite(value), initial=0.0))
 
 
 def _argument_shapes(statements, arguments: set[str]) -> dict | None:
@@ -503,10 +480,9 @@ def _argument_shapes(statements, arguments: set[str]) -> dict | None:
 # A symmetric J in NumPy (a Hessian) is computed by the lower triangle's program, its
 # statements folded and narrowed (:mod:`.triangle`): at the first point that program,
 # not the whole unfolded one, gives every entry's value (an entry above the diagonal its
-# mirror image's), and the largest magnitude is that of its statements and the constants
-# they read. Where an entry is then still asked after the later two points, the
-# polynomials need the whole program's values: the caller makes the module again with
-# the pass run before the narrowing (:func:`drop_cancelled`).
+# mirror image's), each with its bound (:mod:`~..bounds`). Where an entry is then still
+# asked after the later two points, the polynomials need the whole program's values: the
+# caller makes the module again with the pass run before the narrowing (:func:`drop_cancelled`).
 
 
 def asked_later(w, valued: Valued) -> tuple | None:
@@ -555,12 +531,14 @@ def none_cancel(
     point = _narrowed_at_a_point(view, program, result, arguments, shapes, _SEEDS[0])
     if point is None:
         return False
-    found, magnitude = point
+    found, bound = point
     lower = None if found.size == np.count_nonzero(keep) else np.flatnonzero(keep)
     if lower is not None and found.size != keep.size:
         return False
     parts = ((None, Name(result)),)
-    asked = _near_zero(parts, [found if lower is None else found[lower]], magnitude, found.size)
+    if lower is not None:
+        found, bound = found[lower], bound[lower]
+    asked = _near_zero(parts, [found], [bound], found.size)
     named, lookups = None, {}
     for seed in _SEEDS[1:]:
         if asked is None or not asked.any():
@@ -572,7 +550,7 @@ def none_cancel(
         if lower is not None:  # the lower entries' places in the whole vector
             at = np.zeros(keep.size, dtype=bool)
             at[lower[asked]] = True
-        near = _near_at_entries(view, parts, seed, {}, named, at, needed, lookups, magnitude)
+        near = _near_at_entries(view, parts, seed, {}, named, at, needed, lookups)
         if near is None:
             return False
         asked &= near if lower is None else near[lower]
@@ -589,13 +567,13 @@ class _Program:
 
 def _narrowed_at_a_point(
     w, program: list[ArrayStatement], result: str, arguments: list[str], shapes: dict, seed: int
-) -> tuple[np.ndarray, float] | None:
+) -> tuple[np.ndarray, np.ndarray] | None:
     """``result``'s values after ``program`` at the point drawn from ``seed``
-    (:func:`_drawn`, the same arguments and order as :func:`_at_a_point`'s) and the
-    largest magnitude of its statements' values and of the constants they read; each
-    value let go after its last reader. None where it reads an argument not drawn, or
-    the evaluator refuses it."""
+    (:func:`_drawn`, the same arguments and order as :func:`_at_a_point`'s) and each
+    entry's bound (:mod:`~..bounds`); each value let go after its last reader. None
+    where it reads an argument not drawn, or the evaluator refuses it."""
     env = _drawn(w, arguments, shapes, seed)
+    env.update((a, Bounded.exact(env[a])) for a in arguments)
     made = {s.target for s in program}
     last: dict[str, int] = {}
     for k, s in enumerate(program):
@@ -603,23 +581,20 @@ def _narrowed_at_a_point(
             last[name] = k
     if not (last.keys() - made) <= env.keys():
         return None
-    counted = last.keys() - made  # names whose values' largest is in ``magnitude``
-    magnitude = max((_largest(env[n]) for n in counted), default=0.0)
-    evaluator = ArrayEvaluator()
+    evaluator, plainly = BoundEvaluator(), ArrayEvaluator()
     try:
         with np.errstate(all="ignore"):
             for k, s in enumerate(program):
-                evaluator.run([s], env)
-                if not _moved(s, counted):  # a move's entries: none larger (no pass)
-                    magnitude = max(magnitude, _largest(env[s.target]))
-                counted.add(s.target)
+                run_bounded(evaluator, plainly, s, env)
                 for name in names_in(s.value):
                     if last[name] == k and name in made and name != result:
                         env.pop(name, None)
-            found = np.asarray(env[result], dtype=float).reshape(-1)
+            found = env[result]
+            value = np.asarray(plain(found), dtype=float).reshape(-1)
+            bound = np.broadcast_to(bound_of(found), np.shape(plain(found))).reshape(-1)
     except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
-    return found, magnitude
+    return value, bound
 
 
 def _named_shapes(w, order: list[int], arguments: list[str], shapes: dict) -> dict | None:

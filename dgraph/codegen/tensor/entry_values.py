@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bounds import Bounded, filled, plain, scattered, scattered_add
 from ..call_shapes import Operand, call_shape
 from ..evaluate import ArrayEvaluator
 from ..ir import (
@@ -316,8 +317,9 @@ def values(
     """The flat entries at ``at`` (sorted) of ``node``'s value, reading each name from
     ``env``: a whole array, or ``(positions, values)`` (its value at those sorted flat
     positions, a superset of what is read). Raises Whole for a node :func:`demand`
-    takes whole."""
-    return np.asarray(_value(node, at, env, program, ev))
+    takes whole. Values with bounds (:mod:`~..bounds`) give theirs."""
+    found = _value(node, at, env, program, ev)
+    return found if isinstance(found, Bounded) else np.asarray(found)
 
 
 def _name_at(value: Any, at: np.ndarray) -> np.ndarray:
@@ -336,7 +338,7 @@ def _value(node: Node, at: np.ndarray, env, p: EntryValues, ev: ArrayEvaluator) 
     if isinstance(node, Call) and node.func in _SHAPING:
         if math.prod(p.shape(node.args[0])) == 1:
             one = _value(node.args[0], np.zeros(1, dtype=np.int64), env, p, ev)
-            return np.full(at.size, np.ravel(one)[0])
+            return filled(at.size, np.ravel(one)[0])
         return _value(node.args[0], at, env, p, ev)
     if isinstance(node, Index):
         flat = _gathered(p.index(node.items[0]), at)
@@ -345,16 +347,15 @@ def _value(node: Node, at: np.ndarray, env, p: EntryValues, ev: ArrayEvaluator) 
         return values[np.searchsorted(read, flat)]
     if isinstance(node, Scatter):
         taken, rank = p.positions(node, p.index(node.flat), at, node.size)
-        out = np.zeros(at.size)
-        out[rank] = _value(node.data, taken, env, p, ev)
-        return out
+        return scattered(at.size, rank, _value(node.data, taken, env, p, ev))
     if isinstance(node, ScatterAdd):
-        out = np.array(_value(node.base, at, env, p, ev), dtype=float)
-        out = np.broadcast_to(out, at.shape).copy() if out.ndim == 0 else out
+        base = _value(node.base, at, env, p, ev)
+        base = filled(at.size, base) if np.ndim(plain(base)) == 0 else base
+        parts = []
         for flat, data in node.parts:
             taken, rank = p.positions(node, p.index(flat), at, p.shape(node.base)[0])
-            np.add.at(out, rank, _value(data, taken, env, p, ev))
-        return out
+            parts.append((rank, _value(data, taken, env, p, ev)))
+        return scattered_add(base, parts)
     if isinstance(node, SegmentSum):
         taken, rank = p.positions(node, p.index(node.ids), at, node.n)
         data = _value(node.data, taken, env, p, ev)

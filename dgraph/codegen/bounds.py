@@ -1,0 +1,426 @@
+"""Array values evaluated with a running error bound per entry: how large the rounding
+its own computation can have left is, from the sizes of the numbers it went through.
+
+An entry computed as ``(a + b)² − a² − 2ab − b²`` is 0 up to the rounding of its
+intermediates (≈ 2⁻⁵³ × their size), not of its final value: to tell its rounding from a
+true value at a point, each entry carries a bound e, in units of the unit roundoff, on
+its rounding error, propagated operation by operation to first order as a running error
+bound is (N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM,
+2002, §3.3): each operation adds its own rounding, |v|, to its operands' errors carried
+through: e(a ± b) = |v| + ea + eb, e(a·b) = |v| + |b|·ea + |a|·eb, e(a/b) = |v| +
+(ea + |v|·eb)/|b|, e(f(x)) = |v| + |f′(x)|·ex (f′ from a table, else a difference
+quotient); a sum or product of arrays (``einsum``, ``sum``, ``bincount``) the same call
+on the errors, operand by operand, plus the call on the magnitudes; a gather, a scatter,
+a reshape moves the errors with the values. A number that is no :class:`Bounded` is
+exact (e = 0). The values are the same operations on the same arrays as
+:class:`~.evaluate.ArrayEvaluator`'s, so the same bits.
+
+:class:`BoundEvaluator` evaluates a statement so; where a node is not taken (a NumPy
+function not listed, a conversion to a plain array), :func:`run_bounded` evaluates the
+statement plainly and bounds each entry by the largest value and error it read or made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ir
+from .evaluate import ArrayEvaluator
+
+__all__ = [
+    "BoundEvaluator",
+    "Bounded",
+    "bound_of",
+    "filled",
+    "plain",
+    "run_bounded",
+    "scattered",
+    "scattered_add",
+]
+
+
+class Unbounded(TypeError):
+    """An operation on :class:`Bounded` values that is not taken (evaluate plainly)."""
+
+
+def plain(x: Any) -> Any:
+    """A value without its bound."""
+    return x.value if isinstance(x, Bounded) else x
+
+
+def bound_of(x: Any) -> Any:
+    """The error bound of a value: its own, or 0 for an exact number."""
+    return x.bound if isinstance(x, Bounded) else 0.0
+
+
+def _floating(x: Any) -> bool:
+    return isinstance(x, (float, np.floating)) or (
+        isinstance(x, np.ndarray) and x.dtype.kind == "f"
+    )
+
+
+def _wrap(value: Any, bound: Any) -> Any:
+    """``value`` with ``bound`` where it is a float (comparisons, integers: plain)."""
+    return Bounded(value, bound) if _floating(value) else value
+
+
+def _deep(x: Any, f) -> Any:
+    if isinstance(x, (list, tuple)):
+        return type(x)(_deep(i, f) for i in x)
+    return f(x)
+
+
+def _has_bounded(x: Any) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(_has_bounded(i) for i in x)
+    return isinstance(x, Bounded)
+
+
+def _error_arg(x: Any) -> Any:
+    """An argument as the errors' call reads it: the error of a float (0: exact)."""
+    if isinstance(x, Bounded):
+        return x.bound
+    return np.zeros_like(x) if _floating(x) else x
+
+
+def _magnitude_arg(x: Any) -> Any:
+    """An argument as the magnitudes' call reads it: |value| of a float."""
+    x = plain(x)
+    return np.abs(x) if _floating(x) else x
+
+
+def _gathered(base: Any, key: Any) -> bool:
+    """Whether ``base[key]`` reads a vector at an integer array (``numpy.take``)."""
+    return (
+        isinstance(base, np.ndarray)
+        and base.ndim == 1
+        and isinstance(key, np.ndarray)
+        and key.ndim > 0
+        and key.dtype.kind in "iu"
+    )
+
+
+def _ratio(v: Any, x: Any) -> np.ndarray:
+    """|v / x|, 0 where x is 0."""
+    x = np.abs(plain(x))
+    with np.errstate(all="ignore"):
+        return np.where(x > 0, np.abs(v) / np.where(x > 0, x, 1.0), 0.0)
+
+
+_SAME = {np.negative, np.positive, np.absolute, np.fabs, np.conjugate}  # exact
+_LARGER = {np.maximum, np.minimum, np.fmax, np.fmin}
+# |f′(x)| from x and v = f(x)
+_SLOPES = {
+    np.exp: lambda x, v: np.abs(v),
+    np.expm1: lambda x, v: np.abs(v + 1.0),
+    np.log: lambda x, v: 1.0 / np.abs(x),
+    np.log1p: lambda x, v: 1.0 / np.abs(1.0 + x),
+    np.sqrt: lambda x, v: 0.5 / np.abs(v),
+    np.sin: lambda x, v: np.abs(np.cos(x)),
+    np.cos: lambda x, v: np.abs(np.sin(x)),
+    np.tanh: lambda x, v: 1.0 - v * v,
+    np.arctan: lambda x, v: 1.0 / (1.0 + x * x),
+    np.reciprocal: lambda x, v: v * v,
+}
+
+
+def _slope(ufunc: np.ufunc, inputs: list, k: int, v: Any) -> Any:
+    """|∂v/∂input k| at the point: by :data:`_SLOPES`, else a difference quotient."""
+    x = [plain(i) for i in inputs]
+    if len(x) == 1 and ufunc in _SLOPES:
+        return _SLOPES[ufunc](x[0], v)
+    step = np.abs(x[k]) * 2.0**-20 + (x[k] == 0) * 2.0**-20
+    moved = list(x)
+    moved[k] = x[k] + step
+    return np.abs(ufunc(*moved) - v) / step
+
+
+def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
+    """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules), summed
+    in place (the arrays are the program's: 10⁶ entries a statement)."""
+    x = [plain(i) for i in inputs]
+    bounded = [k for k, i in enumerate(inputs) if isinstance(i, Bounded)]
+    e = {k: inputs[k].bound for k in bounded}
+    if ufunc in _SAME:
+        return e[0]
+    if ufunc in _LARGER:  # the operand taken
+        return np.where(v == x[0], e.get(0, 0.0), e.get(1, 0.0))
+    out = np.abs(v)
+    if not isinstance(out, np.ndarray):
+        out = np.asarray(out)
+    if ufunc in (np.add, np.subtract):
+        terms = [e[k] for k in bounded]
+    elif ufunc is np.multiply:
+        terms = [np.abs(x[1 - k]) * e[k] for k in bounded]
+    elif ufunc in (np.true_divide, np.divide):
+        carried = e.get(0, 0.0) + (out * e[1] if 1 in e else 0.0)
+        terms = [carried / np.abs(x[1])]
+    elif ufunc is np.matmul:
+        magnitudes = np.abs(x[0]) @ np.abs(x[1])
+        terms = [
+            magnitudes,
+            *(e[0] @ np.abs(x[1]) if k == 0 else np.abs(x[0]) @ e[1] for k in bounded),
+        ]
+    elif ufunc is np.square:
+        terms = [2.0 * np.abs(x[0]) * e[0]]
+    elif ufunc is np.power and 1 not in e and np.ndim(x[1]) == 0:
+        terms = [abs(float(x[1])) * _ratio(v, x[0]) * e[0]]
+    else:
+        terms = [_slope(ufunc, inputs, k, v) * e[k] for k in bounded]
+    for t in terms:
+        if out.shape == np.shape(t) or np.ndim(t) == 0:
+            out += t
+        else:
+            out = out + t
+    return out
+
+
+# NumPy functions that move entries (no arithmetic): the errors move with the values
+_MOVES = {
+    np.reshape, np.ravel, np.transpose, np.moveaxis, np.swapaxes, np.expand_dims,
+    np.squeeze, np.broadcast_to, np.concatenate, np.stack, np.hstack, np.vstack, np.take,
+    np.take_along_axis, np.repeat, np.tile, np.flip, np.fliplr, np.flipud, np.roll,
+    np.rot90, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.copy, np.triu,
+    np.tril, np.where, np.select, np.pad,
+}  # fmt: skip
+_FRESH = {np.zeros_like, np.ones_like, np.full_like}  # exact numbers
+# sums of products of the float operands: each operand's errors through the call, plus
+# the call on the magnitudes (the rounding of the products and the sums)
+_MULTILINEAR = {
+    np.sum, np.einsum, np.dot, np.tensordot, np.inner, np.outer, np.kron, np.cumsum,
+    np.mean, np.trace, np.bincount,
+}  # fmt: skip
+_LARGEST_CALL = {np.max, np.min, np.amax, np.amin}
+
+
+class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
+    """A float array (or number) and a bound of the same shape on its entries' rounding
+    errors, in units of the unit roundoff (the module docstring)."""
+
+    __slots__ = ("bound", "value")
+    __array_priority__ = 100
+
+    def __init__(self, value: Any, bound: Any) -> None:
+        self.value, self.bound = value, bound
+
+    @classmethod
+    def exact(cls, value: Any) -> Bounded:
+        """An exact number: no error."""
+        return cls(value, np.zeros(np.shape(value)))
+
+    shape = property(lambda self: np.shape(self.value))
+    ndim = property(lambda self: np.ndim(self.value))
+    size = property(lambda self: np.size(self.value))
+    dtype = property(lambda self: np.asarray(self.value).dtype)
+    T = property(lambda self: Bounded(self.value.T, self.bound.T))
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __array__(self, dtype=None, copy=None):
+        raise Unbounded("a bounded value read as a plain array")
+
+    def __getitem__(self, key: Any) -> Bounded:
+        key = _deep(key, plain)
+        value, bound = self.value, self.bound
+        if np.shape(bound) != np.shape(value):
+            bound = np.broadcast_to(bound, np.shape(value))
+        if _gathered(value, key):  # as the evaluator reads it: the same entries, faster
+            return Bounded(np.take(value, key), np.take(bound, key))
+        return Bounded(value[key], bound[key])
+
+    def __setitem__(self, key: Any, item: Any) -> None:
+        key = _deep(key, plain)
+        self.value[key] = plain(item)
+        self.bound[key] = bound_of(item)
+
+    def astype(self, dtype: Any) -> Any:
+        value = self.value.astype(dtype)
+        return Bounded(value, self.bound) if _floating(value) else value
+
+    def reshape(self, *shape: Any) -> Bounded:
+        return Bounded(self.value.reshape(*shape), self.bound.reshape(*shape))
+
+    def ravel(self) -> Bounded:
+        return Bounded(np.ravel(self.value), np.ravel(self.bound))
+
+    def copy(self) -> Bounded:
+        return Bounded(np.copy(self.value), np.copy(self.bound))
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if kwargs.get("out") is not None or "where" in kwargs:
+            raise Unbounded(f"{ufunc.__name__} with out= or where=")
+        values = [plain(x) for x in inputs]
+        if method == "__call__":
+            v = ufunc(*values, **kwargs)
+            if isinstance(v, tuple) or not _floating(v):
+                return v
+            if kwargs:
+                raise Unbounded(f"{ufunc.__name__} with keywords")
+            return Bounded(v, _ufunc_bound(ufunc, v, inputs))
+        if method in ("reduce", "accumulate") and ufunc in {np.add, *_LARGER}:
+            v = getattr(ufunc, method)(*values, **kwargs)
+            if ufunc is np.add:
+                run = getattr(np.add, method)
+                e = run(bound_of(inputs[0]), **kwargs) + run(np.abs(values[0]), **kwargs)
+            else:
+                e = getattr(np.maximum, method)(bound_of(inputs[0]), **kwargs)
+            return _wrap(v, e)
+        raise Unbounded(f"{ufunc.__name__}.{method}")
+
+    def __array_function__(self, func, types, args, kwargs) -> Any:
+        def call(f) -> Any:
+            return func(*_deep(args, f), **{k: _deep(v, f) for k, v in kwargs.items()})
+
+        values = call(plain)
+        if not _floating(values):
+            return values
+        if func in _MOVES:
+            return Bounded(values, call(_error_arg))
+        if func in _FRESH:
+            return Bounded(values, np.zeros(np.shape(values)))
+        if func in _MULTILINEAR:
+            return Bounded(values, _multilinear_error(call, args, kwargs))
+        if func in _LARGEST_CALL:
+            return Bounded(values, np.max(bound_of(args[0]), **kwargs))
+        return Bounded(
+            values, np.full(np.shape(values), _largest(values, [*args, *kwargs.values()]))
+        )
+
+
+def _multilinear_error(call, args: tuple, kwargs: dict) -> Any:
+    """The error of a sum of products of the float arguments: for each bounded one, the
+    call with its errors and the others' magnitudes; plus the call on the magnitudes."""
+    slots: list = []  # each Bounded argument, found in order (in lists too)
+
+    def find(x: Any) -> Any:
+        if isinstance(x, Bounded):
+            slots.append(x)
+        return x
+
+    _deep(args, find)
+    _deep(tuple(kwargs.values()), find)
+    if not slots:
+        return call(_magnitude_arg)
+    error = call(_kth_errors(0))  # the first one's errors and magnitudes together
+    for k in range(1, len(slots)):
+        error += call(_kth_errors(k))
+    return error
+
+
+def _kth_errors(k: int):
+    """An argument map: the k-th bounded argument met as its errors (the first: its
+    errors plus its magnitudes, the call on the magnitudes folded in), the rest as their
+    magnitudes."""
+    seen = [-1]
+
+    def one(x: Any) -> Any:
+        if isinstance(x, Bounded):
+            seen[0] += 1
+            if seen[0] == k:
+                return x.bound + np.abs(x.value) if k == 0 else x.bound
+        return _magnitude_arg(x)
+
+    return one
+
+
+def _largest(value: Any, read: list) -> float:
+    """The largest finite magnitude and error among ``read`` and ``value`` (the error
+    bound of each entry of an operation not taken)."""
+    found: list = [value]
+    _deep(read, lambda x: found.extend((plain(x), bound_of(x))) if _floating(plain(x)) else None)
+    top = 0.0
+    for b in found:
+        b = np.asarray(b, dtype=float)
+        if b.size:
+            top = max(top, float(np.max(np.abs(b), where=np.isfinite(b), initial=0.0)))
+    return top
+
+
+def filled(size: int, one: Any) -> Any:
+    """A vector of ``size`` copies of the number ``one``."""
+    if isinstance(one, Bounded):
+        return Bounded(np.full(size, one.value), np.full(size, one.bound))
+    return np.full(size, one)
+
+
+def scattered(size: int, at: Any, data: Any) -> Any:
+    """A vector of ``size`` zeros with ``data`` at the positions ``at``."""
+    out = np.zeros(size)
+    out[at] = plain(data)
+    if not isinstance(data, Bounded):
+        return out
+    bound = np.zeros(size)
+    bound[at] = data.bound
+    return Bounded(out, bound)
+
+
+def scattered_add(base: Any, parts: list[tuple[Any, Any]]) -> Any:
+    """A float copy of the vector ``base`` (a number: ``size`` copies, ``parts`` given
+    as (positions, data)) with each part's data added at its positions, in order."""
+    out = np.array(plain(base), dtype=float)
+    bounded = isinstance(base, Bounded) or any(isinstance(d, Bounded) for _, d in parts)
+    if not bounded:
+        for at, data in parts:
+            np.add.at(out, at, plain(data))
+        return out
+    bound = np.zeros(out.shape) + bound_of(base)
+    added = np.zeros(out.shape)  # Σ|data| a position: its additions' rounding
+    for at, data in parts:
+        np.add.at(out, at, plain(data))
+        np.add.at(bound, at, bound_of(data))
+        np.add.at(added, at, np.abs(plain(data)))
+    return Bounded(out, bound + np.where(added > 0, added + np.abs(plain(base)), 0.0))
+
+
+class BoundEvaluator(ArrayEvaluator):
+    """:class:`~.evaluate.ArrayEvaluator` (NumPy) on :class:`Bounded` values: the nodes
+    that write arrays (a scatter, a scatter-add, entries, a store) write the bounds
+    beside the values; the rest reach the bounds through NumPy's dispatch."""
+
+    def _eval_Call(self, node: ir.Call, values: list) -> Any:
+        if node.func == "asarray" and values and isinstance(values[0], Bounded):
+            return values[0]  # a float array already (no copy, as asarray makes none)
+        return super()._eval_Call(node, values)
+
+    def _eval_Scatter(self, node: ir.Scatter, values: list) -> Any:
+        flat, data = values
+        return scattered(node.size, flat, data)
+
+    def _eval_ScatterAdd(self, node: ir.ScatterAdd, values: list) -> Any:
+        base, rest = values[0], values[1:]
+        return scattered_add(base, list(zip(rest[::2], rest[1::2], strict=True)))
+
+    def _eval_Entries(self, node: ir.Entries, values: list) -> Any:
+        if not any(isinstance(v, Bounded) for v in values):
+            return super()._eval_Entries(node, values)
+        value = np.reshape(np.array([plain(v) for v in values]), node.shape)
+        bounds = [np.broadcast_to(bound_of(v), np.shape(plain(v))) for v in values]
+        bound = np.reshape(np.array(bounds), node.shape)
+        return Bounded(value, bound)
+
+
+def run_bounded(
+    ev: BoundEvaluator, plain_ev: ArrayEvaluator, s: ir.ArrayStatement, env: dict[str, Any]
+) -> None:
+    """Evaluate ``s`` into ``env`` with bounds (:class:`BoundEvaluator`); where an
+    operation is not taken, plainly (``plain_ev``: an error it raises is the
+    statement's), each entry's bound the largest magnitude and error it read or made."""
+    try:
+        ev.run([s], env)
+        return
+    except (TypeError, ValueError, AttributeError):  # Unbounded, or NumPy refusing one
+        pass
+    read = set(ir.names_in(s.value)).union(*(ir.names_in(a) for a in s.at))
+    if s.at:
+        read.add(s.target)
+    found = [env[n] for n in read if n in env]
+    view = dict(env)
+    view.update(
+        (n, np.copy(plain(env[n])) if n == s.target else plain(env[n])) for n in read if n in env
+    )
+    plain_ev.run([s], view)
+    value = view[s.target]
+    env[s.target] = _wrap(value, np.full(np.shape(value), _largest(value, found)))
