@@ -54,6 +54,7 @@ def _same_bits(found: list[np.ndarray], want: list[np.ndarray]) -> None:
         assert got.astype(float).tobytes() == expected.astype(float).tobytes()
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_scan_evaluates_a_step_only_where_it_reads_a_changing_carry(monkeypatch):
     """The gradient's forward loop (a sum carried, a counter, the slices x[i], x[i+1]):
     of its 20 operations a step only the 3 that read the sum run step by step (main: all
@@ -110,6 +111,7 @@ def _reads_carry(r: Region, v: str) -> bool:
     return b.inputs[r.n_consts + 1] in reach
 
 
+@pytest.mark.usefixtures("loops_as_regions")
 def test_a_run_of_sums_adds_every_steps_picks_at_its_end(monkeypatch):
     """The reverse loop adds three picks a step onto the carried gradient and nothing
     else reads it: its entries are evaluated once for the run (main: once a step), the
