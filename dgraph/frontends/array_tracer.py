@@ -1796,10 +1796,39 @@ def _cholesky(a: Any, upper: bool = False) -> Any:
     entries NumPy reads), so that a derivative is a symmetric one."""
     if upper:
         raise _unsupported("numpy.linalg.cholesky(upper=True)")
-    n = _shape_of(_square(a, "numpy.linalg.cholesky"))[0]
-    lower = a * np.tril(np.ones((n, n)))
-    symmetric = lower + _transpose(a * np.tril(np.ones((n, n)), -1))
-    return _linalg_op("cholesky", [symmetric], (), (n, n))
+    symmetric = _spelled(a, "L", "numpy.linalg.cholesky")
+    return _linalg_op("cholesky", [symmetric], (), _shape_of(symmetric))
+
+
+def _spelled(a: Any, uplo: str, what: str) -> Any:
+    """The symmetric matrix the lower (``uplo="L"``) or upper triangle of ``a`` spells:
+    the entries LAPACK reads, so that a derivative is a symmetric one."""
+    if uplo not in ("L", "U"):
+        raise InputError(f"{what}: UPLO must be 'L' or 'U', not {str(uplo)[:20]!r}")
+    n = _shape_of(_square(a, what))[0]
+    mask = np.tril(np.ones((n, n))) if uplo == "L" else np.triu(np.ones((n, n)))
+    return a * mask + _transpose(a * (mask - np.eye(n)))
+
+
+_EIGH = type(np.linalg.eigh(np.eye(1)))  # NumPy's named pair (eigenvalues, eigenvectors)
+
+
+def _eigh(a: Any, UPLO: str = "L") -> Any:
+    """``np.linalg.eigh`` of one traced matrix: the eigenvalues (ascending) and vectors
+    of the symmetric matrix its ``UPLO`` triangle spells, the operations JAX's reader
+    makes of ``jnp.linalg.eigh`` (:mod:`dgraph.blocks.linalg`: derivatives only where the
+    eigenvalues are distinct)."""
+    m = _spelled(a, UPLO, "numpy.linalg.eigh")
+    n = _shape_of(m)[0]
+    return _EIGH(
+        _linalg_op("eigh_values", [m], (), (n,)), _linalg_op("eigh_vectors", [m], (), (n, n))
+    )
+
+
+def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
+    """``np.linalg.eigvalsh``: the eigenvalues of :func:`_eigh`."""
+    m = _spelled(a, UPLO, "numpy.linalg.eigvalsh")
+    return _linalg_op("eigh_values", [m], (), (_shape_of(m)[0],))
 
 
 def _solve(a: Any, b: Any) -> Any:
@@ -2172,6 +2201,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
     np.linalg.slogdet: _slogdet,
     np.linalg.svd: _svd,
+    np.linalg.eigh: _eigh,
+    np.linalg.eigvalsh: _eigvalsh,
     np.linalg.cholesky: _cholesky,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
