@@ -159,3 +159,29 @@ def test_a_jacobian_map_that_drops_a_step_is_refused(monkeypatch):
     monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
     with pytest.raises(VerificationError):
         dgraph.make_function(loglik, point=[np.linspace(-0.8, 0.9, 12)])
+
+
+def pair_energy(x):
+    """A sum over pairs as two fori_loops: the inner one, batched by the outer map, is
+    mapped in a second round."""
+    p = x.reshape(-1, 2)
+    m = p.shape[0]
+
+    def outer(i, a):
+        def inner(j, b):
+            d = p[i] - p[j]
+            r2 = jnp.sum(d * d) + 1.0
+            return b + 1.0 / r2 + 0.1 * r2
+
+        return a + lax.fori_loop(0, m, inner, 0.0)
+
+    return lax.fori_loop(0, m, outer, 0.0)
+
+
+def test_a_sum_loop_inside_a_sum_loop_is_mapped_too(monkeypatch):
+    x = np.random.default_rng(0).normal(size=16)
+    assert loops(gradient_graph(pair_energy, x)) == 0
+    assert loops(dgraph.from_jax(pair_energy, x, level="array")) == 0
+    _checked(pair_energy, x)
+    monkeypatch.setattr(jaxpr_reductions, "NESTING", 1)  # one round: the inner loop stays
+    assert loops(dgraph.from_jax(pair_energy, x, level="array")) >= 1

@@ -23,8 +23,9 @@ A loop is a reduction where every carry is one of these and no stacked output (`
 reads a sum carry. Run with the sum carries at zero, the body returns each sum's term of
 the step (``0 ± u₁ ± u₂`` is the term, exactly); the loop's result is the initial value
 plus the terms' sum over the steps (summed in another order than the loop's: values
-differ by rounding). Loops at the top level of ``f``'s jaxpr only, of at most
-:data:`MAP_LIMIT` entries over all steps (the batched body holds every step's values).
+differ by rounding). Loops at the top level of ``f``'s jaxpr, and those a map brings
+there (a loop in a mapped body, batched by ``jax.vmap``), of at most :data:`MAP_LIMIT`
+entries over all steps (the batched body holds every step's values).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ import numpy as np
 from .jaxpr_compat import scan_layout
 from .jaxpr_static_while import evaluate_with
 
-__all__ = ["MAP_LIMIT", "Reduction", "reduction", "reduction_loops"]
+__all__ = ["MAP_LIMIT", "NESTING", "Reduction", "reduction", "reduction_loops"]
 
+NESTING = 4  # most rounds of maps: loops nested that deep inside sums
 MAP_LIMIT = 100_000_000  # most entries a batched body's equations hold over all steps (0.8 GB)
 
 
@@ -181,8 +183,20 @@ def reduction_loops(
     jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
 ) -> Callable | None:
     """``f`` with each top-level ``scan`` that is a reduction run as a map
-    (:func:`as_map`); None where ``f`` has none. ``closed``: ``f``'s jaxpr at ``args``
-    where the caller has it."""
+    (:func:`as_map`), and again in the result while it has such scans (a sum over ``j``
+    inside a sum over ``i``: the inner loop, batched over ``i`` by the outer map, is at
+    the top level then), at most :data:`NESTING` times; None where ``f`` has none.
+    ``closed``: ``f``'s jaxpr at ``args`` where the caller has it."""
+    found = None
+    for _ in range(NESTING):
+        mapped = _mapped_once(jax, f if found is None else found, args, closed)
+        if mapped is None:
+            break
+        found, closed = mapped, None
+    return found
+
+
+def _mapped_once(jax: Any, f: Callable[..., Any], args: list[Any], closed: Any) -> Callable | None:
     closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     plans = {}
     for k, e in enumerate(closed.jaxpr.eqns):
