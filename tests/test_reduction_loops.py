@@ -185,3 +185,58 @@ def test_a_sum_loop_inside_a_sum_loop_is_mapped_too(monkeypatch):
     _checked(pair_energy, x)
     monkeypatch.setattr(jaxpr_reductions, "NESTING", 1)  # one round: the inner loop stays
     assert loops(dgraph.from_jax(pair_energy, x, level="array")) >= 1
+
+
+def fill(x):
+    """``out.at[i].set(…)`` in a fori_loop: refused from 1,000 steps as a loop."""
+    body = lambda i, o: o.at[i].set(jnp.sin(x[i]) * x[i + 1])  # noqa: E731
+    return jnp.sum(lax.fori_loop(0, x.shape[0] - 1, body, jnp.zeros(x.shape[0] - 1)) ** 2)
+
+
+def add_rows(x):
+    m = x.reshape(-1, 3)
+    body = lambda i, o: o.at[i % 2].add(jnp.tanh(m[i]) * m[i, 0])  # noqa: E731
+    out = lax.fori_loop(0, m.shape[0], body, jnp.zeros((2, 3)))
+    return jnp.sum(out**2) + jnp.sum(out[0] * out[1])
+
+
+def rows_and_sum(x):
+    m = x.reshape(-1, 2)
+
+    def body(i, c):
+        o, s = c
+        return o.at[i].set(m[i] * m[i, ::-1]), s + jnp.exp(m[i, 0])
+
+    o, s = lax.fori_loop(0, m.shape[0], body, (jnp.zeros_like(m), 0.0))
+    return jnp.sum(o**3) * s
+
+
+def repeated_sets(x):  # two steps set each position: the later is kept, as a loop
+    body = lambda i, o: o.at[i // 2].set(x[i] ** 3)  # noqa: E731
+    return jnp.sum(jnp.sin(lax.fori_loop(0, x.shape[0], body, jnp.ones(x.shape[0] // 2))))
+
+
+@pytest.mark.parametrize("f", [fill, add_rows, rows_and_sum])
+def test_writes_at_the_counter_are_one_scatter(f):
+    x = np.random.default_rng(1).normal(size=12)
+    assert loops(gradient_graph(f, x)) == 0  # main: the loop and its gradient's
+    assert loops(dgraph.from_jax(f, x, level="array")) == 0
+    _checked(f, x)
+
+
+def test_sets_that_repeat_a_position_stay_a_loop():
+    """Values JAX's (the loop's pattern keeps the overwritten steps' entries, zeros)."""
+    x = np.random.default_rng(1).normal(size=12)
+    assert loops(gradient_graph(repeated_sets, x)) >= 1
+    H = dgraph.hessian(repeated_sets, x, sparse=True)
+    assert H.generated.verified
+    ref = np.asarray(jax.hessian(repeated_sets)(jnp.asarray(x + 0.1)))
+    np.testing.assert_allclose(H(x + 0.1).toarray(), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_a_fill_loop_of_a_thousand_steps_is_a_map():
+    """Main refused it ("a loop of 999 steps that selects at its counter in what it
+    carries …"); the Hessian is tridiagonal, 3n − 2 entries."""
+    x = np.linspace(-0.8, 0.9, 1000)
+    H = dgraph.hessian(fill, x, sparse=True)
+    assert H.generated.verified and H(x).nnz == 2998

@@ -17,7 +17,13 @@ A carry is read as
   ``fori_loop`` index): ``c₀ + t·k`` at step ``t``;
 * *a sum*: a floating carry the body returns as ``c ± u₁ ± u₂ …`` (``convert_element_type``
   to its own dtype allowed between), nothing else reading ``c`` or the partial sums, and
-  no ``uᵢ`` reading a sum carry.
+  no ``uᵢ`` reading a sum carry;
+* *a write*: a carry the body returns as ``c.at[index].add(u)`` or ``.set(u)`` (one
+  ``scatter`` of operand ``c``, nothing else reading ``c``; index and update reading no
+  sum or write) in a forward scan: every step's index and update stacked are one scatter
+  into the initial value. A ``.set`` only where no two steps write one position (its
+  positions read counters alone: computed once, the same at every point), since a
+  scatter's order among repeated positions is its implementation's.
 
 A loop is a reduction where every carry is one of these and no stacked output (``ys``)
 reads a sum carry. Run with the sum carries at zero, the body returns each sum's term of
@@ -48,10 +54,12 @@ MAP_LIMIT = 100_000_000  # most entries a batched body's equations hold over all
 
 @dataclass(frozen=True)
 class Reduction:
-    """How a scan's carries are read: ``kinds[k]`` is ``"same"``, ``"sum"`` or the
-    counter's step (an int)."""
+    """How a scan's carries are read: ``kinds[k]`` is ``"same"``, ``"sum"``, ``"write"``
+    or the counter's step (an int); ``writes[k]`` the position in the body of a written
+    carry's scatter."""
 
     kinds: tuple[str | int, ...]
+    writes: tuple[tuple[int, int], ...] = ()
 
 
 def _literal(v: Any) -> bool:
@@ -128,6 +136,7 @@ def reduction(eqn: Any) -> Reduction | None:
     uses = _uses(body)
     kinds: list[str | int] = []
     terms: list[Any] = []
+    writes: list[tuple[int, int]] = []
     for c, out in zip(carries, outs[:nk], strict=True):
         if out is c:
             kinds.append("same")
@@ -139,18 +148,36 @@ def reduction(eqn: Any) -> Reduction | None:
         chain = None
         if np.issubdtype(c.aval.dtype, np.floating):
             chain = _sum_chain(c, out, producer, uses)
-        if chain is None:
+        written = None if chain is not None or params["reverse"] else _write(c, out, producer, uses)
+        if chain is None and written is None:
             return None
-        kinds.append("sum")
-        terms += chain
-    sums = [c for c, k in zip(carries, kinds, strict=True) if k == "sum"]
+        kinds.append("sum" if chain is not None else "write")
+        if written is not None:
+            writes.append((len(kinds) - 1, body.eqns.index(producer[out])))
+            terms += producer[out].invars[1:]
+        terms += chain or []
+    sums = [c for c, k in zip(carries, kinds, strict=True) if k in ("sum", "write")]
     read = [t for t in terms if not _literal(t)] + [v for v in outs[nk:] if not _literal(v)]
     if any(_reaches(v, c, producer) for v in read for c in sums):
         return None
     entries = sum(math.prod(v.aval.shape) for e in body.eqns for v in e.outvars)
     if entries * int(params["length"]) > MAP_LIMIT:
         return None
-    return Reduction(tuple(kinds))
+    return Reduction(tuple(kinds), tuple(writes))
+
+
+def _write(c: Any, out: Any, producer: dict[Any, Any], uses: dict[Any, int]) -> bool | None:
+    """Whether ``out`` is ``c.at[index].set(update)`` or ``.add`` (a ``scatter`` of
+    operand ``c``, nothing else reading ``c``, no batching dimensions): each step's
+    writes, stacked, are one scatter into the initial value (in step order: where two
+    steps write one position the later one is kept, as the loop keeps it)."""
+    e = producer.get(out)
+    if e is None or e.primitive.name not in ("scatter", "scatter-add") or e.invars[0] is not c:
+        return None
+    numbers = e.params["dimension_numbers"]
+    if getattr(numbers, "operand_batching_dims", ()) or uses.get(c, 0) != 1:
+        return None
+    return True
 
 
 def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
@@ -163,20 +190,96 @@ def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
 
     def step(t: Any, *x: Any) -> list[Any]:
         carries = [
-            c if k == "same" else jnp.zeros_like(c) if k == "sum" else c + t * k
+            c if k == "same" else jnp.zeros_like(c) if k in ("sum", "write") else c + t * k
             for c, k in zip(init, plan.kinds, strict=True)
         ]
-        out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *consts, *carries, *x)
-        return [o for o, k in zip(out[:nk], plan.kinds, strict=True) if k == "sum"] + out[nk:]
+        operands: list[Any] = []  # each write's index and update: its scatter not run
+        rules = {at: _kept(operands) for _, at in plan.writes}
+        out = evaluate_with(jax, closed, [*consts, *carries, *x], rules)
+        sums = [o for o, k in zip(out[:nk], plan.kinds, strict=True) if k == "sum"]
+        return sums + operands + out[nk:]
 
     steps = jnp.arange(length)  # the step that reads xs[j]: j, or length - 1 - j backward
     mapped = jax.vmap(step)(length - 1 - steps if backward else steps, *xs)
     summed = iter(mapped[: plan.kinds.count("sum")])
+    written = iter(mapped[plan.kinds.count("sum") : plan.kinds.count("sum") + 2 * len(plan.writes)])
+    scatters = iter(closed.jaxpr.eqns[at] for _, at in plan.writes)
     finals = [
-        c if k == "same" else c + jnp.sum(next(summed), axis=0) if k == "sum" else c + length * k
+        c
+        if k == "same"
+        else c + jnp.sum(next(summed), axis=0)
+        if k == "sum"
+        else _stacked_write(next(scatters), c, next(written), next(written))
+        if k == "write"
+        else c + length * k
         for c, k in zip(init, plan.kinds, strict=True)
     ]
-    return finals + list(mapped[plan.kinds.count("sum") :])
+    return finals + list(mapped[plan.kinds.count("sum") + 2 * len(plan.writes) :])
+
+
+def _distinct_positions(jax: Any, eqn: Any, plan: Reduction) -> bool:
+    """Whether no two steps ``.set`` one position (``.add`` may: its sum is one
+    scatter-add of them all, in any order): the positions of every ``scatter`` write
+    read only counters that start at a literal, so they are the same at every point and
+    are computed here, once. A scatter's order among repeated positions is its
+    implementation's (XLA's on a GPU differs), so one that would repeat stays a loop."""
+    closed, nc, nk = scan_layout(eqn.params)
+    body = closed.jaxpr
+    sets = [at for _, at in plan.writes if body.eqns[at].primitive.name == "scatter"]
+    if not sets:
+        return True
+    producer = {v: e for e in body.eqns for v in e.outvars}
+    counters = {k for k, kind in enumerate(plan.kinds) if isinstance(kind, int)}
+    init = eqn.invars[nc : nc + nk]
+    if any(not _literal(init[k]) for k in counters):
+        return False
+    fixed = [v for i, v in enumerate(body.invars) if not (nc <= i < nc + nk and i - nc in counters)]
+    if any(_reaches(body.eqns[at].invars[1], v, producer) for at in sets for v in fixed):
+        return False
+    jnp = jax.numpy
+
+    def positions(t: Any) -> list[Any]:
+        values = [jnp.zeros(v.aval.shape, v.aval.dtype) for v in body.invars]
+        for k in counters:
+            values[nc + k] = init[k].val + t * plan.kinds[k]
+        found: list[Any] = []
+        evaluate_with(jax, closed, values, {at: _kept(found) for at in sets})
+        return found[0::2]
+
+    with jax.ensure_compile_time_eval():
+        stacked = jax.vmap(positions)(jnp.arange(int(eqn.params["length"])))
+    for index in stacked:
+        rows = np.asarray(index).reshape(index.shape[0], -1)
+        if len(np.unique(rows, axis=0)) != len(rows):
+            return False
+    return True
+
+
+def _kept(operands: list[Any]) -> Callable[[Any, list], list]:
+    """A scatter's rule in a step: its index and update kept, the operand passed on."""
+
+    def rule(e: Any, ins: list[Any]) -> list[Any]:
+        operands.extend(ins[1:3])
+        return [ins[0]]
+
+    return rule
+
+
+def _stacked_write(e: Any, initial: Any, index: Any, update: Any) -> Any:
+    """The scatter ``e`` of every step's ``index`` and ``update`` (stacked on a first
+    axis) into ``initial``: the same dimension numbers with the update's window axes one
+    further (the steps are a batch of scatter indices)."""
+    numbers = e.params["dimension_numbers"]
+    windows = tuple(d + 1 for d in numbers.update_window_dims)
+    params = dict(
+        e.params,
+        dimension_numbers=numbers._replace(update_window_dims=windows),
+        indices_are_sorted=False,
+        unique_indices=False,
+    )
+    bound = e.primitive.get_bind_params(params)  # (subfuns, params) before 0.7
+    sub, params = bound if isinstance(bound, tuple) else ((), bound)
+    return e.primitive.bind(*sub, initial, index, update, **params)
 
 
 def reduction_loops(
@@ -200,7 +303,8 @@ def _mapped_once(jax: Any, f: Callable[..., Any], args: list[Any], closed: Any) 
     closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     plans = {}
     for k, e in enumerate(closed.jaxpr.eqns):
-        if e.primitive.name == "scan" and (plan := reduction(e)) is not None:
+        plan = reduction(e) if e.primitive.name == "scan" else None
+        if plan is not None and _distinct_positions(jax, e, plan):
             plans[k] = plan
     if not plans:
         return None
