@@ -398,16 +398,19 @@ def _damped_pairs(x):
 PAIRS = np.random.default_rng(0).normal(size=8)
 
 
-@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("lang", ["python", "jax", "c"])
 def test_a_leaf_summed_over_positions_keeps_its_name_in_a_loop_body(loops_as_regions, lang):
     """The body's leaf block of ``d * d`` (its two positions summed, a temporary ``t1``)
     was renamed when a reference returned it alone (``r1 = d·d by d`` times the identity)
     while the leaves kept ``t1`` for the next reference: ``NameError: name 't1' is not
-    defined`` from the generated gradient and Hessian (nested loops, and one loop alike).
+    defined`` from the generated gradient and Hessian (nested loops, and one loop alike;
+    in C "inferring shapes: t1 is not defined").
     Now the sum is named when made; values are JAX's."""
     x1 = 0.7 * PAIRS + 0.2
     g = dgraph.make_function(_pairs, "jacobian", lang, point=[PAIRS])
     np.testing.assert_allclose(np.asarray(g(x1)), jax.grad(_pairs)(x1), rtol=1e-12, atol=1e-14)
+    if lang == "c":  # C's Hessian: the take at the outer counter (arange) is refused
+        return
     want = np.asarray(jax.hessian(_pairs)(x1))
     for sparse in (True, False):
         h = dgraph.hessian(_pairs, PAIRS, sparse=sparse, lang=lang)
