@@ -1056,6 +1056,10 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
             result = names[v] if v in names else w.emit(forward_node(w, op, names, shapes, True))
             ops.rules[node.id] = (op, k, args, result)
         total = (block, node) if total is None else ops.add(total, (block, node))
+    if len(positions) > 1 and total is not None and isinstance(total[1], Node):
+        # the sum under a name of its own: a walk renames a temporary it returns
+        # (Writer.rename), and this one stays cached in the leaves, read by later walks
+        total = (total[0], w.rename(total[1], f"d_{v}_{u}"))
     return total
 
 
