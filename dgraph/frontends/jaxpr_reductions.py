@@ -160,7 +160,13 @@ def reduction(eqn: Any) -> Reduction | None:
     read = [t for t in terms if not _literal(t)] + [v for v in outs[nk:] if not _literal(v)]
     if any(_reaches(v, c, producer) for v in read for c in sums):
         return None
-    entries = sum(math.prod(v.aval.shape) for e in body.eqns for v in e.outvars)
+    skipped = {at for _, at in writes}  # a write's scatter is not run a step
+    entries = sum(
+        math.prod(v.aval.shape)
+        for at, e in enumerate(body.eqns)
+        if at not in skipped
+        for v in e.outvars
+    )
     if entries * int(params["length"]) > MAP_LIMIT:
         return None
     return Reduction(tuple(kinds), tuple(writes))
