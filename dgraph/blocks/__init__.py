@@ -69,6 +69,7 @@ __all__ = [
     "BlockValues",
     "EinsumPlan",
     "Labelled",
+    "Listed",
     "Product",
     "RunTime",
     "Sparse",
@@ -318,6 +319,29 @@ Block = Labelled | Sparse
 
 
 # -- the structure types -------------------------------------------------------------------
+
+
+class Listed(Sparse):
+    """A pattern held by its structure (a convolution's, a Kronecker product's, a running
+    sum's): its index arrays are those of :attr:`listed`, made only where something asks
+    for them (a sum, a product with another block)."""
+
+    @property
+    def listed(self) -> Sparse:
+        """The pattern as index arrays (a subclass's ``explicit``)."""
+        return self.explicit  # type: ignore[attr-defined]
+
+    @functools.cached_property
+    def cols(self) -> np.ndarray:  # type: ignore[override]
+        return self.listed.cols
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        return self.listed.indptr
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        return self.listed.rows
 
 
 class RunTime:

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import InputError
-from . import CONSTANT, FORGETS, GENERAL, ONES, STRUCTURED_PRODUCTS, Sparse, sparse
+from . import CONSTANT, FORGETS, GENERAL, ONES, STRUCTURED_PRODUCTS, Listed, Sparse, sparse
 from .operator_values import OperatorValues
 
 __all__ = [
@@ -417,7 +417,7 @@ class ConvBlock(NamedTuple):
     at: np.ndarray
 
 
-class ConvPattern(Sparse):
+class ConvPattern(Listed):
     """∂out/∂(operand k) of a convolution, held as the convolution itself: its params,
     the operands' shapes and which operand; nothing per entry. ∂out/∂lhs is a
     multi-channel stencil (per kernel tap a shifted, strided selection of the input
@@ -447,17 +447,9 @@ class ConvPattern(Sparse):
         """The pattern and value indices as arrays (made once per convolution, cached)."""
         return _conv_block(self.params, self.operand, self.shapes, self.other)
 
-    @functools.cached_property
-    def cols(self) -> np.ndarray:  # type: ignore[override]
-        return self.explicit.block.cols
-
-    @functools.cached_property
-    def indptr(self) -> np.ndarray:
-        return self.explicit.block.indptr
-
-    @functools.cached_property
-    def rows(self) -> np.ndarray:
-        return self.explicit.block.rows
+    @property
+    def listed(self) -> Sparse:
+        return self.explicit.block
 
     @property
     def at(self) -> np.ndarray:
@@ -521,7 +513,7 @@ class Factor(NamedTuple):
     matrix: np.ndarray  # bool, (Π out sizes, Π in sizes)
 
 
-class KronPattern(Sparse):
+class KronPattern(Listed):
     """A pattern that is a Kronecker product over groups of axes: an entry wherever every
     factor has one at the entry's coordinates on its axes. A convolution's block is one
     (:meth:`ConvPattern.kron`: the batch and feature coupling, and per spatial axis which
@@ -558,18 +550,6 @@ class KronPattern(Sparse):
             rows = (rows[:, None] + flat_r[None, :]).reshape(-1)
             cols = (cols[:, None] + flat_c[None, :]).reshape(-1)
         return sparse(self.out_shape, self.in_shape, rows, cols, self.kind)
-
-    @functools.cached_property
-    def cols(self) -> np.ndarray:  # type: ignore[override]
-        return self.explicit.cols
-
-    @functools.cached_property
-    def indptr(self) -> np.ndarray:
-        return self.explicit.indptr
-
-    @functools.cached_property
-    def rows(self) -> np.ndarray:
-        return self.explicit.rows
 
     def same_pattern(self, kind: int) -> KronPattern:
         if kind == self.kind:

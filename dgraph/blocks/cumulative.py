@@ -32,6 +32,7 @@ from . import (
     ONES,
     STRUCTURED_PRODUCTS,
     Labelled,
+    Listed,
     Sparse,
     dense,
     free_product,
@@ -192,7 +193,7 @@ class SumValues(OperatorValues):
         return self
 
 
-class CumsumPattern(Sparse):
+class CumsumPattern(Listed):
     """``cumsum``'s block held as the running sum it is: its shape, axis and direction;
     nothing per entry. Output ``i`` along the axis reads every input ``j ≤ i`` (``j ≥ i``
     reversed) of its lane, so the explicit pattern is a triangle per lane,
@@ -215,18 +216,6 @@ class CumsumPattern(Sparse):
     def explicit(self) -> Sparse:
         """The triangles as index arrays (made once per shape, cached), of its kind."""
         return _explicit(self.shape, self.axis, self.reverse).same_pattern(self.kind)
-
-    @functools.cached_property
-    def cols(self) -> np.ndarray:  # type: ignore[override]
-        return self.explicit.cols
-
-    @functools.cached_property
-    def indptr(self) -> np.ndarray:
-        return self.explicit.indptr
-
-    @functools.cached_property
-    def rows(self) -> np.ndarray:
-        return self.explicit.rows
 
     @property
     def nnz(self) -> int:  # type: ignore[override]
