@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .jaxpr_compat import scan_layout
+from .jaxpr_hoist import varying_vars
 from .jaxpr_static_while import evaluate_with
 
 __all__ = ["MAP_LIMIT", "NESTING", "Reduction", "reduction", "reduction_loops"]
@@ -148,17 +149,20 @@ def reduction(eqn: Any) -> Reduction | None:
         chain = None
         if np.issubdtype(c.aval.dtype, np.floating):
             chain = _sum_chain(c, out, producer, uses)
-        written = None if chain is not None or params["reverse"] else _write(c, out, producer, uses)
-        if chain is None and written is None:
+        written = chain is None and not params["reverse"] and _write(c, out, producer, uses)
+        if chain is None and not written:
             return None
         kinds.append("sum" if chain is not None else "write")
-        if written is not None:
+        if written:
             writes.append((len(kinds) - 1, body.eqns.index(producer[out])))
             terms += producer[out].invars[1:]
         terms += chain or []
-    sums = [c for c, k in zip(carries, kinds, strict=True) if k in ("sum", "write")]
+    changing = [
+        nc <= i < nc + nk and kinds[i - nc] in ("sum", "write") for i in range(len(body.invars))
+    ]
+    varying = varying_vars(body, nc, nk, [not c for c in changing])
     read = [t for t in terms if not _literal(t)] + [v for v in outs[nk:] if not _literal(v)]
-    if any(_reaches(v, c, producer) for v in read for c in sums):
+    if any(v in varying for v in read):
         return None
     skipped = {at for _, at in writes}  # a write's scatter is not run a step
     entries = sum(
@@ -172,18 +176,16 @@ def reduction(eqn: Any) -> Reduction | None:
     return Reduction(tuple(kinds), tuple(writes))
 
 
-def _write(c: Any, out: Any, producer: dict[Any, Any], uses: dict[Any, int]) -> bool | None:
+def _write(c: Any, out: Any, producer: dict[Any, Any], uses: dict[Any, int]) -> bool:
     """Whether ``out`` is ``c.at[index].set(update)`` or ``.add`` (a ``scatter`` of
     operand ``c``, nothing else reading ``c``, no batching dimensions): each step's
-    writes, stacked, are one scatter into the initial value (in step order: where two
-    steps write one position the later one is kept, as the loop keeps it)."""
+    writes, stacked, are one scatter into the initial value (a ``.set`` only where no
+    two steps write one position: :func:`_distinct_positions`)."""
     e = producer.get(out)
     if e is None or e.primitive.name not in ("scatter", "scatter-add") or e.invars[0] is not c:
-        return None
+        return False
     numbers = e.params["dimension_numbers"]
-    if getattr(numbers, "operand_batching_dims", ()) or uses.get(c, 0) != 1:
-        return None
-    return True
+    return not getattr(numbers, "operand_batching_dims", ()) and uses.get(c, 0) == 1
 
 
 def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
@@ -234,13 +236,13 @@ def _distinct_positions(jax: Any, eqn: Any, plan: Reduction) -> bool:
     sets = [at for _, at in plan.writes if body.eqns[at].primitive.name == "scatter"]
     if not sets:
         return True
-    producer = {v: e for e in body.eqns for v in e.outvars}
     counters = {k for k, kind in enumerate(plan.kinds) if isinstance(kind, int)}
     init = eqn.invars[nc : nc + nk]
     if any(not _literal(init[k]) for k in counters):
         return False
-    fixed = [v for i, v in enumerate(body.invars) if not (nc <= i < nc + nk and i - nc in counters)]
-    if any(_reaches(body.eqns[at].invars[1], v, producer) for at in sets for v in fixed):
+    counted = [nc <= i < nc + nk and i - nc in counters for i in range(len(body.invars))]
+    varying = varying_vars(body, nc, nk, counted)  # what reads anything but a counter
+    if any(body.eqns[at].invars[1] in varying for at in sets):
         return False
     jnp = jax.numpy
 
