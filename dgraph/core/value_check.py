@@ -182,8 +182,11 @@ def _checkable(graph: DGraph, values: Mapping[str, np.ndarray]) -> bool:
         return False
     if not all(np.isfinite(values[x]).all() for x in graph.inputs if x in values):
         return False
-    with np.errstate(all="ignore"):
-        parts = edge_parts(graph, values)
+    try:
+        with np.errstate(all="ignore"):
+            parts = edge_parts(graph, values)
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a rule fails on inf
+        return False
     return all(
         value is None or np.isfinite(np.asarray(value)).all()
         for found in parts.values()
