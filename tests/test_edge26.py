@@ -256,3 +256,25 @@ def test_value_gradient_hessian_at_the_hessian_s_limit_is_built(monkeypatch, spa
         dgraph.make_function(_log_sum_exp, "value_gradient_hessian", sparse=sparse, point=[x])
     kind = "a sparse Hessian of 1,600 nonzeros" if sparse else "a dense Hessian of 1,600 entries"
     assert str(raised.value).startswith(kind) and "more than 1,599" in str(raised.value)
+
+
+def _guards(graph) -> int:
+    """The ``is_finite`` operations in the graph's vertices (the custom rules' guards)."""
+    count = 0
+    for v in graph.vertices:
+        stack = [graph.op(v)]
+        while stack:
+            op = stack.pop()
+            if op is None or not hasattr(op, "operands"):
+                continue
+            count += op.primitive == "is_finite"
+            stack.extend(op.operands)
+    return count
+
+
+def test_only_a_custom_call_that_may_read_an_infinity_is_guarded():
+    """``relu`` after a (log-)softmax reads no infinity (the ``-inf`` its maximum starts
+    from is ``max``'s identity): no guard, no vertex more; after masked logits, one."""
+    plain = from_jax(lambda x: jnp.sum(jax.nn.relu(jax.nn.log_softmax(x))), X, level="array")
+    masked = from_jax(lambda x: jnp.sum(jax.nn.relu(_masked(x))), X, level="array")
+    assert _guards(plain) == 0 and _guards(masked) == 1

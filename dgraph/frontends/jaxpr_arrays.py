@@ -983,20 +983,36 @@ def _bind(eqn, args) -> list:
 
 
 def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:
-    """Whether ``op`` reads an infinite constant or a vertex of ``unbounded``."""
+    """Whether ``op`` reads an infinite constant or a vertex of ``unbounded``; not the
+    ``-inf`` of a ``max`` (``+inf`` of a ``min``), the initial value a reduction's
+    maximum starts from (``logsumexp``'s and softmax's shift), which the other operand
+    replaces."""
     stack: list[Any] = [op]
     while stack:
         x = stack.pop()
-        if isinstance(x, ArrayOp):
-            stack.extend(x.operands)
-        elif x in unbounded if isinstance(x, str) else _infinite(x):
-            return True
+        if not isinstance(x, ArrayOp):
+            continue
+        for operand in x.operands:
+            if isinstance(operand, ArrayOp):
+                stack.append(operand)
+            elif isinstance(operand, str):
+                if operand in unbounded:
+                    return True
+            elif _infinite(operand) and not _identity(x.primitive, operand):
+                return True
     return False
 
 
 def _infinite(x: Any) -> bool:
     """Whether ``x`` is a constant with an infinite entry."""
     return isinstance(x, Const) and x.value.dtype.kind == "f" and bool(np.isinf(x.value).any())
+
+
+def _identity(primitive: str, constant: Const) -> bool:
+    """Whether ``constant`` is ``primitive``'s identity: ``-inf`` of ``max``, ``+inf`` of
+    ``min``."""
+    bound = {"max": -np.inf, "min": np.inf}.get(primitive)
+    return bound is not None and bool(np.all(constant.value == bound))
 
 
 def _rule_tangents(eqn, where: str, fixed: tuple[int, ...] = (), guarded: tuple[int, ...] = ()):
