@@ -258,7 +258,10 @@ def _make_function(
     sparse: bool,
     tape: int | None = None,
     symmetric: bool = False,
+    counted: Sequence[str] | None = None,
 ) -> GeneratedFunction:
+    """``counted``: the outputs whose rows the size limits count (a Hessian's: not the
+    value's row of ``value_gradient_hessian``); None, every output."""
     if tape is not None and (mode != "vjp" or not isinstance(tape, int) or tape < 1):
         raise DGraphError(f"tape= bounds the states a vjp keeps: a positive integer, not {tape!r}")
     if mode not in MODES:
@@ -270,8 +273,9 @@ def _make_function(
         raise DGraphError("tape= is for a tensor graph's vjp (the states its loops keep)")
     if graph.is_tensor:
         tensor, function = make_tensor_function(
-            source, mode, lang, method, budget, sparse, tape=tape, symmetric=symmetric
-        )
+            source, mode, lang, method, budget, sparse, tape=tape, symmetric=symmetric,
+            counted=counted,
+        )  # fmt: skip
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
     if lang == "cuda":  # checked on the host above; here compiled for the GPU

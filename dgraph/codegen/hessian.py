@@ -63,6 +63,7 @@ __all__ = [
     "c_scalar_hessian",
     "checked_source",
     "hessian_limits",
+    "hessian_rows",
     "hessian_source",
     "hvp_function",
     "make_hessian",
@@ -360,6 +361,13 @@ def hessian_too_large(error: ResultTooLarge) -> DGraphError:
     )
 
 
+def hessian_rows(graph: DGraph, mode: str) -> list[str] | None:
+    """The gradient graph's outputs whose Jacobian rows are the Hessian's, that the size
+    limits count: ``value_gradient_hessian``'s all but the value (its first output, a
+    gradient row beside H); None (all) in the other modes."""
+    return list(graph.outputs[1:]) if mode == "value_gradient_hessian" else None
+
+
 @contextmanager
 def hessian_limits() -> Iterator[None]:
     """A Hessian's Jacobian refused as too large (:class:`~dgraph.errors.ResultTooLarge`)
@@ -410,11 +418,13 @@ def make_hessian(
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
     lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
     lower = lower and len(graph.outputs) == 1
+    counted = hessian_rows(graph, mode)
     with hessian_limits():
         if lower and lang in ("python", "jax"):
-            inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
+            inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True,
+                         counted=counted)  # fmt: skip
         else:
-            inner = make(graph, _INNER[mode], lang, method, budget, flags)
+            inner = make(graph, _INNER[mode], lang, method, budget, flags, counted=counted)
     triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner

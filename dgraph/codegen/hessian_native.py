@@ -51,6 +51,7 @@ from .hessian import (
     Symmetric,
     checked_source,
     hessian_limits,
+    hessian_rows,
     hvp_function,
 )
 from .ir import Program
@@ -151,7 +152,8 @@ def make_native_hessian(
         function = _scalar_cuda_function(module, mode, sparse, src)
         return wrap(generated, _INNER[mode], getattr(module, _INNER[mode])), function
     with hessian_limits():
-        inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp")
+        inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp",
+                     counted=hessian_rows(graph, mode))  # fmt: skip
     if lang == "cuda":
         generated, stacked = cuda_tensor_values(inner.generated, _INNER[mode])
         inner = wrap(generated, _INNER[mode], stacked)

@@ -7,7 +7,9 @@ and the sweeps all call it; they supply only how to run what they made.
   example arguments, ``from_function(point=...)``, ``--at``), where the program is finite
   there; then random points, inputs uniform in one of :data:`RANGES` in turn, where it is
   finite (:func:`check_points` for a tensor graph, :func:`scalar_points` for a scalar
-  one). A program finite only near the user's point is checked there.
+  one). A program finite only near the user's point is checked there. A tensor graph's
+  vertex may hold an infinity that no partial reads (a masked softmax's ``-inf``
+  logits): the point is checked where every partial is finite (:func:`_checkable`).
 * **Directions.** Each input's entries normal times their size there (:func:`scaled`):
   a step along the direction moves every entry by the same relative amount.
 * **Reference.** ``J·v`` where the graph was built from a JAX function: JAX's own
@@ -52,7 +54,13 @@ import sympy
 from ..blocks import FORGETS, in_scope, to_matrix
 from ..errors import DGraphError
 from . import numeric
-from .block_values import jacobian_blocks, jvp_and_scale, vertex_values, vjp_and_scale
+from .block_values import (
+    edge_parts,
+    jacobian_blocks,
+    jvp_and_scale,
+    vertex_values,
+    vjp_and_scale,
+)
 from .elementary import StopGradient
 from .graph import vertex_symbol
 
@@ -161,6 +169,31 @@ def _finite(values: Mapping[str, np.ndarray]) -> bool:
     return all(np.isfinite(v).all() for v in values.values())
 
 
+def _checkable(graph: DGraph, values: Mapping[str, np.ndarray]) -> bool:
+    """Whether a tensor graph can be checked at a point: every vertex finite there; or
+    no NaN, the inputs finite, and every edge's partials finite: an infinity no derivative
+    reads (``jnp.where(mask, x, -inf)`` then a softmax or ``logsumexp``: the masked
+    entries' partials are 0, ``exp(-inf)`` and the select's constant branch), so that
+    ``J·v`` is the finite chain of finite partials and is compared as anywhere. A NaN,
+    or an infinite partial (``log`` at 0), still passes the point over."""
+    if _finite(values):
+        return True
+    if any(np.isnan(v).any() for v in values.values()):
+        return False
+    if not all(np.isfinite(values[x]).all() for x in graph.inputs if x in values):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            parts = edge_parts(graph, values)
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a rule fails on inf
+        return False
+    return all(
+        value is None or np.isfinite(np.asarray(value)).all()
+        for found in parts.values()
+        for _, value in found
+    )
+
+
 class FinitePoint(NamedTuple):
     """A random point of a tensor graph where every vertex is finite (:func:`finite_point`)."""
 
@@ -180,7 +213,8 @@ class CheckPoints(NamedTuple):
 
 def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     """The first random point of a tensor graph, inputs uniform in one of :data:`RANGES`
-    in turn, where every vertex is finite; None where there is none."""
+    in turn, where it can be checked (:func:`_checkable`: every vertex finite, or every
+    partial); None where there is none."""
     for attempt, (low, high) in enumerate(RANGES):
         rng = np.random.default_rng([seed, attempt])
         arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters drawn too
@@ -188,7 +222,7 @@ def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
         frozen: dict[int, np.ndarray] = {}
         with np.errstate(all="ignore"):
             values = vertex_values(graph, inputs, frozen)
-        if _finite(values):
+        if _checkable(graph, values):
             return FinitePoint(inputs, values, frozen, (low, high))
     return None
 
@@ -299,7 +333,7 @@ def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Po
         frozen: dict[int, np.ndarray] = {}
         with np.errstate(all="ignore"):
             values = vertex_values(graph, given, frozen)
-        if _finite(values):
+        if _checkable(graph, values):
             yield Point(USER_POINT, dict(given), values, frozen)
         else:
             notes.append(NOT_FINITE_THERE)
@@ -757,9 +791,9 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
             if got.wj is not None:
                 _compare_vjp(es, point, direction, w, got.wj, jv, size, record)
             if got.value is not None:
-                largest = max(float(np.abs(v).max(initial=0.0)) for v in point.values.values())
+                largest = max(_largest_finite(v) for v in point.values.values())
                 for y in graph.outputs:
-                    record("value", worst_error(got.value[y], point.values[y], largest))
+                    record("value", _value_error(got.value[y], point.values[y], largest))
         found = {y: (jv[y], size[y]) for y in jv}
         for y in graph.outputs:  # no block: J·v is zero, which the reference must be too
             if y not in found:
@@ -780,6 +814,25 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
     return ValueCheck(
         values.status, values.detail, values.error, values.reference, values.points, errors
     )
+
+
+def _largest_finite(value: np.ndarray) -> float:
+    """The largest magnitude among ``value``'s finite entries (0 where none is)."""
+    value = np.abs(np.asarray(value, dtype=float))
+    return float(value[np.isfinite(value)].max(initial=0.0))
+
+
+def _value_error(got, expected, largest: float) -> float:
+    """:func:`worst_error` of the code's F(x) against the program's, in units of
+    ``largest`` (the largest finite vertex value), the entries where both are the same
+    infinity left out (a ``logsumexp`` of masked entries alone is -inf in both:
+    :func:`_checkable`'s points hold infinities no derivative reads)."""
+    got = np.ravel(np.asarray(got, dtype=float))
+    expected = np.ravel(np.asarray(expected, dtype=float))
+    if got.shape == expected.shape:
+        keep = ~(np.isinf(expected) & (got == expected))
+        got, expected = got[keep], expected[keep]
+    return worst_error(got, expected, largest)
 
 
 def _code_error(got, expected, scale) -> float:

@@ -2692,6 +2692,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
     if "float" not in namespace:
         namespace["float"] = _Float
         added.append("float")
+    scipy_sparse.import_named(f)  # ``import scipy.sparse`` in f's body
     try:
         with _constants_dotting(f, namespace), scipy_sparse.traced_products(_is_traced):
             yield

@@ -584,6 +584,9 @@ class _Reader:
         self.prefold_programs: dict[tuple[int, ...], tuple[list, Callable[..., Any]]] = {}
         self.bound: set = set()  # signatures of the equations fold bound on their own
         self.looked = 0  # operands ConstantFrontier looked at
+        # vertices that may hold an infinity: they read an infinite constant, directly or
+        # through one another (``jnp.where(mask, x, -inf)``, a masked softmax)
+        self.unbounded: set[str] = set()
 
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
@@ -718,7 +721,9 @@ class _Reader:
                 f"{self.where}: the custom derivative rule of {eqn.primitive.name}"
                 f" {str(eqn.params.get('name', ''))!r} calls custom rules {_MAX_DEPTH} deep"
             )
-        closed = _rule_tangents(eqn, self.where)
+        fixed = tuple(k for k, x in enumerate(ins) if not isinstance(x, str))
+        guarded = tuple(k for k, x in enumerate(ins) if isinstance(x, str) and x in self.unbounded)
+        closed = _rule_tangents(eqn, self.where, fixed, guarded)
         self.depth += 1
         try:
             tangents = self.run(closed.jaxpr, closed.consts, ins, needed_only=True)
@@ -760,6 +765,8 @@ class _Reader:
             name += "_"
         self.index[name] = len(self.records)
         self.records.append(_Record(name, op))
+        if _reads_infinity(op, self.unbounded):
+            self.unbounded.add(name)
         return name
 
     def prefold(self, chosen: list, env: dict) -> None:
@@ -975,10 +982,50 @@ def _bind(eqn, args) -> list:
     return list(out) if eqn.primitive.multiple_results else [out]
 
 
-def _rule_tangents(eqn, where: str):
+def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:
+    """Whether ``op`` reads an infinite constant or a vertex of ``unbounded``; not the
+    ``-inf`` of a ``max`` (``+inf`` of a ``min``), the initial value a reduction's
+    maximum starts from (``logsumexp``'s and softmax's shift), which the other operand
+    replaces."""
+    stack: list[Any] = [op]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, ArrayOp):
+            continue
+        for operand in x.operands:
+            if isinstance(operand, ArrayOp):
+                stack.append(operand)
+            elif isinstance(operand, str):
+                if operand in unbounded:
+                    return True
+            elif _infinite(operand) and not _identity(x.primitive, operand):
+                return True
+    return False
+
+
+def _infinite(x: Any) -> bool:
+    """Whether ``x`` is a constant with an infinite entry."""
+    return isinstance(x, Const) and x.value.dtype.kind == "f" and bool(np.isinf(x.value).any())
+
+
+def _identity(primitive: str, constant: Const) -> bool:
+    """Whether ``constant`` is ``primitive``'s identity: ``-inf`` of ``max``, ``+inf`` of
+    ``min``."""
+    bound = {"max": -np.inf, "min": np.inf}.get(primitive)
+    return bound is not None and bool(np.all(constant.value == bound))
+
+
+def _rule_tangents(eqn, where: str, fixed: tuple[int, ...] = (), guarded: tuple[int, ...] = ()):
     """The jaxpr of ``x -> L(sg(x))[x]``: the custom call's output tangents at the primal
     ``sg(x)`` for the tangent ``x`` (linear in ``x``: its derivative is ``L``), one per
-    float output. ``L`` is the ``custom_jvp`` rule (``jax.jvp``), or
+    float output. The operands at ``fixed`` (constants, values no derivative reaches) have
+    the tangent zero, as JAX gives them: ``x`` itself there would add ``L`` applied to
+    the constant, which is never needed and not finite for an infinite constant
+    (``jnp.logaddexp(x, -inf)``: ``-inf · 0``). Those at ``guarded`` (vertices that may
+    hold an infinity: ``jnp.where(mask, x, -inf)``) have the tangent ``x`` where their
+    value is finite, else 0: the same derivative where that infinity is a constant's (no
+    derivative reaches it), and a finite ``L(sg(x))[x]``, so that the call's value is.
+    ``L`` is the ``custom_jvp`` rule (``jax.jvp``), or
     the transpose of the ``custom_vjp`` backward rule (``jax.linear_transpose`` of
     ``jax.vjp``'s function), as ``jax.jacfwd`` and ``jax.jacrev`` read them."""
     jax = jax_module()
@@ -987,6 +1034,13 @@ def _rule_tangents(eqn, where: str):
     which = [k for k, a in enumerate(avals) if _is_float(a)]
     outs = [k for k, v in enumerate(eqn.outvars) if _is_float(v.aval)]
     vjp = eqn.primitive.name != "custom_jvp_call"
+
+    def _direction(x, k: int):
+        if k in fixed:
+            return jax.numpy.zeros_like(x)
+        if k in guarded:
+            return jax.numpy.where(jax.numpy.isfinite(sg(x)), x, jax.numpy.zeros_like(x))
+        return x
 
     def tangents(*xs):
         def call(*floats):
@@ -997,7 +1051,7 @@ def _rule_tangents(eqn, where: str):
             return [results[k] for k in outs]
 
         primals = [sg(xs[k]) for k in which]
-        directions = [xs[k] for k in which]
+        directions = [_direction(xs[k], k) for k in which]
         if not vjp:
             return jax.jvp(call, primals, directions)[1]
         values, pullback = jax.vjp(call, *primals)

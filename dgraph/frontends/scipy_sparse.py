@@ -7,13 +7,19 @@ tracer's gather and segment sum and their derivative rules are all there is, and
 Jacobian keeps ``A``'s pattern. While a function is traced (:func:`traced_products`),
 SciPy's product dispatch takes traced operands to :func:`product`; everything else is
 SciPy's own. ``scipy.sparse.linalg.spsolve(A, b)`` of a traced ``b`` is
-``np.linalg.solve(A.toarray(), b)`` (:func:`spsolve`).
+``np.linalg.solve(A.toarray(), b)`` (:func:`spsolve`). A function that imports
+``scipy.sparse`` in its body (``def f(x): import scipy.sparse as sp; ...``) is read as one
+that imports it at module level: its code names the module, so it is imported before the
+trace (:func:`import_named`), and ``scipy.sparse.linalg.spsolve`` itself dispatches while
+the trace runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["LINALG", "is_sparse", "product", "spsolve", "traced_products"]
+__all__ = ["LINALG", "import_named", "is_sparse", "product", "spsolve", "traced_products"]
 
 
 def _sparse() -> Any:
@@ -87,6 +93,31 @@ def spsolve(a: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) ->
 LINALG: dict[str, Callable[..., Any]] = {"spsolve": spsolve}
 
 
+def _names_sparse(f: Callable[..., Any]) -> bool:
+    """Whether ``f``'s code (its nested functions' and comprehensions' too) imports
+    ``scipy.sparse`` or a module of it, or imports ``scipy`` and reads ``sparse``."""
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    stack = [code] if isinstance(code, types.CodeType) else []
+    while stack:
+        code = stack.pop()
+        names = code.co_names
+        if any(n.startswith("scipy.sparse") for n in names) or (
+            "sparse" in names and any(n == "scipy" or n.startswith("scipy.") for n in names)
+        ):
+            return True
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return False
+
+
+def import_named(f: Callable[..., Any]) -> None:
+    """``scipy.sparse`` and ``scipy.sparse.linalg`` imported where ``f``'s body imports
+    them itself: :func:`traced_products` then patches their classes and ``spsolve`` before
+    the body runs, as for a module-level import (otherwise SciPy's own product would meet
+    the traced operand; no SciPy import for a function that does not name it)."""
+    if "scipy.sparse.linalg" not in sys.modules and _names_sparse(f):
+        importlib.import_module("scipy.sparse.linalg")
+
+
 def _dispatching(original: Callable[..., Any], traced: Callable[[Any], bool], left: bool):
     def dispatch(self: Any, other: Any) -> Any:
         if traced(other):
@@ -120,10 +151,25 @@ def traced_products(traced: Callable[[Any], bool]) -> Iterator[None]:
     are :func:`product`'s (SciPy converts its operand with ``np.asarray`` first, which a
     traced array refuses)."""
     saved = [(c, name, vars(c)[name]) for c, name in _owners()]
+    linalg = sys.modules.get("scipy.sparse.linalg")
+    if linalg is not None:  # ``spsolve`` as a function body imports it, or reads it
+        saved.append((linalg, "spsolve", linalg.spsolve))
     for c, name, method in saved:
-        setattr(c, name, _dispatching(method, traced, _ENTRIES[name]))
+        patched = _solving(method, traced) if name == "spsolve" else None
+        setattr(c, name, patched or _dispatching(method, traced, _ENTRIES[name]))
     try:
         yield
     finally:
         for c, name, method in saved:
             setattr(c, name, method)
+
+
+def _solving(original: Callable[..., Any], traced: Callable[[Any], bool]):
+    """``scipy.sparse.linalg.spsolve`` that is :func:`spsolve` for a traced operand."""
+
+    def solve(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        if traced(a) or traced(b):
+            return spsolve(a, b, *args, **kwargs)
+        return original(a, b, *args, **kwargs)
+
+    return solve

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,13 +127,14 @@ def make_tensor_function(
     sparse: bool,
     tape: int | None = None,
     symmetric: bool = False,
+    counted: Sequence[str] | None = None,
 ) -> tuple[TensorGenerated, Any]:
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
     refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
     with codegen_call():
-        return _make(source, mode, lang, method, budget, sparse, tape, symmetric)
+        return _make(source, mode, lang, method, budget, sparse, tape, symmetric, counted)
 
 
 def _make(
@@ -145,6 +146,7 @@ def _make(
     sparse: bool,
     tape: int | None = None,
     symmetric: bool = False,
+    counted: Sequence[str] | None = None,
 ) -> tuple[TensorGenerated, Any]:
     """The checked ``mode`` function of a tensor graph and what was generated:
     ``jacobian`` from an expression set (without ``method``, the cheapest of
@@ -152,7 +154,8 @@ def _make(
     sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
     expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode).
     ``symmetric``: a sparse ``jacobian`` in NumPy or JAX known to be symmetric, computed
-    on and below the diagonal only (:func:`~.module.tensor_program`); C ignores it."""
+    on and below the diagonal only (:func:`~.module.tensor_program`); C ignores it.
+    ``counted``: the outputs whose rows the size limits count (None: all)."""
     if mode not in TENSOR_MODES:
         raise DGraphError(
             f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
@@ -168,7 +171,7 @@ def _make(
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
     if not sparse and mode not in SWEEP_MODES:
-        _refuse_dense(source.graph if isinstance(source, ExpressionSet) else source)
+        _refuse_dense(source.graph if isinstance(source, ExpressionSet) else source, counted)
     if isinstance(source, ExpressionSet):
         if method is not None:
             raise DGraphError("give a method or an expression set, not both")
@@ -187,7 +190,7 @@ def _make(
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if sparse and mode not in SWEEP_MODES:
-        _refuse_sparse(es)
+        _refuse_sparse(es, counted)
     if mode == "jvp" and lang == "c":  # the NumPy sweep's program in C (c_values.py)
         program, mults = jvp_program(es.graph)
         values = c_values(program)
@@ -258,11 +261,13 @@ def _tril_checked(full: Callable[..., Any], tril: Callable[..., Any]) -> Callabl
     return both
 
 
-def _refuse_dense(graph: DGraph) -> None:
-    """One line where a dense Jacobian of ``graph`` would have more than
-    :data:`DENSE_LIMIT` entries (before anything is accumulated or allocated)."""
-    size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
-    entries = sum(size[y] for y in graph.outputs) * sum(size[x] for x in graph.inputs)
+def _refuse_dense(graph: DGraph, counted: Sequence[str] | None = None) -> None:
+    """One line where a dense Jacobian of ``graph`` (its rows of ``counted`` outputs,
+    None: all) would have more than :data:`DENSE_LIMIT` entries (before anything is
+    accumulated or allocated)."""
+    rows = graph.outputs if counted is None else counted
+    size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *rows)}
+    entries = sum(size[y] for y in rows) * sum(size[x] for x in graph.inputs)
     if entries > DENSE_LIMIT:
         raise ResultTooLarge(
             f"a dense result of {entries:,} entries ({8 * entries / 2**30:.1f} GiB a call),"
@@ -273,8 +278,9 @@ def _refuse_dense(graph: DGraph) -> None:
         )
 
 
-def _refuse_sparse(es: ExpressionSet) -> None:
-    """One line where the sparse Jacobian of ``es`` would have more than
+def _refuse_sparse(es: ExpressionSet, counted: Sequence[str] | None = None) -> None:
+    """One line where the sparse Jacobian of ``es`` (its rows of ``counted`` outputs,
+    None: all) would have more than
     :data:`SPARSE_LIMIT` nonzeros: its entries' blocks as pricing forms them (structured
     blocks count their nonzeros without listing them; the cheapest set's products and
     sums are found again, :meth:`~dgraph.blocks._Recent.pin`), before the code
@@ -282,6 +288,8 @@ def _refuse_sparse(es: ExpressionSet) -> None:
     priced, _ = expression_blocks(es.as_computed or es)
     entries = 0
     for key in (es.as_computed or es).jacobian:
+        if counted is not None and key[0] not in counted:
+            continue
         block = priced[key].block
         if block is not None:
             entries += block.nnz if hasattr(block, "nnz") else block.structural().nnz
