@@ -201,6 +201,20 @@ def test_a_wrong_dft_matrix_is_caught(monkeypatch):
         dgraph.make_function(lambda x: jnp.sum(f(x) * jnp.sin(x)), "hessian", point=(X6,))
 
 
+def test_complex_constants_fold_as_jax_computes_them():
+    """Complex equations on constants alone are JAX's to evaluate (folded, as before the
+    rewrite): a primitive with no rule on pairs (``sqrt``) or an fft past FFT_MOST."""
+    w = np.cos(np.arange(5000.0))
+
+    def f(x):
+        return (
+            jnp.abs(jnp.sqrt(jnp.array(-4.0 + 0j))) * x + jnp.sum(jnp.abs(jnp.fft.rfft(w))) * x**2
+        )
+
+    J = dgraph.make_function(f, "jacobian", point=(X6,))
+    np.testing.assert_allclose(np.asarray(J(X6)), _jacobian(f, X6), rtol=1e-12)
+
+
 def test_a_real_program_keeps_its_jaxpr():
     with jax.enable_x64(True):
         closed = jax.make_jaxpr(lambda x: jnp.sin(x) * x)(X6)

@@ -156,6 +156,20 @@ def _lift(x: Any) -> Any:
     return Pair(None if not re.any() else re, None if not im.any() else im)
 
 
+def _traced(x: Any) -> bool:
+    from jax.core import Tracer
+
+    parts = x if isinstance(x, Pair) else (x,)
+    return any(isinstance(p, Tracer) for p in parts)
+
+
+def _joined(x: Any, aval: Any) -> np.ndarray:
+    """A constant complex value as one NumPy array of ``aval``'s shape and dtype."""
+    x = _pair(x)
+    re, im = (np.zeros(aval.shape) if p is None else np.asarray(p) for p in x)
+    return np.broadcast_to(re + 1j * im, aval.shape).astype(aval.dtype)
+
+
 def _pair(x: Any) -> Pair:
     x = _lift(x)
     return x if isinstance(x, Pair) else Pair(x, None)
@@ -388,6 +402,8 @@ class _Interpreter:
         jnp = self.jax.numpy
         name = eqn.primitive.name
         ins = [_lift(x) for x in ins]
+        if not any(_traced(x) for x in ins):  # on constants: JAX's own complex numbers
+            return self.constant(eqn, ins)
         if name in _CALLS:
             inner = _called(eqn)
             if inner is None:
@@ -406,6 +422,25 @@ class _Interpreter:
                 raise self.refuse(name)
             outs = [rule(self.jax, eqn, ins)]
         outs = [_fit(jnp, v, var.aval) for v, var in zip(outs, eqn.outvars, strict=True)]
+        return outs if eqn.primitive.multiple_results else outs[0]
+
+    def constant(self, eqn: Any, ins: list[Any]) -> Any:
+        """``eqn`` evaluated by JAX at constant operands (a complex one rejoined), as
+        where no rewrite is made: a constant program is folded whatever it computes."""
+        jax = self.jax
+        values = [
+            _joined(x, v.aval) if _is_complex(v.aval) else x
+            for x, v in zip(ins, eqn.invars, strict=True)
+        ]
+        bound = eqn.primitive.get_bind_params(eqn.params)
+        sub, params = bound if isinstance(bound, tuple) else ((), bound)
+        with jax.ensure_compile_time_eval():
+            out = eqn.primitive.bind(*sub, *values, **params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        outs = [
+            _lift(np.asarray(v)) if _is_complex(var.aval) else v
+            for v, var in zip(outs, eqn.outvars, strict=True)
+        ]
         return outs if eqn.primitive.multiple_results else outs[0]
 
     def partwise(self, eqn: Any, ins: list[Any]) -> list[Any]:
