@@ -340,6 +340,7 @@ _PARTWISE = {
     "expand_dims",
     "slice",
     "concatenate",
+    "stack",
     "transpose",
     "pad",
     "rev",
