@@ -360,6 +360,9 @@ _PARTWISE = {
 """Primitives that are linear and apply to each part alone (their other operands integer
 indices or a boolean predicate)."""
 
+_RESIDUALS = ("empty", "empty2")
+"""Uninitialized arrays (a branch's residuals it does not compute): zeros, not evaluated."""
+
 _CALLS = (
     "pjit",
     "jit",
@@ -403,8 +406,8 @@ class _Interpreter:
         jnp = self.jax.numpy
         name = eqn.primitive.name
         ins = [_lift(x) for x in ins]
-        if not any(_traced(x) for x in ins):  # on constants: JAX's own complex numbers
-            return self.constant(eqn, ins)
+        if name not in _RESIDUALS and not any(_traced(x) for x in ins):
+            return self.constant(eqn, ins)  # on constants: JAX's own complex numbers
         if name in _CALLS:
             inner = _called(eqn)
             if inner is None:
