@@ -171,18 +171,44 @@ def complex_while(x):  # a while_loop (a Hessian: its trip count fixed, run as a
     return jnp.abs(z)
 
 
+def escape_time(x):  # a while_loop whose trip count the complex values decide
+    c = (x[:3] + 1j * x[3:]) * 0.3
+
+    def step(s):
+        return s[0] ** 2 + c, s[1] + 1
+
+    w, _ = jax.lax.while_loop(lambda s: (jnp.max(jnp.abs(s[0])) < 2.0) & (s[1] < 5), step, (c, 0))
+    return jnp.real(w) + jnp.imag(w)
+
+
 def complex_branch(x):
     z = x[:3] + 1j * x[3:]
     return jnp.abs(jax.lax.cond(x[0] > 0, lambda z: z * 1j + z**2, lambda z: z, z))
 
 
-@pytest.mark.parametrize("f", [spectral_heat, complex_carry, complex_while, complex_branch])
+@pytest.mark.parametrize(
+    "f", [spectral_heat, complex_carry, complex_while, escape_time, complex_branch]
+)
 def test_loops_and_branches_on_complex_values(f):
     J = dgraph.make_function(f, "jacobian", point=(X6,))
     np.testing.assert_allclose(np.asarray(J(X6)), _jacobian(f, X6), rtol=1e-12, atol=1e-12)
     s = _weighted(f, X6)
     H = dgraph.make_function(s, "hessian", point=(X6,))
     np.testing.assert_allclose(np.asarray(H(X6)), _hessian(s, X6), rtol=1e-11, atol=1e-11)
+
+
+def test_abs_at_zero_has_jaxs_derivative():
+    """``|z|`` at ``z = 0``: JAX's derivative there is 0 (the value check and the
+    generated code agree; no NaN from ``sqrt``'s derivative at 0)."""
+
+    def f(x):
+        return jnp.abs(x[:3] + 1j * x[3:]) * x[:3]
+
+    x0 = np.array([0.0, 0.5, 0.3, 0.0, -0.2, 0.4])
+    J = dgraph.make_function(f, "jacobian", point=(x0,))
+    got, want = np.asarray(J(x0)), _jacobian(f, x0)
+    assert np.all(np.isfinite(got)) and np.all(got[0] == 0.0)  # row 0: z = 0
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
 
 
 def test_a_wrong_dft_matrix_is_caught(monkeypatch):

@@ -13,7 +13,8 @@ every Jacobian block, value check and code generator applies unchanged.
 * ``add``, ``sub``, ``neg``, ``mul``, ``div``, ``integer_pow``, ``square``, ``exp``,
   ``log``, ``sin``, ``cos``, ``conj``, ``real``, ``imag``, ``complex``, ``abs``, ``eq``,
   ``ne``, and ``convert_element_type`` to and from complex, by the textbook formulas;
-  ``abs`` is ``sqrt(re² + im²)`` with its derivative at 0 taken as JAX takes it (0);
+  ``abs`` is ``sqrt(s + e) − e``, ``s = re² + im²``, ``e = (s == 0)``: its derivative at 0
+  is 0, as JAX's, with no select (a loop's condition may read it);
 * ``dot_general`` (bilinear, four real products), and every move or linear reduction
   (``reduce_sum``, ``broadcast_in_dim``, ``reshape``, ``slice``, ``concatenate``,
   ``transpose``, ``pad``, ``select_n``, gathers and scatter-adds, ...) applied to each
@@ -256,8 +257,8 @@ def _magnitude(jnp: Any, a: Pair, aval: Any) -> Any:
     if a.re is None:
         return jnp.abs(a.im)
     s = _squared_norm(a)
-    zero = s == 0
-    return jnp.where(zero, 0.0, jnp.sqrt(jnp.where(zero, 1.0, s)))
+    zero = (s == 0).astype(s.dtype)  # sqrt(s + 1) - 1 at 0 (its derivative 0), no select
+    return jnp.sqrt(s + zero) - zero
 
 
 # -- the DFT as products with constant matrices -----------------------------------------
