@@ -11,7 +11,8 @@ written in real operations on the parts. The reader then reads only real primiti
 every Jacobian block, value check and code generator applies unchanged.
 
 * ``add``, ``sub``, ``neg``, ``mul``, ``div``, ``integer_pow``, ``square``, ``exp``,
-  ``log``, ``sin``, ``cos``, ``conj``, ``real``, ``imag``, ``complex``, ``abs``, ``eq``,
+  ``log``, ``pow`` (``exp(b·log a)``), ``sqrt`` (the principal root), ``sin``, ``cos``,
+  ``conj``, ``real``, ``imag``, ``complex``, ``abs``, ``eq``,
   ``ne``, and ``convert_element_type`` to and from complex, by the textbook formulas;
   ``abs`` is ``sqrt(s + e) − e``, ``s = re² + im²``, ``e = (s == 0)``: its derivative at 0
   is 0, as JAX's, with no select (a loop's condition may read it);
@@ -399,7 +400,7 @@ class _Interpreter:
         return InputError(
             f"{self.where}: jaxpr primitive {name!r} on complex numbers is not supported"
             " (complex values are read as pairs of real arrays: arithmetic, abs, exp, log,"
-            " dot_general, moves and fft)"
+            " sqrt, pow, dot_general, moves and fft)"
         )
 
     def equation(self, eqn: Any, ins: list[Any]) -> list[Any]:
@@ -609,20 +610,52 @@ def _dot_general(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
     return _bilinear(product, a, b)
 
 
-def _exp(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
-    jnp = jax.numpy
-    a = _pair(ins[0])
-    e = jnp.exp(_part(jnp, a.re, _aval(eqn)))
+def _exponential(jnp: Any, a: Pair, aval: Any) -> Pair:
+    e = jnp.exp(_part(jnp, a.re, aval))
     if a.im is None:
         return Pair(e, None)
     return Pair(e * jnp.cos(a.im), e * jnp.sin(a.im))
 
 
-def _log(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
-    jnp = jax.numpy
-    a, aval = _pair(ins[0]), _aval(eqn)
+def _logarithm(jnp: Any, a: Pair, aval: Any) -> Pair:
     re, im = _part(jnp, a.re, aval), _part(jnp, a.im, aval)
     return Pair(0.5 * jnp.log(re * re + im * im), jnp.arctan2(im, re))
+
+
+def _exp(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
+    return _exponential(jax.numpy, _pair(ins[0]), _aval(eqn))
+
+
+def _log(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
+    return _logarithm(jax.numpy, _pair(ins[0]), _aval(eqn))
+
+
+def _pow(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
+    """``a**b`` as ``exp(b·log a)`` (JAX's own complex ``pow``: the principal branch)."""
+    jnp, aval = jax.numpy, _aval(eqn)
+    return _exponential(jnp, _times(_pair(ins[1]), _logarithm(jnp, _pair(ins[0]), aval)), aval)
+
+
+def _safe_sqrt(jnp: Any, u: Any) -> Any:
+    """``sqrt(u)`` of ``u ≥ 0``, its derivative at 0 taken as 0 (not 0/0: a part's
+    ``max(·, 0)`` is 0 on a half-line, where the square root's NaN partial would make the
+    product NaN)."""
+    e = (u == 0).astype(u.dtype)
+    return jnp.sqrt(u + e) - e
+
+
+def _sqrt(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
+    """The principal square root: ``(sqrt((|a| + re)/2), ±sqrt((|a| − re)/2))``, the sign
+    of the imaginary part's (+ for a zero one, so ``sqrt(−4) = 2j`` as NumPy's for +0)."""
+    jnp, aval = jax.numpy, _aval(eqn)
+    a = _pair(ins[0])
+    re = _part(jnp, a.re, aval)
+    if a.im is None:  # a real number: sqrt(max(re, 0)) + i·sqrt(max(−re, 0))
+        return Pair(_safe_sqrt(jnp, jnp.maximum(re, 0.0)), _safe_sqrt(jnp, jnp.maximum(-re, 0.0)))
+    r = _magnitude(jnp, a, aval)
+    sign = 2.0 * (a.im >= 0).astype(re.dtype) - 1.0
+    half = 0.5 * (r + re), 0.5 * jnp.maximum(r - re, 0.0)
+    return Pair(_safe_sqrt(jnp, jnp.maximum(half[0], 0.0)), sign * _safe_sqrt(jnp, half[1]))
 
 
 def _sin(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
@@ -693,6 +726,8 @@ _RULES: dict[str, Callable[[Any, Any, list[Any]], Any]] = {
     "dot_general": _dot_general,
     "exp": _exp,
     "log": _log,
+    "pow": _pow,
+    "sqrt": _sqrt,
     "sin": _sin,
     "cos": _cos,
     "complex": _complex,
