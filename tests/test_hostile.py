@@ -541,8 +541,18 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (
         "hessian-unsupported-primitive",
-        hessian_cli(H("jax_model.py") + ":spectrum", "--inputs", "x:4"),
-        "'fft' is not supported at the array level",
+        hessian_cli(H("jax_model.py") + ":complex_tangent", "--inputs", "x:4"),
+        "'tan' on complex numbers is not supported",
+    ),
+    (
+        "jax-complex-output",
+        ["structure", H("jax_model.py") + ":complex_output", "--inputs", "x:4"],
+        "output 1 is complex (complex128)",
+    ),
+    (
+        "hessian-fft-too-long",
+        hessian_cli(H("jax_model.py") + ":long_spectrum", "--inputs", "x:5000"),
+        "fft of length 5000: at most 4096",
     ),
     (
         "hessian-jax-branch",
@@ -1065,6 +1075,8 @@ def test_an_edge_and_a_constant_output_is_still_a_graph(tmp_path, capsys):
 
 API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("complex-point", "complex numbers"),
+    ("complex-point-jacobian", "point= entry 0 is complex"),
+    ("complex-argument-jax", "argument 1 is complex"),
     ("text-point", "not numbers"),
     ("ragged-point", "not an array of numbers"),
     ("empty-point", "has no entries"),
@@ -1091,7 +1103,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
 def _api_call(name: str):
     """The call of ``make_function`` / ``hessian`` that case ``name`` makes."""
     import dgraph
-    from dgraph.frontends import from_trace
+    from dgraph.frontends import from_jax, from_trace
 
     jnp = pytest.importorskip("jax.numpy")
 
@@ -1107,6 +1119,8 @@ def _api_call(name: str):
     make, hessian = dgraph.make_function, dgraph.hessian
     calls = {
         "complex-point": lambda: hessian(total, x + 1j),
+        "complex-point-jacobian": lambda: make(total, "jacobian", point=[x + 1j]),
+        "complex-argument-jax": lambda: from_jax(total, x + 1j, level="array"),
         "text-point": lambda: hessian(total, np.array(["a", "b"])),
         "ragged-point": lambda: make(total, "hessian", point=[[[1.0], [1.0, 2.0]]]),
         "empty-point": lambda: hessian(total, np.zeros(0)),

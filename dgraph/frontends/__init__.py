@@ -192,6 +192,11 @@ def _read_python(
     """:func:`from_python`'s reading, the parameters' values left to it; ``limit``: the
     element level's most scalar edges."""
     for k, value in enumerate(point or ()):
+        if np.iscomplexobj(value):  # was a ComplexWarning, the imaginary part dropped
+            raise InputError(
+                f"point= entry {k} is complex: the derivatives are of real arguments (give"
+                " its real and imaginary parts as arrays of their own)"
+            )
         try:
             np.asarray(value, dtype=float)
         except (TypeError, ValueError):

@@ -52,6 +52,7 @@ from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
+from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
@@ -1219,13 +1220,14 @@ def from_jax_arrays(
     label = "" if label == "<lambda>" else label
     where = label or "the function"
     undifferentiated = list(params)
-    args = [np.asarray(a, dtype=np.float64) for a in example_args]
+    args = [_real_argument(a, k, where) for k, a in enumerate(example_args)]
     if not args:
         raise InputError(f"{where}: give example arguments (their shapes make the inputs)")
     with x64(jax):  # literals as written, constants folded in float64
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
             programs = [*_mapped(jax, f, args, closed), closed]
+            programs = [complex_pairs(jax, p, where) for p in programs]  # complex: pairs
         except InputError:
             raise
         except Exception as exc:
@@ -1267,6 +1269,17 @@ def from_jax_arrays(
         graph.set_jvp_reference(JaxJvp(f, params, keys))
     graph.notes += loop_notes(graph)
     return graph
+
+
+def _real_argument(value: Any, k: int, where: str) -> np.ndarray:
+    """An example argument as doubles; complex numbers refused in one line (their
+    imaginary part was dropped with a ComplexWarning)."""
+    if np.iscomplexobj(value):
+        raise InputError(
+            f"{where}: argument {k + 1} is complex: the derivatives are of real arguments"
+            " (give its real and imaginary parts as arrays of their own)"
+        )
+    return np.asarray(value, dtype=np.float64)
 
 
 def _mapped(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[Any]:

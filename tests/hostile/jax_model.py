@@ -72,8 +72,16 @@ def times_its_largest(x):
     return x * x[jnp.argmax(x)]  # a take at a position known only at run time
 
 
-def spectrum(x):
-    return jnp.sum(jnp.abs(jnp.fft.fft(x)) ** 2)  # fft: no array-level rule (its Hessian)
+def complex_tangent(x):
+    return jnp.sum(jnp.abs(jnp.tan(x + 1j)) ** 2)  # tan of complex numbers: no pair rule
+
+
+def complex_output(x):
+    return jnp.fft.rfft(x)  # complex outputs: the derivatives are of real ones
+
+
+def long_spectrum(x):
+    return jnp.sum(jnp.abs(jnp.fft.rfft(x)) ** 2)  # at 5000 entries: over FFT_MOST (4096)
 
 
 def branches_on_value(x):

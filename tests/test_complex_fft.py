@@ -1,0 +1,273 @@
+"""Complex intermediates and ``fft`` in the JAX reader (dgraph/frontends/jaxpr_complex.py):
+real functions of real arguments that compute in complex numbers inside (power spectra,
+spectral derivatives, packed complex states, complex matrix products, 2-D transforms) are
+read as pairs of real arrays; their Jacobians and Hessians equal ``jax.jacobian`` and
+``jax.hessian``; a rule made wrong on purpose is caught by the value check; complex
+arguments, complex outputs and complex primitives without a rule are one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.errors import DGraphError, InputError  # noqa: E402
+from dgraph.frontends import from_jax, jaxpr_complex  # noqa: E402
+from dgraph.frontends.jaxpr_complex import complex_pairs  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+
+X6 = np.linspace(0.1, 1.0, 6)
+X7 = np.array([0.3, -0.2, 0.9, 0.4, 1.3, -0.7, 0.5])
+K4 = np.arange(4.0)
+M = np.array([[1 + 2j, 0.5 - 1j, 2j], [0.3, 1 - 1j, 1 + 1j]])
+
+
+def power_spectrum(x):
+    return jnp.abs(jnp.fft.rfft(x)) ** 2
+
+
+def spectral_derivative(u):
+    return jnp.fft.irfft(1j * K4 * jnp.fft.rfft(u), n=6) * u
+
+
+def round_trip(x):
+    return jnp.real(jnp.fft.ifft(jnp.fft.fft(x) * jnp.exp(1j * x)))
+
+
+def packed_state(x):
+    z = x[:3] + 1j * x[3:]
+    return jnp.real(z**2 * jnp.conj(z)) + jnp.imag(z**3 / (2.0 + z))
+
+
+def complex_matmul(x):
+    return jnp.abs(M @ (x[:3] + 1j * x[3:]))
+
+
+def spectrum_2d(x):
+    return jnp.abs(jnp.fft.fft2(x.reshape(2, 3) ** 2)) ** 2
+
+
+def rfft_odd(x):
+    return jnp.abs(jnp.fft.rfft(x)) ** 2 + jnp.fft.irfft(jnp.fft.rfft(jnp.sin(x)), n=7)[:4]
+
+
+def rfft_2d(x):
+    return jnp.fft.irfft2(jnp.fft.rfft2(jnp.sin(x).reshape(2, 3)) * (1 + 1j), s=(2, 3))
+
+
+def log_sin_cos(x):
+    z = x[:3] + 1j * x[3:]
+    return jnp.real(jnp.log(z / (x[3:] - 2j * x[:3]))) + jnp.imag(jnp.sin(z) * jnp.cos(1j * z))
+
+
+def roots_and_powers(x):  # the principal branches: a quadratic's complex roots, z**2.5
+    z = x[:3] + 1j * x[3:]
+    root = (-x[:3] + jnp.sqrt(x[:3] ** 2 - 4 * x[3:] + 0j)) / 2
+    return jnp.abs(root) + jnp.real(jnp.sqrt(z)) + jnp.imag(z**2.5 + z ** (0.5 + 1j))
+
+
+CASES = {  # name: (f, point)
+    "power_spectrum": (power_spectrum, X6),
+    "spectral_derivative": (spectral_derivative, X6),
+    "round_trip": (round_trip, X6),
+    "packed_state": (packed_state, X6),
+    "complex_matmul": (complex_matmul, X6),
+    "spectrum_2d": (spectrum_2d, X6),
+    "rfft_odd": (rfft_odd, X7),
+    "rfft_2d": (rfft_2d, X6),
+    "log_sin_cos": (log_sin_cos, X6),
+    "roots_and_powers": (roots_and_powers, np.array([0.3, -0.5, 0.9, 0.4, 1.3, -0.7])),
+}
+
+
+def _jacobian(f, x):
+    with jax.enable_x64(True):
+        return np.asarray(jax.jacfwd(f)(jnp.asarray(x)))
+
+
+def _weighted(f, x):
+    """``sum(w * f(x))`` with fixed weights: a scalar whose Hessian mixes every output."""
+    with jax.enable_x64(True):
+        size = int(np.prod(jax.eval_shape(f, jnp.asarray(x)).shape))
+    w = np.linspace(0.5, 1.5, size)
+    return lambda x: jnp.sum(jnp.ravel(f(x)) * w)
+
+
+def _hessian(f, x):
+    with jax.enable_x64(True):
+        return np.asarray(jax.jacfwd(jax.jacfwd(f))(jnp.asarray(x)))  # while_loop: forward
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_rewritten_jaxpr_computes_the_function(name):
+    """The pairs' program gives the function's values (every rule's values, DFT
+    matrices included, against JAX's own complex arithmetic and pocketfft)."""
+    f, x = CASES[name]
+    with jax.enable_x64(True):
+        closed = jax.make_jaxpr(f)(x)
+        rewritten = complex_pairs(jax, closed, name)
+        assert not jaxpr_complex.has_complex(rewritten.jaxpr)
+        for point in (x, x[::-1] * 1.7 - 0.3):
+            (got,) = jax.core.eval_jaxpr(rewritten.jaxpr, rewritten.consts, point)
+            np.testing.assert_allclose(got, f(point), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_jacobian_equals_jax(name):
+    f, x = CASES[name]
+    J = dgraph.make_function(f, "jacobian", point=(x,))
+    assert J.generated.verified
+    for point in (x, x * 0.8 + 0.05):
+        got, want = np.asarray(J(point)), _jacobian(f, point)
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hessian_equals_jax(name):
+    f, x = CASES[name]
+    s = _weighted(f, x)
+    H = dgraph.make_function(s, "hessian", point=(x,))
+    assert H.generated.verified
+    np.testing.assert_allclose(np.asarray(H(x)), _hessian(s, x), rtol=1e-11, atol=1e-11)
+
+
+def test_the_probe_of_the_brief():
+    f = lambda x: jnp.sum(jnp.abs(jnp.fft.rfft(x)) ** 2 * jnp.arange(4.0))  # noqa: E731
+    H = dgraph.make_function(f, "hessian", point=(X6,))
+    np.testing.assert_allclose(np.asarray(H(X6)), _hessian(f, X6), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["power_spectrum", "spectrum_2d"])
+def test_sparse_jacobian_and_hessian(name):
+    f, x = CASES[name]
+    J = dgraph.make_function(from_jax(f, x, level="array"), "jacobian", sparse=True)
+    got = J(x)
+    assert isinstance(got, scipy.sparse.csr_array)
+    want = _jacobian(f, x)
+    np.testing.assert_allclose(got.toarray(), want.reshape(got.shape), rtol=1e-12, atol=1e-12)
+    s = _weighted(f, x)
+    h = dgraph.hessian(s, x, sparse=True)(x)
+    assert isinstance(h, scipy.sparse.csr_array)
+    np.testing.assert_allclose(h.toarray(), _hessian(s, x), rtol=1e-11, atol=1e-11)
+
+
+def spectral_heat(u):  # real carry, complex inside the body
+    def step(u, _):
+        return jnp.fft.irfft(jnp.exp(-0.1 * K4**2) * jnp.fft.rfft(u), n=6) + 0.01 * u**2, None
+
+    return jax.lax.scan(step, u, None, length=3)[0]
+
+
+def complex_carry(x):  # a complex carry and complex ys
+    def step(z, _):
+        return z * (0.9 + 0.1j) + 0.05 * z**2, z
+
+    z, zs = jax.lax.scan(step, x[:3] + 1j * x[3:], None, length=3)
+    return jnp.abs(z) + jnp.real(zs).sum(0)
+
+
+def complex_while(x):  # a while_loop (a Hessian: its trip count fixed, run as a scan)
+    def step(c):
+        return c[0] * (0.9 + 0.1j) + 0.05 * c[0] ** 2, c[1] + 1
+
+    z, _ = jax.lax.while_loop(lambda c: c[1] < 3, step, (x[:3] + 1j * x[3:], 0))
+    return jnp.abs(z)
+
+
+def escape_time(x):  # a while_loop whose trip count the complex values decide
+    c = (x[:3] + 1j * x[3:]) * 0.3
+
+    def step(s):
+        return s[0] ** 2 + c, s[1] + 1
+
+    w, _ = jax.lax.while_loop(lambda s: (jnp.max(jnp.abs(s[0])) < 2.0) & (s[1] < 5), step, (c, 0))
+    return jnp.real(w) + jnp.imag(w)
+
+
+def complex_branch(x):
+    z = x[:3] + 1j * x[3:]
+    return jnp.abs(jax.lax.cond(x[0] > 0, lambda z: z * 1j + z**2, lambda z: z, z))
+
+
+@pytest.mark.parametrize(
+    "f", [spectral_heat, complex_carry, complex_while, escape_time, complex_branch]
+)
+def test_loops_and_branches_on_complex_values(f):
+    J = dgraph.make_function(f, "jacobian", point=(X6,))
+    np.testing.assert_allclose(np.asarray(J(X6)), _jacobian(f, X6), rtol=1e-12, atol=1e-12)
+    s = _weighted(f, X6)
+    H = dgraph.make_function(s, "hessian", point=(X6,))
+    np.testing.assert_allclose(np.asarray(H(X6)), _hessian(s, X6), rtol=1e-11, atol=1e-11)
+
+
+def test_abs_at_zero_has_jaxs_derivative():
+    """``|z|`` at ``z = 0``: JAX's derivative there is 0 (the value check and the
+    generated code agree; no NaN from ``sqrt``'s derivative at 0)."""
+
+    def f(x):
+        return jnp.abs(x[:3] + 1j * x[3:]) * 2.0 + x[:3]
+
+    x0 = np.array([0.0, 0.5, 0.3, 0.0, -0.2, 0.4])
+    J = dgraph.make_function(f, "jacobian", point=(x0,))
+    got, want = np.asarray(J(x0)), _jacobian(f, x0)
+    assert np.array_equal(got[0], [1.0, 0, 0, 0, 0, 0])  # z = 0: |z|'s derivative 0
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+
+
+def test_a_wrong_dft_matrix_is_caught(monkeypatch):
+    """The rule made wrong on purpose (the sine matrix's sign flipped: the conjugate DFT)
+    is reported: the graph's Jacobian is not verified, make_function refuses the
+    Jacobian and the Hessian (a power spectrum does not see the flip: |conj z| = |z|)."""
+    f = spectral_derivative
+    assert accumulate(from_jax(f, X6, level="array"), "forward").verify().status == "verified"
+    right = jaxpr_complex._dft
+    monkeypatch.setattr(
+        jaxpr_complex, "_dft", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1])
+    )
+    check = accumulate(from_jax(f, X6, level="array"), "forward").verify()
+    assert check.status == "wrong", check.detail
+    with pytest.raises(DGraphError):
+        dgraph.make_function(f, "jacobian", point=(X6,))
+    with pytest.raises(DGraphError):
+        dgraph.make_function(lambda x: jnp.sum(f(x) * jnp.sin(x)), "hessian", point=(X6,))
+
+
+def test_complex_constants_fold_as_jax_computes_them():
+    """Complex equations on constants alone are JAX's to evaluate (folded, as before the
+    rewrite): a primitive with no rule on pairs (``tan``) or an fft past FFT_MOST."""
+    w = np.cos(np.arange(5000.0))
+
+    def f(x):
+        return (
+            jnp.abs(jnp.sqrt(jnp.array(-4.0 + 0j))) * x + jnp.sum(jnp.abs(jnp.fft.rfft(w))) * x**2
+        )
+
+    J = dgraph.make_function(f, "jacobian", point=(X6,))
+    np.testing.assert_allclose(np.asarray(J(X6)), _jacobian(f, X6), rtol=1e-12)
+
+
+def test_a_real_program_keeps_its_jaxpr():
+    with jax.enable_x64(True):
+        closed = jax.make_jaxpr(lambda x: jnp.sin(x) * x)(X6)
+    assert complex_pairs(jax, closed, "f") is closed
+
+
+@pytest.mark.parametrize(
+    ("f", "x", "needle"),
+    [
+        (lambda x: jnp.fft.rfft(x), X6, "output 1 is complex (complex128)"),
+        (lambda x: jnp.abs(jnp.tan(x + 1j)), X6, "'tan' on complex numbers is not supported"),
+        (lambda x: jnp.abs(jnp.log1p(x * 1j)), X6, "'log1p' on complex numbers is not supported"),
+        (lambda x: jnp.abs(jnp.fft.rfft(x)), np.ones(4097), "fft of length 4097: at most 4096"),
+        (lambda x: jnp.sum(x), X6 + 1j, "argument 1 is complex"),
+    ],
+)
+def test_what_is_not_read_is_one_line(f, x, needle):
+    with pytest.raises(InputError) as raised:
+        from_jax(f, x, level="array")
+    message = str(raised.value)
+    assert needle in message and "\n" not in message and len(message) < 300, message
