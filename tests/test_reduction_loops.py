@@ -240,3 +240,81 @@ def test_a_fill_loop_of_a_thousand_steps_is_a_map():
     x = np.linspace(-0.8, 0.9, 1000)
     H = dgraph.hessian(fill, x, sparse=True)
     assert H.generated.verified and H(x).nnz == 2998
+
+
+def forces_in_time_steps(x):
+    """A time loop (each step reads the last: a region) whose step sums forces over the
+    particles in a ``fori_loop`` (a reduction: a map inside the region's body)."""
+    n = x.shape[0]
+
+    def step(c, t):
+        force = lambda j, a: a + jnp.sin(x[j] * c[j]) * jnp.tanh(c - x[j])  # noqa: E731
+        return c + 0.05 * lax.fori_loop(0, n, force, jnp.zeros(n)), jnp.sum(c**2)
+
+    c, ys = lax.scan(step, x, jnp.arange(3))
+    return jnp.sum(c**2) + jnp.sum(ys)
+
+
+def two_levels_in_time_steps(x):
+    """A region (time) in a region (substeps) with a sum loop inside: mapped at depth 2."""
+    n = x.shape[0]
+
+    def sub(c, _):
+        force = lambda j, a: a + jnp.cos(x[j] - c) * c[j]  # noqa: E731
+        return c + 0.1 * lax.fori_loop(0, n, force, jnp.zeros(n)), None
+
+    step = lambda c, t: (lax.scan(sub, c * 0.9, jnp.arange(2))[0], None)  # noqa: E731
+    return jnp.sum(jnp.exp(0.2 * lax.scan(step, x, jnp.arange(2))[0]))
+
+
+def scans(closed) -> list[int]:
+    """The number of ``scan`` equations at each depth of ``closed``'s nesting."""
+    depth, level = [], [closed.jaxpr]
+    while level:
+        found = [e for j in level for e in j.eqns if e.primitive.name == "scan"]
+        depth.append(len(found))
+        level = [e.params["jaxpr"].jaxpr for e in found]
+    return depth
+
+
+@pytest.mark.parametrize(
+    "f, before, after",
+    [
+        (forces_in_time_steps, [1, 1, 0], [1, 0]),
+        (two_levels_in_time_steps, [1, 1, 1, 0], [1, 1, 0]),
+    ],
+)
+def test_a_sum_loop_inside_a_region_is_mapped_in_its_body(f, before, after):
+    """The time loop stays a loop (a region), the sum loop in its body is array
+    operations (``reduction_loops`` of the body): values, gradients and the Hessian equal
+    JAX's of the loops as written."""
+    x = jnp.linspace(0.2, 1.1, 5)
+    assert scans(jax.make_jaxpr(f)(x)) == before
+    mapped = jaxpr_reductions.reduction_loops(jax, f, [x])
+    assert scans(jax.make_jaxpr(mapped)(x)) == after
+    np.testing.assert_allclose(mapped(x), f(x), rtol=1e-14)
+    np.testing.assert_allclose(jax.grad(mapped)(x), jax.grad(f)(x), rtol=1e-13)
+    assert loops(gradient_graph(f, np.asarray(x))) >= 1  # the time loop and its gradient's
+    _checked(f, np.asarray(x))
+
+
+def test_a_region_s_body_without_a_sum_loop_is_left_as_it_is():
+    """``product``'s inner loop reads its carry: no map, the outer loop unchanged."""
+
+    def f(x):
+        step = lambda c, t: (c + product(x * c), None)  # noqa: E731
+        return lax.scan(step, 0.5, jnp.arange(3))[0]
+
+    assert jaxpr_reductions.reduction_loops(jax, f, [jnp.linspace(0.2, 1.1, 5)]) is None
+
+
+def test_a_map_in_a_region_s_body_that_drops_a_step_is_refused(monkeypatch):
+    real = jaxpr_reductions.as_map
+
+    def dropping(jax, eqn, ins, plan):
+        params = dict(eqn.params, length=eqn.params["length"] - 1)
+        return real(jax, eqn.replace(params=params), ins, plan)
+
+    monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
+    with pytest.raises(DGraphError, match="did not verify"):
+        dgraph.hessian(forces_in_time_steps, np.linspace(0.2, 1.1, 5), sparse=True)

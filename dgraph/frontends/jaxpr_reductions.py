@@ -309,15 +309,18 @@ def reduction_loops(
 
 def _mapped_once(jax: Any, f: Callable[..., Any], args: list[Any], closed: Any) -> Callable | None:
     closed = jax.make_jaxpr(f)(*args) if closed is None else closed
-    plans = {}
+    rules: dict[int, Callable[[Any, list], list]] = {}
     for k, e in enumerate(closed.jaxpr.eqns):
-        plan = reduction(e) if e.primitive.name == "scan" else None
+        if e.primitive.name != "scan":
+            continue
+        plan = reduction(e)
         if plan is not None and _distinct_positions(jax, e, plan):
-            plans[k] = plan
-    if not plans:
+            rules[k] = _rule(jax, plan)
+        elif (inner := _inner_maps(jax, e)) is not None:
+            rules[k] = inner
+    if not rules:
         return None
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
-    rules = {k: _rule(jax, plan) for k, plan in plans.items()}
 
     def mapped(*values: Any) -> Any:
         out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
@@ -328,3 +331,43 @@ def _mapped_once(jax: Any, f: Callable[..., Any], args: list[Any], closed: Any) 
 
 def _rule(jax: Any, plan: Reduction) -> Callable[[Any, list], list]:
     return lambda e, ins: as_map(jax, e, ins, plan)
+
+
+def _inner_maps(jax: Any, eqn: Any) -> Callable[[Any, list], list] | None:
+    """A rule running the ``scan`` ``eqn``, not a reduction itself, with the reductions of
+    its body run as maps (:func:`reduction_loops` of the body): a time step's summing
+    loop (forces summed over particles) is array operations in each step of the loop that
+    stays. None where its body has none. The body's new constants (the maps' step
+    numbers) are passed as more loop constants, as a ``scan``'s body has none of its own."""
+    params = eqn.params
+    if "num_consts" not in params or not any(
+        sub.primitive.name == "scan" for sub in params["jaxpr"].jaxpr.eqns
+    ):
+        return None
+    body = params["jaxpr"]
+    avals = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in body.jaxpr.invars]
+    mapped = reduction_loops(jax, lambda *vals: evaluate_with(jax, body, list(vals), {}), avals)
+    if mapped is None:
+        return None
+    traced = jax.make_jaxpr(mapped)(*avals)
+    consts = list(traced.consts)
+    shapes = [jax.ShapeDtypeStruct(np.shape(c), c.dtype) for c in consts]
+    flat = jax.make_jaxpr(
+        lambda *cv: evaluate_with(
+            jax, _Closed(traced.jaxpr, cv[: len(consts)]), list(cv[len(consts) :]), {}
+        )
+    )(*shapes, *avals)
+    if flat.consts:
+        return None
+    new = dict(params, jaxpr=flat, num_consts=int(params["num_consts"]) + len(consts))
+    if "linear" in params:
+        new["linear"] = (False,) * len(consts) + tuple(params["linear"])
+    return lambda e, ins: e.primitive.bind(*consts, *ins, **new)
+
+
+@dataclass(frozen=True)
+class _Closed:
+    """A jaxpr with its constants, as :func:`evaluate_with` reads a closed jaxpr."""
+
+    jaxpr: Any
+    consts: tuple[Any, ...]

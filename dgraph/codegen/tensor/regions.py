@@ -47,7 +47,13 @@ from ..ir import (
 from .branches import emit_cond
 from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .loop_columns import loop_colours
-from .region_steps import MATRIX, body_operation, colour_seed, reshaped_to, without_copies
+from .region_steps import (
+    body_operation,
+    colour_seed,
+    matrix_product,
+    reshaped_to,
+    without_copies,
+)
 from .step_writes import StepWrites, step_writes
 
 __all__ = ["read_outputs", "refuse_unprinted", "region_block", "region_value"]
@@ -339,7 +345,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
                 term = sparse_product(program, block, size, held, Name(name), index)
             if term is None:
                 matrix = Call("reshape", (Name(block), Const((size, -1))))
-                term = Call("einsum", (MATRIX, matrix, Name(name)))
+                term = matrix_product(matrix, Name(name), size * math.prod(b.shapes[i]))
             total = term if total is None else ir.BinOp("+", total, term)
         if rows and writes is not None:
 
