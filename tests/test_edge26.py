@@ -28,6 +28,8 @@ from dgraph.core import block_values
 from dgraph.frontends import from_jax
 from dgraph.methods import accumulate
 
+from .test_value_check import _scaled
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 jax.config.update("jax_enable_x64", True)
@@ -102,16 +104,6 @@ def test_a_masked_logaddexp_keeps_its_values():
     value, jac = _made(f, "value_and_jacobian")(X)
     np.testing.assert_allclose(value, np.asarray(f(X)), rtol=1e-15)
     np.testing.assert_allclose(jac, np.asarray(jax.jacfwd(f)(X)), rtol=1e-15)
-
-
-def _scaled(name: str, factor: float):
-    original = block_values.block_value
-
-    def block_value(op, k, values, block):
-        value = original(op, k, values, block)
-        return value * factor if op.primitive == name else value
-
-    return block_value
 
 
 def test_a_wrong_rule_is_caught_where_the_logits_are_masked(monkeypatch):

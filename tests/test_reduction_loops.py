@@ -113,16 +113,20 @@ def test_the_map_s_size_is_bounded(monkeypatch):
     assert loops(gradient_graph(chained_rosenbrock, x)) >= 1
 
 
-def test_a_map_that_drops_a_step_is_refused(monkeypatch):
-    """The check compares the map's Hessian with JAX's derivative of the loop as written:
-    a map that leaves out the last step does not verify."""
-    real = jaxpr_reductions.as_map
+def _dropping(real):
+    """``as_map`` leaving out the loop's last step."""
 
     def dropping(jax, eqn, ins, plan):
         params = dict(eqn.params, length=eqn.params["length"] - 1)
         return real(jax, eqn.replace(params=params), ins, plan)
 
-    monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
+    return dropping
+
+
+def test_a_map_that_drops_a_step_is_refused(monkeypatch):
+    """The check compares the map's Hessian with JAX's derivative of the loop as written:
+    a map that leaves out the last step does not verify."""
+    monkeypatch.setattr(jaxpr_reductions, "as_map", _dropping(jaxpr_reductions.as_map))
     x = np.linspace(-0.8, 0.9, 12)
     with pytest.raises(DGraphError, match="did not verify"):
         dgraph.hessian(chained_rosenbrock, x, sparse=True)
@@ -150,13 +154,7 @@ def test_a_gradient_of_a_sum_loop_is_read_as_a_map():
 
 
 def test_a_jacobian_map_that_drops_a_step_is_refused(monkeypatch):
-    real = jaxpr_reductions.as_map
-
-    def dropping(jax, eqn, ins, plan):
-        params = dict(eqn.params, length=eqn.params["length"] - 1)
-        return real(jax, eqn.replace(params=params), ins, plan)
-
-    monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
+    monkeypatch.setattr(jaxpr_reductions, "as_map", _dropping(jaxpr_reductions.as_map))
     with pytest.raises(VerificationError):
         dgraph.make_function(loglik, point=[np.linspace(-0.8, 0.9, 12)])
 
@@ -309,12 +307,6 @@ def test_a_region_s_body_without_a_sum_loop_is_left_as_it_is():
 
 
 def test_a_map_in_a_region_s_body_that_drops_a_step_is_refused(monkeypatch):
-    real = jaxpr_reductions.as_map
-
-    def dropping(jax, eqn, ins, plan):
-        params = dict(eqn.params, length=eqn.params["length"] - 1)
-        return real(jax, eqn.replace(params=params), ins, plan)
-
-    monkeypatch.setattr(jaxpr_reductions, "as_map", dropping)
+    monkeypatch.setattr(jaxpr_reductions, "as_map", _dropping(jaxpr_reductions.as_map))
     with pytest.raises(DGraphError, match="did not verify"):
         dgraph.hessian(forces_in_time_steps, np.linspace(0.2, 1.1, 5), sparse=True)
