@@ -180,3 +180,11 @@ def test_verified_element_level_code_does_not_warn() -> None:
         warnings.simplefilter("error")
         J = make_function(shifted, "jacobian", point=(X,))
     assert J.generated.verified
+
+
+def test_the_element_level_bcoo_jits() -> None:
+    """As the array level's JAX code, the element level's sparse Jacobian can be jitted."""
+    J = make_function(shifted, "jacobian", "jax", point=(X,), sparse=True)
+    got = jax.jit(J)(X)
+    assert isinstance(got, jsparse.BCOO) and got.nse == 2 * (N - 1)
+    np.testing.assert_allclose(np.asarray(got.todense()), jax.jacobian(shifted)(X), rtol=1e-14)
