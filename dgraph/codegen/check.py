@@ -9,6 +9,7 @@ says what is compared). :class:`CodeCheck` is what every code check reports.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -16,12 +17,12 @@ import numpy as np
 
 from ..core.graph import DGraph
 from ..core.value_check import CodeCheck, check_scalar_code, code_check, not_run
-from ..errors import DGraphError
+from ..errors import DGraphError, VerificationError
 from .c import compiler, load_c
 from .cuda import CudaHostModule, cxx_compiler, load_cuda_host
 from .python import load_python
 
-__all__ = ["CodeCheck", "KernelLayouts", "check_generated", "code_check"]
+__all__ = ["CodeCheck", "KernelLayouts", "check_generated", "checked", "code_check"]
 
 
 class Code(Protocol):
@@ -119,3 +120,15 @@ class KernelLayouts:
         flat = self._all("value_and_jacobian", x, *p)
         m, n = self.module.m, self.module.n
         return flat[..., :m], flat[..., m:].reshape((*flat.shape[:-1], m, n))
+
+
+def checked(check: CodeCheck, stacklevel: int = 4) -> CodeCheck:
+    """``check`` when it passed; raises when the code disagrees; a warning when its values
+    could not be checked anywhere (the result is then not verified): what every level of
+    ``make_function`` (the element level and the array level) does with its code's check.
+    ``stacklevel``: the warning's, past this function, as :func:`warnings.warn` takes it."""
+    if check.ran and not check.ok:
+        raise VerificationError(check.detail)
+    if not check.ok:
+        warnings.warn(f"dgraph: generated code NOT verified: {check.detail}", stacklevel=stacklevel)
+    return check

@@ -21,9 +21,10 @@ from ..core.graph import DGraph
 from ..errors import DGraphError
 from ..methods.registry import traced_function
 from .c import load_c
+from .check import checked
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
-from .hessian import HESSIAN_MODES, make_hessian
+from .hessian import HESSIAN_MODES, make_hessian, scalar_pattern, sparse_of
 from .hessian_native import NATIVE_LANGS, make_native_hessian
 from .python import load_python
 from .scope import codegen_call
@@ -159,7 +160,9 @@ def make_function(
     budget
         Seconds of counted work for that choice (adds ``best``).
     sparse
-        Mode ``jacobian`` as a SciPy CSR array (``python``, ``c``) or a JAX BCOO (``jax``).
+        Modes ``jacobian`` and ``value_and_jacobian`` (and the Hessian modes) with J as a
+        SciPy CSR array (``python``, ``c``) or a JAX BCOO (``jax``) of its structural
+        pattern, at the element level as at the array level; one point per call.
     params
         A function's parameters that are not differentiated.
     sizes
@@ -277,12 +280,42 @@ def _make_function(
             counted=counted,
         )  # fmt: skip
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
-    generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
+    printed = sparse and lang != "jax"  # JAX's module is dense: its BCOO is gathered here
+    generated = generate(source, lang, method, modes=(mode,), sparse=printed, budget=budget)
+    if generated.check is not None:
+        checked(generated.check)  # warns where the code is not verified, as arrays' does
     if lang == "cuda":  # checked on the host above; here compiled for the GPU
         module: Any = load_cuda(generated.text)
     else:
         module = load_c(generated.text) if lang == "c" else load_python(generated.text)
-    return GeneratedFunction(generated, mode, getattr(module, mode))
+    made = GeneratedFunction(generated, mode, getattr(module, mode))
+    if sparse and lang != "cuda" and mode in ("jacobian", "value_and_jacobian"):
+        made._function = _element_sparse(made, getattr(module, mode), lang)
+        made.__doc__ = made._function.__doc__
+    return made
+
+
+def _element_sparse(
+    made: GeneratedFunction, function: Callable[..., Any], lang: str
+) -> Callable[..., Any]:
+    """A graph of scalars' ``jacobian`` (or ``value_and_jacobian``) with J as the sparse
+    matrix of its structural pattern, as the array level returns it: SciPy CSR, or a JAX
+    BCOO for ``lang="jax"`` (:func:`~dgraph.codegen.hessian.sparse_of`, the Hessian's
+    conversion). One point per call, as there."""
+    rows, cols = scalar_pattern(made, made.mode, first=0, symmetric=False)
+
+    def jacobian(*a: Any) -> Any:
+        return sparse_of(function(*a), rows, cols, lang, "Jacobian")
+
+    def value_and_jacobian(*a: Any) -> Any:
+        value, J = function(*a)
+        return value, sparse_of(J, rows, cols, lang, "Jacobian")
+
+    wrapped = jacobian if made.mode == "jacobian" else value_and_jacobian
+    wrapped.__doc__ = (function.__doc__ or "") + (
+        "\n\nsparse: J a SciPy CSR array (JAX: a BCOO) of the structural pattern, one point."
+    )
+    return wrapped
 
 
 def hessian(

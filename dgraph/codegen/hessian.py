@@ -68,6 +68,8 @@ __all__ = [
     "hvp_function",
     "make_hessian",
     "scalar_hessian_graph",
+    "scalar_pattern",
+    "sparse_of",
     "with_value",
 ]
 
@@ -414,7 +416,7 @@ def make_hessian(
     src = prepared
     graph = src.graph
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
-    flags = sparse and not (src.scalar and lang == "jax")
+    flags = sparse and not src.scalar
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
     lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
     lower = lower and len(graph.outputs) == 1
@@ -470,58 +472,73 @@ def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
     """A graph of scalars' Hessian as a sparse matrix of its program's pattern (the
     entries its expression set spells, whatever their values at a point): SciPy CSR, or
     a JAX BCOO for ``lang="jax"``."""
-    rows, cols = _scalar_pattern(inner, "jacobian")
-    return lambda *a: _sparse_of(inner(*a), rows, cols, lang)
+    rows, cols = scalar_pattern(inner, "jacobian")
+    return lambda *a: sparse_of(inner(*a), rows, cols, lang)
 
 
-def _scalar_pattern(inner: Any, mode: str) -> tuple[np.ndarray, np.ndarray]:
-    """The rows and columns of the Hessian entries the ``mode`` program computes (the
-    structural pattern): ``jacobian``'s results are keyed ``(i, j)``;
-    ``value_and_jacobian``'s flat, the values first (the value and the gradient: ``1 +
-    n`` of them), then its Jacobian row-major, whose first row is the value's gradient."""
+def scalar_pattern(
+    inner: Any, mode: str, first: int | None = None, symmetric: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns of the entries of a graph of scalars' Jacobian that the
+    ``mode`` program of ``inner`` (a generated function) computes, from row ``first`` on
+    (renumbered from 0): its structural pattern. ``jacobian``'s results are keyed ``(i,
+    j)``; ``value_and_jacobian``'s flat, the m values first, then the (m, n) Jacobian
+    row-major. ``first`` defaults to a Hessian's: 0 for ``jacobian``, 1 for
+    ``value_and_jacobian`` (its graph's outputs are the value, then the gradient, so
+    the Jacobian's first row is the value's gradient and the rest are H's). Entries
+    proven zero for every input are left out (with their mirrors where ``symmetric``)."""
     keys = [k for k, _ in inner.generated.programs[mode].results]
     graph = inner.generated.expression_set.graph
+    if first is None:
+        first = 0 if mode == "jacobian" else 1
     if mode == "jacobian":
-        rows = np.array([k[0] for k in keys], dtype=np.int64)
-        return _uncancelled(graph, rows, np.array([k[1] for k in keys], dtype=np.int64), 0)
-    n = len(graph.inputs)
-    flat = np.array([k[0] for k in keys], dtype=np.int64) - (1 + n)
-    flat = flat[flat >= n]  # past the values and the value's gradient row
-    return _uncancelled(graph, flat // n - 1, flat % n, 1)
+        rows = np.array([k[0] for k in keys], dtype=np.int64) - first
+        cols = np.array([k[1] for k in keys], dtype=np.int64)
+        keep = rows >= 0
+        return _uncancelled(graph, rows[keep], cols[keep], first, symmetric)
+    m, n = len(graph.outputs), len(graph.inputs)
+    flat = np.array([k[0] for k in keys], dtype=np.int64) - m
+    flat = flat[flat >= first * n]  # past the values (and the rows before ``first``)
+    return _uncancelled(graph, flat // n - first, flat % n, first, symmetric)
 
 
 def _uncancelled(
-    graph: DGraph, rows: np.ndarray, cols: np.ndarray, first: int
+    graph: DGraph, rows: np.ndarray, cols: np.ndarray, first: int, symmetric: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, cols)`` without the entries proven zero for every input
     (:func:`~dgraph.core.cancellation.cancelled_entries` of the graph whose output
-    ``first + i`` is H's row ``i``) and their mirrors (H is symmetric: the mirrored upper
-    triangle rests on it; :func:`~dgraph.core.hessian_graph.hessian_pattern`)."""
+    ``first + i`` is row ``i``) and, for a Hessian (``symmetric``), their mirrors (H is
+    symmetric: the mirrored upper triangle rests on it;
+    :func:`~dgraph.core.hessian_graph.hessian_pattern`)."""
     zero = cancelled_entries(graph)
     if not zero:
         return rows, cols
     outs, ins = graph.outputs[first:], graph.inputs
     proven = {(i, j) for i, y in enumerate(outs) for j, x in enumerate(ins) if (y, x) in zero}
-    proven |= {(j, i) for i, j in proven}
+    if symmetric:
+        proven |= {(j, i) for i, j in proven}
     keep = np.array([(i, j) not in proven for i, j in zip(rows, cols, strict=True)], dtype=bool)
     return rows[keep], cols[keep]
 
 
-def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:
-    """The entries ``(rows, cols)`` of the dense (n, n) ``h`` as a SciPy CSR array, or a
-    JAX BCOO for ``lang="jax"``."""
-    n = h.shape[-1]
+def sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str, what: str = "Hessian") -> Any:
+    """The entries ``(rows, cols)`` of the dense (m, n) ``h`` (a graph of scalars'
+    Jacobian or Hessian at one point) as a SciPy CSR array, or a JAX BCOO for
+    ``lang="jax"``: the one conversion of the element level's sparse results, the
+    pattern kept whatever the values (a structural zero stays stored). ``what`` names
+    the result in the one-line refusal of a batch of points."""
     if np.ndim(h) != 2:
         raise DGraphError(
-            "a sparse Hessian is of one point: call it per point (batched points: sparse=False)"
+            f"a sparse {what} is of one point: call it per point (batched points: sparse=False)"
         )
+    shape = tuple(int(d) for d in h.shape)
     if lang == "jax":
         from jax.experimental import sparse as jsparse
 
         coords = _jnp().asarray(np.stack([rows, cols], axis=1))
-        return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
+        return jsparse.BCOO((h[rows, cols], coords), shape=shape)
     values = np.asarray(h)[rows, cols]
-    return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+    return scipy.sparse.csr_array((values, (rows, cols)), shape=shape)
 
 
 def _stacked_mirror(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
@@ -544,14 +561,14 @@ def _scalar_value_gradient_hessian(
     ``value_and_jacobian`` (:func:`with_value`: outputs the value, then the gradient; the
     Jacobian's rows after the first are H), H mirrored (:class:`Symmetric`) and, with
     ``sparse``, of its structural pattern."""
-    pattern = _scalar_pattern(inner, "value_and_jacobian") if sparse else None
+    pattern = scalar_pattern(inner, "value_and_jacobian") if sparse else None
     mirror = _mirrored(lambda h: h, tril) if sparse else _stacked_mirror(lambda h: h, tril)
 
     def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
         values, J = inner(*a)
         h = J[..., 1:, :]
         if pattern is not None:
-            h = _sparse_of(h, *pattern, lang)
+            h = sparse_of(h, *pattern, lang)
         return values[..., 0], values[..., 1:], mirror(h)
 
     value_gradient_hessian.__doc__ = _doc("value_gradient_hessian", src, sparse, tril)

@@ -6,7 +6,6 @@ NumPy sweep's statements, both printed by :mod:`.c_values`)."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +18,11 @@ from ...core.block_costs import expression_blocks
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...elimination.kernel import priced_below
-from ...errors import DGraphError, ResultTooLarge, SearchTooLarge, VerificationError
+from ...errors import DGraphError, ResultTooLarge, SearchTooLarge
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
+from ..check import checked as _checked
 from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
@@ -398,16 +398,6 @@ def _wrong(check) -> bool:
     """A verification that failed, as opposed to one that could not check the values
     (``not verified``: code is still made, and says so)."""
     return check.status == "wrong"
-
-
-def _checked(check: CodeCheck) -> CodeCheck:
-    """``check`` when it passed; raises when the code disagrees; a warning when its
-    values could not be checked anywhere (the result is then not verified)."""
-    if check.ran and not check.ok:
-        raise VerificationError(check.detail)
-    if not check.ok:
-        warnings.warn(f"dgraph: generated code NOT verified: {check.detail}", stacklevel=4)
-    return check
 
 
 CHOICE = "tensor_codegen_choice"
