@@ -7,6 +7,8 @@ check. Each was refused before ("linalg.eigh is not printed in C")."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -155,10 +157,11 @@ def _numpy_signs(v: np.ndarray) -> np.ndarray:
     return v * np.sign(big)
 
 
-def test_batched_eigh_in_c_and_cuda_equals_numpy() -> None:
+def test_batched_eigh_in_c_and_cuda_equals_numpy(tmp_path) -> None:
     """``eigh`` of a stack of three 5×5 matrices (named, and inline through a transposed
     view) in C and in CUDA on the host against NumPy: the values, and the vectors up to
-    NumPy's signs (normalized: each vector's entry of largest magnitude positive)."""
+    NumPy's signs (normalized: each vector's entry of largest magnitude positive); nvcc,
+    where installed, compiles the CUDA text (a thread per matrix; not run here)."""
     shape = (3, 5, 5)
     program, body = _stack_program(shape)
     values = c_values(program)
@@ -176,6 +179,12 @@ def test_batched_eigh_in_c_and_cuda_equals_numpy() -> None:
     if cxx_compiler() is not None:
         got = values.load_cuda_host()(x).data
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    if shutil.which("nvcc") is not None:
+        source = tmp_path / "values.cu"
+        source.write_text(values.cuda)
+        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
 
 
 def test_a_nan_matrix_gives_nan_as_jax() -> None:
