@@ -2,8 +2,10 @@
 ``dgraph_eigh``, cyclic Jacobi): Jacobians and Hessians of eigenvalue functions equal
 JAX's, one reading eigenvectors equals the NumPy target's and JAX's, at n = 3, 8, 20;
 batched statements (one matrix read transposed) equal NumPy's in C and in CUDA on the
-host; a NaN matrix gives NaN as JAX; a helper that does not sort is caught by the code
-check. Each was refused before ("linalg.eigh is not printed in C")."""
+host; 40×40 matrices scaled by 1e±150 decompose to rounding; a NaN matrix gives NaN as
+JAX; a helper that does not sort is caught by the code check; a program reading a vector's
+sign is refused by its check or equals NumPy's. Each was refused before ("linalg.eigh is
+not printed in C")."""
 
 from __future__ import annotations
 
@@ -214,3 +216,42 @@ def test_a_helper_that_does_not_sort_is_caught_by_the_check(monkeypatch) -> None
         monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_eigh", unsorted)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x])
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e150, 1e-150])
+def test_a_larger_stack_decomposes_to_rounding(scale: float) -> None:
+    """Two 40×40 matrices (entries scaled by 1e±150: no overflow or underflow in the
+    sweeps' sums, the matrix is scaled by its largest entry first): the eigenvalues equal
+    LAPACK's, V·diag(w)·Vᵀ the matrix and VᵀV the identity, to 1e-13 relative."""
+    shape = (2, 40, 40)
+    program, _ = _stack_program(shape)
+    x = np.random.default_rng(7).normal(size=shape) * scale
+    got = c_values(program).load()(x).data
+    s = x + np.swapaxes(x, -1, -2)
+    w = got[:80].reshape(2, 40)
+    v = got[80 : 80 + s.size].reshape(shape) / 2.0
+    big = abs(s).max()
+    assert abs(w - np.linalg.eigvalsh(s)).max() < 1e-13 * big
+    assert abs(v @ (w[..., None] * np.swapaxes(v, -1, -2)) - s).max() < 1e-13 * big
+    assert abs(np.swapaxes(v, -1, -2) @ v - np.eye(40)).max() < 1e-13
+
+
+def test_a_program_reading_a_vector_sign_is_refused_or_equals_numpy() -> None:
+    """Σ k·v_k of the first eigenvector reads its sign, which LAPACK leaves arbitrary and
+    dgraph_eigh makes its largest entry's: the C code's check fails where the two signs
+    differ, and where they agree the Jacobian equals the NumPy target's; never a silently
+    different number."""
+    a, _ = _matrix(5)
+
+    def f(x):
+        return jnp.sum(jnp.linalg.eigh(a(x))[1][:, 0] * jnp.arange(5.0))
+
+    x = _point(5)
+    with jax.enable_x64(True):
+        in_numpy = dgraph.make_function(f, "jacobian", "python", point=[x])
+        try:
+            in_c = dgraph.make_function(f, "jacobian", "c", point=[x])
+        except VerificationError as error:
+            assert "check FAILED" in str(error)
+            return
+    _close(in_c(x), _dense(in_numpy(x)))
