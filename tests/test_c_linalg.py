@@ -140,11 +140,13 @@ def test_a_helper_without_pivoting_is_caught_by_the_check(monkeypatch) -> None:
             dgraph.make_function(f, "jacobian", "c", point=[x0])
 
 
-def test_eigh_is_refused_in_one_line() -> None:
-    def f(x):
-        return jnp.linalg.eigh(jnp.outer(x, x) + jnp.diag(x))[0]
+def test_qr_is_refused_in_one_line() -> None:
+    """``qr`` has no C helper (``eigh`` has: tests/test_c_eigh.py)."""
 
-    refused = pytest.raises(DGraphError, match=r"linalg\.eigh is not printed in C")
+    def f(x):
+        return jnp.linalg.qr(jnp.outer(x, x) + jnp.diag(x))[1]
+
+    refused = pytest.raises(DGraphError, match=r"linalg\.qr is not printed in C")
     with jax.enable_x64(True), refused as caught:
         dgraph.make_function(f, "jacobian", "c", point=[X], sparse=True)
     assert "\n" not in str(caught.value)

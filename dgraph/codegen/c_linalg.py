@@ -1,7 +1,7 @@
 """C text of the dense linear algebra the tensor C values call (an inverse by LU with
 partial pivoting, a triangle's inverse by substitution, the Cholesky factor, the
-determinant and ``slogdet``), defined in the generated files that call them, as
-:mod:`dgraph.codegen.c_special` defines the special functions.
+determinant and ``slogdet``, the symmetric eigendecomposition), defined in the generated
+files that call them, as :mod:`dgraph.codegen.c_special` defines the special functions.
 
 Each takes one n×n matrix read through its row and column strides (a transposed view
 needs no copy) and writes a row-major result. The LU factors and pivots are a call of their
@@ -20,6 +20,19 @@ A matrix LAPACK refuses gives what dgraph's NumPy values give (``NumPyOps``' inv
 Cholesky factor NaN, as JAX gives): an exactly zero pivot, or a Cholesky pivot that is not
 positive (or NaN), fills the result with NaN; ``slogdet`` of a singular matrix is
 ``(0, -inf)`` and its ``det`` 0, as NumPy's.
+
+The symmetric eigendecomposition (``dgraph_eigh``, ``numpy.linalg.eigh``'s values and
+vectors) is the cyclic Jacobi method (Golub and Van Loan 2013, algorithm 8.5.3 with the
+rotation of 8.5.2): A's lower triangle read as ``eigh`` does (``UPLO="L"``), scaled by its
+largest magnitude, rotated row by row until the off-diagonal norm is at most 1e-3·eps of
+the Frobenius norm (entries negligible beside both their diagonal entries set to 0 after
+the third sweep, Rutishauser's rule), at most 60 sweeps; the eigenvalues ascending with
+their vectors (the columns of V). LAPACK's vectors carry no sign convention, so each
+vector is normalized here with its entry of largest magnitude (the first such) positive:
+a program whose value reads an eigenvector's sign may differ from NumPy's there (its code
+check then fails), the derivative formulas do not (they read V·(·)·Vᵀ products and
+their own V). A non-finite entry, or no convergence, fills w and V with NaN (JAX gives
+NaN; NumPy raises).
 
 References
 ----------
@@ -279,6 +292,104 @@ DGRAPH_SPECIAL double dgraph_determinant(long n, const double *lu, const int64_t
 }
 """
 
+# Cyclic Jacobi (GVL algorithm 8.5.3): each (p, q), p < q, of a sweep rotated to zero by
+# J(p, q, θ) (sym.schur2: τ = (a_qq - a_pp)/(2 a_pq), t the smaller root of t² + 2τt - 1),
+# A := JᵀAJ updating rows and columns p, q (the symmetric matrix kept whole), V := VJ.
+_EIGH = r"""
+/* w (ascending) and V (row-major, columns the vectors, each with its largest entry > 0)
+ * of the symmetric A (lower triangle read; strided), by cyclic Jacobi; a: n*n scratch.
+ * NaN in w and V where A has a non-finite entry or 60 sweeps do not converge. */
+DGRAPH_SPECIAL void dgraph_eigh(long n, const double *m, long rows, long cols, double *a,
+                                double *w, double *v)
+{
+    double scale = 0.0;
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j <= i; j++) {
+            const double x = m[i * rows + j * cols];
+            if (!(fabs(x) <= 1.7976931348623157e308)) {
+                dgraph_nan_fill(n, w);
+                dgraph_nan_fill(n * n, v);
+                return;
+            }
+            if (fabs(x) > scale) scale = fabs(x);
+        }
+    const double unit = scale > 0.0 ? scale : 1.0;
+    double norm = 0.0;
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j <= i; j++) {
+            a[i * n + j] = a[j * n + i] = m[i * rows + j * cols] / unit;
+            norm += (i == j ? 1.0 : 2.0) * a[i * n + j] * a[i * n + j];
+        }
+    for (long k = 0; k < n * n; k++) v[k] = k % (n + 1) == 0;
+    const double tol = 1e-3 * 2.220446049250313e-16;
+    const double limit = tol * tol * norm;
+    int converged = 0;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0.0;
+        for (long p = 0; p < n; p++)
+            for (long q = p + 1; q < n; q++) off += 2.0 * a[p * n + q] * a[p * n + q];
+        if (off <= limit) {
+            converged = 1;
+            break;
+        }
+        for (long p = 0; p < n - 1; p++)
+            for (long q = p + 1; q < n; q++) {
+                const double apq = a[p * n + q], app = a[p * n + p], aqq = a[q * n + q];
+                if (apq == 0.0) continue;
+                const double g = 100.0 * fabs(apq);
+                if (sweep > 2 && fabs(app) + g == fabs(app) && fabs(aqq) + g == fabs(aqq)) {
+                    a[p * n + q] = a[q * n + p] = 0.0;
+                    continue;
+                }
+                const double tau = (aqq - app) / (2.0 * apq);
+                const double t = (tau >= 0.0 ? 1.0 : -1.0) / (fabs(tau) + sqrt(1.0 + tau * tau));
+                const double c = 1.0 / sqrt(1.0 + t * t), s = t * c;
+                for (long k = 0; k < n; k++) {
+                    if (k == p || k == q) continue;
+                    const double akp = a[k * n + p], akq = a[k * n + q];
+                    a[k * n + p] = a[p * n + k] = c * akp - s * akq;
+                    a[k * n + q] = a[q * n + k] = s * akp + c * akq;
+                }
+                a[p * n + p] = app - t * apq;
+                a[q * n + q] = aqq + t * apq;
+                a[p * n + q] = a[q * n + p] = 0.0;
+                for (long k = 0; k < n; k++) {
+                    const double vkp = v[k * n + p], vkq = v[k * n + q];
+                    v[k * n + p] = c * vkp - s * vkq;
+                    v[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    if (!converged) {
+        dgraph_nan_fill(n, w);
+        dgraph_nan_fill(n * n, v);
+        return;
+    }
+    for (long k = 0; k < n; k++) w[k] = a[k * n + k];
+    for (long k = 0; k < n; k++) { /* ascending (selection), each vector's column with it */
+        long low = k;
+        for (long j = k + 1; j < n; j++)
+            if (w[j] < w[low]) low = j;
+        if (low != k) {
+            const double t = w[k];
+            w[k] = w[low];
+            w[low] = t;
+            for (long i = 0; i < n; i++) {
+                const double x = v[i * n + k];
+                v[i * n + k] = v[i * n + low];
+                v[i * n + low] = x;
+            }
+        }
+        long big = 0;
+        for (long i = 1; i < n; i++)
+            if (fabs(v[i * n + k]) > fabs(v[big * n + k])) big = i;
+        if (v[big * n + k] < 0.0)
+            for (long i = 0; i < n; i++) v[i * n + k] = -v[i * n + k];
+        w[k] *= unit;
+    }
+}
+"""
+
 # each function, the definitions it needs in order (dgraph.codegen.c_special's table)
 LINALG_FUNCTIONS = {
     "dgraph_lu_of": (_ROW, _LU),
@@ -287,4 +398,5 @@ LINALG_FUNCTIONS = {
     "dgraph_cholesky": (_NAN, _CHOLESKY),
     "dgraph_determinant": (_DETERMINANT,),
     "dgraph_matmul": (_MATMUL,),
+    "dgraph_eigh": (_NAN, _EIGH),
 }

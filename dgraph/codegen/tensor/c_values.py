@@ -41,8 +41,9 @@ constant mask), ``eye``, and ``linalg.inv`` (of a triangle, a ``tril``/``triu`` 
 triangular by construction: by substitution), ``linalg.cholesky``, ``linalg.det`` and
 ``linalg.slogdet`` of a stack of matrices, one call per matrix of
 :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial pivoting, once for every inverse
-and determinant of one matrix; on a GPU a thread per matrix) — ``eigh``, ``qr`` and ``svd``
-are refused in one line; and the final
+and determinant of one matrix; on a GPU a thread per matrix), ``linalg.eigh`` (its values and
+vectors, ``eigh(a)[0]`` and ``[1]``: one cyclic Jacobi call a matrix, ``dgraph_eigh``, made
+once for each view) — ``qr`` and ``svd`` are refused in one line; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -124,7 +125,7 @@ _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
 _TILE = 16  # a transposing copy's tile (entries a side)
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
-_LINALG_REFUSED = {"linalg.eigh", "linalg.qr", "linalg.svd"}  # iterative: not in C
+_LINALG_REFUSED = {"linalg.qr", "linalg.svd"}  # not in C (eigh: dgraph_eigh)
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
     "expand_dims", "moveaxis", "swapaxes",
@@ -369,7 +370,7 @@ class _Translator(CElementPrinter):
         self.value_size = 0  # value_and_jacobian: the entries of F
         self.current = ""
         self.views: dict[int, _View | None] = {}
-        self.factored: dict[tuple, tuple[str, str]] = {}  # a matrix view: its LU buffers
+        self.factored: dict[tuple, tuple] = {}  # a matrix view: its LU (eigh) buffers
         self.triangles: dict[str, str] = {}  # a name: "lower" or "upper" (_triangle)
         self.reads_after = _reads_after(self.body)
         self.index = 0
@@ -390,8 +391,8 @@ class _Translator(CElementPrinter):
             refused = {n.func for n in ir.walk(st.value) if isinstance(n, ir.Call)}
             for name in sorted(refused & _LINALG_REFUSED):
                 raise DGraphError(
-                    f"C values: {name} is not printed in C (an iterative decomposition; the C"
-                    " values have inv, solve, cholesky, det and slogdet): use lang python or jax"
+                    f"C values: {name} is not printed in C (the C values have inv, solve,"
+                    " cholesky, det, slogdet and eigh): use lang python or jax"
                 )
         for index, statement in enumerate(self.body):
             self.index = index
@@ -430,6 +431,10 @@ class _Translator(CElementPrinter):
         loop = isinstance(node, (ir.Loop, ir.While, ir.Cond))
         if loop:  # named in one line where its body is refused
             self.current = f"{target} = <{type(node).__name__.lower()}>"
+        if _call_name(node) == "eigh":  # the pair (w, V): two buffers
+            self.inference.env[target] = self._inferred(node)
+            self.env[target] = self._eigh(node)  # type: ignore[arg-type]
+            return
         shaped = self._inferred(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
         if loop:  # its buffers written again each step: no LU shared across its edges
@@ -545,9 +550,9 @@ class _Translator(CElementPrinter):
         if view.base not in mine or view.offset or not view.contiguous or view.shape != shape:
             return False
         later = self.reads_after[self.index]
-        return not any(
-            isinstance(v, _View) and v.base == view.base for n, v in self.env.items() if n in later
-        )
+        read = [v for n, v in self.env.items() if n in later]
+        read += [p for v in read if isinstance(v, tuple) for p in v]  # eigh's (w, V)
+        return not any(isinstance(v, _View) and v.base == view.base for v in read)
 
     def _check(self, got: tuple[int, ...], want: tuple[int, ...]) -> None:
         if tuple(got) != tuple(want):
@@ -576,6 +581,8 @@ class _Translator(CElementPrinter):
         if isinstance(node, ir.Item) and isinstance(node.value, ir.Name):
             outputs = self.env.get(node.value.id)
             return outputs[node.index] if isinstance(outputs, tuple) else None
+        if isinstance(node, ir.Index) and self._eigh_part(node) is not None:
+            return self._eigh_part(node)
         if isinstance(node, ir.Index) and self._index_array(node.items) is None:
             base = self._view(node.value)
             return None if base is None else self._slice(base, node.items)
@@ -1221,6 +1228,64 @@ class _Translator(CElementPrinter):
             lambda n, a, at, lu, piv: f"*({at}) = dgraph_determinant({n}L, {lu}, {piv}, {which});",
             self._factors(source),
         )
+
+    def _eigh_part(self, node: ir.Index) -> _View | None:
+        """``eigh(a)[k]`` or ``pair[k]``, ``pair`` a name bound to ``eigh(a)``: the values
+        (k = 0) or the vectors (k = 1) as a view of :meth:`_eigh`'s buffers; None for any
+        other index."""
+        if len(node.items) != 1 or not isinstance(node.items[0], ir.Const):
+            return None
+        value = node.value
+        if isinstance(value, ir.Name):
+            pair = self.env.get(value.id)
+        elif _call_name(value) == "eigh":
+            pair = self._eigh(value)  # type: ignore[arg-type]
+        else:
+            return None
+        if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], _View):
+            return None
+        k = node.items[0].value
+        if k not in (0, 1, -1, -2):
+            self._refuse("an index of eigh other than 0 or 1")
+        return pair[k]  # type: ignore[index]
+
+    def _eigh(self, node: ir.Call) -> tuple[_View, _View]:
+        """``linalg.eigh`` of a stack of symmetric n×n matrices (their lower triangles
+        read): the eigenvalues ascending and the vectors, two buffers filled by one
+        ``dgraph_eigh`` call a matrix (:mod:`dgraph.codegen.c_linalg`, cyclic Jacobi; an
+        n×n scratch a matrix), made once for each view of the matrices and forgotten
+        with the LU factors (:meth:`_factors`)."""
+        if node.keywords or len(node.args) != 1:
+            self._refuse("eigh with arguments other than the matrix")
+        source = self._matrix_operand(node.args[0])
+        key = (source.base, source.offset, source.shape, _normal(source), "eigh")
+        if key in self.factored:
+            return self.factored[key]  # type: ignore[return-value]
+        *batch, n, m = source.shape
+        if n != m:
+            self._refuse(f"a matrix of shape {(n, m)} that is not square")
+        batch = tuple(batch)
+        count = math.prod(batch)
+        w = _contiguous(self._buffer("eigenvalues", count * n, "double"), (*batch, n))
+        v = _contiguous(self._buffer("eigenvectors", count * n * n, "double"), (*batch, n, n))
+        work = self._buffer("jacobi", count * n * n, "double")
+        flat = _c_strides(batch)
+        views = [
+            _View(v.base, 0, batch, tuple(s * n * n for s in flat)),
+            _View(source.base, source.offset, batch, _normal(source)[: len(batch)]),
+            _View(w.base, 0, batch, tuple(s * n for s in flat)),
+            _View(work, 0, batch, tuple(s * n * n for s in flat)),
+        ]
+        rows, cols = (0 if n == 1 else s for s in source.strides[-2:])
+        self._loop(
+            views,
+            lambda i: (
+                f"dgraph_eigh({n}L, {source.base} + ({i[1]}), {rows}L, {cols}L,"
+                f" {work} + ({i[3]}), {w.base} + ({i[2]}), {v.base} + ({i[0]}));"
+            ),
+        )
+        self.factored[key] = (w, v)  # type: ignore[assignment]
+        return w, v
 
     def _matmul(self, out: _View, node: ir.Call) -> None:
         """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;

@@ -1,0 +1,257 @@
+"""The symmetric eigendecomposition in generated C (:mod:`dgraph.codegen.c_linalg`'s
+``dgraph_eigh``, cyclic Jacobi): Jacobians and Hessians of eigenvalue functions equal
+JAX's, one reading eigenvectors equals the NumPy target's and JAX's, at n = 3, 8, 20;
+batched statements (one matrix read transposed) equal NumPy's in C and in CUDA on the
+host; 40×40 matrices scaled by 1e±150 decompose to rounding; a NaN matrix gives NaN as
+JAX; a helper that does not sort is caught by the code check; a program reading a vector's
+sign is refused by its check or equals NumPy's. Each was refused before ("linalg.eigh is
+not printed in C")."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.codegen import c_special
+from dgraph.codegen.c import compiler
+from dgraph.codegen.cuda import cxx_compiler
+from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Index, Name, Seq
+from dgraph.codegen.python import NumPyArrayPrinter
+from dgraph.codegen.tensor.c_values import c_values
+from dgraph.errors import VerificationError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_codegen_c_values import _diagonal_program
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+
+SIZES = (3, 8, 20)
+
+
+def _matrix(n: int):
+    """A symmetric n×n matrix of x (distinct eigenvalues at :func:`_point`)."""
+    b = np.random.default_rng(n).normal(size=(n, n))
+    base = jnp.asarray(b + b.T)
+
+    def a(x):
+        return base + jnp.diag(x) * 3.0 + jnp.outer(x, x) * 0.1
+
+    return a, b
+
+
+def _point(n: int) -> np.ndarray:
+    return np.random.default_rng(100 + n).normal(size=n)
+
+
+def _squares(n: int):
+    a, _ = _matrix(n)
+    return lambda x: jnp.sum(jnp.linalg.eigvalsh(a(x)) ** 2)
+
+
+def _largest(n: int):
+    a, _ = _matrix(n)
+    return lambda x: jnp.linalg.eigvalsh(a(x))[-1]
+
+
+def _logdet(n: int):
+    """log det S(x) as the sum of the logs of the eigenvalues of an SPD S(x)."""
+    b = jnp.asarray(np.random.default_rng(n).normal(size=(n, n)))
+
+    def f(x):
+        m = b + jnp.diag(x) + 0.2 * jnp.outer(x, jnp.arange(n) / n)
+        return jnp.sum(jnp.log(jnp.linalg.eigvalsh(m @ m.T + jnp.eye(n))))
+
+    return f
+
+
+def _vectors(n: int):
+    """Weighted squares of the first and last eigenvectors' entries (their sign unread)."""
+    a, _ = _matrix(n)
+    weights = jnp.arange(1.0, n + 1.0)
+
+    def f(x):
+        v = jnp.linalg.eigh(a(x))[1]
+        return jnp.sum(weights * v[:, 0] ** 2) + jnp.sum(weights[::-1] * v[:, -1] ** 2) * x
+
+    return f
+
+
+FUNCTIONS = {"squares": _squares, "largest": _largest, "logdet": _logdet}
+
+
+def _dense(value) -> np.ndarray:
+    return value.toarray() if hasattr(value, "toarray") else np.asarray(value)
+
+
+def _close(got, expected) -> None:
+    got = _dense(got).reshape(np.shape(expected))
+    scale = abs(np.asarray(expected)).max()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("mode", ["jacobian", "hessian"])
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_eigenvalue_derivatives_in_c_equal_jax(name: str, mode: str, n: int) -> None:
+    """Gradients and Hessians of eigenvalue functions in C, verified, equal to JAX's to
+    1e-9 of their largest entry (seen: about 1e-14)."""
+    f, x = FUNCTIONS[name](n), _point(n)
+    with jax.enable_x64(True):
+        fn = dgraph.make_function(f, mode, "c", point=[x])
+        expected = np.asarray((jax.hessian if mode == "hessian" else jax.jacobian)(f)(x))
+    assert fn.generated.lang == "c" and fn.generated.verified
+    assert "dgraph_eigh(" in fn.generated.text
+    _close(fn(x), expected)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_an_eigenvector_function_in_c_equals_numpy_and_jax(n: int) -> None:
+    """A function of eigenvectors (their squares, weighted): its C Jacobian equals the
+    NumPy target's and JAX's."""
+    f, x = _vectors(n), _point(n)
+    with jax.enable_x64(True):
+        in_c = dgraph.make_function(f, "jacobian", "c", point=[x], sparse=True)
+        in_numpy = dgraph.make_function(f, "jacobian", "python", point=[x])
+        expected = np.asarray(jax.jacobian(f)(x))
+    assert in_c.generated.verified and "dgraph_eigh(" in in_c.generated.text
+    _close(in_c(x), _dense(in_numpy(x)).reshape(expected.shape))
+    _close(in_c(x), expected)
+
+
+def test_distinct_eigenvalues_at_the_points() -> None:
+    """The test points are regular for eigh: no two eigenvalues within 1e-3."""
+    for n in SIZES:
+        a, _ = _matrix(n)
+        with jax.enable_x64(True):
+            w = np.linalg.eigvalsh(np.asarray(a(_point(n))))
+        assert np.diff(w).min() > 1e-3
+
+
+def _stack_program(shape):
+    """eigh of a stack (and of its transposes, a strided read) of symmetric matrices."""
+    axes = (Const(-1), Const(-2))
+    s = BinOp("+", Name("x_"), Call("swapaxes", (Name("x_"), *axes)))
+    pair = Call("linalg.eigh", (Call("swapaxes", (Name("s"), *axes)),))
+    statements = [
+        ArrayStatement("s", s),
+        ArrayStatement("e", Call("linalg.eigh", (Name("s"),))),
+        ArrayStatement("w", Index(Name("e"), (Const(0),))),
+        ArrayStatement("v", BinOp("*", Index(Name("e"), (Const(1),)), Const(2.0))),
+        ArrayStatement("wt", BinOp("-", Index(pair, (Const(0),)), Const(1.0))),
+    ]
+    parts = [Call("ravel", (Name(v),)) for v in ("w", "v", "wt")]
+    statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
+    return _diagonal_program(statements, shape)
+
+
+def _numpy_signs(v: np.ndarray) -> np.ndarray:
+    """NumPy's vectors with dgraph_eigh's signs: each vector's largest entry positive."""
+    big = np.take_along_axis(v, abs(v).argmax(axis=-2)[..., None, :], axis=-2)
+    return v * np.sign(big)
+
+
+def test_batched_eigh_in_c_and_cuda_equals_numpy(tmp_path) -> None:
+    """``eigh`` of a stack of three 5×5 matrices (named, and inline through a transposed
+    view) in C and in CUDA on the host against NumPy: the values, and the vectors up to
+    NumPy's signs (normalized: each vector's entry of largest magnitude positive); nvcc,
+    where installed, compiles the CUDA text (a thread per matrix; not run here)."""
+    shape = (3, 5, 5)
+    program, body = _stack_program(shape)
+    values = c_values(program)
+    x = np.random.default_rng(5).normal(size=shape)
+    space = {"x": x, "numpy": np}
+    for statement in body:
+        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    k = 3 * 5
+    expected = np.ravel(space["y"]).copy()
+    v = np.reshape(expected[k : k + 75], shape) / 2.0
+    expected[k : k + 75] = np.ravel(2.0 * _numpy_signs(v))
+    body = values.text[values.text.index("void jacobian_values_with(") :]
+    assert body.count("dgraph_eigh(") == 2  # one for s, one for its transpose
+    np.testing.assert_allclose(values.load()(x).data, expected, rtol=0, atol=1e-12)
+    if cxx_compiler() is not None:
+        got = values.load_cuda_host()(x).data
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    if shutil.which("nvcc") is not None:
+        source = tmp_path / "values.cu"
+        source.write_text(values.cuda)
+        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_nan_matrix_gives_nan_as_jax() -> None:
+    """A NaN entry (x[0] NaN) gives NaN values and vectors, as JAX's eigh."""
+    f = _squares(3)
+    x = _point(3)
+    with jax.enable_x64(True):
+        fn = dgraph.make_function(f, "jacobian", "c", point=[x])
+        bad = x.copy()
+        bad[0] = np.nan
+        assert np.isnan(np.asarray(jax.jacobian(f)(bad))).all()
+    assert np.isnan(np.asarray(fn(bad))).all()
+
+
+def test_a_helper_that_does_not_sort_is_caught_by_the_check(monkeypatch) -> None:
+    """The helper with its ascending sort removed gives the eigenvalues in Jacobi's
+    order: the code check refuses it (the right helper passes at the same point)."""
+    f = _largest(8)
+    x = _point(8)
+    with jax.enable_x64(True):
+        dgraph.make_function(f, "jacobian", "c", point=[x])
+        unsorted = tuple(
+            text.replace("if (w[j] < w[low]) low = j;", "")
+            for text in c_special._FUNCTIONS["dgraph_eigh"]
+        )
+        assert unsorted != c_special._FUNCTIONS["dgraph_eigh"]
+        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_eigh", unsorted)
+        with pytest.raises(VerificationError, match="check FAILED"):
+            dgraph.make_function(f, "jacobian", "c", point=[x])
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e150, 1e-150])
+def test_a_larger_stack_decomposes_to_rounding(scale: float) -> None:
+    """Two 40×40 matrices (entries scaled by 1e±150: no overflow or underflow in the
+    sweeps' sums, the matrix is scaled by its largest entry first): the eigenvalues equal
+    LAPACK's, V·diag(w)·Vᵀ the matrix and VᵀV the identity, to 1e-13 relative."""
+    shape = (2, 40, 40)
+    program, _ = _stack_program(shape)
+    x = np.random.default_rng(7).normal(size=shape) * scale
+    got = c_values(program).load()(x).data
+    s = x + np.swapaxes(x, -1, -2)
+    w = got[:80].reshape(2, 40)
+    v = got[80 : 80 + s.size].reshape(shape) / 2.0
+    big = abs(s).max()
+    assert abs(w - np.linalg.eigvalsh(s)).max() < 1e-13 * big
+    assert abs(v @ (w[..., None] * np.swapaxes(v, -1, -2)) - s).max() < 1e-13 * big
+    assert abs(np.swapaxes(v, -1, -2) @ v - np.eye(40)).max() < 1e-13
+
+
+def test_a_program_reading_a_vector_sign_is_refused_or_equals_numpy() -> None:
+    """Σ k·v_k of the first eigenvector reads its sign, which LAPACK leaves arbitrary and
+    dgraph_eigh makes its largest entry's: the C code's check fails where the two signs
+    differ, and where they agree the Jacobian equals the NumPy target's; never a silently
+    different number."""
+    a, _ = _matrix(5)
+
+    def f(x):
+        return jnp.sum(jnp.linalg.eigh(a(x))[1][:, 0] * jnp.arange(5.0))
+
+    x = _point(5)
+    with jax.enable_x64(True):
+        in_numpy = dgraph.make_function(f, "jacobian", "python", point=[x])
+        try:
+            in_c = dgraph.make_function(f, "jacobian", "c", point=[x])
+        except VerificationError as error:
+            assert "check FAILED" in str(error)
+            return
+    _close(in_c(x), _dense(in_numpy(x)))
