@@ -82,3 +82,38 @@ def test_jacobian_loops_multiply_sparse_blocks_by_their_entries(kind, xs):
             leaves = jax.tree_util.tree_leaves
             for a, b in zip(leaves(got), leaves(want), strict=True):
                 np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("xs", [False, True])
+def test_dense_step_products_go_through_blas_from_their_size(monkeypatch, xs):
+    """A dense step (``tanh(W·u)``): its 16 × 16 block times the carried matrix is an
+    ``einsum`` through BLAS (``optimize=True``) from ``BLAS_ENTRIES`` matrix entries (256
+    < 4,096 by default: NumPy's own loops), in the tangent loop (xs) and the adjoint loop
+    (none); the values equal ``jax.jacfwd``'s either way."""
+    from dgraph.codegen.tensor import region_steps
+
+    W = np.cos(np.arange(256.0)).reshape(16, 16) / 4
+
+    def f(u, d, *rest):
+        def body(c, x):
+            return c + 0.1 * d * jnp.tanh(W @ c) + (0.01 * x if xs else 0.0), None
+
+        return jax.lax.scan(body, u, rest[0] if xs else None, length=3)[0]
+
+    args = (np.linspace(0.2, 0.8, 16), np.array(0.3))
+    args += (np.linspace(0.0, 1.0, 48).reshape(3, 16),) if xs else ()
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, *args, level="array", name="rd")
+        want = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
+        es = accumulate(g, "forward", verify=False)
+        assert "optimize=True" not in tensor_program(es, "python").text
+        monkeypatch.setattr(region_steps, "BLAS_ENTRIES", 0)
+        for lang in ("python", "jax"):
+            text = tensor_program(es, lang).text
+            assert f"Loop rd (3 steps): the {'tangent' if xs else 'adjoint'} sweep" in text
+            assert re.search(r"einsum\('ab,(bw->aw|aw->bw)'.*optimize=True", text)
+            got = load_python(text).jacobian
+            got = jax.jit(got)(*args) if lang == "jax" else got(*args)
+            leaves = jax.tree_util.tree_leaves
+            for a, b in zip(leaves(got), leaves(want), strict=True):
+                np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)

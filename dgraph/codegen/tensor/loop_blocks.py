@@ -46,6 +46,7 @@ from ..ir import (
     SegmentSum,
     Seq,
 )
+from .region_steps import matrix_product
 
 __all__ = [
     "DP_FACTORS",
@@ -255,7 +256,8 @@ def adjoint_jacobian(
             term = sparse_product(program, blocks[key], sizes[o], n_rows, Name(wt[o]), index, True)
             if term is None:
                 matrix = Call("reshape", (Name(blocks[key]), Const((sizes[o], -1))))
-                term = Call("einsum", (Const("ab,aw->bw"), matrix, Name(wt[o])))
+                entries = sizes[o] * math.prod(b.shapes[i])
+                term = matrix_product(matrix, Name(wt[o]), entries, transposed=True)
             total = term if total is None else BinOp("+", total, term)
         return total
 

@@ -25,17 +25,18 @@ __all__ = [
 ]
 
 MATRIX = Const("ab,bw->aw")
+TRANSPOSED = Const("ab,aw->bw")
 BLAS_ENTRIES = 4096  # a step's matrix of at least this many entries: NumPy's einsum through BLAS
 
 
-def matrix_product(matrix: Node, seed: Node, entries: int) -> Node:
-    """``matrix · seed`` (``einsum("ab,bw->aw")``), through BLAS (``optimize=True``) where
-    the matrix has :data:`BLAS_ENTRIES` entries or more: NumPy's einsum of two operands
-    runs its own loops otherwise, ten and more times slower than a matrix product at
-    n = 100, while ``optimize`` costs tens of microseconds a call, more than a small
-    product."""
+def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = False) -> Node:
+    """``matrix · seed`` (``einsum("ab,bw->aw")``; ``matrixᵀ · seed`` where ``transposed``,
+    an adjoint sweep's), through BLAS (``optimize=True``) where the matrix has
+    :data:`BLAS_ENTRIES` entries or more: NumPy's einsum of two operands runs its own loops
+    otherwise, ten and more times slower than a matrix product at n = 100, while
+    ``optimize`` costs tens of microseconds a call, more than a small product."""
     optimize = (("optimize", Const(True)),) if entries >= BLAS_ENTRIES else ()
-    return Call("einsum", (MATRIX, matrix, seed), optimize)
+    return Call("einsum", (TRANSPOSED if transposed else MATRIX, matrix, seed), optimize)
 
 
 def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
