@@ -292,6 +292,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        one = _one_pair_number(a, b, va, vb, product)
+        if one is not None:  # a move of cumsum's ones (a slice, a flip): still one number
+            return product, one
         running = self._running(a, b, va, vb, product)
         if running is not None:
             return product, running
@@ -696,6 +699,8 @@ class BlockOps:
         left = self._at(a, va, ia)
         right = self._at(b, vb, ib)
         data = _times(left, right)
+        if single and _number(data) is not None:  # one number for every entry: as it is
+            return data  # (a move of cumsum's ones: its rows, not an array of ones)
         if _number(data) is not None:  # both factors numbers: one per pair
             data = Call("full", (Const(int(ic.size)), data))
         if single:
@@ -1002,6 +1007,18 @@ def _flagged_merge(a: Block, b: Block):
         flagged.append(matrix)
     union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
     return union, union.data
+
+
+def _one_pair_number(a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
+    """The values of a sparse ``a · b`` whose factors' values are numbers and whose entries
+    are each one pair (``a`` at most one entry a row, or ``b`` one a column: a move, a
+    slice, a flip): their product, one number for every entry; else None."""
+    x, y = _number(va), _number(vb)
+    if x is None or y is None or not isinstance(product, Sparse):
+        return None
+    if not (_at_most_one(entries(a)[0]) or _at_most_one(entries(b)[1])):
+        return None
+    return Const(x * y)
 
 
 def _stored(block: Block) -> int:
