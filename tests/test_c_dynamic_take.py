@@ -8,6 +8,9 @@ running sum, its ones never an array: one index array of nnz entries, as a plain
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -75,7 +78,7 @@ def test_the_positions_differ_between_the_points():
     assert len(orders) == 3
 
 
-def test_argsort_in_c_is_a_merge_sort_and_runs_as_cuda_on_the_host():
+def test_argsort_in_c_is_a_merge_sort_and_runs_as_cuda_on_the_host(tmp_path):
     """The sparse Jacobian's C text calls the stable sort; the CUDA kernels (run by one
     host thread) give the same values, with ties in the keys."""
     f = lambda x: x[jnp.argsort(jnp.round(x * 2))] * x  # noqa: E731 (ties in the keys)
@@ -88,6 +91,12 @@ def test_argsort_in_c_is_a_merge_sort_and_runs_as_cuda_on_the_host():
         if cxx_compiler() is not None:
             got = J.generated.values.load_cuda_host()(z)
             np.testing.assert_allclose(got.toarray(), want, atol=1e-13)
+    if shutil.which("nvcc") is not None:  # the sort a __device__ function: nvcc takes it
+        source = tmp_path / "values.cu"
+        source.write_text(J.generated.values.cuda)
+        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
 
 
 def test_argsort_in_c_puts_nan_last_as_jax():

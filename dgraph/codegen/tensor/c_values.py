@@ -27,7 +27,10 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
 :mod:`dgraph.codegen.c`'s printer); ``concatenate``, ``stack``,
-``cumsum``, ``argmax`` (any axis), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
+``cumsum``, ``argmax``/``argmin`` (any axis), ``argsort``/``lexsort`` (stable:
+:mod:`dgraph.codegen.c_sort`'s merge sort a line), ``take_along_axis`` and ``take`` at
+integer arrays computed at run time (a take at an ``argmax``, at ``argsort``'s positions, at
+a ``clip`` of ``astype(int)``), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
 inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
@@ -77,7 +80,7 @@ function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
 
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
 computed into a buffer of its own first. Statements outside this vocabulary (an
-``einsum`` of a computed operand, a ``cumsum`` inside an expression, ...) are refused with one
+``einsum`` of a computed operand, ``logaddexp.accumulate``, ...) are refused with one
 :class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
