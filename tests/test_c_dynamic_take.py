@@ -23,6 +23,16 @@ from dgraph import from_jax  # noqa: E402
 from dgraph.blocks.cumulative import CumsumPattern  # noqa: E402
 from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.codegen.cuda import cxx_compiler  # noqa: E402
+from dgraph.codegen.ir import (  # noqa: E402
+    ArrayProgram,
+    ArrayStatement,
+    BinOp,
+    Call,
+    Const,
+    Name,
+    SparseMatrix,
+)
+from dgraph.codegen.tensor.c_values import c_values  # noqa: E402
 from dgraph.frontends.functions import from_function  # noqa: E402
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
@@ -108,6 +118,22 @@ def test_argsort_in_c_puts_nan_last_as_jax():
     want = np.asarray(jax.jacfwd(f)(z))
     assert np.isfinite(want).all()
     np.testing.assert_array_equal(_dense(J(z)), want)
+
+
+def test_arange_read_inside_an_expression_has_its_start_and_step():
+    """``x * arange(2, 14, 2)`` (the arange a buffer of its own first): J's diagonal is
+    2, 4, ..., 12, not 0..5."""
+    x_ = Name("x_")
+    bounds = (Const(2), Const(14), Const(2))
+    statements = [
+        ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
+        ArrayStatement("y", BinOp("*", x_, Call("arange", bounds))),
+        ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
+    ]
+    constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
+    program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
+    x = np.linspace(0.5, 1.0, 6)
+    np.testing.assert_array_equal(c_values(program).load()(x).diagonal(), x * np.arange(2, 14, 2))
 
 
 HESSIANS = {

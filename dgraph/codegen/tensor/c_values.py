@@ -529,8 +529,8 @@ class _Translator(CElementPrinter):
             self._fill(out, self._number(node.args[1]))
         elif kind in ("zeros", "ones"):  # ones: a sweep's leaf of a selection's block
             self._fill(out, float(kind == "ones"))
-        elif kind == "arange":  # a flat loop
-            self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
+        elif kind == "arange":
+            self._arange(out, node)
         elif kind == "matmul":
             self._matmul(out, node)
         elif kind == "take":
@@ -1083,20 +1083,27 @@ class _Translator(CElementPrinter):
 
         self._loop([out, lines], body)
 
+    def _arange(self, out: _View, node: ir.Call) -> None:
+        """``arange(stop)``, ``arange(start, stop[, step])`` of literals: a flat loop,
+        entry i ``start + i * step``."""
+        bounds = [_literal(a) for a in node.args]
+        if not 1 <= len(bounds) <= 3 or not all(isinstance(b, (int, float)) for b in bounds):
+            self._refuse("arange of bounds that are not numbers")
+        start, step = (0, 1) if len(bounds) == 1 else (bounds[0], 1)
+        if len(bounds) == 3:
+            step = bounds[2]
+        first = f"{start!r} + " if start else ""
+        times = f" * {step!r}" if step != 1 else ""
+        self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})({first}i{times});")
+
     def _argsort(self, out: _View, node: ir.Call) -> None:
-        """``argsort(x, axis, stable=True)`` / ``lexsort(keys, axis)``: each line's stable
+        """``argsort(x, axis)`` / ``lexsort(keys, axis)``: each line's stable
         order (:mod:`dgraph.codegen.c_sort`'s merge sort, one call a line; a thread per
         line on a GPU), through ``order`` and ``work`` blocks of the line's length."""
         kind = _call_name(node)
         axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
         axis = -1 if axis_node is None else _literal(axis_node)
-        if kind == "argsort":
-            stable = node.keyword("stable")
-            kind_node = node.keyword("kind")
-            if (stable is None or _literal(stable) is not True) and (
-                kind_node is None or _literal(kind_node) != "stable"
-            ):
-                self._refuse("argsort that is not stable")
+        if kind == "argsort":  # stable: an order any kind of sort may give
             keys = [node.args[0]]
         elif isinstance(node.args[0], ir.Seq):
             keys = list(node.args[0].items)
