@@ -207,6 +207,7 @@ class BlockOps:
         self.distribute = distribute
         self._met: dict[tuple[int, int], tuple] = {}
         self.rules: dict[str, tuple] = {}  # an Applied leaf's values' name: op, k, args, result
+        self.ones: set[str] = set()  # the names of leaves' values that are ones(nnz)
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
@@ -250,6 +251,13 @@ class BlockOps:
     def values_at(self, block: Block, values: Node, at: np.ndarray) -> Node:
         return values_at(self.constants, block, values, at)
 
+    def _one(self, values: Node) -> Node:
+        """A move's values ``ones(nnz)`` (a name in :attr:`ones`) as the number 1, marked
+        (:class:`_Ones`) so that two such are not taken for numbers."""
+        if isinstance(values, Name) and values.id in self.ones:
+            return _ONES
+        return values
+
     # -- products ----------------------------------------------------------------------
 
     def multiply(self, upper: Valued, lower: Valued) -> Valued:
@@ -292,7 +300,7 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
-        one = _one_pair_number(a, b, va, vb, product)
+        one = _one_pair_number(a, b, self._one(va), self._one(vb), product)
         if one is not None:  # a move of cumsum's ones (a slice, a flip): still one number
             return product, one
         running = self._running(a, b, va, vb, product)
@@ -699,8 +707,6 @@ class BlockOps:
         left = self._at(a, va, ia)
         right = self._at(b, vb, ib)
         data = _times(left, right)
-        if single and _number(data) is not None:  # one number for every entry: as it is
-            return data  # (a move of cumsum's ones: its rows, not an array of ones)
         if _number(data) is not None:  # both factors numbers: one per pair
             data = Call("full", (Const(int(ic.size)), data))
         if single:
@@ -1009,12 +1015,17 @@ def _flagged_merge(a: Block, b: Block):
     return union, union.data
 
 
+_ONES = Const(1.0)  # a move's ones(nnz) read as a number (BlockOps._one)
+
+
 def _one_pair_number(a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
-    """The values of a sparse ``a · b`` whose factors' values are numbers and whose entries
-    are each one pair (``a`` at most one entry a row, or ``b`` one a column: a move, a
-    slice, a flip): their product, one number for every entry; else None."""
+    """The values of a sparse ``a · b`` whose factors' values are numbers (one of them may
+    be a move's ones, :data:`_ONES`; not both: a product of moves keeps its arrays) and
+    whose entries are each one pair (``a`` at most one entry a row, or ``b`` one a
+    column: a move, a slice, a flip): their product, one number for every entry (a
+    slice or a flip of cumsum's ones stays the number 1); else None."""
     x, y = _number(va), _number(vb)
-    if x is None or y is None or not isinstance(product, Sparse):
+    if x is None or y is None or not isinstance(product, Sparse) or va is vb is _ONES:
         return None
     if not (_at_most_one(entries(a)[0]) or _at_most_one(entries(b)[1])):
         return None

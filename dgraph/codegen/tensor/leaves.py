@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import sympy
 
-from ...blocks import ONES, Block, Sparse
+from ...blocks import Block, Sparse
 from ...blocks.array_extra import permutes
 from ...blocks.arrays import (
     ELEMENTWISE,
@@ -66,8 +66,6 @@ def leaf_values(
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
-        if found is None and block.kind == ONES:  # a move's or a selection's: one number
-            return Const(1.0)  # (a product with cumsum's ones stays one, not an array)
         if found is None:
             return Call("ones", (Const(block.nnz),))
         if index is None:
