@@ -5,9 +5,9 @@ as :mod:`dgraph.codegen.c_special` defines the special functions.
 ``dgraph_argsort`` orders the ``n`` entries of one line by ``count`` keys read through a
 stride (a view needs no copy), the last key first (``numpy.lexsort``'s rule; ``argsort``
 is one key), NaN after every number as NumPy and JAX sort it, equal keys in their order
-(``stable=True``): a bottom-up merge sort (Knuth 1998, 5.2.4, algorithm N's straight
-form), O(n log n), in the caller's ``order`` and ``work`` blocks of n entries (a CUDA
-thread a line needs no allocation), without recursion.
+(``stable=True``): a bottom-up merge sort (Knuth 1998, 5.2.4, algorithm S, the
+straight two-way merge), O(n log n), in the caller's ``order`` and ``work`` blocks of n
+``int64_t`` entries (a CUDA thread a line needs no allocation), without recursion.
 
 References
 ----------
