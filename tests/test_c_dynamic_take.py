@@ -214,3 +214,21 @@ def test_cumsum_sliced_or_reversed_stays_a_running_sum_in_c(name):
     assert all(a.dtype.kind in "iu" for a in values.constants.values())
     assert values.text.count("for (long j = 1;") == 1  # the running sum: one loop
     np.testing.assert_allclose(J(x).toarray(), want, atol=1e-13)
+
+
+def test_a_reversed_cumsum_hessian_in_c_multiplies_by_no_ones():
+    """The Hessian of ``sum(sin(flip(cumsum(flip(x)))))`` in C: JAX's, and its float
+    constants those of the plain cumsum's Hessian (the gradient's seed), not an array of
+    ones per entry beside them (the flips' ones, one per pair, were gathered and
+    multiplied in: 1,600 of them at n = 40)."""
+    x = np.random.default_rng(4).uniform(-1.0, 1.0, N)
+
+    def floats(f):
+        H = dgraph.make_function(f, "hessian", point=(x,), lang="c", sparse=True)
+        np.testing.assert_allclose(H(x).toarray(), np.asarray(jax.hessian(f)(x)), atol=1e-12)
+        constants = H.generated.values.constants.values()
+        return sorted(a.size for a in constants if a.dtype.kind == "f")
+
+    plain = floats(lambda x: jnp.sum(jnp.sin(jnp.cumsum(x))))
+    flipped = floats(lambda x: jnp.sum(jnp.sin(jnp.flip(jnp.cumsum(jnp.flip(x))))))
+    assert flipped == plain and max(plain) < N * N

@@ -715,9 +715,12 @@ class BlockOps:
 
     def _at(self, block: Block, values: Node, where: np.ndarray) -> Node:
         """The values at the block's entries ``where``; a number as it is (every entry of
-        a scaled move: its value places not taken, 10⁶ and more of them)."""
+        a scaled move: its value places not taken, 10⁶ and more of them), a move's ones
+        the number 1 (a pair's product by it not written, not a gather of ones)."""
         if _number(values) is not None:
             return values
+        if isinstance(values, Name) and values.id in self.ones:  # a move's ones: 1
+            return _ONES
         return self.values_at(block, values, _taken(_value_places(block), where))
 
     # -- sums --------------------------------------------------------------------------
