@@ -341,20 +341,27 @@ def test_a_formula_and_a_cast_print_in_c_as_in_numpy():
     np.testing.assert_allclose(space["y"], expected, rtol=1e-14)
 
 
-def test_an_unsupported_statement_is_refused_in_one_line():
+def _read_inside(kind: str) -> ArrayProgram:
+    """``J`` the diagonal ``kind(x * x) * x`` (a reduction read inside an expression)."""
     x_ = Name("x_")
     statements = [
         ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
-        ArrayStatement("y", BinOp("*", Call("argmax", (BinOp("*", x_, x_),)), x_)),
+        ArrayStatement("y", BinOp("*", Call(kind, (BinOp("*", x_, x_),)), x_)),
         ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
     ]
     constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
-    program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
-    # an argmax is a statement of its own; inside an expression it is refused
-    needle = r"numpy.argmax\(x_ \* x_\) \* x_.*argmax is not in"
+    return ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
+
+
+def test_an_unsupported_statement_is_refused_in_one_line():
+    # min (of all axes) has no C; argmax read inside an expression has (its buffer first)
+    needle = r"numpy.min\(x_ \* x_\) \* x_.*min is not in"
     with pytest.raises(DGraphError, match=needle) as caught:
-        c_values(program)
+        c_values(_read_inside("min"))
     assert "\n" not in str(caught.value)
+    x = np.array([0.5, -2.0, 1.5, 0.25, -1.0, 1.75])
+    J = c_values(_read_inside("argmax")).load()(x)
+    np.testing.assert_array_equal(J.diagonal(), np.argmax(x * x) * x)
 
 
 def test_an_inverse_of_a_numpy_function_prints_in_c():

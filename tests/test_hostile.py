@@ -420,11 +420,6 @@ CASES: list[tuple[str, list[str], str]] = [
         "the array operation 'sort' has no element level",
     ),
     (
-        "jax-sort-in-c",
-        [*SORTED, "--inputs", "x:3", "--level", "array", "--sparse", "-o", "j.c"],
-        "sort is not printed in C",
-    ),
-    (
         "jax-sort-union-over-limit",
         [*SORTED, "--inputs", "x:8000", "--level", "array", "-o", "j.py"],
         "the union over permutations",
@@ -457,11 +452,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "scatter-add at positions known only at run time",
     ),
-    (
-        "jax-take-at-run-time-in-c",
+    (  # run-time takes and sorts are printed in C (tests/test_c_dynamic_take.py); this not
+        "jax-cumlogsumexp-in-c",
         [
             "codegen",
-            H("jax_model.py") + ":times_its_largest",
+            H("jax_model.py") + ":running_logsumexp",
             "--inputs",
             "x:3",
             "--level",
@@ -471,6 +466,11 @@ CASES: list[tuple[str, list[str], str]] = [
             "j.c",
         ],
         "C values: cannot translate",
+    ),
+    (  # the same graph as JSON: a DGraphError of the C printer is one line, exit 2
+        "json-cumlogsumexp-in-c",
+        ["codegen", H("c_values_refused.json"), "--sparse", "-o", "j.c"],
+        "logaddexp.accumulate",
     ),
     (
         "jax-polygamma-order",
@@ -843,24 +843,8 @@ CASES: list[tuple[str, list[str], str]] = [
     # 14c/d. loops and branches are regions (issue 54): every target prints them
     # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI);
     # a body reads at its loop counter (tests/test_loop_index.py) or at a position it
-    # computes (a dynamic take), in NumPy and JAX; C prints argmax along an axis, no clip
-    (
-        "loop-argmax-hessian-c",
-        [
-            "codegen",
-            H("jax_model.py") + ":argmax_in_loop",
-            "--inputs",
-            "c:3",
-            "--mode",
-            "hessian",
-            "--lang",
-            "c",
-            "--sparse",
-            "-o",
-            "h.c",
-        ],
-        "arange is not in the C values vocabulary",
-    ),
+    # computes (a dynamic take), in NumPy, JAX and C (argmax_in_loop's Hessian:
+    # tests/test_c_dynamic_take.py)
     (  # selections at the counter past STEP_LIMIT: refused before the tables are made
         "loop-rows-written-past-the-limit",
         [

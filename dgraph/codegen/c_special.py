@@ -18,6 +18,7 @@ Winitzki, S. (2008). A handy approximation for the error function and its invers
 from __future__ import annotations
 
 from .c_linalg import LINALG_FUNCTIONS
+from .c_sort import SORT_FUNCTIONS
 
 __all__ = ["MAX_ORDER", "special_definitions"]
 
@@ -155,6 +156,7 @@ _FUNCTIONS = {
     "dgraph_i0e": (_BESSEL, _I0E),
     "dgraph_i1e": (_BESSEL, _I1E),
     **LINALG_FUNCTIONS,
+    **SORT_FUNCTIONS,
 }
 
 

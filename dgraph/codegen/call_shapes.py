@@ -101,6 +101,16 @@ def _take_along_axis(x: Operand, index: Operand, axis: int) -> Shape:
     return tuple(b if k == axis else max(a, b) for k, (a, b) in pairs)
 
 
+def _argsort(x: Operand, axis: Any = -1, **_: Any) -> Shape:
+    """``argsort``: the operand's shape (``axis=None``, flattened: its size)."""
+    return (math.prod(_dims(x)),) if axis is None else _dims(x)
+
+
+def _lexsort(keys: Any, axis: Any = -1) -> Shape:
+    """``lexsort``: the keys' shape (broadcast)."""
+    return tuple(np.broadcast_shapes(*(_dims(k) for k in keys)))
+
+
 def _reshape(x: Any, shape: Any = None, order: str = "C", **_: Any) -> Shape:
     """``shape`` with its one ``-1`` resolved; the size kept."""
     target = _as_shape(shape)
@@ -292,6 +302,8 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
     "swapaxes": (_swapaxes, "same"),
     "moveaxis": (_moveaxis, "same"),
     "take_along_axis": (_take_along_axis, "same"),
+    "argsort": (_argsort, "index"),
+    "lexsort": (_lexsort, "index"),
     "matmul": (_matmul, "float"),
     "solve": (_second, "float"),
     "solve_triangular": (_second, "float"),

@@ -373,12 +373,13 @@ def _from_table(func: str, args: list, keywords: dict) -> Any:
         dtype = np.result_type(*(_weak(p) for p in args[0]))
     elif kind == "operands":
         dtype = np.result_type(*(_shaped(o).dtype for o in args[1:]))
+    elif kind == "index":  # of any operands (lexsort's: a list of keys)
+        dtype = np.dtype(np.intp)
     else:
         first = _shaped(args[0]).dtype if args else _FLOAT
         dtype = {
             "same": first,
             "summed": _summed(first),
-            "index": np.dtype(np.intp),
             "float": np.result_type(first, _FLOAT),
         }[kind]
     if isinstance(shape, list):

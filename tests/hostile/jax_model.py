@@ -69,7 +69,11 @@ def added_at_its_floor(x):
 
 
 def times_its_largest(x):
-    return x * x[jnp.argmax(x)]  # a take at a position known only at run time
+    return x * x[jnp.argmax(x)]  # a take at a position known only at run time (C prints it)
+
+
+def running_logsumexp(x):
+    return jax.lax.cumlogsumexp(x) * x  # logaddexp.accumulate: not in the C values vocabulary
 
 
 def complex_tangent(x):

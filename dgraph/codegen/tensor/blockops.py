@@ -207,6 +207,7 @@ class BlockOps:
         self.distribute = distribute
         self._met: dict[tuple[int, int], tuple] = {}
         self.rules: dict[str, tuple] = {}  # an Applied leaf's values' name: op, k, args, result
+        self.ones: set[str] = set()  # the names of leaves' values that are ones(nnz)
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
@@ -250,6 +251,13 @@ class BlockOps:
     def values_at(self, block: Block, values: Node, at: np.ndarray) -> Node:
         return values_at(self.constants, block, values, at)
 
+    def _one(self, values: Node) -> Node:
+        """A move's values ``ones(nnz)`` (a name in :attr:`ones`) as the number 1, marked
+        (:class:`_Ones`) so that two such are not taken for numbers."""
+        if isinstance(values, Name) and values.id in self.ones:
+            return _ONES
+        return values
+
     # -- products ----------------------------------------------------------------------
 
     def multiply(self, upper: Valued, lower: Valued) -> Valued:
@@ -292,6 +300,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        one = _one_pair_number(a, b, self._one(va), self._one(vb), product)
+        if one is not None:  # a move of cumsum's ones (a slice, a flip): still one number
+            return product, one
         running = self._running(a, b, va, vb, product)
         if running is not None:
             return product, running
@@ -704,9 +715,12 @@ class BlockOps:
 
     def _at(self, block: Block, values: Node, where: np.ndarray) -> Node:
         """The values at the block's entries ``where``; a number as it is (every entry of
-        a scaled move: its value places not taken, 10⁶ and more of them)."""
+        a scaled move: its value places not taken, 10⁶ and more of them), a move's ones
+        the number 1 (a pair's product by it not written, not a gather of ones)."""
         if _number(values) is not None:
             return values
+        if isinstance(values, Name) and values.id in self.ones:  # a move's ones: 1
+            return _ONES
         return self.values_at(block, values, _taken(_value_places(block), where))
 
     # -- sums --------------------------------------------------------------------------
@@ -1002,6 +1016,23 @@ def _flagged_merge(a: Block, b: Block):
         flagged.append(matrix)
     union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
     return union, union.data
+
+
+_ONES = Const(1.0)  # a move's ones(nnz) read as a number (BlockOps._one)
+
+
+def _one_pair_number(a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
+    """The values of a sparse ``a · b`` whose factors' values are numbers (one of them may
+    be a move's ones, :data:`_ONES`; not both: a product of moves keeps its arrays) and
+    whose entries are each one pair (``a`` at most one entry a row, or ``b`` one a
+    column: a move, a slice, a flip): their product, one number for every entry (a
+    slice or a flip of cumsum's ones stays the number 1); else None."""
+    x, y = _number(va), _number(vb)
+    if x is None or y is None or not isinstance(product, Sparse) or va is vb is _ONES:
+        return None
+    if not (_at_most_one(entries(a)[0]) or _at_most_one(entries(b)[1])):
+        return None
+    return Const(x * y)
 
 
 def _stored(block: Block) -> int:

@@ -27,7 +27,10 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
 :mod:`dgraph.codegen.c`'s printer); ``concatenate``, ``stack``,
-``cumsum``, ``argmax`` (any axis), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
+``cumsum``, ``argmax``/``argmin`` (any axis), ``argsort``/``lexsort`` (stable:
+:mod:`dgraph.codegen.c_sort`'s merge sort a line), ``take_along_axis`` and ``take`` at
+integer arrays computed at run time (a take at an ``argmax``, at ``argsort``'s positions, at
+a ``clip`` of ``astype(int)``), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
 inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
@@ -78,7 +81,7 @@ function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
 
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
 computed into a buffer of its own first. Statements outside this vocabulary (an
-``einsum`` of a computed operand, a ``cumsum`` inside an expression, ...) are refused with one
+``einsum`` of a computed operand, ``logaddexp.accumulate``, ...) are refused with one
 :class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
@@ -121,11 +124,14 @@ THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
 # computed into a buffer of their own first where an expression (or a view) reads them
-_COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate"}
+_COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate", "arange"}
+_COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # run-time takes
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
 _TILE = 16  # a transposing copy's tile (entries a side)
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _LINALG_REFUSED = {"linalg.qr", "linalg.svd"}  # not in C (eigh: dgraph_eigh)
+# views of a computed operand: of its own buffer (expand_dims: a take's one-hot compared)
+_OWN_BUFFER = {"reshape", "ravel", "transpose", "moveaxis", "swapaxes", "expand_dims", "flip"}
 _VIEWS = {
     "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
     "expand_dims", "moveaxis", "swapaxes",
@@ -381,11 +387,10 @@ class _Translator(CElementPrinter):
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> CValues:
-        sorts = {"sort", "argsort", "lexsort"}
-        if any(_call_name(n) in sorts for st in self.body for n in ir.walk(st.value)):
+        if any(_call_name(n) == "sort" for st in self.body for n in ir.walk(st.value)):
             raise DGraphError(
-                "C values: sort is not printed in C (its block is a permutation"
-                " known only at run time): use lang python or jax"
+                "C values: sort is not printed in C (its values are a take at argsort's"
+                " positions, which C prints): use lang python or jax"
             )
         for st in self.body:
             refused = {n.func for n in ir.walk(st.value) if isinstance(n, ir.Call)}
@@ -519,14 +524,18 @@ class _Translator(CElementPrinter):
             self._cumulative(out, node, "+" if kind == "cumsum" else "*")
         elif kind in ("argmax", "argmin"):
             self._arg_extreme(out, node, ">" if kind == "argmax" else "<")
+        elif kind in ("argsort", "lexsort"):
+            self._argsort(out, node)
+        elif kind == "take_along_axis":
+            self._take_along_axis(out, node)
         elif kind == "pad":
             self._pad(out, node)
         elif kind == "full":
             self._fill(out, self._number(node.args[1]))
         elif kind in ("zeros", "ones"):  # ones: a sweep's leaf of a selection's block
             self._fill(out, float(kind == "ones"))
-        elif kind == "arange":  # a flat loop
-            self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
+        elif kind == "arange":
+            self._arange(out, node)
         elif kind == "matmul":
             self._matmul(out, node)
         elif kind == "take":
@@ -601,7 +610,7 @@ class _Translator(CElementPrinter):
         if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
-        if inner is None and kind in ("reshape", "ravel", "transpose", "moveaxis", "swapaxes"):
+        if inner is None and kind in _OWN_BUFFER:
             inner = self._operand(node.args[0])  # of a computed value: its buffer
         elif inner is None and _call_name(node.args[0]) in _COMPUTED:  # a cumprod flipped
             inner = self._reduction(node.args[0])
@@ -1081,6 +1090,100 @@ class _Translator(CElementPrinter):
 
         self._loop([out, lines], body)
 
+    def _arange(self, out: _View, node: ir.Call) -> None:
+        """``arange(stop)``, ``arange(start, stop[, step])`` of literals: a flat loop,
+        entry i ``start + i * step``."""
+        bounds = [_literal(a) for a in node.args]
+        if not 1 <= len(bounds) <= 3 or not all(isinstance(b, (int, float)) for b in bounds):
+            self._refuse("arange of bounds that are not numbers")
+        start, step = (0, 1) if len(bounds) == 1 else (bounds[0], 1)
+        if len(bounds) == 3:
+            step = bounds[2]
+        first = f"{start!r} + " if start else ""
+        times = f" * {step!r}" if step != 1 else ""
+        self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})({first}i{times});")
+
+    def _argsort(self, out: _View, node: ir.Call) -> None:
+        """``argsort(x, axis)`` / ``lexsort(keys, axis)``: each line's stable
+        order (:mod:`dgraph.codegen.c_sort`'s merge sort, one call a line; a thread per
+        line on a GPU), through ``order`` and ``work`` blocks of the line's length."""
+        kind = _call_name(node)
+        axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
+        axis = -1 if axis_node is None else _literal(axis_node)
+        if kind == "argsort":  # stable: an order any kind of sort may give
+            keys = [node.args[0]]
+        elif isinstance(node.args[0], ir.Seq):
+            keys = list(node.args[0].items)
+        else:
+            self._refuse("lexsort of something other than a list")
+        shape = out.shape
+        if not shape:
+            self._refuse(f"{kind} of a number")
+        axis %= len(shape)
+        source = self._view(keys[0]) if len(keys) == 1 else None
+        if source is None or source.ctype != "double" or source.shape != shape:
+            size = math.prod(shape)
+            name = self._buffer("keys", len(keys) * size, "double")
+            for k, key in enumerate(keys):  # each key's entries, as doubles, one after another
+                self._copy(_View(name, k * size, shape, _c_strides(shape)), key)
+            source, key_step = _contiguous(name, shape), size
+        else:
+            key_step = 0
+        n, stride = shape[axis], _normal(source)[axis]
+        keep = [d for d in range(len(shape)) if d != axis]
+        lines = tuple(shape[d] for d in keep)
+        count = math.prod(lines)
+        blocks = tuple(s * n for s in _c_strides(lines))
+        order, work = (self._buffer(w, count * n, "int64_t") for w in ("order", "work"))
+        views = [
+            _View(out.base, out.offset, lines, tuple(_normal(out)[d] for d in keep), out.ctype),
+            _View(source.base, source.offset, lines, tuple(_normal(source)[d] for d in keep)),
+            _View(order, 0, lines, blocks, "int64_t"),
+            _View(work, 0, lines, blocks, "int64_t"),
+        ]
+        step = _normal(out)[axis]
+
+        def body(i: list[str]) -> str:
+            at = f"{out.base}[({i[0]}) + j * {step}L]"
+            return (
+                f"{{ dgraph_argsort({n}L, {len(keys)}L, {source.base} + ({i[1]}), {key_step}L,"
+                f" {stride}L, {order} + ({i[2]}), {work} + ({i[3]}));"
+                f" for (long j = 0; j < {n}L; j++) {at} = ({out.ctype}){order}[({i[2]}) + j]; }}"
+            )
+
+        self._loop(views, body)
+
+    def _take_along_axis(self, out: _View, node: ir.Call) -> None:
+        """``take_along_axis(a, K, axis)``, ``K`` an integer array of a's number of axes
+        (the others broadcast): ``out[..., j, ...] = a[..., K[..., j, ...], ...]``, a
+        negative position counted from the end (one loop over the result)."""
+        source = self._view(node.args[0]) or self._operand(node.args[0])
+        ids = self._view(node.args[1]) or self._operand(node.args[1])
+        axis_node = node.keyword("axis") or (node.args[2] if len(node.args) > 2 else None)
+        if ids.ctype == "double" or axis_node is None or len(ids.shape) != len(source.shape):
+            self._refuse("take_along_axis other than of an integer array along one axis")
+        axis = _literal(axis_node) % len(source.shape)
+        strides = _normal(source)
+        full = out.shape
+        if len(full) != len(source.shape) or any(
+            source.shape[d] not in (1, full[d]) for d in range(len(full)) if d != axis
+        ):
+            self._refuse(f"take_along_axis of shapes {source.shape} and {ids.shape}")
+        spread = _View(source.base, source.offset, full,
+                       tuple(0 if d == axis else strides[d] for d in range(len(full))),
+                       source.ctype)  # fmt: skip
+        picks = ids.to(full)
+        n, step = source.shape[axis], strides[axis]
+
+        def body(i: list[str]) -> str:
+            k = f"(long){ids.base}[{i[2]}]"
+            return (
+                f"{out.base}[{i[0]}] = {source.base}[({i[1]}) + ({k} < 0 ? {k} + {n}L : {k})"
+                f" * {step}L];"
+            )
+
+        self._loop([out, spread, picks], body)
+
     # -- linear algebra (dgraph.codegen.c_linalg's helpers, one call per matrix) ------------
 
     def _matrix_operand(self, node: Node) -> _View:
@@ -1350,9 +1453,9 @@ class _Translator(CElementPrinter):
         """``take(a, K, axis)``, ``K`` an integer array: ``out[..., j, ...] = a[..., K[j],
         ...]`` (one loop over the result)."""
         source = self._view(node.args[0]) or self._operand(node.args[0])
-        ids = self._view(node.args[1])
+        ids = self._view(node.args[1]) or self._operand(node.args[1])  # computed: a buffer
         axis_node = node.keyword("axis")
-        if ids is None or ids.ctype == "double" or axis_node is None:
+        if ids.ctype == "double" or axis_node is None:
             self._refuse("take other than of an integer array along one axis")
         axis = _literal(axis_node) % len(source.shape)
         before, after = source.shape[:axis], source.shape[axis + 1 :]

@@ -1050,8 +1050,11 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
                 continue
         else:
             node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index, w.d.lang)
+        ones = isinstance(node, ir.Call) and node.func == "ones"  # a move's values
         if ir.number(node) is None:
             node = w.emit(node, f"d_{v}_{u}")
+        if ones and isinstance(node, Name):
+            ops.ones.add(node.id)
         if isinstance(block, Applied) and isinstance(node, Name):  # applied by its rules
             result = names[v] if v in names else w.emit(forward_node(w, op, names, shapes, True))
             ops.rules[node.id] = (op, k, args, result)
