@@ -119,7 +119,7 @@ def test_entries_the_scalar_tier_leaves_are_kept_by_their_own_bounds(tiers, monk
         lambda a, b: np.cumsum(a, axis=1) * b,
         lambda a, b: np.where(a.value > 0, a, b) if isinstance(a, bounds.Bounded) else a,
         lambda a, b: np.concatenate([a, b]).ravel()[np.array([3, 0, 17, 3])],
-        lambda a, b: bounds.scattered_add(a.ravel(), [(np.array([0, 0, 5, 2]), b[0, :4])]),
+        lambda a, b: bounds.scattered_add(b.ravel(), [(np.array([0, 0, 0, 2]), a[0, :4])]),
         lambda a, b: np.bincount(np.array([0, 2, 2, 1]), weights=b[1, :4], minlength=4),
     ],
 )

@@ -199,6 +199,17 @@ def _slope(ufunc: np.ufunc, inputs: list, k: int, v: Any) -> Any:
     return np.abs(ufunc(*moved) - v) / step
 
 
+def _scaled(x: Any, e: Any) -> Any:
+    """|x|·e, in place of |x| where it has e's shape (an exact factor ±1: e itself)."""
+    if np.ndim(x) == 0:
+        c = abs(float(x))
+        return e if c == 1.0 else c * e
+    t = np.abs(x)
+    if t.dtype.kind == "f" and t.shape == np.shape(e):
+        return np.multiply(t, e, out=t)
+    return t * e
+
+
 def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
     """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules), summed
     in place (the arrays are the program's: 10⁶ entries a statement)."""
@@ -215,7 +226,7 @@ def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
     if ufunc in (np.add, np.subtract):
         terms = [e[k] for k in bounded]
     elif ufunc is np.multiply:
-        terms = [np.abs(x[1 - k]) * e[k] for k in bounded]
+        terms = [_scaled(x[1 - k], e[k]) for k in bounded]
     elif ufunc in (np.true_divide, np.divide):
         carried = e.get(0, 0.0) + (out * e[1] if 1 in e else 0.0)
         terms = [carried / np.abs(x[1])]

@@ -19,9 +19,9 @@ out, both from the structure, never from a value at a point:
   summands read; a point only keeps an entry. The bound is tiered: a point is evaluated
   with one bound a statement (:class:`~..bounds.Scalar`, a reduction where the per-entry
   bound costs an array), which decides every entry far from it; only the entries it
-  leaves undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy the points are
-  its narrowed program's (:func:`none_cancel`), and the pass runs on the whole program
-  only where an entry is still asked after them.
+  leaves undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy
+  the points are its narrowed program's (:func:`none_cancel`), and the pass runs on the
+  whole program only where an entry is still asked after them.
 
 :func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
 the nonzeros the code computes at any input.
@@ -284,9 +284,9 @@ def _decided(
     1/:data:`_WHOLE` of the entries asked, the undecided counted), the undecided are left
     asked, that point's cheap bound asked first (the caller decides those still asked
     after the last point by their own bounds here). Returns the entries near 0 and the
-    undecided where it so deferred (else None).
-    Which tier decided is counted in ``w``'s ``cancel_tiers`` where it has one:
-    "scalar", "entries", "whole", "deferred"."""
+    undecided where it so deferred (else None). Which tier decided is counted in
+    ``w``'s ``cancel_tiers`` where it has one: "scalar", "entries", "whole",
+    "deferred"."""
     size = asked.size
     sums = _sums(parts, found, bounds, size)
     if sums is None:
