@@ -22,10 +22,13 @@ statement plainly and bounds each entry by the largest value and error it read o
 :class:`Scalar` is the cheaper tier: one bound for all of an array's entries, a number
 not below any entry's bound by the rules above (each rule's terms, nonnegative and
 nondecreasing in the operands' errors, bounded by their largest: e(a·b) ≤ max|v| +
-max|b|·ea + max|a|·eb; a sum of products by the call on |operand| + its error, whose
-expansion holds every term). It costs a reduction where the per-entry bound costs an
-array: an entry whose value is far above its statement's scalar bound is far above its
-own, and only the rest need the per-entry bound (:mod:`.tensor.cancel`).
+max|b|·ea + max|a|·eb; a sum of products its rounding, the call on the magnitudes, plus
+Σ_k e_k·Π_{j≠k} max|x_j| × the most products an entry sums; a scatter-add the most times
+a position is given × its parts' error and magnitude). It costs a reduction where the
+per-entry bound costs an array: an entry whose value is far above its statement's scalar
+bound is far above its own, and only the rest need the per-entry bound
+(:mod:`.tensor.cancel`). A store updates the scalar bounds of the arrays that share its
+memory (a per-entry bound shares it with the view).
 """
 
 from __future__ import annotations
