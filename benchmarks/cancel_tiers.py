@@ -47,7 +47,7 @@ def _per_entry():
 
     def by_own(w, parts, found, bounds, asked, entries, whole, may_defer=False):
         near = cancel._near_zero(parts, found, bounds, asked.size)
-        return None if near is None else (near, None)
+        return None if near is None else (near, None, True)
 
     cancel._at_a_point, cancel._narrowed_at_a_point, cancel._decided = (
         point,

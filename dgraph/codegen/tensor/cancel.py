@@ -205,6 +205,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
+    tiered = True  # until the scalar bounds of a point leave entries: then per entry
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         # a later point: the entries still asked alone, where they are few (the lookups of
         # most of the entries cost more than the whole program's pass)
@@ -215,7 +216,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                 if not asked.any():
                     return None
                 continue
-        point = _at_a_point(w, nodes, seed, fixed, needed, scalar=True)
+        point = _at_a_point(w, nodes, seed, fixed, needed, scalar=tiered)
         if point is None and asked is not None and seed in _MIXED:
             continue  # not evaluated at inputs of either sign (a domain): the next point
         if point is None:
@@ -227,13 +228,20 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             size = values.size if isinstance(values, Terms) else int(np.size(point[2][0]))
             asked = np.zeros(size, dtype=bool)
             asked[at[~zero] if zero is not None else at] = True
-        entries, whole = _own_bounds(w, parts, seed, fixed, named, needed)
-        decided = _decided(w, parts, point[2], point[3], asked, entries, whole, seed != _SEEDS[-1])
-        if decided is None:
-            return None
-        near, undecided = decided
-        if undecided is not None:
-            deferred.append((seed, undecided))
+        if tiered:
+            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed)
+            last = seed == _SEEDS[-1]
+            decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
+            if decided is None:
+                return None
+            near, undecided, tiered = decided
+            if undecided is not None:
+                deferred.append((seed, undecided))
+        else:  # a point after one the scalar bounds did not decide: its own bounds at once
+            near = _near_zero(parts, point[2], point[3], size)
+            if near is None:
+                return None
+            _count(w, "own")
         asked &= near
         if not asked.any():
             return None
@@ -274,7 +282,7 @@ def _decided(
     entries,
     whole,
     may_defer: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None] | None:
+) -> tuple[np.ndarray, np.ndarray | None, bool] | None:
     """:func:`_near_zero` at a point evaluated with one bound a statement (``found``,
     ``bounds``: :func:`_at_a_point` with ``scalar``), each entry's own bound only where
     that one does not decide: an entry whose sum is above :data:`_NEAR_ALL` × the sum of
@@ -285,10 +293,11 @@ def _decided(
     a later point follows; where it will evaluate the whole program anyway (more than
     1/:data:`_WHOLE` of the entries asked, the undecided counted), the undecided are left
     asked, that point's cheap bound asked first (the caller decides those still asked
-    after the last point by their own bounds here). Returns the entries near 0 and the
-    undecided where it so deferred (else None). Which tier decided is counted in
-    ``w``'s ``cancel_tiers`` where it has one: "scalar", "entries", "whole",
-    "deferred"."""
+    after the last point by their own bounds here). Returns the entries near 0, the
+    undecided where it so deferred (else None) and whether the scalar bounds decided
+    alone (else the caller's later points go per entry at once: "own"). Which tier
+    decided is counted in ``w``'s ``cancel_tiers`` where it has one: "scalar",
+    "entries", "whole", "deferred", "own"."""
     size = asked.size
     sums = _sums(parts, found, bounds, size)
     if sums is None:
@@ -298,12 +307,12 @@ def _decided(
     undecided = near & asked & ~_near_by_values(total, scale)
     if not undecided.any():
         _count(w, "scalar")
-        return near, None
+        return near, None, True
     if may_defer and np.count_nonzero(near & asked) * _WHOLE > size:
         _count(w, "deferred")
-        return near, undecided
+        return near, undecided, False
     own = _decided_by_own(w, undecided, entries, whole)
-    return None if own is None else ((near & ~undecided) | own, None)
+    return None if own is None else ((near & ~undecided) | own, None, False)
 
 
 def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | None:
