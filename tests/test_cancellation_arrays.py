@@ -341,8 +341,10 @@ def test_entries_tiny_at_positive_points_are_kept_at_a_point_of_mixed_signs(monk
     terms (z ≈ 70): sigmoid'(z) ≈ 1e-30 scales every entry between hidden units, below
     the rounding bound at such a point, though none is 0. The second point's inputs have
     either sign, so those entries are kept there: two points, each over the whole program
-    (most entries asked: no per-entry lookups), no polynomials (main: three points, two
-    tries at the asked entries alone), and the Hessian is dense and jax.hessian's."""
+    (most entries asked: no per-entry lookups; the first with one bound a statement, its
+    undecided entries left to the second, evaluated with each entry's own), no polynomials
+    (main: three points, two tries at the asked entries alone), and the Hessian is dense
+    and jax.hessian's."""
     from dgraph.codegen.tensor import cancel, poly_values
 
     h, rng = 40, np.random.default_rng(5)

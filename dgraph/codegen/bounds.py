@@ -18,10 +18,22 @@ exact (e = 0). The values are the same operations on the same arrays as
 :class:`BoundEvaluator` evaluates a statement so; where a node is not taken (a NumPy
 function not listed, a conversion to a plain array), :func:`run_bounded` evaluates the
 statement plainly and bounds each entry by the largest value and error it read or made.
+
+:class:`Scalar` is the cheaper tier: one bound for all of an array's entries, a number
+not below any entry's bound by the rules above (each rule's terms, nonnegative and
+nondecreasing in the operands' errors, bounded by their largest: e(a·b) ≤ max|v| +
+max|b|·ea + max|a|·eb; a sum of products its rounding, the call on the magnitudes, plus
+Σ_k e_k·Π_{j≠k} max|x_j| × the most products an entry sums; a scatter-add the most times
+a position is given × its parts' error and magnitude). It costs a reduction where the
+per-entry bound costs an array: an entry whose value is far above its statement's scalar
+bound is far above its own, and only the rest need the per-entry bound
+(:mod:`.tensor.cancel`). A store updates the scalar bounds of the arrays that share its
+memory (a per-entry bound shares it with the view).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,6 +44,7 @@ from .evaluate import ArrayEvaluator
 __all__ = [
     "BoundEvaluator",
     "Bounded",
+    "Scalar",
     "bound_of",
     "filled",
     "plain",
@@ -109,6 +122,58 @@ def _ratio(v: Any, x: Any) -> np.ndarray:
         return np.where(x > 0, np.abs(v) / np.where(x > 0, x, 1.0), 0.0)
 
 
+def _top(x: Any) -> float:
+    """max |x| over the entries (0 for none; NaN where one is NaN); a :class:`Scalar`'s
+    found once."""
+    if isinstance(x, Scalar):
+        if x.top is None:
+            x.top = _top(x.value)
+        return x.top
+    x = plain(x)
+    if isinstance(x, np.ndarray):
+        if x.size == 0:
+            return 0.0
+        return float(max(x.max(), -x.min()))
+    return float(abs(x))
+
+
+def _low(x: Any) -> float:
+    """min |x| over the entries (inf for none; NaN where one is NaN)."""
+    x = np.abs(plain(x))
+    return float(np.min(x)) if np.size(x) else math.inf
+
+
+def _worst(*bounds: float) -> float:
+    """The largest of scalar bounds, NaN where one is (no number: every entry asked)."""
+    out = 0.0
+    for b in bounds:
+        if b != b:
+            return math.nan
+        out = max(out, b)
+    return out
+
+
+def _over(a: float, b: float) -> float:
+    """a / b for a ≥ 0, b ≥ 0, as NumPy divides (a/0: inf, 0/0: NaN)."""
+    if b:
+        return a / b
+    return math.inf if a > 0 else math.nan
+
+
+def _scalar_bounds(xs: Any) -> bool:
+    """Whether every :class:`Bounded` among ``xs`` (in lists too) is a :class:`Scalar`."""
+    if isinstance(xs, (list, tuple)):
+        return all(_scalar_bounds(i) for i in xs)
+    return not isinstance(xs, Bounded) or isinstance(xs, Scalar)
+
+
+def _entrywise(x: Any) -> Any:
+    """A :class:`Scalar` as a :class:`Bounded` of its bound at every entry."""
+    if isinstance(x, Scalar):
+        return Bounded(x.value, np.full(np.shape(x.value), x.bound))
+    return x
+
+
 _SAME = {np.negative, np.positive, np.absolute, np.fabs, np.conjugate}  # exact
 _LARGER = {np.maximum, np.minimum, np.fmax, np.fmin}
 # |f′(x)| from x and v = f(x)
@@ -137,6 +202,17 @@ def _slope(ufunc: np.ufunc, inputs: list, k: int, v: Any) -> Any:
     return np.abs(ufunc(*moved) - v) / step
 
 
+def _scaled(x: Any, e: Any) -> Any:
+    """|x|·e, in place of |x| where it has e's shape (an exact factor ±1: e itself)."""
+    if np.ndim(x) == 0:
+        c = abs(float(x))
+        return e if c == 1.0 else c * e
+    t = np.abs(x)
+    if t.dtype.kind == "f" and t.shape == np.shape(e):
+        return np.multiply(t, e, out=t)
+    return t * e
+
+
 def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
     """The error bound of ``v = ufunc(*inputs)`` (the module docstring's rules), summed
     in place (the arrays are the program's: 10⁶ entries a statement)."""
@@ -153,7 +229,7 @@ def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
     if ufunc in (np.add, np.subtract):
         terms = [e[k] for k in bounded]
     elif ufunc is np.multiply:
-        terms = [np.abs(x[1 - k]) * e[k] for k in bounded]
+        terms = [_scaled(x[1 - k], e[k]) for k in bounded]
     elif ufunc in (np.true_divide, np.divide):
         carried = e.get(0, 0.0) + (out * e[1] if 1 in e else 0.0)
         terms = [carried / np.abs(x[1])]
@@ -175,6 +251,48 @@ def _ufunc_bound(ufunc: np.ufunc, v: Any, inputs: tuple) -> Any:
         else:
             out = out + t
     return out
+
+
+# an upper bound of max |f′(x)| from (x, max |v|): cheap, by the same table's formulas
+_SLOPE_TOPS = {
+    np.exp: lambda x, v, top: top,
+    np.expm1: lambda x, v, top: top + 1.0,
+    np.log: lambda x, v, top: _over(1.0, _low(x)),
+    np.log1p: lambda x, v, top: _over(1.0, _low(1.0 + x)),
+    np.sqrt: lambda x, v, top: _over(0.5, _low(v)),
+    np.sin: lambda x, v, top: 1.0,
+    np.cos: lambda x, v, top: 1.0,
+    np.tanh: lambda x, v, top: 1.0,
+    np.arctan: lambda x, v, top: 1.0,
+    np.reciprocal: lambda x, v, top: top * top,
+}
+
+
+def _ufunc_scalar(ufunc: np.ufunc, out: Scalar, inputs: tuple) -> float:
+    """A bound on every entry's error of ``v = ufunc(*inputs)``, the operands'
+    :class:`Scalar` (the module docstring): :func:`_ufunc_bound`'s rule with each array
+    replaced by its largest magnitude, or that rule's array and its largest entry
+    (``out``: the value, its bound to be set)."""
+    v = out.value
+    x = [plain(i) for i in inputs]
+    e = {k: float(i.bound) for k, i in enumerate(inputs) if isinstance(i, Bounded)}
+    if ufunc in _SAME:
+        return e[0]
+    if ufunc in _LARGER:
+        return _worst(*e.values())
+    top = _top(out)
+    if ufunc in (np.add, np.subtract):
+        return top + sum(e.values())
+    if ufunc is np.multiply:
+        return top + sum(_top(inputs[1 - k]) * ek for k, ek in e.items())
+    if ufunc is np.square:
+        return top + 2.0 * _top(inputs[0]) * e[0]
+    if ufunc in _SLOPE_TOPS:
+        return top + _SLOPE_TOPS[ufunc](x[0], v, top) * e[0]
+    if ufunc in (np.true_divide, np.divide):
+        low = abs(float(x[1])) if np.ndim(x[1]) == 0 else _low(x[1])
+        return top + _over(e.get(0, 0.0) + top * e.get(1, 0.0), low)
+    return _top(_ufunc_bound(ufunc, v, tuple(_entrywise(i) for i in inputs)))
 
 
 # NumPy functions that move entries (no arithmetic): the errors move with the values
@@ -253,15 +371,24 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
         if kwargs.get("out") is not None or "where" in kwargs:
             raise Unbounded(f"{ufunc.__name__} with out= or where=")
         values = [plain(x) for x in inputs]
+        scalar = _scalar_bounds(inputs)
+        if not scalar:  # a Scalar beside per-entry bounds: its bound at every entry
+            inputs = tuple(_entrywise(x) for x in inputs)
         if method == "__call__":
             v = ufunc(*values, **kwargs)
             if isinstance(v, tuple) or not _floating(v):
                 return v
             if kwargs:
                 raise Unbounded(f"{ufunc.__name__} with keywords")
+            if scalar:
+                out = Scalar(v, 0.0)
+                out.bound = _ufunc_scalar(ufunc, out, inputs)
+                return out
             return Bounded(v, _ufunc_bound(ufunc, v, inputs))
         if method in ("reduce", "accumulate") and ufunc in {np.add, *_LARGER}:
             v = getattr(ufunc, method)(*values, **kwargs)
+            if scalar:
+                return _reduced_scalar(ufunc, method, v, inputs[0], kwargs)
             if ufunc is np.add:
                 run = getattr(np.add, method)
                 e = run(bound_of(inputs[0]), **kwargs) + run(np.abs(values[0]), **kwargs)
@@ -277,6 +404,10 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
         values = call(plain)
         if not _floating(values):
             return values
+        if _scalar_bounds(args) and _scalar_bounds(tuple(kwargs.values())):
+            return Scalar(values, _function_scalar(func, call, values, args, kwargs))
+        args = _deep(args, _entrywise)
+        kwargs = {k: _deep(v, _entrywise) for k, v in kwargs.items()}
         if func in _MOVES:
             return Bounded(values, call(_error_arg))
         if func in _FRESH:
@@ -288,6 +419,120 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
         return Bounded(
             values, np.full(np.shape(values), _largest(values, [*args, *kwargs.values()]))
         )
+
+
+class Scalar(Bounded):
+    """A float array (or number) and one bound, a float, on every entry's rounding error
+    (units of the unit roundoff): the cheaper tier (the module docstring)."""
+
+    __slots__ = ("top",)  # max |value|, found where first asked
+
+    def __init__(self, value: Any, bound: Any, top: float | None = None) -> None:
+        super().__init__(value, bound)
+        self.top = top
+
+    @classmethod
+    def exact(cls, value: Any) -> Scalar:
+        """An exact number: no error."""
+        return cls(value, 0.0)
+
+    T = property(lambda self: Scalar(self.value.T, self.bound, self.top))
+
+    def __getitem__(self, key: Any) -> Scalar:
+        key = _deep(key, plain)
+        if _gathered(self.value, key):
+            return Scalar(np.take(self.value, key), self.bound)
+        return Scalar(self.value[key], self.bound)
+
+    def __setitem__(self, key: Any, item: Any) -> None:
+        key = _deep(key, plain)
+        self.value[key] = plain(item)
+        self.bound = _worst(self.bound, _top(bound_of(item)))
+        self.top = None
+
+    def astype(self, dtype: Any) -> Any:
+        value = self.value.astype(dtype)
+        return Scalar(value, self.bound) if _floating(value) else value
+
+    def reshape(self, *shape: Any) -> Scalar:
+        return Scalar(self.value.reshape(*shape), self.bound, self.top)
+
+    def ravel(self) -> Scalar:
+        return Scalar(np.ravel(self.value), self.bound, self.top)
+
+    def copy(self) -> Scalar:
+        return Scalar(np.copy(self.value), self.bound, self.top)
+
+
+def _reduced_scalar(ufunc: np.ufunc, method: str, v: Any, x: Scalar, kwargs: dict) -> Any:
+    """``v``, a sum (or largest) of ``x``'s entries along an axis, with its
+    :class:`Scalar`: as many times x's bound as entries summed, plus the largest sum of
+    the magnitudes (an entry's: the sum of its terms' errors and magnitudes)."""
+    if not _floating(v):
+        return v
+    if ufunc is not np.add:
+        return Scalar(v, x.bound)
+    values = plain(x)
+    if method == "reduce":
+        count = np.size(values) // max(np.size(v), 1)
+    else:
+        count = np.shape(values)[kwargs.get("axis", 0)]
+    summed = getattr(np.add, method)(np.abs(values), **kwargs)
+    return Scalar(v, count * x.bound + _top(summed))
+
+
+def _bounds_in(xs: Any) -> list[float]:
+    found: list = []
+    _deep(xs, lambda x: found.append(x.bound) if isinstance(x, Bounded) else None)
+    return found
+
+
+def _function_scalar(func, call, values: Any, args: tuple, kwargs: dict) -> float:
+    """The :class:`Scalar` of ``values = func(*args, **kwargs)`` (its operands'
+    Scalar): what :meth:`Bounded.__array_function__` gives each entry, at most."""
+    if func in _MOVES:
+        return _worst(*_bounds_in(args), *_bounds_in(tuple(kwargs.values())))
+    if func in _FRESH:
+        return 0.0
+    if func in _MULTILINEAR:
+        return _multilinear_scalar(func, call, args, kwargs)
+    if func in _LARGEST_CALL:
+        return float(bound_of(args[0]))
+    return _largest(values, [*args, *kwargs.values()])
+
+
+def _multilinear_scalar(func, call, args: tuple, kwargs: dict) -> float:
+    """The :class:`Scalar` of a sum of products of the float operands x_k: an entry's
+    error is the call on the magnitudes (the rounding) plus, for each k, the call on
+    x_k's errors and the others' magnitudes (first order, as :func:`_multilinear_error`),
+    at most e_k × Π_{j≠k} max|x_j| × the most products an entry sums."""
+    floats: list = []
+    _deep((args, tuple(kwargs.values())), lambda x: floats.append(x) if _floating(plain(x)) else x)
+    rounding = _top(call(_magnitude_arg))
+    errors = [(k, float(x.bound)) for k, x in enumerate(floats) if bound_of(x) != 0.0]
+    if not errors:
+        return rounding
+    tops = [_top(x) for x in floats]  # (a Scalar's kept)
+    carried = 0.0
+    for k, e in errors:
+        carried += e * math.prod(t for j, t in enumerate(tops) if j != k)
+    return rounding + _terms_per_entry(func, call, args) * carried
+
+
+def _terms_per_entry(func, call, args: tuple) -> float:
+    """The most products one entry of a sum of products sums: for an ``einsum`` with its
+    output named, the sizes of the indices summed over; else the call on ones."""
+    if func is np.einsum and isinstance(args[0], str) and "->" in args[0] and "." not in args[0]:
+        inputs, out = args[0].replace(" ", "").split("->")
+        terms, operands = inputs.split(","), args[1:]
+        sizes: dict[str, int] = {}
+        if len(terms) == len(operands) and all(
+            len(t) == np.ndim(plain(x)) for t, x in zip(terms, operands, strict=True)
+        ):
+            for t, x in zip(terms, operands, strict=True):
+                sizes.update(zip(t, np.shape(plain(x)), strict=True))
+            return float(math.prod(n for i, n in sizes.items() if i not in out))
+    return _top(call(lambda x: np.ones(np.shape(plain(x))) if _floating(plain(x)) else x))
 
 
 def _multilinear_error(call, args: tuple, kwargs: dict) -> Any:
@@ -341,6 +586,8 @@ def _largest(value: Any, read: list) -> float:
 
 def filled(size: int, one: Any) -> Any:
     """A vector of ``size`` copies of the number ``one``."""
+    if isinstance(one, Scalar):
+        return Scalar(np.full(size, one.value), one.bound)
     if isinstance(one, Bounded):
         return Bounded(np.full(size, one.value), np.full(size, one.bound))
     return np.full(size, one)
@@ -352,6 +599,8 @@ def scattered(size: int, at: Any, data: Any) -> Any:
     out[at] = plain(data)
     if not isinstance(data, Bounded):
         return out
+    if isinstance(data, Scalar):
+        return Scalar(out, data.bound)
     bound = np.zeros(size)
     bound[at] = data.bound
     return Bounded(out, bound)
@@ -366,6 +615,16 @@ def scattered_add(base: Any, parts: list[tuple[Any, Any]]) -> Any:
         for at, data in parts:
             np.add.at(out, at, plain(data))
         return out
+    if _scalar_bounds([base, *(d for _, d in parts)]):
+        # an entry gets at most (the most a position is given) × (error + magnitude) of
+        # each part, and the base's error and magnitude
+        bound = bound_of(base) + _top(base)
+        for at, data in parts:
+            np.add.at(out, at, plain(data))
+            bound += _most_often(at) * (bound_of(data) + _top(data))
+        return Scalar(out, bound)
+    base = _entrywise(base)
+    parts = [(at, _entrywise(data)) for at, data in parts]
     bound = np.zeros(out.shape) + bound_of(base)
     added = np.zeros(out.shape)  # Σ|data| a position: its additions' rounding
     for at, data in parts:
@@ -375,10 +634,26 @@ def scattered_add(base: Any, parts: list[tuple[Any, Any]]) -> Any:
     return Bounded(out, bound + np.where(added > 0, added + np.abs(plain(base)), 0.0))
 
 
+def _most_often(at: Any) -> int:
+    """The most times one position occurs among the positions ``at``."""
+    at = np.asarray(at)
+    if at.size == 0:
+        return 0
+    if at.dtype.kind in "iu" and at.min() >= 0:
+        return int(np.bincount(at.ravel()).max())
+    return int(at.size)
+
+
 class BoundEvaluator(ArrayEvaluator):
     """:class:`~.evaluate.ArrayEvaluator` (NumPy) on :class:`Bounded` values: the nodes
     that write arrays (a scatter, a scatter-add, entries, a store) write the bounds
-    beside the values; the rest reach the bounds through NumPy's dispatch."""
+    beside the values; the rest reach the bounds through NumPy's dispatch. ``scalar``:
+    what is evaluated plainly (:func:`run_bounded`) gets a :class:`Scalar` (the values
+    read: Scalar, the cheaper tier)."""
+
+    def __init__(self, *args: Any, scalar: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scalar = scalar
 
     def _eval_Call(self, node: ir.Call, values: list) -> Any:
         if node.func == "asarray" and values and isinstance(values[0], Bounded):
@@ -396,10 +671,28 @@ class BoundEvaluator(ArrayEvaluator):
     def _eval_Entries(self, node: ir.Entries, values: list) -> Any:
         if not any(isinstance(v, Bounded) for v in values):
             return super()._eval_Entries(node, values)
+        if _scalar_bounds(values):
+            value = np.reshape(np.array([plain(v) for v in values]), node.shape)
+            return Scalar(value, _worst(*_bounds_in(values)))
+        values = [_entrywise(v) for v in values]
         value = np.reshape(np.array([plain(v) for v in values]), node.shape)
         bounds = [np.broadcast_to(bound_of(v), np.shape(plain(v))) for v in values]
         bound = np.reshape(np.array(bounds), node.shape)
         return Bounded(value, bound)
+
+
+def _stored(env: dict[str, Any], target: str) -> None:
+    """After a store into ``target``'s array, each :class:`Scalar` whose array may share
+    its memory (a view of it, or it of one) takes its bound (the entries written), its
+    largest magnitude found again."""
+    stored = env[target]
+    for value in env.values():
+        if (
+            isinstance(value, Scalar)
+            and value is not stored
+            and np.may_share_memory(value.value, stored.value)
+        ):
+            value.bound, value.top = _worst(value.bound, stored.bound), None
 
 
 def run_bounded(
@@ -410,6 +703,8 @@ def run_bounded(
     statement's), each entry's bound the largest magnitude and error it read or made."""
     try:
         ev.run([s], env)
+        if s.at and isinstance(env[s.target], Scalar):
+            _stored(env, s.target)
         return
     except (TypeError, ValueError, AttributeError):  # Unbounded, or NumPy refusing one
         pass
@@ -423,4 +718,7 @@ def run_bounded(
     )
     plain_ev.run([s], view)
     value = view[s.target]
-    env[s.target] = _wrap(value, np.full(np.shape(value), _largest(value, found)))
+    if ev.scalar:
+        env[s.target] = Scalar(value, _largest(value, found)) if _floating(value) else value
+    else:
+        env[s.target] = _wrap(value, np.full(np.shape(value), _largest(value, found)))

@@ -91,6 +91,9 @@ class Writer:
         # per loop region (by identity), the outputs whose derivatives the graph reads
         # (:func:`~.regions.read_outputs`); None: all of them
         self.region_reads: dict[int, set[int]] | None = None
+        # the cancellation pass's decisions at a point, by the tier of bound that made
+        # them (:func:`~.cancel._decided`: "scalar", "entries", "whole")
+        self.cancel_tiers: Counter[str] = Counter()
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""

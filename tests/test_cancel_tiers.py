@@ -1,0 +1,138 @@
+"""The cancellation pass's bounds are tiered (:func:`dgraph.codegen.tensor.cancel._decided`):
+a point is evaluated first with one bound a statement (:class:`dgraph.codegen.bounds.Scalar`),
+never below any entry's own bound (:class:`~dgraph.codegen.bounds.Bounded`), and only the
+entries it leaves undecided get their own. A cancellation that is real is still found and
+dropped, an entry that is not is not claimed, on either tier; which tier decided is read
+from the writer's ``cancel_tiers``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.codegen import bounds  # noqa: E402
+from dgraph.codegen.tensor import cancel, module  # noqa: E402
+
+
+@pytest.fixture
+def tiers(monkeypatch):
+    """The tiers that decided in the calls of the test (every writer's ``cancel_tiers``)."""
+    made = []
+
+    class Recorded(module.Writer):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(module, "Writer", Recorded)
+    return lambda: sum((w.cancel_tiers for w in made), Counter())
+
+
+def _reference(f, x):
+    with jax.enable_x64(True):
+        return np.asarray(jax.hessian(f)(jnp.asarray(x)))
+
+
+def test_a_real_cancellation_is_dropped_by_the_scalar_tier_alone(tiers):
+    """exp(x_i+1)·sin(x_i) − sin(x_i)·exp(x_i+1) cancels (its entries are 0 at every point:
+    asked by their values, proven by their polynomials); cos(x_i) and the ridge's diagonal
+    are far from 0, which the statements' scalar bounds decide: no entry's own bound is
+    computed. The pattern is jax.hessian's nonzeros (the diagonal), its values jax's."""
+    n = 40
+
+    def f(x):
+        twice = jnp.exp(x[1:]) * jnp.sin(x[:-1]) - jnp.sin(x[:-1]) * jnp.exp(x[1:])
+        return jnp.sum(twice) + jnp.sum(jnp.cos(x)) + 3.0 * jnp.sum(x**2)
+
+    x = np.random.default_rng(0).uniform(0.2, 1.0, n)
+    H = dgraph.hessian(f, x, sparse=True)(x)
+    ref = _reference(f, x)
+    assert H.nnz == np.count_nonzero(ref) == n
+    np.testing.assert_allclose(H.toarray(), ref, rtol=1e-12, atol=1e-13)
+    found = tiers()
+    assert found["scalar"] >= 1
+    assert found["entries"] == found["whole"] == found["deferred"] == found["own"] == 0
+
+
+def test_entries_the_scalar_tier_leaves_are_kept_by_their_own_bounds(tiers, monkeypatch):
+    """(Σ w_i u_i)³ with w from 10⁻⁶ to 10⁶: the u-block is dense, 6·s·w_i·w_j from
+    ≈10⁻⁵ to 10¹⁹ in one statement, so its scalar bound (set by the largest) leaves the
+    small entries undecided, though none is 0 (each far above its own bound); they are
+    decided by their own bounds (a per-entry tier), not claimed. The v-block's
+    neighbours cancel (exp·sin − sin·exp) and are dropped. At each point decided, the
+    tiered answer is the per-entry one: equal where it decided, no smaller where it left
+    entries to a later point."""
+    m, k = 24, 8
+    w = np.geomspace(1e-6, 1e6, m)
+
+    def f(x):
+        u, v = x[:m], x[m:]
+        twice = jnp.exp(v[1:]) * jnp.sin(v[:-1]) - jnp.sin(v[:-1]) * jnp.exp(v[1:])
+        return jnp.dot(w, u) ** 3 + jnp.sum(twice) + jnp.sum(jnp.cos(v))
+
+    compared = []
+    decided = cancel._decided
+
+    def against_own(w_, parts, found, bound, asked, entries, whole, may_defer=False):
+        got = decided(w_, parts, found, bound, asked, entries, whole, may_defer)
+        again = whole()
+        own = cancel._near_zero(*again, asked.size) & asked
+        near = got[0] & asked
+        assert (near | ~own).all()  # every entry its own bound asks is asked
+        if got[1] is None:
+            assert (near == own).all()
+        compared.append((int(own.sum()), int(near.sum()), got[1] is None))
+        return got
+
+    monkeypatch.setattr(cancel, "_decided", against_own)
+    x = np.random.default_rng(1).uniform(0.2, 1.0, m + k)
+    H = dgraph.hessian(f, x, sparse=True)(x)
+    ref = _reference(f, x)
+    assert H.nnz == np.count_nonzero(ref) == m * m + k
+    np.testing.assert_allclose(H.toarray(), ref, rtol=1e-9, atol=0)
+    found = tiers()
+    assert found["entries"] + found["whole"] + found["own"] >= 1  # per-entry bounds decided
+    assert compared and any(near > own for own, near, _ in compared)  # scalar alone: more
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda a, b: a + b,
+        lambda a, b: a - 2.0 * b,
+        lambda a, b: a * b,
+        lambda a, b: a / (b + 3.0),
+        lambda a, b: np.exp(a) * np.log(b + 2.0),
+        lambda a, b: np.sqrt(b + 3.0) + np.sin(a) * np.tanh(b),
+        lambda a, b: np.square(a) - np.reciprocal(b + 2.0),
+        lambda a, b: np.maximum(a, b) + np.logaddexp(a, b),
+        lambda a, b: np.einsum("ij,kj->ik", a, b),
+        lambda a, b: np.einsum("ij,ij->i", a, b),
+        lambda a, b: np.sum(a * b, axis=0),
+        lambda a, b: np.add.reduce(a, axis=0) + np.add.accumulate(b, axis=0)[-1],
+        lambda a, b: np.cumsum(a, axis=1) * b,
+        lambda a, b: np.where(a.value > 0, a, b) if isinstance(a, bounds.Bounded) else a,
+        lambda a, b: np.concatenate([a, b]).ravel()[np.array([3, 0, 17, 3])],
+        lambda a, b: bounds.scattered_add(b.ravel(), [(np.array([0, 0, 0, 2]), a[0, :4])]),
+        lambda a, b: np.bincount(np.array([0, 2, 2, 1]), weights=b[1, :4], minlength=4),
+    ],
+)
+def test_a_scalar_bound_is_never_below_an_entry_s_own(op):
+    """Each rule's :class:`~dgraph.codegen.bounds.Scalar`, its operands' bounds the largest
+    of their per-entry ones, is at least the largest per-entry bound the rule gives, and
+    the values are the per-entry evaluation's, bit for bit."""
+    rng = np.random.default_rng(7)
+    a, b = rng.uniform(-2, 2, (4, 5)), rng.uniform(-2, 2, (4, 5))
+    ea, eb = rng.uniform(0, 50, (4, 5)), rng.uniform(0, 3, (4, 5))
+    entrywise = op(bounds.Bounded(a, ea), bounds.Bounded(b, eb))
+    scalar = op(bounds.Scalar(a, float(ea.max())), bounds.Scalar(b, float(eb.max())))
+    assert isinstance(scalar, bounds.Scalar) and np.ndim(scalar.bound) == 0
+    np.testing.assert_array_equal(scalar.value, entrywise.value)
+    largest = float(np.max(entrywise.bound))
+    assert largest > 0 and scalar.bound >= largest * (1 - 1e-12)
