@@ -250,8 +250,11 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     b = r.body
     if list(b.graph.inputs) != list(b.inputs):
         raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
-    program, keys = program_of(b.graph)
-    results = dict(zip(b.graph.outputs, program.results[len(keys) :], strict=True))
+    nested = [out for out in b.outputs if isinstance(out, ArrayOp)]  # no derivative
+    program, keys = program_of(b.graph, nested)  # computed by the program, after it
+    ends = len(keys) + len(b.graph.outputs)
+    results = dict(zip(b.graph.outputs, program.results[len(keys) : ends], strict=True))
+    computed = dict(zip(map(id, nested), program.results[ends:], strict=True))
     blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
     nc, nk, first = r.n_carry, r.n_consts, r.n_cond_consts
     width, columns = 0, []  # by operand (a while loop's condition constants first)
@@ -270,9 +273,11 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         if isinstance(out, str):
             body_of_output.append(results[out])
             continue
-        target = next(fresh)  # no derivative reaches it (a counter): its value alone
-        value = body_operation(out, _readable(out, arguments, taken), b.out_shapes[o], r.name)
-        extra.append(ArrayStatement(target, value))
+        if isinstance(out, ArrayOp):  # a counter, a mask, a nested region's value
+            body_of_output.append(computed[id(out)])
+            continue
+        target = next(fresh)  # a number: its value alone
+        extra.append(ArrayStatement(target, body_operation(out, arguments, b.out_shapes[o], r.name)))
         body_of_output.append(target)
     reads = None if w.region_reads is None else w.region_reads.get(id(r))
 
