@@ -21,8 +21,9 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import dgraph  # noqa: E402
 import test_cond_in_loop as cases  # noqa: E402
+
+import dgraph  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
 lax = jax.lax

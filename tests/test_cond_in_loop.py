@@ -63,7 +63,8 @@ def while_trips(x):
 
     def body(s):
         c, k = s
-        c = lax.cond(c > 1.0, lambda c: c * jnp.sum(x**2) + 0.1, lambda c: c + jnp.sum(jnp.sin(x)), c)
+        grow = lambda c: c * jnp.sum(x**2) + 0.1  # noqa: E731
+        c = lax.cond(c > 1.0, grow, lambda c: c + jnp.sum(jnp.sin(x)), c)
         return c, k + 1
 
     return lax.while_loop(lambda s: (s[0] < 4.0) & (s[1] < 20), body, (jnp.sum(x) * 0.2, 0))[0]
