@@ -1081,6 +1081,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("accumulate-unknown", "unknown method 'edge_pushing'; use forward-over-reverse, edge-pu"),
     ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
     ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
+    ("cond-in-while-condition", "a cond or switch inside a while_loop's condition is not pri"),
 ]
 
 
@@ -1096,6 +1097,14 @@ def _api_call(name: str):
 
     def vector(x):
         return x[1:] * x[:-1]
+
+    def cond_in_while_condition(x):  # one in its body prints (tests/test_cond_in_loop.py)
+        lax = pytest.importorskip("jax").lax
+
+        def test(s):
+            return lax.cond(s[1] < 2, lambda s: s[1] < 4, lambda s: s[1] < 3, s)
+
+        return lax.while_loop(test, lambda s: (s[0] * 1.5 + x.sum(), s[1] + 1), (x @ x, 0))[0]
 
     x = np.linspace(0.5, 1.5, 4)
     two = from_trace("inputs: a, b\noutputs: y, z\ny = exp(a)*b\nz = a*b")
@@ -1125,6 +1134,7 @@ def _api_call(name: str):
         "accumulate-unknown": lambda: dgraph.accumulate_hessian(one, "edge_pushing"),
         "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
         "method-array": lambda: dgraph.accumulate(one, np.ones(2)),  # was a TypeError
+        "cond-in-while-condition": lambda: make(cond_in_while_condition, "hessian", point=[x]),
     }
     return calls[name]
 

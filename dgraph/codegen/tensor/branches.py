@@ -7,7 +7,12 @@ followed by the derivatives of its outputs with respect to every active operand
 (``D_j = Σ_i J_ji·S_i``, ``S_i`` operand i's seed: its columns of the identity). The
 index chooses the branch at run time; only that branch runs, so the untaken branches'
 values (a NaN among them) never reach the derivative. Each edge's block is read from the
-taken branch's ``D_j`` (zero outside its own pattern, inside the union's).
+taken branch's ``D_j`` (zero outside its own pattern, inside the union's). An output no
+derivative reaches (an index, a mask, a nested cond's or loop's value: a Hessian's
+residuals) is computed by the branch's program and returned as doubles, as the graph's
+values are, so that every branch returns the same types (``lax.switch`` asks it: one
+branch's integer zero, another's converted predicate). The same program places a cond
+inside a loop's body (:mod:`.regions`, :mod:`.loop_sweeps`) and inside a branch.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ...blocks.arrays import Const as ArrayConst
 from ...core.branches import Branches
 from ...errors import DGraphError
 from .. import ir
-from ..ir import ArrayStatement, Call, Cond, Const, Item, LoopBody, Name, Node
+from ..ir import ArrayStatement, AsType, Call, Cond, Const, Item, LoopBody, Name, Node
 from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
 
 __all__ = ["emit_cond"]
@@ -96,23 +101,28 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
     extra: list[ArrayStatement] = []
     values: list[str] = []
     constants = dict(program.constants)
+
+    def as_float(node: Node) -> str:  # one dtype in every branch (JAX's switch asks it)
+        extra.append(ArrayStatement(next(fresh), AsType(node, "float")))
+        return extra[-1].target
+
     for o, out in enumerate(body.outputs):
+        if isinstance(out, str) and out in body.inputs and not body.floats[body.inputs.index(out)]:
+            values.append(as_float(Name(results[out])))  # an integer operand passed through
+            continue
         if isinstance(out, str):
             values.append(results[out])
             continue
         if isinstance(out, ArrayOp):  # reading the body's inputs, vertices, regions
-            values.append(computed[id(out)])
+            values.append(as_float(Name(computed[id(out)])))
             continue
         if isinstance(out, ArrayConst) and np.asarray(out.value).size > 1:
             target = next(fresh)  # a constant array: an argument like the program's constants
             constants[target] = np.asarray(out.value).reshape(body.out_shapes[o])
             values.append(target)
             continue
-        target = next(fresh)  # no derivative reaches it: its value alone
-        extra.append(
-            ArrayStatement(target, body_operation(out, arguments, body.out_shapes[o], r.name))
-        )
-        values.append(target)
+        # no derivative reaches it: its value alone
+        values.append(as_float(body_operation(out, arguments, body.out_shapes[o], r.name)))
     tangents = []
     for o, out in enumerate(body.outputs):
         size = math.prod(body.out_shapes[o])

@@ -174,9 +174,4 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
         return Call("take", (x, indices), (("axis", Const(p["axis"])),))
     if name == "stack":
         return Call("stack", (Seq(tuple(args)),), (("axis", Const(p["axis"])),))
-    if name == "loop":
-        raise InputError(  # the program's own reads of one are printed (module.py)
-            "a nested loop's result no derivative reaches, read as data in an outer loop's"
-            " step, is not printed in generated code"
-        )
     raise InputError(f"the array operation {name!r} is not supported")

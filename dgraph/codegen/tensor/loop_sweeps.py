@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ...blocks.arrays import ArrayOp
 from ...core.regions import Region
 from ...errors import DGraphError
 from ..ir import (
@@ -73,6 +74,12 @@ from .revolve import Action, Schedule, binomial_schedule
 CHECKPOINTS = "binomial"
 
 __all__ = ["LoopSweeps", "is_loop", "segments"]
+
+
+def _nested(r: Region) -> list[ArrayOp]:
+    """The body's outputs no derivative reaches that its program computes (a counter, a
+    mask, a nested cond's or loop's value)."""
+    return [out for out in r.body.outputs if isinstance(out, ArrayOp)]
 
 
 def is_loop(op) -> bool:
@@ -299,9 +306,13 @@ class _Body:
     """A body program placed in a loop: its argument names by body input, seed names,
     the names of the body's outputs (values; ``dot``: tangents) and its constants."""
 
-    def __init__(self, r: Region, program: ArrayProgram, seeds: list[str]) -> None:
+    def __init__(
+        self, r: Region, program: ArrayProgram, seeds: list[str], nested: list[ArrayOp]
+    ) -> None:
         b = r.body
         n = len(b.inputs)
+        ends = len(program.results) - len(nested)
+        self.computed = dict(zip(map(id, nested), program.results[ends:], strict=True))
         self.r = r
         self.program = program
         self.arg = dict(zip(b.inputs, program.arguments[:n], strict=True))
@@ -313,16 +324,19 @@ class _Body:
         outs = list(b.graph.outputs)
         m = len(outs)
         self.values = dict(zip(outs, program.results[:m], strict=False))
-        self.dots = dict(zip(outs, program.results[m:], strict=False))
+        self.dots = dict(zip(outs, program.results[m:ends], strict=False))
 
     def fresh(self) -> str:
         return self.scope.fresh()
 
     def output(self, o: int) -> str:
-        """The name of body output o's value (a counter's ``i + 1`` computed here)."""
+        """The name of body output o's value (a counter's ``i + 1``, a nested cond's
+        value: computed by the body's program; a number: here)."""
         b, out = self.r.body, self.r.body.outputs[o]
         if isinstance(out, str):
             return self.values[out]
+        if isinstance(out, ArrayOp):
+            return self.computed[id(out)]
         node = body_operation(out, self.arg, b.out_shapes[o], self.r.name)
         return self.scope.emit(node).id
 
@@ -353,10 +367,12 @@ class LoopSweeps:
 
     # -- the body programs --------------------------------------------------------------
 
-    def _program(self, r: Region, mode: str, seeds: list[str]) -> ArrayProgram:
+    def _program(self, r: Region, mode: str, seeds: list[str], nested) -> ArrayProgram:
         key = (id(r), mode, tuple(seeds))
         if key not in self._programs:
-            self._programs[key] = self.program_of(r.body.graph, mode, self.lang, seeds, self.tape)
+            self._programs[key] = self.program_of(
+                r.body.graph, mode, self.lang, seeds, self.tape, nested
+            )
         return self._programs[key]
 
     def _body(self, r: Region, mode: str, seeds: list[str] | None = None) -> _Body:
@@ -365,7 +381,8 @@ class LoopSweeps:
         if list(b.graph.inputs) != list(b.inputs):
             raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
         seeds = list(b.graph.outputs) if mode == "vjp" else list(seeds or [])
-        return _Body(r, self._program(r, mode, seeds), seeds)
+        nested = [] if mode == "vjp" else _nested(r)  # the adjoint reads no output's value
+        return _Body(r, self._program(r, mode, seeds, nested), seeds, nested)
 
     def _constants(self, body: _Body) -> list[Node]:
         return [self.w.constants.add(body.program.constants[c]) for c in body.constants]
@@ -462,6 +479,9 @@ class LoopSweeps:
         a ``vjp`` (the states it keeps for the reverse sweep)."""
         r: Region = op.param["region"]
         j = op.param["output"]
+        done = self._done.get(id(r))
+        if isinstance(done, tuple):  # its tangent loop, made first, computes it too
+            return _reshape(Item(done[0], done[1][j]), r.out_shapes[j])
         if id(r) not in self._done:
             if r.kind == "while":
                 self._done[id(r)] = self._while_forward(r, operands, taped)

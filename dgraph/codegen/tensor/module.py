@@ -72,7 +72,7 @@ from .permutation_code import structural_of, structural_valued
 from .regions import read_outputs, refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
 
-__all__ = ["block_entries", "tensor_module", "tensor_program"]
+__all__ = ["block_entries", "extra_values", "tensor_module", "tensor_program"]
 
 
 class Writer:
@@ -247,7 +247,7 @@ def tensor_program(
     for v in order:
         if v in needed and graph.op(v) is not None:
             nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
-    extras = [_operand_text(w, op, nodes, shapes).id for op in extra]  # each a Name
+    extras = extra_values(w, extra, nodes, shapes)
     ops = BlockOps(lang, w.constants, w.emit, w.varies, distribute=symmetric)
     leaves: dict[tuple[str, str], Valued] = {}
 
@@ -973,9 +973,21 @@ def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -
     return ArrayStatement(target, Call("reshape", (read, ir.Const(tuple(shape)))))
 
 
-def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
+def extra_values(
+    w: Writer, extra: Sequence[ArrayOp], names: dict[str, Node], shapes, loop=None
+) -> list[str]:
+    """The names of the values of ``extra``, operations no derivative reaches over the
+    graph's inputs and vertices (a body's outputs of that kind: a counter, a mask, a
+    branch's index, a nested loop's or cond's value), each assigned after the vertices.
+    A nested region is emitted as a vertex's is (:func:`~.regions.region_value`, a
+    cond by :func:`~.branches.emit_cond`); ``loop(op, args)``: how a loop's value is
+    emitted instead (a matrix-free sweep's own loops, :mod:`.loop_sweeps`)."""
+    return [_operand_text(w, op, names, shapes, loop).id for op in extra]  # each a Name
+
+
+def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes, loop=None) -> Node:
     """A vertex's name, a constant's, or a nested operation's value (iteratively: each
-    nested operation assigned first, innermost first)."""
+    nested operation assigned first, innermost first; ``loop``: :func:`extra_values`)."""
     if isinstance(x, str):
         return names[x]
     if isinstance(x, Const):
@@ -994,7 +1006,9 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             done[id(y)] if isinstance(y, ArrayOp) else _operand_text(w, y, names, shapes)
             for y in op.operands
         ]
-        if is_region(op):  # a loop's result no derivative reaches (a mask it stacks)
+        if loop is not None and op.primitive == "loop":
+            node = loop(op, args)
+        elif is_region(op):  # a loop's result no derivative reaches (a mask it stacks)
             node = region_value(w, op, args, _body_program(w))
         else:
             arg_shapes = [operand_shape(y, shapes) for y in op.operands]

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...blocks.arrays import ArrayOp
-from ...errors import DGraphError
+from ...errors import DGraphError, InputError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Name, Node
 from .forward import forward_expression
@@ -40,8 +40,11 @@ def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = Fa
 
 
 def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
-    """A body output no derivative reaches: a nested operation over the body's inputs (an
-    integer counter's ``i + 1``) or a number, as a node over their argument names."""
+    """A while loop's condition (a nested operation over the carries and the condition's
+    constants) or a body output that is a number, as a node over their argument names.
+    A body's other outputs no derivative reaches (a counter, a mask, a nested cond's or
+    loop's value) are computed by the body's program
+    (:func:`~dgraph.codegen.tensor.module.extra_values`)."""
     if isinstance(op, str):
         if op not in arguments:
             raise DGraphError(f"{where}: a loop output computed from the body's vertices")
@@ -58,6 +61,12 @@ def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
         current, ready = pending.pop()
         if id(current) in done:
             continue
+        if current.primitive in ("cond", "loop"):  # a region: a program, not a node
+            what = "cond or switch" if current.primitive == "cond" else "loop"
+            raise InputError(
+                f"{where}: a {what} inside a while_loop's condition is not printed in"
+                " generated code (compute it in the loop's body and carry its result)"
+            )
         inner = [x for x in current.operands if isinstance(x, ArrayOp)]
         if not ready and inner:
             pending.append((current, True))

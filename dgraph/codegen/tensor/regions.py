@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ...blocks import Block
-from ...blocks.arrays import ArrayOp, names_read
+from ...blocks.arrays import ArrayOp
 from ...core.regions import Region, regions_of
 from ...errors import DGraphError, InputError
 from .. import ir
@@ -205,20 +205,6 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
     return cache[id(r)][1]
 
 
-def _readable(out, arguments: dict[str, str], taken: set[str]) -> dict[str, str]:
-    """The names a body output no derivative reaches may read: the body's inputs, and the
-    values of the body's vertices it reads (``v_<vertex>``, as the body's program names
-    them: a comparison of a vertex stacked as a residual, ``sum ≥ 0`` of a
-    ``logsumexp``)."""
-    if not isinstance(out, ArrayOp):
-        return arguments
-    found = dict(arguments)
-    for v in names_read([out]):
-        if v not in found and f"v_{v}" in taken:
-            found[v] = f"v_{v}"
-    return found
-
-
 TANGENT_LIMIT = 10**8
 """The most entries the generated tangent sweep of a loop may hold (the carried tangents
 and the stacked ys' rows, each a row per entry and a column per input entry, or per
@@ -256,8 +242,11 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     b = r.body
     if list(b.graph.inputs) != list(b.inputs):
         raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
-    program, keys = program_of(b.graph)
-    results = dict(zip(b.graph.outputs, program.results[len(keys) :], strict=True))
+    nested = [out for out in b.outputs if isinstance(out, ArrayOp)]  # no derivative
+    program, keys = program_of(b.graph, nested)  # computed by the program, after it
+    ends = len(keys) + len(b.graph.outputs)
+    results = dict(zip(b.graph.outputs, program.results[len(keys) : ends], strict=True))
+    computed = dict(zip(map(id, nested), program.results[ends:], strict=True))
     blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
     nc, nk, first = r.n_carry, r.n_consts, r.n_cond_consts
     width, columns = 0, []  # by operand (a while loop's condition constants first)
@@ -276,8 +265,11 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         if isinstance(out, str):
             body_of_output.append(results[out])
             continue
-        target = next(fresh)  # no derivative reaches it (a counter): its value alone
-        value = body_operation(out, _readable(out, arguments, taken), b.out_shapes[o], r.name)
+        if isinstance(out, ArrayOp):  # a counter, a mask, a nested region's value
+            body_of_output.append(computed[id(out)])
+            continue
+        target = next(fresh)  # a number: its value alone
+        value = body_operation(out, arguments, b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
     reads = None if w.region_reads is None else w.region_reads.get(id(r))

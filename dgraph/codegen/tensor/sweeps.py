@@ -17,11 +17,13 @@ values and tangents are written vertex by vertex, in program order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...blocks import dense, multiply
+from ...blocks.arrays import ArrayOp
 from ...blocks.arrays import Const as Const_
 from ...blocks.convolution import CONV
 from ...core.block_values import program_order
@@ -38,6 +40,7 @@ from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
     argument_name,
+    extra_values,
     forward_node,
     leaf_value,
     live_statements,
@@ -143,15 +146,18 @@ def sweep_program(
     lang: str,
     seeds: list[str] | None = None,
     tape: int | None = None,
+    extra: Sequence[ArrayOp] = (),
 ) -> ArrayProgram:
     """A loop body's sweep as a program of its own (what a loop region runs each step):
     arguments the body's inputs, then one seed per name in ``seeds`` (``jvp``: inputs;
     ``vjp``: every output, ``seeds`` ignored; ``value``: none); results the outputs'
     values then their tangents (``jvp``), the outputs' values (``value``) or the inputs'
-    cotangents (``vjp``). Its constants' arrays are kept (the loop passes them in)."""
+    cotangents (``vjp``), then the values of ``extra`` (the body's outputs no derivative
+    reaches, :func:`~.module.extra_values`). Its constants' arrays are kept (the loop
+    passes them in)."""
     if graph.parameter_shapes:
         raise DGraphError("a loop body with parameters")
-    built = _build(graph, mode, lang, seeds, values=mode != "vjp", tape=tape)
+    built = _build(graph, mode, lang, seeds, values=mode != "vjp", tape=tape, extra=extra)
     args = (*built.arguments.values(), *built.seed_args.values())
     shapes = {v: graph.shape(v) for v in graph.nx}
     used = {n.id for s in built.statements for n in ir.walk(s.value) if isinstance(n, Name)}
@@ -217,6 +223,7 @@ def _build(
     seeds: list[str] | None = None,
     values: bool = False,
     tape: int | None = None,
+    extra: Sequence[ArrayOp] = (),
 ) -> _Built:
     order = program_order(graph)
     for v in order:
@@ -371,6 +378,7 @@ def _build(
             ).id
             for x in graph.inputs
         ]
+    results += extra_values(w, extra, nodes, shapes, lambda op, args: loops.value(op, args, False))
     statements = optimize_statements(live_statements(w.statements, results), results)
     return _Built(w, arguments, seed_args, statements, results, mults, loops.notes)
 
