@@ -214,6 +214,14 @@ def test_a_switch_and_a_cond_in_a_scan_in_c():
     _agrees(scan_switch_cond, "hvp", "c", points=(X,))
 
 
+@pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+@pytest.mark.parametrize("name", ["fori_cond", "while_trips"])
+def test_an_hvp_through_a_loop_with_a_cond_in_c(name):
+    """The loop's tangent sweep starts from zeros (a leaf ``zeros(…)`` in the loop's
+    initial values), printed in C as 0.0: refused as outside the C vocabulary before."""
+    _agrees(globals()[name], "hvp", "c", points=(X,))
+
+
 def test_a_wrong_rule_in_one_branch_is_caught(monkeypatch):
     """sin's derivative off by 1%: only the taken-when-true branch inside the loop reads
     sin, and the Hessian is refused (the check fails), never returned wrong."""

@@ -1669,8 +1669,8 @@ class _Translator(CElementPrinter):
             return _double(scalar)
         if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
             return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
-        if _call_name(node) == "ones":
-            return "1.0"
+        if _call_name(node) in ("zeros", "ones"):  # a sweep's zero tangent, a block's ones
+            return "1.0" if _call_name(node) == "ones" else "0.0"
         if isinstance(node, ir.Index) and self._index_array(node.items) is not None:
             constant = self._one_number(node.value)
             if constant is not None:
