@@ -1097,6 +1097,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("accumulate-unknown", "unknown method 'edge_pushing'; use forward-over-reverse, edge-pu"),
     ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
     ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
+    ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
 ]
 
 
@@ -1141,6 +1142,8 @@ def _api_call(name: str):
         "accumulate-unknown": lambda: dgraph.accumulate_hessian(one, "edge_pushing"),
         "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
         "method-array": lambda: dgraph.accumulate(one, np.ones(2)),  # was a TypeError
+        # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
+        "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
     }
     return calls[name]
 
