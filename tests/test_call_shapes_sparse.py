@@ -117,6 +117,8 @@ def test_a_dense_batch_and_wrong_shapes_are_one_line(reader, mode, lang):
         f(1.0)
     with pytest.raises(InputError, match=r"^input x\w*: shape \(5, 2\), not \(5,\)"):
         f(np.stack([X, X], axis=1))
+    with pytest.raises(InputError, match=r"^input x\w*: not an array of numbers$"):
+        f([[1.0, 2.0], [3.0]])
 
 
 def test_the_element_level_keeps_its_batches():

@@ -37,7 +37,10 @@ def check_point(
     :func:`one_point` (the array level computes one point per call), any other shape
     says which input and both shapes. Reads only ``.shape`` (a JAX tracer's too)."""
     for name, shape, a in zip(names, shapes, arrays, strict=False):
-        given = tuple(int(d) for d in np.shape(a))
+        try:
+            given = tuple(int(d) for d in np.shape(a))
+        except (TypeError, ValueError):  # a ragged list: NumPy's ValueError
+            raise InputError(f"input {name}: not an array of numbers") from None
         if given == tuple(shape):
             continue
         k = len(shape)
