@@ -1082,6 +1082,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
     ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
     ("cond-in-while-condition", "a cond or switch inside a while_loop's condition is not pri"),
+    ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
 ]
 
 
@@ -1135,6 +1136,8 @@ def _api_call(name: str):
         "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
         "method-array": lambda: dgraph.accumulate(one, np.ones(2)),  # was a TypeError
         "cond-in-while-condition": lambda: make(cond_in_while_condition, "hessian", point=[x]),
+        # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
+        "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
     }
     return calls[name]
 

@@ -26,6 +26,7 @@ from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .hessian import HESSIAN_MODES, make_hessian, scalar_pattern, sparse_of
 from .hessian_native import NATIVE_LANGS, make_native_hessian
+from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
 from .tensor.function import TensorGenerated, make_tensor_function
@@ -227,7 +228,9 @@ def make_function(
                 budget=budget, sparse=sparse, tril=tril, weights=weights, params=params,
                 sizes=sizes, point=point, fallback=make_hessian,
             )  # fmt: skip
-            made = GeneratedFunction(inner.generated, mode, function)
+            made = GeneratedFunction(
+                inner.generated, mode, _one_point(function, inner, mode, sparse)
+            )
             made.__doc__, made.gradient = function.__doc__, inner
             return made
         if mode in HESSIAN_MODES:
@@ -236,7 +239,9 @@ def make_function(
                 sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
                 point=point,
             )  # fmt: skip
-            made = GeneratedFunction(inner.generated, mode, function)
+            made = GeneratedFunction(
+                inner.generated, mode, _one_point(function, inner, mode, sparse)
+            )
             made.__doc__, made.gradient = function.__doc__, inner
             return made
         if tril or weights is not None:
@@ -293,6 +298,20 @@ def _make_function(
         made._function = _element_sparse(made, getattr(module, mode), lang)
         made.__doc__ = made._function.__doc__
     return made
+
+
+def _one_point(
+    function: Callable[..., Any], inner: GeneratedFunction, mode: str, sparse: bool
+) -> Callable[..., Any]:
+    """An array-level Hessian (its gradient graph a tensor graph) that refuses a batch of
+    points or a wrong-shaped array in one line, naming the Hessian (the gradient's
+    Jacobian inside would name itself): :func:`~dgraph.codegen.points.one_point_calls`."""
+    g = inner.generated
+    if mode == "hvp" or not isinstance(g, TensorGenerated):
+        return function
+    graph = g.expression_set.graph
+    shapes = [graph.shape(x) for x in graph.inputs]
+    return one_point_calls(function, graph.inputs, shapes, "Hessian", sparse)
 
 
 def _element_sparse(

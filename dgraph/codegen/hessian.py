@@ -51,6 +51,7 @@ from ..frontends import from_function
 from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
+from .points import one_point
 from .tensor import function as tensor_function
 from .tensor.primal import check_primal, jax_primal
 from .tensor.triangle import mirror_positions
@@ -528,9 +529,7 @@ def sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str, what: str =
     pattern kept whatever the values (a structural zero stays stored). ``what`` names
     the result in the one-line refusal of a batch of points."""
     if np.ndim(h) != 2:
-        raise DGraphError(
-            f"a sparse {what} is of one point: call it per point (batched points: sparse=False)"
-        )
+        raise one_point(what)
     shape = tuple(int(d) for d in h.shape)
     if lang == "jax":
         from jax.experimental import sparse as jsparse

@@ -23,6 +23,7 @@ from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
 from ..check import checked as _checked
+from ..points import one_point_calls
 from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
@@ -131,10 +132,16 @@ def make_tensor_function(
 ) -> tuple[TensorGenerated, Any]:
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
-    hundreds of MB at 10⁶ unknowns, not kept past the call)."""
-    refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
+    hundreds of MB at 10⁶ unknowns, not kept past the call). The function refuses in one
+    line a batch of points or a wrong-shaped array (:mod:`dgraph.codegen.points`)."""
+    graph = source.graph if isinstance(source, ExpressionSet) else source
+    refuse_unprinted(graph, (lang,))
     with codegen_call():
-        return _make(source, mode, lang, method, budget, sparse, tape, symmetric, counted)
+        made, function = _make(source, mode, lang, method, budget, sparse, tape, symmetric, counted)
+    if mode in SWEEP_MODES:
+        return made, function
+    shapes = [graph.shape(x) for x in graph.inputs]  # one point per call (points.py)
+    return made, one_point_calls(function, graph.inputs, shapes, "Jacobian", sparse)
 
 
 def _make(
