@@ -989,10 +989,12 @@ def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:
     maximum starts from (``logsumexp``'s and softmax's shift), which the other operand
     replaces."""
     stack: list[Any] = [op]
+    seen: set[int] = set()  # a nested operation shares its operands (x + x, built k times)
     while stack:
         x = stack.pop()
-        if not isinstance(x, ArrayOp):
+        if not isinstance(x, ArrayOp) or id(x) in seen:
             continue
+        seen.add(id(x))
         for operand in x.operands:
             if isinstance(operand, ArrayOp):
                 stack.append(operand)
