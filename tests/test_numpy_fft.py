@@ -68,6 +68,16 @@ def norms_and_lengths(xp):
     return f
 
 
+def mixed_operations(xp):
+    def f(x):
+        z = xp.fft.fft(x) / (x[0] + 2.0) + xp.exp(0.5j * x)
+        w = (x[1] - z) / (3.0 + 1j * x) + abs(z[::2]).sum() * z**2 / (z + 4.0)
+        u = xp.concatenate([w, xp.conj(z) @ np.linspace(1.0, 2.0, x.shape[0]) * x[:2]])
+        return xp.where(x > 0.3, u[: x.shape[0]].real, u[2:].imag) + xp.mean(z * w).real
+
+    return f
+
+
 def spectrum_2d(xp):
     return lambda x: xp.abs(xp.fft.fft2(x.reshape(3, 4) ** 2)) ** 2
 
@@ -95,6 +105,7 @@ CASES = {
     "packed_state": packed_state,
     "shifted_frequencies": shifted_frequencies,
     "norms_and_lengths": norms_and_lengths,
+    "mixed_operations": mixed_operations,
 }
 CASES_2D = {  # of 12 numbers
     "spectrum_2d": spectrum_2d,

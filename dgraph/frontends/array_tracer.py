@@ -21,7 +21,8 @@ positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), `
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
 :mod:`~dgraph.frontends.numpy_composites` are built of these operations, and so is a constant
 ``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
-What has no array
+Complex values (``np.fft``, ``1j * x``, complex constants) are pairs of real traced arrays
+(:mod:`~dgraph.frontends.array_complex`). What has no array
 operation (most of ``np.linalg``, indexing with other traced values, assignment into an
 array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
 it.

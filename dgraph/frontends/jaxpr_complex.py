@@ -15,14 +15,17 @@ every Jacobian block, value check and code generator applies unchanged.
   ``conj``, ``real``, ``imag``, ``complex``, ``abs``, ``eq``,
   ``ne``, and ``convert_element_type`` to and from complex, by the textbook formulas;
   ``abs`` is ``sqrt(s + e) − e``, ``s = re² + im²``, ``e = (s == 0)``: its derivative at 0
-  is 0, as JAX's, with no select (a loop's condition may read it);
+  is 0, as JAX's, with no select (a loop's condition may read it); its even power
+  (``integer_pow``, ``square``: a power spectrum ``jnp.abs(z)**2``) is ``s`` itself, as
+  the NumPy tracer reads it (:mod:`~dgraph.frontends.array_complex`);
 * ``dot_general`` (bilinear, four real products), and every move or linear reduction
   (``reduce_sum``, ``broadcast_in_dim``, ``reshape``, ``slice``, ``concatenate``,
   ``transpose``, ``pad``, ``select_n``, gathers and scatter-adds, ...) applied to each
   part;
 * ``fft`` (``FFT``, ``IFFT``, ``RFFT``, ``IRFFT`` along the last ``len(fft_lengths)``
   axes) as products with the constant DFT matrices ``cos(2πjk/n)`` and ``sin(2πjk/n)``
-  (dense, n × n per axis, at most :data:`FFT_MOST`): a linear map the reader reads as a
+  of :mod:`~dgraph.frontends.dft` (the one builder, the NumPy tracer's too; dense, n × n
+  per axis, at most :data:`FFT_MOST`): a linear map the reader reads as a
   ``dot_general`` (Cooley and Tukey's algorithm is how the values are computed fast; the
   derivative of the DFT is the DFT itself). ``IRFFT`` reads the ``n//2 + 1`` entries of
   a Hermitian spectrum as ``numpy.fft.irfft`` does: ``x_j = (1/n) Σ_k w_k (Re Y_k
