@@ -36,10 +36,17 @@ def check_length(n: int, where: str) -> None:
 
 def matrices(n: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """``cos(2πjk/n)`` and ``sin(2πjk/n)`` for ``k < rows``, ``j < n`` (``jk`` reduced
-    mod ``n`` first, so the angle is below 2π)."""
+    mod ``n`` first, so the angle is below 2π; at a multiple of π/2 the exact 0 and ±1, so
+    the DC and Nyquist bins of a real signal have imaginary parts exactly 0, as the FFT's)."""
     k, j = np.arange(rows)[:, None], np.arange(n)[None, :]
-    angle = 2.0 * np.pi * ((k * j) % n) / n
-    return np.cos(angle), np.sin(angle)
+    r = (k * j) % n
+    angle = 2.0 * np.pi * r / n
+    c, s = np.cos(angle), np.sin(angle)
+    quarter = (4 * r) % n == 0
+    q = (4 * r // n)[quarter]
+    c[quarter] = np.array([1.0, 0.0, -1.0, 0.0])[q]
+    s[quarter] = np.array([0.0, 1.0, 0.0, -1.0])[q]
+    return c, s
 
 
 def irfft_matrices(n: int) -> tuple[np.ndarray, np.ndarray]:
