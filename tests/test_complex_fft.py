@@ -16,7 +16,7 @@ jnp = jax.numpy
 
 import dgraph  # noqa: E402
 from dgraph.errors import DGraphError, InputError  # noqa: E402
-from dgraph.frontends import from_jax, jaxpr_complex  # noqa: E402
+from dgraph.frontends import dft, from_jax, jaxpr_complex  # noqa: E402
 from dgraph.frontends.jaxpr_complex import complex_pairs  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
@@ -218,16 +218,30 @@ def test_abs_at_zero_has_jaxs_derivative():
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
 
 
+def test_a_power_spectrum_is_read_without_a_square_root():
+    """``jnp.abs(z)**2`` is read as ``re² + im²`` (the NumPy tracer's reading too): the
+    rewritten jaxpr's outputs reach no ``sqrt``, and its Jacobian at a signal whose bins
+    are exactly 0 is jax.jacobian's."""
+    f = lambda x: jnp.abs(jnp.fft.rfft(x)) ** 2 * (1.0 + K4)  # noqa: E731
+    with jax.enable_x64(True):
+        rewritten = complex_pairs(jax, jax.make_jaxpr(f)(X6), "f").jaxpr
+    used = {id(v) for v in rewritten.outvars}
+    for e in reversed(rewritten.eqns):
+        if any(id(v) in used for v in e.outvars):
+            assert e.primitive.name != "sqrt"
+            used.update(id(v) for v in e.invars)
+    J = dgraph.make_function(f, "jacobian", point=(np.zeros(6),))
+    np.testing.assert_allclose(np.asarray(J(np.zeros(6))), _jacobian(f, np.zeros(6)), atol=1e-15)
+
+
 def test_a_wrong_dft_matrix_is_caught(monkeypatch):
     """The rule made wrong on purpose (the sine matrix's sign flipped: the conjugate DFT)
     is reported: the graph's Jacobian is not verified, make_function refuses the
     Jacobian and the Hessian (a power spectrum does not see the flip: |conj z| = |z|)."""
     f = spectral_derivative
     assert accumulate(from_jax(f, X6, level="array"), "forward").verify().status == "verified"
-    right = jaxpr_complex._dft
-    monkeypatch.setattr(
-        jaxpr_complex, "_dft", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1])
-    )
+    right = dft.matrices  # the one builder (the NumPy tracer's too: tests/test_numpy_fft.py)
+    monkeypatch.setattr(dft, "matrices", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1]))
     check = accumulate(from_jax(f, X6, level="array"), "forward").verify()
     assert check.status == "wrong", check.detail
     with pytest.raises(DGraphError):

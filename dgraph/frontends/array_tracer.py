@@ -21,7 +21,8 @@ positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), `
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
 :mod:`~dgraph.frontends.numpy_composites` are built of these operations, and so is a constant
 ``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
-What has no array
+Complex values (``np.fft``, ``1j * x``, complex constants) are pairs of real traced arrays
+(:mod:`~dgraph.frontends.array_complex`). What has no array
 operation (most of ``np.linalg``, indexing with other traced values, assignment into an
 array, a branch on a traced value) is one :class:`~dgraph.errors.InputError` line naming
 it.
@@ -50,7 +51,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import array_signal, numpy_composites, scipy_sparse, scipy_special
+from . import array_complex, array_signal, numpy_composites, scipy_sparse, scipy_special
 from .frames import call_keeping_locals
 
 __all__ = [
@@ -255,6 +256,8 @@ class _Value:
         return _ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
+        if any(issubclass(t, array_complex.ComplexArray) for t in types):
+            return NotImplemented  # a complex value's (array_complex)
         handler = _FUNCTIONS.get(func)
         if handler is None:
             module = getattr(func, "__module__", "numpy") or "numpy"
@@ -380,6 +383,19 @@ class TracedArray(_Value):
     def copy(self, order: str = "C"):
         return _copied(self)
 
+    @property
+    def real(self) -> TracedArray:
+        return self
+
+    @property
+    def imag(self) -> np.ndarray:
+        return np.zeros(self.shape)
+
+    def conj(self) -> TracedArray:
+        return self
+
+    conjugate = conj
+
 
 class Passive(_Value):
     """A value that depends on the inputs but carries no derivative (a comparison, a
@@ -478,7 +494,12 @@ def _result(op: ArrayOp, tape: _Tape | None) -> _Value:
 
 def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     """``name`` (jax.lax's) of ``args``, broadcast against each other; constants only: NumPy
-    computes it (folded)."""
+    computes it (folded). A complex operand makes it :mod:`~.array_complex`'s; the square
+    of ``|z|`` is ``re² + im²`` (:func:`~.array_complex.squared_norm_of`)."""
+    if any(array_complex.is_complex(a) for a in args):
+        return array_complex.elementwise(name, args)
+    if name == "square" and (squared := array_complex.squared_norm_of(args[0])) is not None:
+        return squared
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
         return function(*[_constant(a) for a in args])
@@ -523,6 +544,8 @@ def _trivial(name: str, args: Sequence[Any], out: Shape) -> Any:
 
 
 def _power(a: Any, b: Any) -> Any:
+    if array_complex.is_complex(a) or array_complex.is_complex(b):
+        return array_complex.power(a, b)
     if not _is_traced(b):
         y = _constant(b)
         if y.shape == () and np.isfinite(y) and float(y) == int(y) and abs(int(y)) <= 64:
@@ -530,6 +553,9 @@ def _power(a: Any, b: Any) -> Any:
                 return _constant(a) ** y
             if int(y) == 1:
                 return a
+            squared = array_complex.squared_norm_of(a)  # |z|**(2k): (re² + im²)**k
+            if squared is not None and int(y) > 0 and int(y) % 2 == 0:
+                return squared if int(y) == 2 else _power(squared, int(y) // 2)
             return _elementwise_pow(a, int(y))
     return _elementwise("pow", (a, b))
 
@@ -606,6 +632,7 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         "float_power": _power,
         "matmul": _matmul,
         "positive": lambda a: a,
+        "conjugate": lambda a: a,  # of a real array
         "reciprocal": lambda a: _elementwise("div", (1.0, a)),
         "log2": lambda a: _elementwise("log", (a,)) * (1 / math.log(2)),
         "log10": lambda a: _elementwise("log", (a,)) * (1 / math.log(10)),
@@ -630,6 +657,8 @@ def _logaddexp(a: Any, b: Any) -> Any:
 
 def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     name = ufunc.__name__
+    if any(array_complex.is_complex(a) for a in inputs):
+        return array_complex.ufunc(ufunc, method, inputs, dict(kwargs))
     if method == "at" and name in _AT:
         return _assign_at(name, *inputs)
     if method == "reduceat" and name == "add":
@@ -2273,6 +2302,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.flip: _flip,
     np.diff: _diff,
     np.gradient: _gradient,
+    **array_complex.REAL_FUNCTIONS,
     np.convolve: array_signal.convolve,
     np.correlate: array_signal.correlate,
     **numpy_composites.FUNCTIONS,
@@ -2786,6 +2816,11 @@ def _outputs(
     if not items:
         raise InputError(f"{label}: returned no outputs")
     for key, value in items:
+        if array_complex.is_complex(value):
+            raise InputError(
+                f"{label}: output {key!r} is complex: the derivatives are of real outputs"
+                " (return np.real(z) and np.imag(z) instead)"
+            )
         if value is None or not (
             _is_traced(value) or isinstance(value, (numbers.Real, np.ndarray))
         ):

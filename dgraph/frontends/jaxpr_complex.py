@@ -15,14 +15,17 @@ every Jacobian block, value check and code generator applies unchanged.
   ``conj``, ``real``, ``imag``, ``complex``, ``abs``, ``eq``,
   ``ne``, and ``convert_element_type`` to and from complex, by the textbook formulas;
   ``abs`` is ``sqrt(s + e) − e``, ``s = re² + im²``, ``e = (s == 0)``: its derivative at 0
-  is 0, as JAX's, with no select (a loop's condition may read it);
+  is 0, as JAX's, with no select (a loop's condition may read it); its even power
+  (``integer_pow``, ``square``: a power spectrum ``jnp.abs(z)**2``) is ``s`` itself, as
+  the NumPy tracer reads it (:mod:`~dgraph.frontends.array_complex`);
 * ``dot_general`` (bilinear, four real products), and every move or linear reduction
   (``reduce_sum``, ``broadcast_in_dim``, ``reshape``, ``slice``, ``concatenate``,
   ``transpose``, ``pad``, ``select_n``, gathers and scatter-adds, ...) applied to each
   part;
 * ``fft`` (``FFT``, ``IFFT``, ``RFFT``, ``IRFFT`` along the last ``len(fft_lengths)``
   axes) as products with the constant DFT matrices ``cos(2πjk/n)`` and ``sin(2πjk/n)``
-  (dense, n × n per axis, at most :data:`FFT_MOST`): a linear map the reader reads as a
+  of :mod:`~dgraph.frontends.dft` (the one builder, the NumPy tracer's too; dense, n × n
+  per axis, at most :data:`FFT_MOST`): a linear map the reader reads as a
   ``dot_general`` (Cooley and Tukey's algorithm is how the values are computed fast; the
   derivative of the DFT is the DFT itself). ``IRFFT`` reads the ``n//2 + 1`` entries of
   a Hermitian spectrum as ``numpy.fft.irfft`` does: ``x_j = (1/n) Σ_k w_k (Re Y_k
@@ -49,13 +52,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import InputError
+from . import dft
+from .dft import FFT_MOST
 from .jaxpr_static_while import evaluate_with
 
 __all__ = ["FFT_MOST", "Pair", "complex_pairs", "has_complex"]
-
-FFT_MOST = 4096
-"""The longest ``fft`` axis read: its DFT matrices are two dense n × n constants (n =
-4096: 2 × 128 MiB of doubles)."""
 
 
 class Pair(NamedTuple):
@@ -257,20 +258,16 @@ def _magnitude(jnp: Any, a: Pair, aval: Any) -> Any:
         return jnp.abs(_part(jnp, a.re, aval))
     if a.re is None:
         return jnp.abs(a.im)
-    s = _squared_norm(a)
+    return _root(jnp, _squared_norm(a))
+
+
+def _root(jnp: Any, s: Any) -> Any:
+    """``sqrt(s)`` of ``s ≥ 0``, its derivative at 0 taken as 0."""
     zero = (s == 0).astype(s.dtype)  # sqrt(s + 1) - 1 at 0 (its derivative 0), no select
     return jnp.sqrt(s + zero) - zero
 
 
 # -- the DFT as products with constant matrices -----------------------------------------
-
-
-def _dft(n: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """``cos(2πjk/n)`` and ``sin(2πjk/n)`` for ``k < rows``, ``j < n`` (``jk`` reduced
-    mod ``n`` first, so the angle is below 2π)."""
-    k, j = np.arange(rows)[:, None], np.arange(n)[None, :]
-    angle = 2.0 * np.pi * ((k * j) % n) / n
-    return np.cos(angle), np.sin(angle)
 
 
 def _along(lax: Any, x: Any, m: np.ndarray, axis: int) -> Any:
@@ -287,7 +284,7 @@ def _along(lax: Any, x: Any, m: np.ndarray, axis: int) -> Any:
 
 def _complex_dft(lax: Any, a: Pair, axis: int, n: int, inverse: bool) -> Pair:
     """The DFT (``inverse``: its inverse, with the 1/n) of ``a`` along ``axis``."""
-    c, s = _dft(n, n)
+    c, s = dft.matrices(n, n)
     if inverse:
         c, s = c / n, -s / n
     cr, ci = _along(lax, a.re, c, axis), _along(lax, a.im, c, axis)
@@ -299,17 +296,12 @@ def _fft(jax: Any, where: str, eqn: Any, ins: list[Any]) -> list[Any]:
     lax = jax.lax
     kind = int(eqn.params["fft_type"])  # FFT 0, IFFT 1, RFFT 2, IRFFT 3
     lengths = tuple(int(n) for n in eqn.params["fft_lengths"])
-    longest = max(lengths, default=0)
-    if longest > FFT_MOST:
-        raise InputError(
-            f"{where}: fft of length {longest}: at most {FFT_MOST} (its DFT matrices are"
-            " dense n × n constants)"
-        )
+    dft.check_length(max(lengths, default=0), where)
     x, ndim = ins[0], len(eqn.invars[0].aval.shape)
     axes = list(range(ndim - len(lengths), ndim))
     if kind == 2:  # real -> the first n//2 + 1 of each DFT along the last axis
         n = lengths[-1]
-        c, s = _dft(n, n // 2 + 1)
+        c, s = dft.matrices(n, n // 2 + 1)
         real = x.re if isinstance(x, Pair) else x
         x = Pair(_along(lax, real, c, ndim - 1), _neg(_along(lax, real, s, ndim - 1)))
         axes = axes[:-1]
@@ -321,13 +313,7 @@ def _fft(jax: Any, where: str, eqn: Any, ins: list[Any]) -> list[Any]:
         x = _complex_dft(lax, x, axis, n, inverse=kind in (1, 3))
     if last is None:
         return [x]
-    n = lengths[-1]  # a Hermitian spectrum of n//2 + 1 entries -> n real values
-    c, s = _dft(n, n // 2 + 1)
-    weight = np.full(n // 2 + 1, 2.0)
-    weight[0] = 1.0
-    if n % 2 == 0:
-        weight[-1] = 1.0
-    a, b = (c * weight[:, None]).T / n, -(s * weight[:, None]).T / n  # n × (n//2 + 1)
+    a, b = dft.irfft_matrices(lengths[-1])  # a Hermitian spectrum -> n real values
     out = _add(_along(lax, x.re, a, last), _along(lax, x.im, b, last))
     return [out if out is not None else jax.numpy.zeros(eqn.outvars[0].aval.shape)]
 
@@ -384,6 +370,7 @@ class _Interpreter:
 
     def __init__(self, jax: Any, where: str) -> None:
         self.jax, self.where = jax, where
+        self.squares: dict[int, tuple[Any, Callable[[], Any]]] = {}  # id(|z|): (|z|, |z|²)
 
     def run(self, closed: Any, values: list[Any]) -> list[Any]:
         """The outputs of ``closed`` (``.jaxpr``, ``.consts``) at ``values``."""
@@ -393,6 +380,14 @@ class _Interpreter:
             if any(_is_complex(v.aval) for v in [*e.invars, *e.outvars])
             or any(has_complex(j) for j in _nested(e.params))
         }
+        magnitudes = {
+            id(e.outvars[0])
+            for e in closed.jaxpr.eqns
+            if e.primitive.name == "abs" and _is_complex(e.invars[0].aval)
+        }
+        for k, e in enumerate(closed.jaxpr.eqns):  # |z|**2: re² + im² (module docstring)
+            if e.primitive.name in ("integer_pow", "square") and id(e.invars[0]) in magnitudes:
+                rules[k] = self.squared
         out = evaluate_with(self.jax, closed, values, rules)
         return [_lift(v) for v in out]
 
@@ -422,6 +417,8 @@ class _Interpreter:
             outs = _fft(self.jax, self.where, eqn, ins)
         elif name in _PARTWISE:
             outs = self.partwise(eqn, ins)
+        elif name == "abs":
+            outs = [self.magnitude(_pair(ins[0]), eqn.invars[0].aval)]
         else:
             rule = _RULES.get(name)
             if rule is None:
@@ -429,6 +426,32 @@ class _Interpreter:
             outs = [rule(self.jax, eqn, ins)]
         outs = [_fit(jnp, v, var.aval) for v, var in zip(outs, eqn.outvars, strict=True)]
         return outs if eqn.primitive.multiple_results else outs[0]
+
+    def magnitude(self, a: Pair, aval: Any) -> Any:
+        """``|a|`` (:func:`_magnitude`), remembered with ``|a|²`` (:meth:`squared`)."""
+        jnp = self.jax.numpy
+        if a.re is None or a.im is None:
+            part = _part(jnp, a.re if a.im is None else a.im, aval)
+            out = jnp.abs(part)
+            self.squares[id(out)] = (out, lambda: part * part)
+            return out
+        s = _squared_norm(a)
+        out = _root(jnp, s)
+        self.squares[id(out)] = (out, lambda: s)
+        return out
+
+    def squared(self, eqn: Any, ins: list[Any]) -> Any:
+        """``|z|**k`` of an even ``k > 0`` (``square``: 2) as ``(re² + im²)**(k/2)``:
+        smooth where ``z = 0`` (a power spectrum's zero bins), where ``sqrt(s)**2`` has a
+        second derivative of 0; else the equation as it is."""
+        x, y = ins[0], int(eqn.params.get("y", 2))
+        entry = self.squares.get(id(x))
+        if entry is None or entry[0] is not x or y <= 0 or y % 2:
+            bound = eqn.primitive.get_bind_params(eqn.params)
+            sub, params = bound if isinstance(bound, tuple) else ((), bound)
+            return eqn.primitive.bind(*sub, *ins, **params)
+        s = entry[1]()
+        return s if y == 2 else self.jax.lax.integer_pow(s, y // 2)
 
     def constant(self, eqn: Any, ins: list[Any]) -> Any:
         """``eqn`` evaluated by JAX at constant operands (a complex one rejoined), as
