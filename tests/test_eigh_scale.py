@@ -83,7 +83,7 @@ def test_below_the_threshold_the_pairs_stay(monkeypatch):
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11)
 
 
-def test_parts_of_a_symmetric_product_block():
+def test_parts_of_a_symmetric_product_block(monkeypatch):
     """``∂(Σ_j (S_kj + S_jk) x_j)/∂S_ij``: entries where i = k or j = k, two parts of n²
     values, every entry in one of them; their sum times a Kronecker block equals the
     sparse product's values."""
@@ -105,13 +105,10 @@ def test_parts_of_a_symmetric_product_block():
     b = blocks.Labelled((n, n), (n, n), (((0,), 0), ((2,), 0)), (((0,), 0), ((1,), 0)),
                         (n, n, n), (1, 2))  # fmt: skip
     va = np.random.default_rng(1).normal(size=a.nnz)
-    old = diagonal_parts.SPLIT_FROM
-    try:
-        diagonal_parts.SPLIT_FROM = 1  # split at this small size
-        split = diagonal_parts.split_product(a, b)
-        got = blocks.multiply_values(a, b, va, q)
-    finally:
-        diagonal_parts.SPLIT_FROM = old
+    monkeypatch.setattr(diagonal_parts, "SPLIT_FROM", 1)  # split at this small size
+    monkeypatch.setattr(diagonal_parts, "SMALL", 0)
+    split = diagonal_parts.split_product(a, b)
+    got = blocks.multiply_values(a, b, va, q)
     assert split is not None and len(split.terms) == 2
     dense_a = np.zeros((n, n * n))
     dense_a[rows, cols] = va

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import FORGETS, ONES, Block, Labelled, Sparse, add, einsum_plan, multiply
+from . import FORGETS, ONES, SMALL, Block, Labelled, Sparse, add, einsum_plan, multiply
 
 __all__ = [
     "SPLIT_FROM",
@@ -191,6 +191,8 @@ def split_product(upper: Block, lower: Block) -> Split | None:
         return None
     if sparse.kind == ONES:  # a move's or a sum's ones: the rules for moves
         return None
+    if sparse.nnz <= SMALL and other.nnz <= SMALL:  # :func:`~dgraph.blocks.multiply`'s
+        return None  # small products, remembered as patterns
     lines = math.prod(other.out_shape if first else other.in_shape)
     pairs = sparse.nnz * (other.nnz / max(lines, 1))
     if pairs < SPLIT_FROM:
