@@ -98,6 +98,7 @@ __all__ = [
     "scale",
     "scoped",
     "sparse",
+    "split_of",
     "to_matrix",
 ]
 
@@ -625,10 +626,27 @@ def multiply(upper: Block, lower: Block) -> Product:
         found = (
             _diagonal_product(upper, lower)
             or _move_product(upper, lower)
+            or _split_product(upper, lower)
             or _sparse_product(as_sparse(upper), as_sparse(lower))
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
+
+
+def _split_product(upper: Block, lower: Block) -> tuple[int, Block] | None:
+    """A sparse block with diagonal parts times a labelled one, as the parts' labelled
+    products summed (:func:`dgraph.blocks.diagonal_parts.split_product`); else None."""
+    split = _diagonal_parts.split_product(upper, lower)
+    return None if split is None else (split.cost, split.product)
+
+
+def split_of(upper: Block, lower: Block, product: Block) -> Any:
+    """The :class:`~dgraph.blocks.diagonal_parts.Split` that gave ``product`` as
+    ``upper · lower`` (:func:`multiply`), or None where another rule gave it."""
+    split = _diagonal_parts.split_product(upper, lower)
+    if split is None or not (split.product is product or split.product == product):
+        return None
+    return split
 
 
 def _structured(*blocks: Block) -> bool:
@@ -1768,10 +1786,14 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
             _in_c_order(b, v, p) for b, v, p in ((upper, vu, perms[0]), (lower, vl, perms[1]))
         )
         return BlockValues(plan.product, _einsum(plan, va, vb))
-    ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
     product = multiply(upper, lower).product
     if product is None:
         return BlockValues(None, None)
+    split = split_of(upper, lower, product)
+    if split is not None:  # a sparse factor's diagonal parts, one einsum each
+        return BlockValues(*_diagonal_parts.split_values(split, *(
+            (vu, vl) if split.sparse_first else (vl, vu)), _einsum, add_values))  # fmt: skip
+    ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
     if isinstance(product, Labelled) and full(product):  # dense (:func:`_full_product`)
         return BlockValues(product, np.asarray((ma @ mb).todense()).reshape(_shape(product)))
     if isinstance(product, Labelled):  # each entry its own value (two running sums)
@@ -1928,7 +1950,14 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValue
     if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered
         flat = np.zeros(math.prod(total.out_shape) * math.prod(total.in_shape))
         width = max(1, math.prod(total.in_shape))
-        for block, v in ((a, va), (b, vb)):
+        summands = [(a, va), (b, vb)]
+        for k, (block, v) in enumerate(summands):
+            perm = plain_dense(block)
+            if perm is not None:  # a dense summand: its values themselves (no pattern)
+                flat = np.array(_in_c_order(block, v, perm), dtype=float).reshape(-1)
+                del summands[k]
+                break
+        for block, v in summands:
             m = to_matrix(block, v).tocoo()
             np.add.at(flat, m.row.astype(np.int64) * width + m.col, m.data)
         return BlockValues(total, flat.reshape((*total.out_shape, *total.in_shape)))
@@ -1962,3 +1991,6 @@ def _values_on(block: Sparse, m) -> np.ndarray:
     values = np.zeros(block.nnz)
     values[np.searchsorted(keys, rows * width + m.indices)] = data
     return values
+
+
+from . import diagonal_parts as _diagonal_parts  # noqa: E402  (its rules use the above)

@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, dense, pattern, sparse
+from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, dense, sparse
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
@@ -521,14 +521,54 @@ def narrowed(
     # the variables set to 1: each derivative above is then its constant factor, or -c
     ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
     v = np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1)
-    rows, cols, at = pattern(block)
-    return _kept(block, rows, cols, at, v[at] != 0)
+    if (v != 0).all():
+        return None
+    rows, cols, at = _pattern_where(block, np.flatnonzero(v))
+    return _kept(block, rows, cols, at, np.ones(at.size, dtype=bool), True)
 
 
-def _kept(block: Labelled, rows, cols, at, keep: np.ndarray) -> Narrowed | None:
+def _pattern_where(block: Labelled, places: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`~dgraph.blocks.pattern`'s rows, columns and value places of the entries
+    whose value place is among ``places`` (flat, C order over ``value``'s labels): the
+    value labels read off ``places``, the others every value; no pattern of every entry
+    (``c @ x`` for a diagonal c: n² entries kept of n³)."""
+    sizes, value = block.sizes, block.value
+    others = [j for j in range(len(sizes)) if j not in value]
+    shape = (places.size, *(sizes[j] for j in others))
+    coords = np.unravel_index(places, tuple(sizes[j] for j in value)) if value else ()
+    label: dict[int, np.ndarray] = {}
+    for j, c in zip(value, coords, strict=True):
+        label[j] = c.astype(np.int64).reshape(-1, *([1] * len(others)))
+    for i, j in enumerate(others):
+        step = [1] * len(shape)
+        step[i + 1] = -1
+        label[j] = np.arange(sizes[j], dtype=np.int64).reshape(step)
+
+    def flat(axes: tuple, lengths: tuple[int, ...]) -> np.ndarray:
+        total: Any = np.zeros((1,) * len(shape), dtype=np.int64)
+        stride = 1
+        for (labels, off), length in reversed(list(zip(axes, lengths, strict=True))):
+            total = total + off * stride
+            inner = stride
+            for j in reversed(labels):
+                total = total + label[j] * inner
+                inner *= sizes[j]
+            stride *= length
+        return np.broadcast_to(total, shape).reshape(-1)
+
+    at = np.broadcast_to(places.astype(np.int64).reshape(-1, *([1] * len(others))), shape)
+    return (
+        flat(block.out_axes, block.out_shape),
+        flat(block.in_axes, block.in_shape),
+        at.reshape(-1),
+    )
+
+
+def _kept(block: Labelled, rows, cols, at, keep: np.ndarray, some: bool = False) -> Narrowed | None:
     """The entries ``keep`` marks of the labelled ``block``'s pattern, as a sparse block
-    in row order, and each one's flat index into the labelled values; None for all."""
-    if keep.all():
+    in row order, and each one's flat index into the labelled values; None for all
+    (``some``: the entries given are some of the block's already)."""
+    if keep.all() and not some:
         return None
     rows, cols, at = rows[keep], cols[keep], at[keep]
     order = np.argsort(rows * max(1, math.prod(block.in_shape)) + cols, kind="stable")

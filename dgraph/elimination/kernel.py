@@ -44,6 +44,7 @@ from ..errors import DGraphError, SearchTooLarge
 __all__ = [
     "BLOCKS",
     "COUNT",
+    "UNION_MOST",
     "VALUES",
     "Algebra",
     "Closure",
@@ -261,7 +262,34 @@ class Blocks(Algebra):
             return b
         if b is self.ZERO:
             return a
+        _refuse_large_union(a, b)
         return blocks.add(a, b)
+
+
+UNION_MOST = 10**8
+"""Entries a sum of two blocks of different structure may hold as a pattern in
+a search (at least the larger summand's): its indices, four to eight bytes an entry, and
+the summands' patterns formed to merge them (three times eight bytes an entry each).
+Markowitz's order on the Hessian of ``Σ c·eigvalsh(D + 0.1 x xᵀ)`` sums the two
+Kronecker blocks of ``V·C·Vᵀ`` by V, 2n³ entries (some 7 GB formed at n = 512), where
+reverse mode forms no such sum."""
+
+
+def _refuse_large_union(a: Any, b: Any) -> None:
+    """Refuse (:class:`~dgraph.errors.SearchTooLarge`: the method is dropped, the
+    others priced) a sum whose pattern would hold more than :data:`UNION_MOST` entries,
+    before any of it is formed: blocks of different structure, neither full (a sum
+    with a full block is dense, no pattern)."""
+    if not all(isinstance(x, (blocks.Labelled, blocks.Sparse)) for x in (a, b)):
+        return
+    if blocks.same_structure(a, b) or blocks.full(a) or blocks.full(b):
+        return
+    if max(a.nnz, b.nnz) > UNION_MOST:
+        raise SearchTooLarge(
+            f"a sum of two blocks {a.out_shape} x {a.in_shape} of different structure"
+            f" ({a.nnz:,} and {b.nnz:,} entries): its pattern of more than"
+            f" {UNION_MOST:,} entries would not fit in memory"
+        )
 
 
 COUNT, VALUES, BLOCKS = Count(), Values(), Blocks()

@@ -35,14 +35,17 @@ from ...blocks import (
     multiply,
     on_the_diagonal,
     pattern,
+    plain_dense,
     remember_sum,
     remembered_sum,
     rule_side,
     same_structure,
     shares_pattern,
     sparse,
+    split_of,
 )
 from ...blocks.cumulative import CumsumPattern
+from ...blocks.diagonal_parts import SPLIT_FROM
 from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
@@ -300,6 +303,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        split = split_of(a, b, product)
+        if split is not None:  # a sparse factor's diagonal parts: one einsum each
+            return self._split(split, a, b, va, vb)
         one = _one_pair_number(a, b, self._one(va), self._one(vb), product)
         if one is not None:  # a move of cumsum's ones (a slice, a flip): still one number
             return product, one
@@ -324,6 +330,28 @@ class BlockOps:
             return product, self.emit(Call("reshape", (flat, Const(_value_shape(product)))))
         return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
 
+    def _split(self, split, a: Block, b: Block, va: Node, vb: Node) -> Valued:
+        """A product split into a sparse factor's diagonal parts
+        (:mod:`dgraph.blocks.diagonal_parts`): each part's values placed in its value
+        array (zeros where the pattern lacks an entry), its labelled product one
+        ``einsum``, the products summed."""
+        first = split.sparse_first
+        block, values, other = (a, va, vb) if first else (b, vb, va)
+        total: Valued = None
+        for part, plan in split.terms:
+            data = self.values_at(block, values, part.positions)
+            if _number(data) is not None:
+                data = Call("full", (Const(int(part.positions.size)), data))
+            size = part.block.stored
+            if not fills(part.places, size):
+                data = Scatter(size, self.constants.index(part.places), data)
+            mine = self.emit(Call("reshape", (data, Const(_value_shape(part.block)))))
+            pa, pb = (part.block, b) if first else (a, part.block)
+            xa, xb = (mine, other) if first else (other, mine)
+            found = (plan.product, self._assigned(self._einsum(plan, pa, pb, xa, xb)))
+            total = found if total is None else self.add(total, found)
+        return total
+
     def _applied(self, upper: Valued, lower: Valued) -> Valued:
         """A product with an :class:`~dgraph.blocks.Applied` block: the other factor's
         rows by the cotangent rule or its columns by the tangent rule
@@ -341,13 +369,13 @@ class BlockOps:
         if side == "rows":
             a, va = self.materialize(upper, True)  # type: ignore[misc]
             m, n = math.prod(a.out_shape), math.prod(b.out_shape)
-            bar = self._densified(a, va, entries(a), (m, n))
+            bar = self._as_matrix(a, va, (m, n))
             bar = Call("reshape", (bar, Const((m, *op.shape))))
             out = self.emit(cotangent(op, k, args, bar, result, vocabulary(self.lang)))
             return product, self.emit(Call("reshape", (out, Const(_value_shape(product)))))
         b, vb = self.materialize(lower, True)  # type: ignore[misc]
         n, m = math.prod(b.out_shape), math.prod(b.in_shape)
-        columns = self._densified(b, vb, entries(b), (n, m))
+        columns = self._as_matrix(b, vb, (n, m))
         dirs = Call("reshape", (Call("transpose", (columns,)), Const((m, *b.out_shape))))
         out = self.emit(tangent(op, k, args, dirs, result, vocabulary(self.lang)))
         moved = Call("moveaxis", (out, Const(0), Const(-1)))
@@ -449,6 +477,15 @@ class BlockOps:
         rows, cols, _ = entries(product)
         place = rows.astype(np.int64) * length + (cols // stride) % length
         return self.emit(Index(_ravel(summed), (self.constants.index(place),)))
+
+    def _as_matrix(self, block: Block, values: Node, shape: tuple[int, int]) -> Node:
+        """The block's values as a dense ``shape`` matrix: a dense block's
+        (:func:`~dgraph.blocks.plain_dense`) put in C order, no pattern of its entries;
+        any other's placed (:meth:`_densified`)."""
+        perm = plain_dense(block)
+        if perm is None or _number(values) is not None:
+            return self._densified(block, values, entries(block), shape)
+        return self.emit(Call("reshape", (_in_c_order(block, values, perm), Const(shape))))
 
     def _densified(self, block: Block, values: Node, found: tuple, shape: tuple[int, int]) -> Node:
         """The block's values as a dense ``shape`` matrix (zeros off its entries)."""
@@ -740,6 +777,9 @@ class BlockOps:
         if keyed is not None:
             return keyed
         total, placed = _sum_placed(a, b)
+        onto = self._onto_dense(a, b, va, vb, total)
+        if onto is not None:
+            return onto
         if isinstance(total, Labelled) and same_structure(a, b):
             parts = [_aligned(block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
             return total, self.emit(BinOp("+", parts[0], parts[1]))
@@ -773,6 +813,31 @@ class BlockOps:
         _, summed = self.materialize((total, terms))
         shape = (*total.out_shape, *total.in_shape)
         return total, self.emit(Call("reshape", (summed, Const(shape))))
+
+    def _onto_dense(self, a: Block, b: Block, va, vb, total: Block) -> Valued:
+        """A sum made dense whose summand is a dense block (:func:`~dgraph.blocks.
+        plain_dense`) of at least :data:`~dgraph.blocks.diagonal_parts.SPLIT_FROM` entries
+        and the other one of fewer entries: the other's values added onto
+        the dense one's in C order (one scatter-add of its entries), no index array of
+        every entry. None where that does not apply."""
+        if not isinstance(total, Labelled) or same_structure(a, b) or not full(total):
+            return None
+        for (dense_block, vd), (other, vo) in (((a, va), (b, vb)), ((b, vb), (a, va))):
+            perm = plain_dense(dense_block)
+            if perm is None or isinstance(vd, Terms) or isinstance(vo, Terms):
+                continue
+            if other.nnz >= dense_block.nnz or dense_block.nnz < SPLIT_FROM:
+                continue  # (small sums keep the code they had)
+            rows, cols, at = entries(other)
+            data = self.values_at(other, vo, at)
+            if _number(data) is not None:
+                data = Call("full", (Const(int(at.size)), data))
+            flat = rows.astype(np.int64) * max(1, math.prod(total.in_shape)) + cols
+            base = self.emit(_ravel(_in_c_order(dense_block, vd, perm)))
+            summed = self.emit(ScatterAdd(base, ((self.constants.index(flat), data),)))
+            shape = (*total.out_shape, *total.in_shape)
+            return total, self.emit(Call("reshape", (summed, Const(shape))))
+        return None
 
     def _keyed_sum(self, a: Block, b: Block, va, vb) -> Valued:
         """``a + b`` where a summand is :class:`Terms` and the sum is sparse: the sum's

@@ -1,0 +1,51 @@
+"""The ``hmed`` cell of real_programs10's ``jax_rfft_eigvalsh`` at one size:
+``dgraph.hessian(f, x, sparse=True)`` built and called once (CPU seconds,
+``time.process_time``, after a warm-up at the program's small size), the process's peak
+RSS, the largest error against ``jax.hessian``, and ``jax.jit(jax.hessian(f))``'s second
+call in the same run (wall seconds). One size a process, so that each peak is its own.
+
+    python benchmarks/eigh_hessian_scale.py N
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import real_programs10 as rp
+
+import dgraph
+
+
+def main() -> None:
+    n = int(sys.argv[1])
+    build, small, _ = rp.PROGRAMS["jax_rfft_eigvalsh"]
+    f, xs, _, ref = build(n)
+    fs, xss, _, _ = build(small)
+    dgraph.hessian(fs, *xss, sparse=True)(xss[0])  # warm-up: imports, JAX's tracing
+    t0 = time.process_time()
+    H = dgraph.hessian(f, *xs, sparse=True)
+    t1 = time.process_time()
+    got = H(xs[0])
+    t2 = time.process_time()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    x = jnp.asarray(xs[0])
+    hess = jax.jit(jax.hessian(ref))
+    want = np.asarray(hess(x).block_until_ready())
+    t3 = time.perf_counter()
+    hess(x).block_until_ready()
+    jax_s = time.perf_counter() - t3
+    err = np.abs(got.toarray() - want).max() / np.abs(want).max()
+    print(
+        f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
+        f" relerr={err:.1e} jax_call={jax_s:.2f}s"
+    )
+
+
+if __name__ == "__main__":
+    jax.config.update("jax_enable_x64", True)
+    main()

@@ -1,0 +1,175 @@
+"""The Hessian of ``Σ log1p(|rfft x|²/n) + Σ c·eigvalsh(diag(0..n-1) + 0.1 x xᵀ)``
+(real_programs10's ``jax_rfft_eigvalsh``): its sparse block products split into diagonal
+parts (:mod:`dgraph.blocks.diagonal_parts`, one einsum each, no pattern of the pairs
+that meet), the constant ``diag(c)``'s narrowed block formed from its n nonzeros only,
+and Markowitz's sum of two Kronecker blocks refused above its limit; values equal
+``jax.hessian``'s."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph import blocks
+from dgraph.blocks import arrays as block_arrays
+from dgraph.blocks import diagonal_parts
+from dgraph.codegen.tensor import blockops
+from dgraph.elimination import kernel
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _program(n: int):
+    c = np.linspace(1.0, 2.0, n)
+
+    def f(x):
+        power = jnp.abs(jnp.fft.rfft(x)) ** 2 / n
+        lam = jnp.linalg.eigvalsh(jnp.diag(jnp.arange(n) * 1.0) + 0.1 * jnp.outer(x, x))
+        return jnp.sum(jnp.log1p(power)) + jnp.sum(c * lam)
+
+    x = np.random.default_rng(n).normal(size=n)
+    return f, x
+
+
+def _pairs_seen(monkeypatch) -> list[int]:
+    """The pairs of every product the code generator pairs entry by entry."""
+    seen: list[int] = []
+    original = blockops._refuse_many_pairs
+
+    def spy(cols_a, rows_b, a, b):
+        seen.append(blockops._pair_count(cols_a, rows_b, int(np.prod(a.in_shape))))
+        return original(cols_a, rows_b, a, b)
+
+    monkeypatch.setattr(blockops, "_refuse_many_pairs", spy)
+    return seen
+
+
+@pytest.mark.parametrize("n", [16, 32])
+def test_hessian_equals_jax(n):
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=True)(x)
+    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    np.testing.assert_allclose(H.toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
+
+
+def test_no_product_pairs_order_n_cubed_entries(monkeypatch):
+    """At n = 32 the sparse products of the gradient's block of ``(S + Sᵀ)·x`` (2n² - n
+    entries) by the Kronecker blocks of ``V·C·Vᵀ`` (n³ entries) paired 2n³ - n² =
+    64,512 entries each, their indices kept in the module; split, nothing pairs n³."""
+    n = 32
+    seen = _pairs_seen(monkeypatch)
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=True)
+    assert max(seen, default=0) < n**3
+    text = H.generated.text
+    assert "bincount" not in text  # no segment sum of pairs
+    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    got = H(x).toarray()
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
+
+
+def test_below_the_threshold_the_pairs_stay(monkeypatch):
+    """Below :data:`~dgraph.blocks.diagonal_parts.SPLIT_FROM` pairs the product keeps
+    the code it had (n = 16: 2·16³ - 16² = 7,936 pairs), and the values are the same."""
+    n = 16
+    seen = _pairs_seen(monkeypatch)
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=True)
+    assert 2 * n**3 - n * n in seen
+    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11)
+
+
+def test_parts_of_a_symmetric_product_block(monkeypatch):
+    """``∂(Σ_j (S_kj + S_jk) x_j)/∂S_ij``: entries where i = k or j = k, two parts of n²
+    values, every entry in one of them; their sum times a Kronecker block equals the
+    sparse product's values."""
+    n = 6
+    rows, cols = [], []
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if i == k or j == k:
+                    rows.append(k)
+                    cols.append(i * n + j)
+    a = blocks.sparse((n,), (n, n), np.array(rows), np.array(cols))
+    found = diagonal_parts.parts(a)
+    assert found is not None and len(found) == 2
+    assert sorted(np.concatenate([p.positions for p in found]).tolist()) == list(range(a.nnz))
+    assert [p.block.stored for p in found] == [n * n, n * n]
+    # a matrix product's block by its left factor: d(P·Q)/dP, Q given (n³ entries)
+    q = np.random.default_rng(0).normal(size=(n, n))
+    b = blocks.Labelled((n, n), (n, n), (((0,), 0), ((2,), 0)), (((0,), 0), ((1,), 0)),
+                        (n, n, n), (1, 2))  # fmt: skip
+    va = np.random.default_rng(1).normal(size=a.nnz)
+    monkeypatch.setattr(diagonal_parts, "SPLIT_FROM", 1)  # split at this small size
+    monkeypatch.setattr(diagonal_parts, "SMALL", 0)
+    split = diagonal_parts.split_product(a, b)
+    got = blocks.multiply_values(a, b, va, q)
+    assert split is not None and len(split.terms) == 2
+    dense_a = np.zeros((n, n * n))
+    dense_a[rows, cols] = va
+    want = dense_a @ blocks.to_matrix(b, q).toarray()
+    np.testing.assert_allclose(blocks.to_matrix(got.block, got.values).toarray(), want,
+                               atol=1e-12)  # fmt: skip
+
+
+def test_an_entry_on_no_diagonal_is_not_split():
+    a = blocks.sparse((4,), (4, 4), np.array([0, 1]), np.array([5, 2]))  # (0,(1,1)), (1,(0,2))
+    assert diagonal_parts.parts(a) is None
+
+
+def test_narrowed_by_a_diagonal_keeps_its_n_squared_entries(monkeypatch):
+    """``diag(c) @ Vᵀ``'s block by V: n² entries kept of the labelled block's n³, found
+    without the pattern of all n³ (:func:`~dgraph.blocks.pattern` is never asked for it)."""
+    n = 12
+    asked: list[int] = []
+    original = blocks._pattern
+
+    def spy(b):
+        found = original(b)
+        asked.append(found[0].size)
+        return found
+
+    monkeypatch.setattr(blocks, "_pattern", spy)
+    from dgraph.blocks.arrays import ArrayOp, Const
+
+    c = np.diag(np.arange(1.0, n + 1))
+    op = ArrayOp(
+        "dot_general",
+        (Const.of(c), "v"),
+        (("dimension_numbers", (((1,), (1,)), ((), ()))),),
+        (n, n),
+    )
+    shapes = [(n, n), (n, n)]
+    block = block_arrays.labelled_block(op, 1, shapes)
+    found = block_arrays.narrowed(op, 1, shapes, block)
+    assert found is not None and found.block.nnz == n * n
+    assert n**3 not in asked
+
+
+def test_markowitz_sum_above_the_limit_is_refused_and_reverse_kept(monkeypatch):
+    """With the union limit below n³ (n = 24), Markowitz's sum of the two Kronecker
+    blocks is refused before it is formed; the Hessian is built by another method and
+    equals JAX's."""
+    n = 24
+    monkeypatch.setattr(kernel, "UNION_MOST", n**3 - 1)
+    refused: list[str] = []
+    original = kernel._refuse_large_union
+
+    def spy(a, b):
+        try:
+            original(a, b)
+        except dgraph.errors.SearchTooLarge as e:
+            refused.append(str(e))
+            raise
+
+    monkeypatch.setattr(kernel, "_refuse_large_union", spy)
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=True)
+    assert refused and "\n" not in refused[0] and "would not fit in memory" in refused[0]
+    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
