@@ -1,6 +1,6 @@
 """The Hessian of ``Σ log1p(|rfft x|²/n) + Σ c·eigvalsh(diag(0..n-1) + 0.1 x xᵀ)``
 (real_programs10's ``jax_rfft_eigvalsh``): its sparse block products split into diagonal
-parts (:mod:`dgraph.blocks.diagonal_parts`, one einsum each, no pattern of the pairs
+parts (:func:`dgraph.blocks.split_product`, one einsum each, no pattern of the pairs
 that meet), the constant ``diag(c)``'s narrowed block formed from its n nonzeros only,
 and Markowitz's sum of two Kronecker blocks refused above its limit; values equal
 ``jax.hessian``'s."""
@@ -15,7 +15,6 @@ import pytest
 import dgraph
 from dgraph import blocks
 from dgraph.blocks import arrays as block_arrays
-from dgraph.blocks import diagonal_parts
 from dgraph.codegen.tensor import blockops
 from dgraph.elimination import kernel
 
@@ -72,7 +71,7 @@ def test_no_product_pairs_order_n_cubed_entries(monkeypatch):
 
 
 def test_below_the_threshold_the_pairs_stay(monkeypatch):
-    """Below :data:`~dgraph.blocks.diagonal_parts.SPLIT_FROM` pairs the product keeps
+    """Below :data:`~dgraph.blocks.SPLIT_FROM` pairs the product keeps
     the code it had (n = 16: 2·16³ - 16² = 7,936 pairs), and the values are the same."""
     n = 16
     seen = _pairs_seen(monkeypatch)
@@ -96,7 +95,7 @@ def test_parts_of_a_symmetric_product_block(monkeypatch):
                     rows.append(k)
                     cols.append(i * n + j)
     a = blocks.sparse((n,), (n, n), np.array(rows), np.array(cols))
-    found = diagonal_parts.parts(a)
+    found = blocks.diagonal_parts(a)
     assert found is not None and len(found) == 2
     assert sorted(np.concatenate([p.positions for p in found]).tolist()) == list(range(a.nnz))
     assert [p.block.stored for p in found] == [n * n, n * n]
@@ -105,9 +104,9 @@ def test_parts_of_a_symmetric_product_block(monkeypatch):
     b = blocks.Labelled((n, n), (n, n), (((0,), 0), ((2,), 0)), (((0,), 0), ((1,), 0)),
                         (n, n, n), (1, 2))  # fmt: skip
     va = np.random.default_rng(1).normal(size=a.nnz)
-    monkeypatch.setattr(diagonal_parts, "SPLIT_FROM", 1)  # split at this small size
-    monkeypatch.setattr(diagonal_parts, "SMALL", 0)
-    split = diagonal_parts.split_product(a, b)
+    monkeypatch.setattr(blocks, "SPLIT_FROM", 1)  # split at this small size
+    monkeypatch.setattr(blocks, "SMALL", 0)
+    split = blocks.split_product(a, b)
     got = blocks.multiply_values(a, b, va, q)
     assert split is not None and len(split.terms) == 2
     dense_a = np.zeros((n, n * n))
@@ -119,7 +118,7 @@ def test_parts_of_a_symmetric_product_block(monkeypatch):
 
 def test_an_entry_on_no_diagonal_is_not_split():
     a = blocks.sparse((4,), (4, 4), np.array([0, 1]), np.array([5, 2]))  # (0,(1,1)), (1,(0,2))
-    assert diagonal_parts.parts(a) is None
+    assert blocks.diagonal_parts(a) is None
 
 
 def test_narrowed_by_a_diagonal_keeps_its_n_squared_entries(monkeypatch):

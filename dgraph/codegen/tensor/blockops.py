@@ -19,6 +19,7 @@ from ...blocks import (
     FORGETS,
     ONES,
     SMALL,
+    SPLIT_FROM,
     Applied,
     Block,
     Labelled,
@@ -45,7 +46,6 @@ from ...blocks import (
     split_of,
 )
 from ...blocks.cumulative import CumsumPattern
-from ...blocks.diagonal_parts import SPLIT_FROM
 from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
@@ -332,7 +332,7 @@ class BlockOps:
 
     def _split(self, split, a: Block, b: Block, va: Node, vb: Node) -> Valued:
         """A product split into a sparse factor's diagonal parts
-        (:mod:`dgraph.blocks.diagonal_parts`): each part's values placed in its value
+        (:func:`dgraph.blocks.split_product`): each part's values placed in its value
         array (zeros where the pattern lacks an entry), its labelled product one
         ``einsum``, the products summed."""
         first = split.sparse_first
@@ -816,7 +816,7 @@ class BlockOps:
 
     def _onto_dense(self, a: Block, b: Block, va, vb, total: Block) -> Valued:
         """A sum made dense whose summand is a dense block (:func:`~dgraph.blocks.
-        plain_dense`) of at least :data:`~dgraph.blocks.diagonal_parts.SPLIT_FROM` entries
+        plain_dense`) of at least :data:`~dgraph.blocks.SPLIT_FROM` entries
         and the other one of fewer entries: the other's values added onto
         the dense one's in C order (one scatter-add of its entries), no index array of
         every entry. None where that does not apply."""
