@@ -75,6 +75,18 @@ def test_a_loops_hessian_by_columns_equals_jax(f, lang):
     assert np.array_equal(got, got.T)  # mirrored from the lower triangle
 
 
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_value_gradient_hessian_by_columns_equals_jax(lang):
+    V = dgraph.make_function(forces, "value_gradient_hessian", lang, point=(X,))
+    assert _note(V).startswith(f"Jacobian by {N} columns")
+    assert "def value_and_jacobian" in V.gradient.generated.text or lang == "jax"
+    x = np.linspace(-0.4, 0.7, N)
+    value, gradient, hessian = V(x)
+    np.testing.assert_allclose(value, forces(jnp.asarray(x)), rtol=1e-13)
+    np.testing.assert_allclose(gradient, jax.grad(forces)(x), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(hessian, jax.hessian(forces)(x), rtol=1e-12, atol=1e-12)
+
+
 def test_the_loops_sweeps_kept_where_they_count_less():
     H = dgraph.make_function(elementwise, "hessian", point=(X,))
     choice = columns_choice(H.gradient.generated.expression_set.graph)
@@ -128,8 +140,8 @@ def test_a_lagrangian_hessian_by_columns_takes_the_weights_last():
 def test_a_wrong_column_is_caught_by_the_check(monkeypatch):
     made = tensor_function.columns_module
 
-    def wrong(graph, lang, choice):  # column 2 seeded with e_2 + e_3
-        text = made(graph, lang, choice)
+    def wrong(graph, lang, choice, mode):  # column 2 seeded with e_2 + e_3
+        text = made(graph, lang, choice, mode)
         eye = f"seeds = numpy.eye({N})"
         assert eye in text
         return text.replace(eye, f"{eye}\n    seeds[2, 3] = 1.0")

@@ -228,9 +228,9 @@ def _make(
         generated.stacked = stacked
         generated.ops = count_array_ops(program)
         return generated, function
-    choice = columns_choice(es.graph) if mode == "jacobian" and not sparse else None
+    choice = None if sparse else columns_choice(es.graph)
     if choice is not None and choice.chosen:  # the loops' sweeps count more: by columns
-        return _by_columns(es, lang, choice)
+        return _by_columns(es, lang, choice, mode)
     program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
     text = program.text
     checked = load_python(text)
@@ -248,14 +248,16 @@ def _make(
     return generated, function
 
 
-def _by_columns(es: ExpressionSet, lang: str, choice: ColumnsChoice) -> tuple[TensorGenerated, Any]:
-    """The dense ``jacobian`` (NumPy or JAX) of a graph with loops by columns of its
-    tangent program (:mod:`.jacobian_columns`), checked as the loops' code would be
-    (:func:`~.check.check_tensor` against the expression set ``es``)."""
-    text = columns_module(es.graph, lang, choice)
-    function = load_python(text).jacobian
-    check = _checked(check_tensor(function, es, lang, mode="jacobian"))
-    generated = TensorGenerated(text, lang, es, False, check, "jacobian", choice.mults)
+def _by_columns(
+    es: ExpressionSet, lang: str, choice: ColumnsChoice, mode: str
+) -> tuple[TensorGenerated, Any]:
+    """The dense ``jacobian`` or ``value_and_jacobian`` (NumPy or JAX) of a graph with
+    loops by columns of its tangent program (:mod:`.jacobian_columns`), checked as the
+    loops' code would be (:func:`~.check.check_tensor` against the expression set ``es``)."""
+    text = columns_module(es.graph, lang, choice, mode)
+    function = getattr(load_python(text), mode)
+    check = _checked(check_tensor(function, es, lang, mode=mode))
+    generated = TensorGenerated(text, lang, es, False, check, mode, choice.mults)
     generated.ops = choice.ops
     generated.loops = (choice.note(),)
     return generated, function

@@ -1,5 +1,5 @@
-"""A dense Jacobian with loops by columns of its tangent program, where the loops' own
-Jacobian sweeps count more.
+"""A dense Jacobian (and ``value_and_jacobian``) with loops by columns of its tangent
+program, where the loops' own Jacobian sweeps count more.
 
 A loop region's block is built by a sweep over its steps (:mod:`.regions`): the tangent
 sweep carries a column per entry of the region's active operands (or per colour of
@@ -34,7 +34,13 @@ identity's columns, and the result is checked by the one check of a dense ``jaco
 (:func:`~.check.check_tensor`), as the region's code is.
 
 In NumPy the module's ``jacobian`` calls ``jvp`` once per column; in JAX it maps ``jvp``
-over all the columns at once (``jax.vmap``: one sweep carrying n tangents, jitted).
+over all the columns at once (``jax.vmap``: one sweep carrying n tangents, jitted). The
+NumPy tangent program has no trailing column axis (a tangent is a block of its vertex's
+shape, :mod:`.sweeps`), so its columns are its calls. ``value_and_jacobian`` (a
+Hessian's ``value_gradient_hessian``) reads the outputs' values from the same sweeps.
+Not by columns: a sparse Jacobian (its pattern is the walk of the expression set the
+loops' code is), C and CUDA (their dense products), graphs whose loops are all
+``while_loop``s or ``cond``s (not priced).
 """
 
 from __future__ import annotations
@@ -134,12 +140,14 @@ def columns_choice(graph: DGraph) -> ColumnsChoice | None:
     return ColumnsChoice(fma, columns, count)
 
 
-def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice) -> str:
+def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice, mode: str = "jacobian") -> str:
     """The ``jvp`` module of ``graph`` (:func:`~.sweeps.sweep_module`, NumPy or JAX)
-    ending with ``jacobian(*inputs, *parameters)``: J in ``jax.jacobian``'s layout, its
-    columns ``jvp`` along each column of the identity (NumPy: one call per column; JAX:
-    ``jax.vmap`` over all of them, jitted)."""
-    text = sweep_module(graph, "jvp", lang).text
+    ending with ``jacobian(*inputs, *parameters)`` (``mode="value_and_jacobian"``:
+    ``value_and_jacobian``, the outputs' values too, from the same sweeps): J in
+    ``jax.jacobian``'s layout, its columns ``jvp`` along each column of the identity
+    (NumPy: one call per column; JAX: ``jax.vmap`` over all of them, jitted)."""
+    values = mode == "value_and_jacobian"
+    text = sweep_module(graph, "jvp", lang, values=values).text
     inputs = [f"x{k}" for k in range(len(graph.inputs))]
     params = [f"p{k}" for k in range(len(graph.parameter_shapes))]
     splits, at = [], 0
@@ -148,17 +156,18 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice) -> str:
         splits.append((at, at + math.prod(shape), shape))
         at += math.prod(shape)
     outputs = tuple(tuple(graph.shape(y)) for y in graph.outputs)
-    n_in, n_out = len(graph.inputs), len(graph.outputs)
-    if n_out == 1 and n_in == 1:
+    n_in, m = len(graph.inputs), len(graph.outputs)
+    if m == 1 and n_in == 1:
         layout = "rows[0][0]"
-    elif n_out == 1:
+    elif m == 1:
         layout = "rows[0]"
     elif n_in == 1:
         layout = "tuple(row[0] for row in rows)"
     else:
         layout = "tuple(rows)"
     xp = "numpy" if lang == "python" else "jnp"
-    name = "jacobian" if lang == "python" else "_jacobian"
+    name = mode if lang == "python" else f"_{mode}"
+    what = "F(x), J" if values else "J"
     lines = [
         "",
         "",
@@ -167,8 +176,8 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice) -> str:
         "",
         "",
         f"def {name}({', '.join([*inputs, *params])}):",
-        f'    """J: d y / d x for the inputs {tuple(graph.inputs)!r} by columns, jvp along'
-        f' each of the {at} columns of the identity. {choice.note()}."""',
+        f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} by columns, jvp'
+        f' along each of the {at} columns of the identity. {choice.note()}."""',
         f"    inputs, params = ({''.join(f'{a}, ' for a in inputs)}), "
         f"({''.join(f'{p}, ' for p in params)})",
         f"    seeds = {xp}.eye({at})",
@@ -181,26 +190,46 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice) -> str:
             "            numpy.reshape(seeds[j, lo:hi], s) for lo, hi, s in _COLUMN_SPLITS",
             "        ]",
             "        found.append(jvp(*inputs, *tangents, *params))",
-            f"    parts = [found] if {n_out} == 1 else list(zip(*found))",
-            "    stacked = [numpy.stack([numpy.ravel(c) for c in p], axis=1) for p in parts]",
         ]
+        if values:  # each call: the m values, then the m tangents
+            lines += [
+                f"    vals = found[0][:{m}]",
+                f"    parts = [[f[{m} + i] for f in found] for i in range({m})]",
+            ]
+        else:
+            lines.append(f"    parts = [found] if {m} == 1 else list(zip(*found))")
+        lines.append(
+            "    stacked = [numpy.stack([numpy.ravel(c) for c in p], axis=1) for p in parts]"
+        )
     else:
         lines += [
             f"    tangents = [jnp.reshape(seeds[:, lo:hi], ({at}, *s)) for lo, hi, s in"
             " _COLUMN_SPLITS]",
             "    found = jax.vmap(lambda *t: jvp(*inputs, *t, *params))(*tangents)",
-            f"    parts = [found] if {n_out} == 1 else list(found)",
-            f"    stacked = [jnp.reshape(p, ({at}, -1)).T for p in parts]",
         ]
+        if values:  # the values the same in every column: the first's
+            lines += [
+                f"    vals = [v[0] for v in found[:{m}]]",
+                f"    parts = list(found[{m}:])",
+            ]
+        else:
+            lines.append(f"    parts = [found] if {m} == 1 else list(found)")
+        lines.append(f"    stacked = [jnp.reshape(p, ({at}, -1)).T for p in parts]")
     lines += [
         "    rows = [",
         f"        tuple({xp}.reshape(m[:, lo:hi], (*y, *s)) for lo, hi, s in _COLUMN_SPLITS)",
         "        for m, y in zip(stacked, _COLUMN_OUTPUTS)",
         "    ]",
-        f"    return {layout}",
-        "",
     ]
+    if values:
+        lines += [
+            f"    vals = [{xp}.reshape(v, y) for v, y in zip(vals, _COLUMN_OUTPUTS)]",
+            f"    return {'vals[0]' if m == 1 else 'tuple(vals)'}, {layout}",
+        ]
+    else:
+        lines.append(f"    return {layout}")
+    lines.append("")
     if lang != "python":
-        lines += ["", "jacobian = jax.jit(_jacobian)", ""]
-    lines += ["", "MODE = 'jacobian'", ""]
+        lines += ["", f"{mode} = jax.jit(_{mode})", ""]
+    lines += ["", f"MODE = {mode!r}", ""]
     return text.rstrip("\n") + "\n" + "\n".join(lines)
