@@ -28,6 +28,7 @@ from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
+from .jacobian_columns import ColumnsChoice, columns_choice, columns_module
 from .module import block_entries, tensor_program
 from .regions import refuse_unprinted
 from .sweep_check import check_sweep
@@ -80,7 +81,10 @@ class TensorGenerated:
     """Symmetric (``make_tensor_function(..., symmetric=True)``): ``{mode}_tril``, the
     lower triangle of J alone."""
     ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
-    loops: tuple[str, ...] = ()  # jvp/vjp: how each loop is swept (jacobian: its docstring)
+    loops: tuple[str, ...] = ()
+    """jvp/vjp: how each loop is swept; a dense jacobian of a graph with loops: whether
+    by the loops' Jacobian sweeps or by columns of its jvp, and the counts
+    (:class:`~.jacobian_columns.ColumnsChoice`; each loop's sweep: its docstring)."""
 
     @property
     def verified(self) -> bool:
@@ -224,6 +228,9 @@ def _make(
         generated.stacked = stacked
         generated.ops = count_array_ops(program)
         return generated, function
+    choice = None if sparse else columns_choice(es.graph)
+    if choice is not None and choice.chosen:  # the loops' sweeps count more: by columns
+        return _by_columns(es, lang, choice, mode)
     program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
     text = program.text
     checked = load_python(text)
@@ -237,6 +244,22 @@ def _make(
     generated.ops = count_array_ops(program)
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     generated.tril = getattr(module, f"{mode}_tril", None)
+    generated.loops = () if choice is None else (choice.note(),)
+    return generated, function
+
+
+def _by_columns(
+    es: ExpressionSet, lang: str, choice: ColumnsChoice, mode: str
+) -> tuple[TensorGenerated, Any]:
+    """The dense ``jacobian`` or ``value_and_jacobian`` (NumPy or JAX) of a graph with
+    loops by columns of its tangent program (:mod:`.jacobian_columns`), checked as the
+    loops' code would be (:func:`~.check.check_tensor` against the expression set ``es``)."""
+    text = columns_module(es.graph, lang, choice, mode)
+    function = getattr(load_python(text), mode)
+    check = _checked(check_tensor(function, es, lang, mode=mode))
+    generated = TensorGenerated(text, lang, es, False, check, mode, choice.mults)
+    generated.ops = choice.ops
+    generated.loops = (choice.note(),)
     return generated, function
 
 

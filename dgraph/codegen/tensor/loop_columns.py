@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ...core.regions import PatternBlocks
+from ...core.regions import PatternBlocks, Region
 
 __all__ = [
     "COLOUR_COLUMNS",
@@ -29,6 +29,7 @@ __all__ = [
     "COMPRESS_BELOW",
     "colour_columns",
     "loop_colours",
+    "operand_columns",
     "tangent_pattern",
 ]
 
@@ -41,6 +42,20 @@ past it the sweep keeps a column per input entry."""
 
 COLOUR_COLUMNS = 2 * 10**5
 """The most columns the greedy colouring visits (one at a time, ~10 µs each)."""
+
+
+def operand_columns(r: Region) -> list[tuple[int, int]]:
+    """Per operand of the region (a while loop's condition constants first), its columns
+    ``(lo, hi)`` in the tangent sweep uncompressed: an active float operand's entries,
+    none for the others; ``columns[-1][1]`` is the sweep's width."""
+    b, width, columns = r.body, 0, []
+    for k, shape in enumerate(r.operand_shapes):
+        i = r.body_input[k]
+        differentiable = r.active[k] and i is not None and b.floats[i]
+        size = math.prod(shape) if differentiable else 0
+        columns.append((width, width + size))
+        width += size
+    return columns
 
 
 def tangent_pattern(

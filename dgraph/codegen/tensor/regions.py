@@ -46,7 +46,7 @@ from ..ir import (
 )
 from .branches import emit_cond
 from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
-from .loop_columns import loop_colours
+from .loop_columns import loop_colours, operand_columns
 from .region_steps import (
     body_operation,
     colour_seed,
@@ -249,13 +249,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     computed = dict(zip(map(id, nested), program.results[ends:], strict=True))
     blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
     nc, nk, first = r.n_carry, r.n_consts, r.n_cond_consts
-    width, columns = 0, []  # by operand (a while loop's condition constants first)
-    for k, shape in enumerate(r.operand_shapes):
-        i = r.body_input[k]
-        differentiable = r.active[k] and i is not None and b.floats[i]
-        size = math.prod(shape) if differentiable else 0
-        columns.append((width, width + size))
-        width += size
+    columns = operand_columns(r)  # by operand (a while loop's condition constants first)
+    width = columns[-1][1] if columns else 0
     arguments = dict(zip(b.inputs, program.arguments, strict=True))
     taken = {s.target for s in program.statements} | set(program.arguments)
     fresh = (f"_t{n}" for n in range(1 << 30) if f"_t{n}" not in taken)

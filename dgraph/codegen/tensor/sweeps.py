@@ -66,7 +66,9 @@ class Sweep:
     loops: tuple[str, ...] = ()  # per loop region: how its derivative is swept
 
 
-def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | None = None) -> Sweep:
+def sweep_module(
+    graph: DGraph, mode: str, lang: str = "python", tape: int | None = None, values: bool = False
+) -> Sweep:
     """The NumPy (``lang="python"``) or JAX module defining ``jvp`` (``mode="jvp"``) or
     ``vjp`` for the tensor graph ``graph``.
 
@@ -81,7 +83,9 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | Non
     body's own tangent program inside the loop, ``vjp`` its adjoint program backwards
     over a tape of states, at most ``tape`` of them kept per ``scan`` (the rest
     recomputed: equidistant checkpointing; None keeps all). The docstring of the
-    generated function says how each loop was swept (also :attr:`Sweep.loops`).
+    generated function says how each loop was swept (also :attr:`Sweep.loops`). With
+    ``values`` (``jvp`` alone), ``jvp`` returns the outputs' values first, then J·v: one
+    tuple (what a Jacobian by columns with its values reads, :mod:`.jacobian_columns`).
 
     >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
@@ -106,7 +110,9 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | Non
         raise DGraphError(f"tensor graphs: a sweep is jvp or vjp, not {mode!r}")
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
-    built = _build(graph, mode, lang, tape=tape)
+    if values and mode != "jvp":
+        raise DGraphError("a sweep returns the outputs' values with its jvp alone")
+    built = _build(graph, mode, lang, tape=tape, values=values)
     w = built.w
     returned = f"    return {one_or_tuple(built.results)}"
     primals = [built.arguments[x] for x in graph.inputs]
@@ -115,6 +121,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | Non
     language = "NumPy" if lang == "python" else "JAX"
     seeds_text = tuple(built.seed_args.values())
     what = "J·v" if mode == "jvp" else "wᵀ·J"
+    what = "(the outputs' values, then J·v)" if values else what
     given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
     loops = "".join(f" {note}." for note in built.loops)
     doc = (

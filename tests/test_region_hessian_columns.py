@@ -1,0 +1,151 @@
+"""A dense Hessian of a time loop by columns of the gradient graph's tangent program,
+chosen by counts where the loops' own Jacobian sweeps count more
+(dgraph/codegen/tensor/jacobian_columns.py); values against jax.hessian."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+import dgraph  # noqa: E402
+from dgraph.codegen.tensor import function as tensor_function  # noqa: E402
+from dgraph.codegen.tensor.jacobian_columns import columns_choice  # noqa: E402
+from dgraph.errors import VerificationError  # noqa: E402
+
+N, STEPS = 6, 5
+
+
+def forces(x):
+    """A time step summing over particles in a fori_loop (benchmarks/region_body_maps)."""
+
+    def step(c, t):
+        force = lambda j, a: a + jnp.sin(x[j] * c[j]) * jnp.tanh(c - x[j])  # noqa: E731
+        return c + 0.05 * jax.lax.fori_loop(0, N, force, jnp.zeros(N)), None
+
+    return jnp.sum(jax.lax.scan(step, x, jnp.arange(STEPS))[0] ** 2)
+
+
+def kicks(x):
+    def step(c, t):
+        kick = lambda j, a: a + jnp.sin(x[j] * c[j]) * x  # noqa: E731
+        return c + 0.01 * jax.lax.fori_loop(0, N, kick, jnp.zeros(N)), None
+
+    return jnp.sum(jax.lax.scan(step, x, jnp.arange(STEPS))[0] ** 2)
+
+
+def elementwise(x):
+    """Each entry its own loop: the region's sweep compresses to a few colours."""
+
+    def step(c, t):
+        return c * 0.9 + 0.1 * jnp.sin(c * x), None
+
+    return jnp.sum(jax.lax.scan(step, x, jnp.arange(4))[0] ** 2)
+
+
+X = np.linspace(0.1, 1.0, N)
+
+
+def _note(H) -> str:
+    (note,) = H.gradient.generated.loops
+    return note
+
+
+@pytest.fixture(autouse=True)
+def _x64():
+    with jax.enable_x64(True):
+        yield
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("f", [forces, kicks], ids=["forces", "kicks"])
+def test_a_loops_hessian_by_columns_equals_jax(f, lang):
+    H = dgraph.make_function(f, "hessian", lang, point=(X,))
+    generated = H.gradient.generated
+    choice = columns_choice(generated.expression_set.graph)
+    assert choice.columns == N and choice.region_fma > N * choice.jvp.ops.mults
+    assert _note(H).startswith(f"Jacobian by {N} columns of the tangent program")
+    assert generated.mults == choice.mults and generated.verified
+    assert "def jacobian" in generated.text or "jacobian = jax.jit" in generated.text
+    x = np.linspace(-0.4, 0.7, N)  # another point than the one checked
+    got = np.asarray(H(x))
+    np.testing.assert_allclose(got, jax.hessian(f)(x), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(got, got.T)  # mirrored from the lower triangle
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_value_gradient_hessian_by_columns_equals_jax(lang):
+    V = dgraph.make_function(forces, "value_gradient_hessian", lang, point=(X,))
+    assert _note(V).startswith(f"Jacobian by {N} columns")
+    assert "def value_and_jacobian" in V.gradient.generated.text or lang == "jax"
+    x = np.linspace(-0.4, 0.7, N)
+    value, gradient, hessian = V(x)
+    np.testing.assert_allclose(value, forces(jnp.asarray(x)), rtol=1e-13)
+    np.testing.assert_allclose(gradient, jax.grad(forces)(x), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(hessian, jax.hessian(forces)(x), rtol=1e-12, atol=1e-12)
+
+
+def test_the_loops_sweeps_kept_where_they_count_less():
+    H = dgraph.make_function(elementwise, "hessian", point=(X,))
+    choice = columns_choice(H.gradient.generated.expression_set.graph)
+    assert choice.region_fma <= choice.mults
+    assert _note(H).startswith("Jacobian by the loops' Jacobian sweeps")
+    assert "def jvp" not in H.gradient.generated.text
+    np.testing.assert_allclose(H(X), jax.hessian(elementwise)(X), rtol=1e-12, atol=1e-12)
+
+
+def test_the_same_hessian_by_the_loops_sweeps_when_the_choice_is_off(monkeypatch):
+    monkeypatch.setattr(tensor_function, "columns_choice", lambda graph: None)
+    H = dgraph.make_function(forces, "hessian", point=(X,))
+    assert H.gradient.generated.loops == () and "def jvp" not in H.gradient.generated.text
+    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+
+
+def test_two_arrays_blocks_by_columns():
+    def f(x, w):
+        def step(c, t):
+            kick = lambda j, a: a + jnp.sin(w[j] * c[j]) * x  # noqa: E731
+            return c + 0.01 * jax.lax.fori_loop(0, N, kick, jnp.zeros(N)), None
+
+        return jnp.sum(jax.lax.scan(step, x * w, jnp.arange(STEPS))[0] ** 2)
+
+    w = np.linspace(0.5, 1.2, N)
+    H = dgraph.make_function(f, "hessian", point=(X, w))
+    assert _note(H).startswith(f"Jacobian by {2 * N} columns")
+    got = H(X, w)
+    want = jax.hessian(f, argnums=(0, 1))(X, w)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(got[i][j], want[i][j], rtol=1e-12, atol=1e-12)
+
+
+def test_a_lagrangian_hessian_by_columns_takes_the_weights_last():
+    def f(x):
+        def step(c, t):
+            force = lambda j, a: a + jnp.sin(x[j] * c[j]) * jnp.tanh(c - x[j])  # noqa: E731
+            return c + 0.05 * jax.lax.fori_loop(0, N, force, jnp.zeros(N)), None
+
+        return jax.lax.scan(step, x, jnp.arange(STEPS))[0][:3] ** 2
+
+    v = np.array([0.5, -1.0, 2.0])
+    H = dgraph.make_function(f, "hessian", point=(X,), weights=v)
+    assert _note(H).startswith(f"Jacobian by {N} columns")
+    u = np.array([1.5, 0.25, -0.75])
+    want = jax.hessian(lambda x: jnp.dot(u, f(x)))(X)
+    np.testing.assert_allclose(H(X, u), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_wrong_column_is_caught_by_the_check(monkeypatch):
+    made = tensor_function.columns_module
+
+    def wrong(graph, lang, choice, mode):  # column 2 seeded with e_2 + e_3
+        text = made(graph, lang, choice, mode)
+        eye = f"seeds = numpy.eye({N})"
+        assert eye in text
+        return text.replace(eye, f"{eye}\n    seeds[2, 3] = 1.0")
+
+    monkeypatch.setattr(tensor_function, "columns_module", wrong)
+    with pytest.raises(VerificationError):
+        dgraph.make_function(forces, "hessian", point=(X,))
