@@ -638,6 +638,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _ufunc_outer(ufunc, *inputs)
     if method == "accumulate" and name in _ACCUMULATED:
         return _accumulate(ufunc, *inputs, **kwargs)
+    if method == "reduce" and name in _ACCUMULATED:
+        return _reduce(name, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -673,6 +675,18 @@ def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
         piece = x[(slice(None),) * d + (slice(k, k + 1),)]
         pieces.append(piece if not pieces else ufunc(pieces[-1], piece))
     return _concatenate(pieces, d)
+
+
+def _reduce(name: str, x: Any, axis: Any = 0, dtype=None, out=None, keepdims=False,
+            **kwargs: Any) -> Any:  # fmt: skip
+    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum; ``axis`` 0 unless
+    given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min`` over it."""
+    if name == "add":
+        return _sum(x, axis, dtype, out, keepdims, **kwargs)
+    if name == "multiply":
+        return _prod(x, axis, dtype, out, keepdims, **kwargs)
+    _reduction_args(f"numpy.{name}.reduce", dtype, out, **kwargs)
+    return _extreme("reduce_max" if name == "maximum" else "reduce_min", x, axis, out, keepdims)
 
 
 def _ufunc_module(name: str) -> str:
@@ -2425,6 +2439,24 @@ def _lists_gathered(original: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+class _Ufunc:
+    """A NumPy ufunc inside a trace (``np.maximum`` of the traced module): called, or its
+    methods (``reduce``, ``accumulate``, ``outer``, ``at``, ...), with list arguments
+    holding traced values as one traced array each (:func:`_lists_gathered`), as NumPy
+    converts them: ``np.maximum.reduce([a, b, c])``."""
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self._ufunc = ufunc
+        self.__name__, self.__doc__ = ufunc.__name__, ufunc.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _lists_gathered(self._ufunc)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._ufunc, name)
+        return _lists_gathered(found) if callable(found) else found
+
+
 class _FloatType(type):
     """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
     (:class:`_Float`)."""
@@ -2537,6 +2569,8 @@ class _Proxy:
             if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
                 inner = _Proxy(original.polynomial, numpy_composites.POLYNOMIAL)
                 return _Proxy(original, {"polynomial": inner})
+            if isinstance(original, np.ufunc):
+                return _Ufunc(original)
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original
