@@ -250,6 +250,27 @@ def test_ufunc_reduce_of_arrays_and_of_lists():
     np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
 
 
+def test_det_of_stacks_of_small_matrices():
+    """``np.linalg.det`` of ``(k, 3, 3)`` and ``(k, 2, 2)`` stacks (a mesh's element
+    volumes): refused on main ("one square matrix is supported"); each written out by
+    its cofactors, the gradient and Hessian equal JAX's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def body(lib, x):
+        E = x[:18].reshape(2, 3, 3) + lib.eye(3)
+        F = x[10:].reshape(2, 2, 2)
+        return lib.sum(lib.log(lib.linalg.det(E))) + lib.sum(lib.linalg.det(F) ** 2)
+
+    x = np.random.default_rng(3).normal(size=18) * 0.3
+    assert body(np, x) == pytest.approx(float(body(jnp, x)), rel=1e-13)
+    g = dgraph.make_function(lambda x: body(np, x), "jacobian", "python", point=[x])
+    want = jax.grad(lambda x: body(jnp, x))(x)
+    np.testing.assert_allclose(np.ravel(g(x)), want, rtol=1e-12)
+    H = _dense(dgraph.hessian(lambda x: body(np, x), x)(x))
+    np.testing.assert_allclose(H, jax.hessian(lambda x: body(jnp, x))(x), atol=1e-12)
+
+
 def test_builtin_sum_of_a_traced_array_is_one_reduction():
     """scipy's tutorial Rosenbrock, ``x = np.asarray(x); return sum(100.0*(x[1:] -
     x[:-1]**2.0)**2.0 + (1 - x[:-1])**2.0)`` with the builtin ``sum``: on main it iterated,

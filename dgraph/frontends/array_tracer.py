@@ -2177,6 +2177,25 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
     return _where(x > xs[-1], fs[-1] if right is None else right, f)
 
 
+def _det(a: Any) -> Any:
+    """``np.linalg.det``: of one square matrix the ``det`` operation; of a stack of 1×1,
+    2×2 or 3×3 matrices (``(..., n, n)``: a mesh's elements) each determinant written
+    out by its cofactor expansion, a polynomial of the entries (exact derivatives)."""
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2] and shape[-1] in (1, 2, 3):
+        e = [[a[..., i, j] for j in range(shape[-1])] for i in range(shape[-1])]
+        if shape[-1] == 1:
+            return e[0][0]
+        if shape[-1] == 2:
+            return e[0][0] * e[1][1] - e[0][1] * e[1][0]
+        return (
+            e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1])
+            - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0])
+            + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])
+        )
+    return _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ())
+
+
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
 
 
@@ -2231,7 +2250,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
         if not args and not kwargs and len(_shape_of(a)) == 2
         else _unsupported_call("numpy.trace")
     ),
-    np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
+    np.linalg.det: lambda a: _det(a),
     np.sum: _sum,
     np.mean: _mean,
     np.var: _var,
