@@ -332,8 +332,8 @@ def take_clip_wrap_roll(n):
     idx = jnp.arange(n)
 
     def f(u):
-        clip = sum(c * jnp.take(u, idx + k, mode="clip")
-                   for k, c in ((-2, -1.0), (-1, 16.0), (0, -30.0), (1, 16.0), (2, -1.0)))  # fmt: skip
+        stencil = ((-2, -1.0), (-1, 16.0), (0, -30.0), (1, 16.0), (2, -1.0))
+        clip = sum(c * jnp.take(u, idx + k, mode="clip") for k, c in stencil)
         wrap = jnp.take(u, idx + 1, mode="wrap") * jnp.take(u, idx - 1, mode="wrap")
         field = u.reshape(2, n // 2)
         rolled = jnp.roll(field, (1, -1), axis=(0, 1))
@@ -388,8 +388,10 @@ def rnea_three_link(n):
     def f(x):
         return _rnea(x[:n], x[n : 2 * n], x[2 * n :], lengths, masses)
 
-    return np_case(f, (data(_rng(n), 3 * n),), False,
-                   lambda x: jnp_twin(_rnea)(x[:n], x[n : 2 * n], x[2 * n :], lengths, masses))  # fmt: skip
+    def ref(x):
+        return jnp_twin(_rnea)(x[:n], x[n : 2 * n], x[2 * n :], lengths, masses)
+
+    return np_case(f, (data(_rng(n), 3 * n),), False, ref)
 
 
 @program(12, 200)
