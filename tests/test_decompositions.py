@@ -153,6 +153,29 @@ def test_hessian_through_lu_factor() -> None:
     _same_hessian(lambda x: jnp.sum(jax.scipy.linalg.lu_factor(x.reshape(3, 3))[0] ** 3), m.ravel())
 
 
+def _lu_solved(x):
+    """``lu_solve`` of ``lu_factor``'s pair (a permuted right-hand side: the gather at
+    ``lu_pivots_to_permutation`` of the pivots) for two right-hand sides."""
+    m = x.reshape(3, 3)
+    packed = jax.scipy.linalg.lu_factor(m)
+    return jax.scipy.linalg.lu_solve(packed, jnp.stack([x[:3], x[3:6] ** 2], axis=1)).ravel()
+
+
+def test_lu_solve_of_lu_factor_jacobian_and_hessian() -> None:
+    """``lu_solve((lu, piv), b)`` at a point whose pivoting swaps rows: the Jacobian
+    (NumPy and JAX code) equals ``jax.jacfwd``'s, the Hessian of its sum of squares
+    ``jax.hessian``'s (on main the permutation was opaque and the gather refused)."""
+    m = np.random.default_rng(13).uniform(0.5, 1.5, (3, 3))
+    m[0] *= 1e-2
+    x = m.ravel()
+    assert not np.array_equal(np.asarray(jax.scipy.linalg.lu_factor(m)[1]), np.arange(3))
+    want = np.asarray(jax.jacfwd(_lu_solved)(x))
+    for language in ("python", "jax"):
+        got = np.asarray(make_function(_lu_solved, "jacobian", language, point=[x])(x))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
+    _same_hessian(lambda x: jnp.sum(_lu_solved(x) ** 2), x)
+
+
 def test_hessian_of_a_batched_det_is_refused_in_one_line() -> None:
     """A batch of matrices reads as a batch of eliminations; JAX's gradient then solves
     batched triangular systems, which the array level refuses (as every batched

@@ -698,6 +698,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":pseudo_inverse", "--inputs", "x:4"],
         "numpy.linalg.pinv of one matrix, hermitian=False, is supported",
     ),
+    (  # real_programs11.py: stacks of 1×1, 2×2 and 3×3 matrices are written out
+        "numpy-det-stacked-4x4",
+        ["structure", H("numpy_model.py") + ":stacked_dets", "--inputs", "x:4"],
+        "numpy.linalg.det: one square matrix is supported, not shape (2, 4, 4)",
+    ),
     (
         "spsolve-too-large",
         ["structure", H("numpy_model.py") + ":sparse_solve", "--inputs", "x:4"],

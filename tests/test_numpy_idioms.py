@@ -218,6 +218,59 @@ def test_accumulate_and_vector_and_matrix_norms():
     np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
 
 
+def test_ufunc_reduce_of_arrays_and_of_lists():
+    """``np.maximum.reduce([a, b, c])`` (a list of traced arrays, converted as NumPy
+    does), ``np.minimum.reduce`` of a matrix (axis 0 by default), ``np.add.reduce(...,
+    axis=1)`` and ``np.multiply.reduce``: refused on main ("converting an array that
+    depends on the inputs", "numpy.maximum.reduce is not supported"); now gradient and
+    Hessian equal JAX's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def f(x):
+        env = np.maximum.reduce([x, 0.5 - x, 0.3 * x**2])
+        M = x.reshape(2, 3)
+        return (
+            np.sum(env) + np.sum(np.minimum.reduce(M) ** 2)
+            + np.sum(np.sin(np.add.reduce(M, axis=1))) + np.multiply.reduce(x[:3])
+        )  # fmt: skip
+
+    def ref(x):
+        env = jnp.max(jnp.stack([x, 0.5 - x, 0.3 * x**2]), axis=0)
+        M = x.reshape(2, 3)
+        return (
+            jnp.sum(env) + jnp.sum(jnp.min(M, axis=0) ** 2)
+            + jnp.sum(jnp.sin(jnp.sum(M, axis=1))) + jnp.prod(x[:3])
+        )  # fmt: skip
+
+    x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
+    assert f(x) == pytest.approx(float(ref(x)), rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), jax.grad(ref)(x), rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), jax.hessian(ref)(x), atol=1e-13)
+
+
+def test_det_of_stacks_of_small_matrices():
+    """``np.linalg.det`` of ``(k, 3, 3)`` and ``(k, 2, 2)`` stacks (a mesh's element
+    volumes): refused on main ("one square matrix is supported"); each written out by
+    its cofactors, the gradient and Hessian equal JAX's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def body(lib, x):
+        E = x[:18].reshape(2, 3, 3) + lib.eye(3)
+        F = x[10:].reshape(2, 2, 2)
+        return lib.sum(lib.log(lib.linalg.det(E))) + lib.sum(lib.linalg.det(F) ** 2)
+
+    x = np.random.default_rng(3).normal(size=18) * 0.3
+    assert body(np, x) == pytest.approx(float(body(jnp, x)), rel=1e-13)
+    g = dgraph.make_function(lambda x: body(np, x), "jacobian", "python", point=[x])
+    want = jax.grad(lambda x: body(jnp, x))(x)
+    np.testing.assert_allclose(np.ravel(g(x)), want, rtol=1e-12)
+    H = _dense(dgraph.hessian(lambda x: body(np, x), x)(x))
+    np.testing.assert_allclose(H, jax.hessian(lambda x: body(jnp, x))(x), atol=1e-12)
+
+
 def test_builtin_sum_of_a_traced_array_is_one_reduction():
     """scipy's tutorial Rosenbrock, ``x = np.asarray(x); return sum(100.0*(x[1:] -
     x[:-1]**2.0)**2.0 + (1 - x[:-1])**2.0)`` with the builtin ``sum``: on main it iterated,

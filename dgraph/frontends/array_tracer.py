@@ -667,6 +667,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _ufunc_outer(ufunc, *inputs)
     if method == "accumulate" and name in _ACCUMULATED:
         return _accumulate(ufunc, *inputs, **kwargs)
+    if method == "reduce" and name in _ACCUMULATED:
+        return _reduce(name, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -702,6 +704,18 @@ def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
         piece = x[(slice(None),) * d + (slice(k, k + 1),)]
         pieces.append(piece if not pieces else ufunc(pieces[-1], piece))
     return _concatenate(pieces, d)
+
+
+def _reduce(name: str, x: Any, axis: Any = 0, dtype=None, out=None, keepdims=False,
+            **kwargs: Any) -> Any:  # fmt: skip
+    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum; ``axis`` 0 unless
+    given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min`` over it."""
+    if name == "add":
+        return _sum(x, axis, dtype, out, keepdims, **kwargs)
+    if name == "multiply":
+        return _prod(x, axis, dtype, out, keepdims, **kwargs)
+    _reduction_args(f"numpy.{name}.reduce", dtype, out, **kwargs)
+    return _extreme("reduce_max" if name == "maximum" else "reduce_min", x, axis, out, keepdims)
 
 
 def _ufunc_module(name: str) -> str:
@@ -2192,6 +2206,25 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
     return _where(x > xs[-1], fs[-1] if right is None else right, f)
 
 
+def _det(a: Any) -> Any:
+    """``np.linalg.det``: of one square matrix the ``det`` operation; of a stack of 1×1,
+    2×2 or 3×3 matrices (``(..., n, n)``: a mesh's elements) each determinant written
+    out by its cofactor expansion, a polynomial of the entries (exact derivatives)."""
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2] and shape[-1] in (1, 2, 3):
+        e = [[a[..., i, j] for j in range(shape[-1])] for i in range(shape[-1])]
+        if shape[-1] == 1:
+            return e[0][0]
+        if shape[-1] == 2:
+            return e[0][0] * e[1][1] - e[0][1] * e[1][0]
+        return (
+            e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1])
+            - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0])
+            + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])
+        )
+    return _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ())
+
+
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
 
 
@@ -2246,7 +2279,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
         if not args and not kwargs and len(_shape_of(a)) == 2
         else _unsupported_call("numpy.trace")
     ),
-    np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
+    np.linalg.det: lambda a: _det(a),
     np.sum: _sum,
     np.mean: _mean,
     np.var: _var,
@@ -2455,6 +2488,24 @@ def _lists_gathered(original: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+class _Ufunc:
+    """A NumPy ufunc inside a trace (``np.maximum`` of the traced module): called, or its
+    methods (``reduce``, ``accumulate``, ``outer``, ``at``, ...), with list arguments
+    holding traced values as one traced array each (:func:`_lists_gathered`), as NumPy
+    converts them: ``np.maximum.reduce([a, b, c])``."""
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self._ufunc = ufunc
+        self.__name__, self.__doc__ = ufunc.__name__, ufunc.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _lists_gathered(self._ufunc)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._ufunc, name)
+        return _lists_gathered(found) if callable(found) else found
+
+
 class _FloatType(type):
     """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
     (:class:`_Float`)."""
@@ -2567,6 +2618,8 @@ class _Proxy:
             if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
                 inner = _Proxy(original.polynomial, numpy_composites.POLYNOMIAL)
                 return _Proxy(original, {"polynomial": inner})
+            if isinstance(original, np.ufunc):
+                return _Ufunc(original)
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original

@@ -871,8 +871,10 @@ class _Reader:
         return x
 
     def gather(self, eqn, ins: list[Value], shape: tuple[int, ...]) -> Value:
-        """A gather of constant indices along one axis (``x[idx]``, ``x[:, idx]``,
-        ``jnp.take``): a ``take``; any other: a ``gather`` of flat positions."""
+        """A gather of constant indices in bounds along one axis (``x[idx]``, ``x[:, idx]``,
+        ``jnp.take``): a ``take``; any other (an index out of bounds, clamped or filled as
+        the gather's mode says: ``jnp.take(..., mode="clip")``): a ``gather`` of flat
+        positions (:func:`.read_indexed`)."""
         x, idx = ins[0], np.asarray(ins[1])
         numbers = eqn.params["dimension_numbers"]
         axes = tuple(numbers.start_index_map)
@@ -890,7 +892,7 @@ class _Reader:
         ):
             a, flat = axes[0], idx.reshape(-1).astype(np.int64)
             if ((flat < 0) | (flat >= whole[a])).any():
-                raise InputError(f"{self.where}: gather: an index is out of bounds")
+                return self.result(read_indexed(eqn, ins, self.where), eqn.outvars[0].aval)
             params = (("indices", tuple(int(i) for i in flat)), ("axis", a))
             return self.result(
                 ArrayOp("take", (self.operand(x),), params, shape), eqn.outvars[0].aval

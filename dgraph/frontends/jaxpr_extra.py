@@ -3,8 +3,10 @@ dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a r
 ``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
 operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, as
 ``jax.random.permutation`` sorts, a ``take`` of constant indices) and ``polygamma``'s order
-(a constant, as JAX takes no derivative in it). Each rewrite returns the equation's
-values, or None where the usual reading applies."""
+(a constant, as JAX takes no derivative in it), and ``lu_pivots_to_permutation`` of an
+``lu``'s pivots (``jax.scipy.linalg.lu_solve`` of ``lu_factor``'s pair) as that ``lu``'s own
+permutation (an integer of the same matrix). Each rewrite returns the equation's values,
+or None where the usual reading applies."""
 
 from __future__ import annotations
 
@@ -154,8 +156,21 @@ def empty_values(eqn) -> list[np.ndarray] | None:
         return None
 
 
+def _lu_permutation(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """The permutation of an n×n matrix's ``lu`` pivots (of size n): ``lu_permutation`` of
+    the same matrix, JAX's third result of ``lu``; None for any other pivots."""
+    pivots = ins[0]
+    if not isinstance(pivots, ArrayOp) or pivots.primitive != "lu_pivots":
+        return None
+    n = int(eqn.params["permutation_size"])
+    if pivots.shape != (n,):
+        return None
+    return [ArrayOp("lu_permutation", pivots.operands, (), (n,))]
+
+
 REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "reshape": _reshape,
+    "lu_pivots_to_permutation": _lu_permutation,
     "tile": _tile,
     "sort": _sort,
     "polygamma": _polygamma,

@@ -2,8 +2,9 @@
 (NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
-``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule), ``np.sinc``,
-``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval``, ``np.linalg.pinv`` (by
+``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
+``np.polyder``, ``np.sinc``, ``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval``
+and ``.polyder``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
@@ -149,6 +150,42 @@ def _polynomial_polyval(x: Any, c: Any, tensor: bool = True) -> Any:
     return c0
 
 
+def _polyder(p: Any, m: int = 1) -> Any:
+    """``np.polyder(p, m)`` of 1-D coefficients (highest degree first), as NumPy's:
+    ``p[:-1] · (n, n − 1, …, 1)``, ``m`` times. NumPy's own converts ``p`` with
+    ``np.asarray``, which a traced array refuses."""
+    m = int(m)
+    if np.ndim(p) != 1 or m < 0:
+        raise InputError("numpy.polyder needs 1-D coefficients and an order m >= 0")
+    if m >= np.shape(p)[0]:
+        raise InputError(
+            f"numpy.polyder: order {m} of {np.shape(p)[0]} coefficients leaves none"
+            " (the derivative is 0)"
+        )
+    for _ in range(m):
+        n = np.shape(p)[0] - 1
+        p = p[:-1] * np.arange(n, 0, -1, dtype=float)
+    return p
+
+
+def _polynomial_polyder(c: Any, m: int = 1, scl: Any = 1, axis: int = 0) -> Any:
+    """``numpy.polynomial.polynomial.polyder(c, m, scl)`` along axis 0 (lowest degree
+    first), as NumPy's: ``c[1:] · (1, 2, …, n − 1) · scl``, ``m`` times; zeros of
+    ``c[:1]``'s shape where ``m`` reaches the length."""
+    m = int(m)
+    if np.ndim(c) == 0 or axis != 0 or m < 0:
+        raise InputError(
+            "numpy.polynomial.polynomial.polyder: coefficients along axis 0 and m >= 0"
+        )
+    if m >= np.shape(c)[0]:
+        return np.zeros((1, *np.shape(c)[1:]))
+    for _ in range(m):
+        n = np.shape(c)[0]
+        j = np.arange(1, n, dtype=float).reshape((-1,) + (1,) * (np.ndim(c) - 1))
+        c = c[1:] * (j * scl)
+    return c
+
+
 def _sinc(x: Any) -> Any:
     """``sin(πx)/(πx)``, 1 at 0: near 0 (``|πx| < 10⁻³``) its Maclaurin polynomial
     ``1 − y²/6 + y⁴/120`` (``y = πx``; the rest, y⁶/5040, and its first two derivatives
@@ -233,6 +270,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vdot: _vdot,
     np.inner: _inner,
     np.polyval: _polyval,
+    np.polyder: _polyder,
     np.sinc: _sinc,
     np.linalg.pinv: _pinv,
     np.rot90: _rot90,
@@ -241,7 +279,10 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 }
 
 #: ``numpy.polynomial.polynomial``'s functions, by name
-POLYNOMIAL: dict[str, Callable[..., Any]] = {"polyval": _polynomial_polyval}
+POLYNOMIAL: dict[str, Callable[..., Any]] = {
+    "polyval": _polynomial_polyval,
+    "polyder": _polynomial_polyder,
+}
 
 UFUNCS: dict[str, Callable[..., Any]] = {
     "heaviside": _heaviside,

@@ -87,6 +87,10 @@ def pseudo_inverse(x):
     return np.sum(np.linalg.pinv(np.reshape(x, (2, 2)), hermitian=True))  # by svd only
 
 
+def stacked_dets(x):
+    return np.sum(np.linalg.det(np.reshape(np.tile(x, 8), (2, 4, 4))))  # 2x2, 3x3 stacks only
+
+
 def sparse_solve(x):
     big = sparse.eye(5000, format="csc")  # spsolve densifies: over 4096 it is refused
     return np.sum(spsolve(big, np.tile(x, 1250)))

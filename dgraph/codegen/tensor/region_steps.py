@@ -41,7 +41,8 @@ def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = Fa
 
 def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
     """A while loop's condition (a nested operation over the carries and the condition's
-    constants) or a body output that is a number, as a node over their argument names.
+    constants) or a body output that is a number (or a constant array of one number, the
+    zeros a gradient's loop resets a carry to), as a node over their argument names.
     A body's other outputs no derivative reaches (a counter, a mask, a nested cond's or
     loop's value) are computed by the body's program
     (:func:`~dgraph.codegen.tensor.module.extra_values`)."""
@@ -49,11 +50,11 @@ def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
         if op not in arguments:
             raise DGraphError(f"{where}: a loop output computed from the body's vertices")
         return Name(arguments[op])
-    if not isinstance(op, ArrayOp):  # a Const
+    if not isinstance(op, ArrayOp):  # a Const: one number, or an array of one (zeros)
         value = np.asarray(op.value)
-        if value.size != 1:
+        if value.size == 0 or not (value == value.flat[0]).all():
             raise DGraphError(f"{where}: a loop output that is a constant array")
-        number = value.reshape(()).item()
+        number = value.flat[0].item()
         return Call("full", (Const(tuple(shape)), Const(number)))
     pending: list[tuple[Any, bool]] = [(op, False)]
     done: dict[int, Node] = {}
