@@ -1,7 +1,8 @@
 """C text of the dense linear algebra the tensor C values call (an inverse by LU with
 partial pivoting, a triangle's inverse by substitution, the Cholesky factor, the
-determinant and ``slogdet``, the symmetric eigendecomposition), defined in the generated
-files that call them, as :mod:`dgraph.codegen.c_special` defines the special functions.
+determinant and ``slogdet``, the symmetric eigendecomposition, the reduced QR and SVD),
+defined in the generated files that call them, as :mod:`dgraph.codegen.c_special` defines
+the special functions.
 
 Each takes one n×n matrix read through its row and column strides (a transposed view
 needs no copy) and writes a row-major result. The LU factors and pivots are a call of their
@@ -34,9 +35,27 @@ check then fails), the derivative formulas do not (they read V·(·)·Vᵀ produ
 their own V). A non-finite entry, or no convergence, fills w and V with NaN (JAX gives
 NaN; NumPy raises).
 
+The reduced QR (``dgraph_qr``, ``numpy.linalg.qr``'s default mode) is LAPACK's: Householder
+reflections (Golub and Van Loan 2013, algorithms 5.1.1 and 5.2.1) with ``geqrf``'s signs
+(``dlarfg``: ``R_jj = -sign(α)·‖(α, x)‖``, no reflection where the column below the
+diagonal is 0), Q accumulated backward as ``orgqr`` does (5.1.6): Q and R equal NumPy's to
+rounding, signs included. The reduced SVD (``dgraph_svd``, ``numpy.linalg.svd`` with
+``full_matrices=False``) is one-sided Jacobi (Hestenes 1958; Golub and Van Loan 2013,
+8.6.3): the min(m, n) columns of A (its rows where m < n), scaled by its largest magnitude,
+rotated pairwise until each pair's cosine is below max(m, n)·eps, at most 60 sweeps; the
+values descending, a zero value's vector completed by Gram-Schmidt on the unit vectors.
+LAPACK's singular vectors carry no sign convention; here each left vector's entry of
+largest magnitude (the first such) is positive, the right vector flipped with it: as for
+``eigh``, a program whose value reads a singular vector's sign may differ from NumPy's (its
+code check then fails), the values and sign-invariant functions of the vectors do not.
+
 References
 ----------
-Golub, G. H. and Van Loan, C. F. (2013). *Matrix Computations*, 4th ed., 3.4 and 4.2.
+Golub, G. H. and Van Loan, C. F. (2013). *Matrix Computations*, 4th ed., 3.4, 4.2, 5.1,
+5.2, 8.5 and 8.6.
+
+Hestenes, M. R. (1958). Inversion of matrices by biorthogonalization and related results.
+*J. SIAM* 6(1), 51-90.
 """
 
 from __future__ import annotations
@@ -389,6 +408,197 @@ DGRAPH_SPECIAL void dgraph_eigh(long n, const double *m, long rows, long cols, d
     }
 }
 """
+# Householder QR (GVL algorithms 5.1.1 and 5.2.1, LAPACK geqrf's reflectors: dlarfg's
+# β = -sign(α)·‖(α, x)‖, H = I when x = 0) and Q accumulated backward (orgqr, GVL 5.1.6).
+_QR = r"""
+/* The reduced QR of the m x n A (strided; k = min(m, n)): Q (m x k) and R (k x n, zeros
+ * below the diagonal), row-major, by Householder reflections with LAPACK's signs (geqrf +
+ * orgqr, as numpy.linalg.qr); work: m*n + n doubles. NaN in Q and R where A has a
+ * non-finite entry. */
+DGRAPH_SPECIAL void dgraph_qr(long m, long n, const double *a, long rows, long cols,
+                              double *work, double *q, double *r)
+{
+    const long k = m < n ? m : n;
+    double *h = work, *tau = work + m * n;
+    for (long i = 0; i < m; i++)
+        for (long j = 0; j < n; j++) {
+            h[i * n + j] = a[i * rows + j * cols];
+            if (!(fabs(h[i * n + j]) <= 1.7976931348623157e308)) {
+                dgraph_nan_fill(m * k, q);
+                dgraph_nan_fill(k * n, r);
+                return;
+            }
+        }
+    for (long j = 0; j < k; j++) {
+        double big = 0.0; /* ||x|| scaled by its largest entry: no overflow */
+        for (long i = j + 1; i < m; i++)
+            if (fabs(h[i * n + j]) > big) big = fabs(h[i * n + j]);
+        double xnorm = 0.0;
+        if (big > 0.0) {
+            for (long i = j + 1; i < m; i++) xnorm += (h[i * n + j] / big) * (h[i * n + j] / big);
+            xnorm = big * sqrt(xnorm);
+        }
+        const double alpha = h[j * n + j];
+        if (xnorm == 0.0) { /* H = I: R's diagonal entry alpha as it is (dlarfg) */
+            tau[j] = 0.0;
+            continue;
+        }
+        const double beta = -copysign(hypot(alpha, xnorm), alpha);
+        tau[j] = (beta - alpha) / beta;
+        const double scale = 1.0 / (alpha - beta);
+        for (long i = j + 1; i < m; i++) h[i * n + j] *= scale; /* v = (1, x/(α-β)) */
+        h[j * n + j] = beta;
+        for (long c = j + 1; c < n; c++) { /* the columns right of j: H applied */
+            double s = h[j * n + c];
+            for (long i = j + 1; i < m; i++) s += h[i * n + j] * h[i * n + c];
+            s *= tau[j];
+            h[j * n + c] -= s;
+            for (long i = j + 1; i < m; i++) h[i * n + c] -= s * h[i * n + j];
+        }
+    }
+    for (long i = 0; i < k; i++)
+        for (long j = 0; j < n; j++) r[i * n + j] = j < i ? 0.0 : h[i * n + j];
+    for (long i = 0; i < m; i++)
+        for (long j = 0; j < k; j++) q[i * k + j] = i == j;
+    for (long j = k - 1; j >= 0; j--) { /* Q = H_0 ... H_(k-1) I[:, :k], backward */
+        if (tau[j] == 0.0) continue;
+        for (long c = j; c < k; c++) {
+            double s = q[j * k + c];
+            for (long i = j + 1; i < m; i++) s += h[i * n + j] * q[i * k + c];
+            s *= tau[j];
+            q[j * k + c] -= s;
+            for (long i = j + 1; i < m; i++) q[i * k + c] -= s * h[i * n + j];
+        }
+    }
+}
+"""
+
+# One-sided Jacobi (Hestenes; GVL §8.6.3): the k = min(m, n) columns (rows, when m < n)
+# g_p of A made orthogonal by rotations from the right, W := W·J alongside; then
+# s_p = ‖g_p‖, the left (right) vectors g_p/s_p, the other side's W.
+_SVD = r"""
+/* The reduced SVD of the m x n A (strided; k = min(m, n)): U (m x k), s (k, descending)
+ * and Vt (k x n), row-major, by one-sided Jacobi; each left vector (column of U) with its
+ * largest entry > 0, the right one with it. work: k*max(m, n) + k*k doubles. NaN in U, s,
+ * Vt where A has a non-finite entry or 60 sweeps do not converge. */
+DGRAPH_SPECIAL void dgraph_svd(long m, long n, const double *a, long rows, long cols,
+                               double *work, double *u, double *s, double *vt)
+{
+    const int tall = m >= n;
+    const long k = tall ? n : m, len = tall ? m : n;
+    double *g = work, *w = work + k * len;
+    double scale = 0.0;
+    for (long i = 0; i < m; i++)
+        for (long j = 0; j < n; j++) {
+            const double x = a[i * rows + j * cols];
+            if (!(fabs(x) <= 1.7976931348623157e308)) scale = NAN;
+            if (fabs(x) > scale) scale = fabs(x);
+        }
+    int converged = scale == scale;
+    const double unit = scale > 0.0 ? scale : 1.0;
+    for (long i = 0; i < m && converged; i++)
+        for (long j = 0; j < n; j++) {
+            const double x = a[i * rows + j * cols] / unit;
+            if (tall)
+                g[j * len + i] = x;
+            else
+                g[i * len + j] = x;
+        }
+    for (long p = 0; p < k * k; p++) w[p] = p % (k + 1) == 0;
+    const double tol = 2.220446049250313e-16 * len;
+    for (int sweep = 0; converged && sweep <= 60; sweep++) {
+        int rotated = 0;
+        for (long p = 0; p < k - 1; p++)
+            for (long q = p + 1; q < k; q++) {
+                double alpha = 0.0, beta = 0.0, gamma = 0.0;
+                for (long i = 0; i < len; i++) {
+                    alpha += g[p * len + i] * g[p * len + i];
+                    beta += g[q * len + i] * g[q * len + i];
+                    gamma += g[p * len + i] * g[q * len + i];
+                }
+                if (!(fabs(gamma) > tol * sqrt(alpha * beta))) continue;
+                rotated = 1;
+                const double zeta = (beta - alpha) / (2.0 * gamma);
+                const double root = fabs(zeta) + sqrt(1.0 + zeta * zeta);
+                const double t = (zeta >= 0.0 ? 1.0 : -1.0) / root;
+                const double c = 1.0 / sqrt(1.0 + t * t), sn = t * c;
+                for (long i = 0; i < len; i++) {
+                    const double x = g[p * len + i], y = g[q * len + i];
+                    g[p * len + i] = c * x - sn * y;
+                    g[q * len + i] = sn * x + c * y;
+                }
+                for (long i = 0; i < k; i++) {
+                    const double x = w[p * k + i], y = w[q * k + i];
+                    w[p * k + i] = c * x - sn * y;
+                    w[q * k + i] = sn * x + c * y;
+                }
+            }
+        if (!rotated) break;
+        if (sweep == 60) converged = 0;
+    }
+    if (!converged) {
+        dgraph_nan_fill(m * k, u);
+        dgraph_nan_fill(k, s);
+        dgraph_nan_fill(k * n, vt);
+        return;
+    }
+    for (long p = 0; p < k; p++) {
+        double norm = 0.0;
+        for (long i = 0; i < len; i++) norm += g[p * len + i] * g[p * len + i];
+        s[p] = sqrt(norm);
+    }
+    for (long p = 0; p < k; p++) { /* descending (selection), the vectors with them */
+        long high = p;
+        for (long j = p + 1; j < k; j++)
+            if (s[j] > s[high]) high = j;
+        if (high == p) continue;
+        const double t = s[p];
+        s[p] = s[high];
+        s[high] = t;
+        for (long i = 0; i < len; i++) {
+            const double x = g[p * len + i];
+            g[p * len + i] = g[high * len + i];
+            g[high * len + i] = x;
+        }
+        for (long i = 0; i < k; i++) {
+            const double x = w[p * k + i];
+            w[p * k + i] = w[high * k + i];
+            w[high * k + i] = x;
+        }
+    }
+    for (long p = 0; p < k; p++) { /* g_p / s_p; a zero s_p: completed by Gram-Schmidt */
+        if (s[p] > 0.0)
+            for (long i = 0; i < len; i++) g[p * len + i] /= s[p];
+        for (long e = 0; !(s[p] > 0.0) && e < len; e++) {
+            for (long i = 0; i < len; i++) g[p * len + i] = i == e;
+            for (int twice = 0; twice < 2; twice++)
+                for (long j = 0; j < p; j++) {
+                    double d = 0.0;
+                    for (long i = 0; i < len; i++) d += g[j * len + i] * g[p * len + i];
+                    for (long i = 0; i < len; i++) g[p * len + i] -= d * g[j * len + i];
+                }
+            double norm = 0.0;
+            for (long i = 0; i < len; i++) norm += g[p * len + i] * g[p * len + i];
+            if (norm > 0.25) {
+                for (long i = 0; i < len; i++) g[p * len + i] /= sqrt(norm);
+                break;
+            }
+        }
+        s[p] *= unit;
+    }
+    for (long p = 0; p < k; p++) { /* U's column p and Vt's row p */
+        for (long i = 0; i < m; i++) u[i * k + p] = tall ? g[p * len + i] : w[p * k + i];
+        for (long j = 0; j < n; j++) vt[p * n + j] = tall ? w[p * k + j] : g[p * len + j];
+        long big = 0;
+        for (long i = 1; i < m; i++)
+            if (fabs(u[i * k + p]) > fabs(u[big * k + p])) big = i;
+        if (u[big * k + p] < 0.0) {
+            for (long i = 0; i < m; i++) u[i * k + p] = -u[i * k + p];
+            for (long j = 0; j < n; j++) vt[p * n + j] = -vt[p * n + j];
+        }
+    }
+}
+"""
 
 # each function, the definitions it needs in order (dgraph.codegen.c_special's table)
 LINALG_FUNCTIONS = {
@@ -399,4 +609,6 @@ LINALG_FUNCTIONS = {
     "dgraph_determinant": (_DETERMINANT,),
     "dgraph_matmul": (_MATMUL,),
     "dgraph_eigh": (_NAN, _EIGH),
+    "dgraph_qr": (_NAN, _QR),
+    "dgraph_svd": (_NAN, _SVD),
 }

@@ -5,7 +5,9 @@ files that call them.
 log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
 ``dgraph_erfinv``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's ``erfinv``, ``i0e`` and
-``i1e``. Written here because no C library the generated files may assume defines them.
+``i1e``; ``dgraph_logaddexp`` is NumPy's ``logaddexp`` (the larger operand plus
+``log1p(exp(-|x - y|))``), the step of ``logaddexp.accumulate``. Written here because no
+C library the generated files may assume defines them.
 
 References
 ----------
@@ -148,8 +150,20 @@ DGRAPH_SPECIAL double dgraph_i0e(double x) { return dgraph_bessel_ie(0, x); }
 _I1E = """
 DGRAPH_SPECIAL double dgraph_i1e(double x) { return dgraph_bessel_ie(1, x); }
 """
+# NumPy's npy_logaddexp: log(e^x + e^y) shifted by the larger (infinities of one sign: x)
+_LOGADDEXP = """
+DGRAPH_SPECIAL double dgraph_logaddexp(double x, double y)
+{
+    if (x == y) return x + 0.693147180559945309417232121458176568;
+    const double d = x - y;
+    if (d > 0.0) return x + log1p(exp(-d));
+    if (d <= 0.0) return y + log1p(exp(d));
+    return d;
+}
+"""
 # each function, the definitions it needs in order
 _FUNCTIONS = {
+    "dgraph_logaddexp": (_LOGADDEXP,),
     "dgraph_polygamma": (_POLYGAMMA,),
     "dgraph_digamma": (_POLYGAMMA, _DIGAMMA),
     "dgraph_erfinv": (_ERFINV,),

@@ -77,6 +77,11 @@ def _cumulative(x: Operand, axis: Any = None, **_: Any) -> Shape:
     return (math.prod(_dims(x)),) if axis is None else _dims(x)
 
 
+def _accumulate(x: Operand, axis: int = 0, **_: Any) -> Shape:
+    """A ufunc's ``accumulate`` (``logaddexp.accumulate``: cumlogsumexp): the operand's."""
+    return _dims(x)
+
+
 def _expand_dims(x: Operand, axis: int) -> Shape:
     axis %= len(_dims(x)) + 1
     return (*_dims(x)[:axis], 1, *_dims(x)[axis:])
@@ -298,6 +303,7 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
     "argmin": (_reduce, "index"),
     "cumsum": (_cumulative, "summed"),
     "cumprod": (_cumulative, "summed"),
+    "accumulate": (_accumulate, "float"),
     "expand_dims": (_expand_dims, "same"),
     "swapaxes": (_swapaxes, "same"),
     "moveaxis": (_moveaxis, "same"),

@@ -27,11 +27,13 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
 :mod:`dgraph.codegen.c`'s printer); ``concatenate``, ``stack``,
-``cumsum``, ``argmax``/``argmin`` (any axis), ``argsort``/``lexsort`` (stable:
-:mod:`dgraph.codegen.c_sort`'s merge sort a line), ``take_along_axis`` and ``take`` at
-integer arrays computed at run time (a take at an ``argmax``, at ``argsort``'s positions, at
-a ``clip`` of ``astype(int)``), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
-inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
+``cumsum``, ``cumprod``, ``logaddexp.accumulate`` (``cumlogsumexp``: NumPy's
+``logaddexp`` a step, ``dgraph_logaddexp``), ``argmax``/``argmin`` (any axis),
+``argsort``/``lexsort`` (stable: :mod:`dgraph.codegen.c_sort`'s merge sort a line),
+``take_along_axis`` and ``take`` at integer arrays computed at run time (a take at an
+``argmax``, at ``argsort``'s positions, at a ``clip`` of ``astype(int)``), ``pad`` with a
+constant, gathers ``ravel(x)[K]`` (also inside an expression),
+:class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
@@ -45,8 +47,10 @@ triangular by construction: by substitution), ``linalg.cholesky``, ``linalg.det`
 ``linalg.slogdet`` of a stack of matrices, one call per matrix of
 :mod:`dgraph.codegen.c_linalg`'s helpers (LU with partial pivoting, once for every inverse
 and determinant of one matrix; on a GPU a thread per matrix), ``linalg.eigh`` (its values and
-vectors, ``eigh(a)[0]`` and ``[1]``: one cyclic Jacobi call a matrix, ``dgraph_eigh``, made
-once for each view) — ``qr`` and ``svd`` are refused in one line; and the final
+vectors, ``eigh(a)[0]`` and ``[1]``: one cyclic Jacobi call a matrix, ``dgraph_eigh``),
+``linalg.qr`` (reduced: Q and R, Householder with LAPACK's signs, ``dgraph_qr``) and
+``linalg.svd`` (reduced: U, s and Vt, one-sided Jacobi, ``dgraph_svd``), each made once for
+each view of the matrices; and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -81,7 +85,7 @@ function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
 
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
 computed into a buffer of its own first. Statements outside this vocabulary (an
-``einsum`` of a computed operand, ``logaddexp.accumulate``, ...) are refused with one
+``einsum`` of a computed operand, ``frexp``, ...) are refused with one
 :class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
@@ -125,11 +129,12 @@ MAGIC = b"DGCVALS1"
 
 # computed into a buffer of their own first where an expression (or a view) reads them
 _COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate", "arange"}
+_COMPUTED |= {"accumulate"}  # logaddexp.accumulate: cumlogsumexp
 _COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # run-time takes
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
 _TILE = 16  # a transposing copy's tile (entries a side)
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
-_LINALG_REFUSED = {"linalg.qr", "linalg.svd"}  # not in C (eigh: dgraph_eigh)
+_DECOMPOSED = {"eigh", "qr", "svd"}  # several results: c_linalg's dgraph_eigh, _qr, _svd
 # views of a computed operand: of its own buffer (expand_dims: a take's one-hot compared)
 _OWN_BUFFER = {"reshape", "ravel", "transpose", "moveaxis", "swapaxes", "expand_dims", "flip"}
 _VIEWS = {
@@ -376,7 +381,7 @@ class _Translator(CElementPrinter):
         self.value_size = 0  # value_and_jacobian: the entries of F
         self.current = ""
         self.views: dict[int, _View | None] = {}
-        self.factored: dict[tuple, tuple] = {}  # a matrix view: its LU (eigh) buffers
+        self.factored: dict[tuple, tuple] = {}  # a matrix view: its LU (eigh, qr, svd) buffers
         self.triangles: dict[str, str] = {}  # a name: "lower" or "upper" (_triangle)
         self.reads_after = _reads_after(self.body)
         self.index = 0
@@ -392,13 +397,6 @@ class _Translator(CElementPrinter):
                 "C values: sort is not printed in C (its values are a take at argsort's"
                 " positions, which C prints): use lang python or jax"
             )
-        for st in self.body:
-            refused = {n.func for n in ir.walk(st.value) if isinstance(n, ir.Call)}
-            for name in sorted(refused & _LINALG_REFUSED):
-                raise DGraphError(
-                    f"C values: {name} is not printed in C (the C values have inv, solve,"
-                    " cholesky, det, slogdet and eigh): use lang python or jax"
-                )
         for index, statement in enumerate(self.body):
             self.index = index
             self.current = self.printer.statement(statement).strip()
@@ -436,9 +434,9 @@ class _Translator(CElementPrinter):
         loop = isinstance(node, (ir.Loop, ir.While, ir.Cond))
         if loop:  # named in one line where its body is refused
             self.current = f"{target} = <{type(node).__name__.lower()}>"
-        if _call_name(node) == "eigh":  # the pair (w, V): two buffers
+        if _call_name(node) in _DECOMPOSED:  # eigh's (w, V), qr's (Q, R), svd's (U, s, Vt)
             self.inference.env[target] = self._inferred(node)
-            self.env[target] = self._eigh(node)  # type: ignore[arg-type]
+            self.env[target] = self._decomposition(node)  # type: ignore[arg-type]
             return
         shaped = self._inferred(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
@@ -522,6 +520,8 @@ class _Translator(CElementPrinter):
             self._stack(out, node)
         elif kind in ("cumsum", "cumprod"):
             self._cumulative(out, node, "+" if kind == "cumsum" else "*")
+        elif node.func == "logaddexp.accumulate":
+            self._cumulative(out, node, "logaddexp")
         elif kind in ("argmax", "argmin"):
             self._arg_extreme(out, node, ">" if kind == "argmax" else "<")
         elif kind in ("argsort", "lexsort"):
@@ -560,7 +560,7 @@ class _Translator(CElementPrinter):
             return False
         later = self.reads_after[self.index]
         read = [v for n, v in self.env.items() if n in later]
-        read += [p for v in read if isinstance(v, tuple) for p in v]  # eigh's (w, V)
+        read += [p for v in read if isinstance(v, tuple) for p in v]  # a decomposition's
         return not any(isinstance(v, _View) and v.base == view.base for v in read)
 
     def _check(self, got: tuple[int, ...], want: tuple[int, ...]) -> None:
@@ -590,8 +590,8 @@ class _Translator(CElementPrinter):
         if isinstance(node, ir.Item) and isinstance(node.value, ir.Name):
             outputs = self.env.get(node.value.id)
             return outputs[node.index] if isinstance(outputs, tuple) else None
-        if isinstance(node, ir.Index) and self._eigh_part(node) is not None:
-            return self._eigh_part(node)
+        if isinstance(node, ir.Index) and self._decomposition_part(node) is not None:
+            return self._decomposition_part(node)
         if isinstance(node, ir.Index) and self._index_array(node.items) is None:
             base = self._view(node.value)
             return None if base is None else self._slice(base, node.items)
@@ -1043,7 +1043,9 @@ class _Translator(CElementPrinter):
             self._copy(_View(out.base, offset, shape, strides, out.ctype), piece)
 
     def _cumulative(self, out: _View, node: ir.Call, op: str) -> None:
-        """``cumsum(x, axis)`` (``cumprod``: ``op`` ``*``): ``x`` copied into ``out``, then
+        """``cumsum(x, axis)`` (``cumprod``: ``op`` ``*``; ``logaddexp.accumulate``, the
+        running log-sum-exp: ``op`` ``logaddexp``, each step NumPy's ``logaddexp`` of the
+        sum so far and the entry, ``dgraph_logaddexp``): ``x`` copied into ``out``, then
         each line along the axis summed (multiplied) in place in order (a loop over the
         lines; a thread per line on a GPU)."""
         x = node.args[0]
@@ -1062,6 +1064,10 @@ class _Translator(CElementPrinter):
         def body(index: list[str]) -> str:
             at = f"{out.base}[({index[0]}) + j * {step}L]"
             before = f"{out.base}[({index[0]}) + (j - 1) * {step}L]"
+            if op == "logaddexp":
+                return (
+                    f"for (long j = 1; j < {length}L; j++) {at} = dgraph_logaddexp({before}, {at});"
+                )
             return f"for (long j = 1; j < {length}L; j++) {at} {op}= {before};"
 
         self._loop([lines], body)
@@ -1332,63 +1338,86 @@ class _Translator(CElementPrinter):
             self._factors(source),
         )
 
-    def _eigh_part(self, node: ir.Index) -> _View | None:
-        """``eigh(a)[k]`` or ``pair[k]``, ``pair`` a name bound to ``eigh(a)``: the values
-        (k = 0) or the vectors (k = 1) as a view of :meth:`_eigh`'s buffers; None for any
-        other index."""
+    def _decomposition_part(self, node: ir.Index) -> _View | None:
+        """``eigh(a)[k]``, ``qr(a)[k]``, ``svd(a)[k]`` or ``parts[k]``, ``parts`` a name
+        bound to one of them: that result (eigh's values or vectors, qr's Q or R, svd's U,
+        s or Vt) as a view of :meth:`_decomposition`'s buffers; None for any other
+        index."""
         if len(node.items) != 1 or not isinstance(node.items[0], ir.Const):
             return None
         value = node.value
         if isinstance(value, ir.Name):
-            pair = self.env.get(value.id)
-        elif _call_name(value) == "eigh":
-            pair = self._eigh(value)  # type: ignore[arg-type]
+            parts = self.env.get(value.id)
+        elif _call_name(value) in _DECOMPOSED:
+            parts = self._decomposition(value)  # type: ignore[arg-type]
         else:
             return None
-        if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], _View):
+        if not isinstance(parts, tuple) or not parts or not isinstance(parts[0], _View):
             return None
         k = node.items[0].value
-        if k not in (0, 1, -1, -2):
-            self._refuse("an index of eigh other than 0 or 1")
-        return pair[k]  # type: ignore[index]
+        if not isinstance(k, int) or not -len(parts) <= k < len(parts):
+            self._refuse(f"an index of a decomposition other than 0 to {len(parts) - 1}")
+        return parts[k]
 
-    def _eigh(self, node: ir.Call) -> tuple[_View, _View]:
-        """``linalg.eigh`` of a stack of symmetric n×n matrices (their lower triangles
-        read): the eigenvalues ascending and the vectors, two buffers filled by one
-        ``dgraph_eigh`` call a matrix (:mod:`dgraph.codegen.c_linalg`, cyclic Jacobi; an
-        n×n scratch a matrix), made once for each view of the matrices and forgotten
-        with the LU factors (:meth:`_factors`)."""
-        if node.keywords or len(node.args) != 1:
-            self._refuse("eigh with arguments other than the matrix")
-        source = self._matrix_operand(node.args[0])
-        key = (source.base, source.offset, source.shape, _normal(source), "eigh")
-        if key in self.factored:
-            return self.factored[key]  # type: ignore[return-value]
+    def _decomposition(self, node: ir.Call) -> tuple[_View, ...]:
+        """``linalg.eigh``, ``linalg.qr`` or ``linalg.svd`` of a stack of matrices: its
+        results, buffers filled by one :mod:`dgraph.codegen.c_linalg` call a matrix
+        (``dgraph_eigh``, cyclic Jacobi, the values ascending and the vectors, each
+        matrix's lower triangle read; ``dgraph_qr``, Householder, the reduced Q and R
+        with LAPACK's signs; ``dgraph_svd``, one-sided Jacobi, the reduced U, s
+        descending and Vt), each with a scratch block a matrix, made once for each view of
+        the matrices and forgotten with the LU factors (:meth:`_factors`)."""
+        kind = _call_name(node)
+        source = self._matrix_operand(node.args[0]) if node.args else None
+        if source is None or len(node.args) != 1 or len(source.shape) < 2:
+            self._refuse(f"{kind} with arguments other than a stack of matrices")
+        keywords = {k: _literal(v) for k, v in node.keywords}
         *batch, n, m = source.shape
-        if n != m:
-            self._refuse(f"a matrix of shape {(n, m)} that is not square")
+        k = min(n, m)
+        if kind == "eigh" and (keywords or n != m):
+            self._refuse("eigh other than of square matrices, without options")
+        if kind == "qr" and keywords not in ({}, {"mode": "reduced"}):
+            self._refuse("qr other than in its reduced mode")
+        if kind == "svd":
+            full = keywords.pop("full_matrices", True)
+            if keywords or (full and n != m):
+                self._refuse("svd other than the reduced one (full_matrices=False)")
+        key = (source.base, source.offset, source.shape, _normal(source), kind)
+        if key in self.factored:
+            return self.factored[key]
         batch = tuple(batch)
         count = math.prod(batch)
-        w = _contiguous(self._buffer("eigenvalues", count * n, "double"), (*batch, n))
-        v = _contiguous(self._buffer("eigenvectors", count * n * n, "double"), (*batch, n, n))
-        work = self._buffer("jacobi", count * n * n, "double")
+        shapes = {
+            "eigh": (("eigenvalues", (n,)), ("eigenvectors", (n, n))),
+            "qr": (("qr_q", (n, k)), ("qr_r", (k, m))),
+            "svd": (("svd_u", (n, k)), ("svd_s", (k,)), ("svd_vt", (k, m))),
+        }[kind]
+        parts = tuple(
+            _contiguous(self._buffer(hint, count * math.prod(shape), "double"), (*batch, *shape))
+            for hint, shape in shapes
+        )
+        size = {"eigh": n * n, "qr": n * m + m, "svd": k * max(n, m) + k * k}[kind]
+        work = self._buffer(kind, count * size, "double")
         flat = _c_strides(batch)
         views = [
-            _View(v.base, 0, batch, tuple(s * n * n for s in flat)),
             _View(source.base, source.offset, batch, _normal(source)[: len(batch)]),
-            _View(w.base, 0, batch, tuple(s * n for s in flat)),
-            _View(work, 0, batch, tuple(s * n * n for s in flat)),
+            _View(work, 0, batch, tuple(s * size for s in flat)),
         ]
-        rows, cols = (0 if n == 1 else s for s in source.strides[-2:])
-        self._loop(
-            views,
-            lambda i: (
-                f"dgraph_eigh({n}L, {source.base} + ({i[1]}), {rows}L, {cols}L,"
-                f" {work} + ({i[3]}), {w.base} + ({i[2]}), {v.base} + ({i[0]}));"
-            ),
-        )
-        self.factored[key] = (w, v)  # type: ignore[assignment]
-        return w, v
+        for part, (_, shape) in zip(parts, shapes, strict=True):
+            views.append(_View(part.base, 0, batch, tuple(s * math.prod(shape) for s in flat)))
+        rows, cols = (0 if d == 1 else s for d, s in zip((n, m), source.strides[-2:], strict=True))
+        sizes = f"{n}L" if kind == "eigh" else f"{n}L, {m}L"
+
+        def text(i: list[str]) -> str:
+            outs = ", ".join(f"{p.base} + ({at})" for p, at in zip(parts, i[2:], strict=True))
+            return (
+                f"dgraph_{kind}({sizes}, {source.base} + ({i[0]}), {rows}L, {cols}L,"
+                f" {work} + ({i[1]}), {outs});"
+            )
+
+        self._loop(views, text)
+        self.factored[key] = parts
+        return parts
 
     def _matmul(self, out: _View, node: ir.Call) -> None:
         """``matmul(a, b)`` of stacks of matrices (a vector on either side, NumPy's rules;

@@ -1,7 +1,7 @@
 """``cumprod`` and ``cumlogsumexp`` (:mod:`dgraph.blocks.cumulative`) as array statements:
 the same formulas over calls of the array module (``cumprod``, ``logaddexp.accumulate``,
-``where``, ...), so that NumPy and JAX print them; the C printers have no such calls and
-refuse them in one line."""
+``where``, ...), so that NumPy and JAX print them; the C values print ``cumprod`` and
+``logaddexp.accumulate`` as running loops (:mod:`dgraph.codegen.tensor.c_values`)."""
 
 from __future__ import annotations
 
