@@ -160,6 +160,13 @@ def test_a_product_by_a_spread_multiplier_is_bounded_per_entry():
         scalar = bounds.Scalar(a, ea) * bounds.Scalar(spread, 0.0)
     assert isinstance(scalar, bounds.Scalar)
     assert scalar.bound >= got.bound.max() and np.median(got.bound) < 1e-2 * scalar.bound
+    # a multiplier whose entries the sample misses are its only nonzeros (cumsum_profile
+    # at 2,000: mean 0.0017 over all, 0 over those taken): spread, per entry
+    sparse = np.zeros(40960)
+    sparse[5::1000] = 2.0  # the sample takes every 10th from 0
+    got = bounds.Scalar(np.ones(40960), ea) * bounds.Scalar(sparse, 0.0)
+    assert not isinstance(got, bounds.Scalar)
+    assert got.bound.max() == 2.0 + 2.0 * ea and np.count_nonzero(got.bound) == 41
 
 
 def _cumsum_profile(xp, n: int):

@@ -310,7 +310,8 @@ _SAMPLE = 4096  # a multiplier's mean magnitude from about this many of its entr
 def _spread_product(inputs: tuple) -> bool:
     """Whether a product of :class:`Scalar` operands carries an error ``e_k > 0`` times
     a multiplier whose largest magnitude is over :data:`_SPREAD` × its mean (over about
-    :data:`_SAMPLE` entries evenly taken): one bound, max|x|·e_k, is then that far above
+    :data:`_SAMPLE` entries evenly taken; those all 0 beside a nonzero largest: spread):
+    one bound, max|x|·e_k, is then that far above
     most entries' own |x_i|·e_k, and what reads the product (a sum of many of its
     entries: a cumulative sum, a scatter-add) would carry the gap on. Only the cost
     depends on it: either bound is at least each entry's own."""
@@ -322,8 +323,7 @@ def _spread_product(inputs: tuple) -> bool:
             continue
         flat = other.reshape(-1)
         sample = np.abs(flat[:: max(1, flat.size // _SAMPLE)])
-        mean = float(np.mean(sample))
-        if mean > 0 and _top(inputs[1 - k]) > _SPREAD * mean:
+        if _top(inputs[1 - k]) > _SPREAD * float(np.mean(sample)):  # (all 0 taken: spread)
             return True
     return False
 
