@@ -311,10 +311,10 @@ def _spread_product(inputs: tuple) -> bool:
     """Whether a product of :class:`Scalar` operands carries an error ``e_k > 0`` times
     a multiplier whose largest magnitude is over :data:`_SPREAD` × its mean (over about
     :data:`_SAMPLE` entries evenly taken; those all 0 beside a nonzero largest: spread):
-    one bound, max|x|·e_k, is then that far above
-    most entries' own |x_i|·e_k, and what reads the product (a sum of many of its
-    entries: a cumulative sum, a scatter-add) would carry the gap on. Only the cost
-    depends on it: either bound is at least each entry's own."""
+    one bound, max|x|·e_k, is then that far above most entries' own |x_i|·e_k, and what
+    reads the product (a sum of many of its entries: a cumulative sum, a scatter-add)
+    would carry the gap on. Only the cost depends on it: either bound is at least each
+    entry's own."""
     if len(inputs) != 2:
         return False
     for k in (0, 1):
