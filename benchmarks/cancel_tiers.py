@@ -7,9 +7,11 @@ tiers that decided (``Writer.cancel_tiers``) in the last call.
 
 "per-entry" is this code with each point evaluated with per-entry bounds
 (:class:`~dgraph.codegen.bounds.Bounded`) and decided by them alone (what the pass did
-before the tiers); "tiered" is the pass as it is.
+before the tiers); "tiered" is the pass as it is; with ``--scalar-only`` also
+"scalar-only", the tiers with no product's bound per entry at the first tier
+(``bounds._SPREAD`` infinite: what the pass did before the spread rule).
 
-    python benchmarks/cancel_tiers.py MODULE:NAME:N [...] [--calls=20]
+    python benchmarks/cancel_tiers.py MODULE:NAME:N [...] [--calls=20] [--scalar-only]
 
 e.g. ``python benchmarks/cancel_tiers.py real_programs5:silu_softplus_bce:1000``.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import statistics
 import sys
 import time
@@ -27,6 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 import dgraph
+from dgraph.codegen import bounds
 from dgraph.codegen.tensor import cancel, module
 
 
@@ -64,6 +68,21 @@ def _per_entry():
         )
 
 
+@contextlib.contextmanager
+def _scalar_only():
+    """The tiers with one bound a statement at the first tier everywhere (no product's
+    bound per entry: :data:`~dgraph.codegen.bounds._SPREAD` infinite)."""
+    spread = bounds._SPREAD
+    bounds._SPREAD = math.inf
+    try:
+        yield
+    finally:
+        bounds._SPREAD = spread
+
+
+_MODES = {"per-entry": _per_entry, "tiered": contextlib.nullcontext, "scalar-only": _scalar_only}
+
+
 class _Timed:
     """The CPU seconds spent in the pass's two entry points of ``module``."""
 
@@ -94,41 +113,52 @@ class _Writers(module.Writer):
 def main(argv: list[str]) -> None:
     calls = 20
     cases = []
+    modes = ["per-entry", "tiered"]
     for a in argv:
         if a.startswith("--calls="):
             calls = int(a.split("=", 1)[1])
+        elif a == "--scalar-only":
+            modes.append("scalar-only")
         else:
             mod, name, n = a.split(":")
             cases.append((mod, name, int(n)))
     timer = _Timed()
     module.Writer = _Writers
-    print("| program (n) | per-entry build | tiered build | ratio | per-entry pass | tiered pass "
-          "| ratio | tiers (tiered) |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    others = modes[1:]
+    print("| program (n) | per-entry build | "
+          + " | ".join(f"{m} build | ratio" for m in others) + " | per-entry pass | "
+          + " | ".join(f"{m} pass | ratio" for m in others) + " | tiers |")  # fmt: skip
+    print("|---" * (4 + 4 * len(others)) + "|")
     for mod, name, n in cases:
         build = importlib.import_module(mod).PROGRAMS[name][0]
         f, xs, _, _ = build(n)
         dgraph.hessian(f, *xs, sparse=True)  # warm-up: imports, JAX's tracing
-        times: dict = {"per-entry": ([], []), "tiered": ([], [])}
-        patterns = {}
+        times: dict = {m: ([], []) for m in modes}
+        patterns, tiers = {}, {}
         for _ in range(calls):
             for mode in times:
                 _Writers.made.clear()
                 timer.seconds = 0.0
-                with _per_entry() if mode == "per-entry" else contextlib.nullcontext():
+                with _MODES[mode]():
                     t0 = time.process_time()
                     H = dgraph.hessian(f, *xs, sparse=True)
                     times[mode][0].append(time.process_time() - t0)
                 times[mode][1].append(timer.seconds)
                 patterns[mode] = H(*xs)
-                tiers = sum((w.cancel_tiers for w in _Writers.made), Counter())
-        a, b = patterns["per-entry"], patterns["tiered"]
-        same = a.nnz == b.nnz and np.array_equal(a.toarray(), b.toarray())
+                tiers[mode] = dict(sum((w.cancel_tiers for w in _Writers.made), Counter()))
+        a = patterns["per-entry"]
+        same = all(
+            a.nnz == b.nnz and np.array_equal(a.toarray(), b.toarray()) for b in patterns.values()
+        )
         med = {m: (statistics.median(t[0]), statistics.median(t[1])) for m, t in times.items()}
-        (pb, pp), (tb, tp) = med["per-entry"], med["tiered"]
+        pb, pp = med["per-entry"]
+        builds = " | ".join(f"{med[m][0]:.3f} | {med[m][0] / pb:.2f}" for m in others)
+        passes = " | ".join(
+            f"{med[m][1]:.3f} | {med[m][1] / pp if pp else float('nan'):.2f}" for m in others
+        )
+        said = "; ".join(f"{m}: {tiers[m]}" for m in others)
         print(
-            f"| {mod} {name} ({n:,}) | {pb:.3f} | {tb:.3f} | {tb / pb:.2f} | {pp:.3f} | "
-            f"{tp:.3f} | {tp / pp if pp else float('nan'):.2f} | {dict(tiers)}"
+            f"| {mod} {name} ({n:,}) | {pb:.3f} | {builds} | {pp:.3f} | {passes} | {said}"
             f"{'' if same else ' PATTERNS DIFFER'} |",
             flush=True,
         )

@@ -3,7 +3,8 @@ extra leading axis) is refused in the element level's one line (a sparse result 
 matrix: "a sparse Jacobian is of one point"), and so is an argument of another shape,
 before NumPy's reshape ValueError or JAX's TypeError (:mod:`dgraph.codegen.points`).
 Each mode that takes ``sparse`` in NumPy, JAX and C, for a function read from JAX and
-one traced from NumPy."""
+one traced from NumPy; and the sweeps (jvp, vjp, hvp), their tangents and cotangents
+checked too."""
 
 from __future__ import annotations
 
@@ -137,3 +138,87 @@ def test_the_check_reads_a_tracers_shape():
     """Under ``jax.jit`` (the argument a tracer) the check passes and the value is JAX's."""
     f = _made("jax", "jacobian", "jax", False)
     np.testing.assert_allclose(np.asarray(jax.jit(f)(X)), _want("jax", "jacobian", X), rtol=1e-12)
+
+
+# -- the sweeps: one point and one tangent (cotangent) per call ---------------------------
+
+SWEEP_CASES = [
+    (reader, mode, lang)
+    for reader in READERS
+    for mode in ("jvp", "vjp", "hvp")
+    for lang in LANGS
+    if not (mode == "vjp" and lang == "c")  # C: a tensor graph's jvp, not its vjp
+]
+SWEEP_IDS = ["-".join(c) for c in SWEEP_CASES]
+T = np.linspace(-0.7, 0.9, 5)  # a tangent (of x)
+W = np.array([0.5, -1.5, 2.0, 0.25])  # a cotangent (of the vector output)
+
+
+@functools.cache
+def _sweep(reader: str, mode: str, lang: str) -> dgraph.GeneratedFunction:
+    if mode == "hvp":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return dgraph.make_function(READERS[reader][1], "hvp", lang, point=(X,))
+    return _made(reader, mode, lang, False)
+
+
+def _sweep_want(mode: str, x: np.ndarray) -> np.ndarray:
+    """JAX's J·t, wᵀ·J or H·t at ``x``."""
+    if mode == "jvp":
+        return np.asarray(jax.jvp(shifted_jax, (x,), (T,))[1])
+    if mode == "vjp":
+        return np.asarray(jax.vjp(shifted_jax, x)[1](W)[0])
+    return np.asarray(jax.jvp(jax.grad(total_jax), (x,), (T,))[1])
+
+
+@pytest.mark.parametrize(("reader", "mode", "lang"), SWEEP_CASES, ids=SWEEP_IDS)
+def test_a_sweep_takes_one_point_and_one_tangent(reader, mode, lang):
+    """jvp(x, t), vjp(x, w) and hvp(x, t) of the array level: JAX's numbers at one point;
+    a batch of points is the one line naming the sweep (a reshape's ValueError in NumPy,
+    a TypeError in JAX, a (1, 1, 5) point silently reshaped), and a tangent or cotangent
+    of another shape names itself and both shapes (before: the same errors; C: "input
+    v_x: 3 entries, not 5")."""
+    f = _sweep(reader, mode, lang)
+    seed, name, shape = (W, "cotangent w_y", 4) if mode == "vjp" else (T, "tangent [vt]_x", 5)
+    if mode == "hvp":
+        name = "tangent t_x"
+    np.testing.assert_allclose(np.asarray(f(X, seed)), _sweep_want(mode, X), rtol=1e-12)
+    article = "an" if mode == "hvp" else "a"
+    one = rf"^{article} {mode} is of one point: call it per point$"
+    with pytest.raises(InputError, match=one):
+        f(np.stack([X, X + 0.1]), seed)
+    with pytest.raises(InputError, match=one):
+        f(X[None, None], seed)
+    per_call = r" \(one point per call\)$"
+    with pytest.raises(InputError, match=r"^input x\w*: shape \(4,\), not \(5,\)" + per_call):
+        f(X[:4], seed)
+    with pytest.raises(InputError, match=rf"^{name}: shape \(3,\), not \({shape},\)" + per_call):
+        f(X, seed[:3])
+    with pytest.raises(InputError, match=rf"^{name}: shape \(2, {shape}\), not \({shape},\)"):
+        f(X, np.stack([seed, seed]))
+    with pytest.raises(InputError, match=rf"^{name}: shape \(\), not \({shape},\)"):
+        f(X, 1.0)
+    with pytest.raises(InputError, match=rf"^{name}: not an array of numbers$"):
+        f(X, [[1.0, 2.0], [3.0]])
+
+
+def test_an_hvp_checks_its_tangent_after_its_weights():
+    """hvp(x, v, t) of a vector function (the weights v per call, a parameter): the
+    tangent is found after the weights, H·t is JAX's ∇²(vᵀf)·t; a short tangent names
+    itself, a batch of points is the one line."""
+    f = dgraph.make_function(shifted_jax, "hvp", "python", point=(X,), weights=np.ones(4))
+    want = jax.jvp(jax.grad(lambda x: jnp.dot(W, shifted_jax(x))), (X,), (T,))[1]
+    np.testing.assert_allclose(np.asarray(f(X, W, T)), np.asarray(want), rtol=1e-12)
+    with pytest.raises(InputError, match=r"^tangent t_x: shape \(4,\), not \(5,\)"):
+        f(X, W, T[:4])
+    with pytest.raises(InputError, match=r"^an hvp is of one point: call it per point$"):
+        f(np.stack([X, X]), W, T)
+
+
+def test_the_element_level_sweeps_keep_their_batches():
+    """A graph of scalars' jvp takes a batch of points and tangents (B, n) as before."""
+    f = dgraph.make_function(shifted_jax, "jvp", point=(X,))
+    got = f(np.stack([X, X + 0.1]), np.stack([T, T]))
+    assert got.shape == (2, 4)
+    np.testing.assert_allclose(got[1], jax.jvp(shifted_jax, (X + 0.1,), (T,))[1], rtol=1e-12)

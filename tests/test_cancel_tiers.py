@@ -136,3 +136,82 @@ def test_a_scalar_bound_is_never_below_an_entry_s_own(op):
     np.testing.assert_array_equal(scalar.value, entrywise.value)
     largest = float(np.max(entrywise.bound))
     assert largest > 0 and scalar.bound >= largest * (1 - 1e-12)
+
+
+def test_a_product_by_a_spread_multiplier_is_bounded_per_entry():
+    """A product of :class:`~dgraph.codegen.bounds.Scalar` operands whose multiplier's
+    magnitudes spread over more than ``_SPREAD``× their mean gets each entry's bound
+    (from the operands' one bound each): at least that rule's per-entry bound at every
+    entry, at most the one bound, and far below it at most entries; a multiplier of
+    like magnitudes keeps one bound a statement."""
+    rng = np.random.default_rng(3)
+    a, ea = rng.uniform(0.5, 2.0, 4000), 7.0
+    spread = np.full(4000, 1e-3)
+    spread[::500] = 1.0  # largest 1, mean 0.003: 333× (a multiplier of 1: not spread)
+    got = bounds.Scalar(a, ea) * bounds.Scalar(spread, 0.0)
+    assert not isinstance(got, bounds.Scalar) and np.shape(got.bound) == a.shape
+    own = bounds.Bounded(a, np.full(4000, ea)) * bounds.Bounded(spread, np.zeros(4000))
+    np.testing.assert_array_equal(got.value, a * spread)
+    np.testing.assert_array_equal(got.bound, own.bound)
+    one = bounds.Scalar(a, ea) * bounds.Scalar(np.full(4000, 1.0), 0.0)  # no spread
+    assert isinstance(one, bounds.Scalar)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds, "_SPREAD", np.inf)  # one bound a statement
+        scalar = bounds.Scalar(a, ea) * bounds.Scalar(spread, 0.0)
+    assert isinstance(scalar, bounds.Scalar)
+    assert scalar.bound >= got.bound.max() and np.median(got.bound) < 1e-2 * scalar.bound
+    # a multiplier whose entries the sample misses are its only nonzeros (cumsum_profile
+    # at 2,000: mean 0.0017 over all, 0 over those taken): spread, per entry
+    sparse = np.zeros(40960)
+    sparse[5::1000] = 2.0  # the sample takes every 10th from 0
+    got = bounds.Scalar(np.ones(40960), ea) * bounds.Scalar(sparse, 0.0)
+    assert not isinstance(got, bounds.Scalar)
+    assert got.bound.max() == 2.0 + 2.0 * ea and np.count_nonzero(got.bound) == 41
+
+
+def _cumsum_profile(xp, n: int):
+    """benchmarks/real_programs7.py's ``cumsum_profile`` in ``xp`` (NumPy, jax.numpy)."""
+    t = np.linspace(0, 1, n)
+
+    def f(x):
+        c = xp.cumsum(xp.exp(x))
+        p = c / c[-1]
+        curv = xp.diff(p, n=2)
+        return xp.sum((p - t) ** 2) + xp.sum(curv**2) - 1e-3 * xp.sum(xp.log(xp.diff(c)))
+
+    return f
+
+
+def test_cumsum_profile_is_decided_at_the_first_tier_as_per_entry(tiers, monkeypatch):
+    """real_programs7's cumsum_profile at n = 1,000 (a dense 10⁶-entry Hessian, none
+    cancelling): with one bound a statement everywhere (``_SPREAD`` infinite) the first
+    point leaves 1,184 entries undecided (their statements' bounds 10⁴–10⁶ × their own:
+    a product by an exp-cumsum of spread magnitudes, then scatter-adds and a cumulative
+    sum of its entries), decided by the whole point's per-entry bounds; with that
+    product's bound per entry the first tier decides them all, as the per-entry bounds
+    do at every point (the hook), and the Hessian is jax.hessian's. (One bound a
+    statement: benchmarks/cancel_tiers.py's ``--scalar-only``, "whole 1".)"""
+    n = 1000
+    x = np.random.default_rng(5).normal(size=n) * 0.3
+    compared = []
+    decided = cancel._decided
+
+    def against_own(w_, parts, found, bound, asked, entries, whole, may_defer=False):
+        got = decided(w_, parts, found, bound, asked, entries, whole, may_defer)
+        own = cancel._near_zero(*whole(), asked.size) & asked
+        near = got[0] & asked
+        assert (near | ~own).all()
+        if got[1] is None:
+            assert (near == own).all()
+        compared.append(int(near.sum()))
+        return got
+
+    monkeypatch.setattr(cancel, "_decided", against_own)
+    H = dgraph.hessian(_cumsum_profile(np, n), x, sparse=True)(x)
+    assert compared == [0]  # one point: no entry near 0 (as per entry)
+    found = tiers()
+    assert found["scalar"] == 1 and found["whole"] == found["entries"] == 0
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(_cumsum_profile(jnp, n))(jnp.asarray(x)))
+    assert H.nnz == n * n == np.count_nonzero(ref)
+    np.testing.assert_allclose(H.toarray(), ref, rtol=1e-8, atol=1e-12 * np.abs(ref).max())

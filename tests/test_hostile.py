@@ -1094,6 +1094,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
     ("cond-in-while-condition", "a cond or switch inside a while_loop's condition is not pri"),
     ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
+    ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
+    ("jvp-batch", "a jvp is of one point: call it per point"),
+    ("vjp-cotangent-shape", "cotangent w_y: shape (4,), not (3,) (one point per call)"),
 ]
 
 
@@ -1149,6 +1152,11 @@ def _api_call(name: str):
         "cond-in-while-condition": lambda: make(cond_in_while_condition, "hessian", point=[x]),
         # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
         "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
+        # the array level's sweeps, one point and one tangent a call: were NumPy's reshape
+        # ValueError (a (1, 1, 4) point silently reshaped)
+        "hvp-tangent-shape": lambda: make(total, "hvp", point=[x])(x, x[:3]),
+        "jvp-batch": lambda: make(from_jax(vector, x, level="array"), "jvp")(x[None, None], x),
+        "vjp-cotangent-shape": lambda: make(from_jax(vector, x, level="array"), "vjp")(x, x),
     }
     return calls[name]
 

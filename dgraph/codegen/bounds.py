@@ -29,6 +29,14 @@ per-entry bound costs an array: an entry whose value is far above its statement'
 bound is far above its own, and only the rest need the per-entry bound
 (:mod:`.tensor.cancel`). A store updates the scalar bounds of the arrays that share its
 memory (a per-entry bound shares it with the view).
+
+One bound is loose where a product's error is carried by a multiplier whose magnitudes
+spread widely (max|x|·e far above most entries' |x_i|·e), and what reads the product
+sums many of its entries on (a scatter-add, a cumulative sum): such a product of
+:class:`Scalar` operands gets each entry's bound instead (:func:`_spread_product`, from
+its operands' one bound each, at least its per-entry bound), and what reads it follows
+per entry, in the same pass: the point is evaluated once, with per-entry bounds only
+from the loose statements on.
 """
 
 from __future__ import annotations
@@ -295,6 +303,31 @@ def _ufunc_scalar(ufunc: np.ufunc, out: Scalar, inputs: tuple) -> float:
     return _top(_ufunc_bound(ufunc, v, tuple(_entrywise(i) for i in inputs)))
 
 
+_SPREAD = 64.0  # a multiplier's largest magnitude over this × its mean: the product per entry
+_SAMPLE = 4096  # a multiplier's mean magnitude from about this many of its entries
+
+
+def _spread_product(inputs: tuple) -> bool:
+    """Whether a product of :class:`Scalar` operands carries an error ``e_k > 0`` times
+    a multiplier whose largest magnitude is over :data:`_SPREAD` × its mean (over about
+    :data:`_SAMPLE` entries evenly taken; those all 0 beside a nonzero largest: spread):
+    one bound, max|x|·e_k, is then that far above most entries' own |x_i|·e_k, and what
+    reads the product (a sum of many of its entries: a cumulative sum, a scatter-add)
+    would carry the gap on. Only the cost depends on it: either bound is at least each
+    entry's own."""
+    if len(inputs) != 2:
+        return False
+    for k in (0, 1):
+        other = plain(inputs[1 - k])
+        if not (bound_of(inputs[k]) > 0 and isinstance(other, np.ndarray) and other.size > 1):
+            continue
+        flat = other.reshape(-1)
+        sample = np.abs(flat[:: max(1, flat.size // _SAMPLE)])
+        if _top(inputs[1 - k]) > _SPREAD * float(np.mean(sample)):  # (all 0 taken: spread)
+            return True
+    return False
+
+
 # NumPy functions that move entries (no arithmetic): the errors move with the values
 _MOVES = {
     np.reshape, np.ravel, np.transpose, np.moveaxis, np.swapaxes, np.expand_dims,
@@ -380,10 +413,12 @@ class Bounded(np.lib.mixins.NDArrayOperatorsMixin):
                 return v
             if kwargs:
                 raise Unbounded(f"{ufunc.__name__} with keywords")
-            if scalar:
+            if scalar and not (ufunc is np.multiply and _spread_product(inputs)):
                 out = Scalar(v, 0.0)
                 out.bound = _ufunc_scalar(ufunc, out, inputs)
                 return out
+            if scalar:  # one bound would be loose: each entry's, from the operands' one
+                inputs = tuple(_entrywise(x) for x in inputs)
             return Bounded(v, _ufunc_bound(ufunc, v, inputs))
         if method in ("reduce", "accumulate") and ufunc in {np.add, *_LARGER}:
             v = getattr(ufunc, method)(*values, **kwargs)

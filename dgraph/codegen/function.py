@@ -29,7 +29,7 @@ from .hessian_native import NATIVE_LANGS, make_native_hessian
 from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
-from .tensor.function import TensorGenerated, make_tensor_function
+from .tensor.function import TensorGenerated, make_tensor_function, sweep_arguments
 
 __all__ = ["GeneratedFunction", "hessian", "make_function"]
 
@@ -305,13 +305,19 @@ def _one_point(
 ) -> Callable[..., Any]:
     """An array-level Hessian (its gradient graph a tensor graph) that refuses a batch of
     points or a wrong-shaped array in one line, naming the Hessian (the gradient's
-    Jacobian inside would name itself): :func:`~dgraph.codegen.points.one_point_calls`."""
+    Jacobian inside would name itself): :func:`~dgraph.codegen.points.one_point_calls`;
+    an ``hvp(*x, *p, *t)`` its tangents too (``t_x``: the tangent of input ``x``)."""
     g = inner.generated
-    if mode == "hvp" or not isinstance(g, TensorGenerated):
+    if not isinstance(g, TensorGenerated):
         return function
     graph = g.expression_set.graph
-    shapes = [graph.shape(x) for x in graph.inputs]
-    return one_point_calls(function, graph.inputs, shapes, "Hessian", sparse)
+    if mode != "hvp":
+        shapes = [graph.shape(x) for x in graph.inputs]
+        return one_point_calls(function, graph.inputs, shapes, "Hessian", sparse)
+    names, roles, shapes = sweep_arguments(graph, "jvp", "t")
+    n, n_args = len(graph.inputs), len(graph.inputs) + len(graph.parameters)
+    positions = [*range(n), *range(n_args, n_args + n)]
+    return one_point_calls(function, names, shapes, "hvp", False, roles, positions)
 
 
 def _element_sparse(

@@ -2,7 +2,8 @@
 points where the result is of one point (a sparse matrix is two-dimensional: SciPy CSR
 and JAX BCOO hold one Jacobian or Hessian), and a wrong-shaped argument, before NumPy's
 or JAX's own error (a reshape's ValueError or TypeError) is raised from inside the
-generated code."""
+generated code. The sweeps (``jvp``, ``vjp``, ``hvp``) of the array level take one point
+and one tangent (cotangent) per call: each is checked so, named by its role."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ __all__ = ["check_point", "one_point", "one_point_calls"]
 
 def one_point(what: str, sparse: bool = True, batches: bool = True) -> InputError:
     """The one line for a batch of points given to a ``what`` (``"Jacobian"``,
-    ``"Hessian"``) of one point; ``batches``: whether the dense function takes a batch
-    (the element level's does, the array level's does not)."""
+    ``"Hessian"``, a sweep's ``"jvp"``, ``"vjp"``, ``"hvp"``) of one point; ``batches``:
+    whether the dense function takes a batch (the element level's does, the array
+    level's does not)."""
     hint = " (batched points: sparse=False)" if batches else ""
     kind = "sparse " if sparse else ""
-    return InputError(f"a {kind}{what} is of one point: call it per point{hint}")
+    article = "an" if not sparse and what == "hvp" else "a"
+    return InputError(f"{article} {kind}{what} is of one point: call it per point{hint}")
 
 
 def check_point(
@@ -31,22 +34,26 @@ def check_point(
     arrays: Sequence[Any],
     what: str,
     sparse: bool,
+    roles: Sequence[str] | None = None,
 ) -> None:
-    """Raise one line unless each of ``arrays`` (the first ones; the rest, parameters or
-    tangents, are not looked at) has exactly its input's shape: a leading batch axis is
+    """Raise one line unless each of ``arrays`` (one per name; the rest, parameters, are
+    not looked at) has exactly its shape: an input's leading batch axis is
     :func:`one_point` (the array level computes one point per call), any other shape
-    says which input and both shapes. Reads only ``.shape`` (a JAX tracer's too)."""
-    for name, shape, a in zip(names, shapes, arrays, strict=False):
+    says which argument (``roles``: each name's, ``"input"`` where not given; a
+    ``"tangent"`` or ``"cotangent"`` of a sweep) and both shapes. Reads only ``.shape``
+    (a JAX tracer's too)."""
+    roles = ["input"] * len(names) if roles is None else roles
+    for name, shape, a, role in zip(names, shapes, arrays, roles, strict=False):
         try:
             given = tuple(int(d) for d in np.shape(a))
         except (TypeError, ValueError):  # a ragged list: NumPy's ValueError
-            raise InputError(f"input {name}: not an array of numbers") from None
+            raise InputError(f"{role} {name}: not an array of numbers") from None
         if given == tuple(shape):
             continue
         k = len(shape)
-        if len(given) > k and given[len(given) - k :] == tuple(shape):
+        if role == "input" and len(given) > k and given[len(given) - k :] == tuple(shape):
             raise one_point(what, sparse, batches=False)
-        raise InputError(f"input {name}: shape {given}, not {tuple(shape)} (one point per call)")
+        raise InputError(f"{role} {name}: shape {given}, not {tuple(shape)} (one point per call)")
 
 
 def one_point_calls(
@@ -55,12 +62,18 @@ def one_point_calls(
     shapes: Sequence[tuple[int, ...]],
     what: str,
     sparse: bool,
+    roles: Sequence[str] | None = None,
+    positions: Sequence[int] | None = None,
 ) -> Callable[..., Any]:
     """``function`` that runs :func:`check_point` on its arguments first (its name and
-    docstring kept)."""
+    docstring kept): the first ones, or those at ``positions`` (one per name: an
+    ``hvp``'s tangents follow its parameters); an argument missing is left to
+    ``function``'s own count."""
+    at = range(len(names)) if positions is None else tuple(positions)
 
     def checked(*arrays: Any, **options: Any) -> Any:
-        check_point(names, shapes, arrays, what, sparse)
+        given = [arrays[k] for k in at if k < len(arrays)]
+        check_point(names, shapes, given, what, sparse, roles)
         return function(*arrays, **options)
 
     checked.__name__ = getattr(function, "__name__", "function")

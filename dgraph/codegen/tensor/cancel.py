@@ -18,8 +18,9 @@ out, both from the structure, never from a value at a point:
   point are asked, since forming the polynomials costs passes over every array the
   summands read; a point only keeps an entry. The bound is tiered: a point is evaluated
   with one bound a statement (:class:`~..bounds.Scalar`, a reduction where the per-entry
-  bound costs an array), which decides every entry far from it; only the entries it
-  leaves undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy
+  bound costs an array; per entry from a product whose one bound would be loose on, in
+  the same pass), which decides every entry far from it; only the entries it leaves
+  undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy
   the points are its narrowed program's (:func:`none_cancel`), and the pass runs on the
   whole program only where an entry is still asked after them.
 
@@ -186,8 +187,9 @@ _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
 _NEAR_ALL = 1e-12  # |sum| at most this times the entry's bound (..bounds): asked
 # at most 1/_FEW of the entries undecided by the scalar bounds: their own bounds at them
 # alone, else the whole point (at those entries: silu_softplus_bce at 1,000, 48,489 of 10⁶,
-# 1.07 s against 0.33 s for the whole point; cumsum_profile at 1,000, 1,184 of 10⁶, 0.63 s
-# against 0.45 s; at 2,000, 25,698 of 4·10⁶, 2.5 s against 2.0 s)
+# 1.07 s against 0.33 s for the whole point; cumsum_profile at 1,000 with one bound a
+# statement everywhere, 1,184 of 10⁶, 0.63 s against 0.45 s; at 2,000, 25,698 of 4·10⁶,
+# 2.5 s against 2.0 s; with its spread product per entry (..bounds) none is left at 1,000)
 _FEW = 1024
 
 

@@ -29,7 +29,7 @@ from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
 from .jacobian_columns import ColumnsChoice, columns_choice, columns_module
-from .module import block_entries, tensor_program
+from .module import argument_name, block_entries, tensor_program
 from .regions import refuse_unprinted
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, jvp_program, sweep_module
@@ -43,6 +43,7 @@ __all__ = [
     "c_blocks",
     "c_tangents",
     "make_tensor_function",
+    "sweep_arguments",
 ]
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
@@ -142,10 +143,27 @@ def make_tensor_function(
     refuse_unprinted(graph, (lang,))
     with codegen_call():
         made, function = _make(source, mode, lang, method, budget, sparse, tape, symmetric, counted)
-    if mode in SWEEP_MODES:
-        return made, function
     shapes = [graph.shape(x) for x in graph.inputs]  # one point per call (points.py)
-    return made, one_point_calls(function, graph.inputs, shapes, "Jacobian", sparse)
+    if mode not in SWEEP_MODES:
+        return made, one_point_calls(function, graph.inputs, shapes, "Jacobian", sparse)
+    names, roles, shapes = sweep_arguments(graph, mode)
+    return made, one_point_calls(function, names, shapes, mode, False, roles)
+
+
+def sweep_arguments(
+    graph: DGraph, mode: str, prefix: str | None = None
+) -> tuple[list[str], list[str], list[tuple]]:
+    """The arguments a ``jvp`` (``vjp``) of ``graph`` checks per call, in its order:
+    the inputs, then a tangent per input (a cotangent per output), named as the
+    generated function names them (:mod:`.sweeps`; ``prefix``: another letter, an
+    ``hvp``'s ``t``), each role and shape."""
+    seeds = graph.inputs if mode == "jvp" else graph.outputs
+    letter, role = ("v", "tangent") if mode == "jvp" else ("w", "cotangent")
+    prefix = letter if prefix is None else prefix
+    names = [*graph.inputs, *(f"{prefix}_{argument_name(s)}" for s in seeds)]
+    roles = ["input"] * len(graph.inputs) + [role] * len(seeds)
+    shapes = [graph.shape(v) for v in (*graph.inputs, *seeds)]
+    return names, roles, shapes
 
 
 def _make(
