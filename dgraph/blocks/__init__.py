@@ -2052,10 +2052,16 @@ class DiagonalSplit:
     sparse_first: bool
 
 
-def _diagonal_relations(b: Sparse) -> list[tuple[int, int, np.ndarray]]:
-    """Each (output axis, input axis) of one length, and which entries have them equal."""
-    outs = np.unravel_index(np.asarray(b.rows, dtype=np.int64), b.out_shape)
-    ins = np.unravel_index(np.asarray(b.cols, dtype=np.int64), b.in_shape)
+def _diagonal_relations(
+    b: Sparse, at: np.ndarray | None = None
+) -> list[tuple[int, int, np.ndarray]]:
+    """Each (output axis, input axis) of one length, and which entries (of ``at``: all
+    where None) have them equal."""
+    rows, cols = np.asarray(b.rows, dtype=np.int64), np.asarray(b.cols, dtype=np.int64)
+    if at is not None:
+        rows, cols = rows[at], cols[at]
+    outs = np.unravel_index(rows, b.out_shape)
+    ins = np.unravel_index(cols, b.in_shape)
     found = []
     for p, size in enumerate(b.out_shape):
         for q, other in enumerate(b.in_shape):
@@ -2087,20 +2093,17 @@ def _diagonal_matchings(
     return found
 
 
-def _diagonal_part(
-    b: Sparse, matching: tuple[tuple[int, int], ...], positions: np.ndarray
-) -> DiagonalPart:
-    """The labelled block of the entries ``positions``, each input axis of ``matching``
-    read by its output axis's label; labels: the output axes', then the other input
-    axes', in order."""
-    outs = np.unravel_index(np.asarray(b.rows, dtype=np.int64)[positions], b.out_shape)
-    ins = np.unravel_index(np.asarray(b.cols, dtype=np.int64)[positions], b.in_shape)
+def _diagonal_block(b: Sparse, matching: tuple[tuple[int, int], ...]) -> Labelled:
+    """The labelled block of a part of ``b``, each input axis of ``matching`` read by its
+    output axis's label; labels: the output axes', then the other input axes', in order."""
     n_out = len(b.out_shape)
     matched = {q: p for p, q in matching}
     others = [j for j in range(len(b.in_shape)) if j not in matched]
     label = {j: n_out + k for k, j in enumerate(others)} | matched
     sizes = (*b.out_shape, *(b.in_shape[j] for j in others))
-    block = Labelled(
+    # canonical() numbers the labels by first appearance: output axes first, in order,
+    # then the other input axes in order, as ``sizes`` lists them: the same C order
+    return Labelled(
         b.out_shape,
         b.in_shape,
         tuple(((k,), 0) for k in range(n_out)),
@@ -2109,8 +2112,18 @@ def _diagonal_part(
         tuple(range(len(sizes))),
         b.kind,
     ).canonical()
-    # canonical() numbers the labels by first appearance: output axes first, in order,
-    # then the other input axes in order, as ``sizes`` lists them: the same C order
+
+
+def _diagonal_part(
+    b: Sparse, matching: tuple[tuple[int, int], ...], positions: np.ndarray, block: Labelled
+) -> DiagonalPart:
+    """The part of the entries ``positions`` (its block :func:`_diagonal_block`): their
+    flat places among the block's values."""
+    outs = np.unravel_index(np.asarray(b.rows, dtype=np.int64)[positions], b.out_shape)
+    ins = np.unravel_index(np.asarray(b.cols, dtype=np.int64)[positions], b.in_shape)
+    matched = {q for _, q in matching}
+    others = [j for j in range(len(b.in_shape)) if j not in matched]
+    sizes = (*b.out_shape, *(b.in_shape[j] for j in others))
     places = np.ravel_multi_index((*outs, *(ins[j] for j in others)), sizes)
     return DiagonalPart(block, positions, places)
 
@@ -2130,7 +2143,21 @@ def diagonal_parts(b: Sparse) -> tuple[DiagonalPart, ...] | None:
     return found
 
 
+def _too_wide(b: Sparse) -> bool:
+    """Whether some of ``b``'s entries (a few thousand, evenly spaced) lies in no part
+    that stores at most :data:`SPLIT_WASTE` values an entry: each part that holds an
+    entry stores at least the part of the matching its own relations make (it matches
+    the most input axes), so the split is refused without a pass over every entry."""
+    at = np.unique(np.linspace(0, b.nnz - 1, min(b.nnz, 4096)).astype(np.int64))
+    for matching in _diagonal_matchings(_diagonal_relations(b, at)):
+        if _diagonal_block(b, matching).stored > SPLIT_WASTE * b.nnz:
+            return True
+    return False
+
+
 def _diagonal_parts_of(b: Sparse) -> tuple[DiagonalPart, ...] | None:
+    if b.nnz == 0 or _too_wide(b):
+        return None
     relations = _diagonal_relations(b)
     held = {(p, q): h for p, q, h in relations}
     candidates = []
@@ -2150,12 +2177,12 @@ def _diagonal_parts_of(b: Sparse) -> tuple[DiagonalPart, ...] | None:
         if counts[best] == 0:
             return None
         matching, covered = candidates[best]
-        mine = np.flatnonzero(covered & left)
-        part = _diagonal_part(b, matching, mine)
-        stored += part.block.stored
-        if stored > SPLIT_WASTE * b.nnz:
+        block = _diagonal_block(b, matching)
+        stored += block.stored
+        if stored > SPLIT_WASTE * b.nnz:  # before the places: a refusal costs no pass
             return None
-        found.append(part)
+        mine = np.flatnonzero(covered & left)
+        found.append(_diagonal_part(b, matching, mine, block))
         left[mine] = False
     return tuple(found)
 
