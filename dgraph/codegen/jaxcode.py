@@ -125,6 +125,15 @@ class JaxArrayPrinter(ArrayPrinter):
         ]
         return lines
 
+    def _invariants(self, target: str, nodes) -> str:
+        """The line binding a loop's invariants, each a JAX array made in the precision
+        JAX computes in now: the body closes over them, and a NumPy array it closed over
+        keeps, in every later trace, the type a trace with ``jax_enable_x64`` on gave it
+        (a float64 constant met a float32 operand: every loop's function failed, and
+        the check traces with x64 on)."""
+        items = [f"jnp.asarray({self.doprint(n)})" for n in nodes]
+        return f"    _{target}_invariants = ({', '.join(items)}{',' * (len(items) == 1)})"
+
     def while_loop(self, target: str, node) -> list[str]:
         """``jax.lax.while_loop`` over the condition's and the body's nested functions
         (the carries keep their dtypes, as it requires)."""
@@ -132,7 +141,7 @@ class JaxArrayPrinter(ArrayPrinter):
         lines += self._function(f"_{target}_body", node.body)
         init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
         lines += [
-            f"    _{target}_invariants = ({self._tuple(node.invariants)})",
+            self._invariants(target, node.invariants),
             f"    def _{target}_step(_c):",
             f"        _r = _{target}_body(*_c, *_{target}_invariants)",
             "        return tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r, _c))",

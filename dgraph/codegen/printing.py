@@ -440,8 +440,12 @@ class ArrayPrinter:
         name = f"_{target}_body"
         lines = self._function(name, node.body)
         lines.append(f"    _{target}_xs = ({self._tuple(node.xs)})")
-        lines.append(f"    _{target}_invariants = ({self._tuple(node.invariants)})")
+        lines.append(self._invariants(target, node.invariants))
         return name, lines
+
+    def _invariants(self, target: str, nodes) -> str:
+        """The line binding a loop's invariants (evaluated once, before the loop)."""
+        return f"    _{target}_invariants = ({self._tuple(nodes)})"
 
     def _tuple(self, nodes) -> str:
         """The items of a Python tuple display (``a, b``; one: ``a,``; none: empty)."""

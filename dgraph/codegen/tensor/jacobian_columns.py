@@ -52,6 +52,7 @@ from ...core.graph import DGraph
 from ...core.regions import regions_of
 from ..array_passes import ArrayCount, count_array_ops
 from ..counting import Ops
+from .jit_arguments import BOUND
 from .loop_blocks import chain_choice
 from .loop_columns import loop_colours, operand_columns
 from .regions import read_outputs
@@ -229,7 +230,9 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice, mode: str = 
     else:
         lines.append(f"    return {layout}")
     lines.append("")
-    if lang != "python":
-        lines += ["", f"{mode} = jax.jit(_{mode})", ""]
+    if lang != "python":  # jitted once per precision, reading narrowed arrays with x64 off
+        lines += ["", f"{mode} = _bound(_{mode})", ""]
+        if "def _bound(" not in text:
+            lines[:0] = ["", "", *BOUND.split("\n")]
     lines += ["", f"MODE = {mode!r}", ""]
     return text.rstrip("\n") + "\n" + "\n".join(lines)

@@ -48,14 +48,28 @@ def _narrowed(function):
     """``function`` reading the module's arrays of 64 bits as copies in the 32 bits JAX
     gives them with x64 off: JAX remembers a NumPy array's type per array for as long as a
     trace that read it lives, whatever the precision, so a trace made with x64 on would
-    lend its types to one made with it off."""
+    lend its types to one made with it off. The module's functions it calls read the
+    copies too (a ``jvp`` called by columns)."""
     if not _NARROW:
-        for name, value in globals().items():
+        module = globals()
+        for name, value in module.items():
             if isinstance(value, numpy.ndarray):
                 narrow = jax.dtypes.canonicalize_dtype(value.dtype)
                 value = value if narrow == value.dtype else value.astype(narrow)
+            elif type(value) is type(function) and value.__globals__ is module:
+                if not value.__closure__:  # a function of the module (a jitted one: its own)
+                    value = _rebound(value)
             _NARROW[name] = value
-    return type(function)(function.__code__, _NARROW, function.__name__)
+    return _rebound(function)
+
+
+def _rebound(function):
+    """``function`` reading its globals from :func:`_narrowed`'s copies."""
+    made = type(function)(
+        function.__code__, _NARROW, function.__name__, function.__defaults__, function.__closure__
+    )
+    made.__kwdefaults__ = function.__kwdefaults__
+    return made
 
 
 def _bound(function, **arrays):
