@@ -29,7 +29,9 @@ and the sweeps all call it; they supply only how to run what they made.
   :data:`FLOOR` times the largest at that point.
 * **Status.** ``wrong`` where anything compared disagrees; ``verified`` where every
   point compared agrees; ``not verified`` where nothing could be compared (the program
-  finite nowhere tried, differences that cannot resolve ``J·v``): never a pass.
+  finite nowhere tried, differences that cannot resolve ``J·v``), or where the user's
+  point was passed over (not finite there, or a reference that does not hold there:
+  :class:`Declined`): never a pass.
 
 An expression set is checked by :func:`check_expression_set` (:class:`ValueCheck`);
 generated code by :func:`check_code` (a tensor graph's: the code against the expression

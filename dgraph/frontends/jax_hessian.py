@@ -10,7 +10,10 @@ For a JAX function that computation is JAX's own gradient: ``jax.grad(f)`` for a
 tensor vertices whatever the size: the second-order blocks are the first-order blocks of
 the backward operations (an elementwise operation's are diagonal; a contraction's the
 bilinear cross term), and every Jacobian method, the value check and the sparse code
-generators apply to it unchanged.
+generators apply to it unchanged. A function that computes complex values is re-traced as
+pairs of real arrays (:func:`~.jaxpr_complex.complex_pairs`) before JAX takes its
+gradient: JAX's ``abs`` rule is 0 at ``z = 0``, so its gradient of a power spectrum
+``|z|²`` has lost the second derivative at a zero bin, where ``re² + im²`` keeps it.
 
 >>> import jax.numpy as jnp
 >>> g = gradient_graph(lambda x: jnp.sum(x[1:] * x[:-1]), np.ones(4))
