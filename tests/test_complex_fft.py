@@ -374,3 +374,19 @@ def test_a_wrong_squared_modulus_is_caught(monkeypatch):
         assert check.status == "wrong", check.detail
         with pytest.raises(DGraphError):
             dgraph.make_function(weighted_spectrum, "hessian", point=(x,))
+
+
+def test_a_zero_modulus_inside_a_call_is_found():
+    """|z| taken inside a jitted function (a ``pjit`` call): the reference declines x = 0
+    and holds at X6, where it is JAX's jvp of the gradient."""
+
+    def f(x):
+        return jnp.sum(jax.jit(lambda z: jnp.abs(z) ** 2)(jnp.fft.rfft(x)) * W4)
+
+    with jax.enable_x64(True):
+        assert jaxpr_complex.zero_modulus(jax, f, [np.zeros(6)])
+        assert not jaxpr_complex.zero_modulus(jax, f, [X6])
+    reference = gradient_graph(f, X6).jvp_reference
+    assert reference({"x": np.zeros(6)}, {"x": np.ones(6)}) == ZERO_MODULUS
+    got = reference({"x": X6}, {"x": np.ones(6)})["y"]
+    np.testing.assert_allclose(got, _hessian(spectrum_twin, X6) @ np.ones(6), rtol=1e-12)
