@@ -151,7 +151,7 @@ def gradient_graph(
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)
     paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
-    if paired is not None:
+    if paired is not None:  # read instead of f; f's own gradient the reference, as for maps
         maps, mapped = paired, paired
     if weights is None:
 
