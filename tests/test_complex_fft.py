@@ -15,8 +15,11 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import dgraph  # noqa: E402
+from dgraph.core.value_check import USER_POINT  # noqa: E402
 from dgraph.errors import DGraphError, InputError  # noqa: E402
 from dgraph.frontends import dft, from_jax, jaxpr_complex  # noqa: E402
+from dgraph.frontends.jax_hessian import ZERO_MODULUS, gradient_graph  # noqa: E402
+from dgraph.frontends.jaxpr_arrays import JaxJvp  # noqa: E402
 from dgraph.frontends.jaxpr_complex import complex_pairs  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
@@ -285,3 +288,105 @@ def test_what_is_not_read_is_one_line(f, x, needle):
         from_jax(f, x, level="array")
     message = str(raised.value)
     assert needle in message and "\n" not in message and len(message) < 300, message
+
+
+# -- the Hessian at a zero bin: the complex values paired before JAX's gradient -------------
+
+W4 = np.arange(1.0, 5.0)
+_J, _K = np.arange(6.0), np.arange(4.0)
+COS, SIN = np.cos(2 * np.pi * np.outer(_K, _J) / 6), np.sin(2 * np.pi * np.outer(_K, _J) / 6)
+
+
+def weighted_spectrum(x):
+    return jnp.sum(W4 * jnp.abs(jnp.fft.rfft(x)) ** 2)
+
+
+def spectrum_twin(x):  # the same function in real numbers: re² + im² by cos and sin
+    return jnp.sum(W4 * ((COS @ x) ** 2 + (SIN @ x) ** 2))
+
+
+def _made_hessian(f, x):
+    """make_function's Hessian at ``x`` and its check's detail (a warning where it is not
+    verified)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        H = dgraph.make_function(f, "hessian", point=(x,))
+    return H, H.generated.expression_set.verification
+
+
+@pytest.mark.parametrize("x", [np.zeros(6), np.ones(6)], ids=["zero", "constant"])
+def test_the_hessian_at_zero_bins_is_the_true_one(x):
+    """x = 0 (every bin 0) and a constant signal (the bins but DC 0): JAX's Hessian loses
+    the zero bins (its abs rule's derivative at 0), the graph's is the real twin's; the
+    user's point is not claimed verified (JAX's jvp is no reference there), the random
+    point is checked."""
+    want = _hessian(spectrum_twin, x)
+    assert not np.allclose(_hessian(weighted_spectrum, x), want)  # JAX's own: bins lost
+    H, check = _made_hessian(weighted_spectrum, x)
+    np.testing.assert_allclose(np.asarray(H(x)), want, rtol=1e-13, atol=1e-12)
+    assert not H.generated.verified
+    assert check.status == "not verified" and "zero bin" in check.detail, check.detail
+    assert "agrees with JAX's jvp at a random point in [0.5, 1.5) only" in check.detail
+    g = gradient_graph(weighted_spectrum, x)
+    assert g.jvp_reference({"x": x}, {"x": np.ones(6)}) == ZERO_MODULUS
+
+
+def test_the_lagrangian_hessian_at_a_zero_bin():
+    """A vector power spectrum with weights v: H(x, v) at x = 0 is the twin's."""
+    import warnings
+
+    x = np.zeros(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        H = dgraph.make_function(
+            lambda x: jnp.abs(jnp.fft.rfft(x)) ** 2, "hessian", point=[x], weights=W4
+        )
+    assert not H.generated.verified
+    np.testing.assert_allclose(np.asarray(H(x, W4)), _hessian(spectrum_twin, x), atol=1e-12)
+
+
+def test_away_from_zero_bins_the_hessian_is_verified():
+    x = X6
+    H, check = _made_hessian(weighted_spectrum, x)
+    assert H.generated.verified and check.status == "verified", check.detail
+    assert f"at {USER_POINT} and a random point" in check.detail, check.detail
+    np.testing.assert_allclose(np.asarray(H(x)), _hessian(weighted_spectrum, x), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(H(x)), _hessian(spectrum_twin, x), rtol=1e-12)
+    real = gradient_graph(lambda x: jnp.sum(jnp.sin(x) ** 2), x)  # no complex value: as before
+    assert type(real.jvp_reference) is JaxJvp
+
+
+def test_a_wrong_squared_modulus_is_caught(monkeypatch):
+    """|z|² read as re² + im²/2 on purpose: the random point (bins nonzero) disagrees
+    with JAX's Hessian of f as written: wrong, no code, at a zero bin too."""
+    right = jaxpr_complex._Interpreter.squared
+
+    def wrong(self, eqn, ins):
+        x = ins[0]
+        entry = self.squares.get(id(x))
+        return right(self, eqn, ins) if entry is None else right(self, eqn, ins) * 1.001
+
+    monkeypatch.setattr(jaxpr_complex._Interpreter, "squared", wrong)
+    for x in (np.zeros(6), X6):
+        check = accumulate(gradient_graph(weighted_spectrum, x), "forward").verify()
+        assert check.status == "wrong", check.detail
+        with pytest.raises(DGraphError):
+            dgraph.make_function(weighted_spectrum, "hessian", point=(x,))
+
+
+def test_a_zero_modulus_inside_a_call_is_found():
+    """|z| taken inside a jitted function (a ``pjit`` call): the reference declines x = 0
+    and holds at X6, where it is JAX's jvp of the gradient."""
+
+    def f(x):
+        return jnp.sum(jax.jit(lambda z: jnp.abs(z) ** 2)(jnp.fft.rfft(x)) * W4)
+
+    with jax.enable_x64(True):
+        assert jaxpr_complex.zero_modulus(jax, f, [np.zeros(6)])
+        assert not jaxpr_complex.zero_modulus(jax, f, [X6])
+    reference = gradient_graph(f, X6).jvp_reference
+    assert reference({"x": np.zeros(6)}, {"x": np.ones(6)}) == ZERO_MODULUS
+    got = reference({"x": X6}, {"x": np.ones(6)})["y"]
+    np.testing.assert_allclose(got, _hessian(spectrum_twin, X6) @ np.ones(6), rtol=1e-12)

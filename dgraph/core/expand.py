@@ -912,8 +912,8 @@ class ElementJvp:
 
     def __call__(self, inputs: Mapping, tangents: Mapping) -> dict[str, np.ndarray] | None:
         got = self.reference(self._arrays(inputs), self._arrays(tangents))
-        if got is None:
-            return None
+        if got is None or isinstance(got, str):  # none here, or why it does not hold here
+            return got
         out = {}
         for v, _, names in self.outputs:
             flat = np.ravel(np.asarray(got[v], dtype=float))

@@ -29,7 +29,9 @@ and the sweeps all call it; they supply only how to run what they made.
   :data:`FLOOR` times the largest at that point.
 * **Status.** ``wrong`` where anything compared disagrees; ``verified`` where every
   point compared agrees; ``not verified`` where nothing could be compared (the program
-  finite nowhere tried, differences that cannot resolve ``J·v``): never a pass.
+  finite nowhere tried, differences that cannot resolve ``J·v``), or where the user's
+  point was passed over (not finite there, or a reference that does not hold there:
+  :class:`Declined`): never a pass.
 
 An expression set is checked by :func:`check_expression_set` (:class:`ValueCheck`);
 generated code by :func:`check_code` (a tensor graph's: the code against the expression
@@ -79,6 +81,7 @@ __all__ = [
     "CheckPoints",
     "CodeCheck",
     "CodeValues",
+    "Declined",
     "FinitePoint",
     "Point",
     "ScalarPoints",
@@ -285,6 +288,13 @@ NOT_FINITE_REFERENCE = (
     "JAX's jvp is not finite there",
     "the program is not finite beside the point",
 )
+
+
+class Declined(str):
+    """Why the graph's :attr:`~DGraph.jvp_reference` does not hold at a point (it returned
+    this line instead of ``J·v``: JAX's ``abs`` rule at a power spectrum's zero bin, where
+    the graph computes the true derivative and JAX's is 0). The user's point declined is
+    passed over as one that is not finite is: a check that agrees elsewhere is not a pass."""
 
 
 def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
@@ -507,6 +517,8 @@ def _jax_jvp(graph: DGraph, inputs: Mapping, direction: Mapping, outputs: Sequen
         got = jvp(inputs, direction)  # None where it cannot run here
     if got is None:
         return None
+    if isinstance(got, str):  # it does not hold at this point, and says why
+        return Declined(got)
     exact = {y: np.asarray(got[y], dtype=float).reshape(-1) for y in outputs}
     if not _finite(exact):
         return "JAX's jvp is not finite there"
@@ -615,6 +627,7 @@ def check_values(
     checked: list[str] = []
     worst, used = 0.0, ""
     passed_over = False  # the user's point, where the reference is not finite
+    declined = ""  # why the reference does not hold at the user's point
     while (point := next(points, None)) is not None:
         usable = True
         for inputs, outputs in groups:
@@ -628,6 +641,8 @@ def check_values(
                 usable = False
                 if point.label == USER_POINT and reference in NOT_FINITE_REFERENCE:
                     passed_over = True
+                if point.label == USER_POINT and isinstance(reference, Declined):
+                    declined = str(reference)
                 break
             expected, estimate, used = reference
             for y in outputs:
@@ -654,6 +669,15 @@ def check_values(
         why = "; ".join(notes) or "no point to check at"
         return ValueCheck("not verified", f"values not checked: {why}", None, used)
     more = f" ({'; '.join(notes)})" if notes else ""
+    if declined:  # the user's point not compared: agreeing elsewhere says nothing of it
+        return ValueCheck(
+            "not verified",
+            f"not verified at the user's point, where {declined}; {what} agrees with {used}"
+            f" at {' and '.join(checked)} only (largest difference {worst:.0e} of |J|·|v|)",
+            worst,
+            used,
+            tuple(checked),
+        )
     if passed_over or NOT_FINITE_THERE in found_notes:  # agreeing elsewhere says nothing
         return ValueCheck(
             "not verified",

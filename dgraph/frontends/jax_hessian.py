@@ -10,7 +10,10 @@ For a JAX function that computation is JAX's own gradient: ``jax.grad(f)`` for a
 tensor vertices whatever the size: the second-order blocks are the first-order blocks of
 the backward operations (an elementwise operation's are diagonal; a contraction's the
 bilinear cross term), and every Jacobian method, the value check and the sparse code
-generators apply to it unchanged.
+generators apply to it unchanged. A function that computes complex values is re-traced as
+pairs of real arrays (:func:`~.jaxpr_complex.complex_pairs`) before JAX takes its
+gradient: JAX's ``abs`` rule is 0 at ``z = 0``, so its gradient of a power spectrum
+``|z|²`` has lost the second derivative at a zero bin, where ``re² + im²`` keeps it.
 
 >>> import jax.numpy as jnp
 >>> g = gradient_graph(lambda x: jnp.sum(x[1:] * x[:-1]), np.ones(4))
@@ -21,6 +24,7 @@ generators apply to it unchanged.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,10 +34,18 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
+from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_static_while import static_trip_loops
 
-__all__ = ["WEIGHTS", "gradient_graph", "jax_source", "real_array"]
+__all__ = [
+    "WEIGHTS",
+    "ZERO_MODULUS",
+    "ModulusJvp",
+    "gradient_graph",
+    "jax_source",
+    "real_array",
+]
 
 WEIGHTS = "v"  # the Lagrangian's weights' parameter name (another if f has a parameter v)
 REVERSE_REFUSED = "Reverse-mode differentiation does not work for lax.while_loop"  # JAX's
@@ -138,6 +150,9 @@ def gradient_graph(
         f = f if scans is None else _named(scans, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)
+    paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
+    if paired is not None:  # read instead of f; f's own gradient the reference, as for maps
+        maps, mapped = paired, paired
     if weights is None:
 
         def gradients(f: Callable[..., Any]) -> tuple[Callable, Callable]:
@@ -153,6 +168,7 @@ def gradient_graph(
             gradients(f) if maps is not None else None,
             names,
             args,
+            None if paired is None else (f, len(args)),
             level=level,
             params=params,
             name=f"grad_{label}",
@@ -187,6 +203,7 @@ def gradient_graph(
         lagrangian_gradients(f) if maps is not None else None,
         [*names, w],
         [*args, v],
+        None if paired is None else (f, len(args)),
         level=level,
         params=[*params, w],
         name=f"grad_{label}_lagrangian",
@@ -198,6 +215,7 @@ def _read_gradient(
     looped: tuple[Callable[..., Any], Callable[..., Any]] | None,
     names: list[str],
     args: list[Any],
+    paired: tuple[Callable[..., Any], int] | None,
     **options: Any,
 ) -> DGraph:
     """The graph of ``read[0]`` (JAX's reverse-mode gradient), or of ``read[1]`` (its
@@ -205,20 +223,87 @@ def _read_gradient(
     (:data:`REVERSE_REFUSED`); each takes the arguments ``names``. ``looped``: the same
     gradients of ``f`` with its loops as written (``read``'s run reductions as maps,
     :mod:`.jaxpr_reductions`), the graph's reference instead of what was read, so that
-    the check compares the map with the loops JAX runs."""
+    the check compares the map with the loops JAX runs. ``paired``: ``f`` as written (and
+    its number of arguments) where
+    ``read`` differentiates its complex values as pairs (:func:`_paired`); the reference
+    then declines a point where ``f`` takes ``|z|`` at ``z = 0`` (:class:`ModulusJvp`)."""
     try:
         graph, k = from_jax(_named(read[0], names), *args, **options), 0
     except InputError as error:
         if REVERSE_REFUSED not in str(error):
             if looped is None:
                 raise
-            return _read_gradient(looped, None, names, args, **options)  # a map refused
+            return _read_gradient(looped, None, names, args, None, **options)  # refused
         graph, k = from_jax(_named(read[1], names), *args, **options), 1
     reference = graph.jvp_reference
     if looped is not None and isinstance(reference, JaxJvp):
         original = _named(looped[k], names)
-        graph.set_jvp_reference(JaxJvp(original, reference.inputs, reference.outputs))
+        if paired is None:
+            graph.set_jvp_reference(JaxJvp(original, reference.inputs, reference.outputs))
+        else:
+            jvp = ModulusJvp(original, reference.inputs, reference.outputs, *paired)
+            graph.set_jvp_reference(jvp)
     return graph
+
+
+ZERO_MODULUS = (
+    "f takes |z| of a complex z that is 0 there (a power spectrum's zero bin): JAX's abs"
+    " rule gives its derivative as 0, so JAX's Hessian there is not a reference (the graph"
+    " differentiates |z|**2 as re² + im²)"
+)
+
+
+class ModulusJvp(JaxJvp):
+    """JAX's ``jvp`` of the gradient of ``f`` as written (``f`` of ``arity`` arguments,
+    the first of the inputs), declining a point where ``f`` takes ``|z|`` of a complex
+    ``z`` with an entry exactly 0 (:func:`~.jaxpr_complex.zero_modulus`): it returns
+    :data:`ZERO_MODULUS` there, and the value check passes that point over
+    (:class:`~dgraph.core.value_check.Declined`), never counting it as checked."""
+
+    def __init__(
+        self,
+        f: Callable[..., Any],
+        inputs: list[str],
+        outputs: list[str],
+        function: Callable[..., Any],
+        arity: int,
+    ) -> None:
+        super().__init__(f, inputs, outputs)
+        self.function, self.arity = function, arity
+
+    def __call__(self, inputs: dict, tangents: dict) -> Any:
+        if os.getpid() != self.pid:
+            return None
+        jax = jax_module()
+        with x64(jax):
+            args = [np.asarray(inputs[x], dtype=float) for x in self.inputs[: self.arity]]
+            if zero_modulus(jax, self.function, args):
+                return ZERO_MODULUS
+        return super().__call__(inputs, tangents)
+
+
+def _paired(
+    jax, f: Callable[..., Any], args: list[np.ndarray], names: list[str], where: str
+) -> Callable[..., Any] | None:
+    """``f`` with its complex values as pairs of real arrays (:func:`complex_pairs`:
+    ``|z|**2`` read as ``re² + im²``), for JAX to differentiate instead of ``f``: JAX's
+    gradient of ``|z|`` is 0 at ``z = 0``, so the gradient of a power spectrum has lost its
+    second derivative at a zero bin before the graph is read (Dixon's Hessian graph is of
+    the gradient). None where ``f`` computes no complex value (its path unchanged) or the
+    pairs refuse it (the gradient is then read, and refused, as before)."""
+    with x64(jax):
+        try:
+            closed = jax.make_jaxpr(f)(*args)
+            if not has_complex(closed.jaxpr):
+                return None
+            program = complex_pairs(jax, closed, where)
+        except Exception:  # InputError, or a trace that fails: the gradient read as before
+            return None
+
+    def paired(*values: Any) -> Any:
+        return jax.core.eval_jaxpr(program.jaxpr, program.consts, *values)[0]
+
+    return _named(paired, names)
 
 
 def _forward_gradient(jax, f: Callable[..., Any], free: tuple[int, ...], value: bool):

@@ -56,7 +56,7 @@ from . import dft
 from .dft import FFT_MOST
 from .jaxpr_static_while import evaluate_with
 
-__all__ = ["FFT_MOST", "Pair", "complex_pairs", "has_complex"]
+__all__ = ["FFT_MOST", "Pair", "complex_pairs", "has_complex", "zero_modulus"]
 
 
 class Pair(NamedTuple):
@@ -126,6 +126,38 @@ def complex_pairs(jax: Any, closed: Any, where: str) -> Any:
 
     shapes = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in jaxpr.invars]
     return jax.make_jaxpr(run)(*shapes)
+
+
+def zero_modulus(jax: Any, f: Callable[..., Any], args: list[Any]) -> bool:
+    """Whether ``f`` at ``args`` takes ``|z|`` of a complex ``z`` with an entry exactly 0
+    (JAX's own values; ``abs`` in ``f``'s jaxpr and in the calls it makes, not in loop
+    bodies): JAX's ``abs`` rule gives ``|z|``'s derivative there as 0, so JAX's Hessian of
+    a power spectrum ``|z|²`` at a zero bin is 0 where the true one (``re² + im²``'s, as
+    read here) is not, and JAX's ``jvp`` of its gradient is no reference there."""
+    found: list[bool] = []
+
+    def modulus(eqn: Any, ins: list[Any]) -> Any:
+        found.append(bool(np.any(np.asarray(ins[0]) == 0)))
+        return jax.lax.abs(ins[0])
+
+    def call(eqn: Any, ins: list[Any]) -> Any:
+        inner = _called(eqn)
+        outs = walk(inner, ins[: len(inner.jaxpr.invars)])
+        return outs if eqn.primitive.multiple_results else outs[0]
+
+    def walk(closed: Any, values: list[Any]) -> list[Any]:
+        rules: dict[int, Callable[[Any, list], Any]] = {}
+        for k, e in enumerate(closed.jaxpr.eqns):
+            if e.primitive.name == "abs" and _is_complex(e.invars[0].aval):
+                rules[k] = modulus
+            elif e.primitive.name in _CALLS and (inner := _called(e)) is not None:
+                rules.update({k: call} if has_complex(inner.jaxpr) else {})
+        return evaluate_with(jax, closed, values, rules)
+
+    closed = jax.make_jaxpr(f)(*args)
+    if has_complex(closed.jaxpr):
+        walk(closed, jax.tree_util.tree_leaves(list(args)))
+    return any(found)
 
 
 # -- the parts' arithmetic (None: a part known to be 0) ------------------------------------
