@@ -16,7 +16,7 @@ from typing import Any
 
 import jax
 
-__all__ = ["hessian", "jacfwd", "jacobian", "jacrev"]
+__all__ = ["forward_hessian", "hessian", "jacfwd", "jacobian", "jacrev"]
 
 Argnums = int | Sequence[int]
 
@@ -48,3 +48,10 @@ def jacrev(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
 def jacobian(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``jax.jit(jax.jacobian(g, argnums))`` (reverse mode, as ``jax.jacobian``)."""
     return _jitted("jacobian", g, _argnums(argnums))
+
+
+@functools.cache
+def forward_hessian(g: Callable[..., Any]) -> Callable[..., Any]:
+    """``jax.jit(jax.jacfwd(jax.jacfwd(g)))``: forward over forward (JAX's reverse mode
+    refuses a while_loop)."""
+    return jax.jit(jax.jacfwd(jax.jacfwd(g)))
