@@ -21,7 +21,8 @@ import dgraph
 from dgraph.blocks import Labelled, dense, multiply, multiply_values, to_matrix
 from dgraph.blocks.arrays import ArrayOp, operand_block
 from dgraph.errors import VerificationError
-from tests import jax_reference as jref
+
+from . import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
