@@ -16,8 +16,7 @@ from dgraph.blocks import arrays
 from dgraph.cli import main
 from dgraph.errors import InputError
 from dgraph.methods import accumulate
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

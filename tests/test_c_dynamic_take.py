@@ -34,8 +34,7 @@ from dgraph.codegen.ir import (  # noqa: E402
 )
 from dgraph.codegen.tensor.c_values import c_values  # noqa: E402
 from dgraph.frontends.functions import from_function  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 

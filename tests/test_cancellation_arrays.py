@@ -19,8 +19,7 @@ jnp = jax.numpy
 import dgraph  # noqa: E402
 from dgraph.codegen.tensor import poly_arrays as pa  # noqa: E402
 from dgraph.frontends import from_jax  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 N = 6
 X = np.random.default_rng(0).uniform(0.2, 1.0, N)

@@ -14,8 +14,7 @@ from dgraph.codegen.tensor.check import dense_result
 from dgraph.core.graph import DGraph
 from dgraph.errors import DGraphError
 from dgraph.methods import accumulate
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 try:  # the graphs below build without JAX (tests/test_codegen_c_values.py uses them)
     import jax

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import test_codegen_arrays as arrays
 
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 # the graphs traced from JAX; the rest runs without it

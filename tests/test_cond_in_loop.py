@@ -22,8 +22,7 @@ from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.codegen.ir import ArrayStatement, BinOp, Const, LoopBody, Name  # noqa: E402
 from dgraph.codegen.tensor import branches  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 N = 6
 X = np.linspace(0.1, 1.0, N)  # x > 0.5 from the fourth step on

@@ -13,8 +13,7 @@ import dgraph
 from dgraph.errors import InputError
 from dgraph.frontends import from_function
 from dgraph.methods import accumulate
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

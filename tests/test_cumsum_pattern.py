@@ -21,8 +21,7 @@ import dgraph
 from dgraph.blocks import Labelled, dense, multiply, multiply_values, to_matrix
 from dgraph.blocks.arrays import ArrayOp, operand_block
 from dgraph.errors import VerificationError
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

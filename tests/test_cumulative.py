@@ -16,8 +16,7 @@ jax.config.update("jax_enable_x64", True)  # the references in doubles
 
 import dgraph  # noqa: E402
 from dgraph.frontends import from_jax  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["cumlogsumexp", "cumprod"])

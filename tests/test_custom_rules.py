@@ -26,9 +26,8 @@ jax = pytest.importorskip(
 jnp = pytest.importorskip("jax.numpy")
 from dgraph.codegen.function import make_function  # noqa: E402
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 from tests.peers.harness import densified  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import dgraph
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 N = 60
 _RNG = np.random.default_rng(23)

@@ -27,8 +27,8 @@ import dgraph
 from dgraph.core import block_values
 from dgraph.frontends import from_jax
 from dgraph.methods import accumulate
+from tests import jax_reference as jref
 
-from . import jax_reference as jref
 from .test_value_check import _scaled
 
 jax = pytest.importorskip("jax")

@@ -23,10 +23,9 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 from tests.peers.harness import _close_grid, _reference, array_graph, x64  # noqa: E402
 from tests.test_rules_vs_jax import ARRAY_ONLY  # noqa: E402 (refused at the element level)
-
-from . import jax_reference as jref  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

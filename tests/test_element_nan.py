@@ -21,8 +21,7 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 RATIOS = np.array([0.7, -1.2, 2.0, 0.3, 0.5])  # two negative ratios: log's NaN
 POSITIVE = np.abs(RATIOS)  # where nothing is replaced

@@ -18,8 +18,7 @@ from jax.experimental import sparse as jsparse
 from dgraph.codegen.function import make_function
 from dgraph.errors import DGraphError
 from dgraph.frontends import from_function, from_sympy, from_trace
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax.config.update("jax_enable_x64", True)
 

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import dgraph
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

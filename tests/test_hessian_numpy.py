@@ -17,8 +17,7 @@ from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.codegen.tensor.primal import jax_primal  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from dgraph.frontends import from_function  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 N = 7
 X = np.random.default_rng(3).uniform(-1.0, 1.0, N)

@@ -22,8 +22,7 @@ jax.config.update("jax_enable_x64", True)
 
 import dgraph  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 X = np.random.default_rng(5).uniform(-1.0, 1.0, 6)
 ROWS = np.random.default_rng(6).uniform(-0.6, 0.6, (4, 3))

@@ -14,8 +14,7 @@ from scipy.optimize import rosen, rosen_der, rosen_hess
 
 import dgraph
 from dgraph.errors import DGraphError, InputError
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 _X = np.array([0.3, -0.2, 0.5, -0.4, 0.6, 0.1, 0.9])
 

@@ -26,8 +26,8 @@ from dgraph.core.regions import Region, regions_of  # noqa: E402
 from dgraph.core.step_entries import StepEntries  # noqa: E402
 from dgraph.core.tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
-from . import jax_reference as jref  # noqa: E402
 from .test_loop_hessians import FUNCTIONS  # noqa: E402
 from .test_while_hessians import (  # noqa: E402
     _coupled,

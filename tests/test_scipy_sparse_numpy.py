@@ -17,8 +17,7 @@ from scipy.sparse.linalg import spsolve
 import dgraph
 from dgraph.errors import InputError
 from dgraph.frontends import from_function
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

@@ -12,8 +12,7 @@ import scipy.special
 import scipy.special as ss
 
 import dgraph
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

@@ -17,8 +17,7 @@ from scipy.special import logsumexp
 import dgraph
 from dgraph.errors import InputError
 from dgraph.frontends import scipy_special
-
-from . import jax_reference as jref
+from tests import jax_reference as jref
 
 jax.config.update("jax_enable_x64", True)
 

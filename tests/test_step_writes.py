@@ -28,8 +28,7 @@ from dgraph.codegen.ir import (  # noqa: E402
 )
 from dgraph.codegen.loop_in_place import in_place  # noqa: E402
 from dgraph.codegen.tensor.step_writes import step_writes  # noqa: E402
-
-from . import jax_reference as jref  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 
 def _chained(x):

@@ -23,8 +23,8 @@ from dgraph.zhou.layers import _bracketing, layer_chain, layers
 from dgraph.zhou.listing import list_paths
 from dgraph.zhou.segment import segment
 from dgraph.zhou.structure import zhou_structure
+from tests import jax_reference as jref
 
-from . import jax_reference as jref
 from .strategies import dags
 
 
