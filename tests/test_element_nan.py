@@ -21,6 +21,7 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 RATIOS = np.array([0.7, -1.2, 2.0, 0.3, 0.5])  # two negative ratios: log's NaN
 POSITIVE = np.abs(RATIOS)  # where nothing is replaced
@@ -52,7 +53,7 @@ def test_nan_to_num_of_log_ratios_differentiates_as_jax(f, lang) -> None:
     """Made at a point with no negative ratio, called at one with two: JAX's Jacobian (0
     where NaN is replaced), and the code tests for NaN (main: NaN rows for JAX and
     ``y != y``, ``np.nan_to_num`` refused)."""
-    jacobian = jax.jacfwd(_log_ratios)
+    jacobian = jref.jacfwd(_log_ratios)
     made = make_function(f, "jacobian", lang, point=[POSITIVE])
     for p in (RATIOS, POSITIVE):
         want = np.asarray(jacobian(p))
@@ -70,7 +71,7 @@ def test_the_hessian_of_a_nan_to_num_element_graph_is_jax_s(lang) -> None:
 
     graph = from_jax(f, POSITIVE, level="element")
     made = make_function(graph, "hessian", lang)
-    want = np.asarray(jax.hessian(f)(RATIOS))
+    want = np.asarray(jref.hessian(f)(RATIOS))
     np.testing.assert_allclose(np.asarray(made(RATIOS)), want, rtol=1e-12, atol=1e-14)
     assert TEXT[lang] in made.source
 
@@ -89,12 +90,12 @@ def test_isinf_isposinf_and_isfinite_hold_at_run_time(f, lang) -> None:
     on infinite sentinels: JAX's Jacobian on both sides of them (main: ``y == inf`` read
     false, an infinite Jacobian, or the point check's refusal)."""
     x = np.array([2.0, -3.0, 0.5, -0.2])
-    want = np.asarray(jax.jacfwd(_infinities)(x))
+    want = np.asarray(jref.jacfwd(_infinities)(x))
     made = make_function(f, "jacobian", lang, point=[x])
     np.testing.assert_allclose(np.asarray(made(x)), want, rtol=1e-12, atol=1e-15)
     assert ("numpy.isinf(" if lang == "python" else "isinf(") in made.source
     finite = np.array([0.1, -0.4, 0.5, 0.9])
-    want = np.asarray(jax.jacfwd(_infinities)(finite))
+    want = np.asarray(jref.jacfwd(_infinities)(finite))
     np.testing.assert_allclose(np.asarray(made(finite)), want, rtol=1e-12, atol=1e-15)
 
 
@@ -122,7 +123,7 @@ def test_a_condition_over_every_entry_is_one_vertex_whatever_the_size() -> None:
     x[3] = -1.0
     graph = from_jax(lambda x: _any_nan(x, 0.0), np.abs(x), level="element")
     got = accumulate(graph, "forward", verify=False).evaluate(x)
-    want = np.asarray(jax.jacfwd(lambda x: _any_nan(x, 0.0))(x))
+    want = np.asarray(jref.jacfwd(lambda x: _any_nan(x, 0.0))(x))
     np.testing.assert_allclose(np.asarray(got, dtype=float), want, atol=0)
 
 
@@ -157,7 +158,7 @@ def test_a_graph_with_ieee_tests_reads_back_from_its_json() -> None:
 
     graph = from_jax(f, POSITIVE, level="element")
     again = from_json(graph.to_json())
-    want = np.asarray(jax.jacfwd(f)(RATIOS))
+    want = np.asarray(jref.jacfwd(f)(RATIOS))
     for g in (graph, again):
         got = accumulate(g, "forward", verify=False).evaluate(RATIOS)
         np.testing.assert_allclose(np.asarray(got, dtype=float), want, atol=1e-15)

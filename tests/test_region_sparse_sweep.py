@@ -26,6 +26,7 @@ from dgraph.core.regions import Region, regions_of  # noqa: E402
 from dgraph.core.step_entries import StepEntries  # noqa: E402
 from dgraph.core.tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 from .test_loop_hessians import FUNCTIONS  # noqa: E402
 from .test_while_hessians import (  # noqa: E402
@@ -258,7 +259,7 @@ def test_the_storage_follows_the_size_thresholds(monkeypatch):
     a small while loop dense carried tangents. The Hessians equal JAX's."""
     jax.config.update("jax_enable_x64", True)
     x = np.linspace(-0.8, 0.9, 9)
-    want = np.asarray(jax.hessian(_chained)(x + 0.01))
+    want = np.asarray(jref.hessian(_chained)(x + 0.01))
     both = region_sweep.DENSE_ENTRIES, region_sweep.DENSE_STEP
     for limits, storages in (
         (both, {(DENSE, DENSE)}),
@@ -315,7 +316,7 @@ def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
     jax.config.update("jax_enable_x64", True)
     p = _RK4_POINT
     h = dgraph.hessian(_rk4, p, sparse=True)
-    want = np.asarray(jax.hessian(_rk4)(p + 0.01))
+    want = np.asarray(jref.hessian(_rk4)(p + 0.01))
     np.testing.assert_allclose(h(p + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
 
 

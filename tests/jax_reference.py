@@ -1,0 +1,57 @@
+"""JAX derivative references for the tests, jitted.
+
+Eager ``jax.hessian(g)(x)`` runs op by op and compiles one small XLA program per new
+primitive and shape; under ``jax.jit`` the whole transform compiles once, which is several
+times cheaper for the reference programs of the tests (same values). Use these only for
+functions that take arrays and return arrays (no Python branching on values). Each
+transform is kept per function, so a test that calls one at several points of one shape
+compiles it once (the last 64 kept: each holds its compiled program).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+
+__all__ = ["forward_hessian", "hessian", "jacfwd", "jacobian", "jacrev"]
+
+Argnums = int | Sequence[int]
+
+
+def _argnums(argnums: Argnums) -> int | tuple[int, ...]:
+    return argnums if isinstance(argnums, int) else tuple(argnums)
+
+
+@functools.lru_cache(maxsize=64)  # bounded: a test's functions are new objects
+def _jitted(transform: str, g: Callable[..., Any], argnums: int | tuple[int, ...]) -> Any:
+    return jax.jit(getattr(jax, transform)(g, argnums=argnums))
+
+
+def hessian(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """``jax.jit(jax.hessian(g, argnums))``."""
+    return _jitted("hessian", g, _argnums(argnums))
+
+
+def jacfwd(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """``jax.jit(jax.jacfwd(g, argnums))``."""
+    return _jitted("jacfwd", g, _argnums(argnums))
+
+
+def jacrev(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """``jax.jit(jax.jacrev(g, argnums))``."""
+    return _jitted("jacrev", g, _argnums(argnums))
+
+
+def jacobian(g: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """``jax.jit(jax.jacobian(g, argnums))`` (reverse mode, as ``jax.jacobian``)."""
+    return _jitted("jacobian", g, _argnums(argnums))
+
+
+@functools.lru_cache(maxsize=64)  # bounded: a test's functions are new objects
+def forward_hessian(g: Callable[..., Any]) -> Callable[..., Any]:
+    """``jax.jit(jax.jacfwd(jax.jacfwd(g)))``: forward over forward (JAX's reverse mode
+    refuses a while_loop)."""
+    return jax.jit(jax.jacfwd(jax.jacfwd(g)))
