@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from . import complex_parts as cp
 from . import dft
 
 __all__ = [
@@ -247,22 +248,6 @@ def _full(part: Any, shape: tuple[int, ...]) -> Any:
     return part if tuple(np.shape(part)) == shape else np.broadcast_to(part, shape)
 
 
-def _plus(a: Any, b: Any) -> Any:
-    return b if a is None else a if b is None else a + b
-
-
-def _minus(a: Any, b: Any) -> Any:
-    return _neg(b) if a is None else a if b is None else a - b
-
-
-def _neg(a: Any) -> Any:
-    return None if a is None else -a
-
-
-def _times(a: Any, b: Any) -> Any:
-    return None if a is None or b is None else a * b
-
-
 def _broadcast(x: Any, y: Any, what: str) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(_shape(x), _shape(y)))
@@ -271,7 +256,7 @@ def _broadcast(x: Any, y: Any, what: str) -> tuple[int, ...]:
 
 
 def _squared_norm(a: ComplexArray) -> Any:
-    return _plus(_times(a.re, a.re), _times(a.im, a.im))
+    return cp.add(cp.mul(a.re, a.re), cp.mul(a.im, a.im))
 
 
 # -- arithmetic ----------------------------------------------------------------------------
@@ -279,22 +264,22 @@ def _squared_norm(a: ComplexArray) -> Any:
 
 def add(x: Any, y: Any) -> ComplexArray:
     a, b = lift(x), lift(y)
-    return ComplexArray(_plus(a.re, b.re), _plus(a.im, b.im), _broadcast(a, b, "add"))
+    return ComplexArray(cp.add(a.re, b.re), cp.add(a.im, b.im), _broadcast(a, b, "add"))
 
 
 def subtract(x: Any, y: Any) -> ComplexArray:
     a, b = lift(x), lift(y)
-    return ComplexArray(_minus(a.re, b.re), _minus(a.im, b.im), _broadcast(a, b, "subtract"))
+    return ComplexArray(cp.sub(a.re, b.re), cp.sub(a.im, b.im), _broadcast(a, b, "subtract"))
 
 
 def negative(x: Any) -> ComplexArray:
     a = lift(x)
-    return ComplexArray(_neg(a.re), _neg(a.im), a.shape)
+    return ComplexArray(cp.neg(a.re), cp.neg(a.im), a.shape)
 
 
 def conjugate(x: Any) -> ComplexArray:
     a = lift(x)
-    return ComplexArray(a.re, _neg(a.im), a.shape, conjugate_of=a)
+    return ComplexArray(a.re, cp.neg(a.im), a.shape, conjugate_of=a)
 
 
 def multiply(x: Any, y: Any) -> ComplexArray:
@@ -314,8 +299,8 @@ def _bilinear(f: Callable[[Any, Any], Any], x: Any, y: Any, shape: Any = None) -
     def g(p: Any, q: Any) -> Any:
         return None if p is None or q is None else f(p, q)
 
-    re = _minus(g(a.re, b.re), g(a.im, b.im))
-    im = _plus(g(a.re, b.im), g(a.im, b.re))
+    re = cp.sub(g(a.re, b.re), g(a.im, b.im))
+    im = cp.add(g(a.re, b.im), g(a.im, b.re))
     if shape is None:  # the shape of f's result: of f on the parts' shapes
         shape = np.shape(f(np.zeros(a.shape), np.zeros(b.shape)))
     return ComplexArray(re, im, shape)
@@ -332,7 +317,7 @@ def divide(x: Any, y: Any) -> ComplexArray:
             None if a.re is None else a.re / d, None if a.im is None else a.im / d, shape
         )
     norm = _squared_norm(b)
-    top = multiply(a, ComplexArray(b.re, _neg(b.im), b.shape))
+    top = multiply(a, ComplexArray(b.re, cp.neg(b.im), b.shape))
     return ComplexArray(
         None if top.re is None else top.re / norm, None if top.im is None else top.im / norm, shape
     )
@@ -578,7 +563,7 @@ def _complex_dft(a: ComplexArray, axis: int, n: int, inverse: bool, norm: Any, w
         _along(re, s, axis),
         _along(im, s, axis),
     )
-    return ComplexArray(_plus(cr, si), _minus(ci, sr), _shaped(a, axis, n))
+    return ComplexArray(cp.add(cr, si), cp.sub(ci, sr), _shaped(a, axis, n))
 
 
 def _full_parts(a: ComplexArray) -> tuple[Any, Any]:
@@ -595,7 +580,7 @@ def _real_dft(x: Any, axis: int, n: int, norm: Any, what: str) -> ComplexArray:
     factor = _scale(norm, n, False, what)
     re = _full_parts(a)[0]
     re_out = _along(re, c[:, :used] * factor, axis)
-    im_out = _neg(_along(re, s[:, :used] * factor, axis))
+    im_out = cp.neg(_along(re, s[:, :used] * factor, axis))
     return ComplexArray(re_out, im_out, _shaped(a, axis, n // 2 + 1))
 
 
@@ -605,7 +590,7 @@ def _real_inverse(x: Any, axis: int, n: int, norm: Any, what: str) -> Any:
     m_re, m_im = dft.irfft_matrices(n)  # n × (n//2 + 1)
     factor = _scale(norm, n, True, what)
     re, im = _full_parts(a)
-    out = _plus(
+    out = cp.add(
         _along(re, m_re[:, :used] * factor, axis), _along(im, m_im[:, :used] * factor, axis)
     )
     return np.zeros(_shaped(a, axis, n)) if out is None else out

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import InputError
+from . import complex_parts as cp
 from . import dft
 from .dft import FFT_MOST
 from .jaxpr_static_while import evaluate_with
@@ -160,23 +161,7 @@ def zero_modulus(jax: Any, f: Callable[..., Any], args: list[Any]) -> bool:
     return any(found)
 
 
-# -- the parts' arithmetic (None: a part known to be 0) ------------------------------------
-
-
-def _add(a: Any, b: Any) -> Any:
-    return b if a is None else a if b is None else a + b
-
-
-def _sub(a: Any, b: Any) -> Any:
-    return _neg(b) if a is None else a if b is None else a - b
-
-
-def _neg(a: Any) -> Any:
-    return None if a is None else -a
-
-
-def _mul(a: Any, b: Any) -> Any:
-    return None if a is None or b is None else a * b
+# -- values of the interpreter (the parts' arithmetic: complex_parts) ---------------------
 
 
 def _lift(x: Any) -> Any:
@@ -244,7 +229,7 @@ def _bilinear(f: Callable[[Any, Any], Any], a: Pair, b: Pair) -> Pair:
     def g(x: Any, y: Any) -> Any:
         return None if x is None or y is None else f(x, y)
 
-    return Pair(_sub(g(a.re, b.re), g(a.im, b.im)), _add(g(a.re, b.im), g(a.im, b.re)))
+    return Pair(cp.sub(g(a.re, b.re), g(a.im, b.im)), cp.add(g(a.re, b.im), g(a.im, b.re)))
 
 
 def _times(a: Pair, b: Pair) -> Pair:
@@ -252,7 +237,7 @@ def _times(a: Pair, b: Pair) -> Pair:
 
 
 def _squared_norm(a: Pair) -> Any:
-    return _add(_mul(a.re, a.re), _mul(a.im, a.im))
+    return cp.add(cp.mul(a.re, a.re), cp.mul(a.im, a.im))
 
 
 def _inverse(jnp: Any, a: Pair, aval: Any) -> Pair:
@@ -321,7 +306,7 @@ def _complex_dft(lax: Any, a: Pair, axis: int, n: int, inverse: bool) -> Pair:
         c, s = c / n, -s / n
     cr, ci = _along(lax, a.re, c, axis), _along(lax, a.im, c, axis)
     sr, si = _along(lax, a.re, s, axis), _along(lax, a.im, s, axis)
-    return Pair(_add(cr, si), _sub(ci, sr))
+    return Pair(cp.add(cr, si), cp.sub(ci, sr))
 
 
 def _fft(jax: Any, where: str, eqn: Any, ins: list[Any]) -> list[Any]:
@@ -335,7 +320,7 @@ def _fft(jax: Any, where: str, eqn: Any, ins: list[Any]) -> list[Any]:
         n = lengths[-1]
         c, s = dft.matrices(n, n // 2 + 1)
         real = x.re if isinstance(x, Pair) else x
-        x = Pair(_along(lax, real, c, ndim - 1), _neg(_along(lax, real, s, ndim - 1)))
+        x = Pair(_along(lax, real, c, ndim - 1), cp.neg(_along(lax, real, s, ndim - 1)))
         axes = axes[:-1]
     last = None
     if kind == 3:
@@ -346,7 +331,7 @@ def _fft(jax: Any, where: str, eqn: Any, ins: list[Any]) -> list[Any]:
     if last is None:
         return [x]
     a, b = dft.irfft_matrices(lengths[-1])  # a Hermitian spectrum -> n real values
-    out = _add(_along(lax, x.re, a, last), _along(lax, x.im, b, last))
+    out = cp.add(_along(lax, x.re, a, last), _along(lax, x.im, b, last))
     return [out if out is not None else jax.numpy.zeros(eqn.outvars[0].aval.shape)]
 
 
@@ -618,17 +603,17 @@ def _convert(jax: Any, eqn: Any, ins: list[Any]) -> Any:
 
 def _plus(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
     a, b = _pair(ins[0]), _pair(ins[1])
-    return Pair(_add(a.re, b.re), _add(a.im, b.im))
+    return Pair(cp.add(a.re, b.re), cp.add(a.im, b.im))
 
 
 def _minus(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
     a, b = _pair(ins[0]), _pair(ins[1])
-    return Pair(_sub(a.re, b.re), _sub(a.im, b.im))
+    return Pair(cp.sub(a.re, b.re), cp.sub(a.im, b.im))
 
 
 def _negative(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
     a = _pair(ins[0])
-    return Pair(_neg(a.re), _neg(a.im))
+    return Pair(cp.neg(a.re), cp.neg(a.im))
 
 
 def _multiply(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
@@ -745,7 +730,7 @@ def _imag(jax: Any, eqn: Any, ins: list[Any]) -> Any:
 
 def _conj(jax: Any, eqn: Any, ins: list[Any]) -> Pair:
     a = _pair(ins[0])
-    return Pair(a.re, _neg(a.im))
+    return Pair(a.re, cp.neg(a.im))
 
 
 def _abs(jax: Any, eqn: Any, ins: list[Any]) -> Any:
