@@ -18,7 +18,7 @@ import sympy
 from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
-from .ir import Entries, Program
+from .ir import Call, Entries, Program
 from .lowering import body_and_stores, result_entries, statements
 from .printing import (
     ArrayFunctions,
@@ -130,8 +130,11 @@ class JaxArrayPrinter(ArrayPrinter):
         JAX computes in now: the body closes over them, and a NumPy array it closed over
         keeps, in every later trace, the type a trace with ``jax_enable_x64`` on gave it
         (a float64 constant met a float32 operand: every loop's function failed, and
-        the check traces with x64 on)."""
-        items = [f"jnp.asarray({self.doprint(n)})" for n in nodes]
+        the check traces with x64 on); an operation's result is one already."""
+        items = [
+            self.doprint(n) if isinstance(n, Call) else f"jnp.asarray({self.doprint(n)})"
+            for n in nodes
+        ]
         return f"    _{target}_invariants = ({', '.join(items)}{',' * (len(items) == 1)})"
 
     def while_loop(self, target: str, node) -> list[str]:
