@@ -44,7 +44,7 @@ def round_trip(x):
 
 def packed_state(x):
     z = x[:3] + 1j * x[3:]
-    return jnp.real(z**2 * jnp.conj(z)) + jnp.imag(z**3 / (2.0 + z))
+    return jnp.real(z**2 * jnp.conj(z) + (z + 2.0) ** -2) + jnp.imag(z**3 / (2.0 + z) + z**0)
 
 
 def complex_matmul(x):

@@ -42,7 +42,7 @@ def packed_state(xp):
     def f(x):
         h = x.shape[0] // 2
         z = x[:h] + 1j * x[h : 2 * h]
-        w = z * xp.conj(z) + z**3 / (2.0 + z) - 0.5j * z
+        w = z * xp.conj(z) + z**3 / (2.0 + z) - 0.5j * z + (z + 2.0) ** -2 + z**0
         return xp.concatenate([xp.real(w), xp.imag(w), xp.angle(z + 2.0), xp.abs(z)])
 
     return f

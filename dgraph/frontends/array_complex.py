@@ -337,15 +337,7 @@ def power(x: Any, y: Any) -> ComplexArray:
     a, k = lift(x), int(k)
     if k == 0:
         return ComplexArray(np.ones(a.shape), None, a.shape)
-    base, out = (a if k > 0 else divide(1.0, a)), None
-    k = abs(k)
-    while k:
-        if k & 1:
-            out = base if out is None else multiply(out, base)
-        k >>= 1
-        if k:
-            base = multiply(base, base)
-    return out
+    return cp.power(a if k > 0 else divide(1.0, a), abs(k), multiply)
 
 
 def exp(x: Any) -> ComplexArray:

@@ -10,9 +10,10 @@ graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["add", "mul", "neg", "sub"]
+__all__ = ["add", "mul", "neg", "power", "sub"]
 
 
 def add(a: Any, b: Any) -> Any:
@@ -33,3 +34,16 @@ def neg(a: Any) -> Any:
 def mul(a: Any, b: Any) -> Any:
     """``a · b``."""
     return None if a is None or b is None else a * b
+
+
+def power(a: Any, k: int, times: Callable[[Any, Any], Any]) -> Any:
+    """``a**k`` for an integer ``k ≥ 1`` by repeated squaring, ``times`` the product of
+    two complex values (each reader's own)."""
+    out = None
+    while k:
+        if k & 1:
+            out = a if out is None else times(out, a)
+        k >>= 1
+        if k:
+            a = times(a, a)
+    return out

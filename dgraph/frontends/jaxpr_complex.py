@@ -258,15 +258,7 @@ def _power(jnp: Any, a: Pair, y: int, aval: Any) -> Pair:
     """``a**y`` by repeated squaring (a negative ``y``: of ``1/a``)."""
     if y == 0:
         return Pair(jnp.ones(aval.shape, _real_dtype(aval)), None)
-    base, out = (a if y > 0 else _inverse(jnp, a, aval)), None
-    y = abs(y)
-    while y:
-        if y & 1:
-            out = base if out is None else _times(out, base)
-        y >>= 1
-        if y:
-            base = _times(base, base)
-    return out
+    return cp.power(a if y > 0 else _inverse(jnp, a, aval), abs(y), _times)
 
 
 def _magnitude(jnp: Any, a: Pair, aval: Any) -> Any:
