@@ -1097,6 +1097,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
     ("jvp-batch", "a jvp is of one point: call it per point"),
     ("vjp-cotangent-shape", "cotangent w_y: shape (4,), not (3,) (one point per call)"),
+    ("hessian-weights-shape", "parameter v: shape (2,), not (3,) (one point per call)"),
+    ("hvp-weights-batch", "parameter v: shape (2, 3), not (3,) (one point per call)"),
 ]
 
 
@@ -1157,6 +1159,11 @@ def _api_call(name: str):
         "hvp-tangent-shape": lambda: make(total, "hvp", point=[x])(x, x[:3]),
         "jvp-batch": lambda: make(from_jax(vector, x, level="array"), "jvp")(x[None, None], x),
         "vjp-cotangent-shape": lambda: make(from_jax(vector, x, level="array"), "vjp")(x, x),
+        # a Lagrangian's weights per call: were NumPy's reshape ValueError
+        "hessian-weights-shape": lambda: hessian(vector, x, weights=np.ones(3))(x, x[:2]),
+        "hvp-weights-batch": lambda: make(vector, "hvp", point=[x], weights=np.ones(3))(
+            x, np.ones((2, 3)), x
+        ),
     }
     return calls[name]
 
