@@ -278,6 +278,8 @@ def _vectors(statements: list[ArrayStatement], constants: Constants, env: dict) 
             continue
         if isinstance(s.value, Call) and s.value.func in ("broadcast_to", "lax.dynamic_slice"):
             continue
+        if ir.number(s.value) is not None:
+            continue  # a number where one entry is meant: its ravel is the array
         out.add(s.target)
     return out - {s.target for s in statements if s.at or bound[s.target] > 1}
 
