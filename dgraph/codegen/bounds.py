@@ -700,13 +700,15 @@ def scattered_add(base: Any, parts: list[tuple[Any, Any]]) -> Any:
         return Scalar(out, bound)
     base = _entrywise(base)
     parts = [(at, _entrywise(data)) for at, data in parts]
-    bound = np.zeros(out.shape) + bound_of(base)
-    added = np.zeros(out.shape)  # Σ|data| a position: its additions' rounding
+    # Σ (error + |data|) a position: its parts' errors and its additions' rounding, in one
+    # scatter a part (the base's |value| where any is given: at least where a |data| is)
+    carried = np.zeros(out.shape)
     for at, data in parts:
-        np.add.at(out, at, plain(data))
-        np.add.at(bound, at, bound_of(data))
-        np.add.at(added, at, np.abs(plain(data)))
-    return Bounded(out, bound + np.where(added > 0, added + np.abs(plain(base)), 0.0))
+        value = plain(data)
+        np.add.at(out, at, value)
+        np.add.at(carried, at, np.abs(value) + bound_of(data))
+    carried += np.where(carried > 0, np.abs(plain(base)), 0.0)
+    return Bounded(out, carried + bound_of(base))
 
 
 def _most_often(at: Any) -> int:
