@@ -49,7 +49,7 @@ from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
 
-__all__ = ["asked_later", "drop_cancelled", "none_cancel"]
+__all__ = ["asked_later", "drop_cancelled", "needed_statements", "none_cancel"]
 
 
 def _constant(w, node: Node) -> np.ndarray:
@@ -434,6 +434,11 @@ def _needed(w, nodes: list[Node]):
     if shapes is None:
         return None
     return sorted(needed), sorted(arguments), shapes
+
+
+def needed_statements(w, nodes: list[Node]):
+    """:func:`_needed`: the statements ``nodes`` read, the arguments and their shapes."""
+    return _needed(w, nodes)
 
 
 def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
