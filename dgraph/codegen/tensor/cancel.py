@@ -48,6 +48,7 @@ from .entry_values import values as entry_values
 from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
+from .slices import Region, joined, plan, slice_env
 
 __all__ = ["asked_later", "drop_cancelled", "needed_statements", "none_cancel"]
 
@@ -477,18 +478,29 @@ def _at_a_point(
     shaped: dict = {n: Shaped.of(a) for n, a in env.items()}
     kind = Scalar if scalar else Bounded
     env.update((a, kind.exact(env[a])) for a in arguments)
-    last: dict[str, int] = {n: len(statements) for node in nodes for n in names_in(node)}
-    for k in order:
-        for name in names_in(statements[k].value):
-            last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
     # what reads an input only screens entries (never folded): its loops' steps batched
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
+    schedule = _schedule(w, nodes, order, arguments, shapes)
+    # by place in the schedule (a region's statements at its place): each value let go
+    # after its last reader
+    last: dict[str, int] = {n: len(schedule) for node in nodes for n in names_in(node)}
+    for p, (kind_of, k) in enumerate(schedule):
+        for j in k.indices if kind_of == "region" else (k,):
+            for name in names_in(statements[j].value):
+                last[name] = max(last.get(name, p), p)
     try:
         with np.errstate(all="ignore"):
-            for k in order:
+            for p, (kind_of, k) in enumerate(schedule):
+                if kind_of == "region":  # its large arrays a slice of rows at a time
+                    _run_region(k, env, screen, screen_plainly, shaped)
+                    for j in k.indices:
+                        for name in names_in(statements[j].value):
+                            if last.get(name) == p and name in w.varying:
+                                env.pop(name, None)
+                    continue
                 s = statements[k]
                 if k in fixed:
                     env[s.target] = fixed[k]
@@ -504,13 +516,60 @@ def _at_a_point(
                 if s.target not in w.varying:
                     shaped[s.target] = Shaped.of(value)
                 for name in names_in(s.value):
-                    if last.get(name) == k and name in w.varying and name != s.target:
+                    if last.get(name) == p and name in w.varying and name != s.target:
                         env.pop(name, None)
             found = [screen.value(node, env) for node in nodes]
     except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, [plain(v) for v in found], [bound_of(v) for v in found]
+
+
+def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list[tuple]:
+    """``order`` as :func:`~.slices.plan` schedules it (its large arrays' runs a slice of
+    rows at a time), else statement by statement."""
+    plain_order = [("statement", k) for k in order]
+    if not any(_large(w, k) for k in order):
+        return plain_order
+    named = _named_shapes(w, order, arguments, shapes)
+    if named is None:
+        return plain_order
+    read_after = {n for node in nodes for n in names_in(node)}
+    found = plan(w.statements, order, named, w.varying, read_after, lambda name: False)
+    return plain_order if found is None else found
+
+
+def _large(w, k: int) -> bool:
+    """Whether statement ``k`` may start a region (:func:`~.slices.plan`): it reads an
+    input (its shape found later, where any does)."""
+    return w.statements[k].target in w.varying
+
+
+def _run_region(region: Region, env: dict, screen, screen_plainly, shaped: dict) -> None:
+    """``region``'s statements evaluated a slice at a time (:mod:`.slices`), with their
+    bounds, its arrays read later joined into ``env`` (the others never whole)."""
+    for s in region.once:
+        run_bounded(screen, screen_plainly, s, env)
+    parts: dict[str, list] = {t: [] for t in region.exits}
+    for start in range(0, region.blocks, region.rows):
+        local = dict(env)
+        local.update(slice_env(region, env, start))
+        for j, s in enumerate(region.statements):
+            run_bounded(screen, screen_plainly, s, local)
+            if s.target in parts:
+                parts[s.target].append(local[s.target])
+            if start == 0:
+                value = plain(local[s.target])
+                whole = (np.shape(value)[0] * region.blocks // region.rows, *np.shape(value)[1:])
+                shaped[s.target] = Shaped(whole, np.asarray(value).dtype)
+            for name in names_in(s.value):
+                if region.last.get(name) == j and name != s.target:
+                    local.pop(name, None)
+        del local
+    for s in region.once:
+        env.pop(s.target, None)
+    for target, found in parts.items():
+        env[target] = joined(found)
 
 
 def _remember(w, statement: ArrayStatement, value) -> None:
