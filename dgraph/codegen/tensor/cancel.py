@@ -207,12 +207,15 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if needed is None:
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
+    # its large arrays a slice at a time (.slices): never at some entries (held whole there)
+    sliced = any(kind == "region" for kind, _ in _schedule(w, nodes, *needed))
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
     tiered = True  # until the scalar bounds of a point leave entries: then per entry
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         # a later point: the entries still asked alone, where they are few (the lookups of
         # most of the entries cost more than the whole program's pass)
-        if asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size:
+        few = asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size
+        if few and not sliced:
             near = _near_at_entries(w, parts, seed, fixed, named, asked, needed, lookups)
             if near is not None:
                 asked &= near
@@ -232,7 +235,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             asked = np.zeros(size, dtype=bool)
             asked[at[~zero] if zero is not None else at] = True
         if tiered:
-            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed)
+            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, sliced)
             last = seed == _SEEDS[-1]
             decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
             if decided is None:
@@ -252,7 +255,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         undecided &= asked
         if not undecided.any():
             continue
-        own = _decided_by_own(w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed))
+        own = _decided_by_own(
+            w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed, sliced)
+        )
         if own is None:
             return None
         asked &= ~undecided | own
@@ -337,10 +342,17 @@ def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | No
     return None if near is None else near & undecided
 
 
-def _own_bounds(w, parts, seed: int, fixed: dict, named: dict, needed) -> tuple:
-    """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``."""
+def _own_bounds(
+    w, parts, seed: int, fixed: dict, named: dict, needed, sliced: bool = False
+) -> tuple:
+    """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``;
+    ``sliced``: the program's large arrays are evaluated a slice at a time
+    (:mod:`.slices`), which the evaluation at some entries does not do (it would hold
+    them whole): the whole point instead, whose bounds at those entries are the same."""
 
     def entries(asked: np.ndarray) -> np.ndarray | None:
+        if sliced:
+            return None
         return _near_at_entries(w, parts, seed, fixed, named, asked, needed, {})
 
     def whole() -> tuple | None:
@@ -529,20 +541,12 @@ def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list
     """``order`` as :func:`~.slices.plan` schedules it (its large arrays' runs a slice of
     rows at a time), else statement by statement."""
     plain_order = [("statement", k) for k in order]
-    if not any(_large(w, k) for k in order):
-        return plain_order
     named = _named_shapes(w, order, arguments, shapes)
     if named is None:
         return plain_order
     read_after = {n for node in nodes for n in names_in(node)}
     found = plan(w.statements, order, named, w.varying, read_after, lambda name: False)
     return plain_order if found is None else found
-
-
-def _large(w, k: int) -> bool:
-    """Whether statement ``k`` may start a region (:func:`~.slices.plan`): it reads an
-    input (its shape found later, where any does)."""
-    return w.statements[k].target in w.varying
 
 
 def _run_region(region: Region, env: dict, screen, screen_plainly, shaped: dict) -> None:
@@ -832,7 +836,7 @@ def _named_shapes(w, order: list[int], arguments: list[str], shapes: dict) -> di
     arguments' and constants' shapes (:func:`~..array_passes.node_shapes`), nothing
     evaluated; None where one is not found."""
     named: dict = {n: np.shape(a) for n, a in w.constants.arrays.items()}
-    named.update(w.constants.shapes)
+    named.update(getattr(w.constants, "shapes", {}))
     named.update((a, tuple(shapes[a])) for a in arguments)
     for k in order:
         s = w.statements[k]

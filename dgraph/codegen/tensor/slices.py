@@ -68,7 +68,7 @@ __all__ = ["CHUNK_ENTRIES", "CHUNK_FROM", "Region", "joined", "plan", "slice_env
 CHUNK_FROM = 2**20
 # the most entries of a slice of a region's largest array: a slice takes the most rows
 # that divide the blocks and keep it at most this (at least one block)
-CHUNK_ENTRIES = 2**20
+CHUNK_ENTRIES = 2**18
 
 _ELEMENTWISE_CALLS = frozenset(
     {
