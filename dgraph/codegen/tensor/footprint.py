@@ -28,12 +28,12 @@ from ..ir import ArrayStatement, Call, Const, Index, Name, Node, names_in
 
 __all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
 
-# the most array entries a program may hold at once (2 GB of doubles). The cancellation
-# pass's evaluation with bounds holds more than the count (a bound beside a value, and
-# each operation's temporaries): 2.6 times it for the eigvalsh Hessian at n = 128
-# (tracemalloc: 10.7 n³ entries against the count's 4.07 n³), so its peak stays near
-# 5 GB; that Hessian is refused from n = 397 (4.07 n³ > 2.5·10⁸)
-PEAK_MOST = 25 * 10**7
+# the most array entries a program may hold at once (3.2 GB of doubles). The process's
+# peak follows the count: the eigvalsh Hessian at n = 384 (count 4.07 n³ = 2.3·10⁸, 1.8 GB
+# of doubles) built at 1.89 GB of RSS, its cancellation pass evaluated in slices
+# (:mod:`.slices`: the bounds' evaluation held 2.6 times the count before); that Hessian
+# is refused from n = 462 (4.07 n³ > 4·10⁸), n = 512 at 5.4·10⁸
+PEAK_MOST = 4 * 10**8
 
 # operations whose result is a view of their operand (no entries made)
 _VIEWS = frozenset(
