@@ -191,10 +191,10 @@ def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
     regions, compared = [], []
     original = cancel._at_a_point
 
-    def spy(w, nodes, seed, fixed=None, needed=None, scalar=False):
+    def spy(w, nodes, seed, fixed=None, needed=None, scalar=False, schedule=None):
         found = cancel._schedule(w, nodes, *(needed or cancel._needed(w, nodes)))
         regions.extend(r for kind, r in found if kind == "region")
-        sliced = original(w, nodes, seed, dict(fixed or {}), needed, scalar)
+        sliced = original(w, nodes, seed, dict(fixed or {}), needed, scalar, schedule)
         with monkeypatch.context() as m:
             m.setattr(slices, "CHUNK_FROM", 10**12)  # no region: the whole arrays
             whole = original(w, nodes, seed, dict(fixed or {}), needed, scalar)

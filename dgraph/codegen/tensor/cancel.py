@@ -208,7 +208,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     # its large arrays a slice at a time (.slices): never at some entries (held whole there)
-    sliced = any(kind == "region" for kind, _ in _schedule(w, nodes, *needed))
+    schedule = _schedule(w, nodes, *needed)  # the same at every point
+    sliced = any(kind == "region" for kind, _ in schedule)
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
     tiered = True  # until the scalar bounds of a point leave entries: then per entry
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
@@ -222,7 +223,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                 if not asked.any():
                     return None
                 continue
-        point = _at_a_point(w, nodes, seed, fixed, needed, scalar=tiered)
+        point = _at_a_point(w, nodes, seed, fixed, needed, tiered, schedule)
         if point is None and asked is not None and seed in _MIXED:
             continue  # not evaluated at inputs of either sign (a domain): the next point
         if point is None:
@@ -235,7 +236,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             asked = np.zeros(size, dtype=bool)
             asked[at[~zero] if zero is not None else at] = True
         if tiered:
-            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, sliced)
+            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, schedule)
             last = seed == _SEEDS[-1]
             decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
             if decided is None:
@@ -256,7 +257,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         if not undecided.any():
             continue
         own = _decided_by_own(
-            w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed, sliced)
+            w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed, schedule)
         )
         if own is None:
             return None
@@ -343,12 +344,13 @@ def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | No
 
 
 def _own_bounds(
-    w, parts, seed: int, fixed: dict, named: dict, needed, sliced: bool = False
+    w, parts, seed: int, fixed: dict, named: dict, needed, schedule: list | None = None
 ) -> tuple:
     """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``;
-    ``sliced``: the program's large arrays are evaluated a slice at a time
-    (:mod:`.slices`), which the evaluation at some entries does not do (it would hold
+    ``schedule``: :func:`_schedule`'s, found before. Where it has a region (large arrays
+    evaluated a slice at a time, :mod:`.slices`), never at some entries (which would hold
     them whole): the whole point instead, whose bounds at those entries are the same."""
+    sliced = schedule is not None and any(kind == "region" for kind, _ in schedule)
 
     def entries(asked: np.ndarray) -> np.ndarray | None:
         if sliced:
@@ -356,7 +358,7 @@ def _own_bounds(
         return _near_at_entries(w, parts, seed, fixed, named, asked, needed, {})
 
     def whole() -> tuple | None:
-        point = _at_a_point(w, [data for _, data in parts], seed, fixed, needed)
+        point = _at_a_point(w, [data for _, data in parts], seed, fixed, needed, False, schedule)
         return None if point is None else (parts, point[2], point[3])
 
     return entries, whole
@@ -472,6 +474,7 @@ def _at_a_point(
     fixed: dict[int, np.ndarray] | None = None,
     needed=None,
     scalar: bool = False,
+    schedule: list | None = None,
 ):
     """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`) and each
     one's running error bound per entry (:mod:`~..bounds`: from the magnitudes its own
@@ -479,7 +482,10 @@ def _at_a_point(
     None where the program is not evaluated here (its inputs not found, an operation the
     evaluator refuses). ``fixed``: by statement, the value of its target where no input
     reaches it, computed at an earlier point (and filled here). ``scalar``: one bound a
-    statement (:class:`~..bounds.Scalar`, the cheaper tier) instead of one an entry."""
+    statement (:class:`~..bounds.Scalar`, the cheaper tier) instead of one an entry.
+    ``schedule``: the statements in the order :func:`_schedule` gives (found here where
+    None): runs of large arrays evaluated a slice of rows at a time (:mod:`.slices`), the
+    same values, each bound its own slice's."""
     fixed = {} if fixed is None else fixed
     statements = w.statements
     found_needed = _needed(w, nodes) if needed is None else needed
@@ -495,7 +501,8 @@ def _at_a_point(
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
-    schedule = _schedule(w, nodes, order, arguments, shapes)
+    if schedule is None:
+        schedule = _schedule(w, nodes, order, arguments, shapes)
     # by place in the schedule (a region's statements at its place): each value let go
     # after its last reader
     last: dict[str, int] = {n: len(schedule) for node in nodes for n in names_in(node)}
