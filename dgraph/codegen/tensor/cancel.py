@@ -552,7 +552,7 @@ def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list
     if named is None:
         return plain_order
     read_after = {n for node in nodes for n in names_in(node)}
-    found = plan(w.statements, order, named, w.varying, read_after, lambda name: False)
+    found = plan(w.statements, order, named, w.varying, read_after)
     return plain_order if found is None else found
 
 

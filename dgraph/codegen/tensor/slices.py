@@ -132,10 +132,9 @@ class _Restrict:
         slices: dict[str, tuple],
         once: list[ArrayStatement],
         fresh: Callable[[str], str],
-        integer: Callable[[str], bool],
     ) -> None:
         self.named, self.inside, self.blocks, self.rows = named, inside, blocks, rows
-        self.slices, self.once, self.fresh, self.integer = slices, once, fresh, integer
+        self.slices, self.once, self.fresh = slices, once, fresh
 
     def statement(self, s: ArrayStatement) -> ArrayStatement:
         """``s`` for a slice of axis 0 (its result stacked along axis 0)."""
@@ -189,8 +188,6 @@ class _Restrict:
                 if axis != 0:
                     raise _Fail
                 return node
-            if self.integer(node.id):
-                raise _Fail
             name = self.fresh("slice")
             self.slices[name] = ("slice", node.id, axis, shape[axis])
             return Name(name)
@@ -327,14 +324,12 @@ def plan(
     named: Mapping[str, Any],
     varying: set[str],
     read_after: set[str],
-    integer: Callable[[str], bool],
 ) -> list[tuple[str, Any]] | None:
     """The statements ``order`` (indices into ``statements``) as a schedule of
     ``("statement", k)`` and ``("region", Region)`` (the module docstring); None where no
     region is found. ``named``: every name's shape; ``varying``: the names an input
     reaches (the others are not taken into a region); ``read_after``: the names read
-    after the statements (their results); ``integer``: whether a name made before holds
-    integers (never sliced: an index array)."""
+    after the statements (their results)."""
     if any(statements[k].at for k in order):
         return None
     schedule: list[tuple[str, Any]] = []
@@ -350,7 +345,7 @@ def plan(
         s = statements[k]
         shape = named.get(s.target)
         if s.target in varying and _size(shape) > CHUNK_FROM and len(shape) >= 2:
-            grown = _grow(statements, order, pos, named, varying, read_after, integer, fresh)
+            grown = _grow(statements, order, pos, named, varying, read_after, fresh)
             if grown is not None:
                 before, region, pos = grown
                 schedule.extend(("statement", j) for j in before)
@@ -362,7 +357,7 @@ def plan(
     return schedule if found else None
 
 
-def _grow(statements, order, start, named, varying, read_after, integer, fresh):
+def _grow(statements, order, start, named, varying, read_after, fresh):
     """The region from ``order[start]`` (the module docstring): the statements
     evaluated before it, the region, and the position after it; None where the first
     statement is not restricted."""
@@ -395,7 +390,7 @@ def _grow(statements, order, start, named, varying, read_after, integer, fresh):
             pos += 1
             continue
         mark_slices, mark_once = dict(slices), list(once)
-        restrict = _Restrict(named, inside, blocks, rows, slices, once, fresh, integer)
+        restrict = _Restrict(named, inside, blocks, rows, slices, once, fresh)
         try:
             rewritten.append(restrict.statement(s))
         except _Fail:
@@ -441,6 +436,8 @@ def slice_env(region: Region, env: Mapping[str, Any], start: int) -> dict[str, A
             _, source, extent, taken = how
             step = extent // region.blocks
             at = np.asarray(plain(env[source]))
+            if at.size and at.min() < 0:
+                raise ValueError("a scatter position from the end: not sliced")
             lo, hi = start * step, stop * step
             kept = np.flatnonzero((at >= lo) & (at < hi))
             out[name] = at[kept] - lo
