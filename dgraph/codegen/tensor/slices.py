@@ -330,8 +330,9 @@ def plan(
     region is found. ``named``: every name's shape; ``varying``: the names an input
     reaches (the others are not taken into a region); ``read_after``: the names read
     after the statements (their results)."""
-    if any(statements[k].at for k in order):
-        return None
+    targets = [statements[k].target for k in order]
+    if any(statements[k].at for k in order) or len(set(targets)) != len(targets):
+        return None  # a store, or a name assigned twice: statements are not moved
     schedule: list[tuple[str, Any]] = []
     counter = [0]
 
