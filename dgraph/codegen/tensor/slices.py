@@ -451,7 +451,7 @@ def joined(parts: list[Any]) -> Any:
     (:class:`~..bounds.Scalar`) the largest of theirs, with one an entry theirs joined."""
     values = np.concatenate([np.asarray(plain(p)) for p in parts], axis=0)
     if all(isinstance(p, Scalar) for p in parts):
-        return Scalar(values, max(float(np.max(bound_of(p))) for p in parts))
+        return Scalar(values, float(np.max([np.max(bound_of(p)) for p in parts])))  # NaN kept
     if any(isinstance(p, Bounded) for p in parts):
         bounds = [np.broadcast_to(bound_of(p), np.shape(plain(p))) for p in parts]
         return Bounded(values, np.concatenate(bounds, axis=0))
