@@ -20,7 +20,9 @@ out, both from the structure, never from a value at a point:
   with one bound a statement (:class:`~..bounds.Scalar`, a reduction where the per-entry
   bound costs an array; per entry from a product whose one bound would be loose on, in
   the same pass), which decides every entry far from it; only the entries it leaves
-  undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy
+  undecided get their own bound (:func:`_decided`). A run of statements over large
+  arrays stacked along their first axis is evaluated a slice of rows at a time
+  (:mod:`.slices`: the same values, its memory a slice's). For a symmetric J in NumPy
   the points are its narrowed program's (:func:`none_cancel`), and the pass runs on the
   whole program only where an entry is still asked after them.
 
