@@ -1522,7 +1522,7 @@ def _header(
 def module_tail(w: Writer, body: str) -> list[str]:
     """What a module needs after its header: the decoder of its index constants, the
     scatter helper where a statement calls it, and the constants themselves."""
-    lines: list[str] = []
+    lines: list[str] = ["", *w.d.at_import()] if w.d.at_import() else []
     if w.constants.needs_decoder:
         lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
