@@ -195,3 +195,54 @@ def bounded_lookup_ref(fp):
 
 def test_interp_of_traced_values():
     _check(bounded_lookup, bounded_lookup_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5]))
+
+
+def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance
+    n = k.shape[0]
+    K = np.zeros((n + 1, n + 1))
+    base = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    for e in range(n):
+        d = np.array([e, e + 1])
+        K[np.ix_(d, d)] += k[e] * base
+    picked = K[[0, 1]]  # a fancy read is a copy: writing into it leaves K as it was
+    picked[0] = 5.0
+    free = np.arange(1, n + 1)
+    f = np.ones(n)
+    return f @ np.linalg.solve(K[np.ix_(free, free)], f) + np.sum(picked)
+
+
+def assembled_ref(k):
+    n = k.shape[0]
+    K = jnp.zeros((n + 1, n + 1))
+    base = jnp.array([[1.0, -1.0], [-1.0, 1.0]])
+    for e in range(n):
+        d = np.array([e, e + 1])
+        K = K.at[np.ix_(d, d)].add(k[e] * base)
+    picked = K[jnp.array([0, 1])].at[0].set(5.0)
+    free = np.arange(1, n + 1)
+    f = jnp.ones(n)
+    return f @ jnp.linalg.solve(K[np.ix_(free, free)], f) + jnp.sum(picked)
+
+
+def test_ix_scatter_add_into_a_fresh_array():
+    k = np.array([1.0, 1.5, 0.8, 1.2])
+    _check(assembled, assembled_ref, k)
+    H = dgraph.hessian(assembled, k)(k)
+    want = jref.hessian(assembled_ref)(jnp.asarray(k))
+    np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
+
+
+def row_set(x):  # a constant into a row of a traced array: one update per position
+    y = np.outer(x, x)
+    y[0] = 5.0
+    y[1:, 2] = -1.0
+    return np.sum(y * y) + np.sum(np.sin(y))
+
+
+def row_set_ref(x):
+    y = jnp.outer(x, x).at[0].set(5.0).at[1:, 2].set(-1.0)
+    return jnp.sum(y * y) + jnp.sum(jnp.sin(y))
+
+
+def test_constant_into_several_positions():
+    _check(row_set, row_set_ref, np.array([1.0, 2.0, 3.0, -0.5]))

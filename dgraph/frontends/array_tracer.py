@@ -266,6 +266,13 @@ class _Value:
         return handler(*args, **kwargs)
 
 
+def _advanced(key: Any) -> bool:
+    """Whether ``key`` indexes with an array or a list (NumPy's advanced indexing: the
+    result is a copy, never a view)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, np.ndarray | list) and np.ndim(k) > 0 for k in parts)
+
+
 class TracedArray(_Value):
     """An array that depends on the inputs: the vertex (named ``name`` on its tape) that
     computes it, of ``shape``."""
@@ -297,6 +304,8 @@ class TracedArray(_Value):
         if self._writes and (at := _entry(self, key)) in self._writes:
             return TracedArray(self.tape, self._writes[at], ())
         if _held(self):
+            if _advanced(key):  # NumPy's copy: a fresh array (K[np.ix_(d, d)] += traced)
+                return _fresh(self.tape, self.tape.constants[self.name][key])
             return np.asarray(self)[key]
         return _index(self, key)
 
@@ -831,7 +840,11 @@ def _updates(value: Any, shape: Shape, tape: _Tape, what: str) -> Any:
         raise InputError(f"{what} of a comparison is not supported: use np.where")
     if _broadcast_shape([_shape_of(value), shape], what) != shape:
         raise InputError(f"{what}: a value of shape {_shape_of(value)} into {shape} entries")
-    return _operand(_as_number(value) if not _is_traced(value) else value, shape, tape)
+    if _is_traced(value):
+        return _operand(value, shape, tape)
+    # a constant at every position written (y[0] = 5.0 into a row): the scatter reads one
+    # update per position
+    return Const.of(np.ascontiguousarray(np.broadcast_to(_as_number(value), shape), float))
 
 
 def _entry(x: TracedArray, key: Any) -> int | None:
