@@ -239,3 +239,31 @@ def test_the_count_of_entries_held_at_once():
     ]
     peak, where, largest = footprint.peak_entries(statements, {"x": (n,)})
     assert (peak, where, largest) == (3 * n * n, "c", (n, n))
+
+
+def test_parts_of_a_scalars_block(monkeypatch):
+    """A scalar's block (``out_shape == ()``: a gradient row, as a scan's summed
+    log-likelihood gives at n = 300) has one part, the input axes its own labels; split
+    by a Kronecker block, its product equals the dense one. (``np.unravel_index`` of
+    several entries into ``()`` was a ValueError from inside ``dgraph.hessian``.)"""
+    n = 5
+    cols = np.arange(0, n * n, 2)  # 13 of 25: the part stores at most twice its entries
+    a = blocks.sparse((), (n, n), np.zeros(cols.size, dtype=np.int64), cols)
+    found = blocks.diagonal_parts(a)
+    assert found is not None and len(found) == 1
+    assert found[0].places.tolist() == cols.tolist()
+    q = np.random.default_rng(0).normal(size=(n, n))
+    b = blocks.Labelled((n, n), (n, n), (((0,), 0), ((2,), 0)), (((0,), 0), ((1,), 0)),
+                        (n, n, n), (1, 2))  # fmt: skip
+    va = np.random.default_rng(1).normal(size=a.nnz)
+    monkeypatch.setattr(blocks, "SPLIT_FROM", 1)
+    monkeypatch.setattr(blocks, "SMALL", 0)
+    assert blocks.split_product(a, b) is not None
+    got = blocks.multiply_values(a, b, va, q)
+    dense_a = np.zeros(n * n)
+    dense_a[cols] = va
+    want = dense_a @ blocks.to_matrix(b, q).toarray()
+    np.testing.assert_allclose(blocks.to_matrix(got.block, got.values).toarray().ravel(), want,
+                               atol=1e-12)  # fmt: skip
+    s = blocks.sparse((), (), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    assert blocks.diagonal_parts(s) is not None  # a scalar by a scalar: one value

@@ -2052,6 +2052,12 @@ class DiagonalSplit:
     sparse_first: bool
 
 
+def _unravel(flat: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """``np.unravel_index`` that takes a scalar's shape ``()`` too (no axes: ``()``; NumPy
+    refuses several indices into a 0-d array)."""
+    return np.unravel_index(flat, shape) if shape else ()
+
+
 def _diagonal_relations(
     b: Sparse, at: np.ndarray | None = None
 ) -> list[tuple[int, int, np.ndarray]]:
@@ -2060,8 +2066,7 @@ def _diagonal_relations(
     rows, cols = np.asarray(b.rows, dtype=np.int64), np.asarray(b.cols, dtype=np.int64)
     if at is not None:
         rows, cols = rows[at], cols[at]
-    outs = np.unravel_index(rows, b.out_shape)
-    ins = np.unravel_index(cols, b.in_shape)
+    outs, ins = _unravel(rows, b.out_shape), _unravel(cols, b.in_shape)
     found = []
     for p, size in enumerate(b.out_shape):
         for q, other in enumerate(b.in_shape):
@@ -2119,11 +2124,13 @@ def _diagonal_part(
 ) -> DiagonalPart:
     """The part of the entries ``positions`` (its block :func:`_diagonal_block`): their
     flat places among the block's values."""
-    outs = np.unravel_index(np.asarray(b.rows, dtype=np.int64)[positions], b.out_shape)
-    ins = np.unravel_index(np.asarray(b.cols, dtype=np.int64)[positions], b.in_shape)
+    outs = _unravel(np.asarray(b.rows, dtype=np.int64)[positions], b.out_shape)
+    ins = _unravel(np.asarray(b.cols, dtype=np.int64)[positions], b.in_shape)
     matched = {q for _, q in matching}
     others = [j for j in range(len(b.in_shape)) if j not in matched]
     sizes = (*b.out_shape, *(b.in_shape[j] for j in others))
+    if not sizes:  # a scalar by a scalar: one value, at place 0
+        return DiagonalPart(block, positions, np.zeros(len(positions), dtype=np.int64))
     places = np.ravel_multi_index((*outs, *(ins[j] for j in others)), sizes)
     return DiagonalPart(block, positions, places)
 

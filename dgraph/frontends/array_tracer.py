@@ -266,6 +266,13 @@ class _Value:
         return handler(*args, **kwargs)
 
 
+def _advanced(key: Any) -> bool:
+    """Whether ``key`` indexes with an array or a list (NumPy's advanced indexing: the
+    result is a copy, never a view)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, np.ndarray | list) and np.ndim(k) > 0 for k in parts)
+
+
 class TracedArray(_Value):
     """An array that depends on the inputs: the vertex (named ``name`` on its tape) that
     computes it, of ``shape``."""
@@ -297,6 +304,8 @@ class TracedArray(_Value):
         if self._writes and (at := _entry(self, key)) in self._writes:
             return TracedArray(self.tape, self._writes[at], ())
         if _held(self):
+            if _advanced(key):  # NumPy's copy: a fresh array (K[np.ix_(d, d)] += traced)
+                return _fresh(self.tape, self.tape.constants[self.name][key])
             return np.asarray(self)[key]
         return _index(self, key)
 
@@ -831,7 +840,11 @@ def _updates(value: Any, shape: Shape, tape: _Tape, what: str) -> Any:
         raise InputError(f"{what} of a comparison is not supported: use np.where")
     if _broadcast_shape([_shape_of(value), shape], what) != shape:
         raise InputError(f"{what}: a value of shape {_shape_of(value)} into {shape} entries")
-    return _operand(_as_number(value) if not _is_traced(value) else value, shape, tape)
+    if _is_traced(value):
+        return _operand(value, shape, tape)
+    # a constant at every position written (y[0] = 5.0 into a row): the scatter reads one
+    # update per position
+    return Const.of(np.ascontiguousarray(np.broadcast_to(_as_number(value), shape), float))
 
 
 def _entry(x: TracedArray, key: Any) -> int | None:
@@ -1226,6 +1239,76 @@ def _gather(x: TracedArray, key: tuple) -> TracedArray:
         raise InputError("indexing with arrays that select no entry is not supported")
     params = (("sources", tuple(int(i) for i in at.reshape(-1))),)
     return _move(x, "gather_flat", params, tuple(at.shape))
+
+
+def _gathered_as(x: TracedArray, positions: np.ndarray) -> TracedArray:
+    """``x`` read at ``positions`` (an integer array of flat positions of ``x``, computed by
+    NumPy's own function on ``arange``): a ``gather_flat`` of that shape."""
+    if positions.size == 0:
+        raise InputError("indexing with arrays that select no entry is not supported")
+    params = (("sources", tuple(int(i) for i in positions.reshape(-1))),)
+    return _move(x, "gather_flat", params, tuple(positions.shape))
+
+
+def _take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+    """``numpy.take_along_axis`` with constant indices: NumPy's own function of the flat
+    positions, a gather; with positions ``np.argsort(arr, axis)`` of the same array along
+    the same axis, ``numpy.sort`` (the same values); other computed positions along the
+    one axis of a vector, a ``take_dynamic`` (:func:`_take_computed`)."""
+    what = "numpy.take_along_axis"
+    if isinstance(indices, Passive):
+        x = _traced(arr, what)
+        if x is None:
+            raise _unsupported(f"{what} of a constant at positions computed from the inputs")
+        if axis is None:
+            x, axis = _reshape(x, (-1,)), 0
+        d = _axis(axis, x.ndim, what)
+        op = indices.op
+        if (
+            op.primitive == "argsort"
+            and op.operands == (x.name,)
+            and dict(op.params).get("dimension") == d
+        ):
+            return _sorted("sort", x, d)
+        if x.ndim == 1 and indices.ndim == 1:
+            return _take_computed(x, indices, 0)
+        raise DataDependentIndex(
+            f"{what} at positions computed from the inputs is supported for np.argsort of"
+            " the same array along the same axis (np.sort) or along a vector's one axis"
+        )
+    if _is_traced(indices):
+        raise DataDependentIndex(f"{what} with indices that depend on the inputs")
+    x = _traced(arr, what)
+    if x is None:
+        return np.take_along_axis(_constant(arr), np.asarray(indices), axis)
+    idx = np.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise InputError(f"{what}: indices must be integers, not {idx.dtype}")
+    at = np.arange(math.prod(x.shape)).reshape(x.shape)
+    try:
+        positions = np.take_along_axis(at, idx, axis)
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"{what}: {str(exc).splitlines()[0][:200]}") from None
+    return _gathered_as(x, positions)
+
+
+def _sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
+                         subok: bool = False, writeable: bool = False) -> Any:  # fmt: skip
+    """``numpy.lib.stride_tricks.sliding_window_view``: NumPy's own windows of the flat
+    positions, a gather (a copy where NumPy's is a read-only view; ``writeable=True``,
+    a view to write through, is refused)."""
+    what = "numpy.lib.stride_tricks.sliding_window_view"
+    t = _traced(x, what)
+    if t is None:
+        return np.lib.stride_tricks.sliding_window_view(_constant(x), window_shape, axis)
+    if writeable:
+        raise _unsupported(f"{what}(writeable=True)")
+    at = np.arange(math.prod(t.shape)).reshape(t.shape)
+    try:
+        positions = np.lib.stride_tricks.sliding_window_view(at, window_shape, axis)
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"{what}: {str(exc).splitlines()[0][:200]}") from None
+    return _gathered_as(t, np.ascontiguousarray(positions))
 
 
 def _take(x: Any, indices: Any, axis: Any = None) -> Any:
@@ -2176,6 +2259,23 @@ def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any
     return Passive(ArrayOp("reduce_sum", (ones.op,), (("axes", (len(query),)),), query))
 
 
+def _interp_values(x: np.ndarray, xp: np.ndarray, fp: Any, left: Any, right: Any,
+                   period: Any) -> Any:  # fmt: skip
+    """``numpy.interp`` at constant ``x`` of traced values ``fp``: affine in ``fp``,
+    ``W·fp + c``, ``W``'s column k NumPy's own interpolation of the k-th unit vector
+    (``left``/``right`` 0 where given) and ``c`` that of zeros (the given ``left``/``right``
+    alone): NumPy's value, the weights constants."""
+    what = "numpy.interp"
+    if fp.ndim != 1 or xp.ndim != 1 or fp.shape[0] != xp.shape[0] or xp.size < 1:
+        raise InputError(f"{what}: xp and fp must be 1-D of one length")
+    zero = (None if left is None else 0.0, None if right is None else 0.0)
+    columns = [np.interp(x, xp, e, *zero, period) for e in np.eye(xp.shape[0])]
+    weights = np.stack(columns, axis=-1)
+    shift = np.interp(x, xp, np.zeros(xp.shape[0]), left, right, period)
+    out = np.tensordot(weights, fp, axes=([weights.ndim - 1], [0]))
+    return out + shift if np.any(shift) else out
+
+
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
     """``numpy.interp`` at traced ``x`` of constant ``xp``, ``fp``: JAX's rule (the
     segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
@@ -2183,8 +2283,10 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
     line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
     what = "numpy.interp"
     if not _is_traced(x):
-        if _is_traced(xp) or _is_traced(fp):
-            raise _unsupported(f"{what} with xp or fp that depend on the inputs")
+        if _is_traced(xp) or isinstance(fp, Passive) or _is_traced(left) or _is_traced(right):
+            raise _unsupported(f"{what} with xp, left or right that depend on the inputs")
+        if _is_traced(fp):
+            return _interp_values(_constant(x), _constant(xp), fp, left, right, period)
         return np.interp(_constant(x), xp, fp, left, right, period)
     if period is not None or any(_is_traced(t) for t in (xp, fp, left, right)):
         raise _unsupported(
@@ -2313,6 +2415,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.broadcast_to: _broadcast_to,
     np.pad: _pad,
     np.take: _take,
+    np.take_along_axis: _take_along_axis,
+    np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.bincount: _bincount,
     np.concatenate: _concatenate,
     np.stack: _stack,

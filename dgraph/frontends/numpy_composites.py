@@ -3,8 +3,9 @@
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
-``np.polyder``, ``np.sinc``, ``np.rot90``, ``np.meshgrid``, ``np.polynomial.polynomial.polyval``
-and ``.polyder``, ``np.linalg.pinv`` (by
+``np.polyder``, ``np.sinc``, ``np.rot90``, ``np.meshgrid``, ``np.piecewise`` (nested
+``np.where``), ``np.apply_along_axis`` (a loop over the slices),
+``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
@@ -14,6 +15,7 @@ are all there is; what these do not cover is one line.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -256,6 +258,73 @@ def _meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str =
     return tuple(out)
 
 
+def _piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
+    """``numpy.piecewise``: each piece ``np.where(cond, f(x), y)`` in NumPy's order (a
+    later condition wins; one function more than conditions: where none holds). Each
+    function is called on the whole ``x`` (elementwise functions, as ``jnp.piecewise``
+    wants them; NumPy calls it on ``x[cond]``), a constant piece is its value."""
+    what = "numpy.piecewise"
+    if not isinstance(condlist, list | tuple):
+        condlist = [condlist]
+    conditions, functions = list(condlist), list(funclist)
+    if len(functions) not in (len(conditions), len(conditions) + 1):
+        raise InputError(
+            f"{what}: {len(conditions)} conditions take {len(conditions)} or"
+            f" {len(conditions) + 1} functions, not {len(functions)}"
+        )
+    if len(functions) == len(conditions) + 1:
+        held = conditions[0]
+        for c in conditions[1:]:
+            held = held | c
+        conditions.append(~held)
+    shape = np.shape(x)
+    y: Any = np.zeros(shape)
+    for cond, f in zip(conditions, functions, strict=True):
+        if np.shape(cond) not in ((), shape):
+            raise InputError(f"{what}: a condition of shape {np.shape(cond)} for x of {shape}")
+        value = f(x, *args, **kw) if callable(f) else f
+        reduced = callable(f) and shape and not np.shape(value) and not _is_number(value)
+        if reduced or np.shape(value) not in ((), shape):
+            raise InputError(
+                f"{what}: a piece of shape {np.shape(value)} for x of shape {shape} (each"
+                " function is called on the whole x: elementwise functions are supported)"
+            )
+        y = np.where(cond, value, y)
+    return y
+
+
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is a constant number (not a traced value of shape ``()``)."""
+    return isinstance(value, numbers.Number | np.number | np.ndarray)
+
+
+def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any,
+                      **kwargs: Any) -> Any:  # fmt: skip
+    """``numpy.apply_along_axis``: ``func1d`` of each 1-D slice along ``axis`` (a Python
+    loop over the other axes, as NumPy's), the results stacked and their axes put where
+    ``axis`` was."""
+    n = np.ndim(arr)
+    if n == 0:
+        raise InputError("numpy.apply_along_axis of a scalar: it needs an axis")
+    axis = int(axis)
+    if not -n <= axis < n:
+        raise InputError(f"numpy.apply_along_axis: axis {axis} of an array of {n} axes")
+    axis %= n
+    moved = np.transpose(arr, (*(k for k in range(n) if k != axis), axis))
+    outer = np.shape(moved)[:-1]
+    results = [func1d(moved[index], *args, **kwargs) for index in np.ndindex(*outer)]
+    if not results:
+        raise InputError("numpy.apply_along_axis over an empty axis is not supported")
+    inner = np.shape(results[0])
+    if any(np.shape(r) != inner for r in results):
+        raise InputError("numpy.apply_along_axis: func1d returned results of several shapes")
+    out = np.reshape(np.stack(results), (*outer, *inner))
+    if not inner:
+        return out
+    k, m = len(outer), len(inner)
+    return np.transpose(out, (*range(axis), *range(k, k + m), *range(axis, k)))
+
+
 _LN2 = math.log(2.0)
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
@@ -275,6 +344,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.pinv: _pinv,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,
+    np.piecewise: _piecewise,
+    np.apply_along_axis: _apply_along_axis,
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
 }
 

@@ -18,3 +18,15 @@ def signed_logsumexp(u):
 
 def convolve_middle(u):
     return np.convolve(np.ravel(u), [1.0, -1.0], mode="middle")  # no such mode
+
+
+def piecewise_reduced(u):
+    return np.sum(np.piecewise(u, [u < 0.0], [lambda s: np.sum(s), 0.0]))  # not elementwise
+
+
+def piecewise_count(u):
+    return np.sum(np.piecewise(u, [u < 0.0], [np.sin, np.cos, np.exp]))  # one function too many
+
+
+def take_along_other_positions(u):
+    return np.sum(np.take_along_axis(u, np.argsort(np.cos(u), axis=1), axis=1))
