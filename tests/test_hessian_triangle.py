@@ -351,3 +351,33 @@ def test_narrowing_lets_each_rank_go_after_its_last_reader(name, monkeypatch):
     assert held and all(ok for _, ok in held) and held[-1][0] == 0
     monkeypatch.setattr(triangle._Narrowing, "release", lambda self, done, last: None)
     assert tensor_program(es, "python", True, symmetric=True).text == text
+
+
+def _beam_compliance(EI):
+    """A cantilever of Hermite beam elements (survey real_programs12's beam, in JAX): each
+    element's 4 × 4 stiffness scatter-added by ``.at[np.ix_(dofs, dofs)]``, the clamped
+    dofs cut by ``np.ix_(free, free)``, the compliance ``Fᵀ K⁻¹ F``."""
+    n, h = EI.shape[0], 1.0 / EI.shape[0]
+    a, b, c = 6 * h, 4 * h * h, 2 * h * h
+    base = jnp.array([[12, a, -12, a], [a, b, -a, c], [-12, -a, 12, -a], [a, c, -a, b]])
+    K = jnp.zeros((2 * n + 2, 2 * n + 2))
+    for e in range(n):
+        dofs = np.arange(2 * e, 2 * e + 4)
+        K = K.at[np.ix_(dofs, dofs)].add(EI[e] / h**3 * base)
+    F = jnp.zeros(2 * n + 2).at[-2].set(1.0)
+    free = np.arange(2, 2 * n + 2)
+    return F[free] @ jnp.linalg.solve(K[np.ix_(free, free)], F[free])
+
+
+def test_a_gather_of_a_matrix_keeps_its_shape_when_narrowed():
+    """The narrowed program's statements computed whole read the narrowed vectors' new
+    places: a gather ``v[K]`` of a 4 × 4 index constant ``K`` (the stiffness block taken
+    out for ``inv``) stays 4 × 4, not the 16 entries flat (was ``numpy.linalg.inv``'s
+    LinAlgError from inside ``dgraph.hessian(sparse=True)``)."""
+    from tests import jax_reference as jref
+
+    EI = np.array([1.0, 1.2])
+    H = dgraph.hessian(_beam_compliance, EI, sparse=True)
+    with jax.enable_x64(True):
+        want = np.asarray(jref.hessian(_beam_compliance)(jnp.asarray(EI)))
+    np.testing.assert_allclose(H(EI).toarray(), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

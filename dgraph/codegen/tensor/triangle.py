@@ -305,7 +305,10 @@ class _Narrowing:
 
         def replace(n: Node) -> Node | None:
             if self.gather(n) and ir.names_in(n) & self.narrow.keys():
-                return self.take(n.value, self.index(n.items[0]))  # type: ignore[attr-defined,arg-type]
+                flat = n.items[0]  # type: ignore[attr-defined]
+                out = self.take(n.value, self.index(flat))  # type: ignore[attr-defined,arg-type]
+                shape = self.arrays[flat.id].shape  # v[K] has K's shape: take's is flat
+                return out if len(shape) == 1 else Call("reshape", (out, Const(shape)))
             return None
 
         return ir.rebuilt(node, replace)
