@@ -214,6 +214,22 @@ def test_an_hvp_checks_its_tangent_after_its_weights():
         f(X, W, T[:4])
     with pytest.raises(InputError, match=r"^an hvp is of one point: call it per point$"):
         f(np.stack([X, X]), W, T)
+    with pytest.raises(InputError, match=r"^parameter v: shape \(3,\), not \(4,\)"):
+        f(X, W[:3], T)
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_a_lagrangians_weights_are_checked_per_call(lang):
+    """H(x, v) of a vector function: weights of another shape (a batch of them, or too
+    few) are one line naming the parameter, not a reshape's ValueError from inside;
+    right ones give JAX's ∇²(vᵀf)."""
+    f = dgraph.make_function(shifted_jax, "hessian", lang, point=(X,), weights=np.ones(4))
+    want = jax.hessian(lambda x: jnp.dot(W, shifted_jax(x)))(X)
+    np.testing.assert_allclose(np.asarray(f(X, W)), np.asarray(want), rtol=1e-12, atol=1e-14)
+    for bad in (W[:3], np.stack([W, W])):
+        shape = ", ".join(map(str, bad.shape)) + ("," if bad.ndim == 1 else "")
+        with pytest.raises(InputError, match=rf"^parameter v: shape \({shape}\), not \(4,\)"):
+            f(X, bad)
 
 
 def test_the_element_level_sweeps_keep_their_batches():

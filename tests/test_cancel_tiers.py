@@ -170,6 +170,34 @@ def test_a_product_by_a_spread_multiplier_is_bounded_per_entry():
     assert got.bound.max() == 2.0 + 2.0 * ea and np.count_nonzero(got.bound) == 41
 
 
+def test_a_quotient_by_a_spread_divisor_is_bounded_per_entry():
+    """A quotient of :class:`~dgraph.codegen.bounds.Scalar` operands whose divisor's
+    magnitudes spread (one bound: 1/min|b| for the numerator's error, max|v|/min|b| for
+    the divisor's, over ``_SPREAD``× their mean) gets each entry's bound, from the
+    operands' one bound each: the per-entry rule's at every entry, at most the one
+    bound and far below it at most entries (minimal surface: 1/sqrt(1 + |∇u|²)); a
+    divisor of like magnitudes, or a number, keeps one bound a statement."""
+    rng = np.random.default_rng(4)
+    a, ea, eb = rng.uniform(0.5, 2.0, 4000), 7.0, 3.0
+    b = np.full(4000, 100.0)
+    b[::500] = 1.0  # 1/min|b| = 1, mean 1/|b| ≈ 0.012: 83×
+    for ka, kb in ((ea, eb), (ea, 0.0), (0.0, eb)):
+        got = bounds.Scalar(a, ka) / bounds.Scalar(b, kb)
+        assert not isinstance(got, bounds.Scalar) and np.shape(got.bound) == a.shape
+        own = bounds.Bounded(a, np.full(4000, ka)) / bounds.Bounded(b, np.full(4000, kb))
+        np.testing.assert_array_equal(got.value, a / b)
+        np.testing.assert_array_equal(got.bound, own.bound)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bounds, "_SPREAD", np.inf)  # one bound a statement
+            scalar = bounds.Scalar(a, ka) / bounds.Scalar(b, kb)
+        assert isinstance(scalar, bounds.Scalar)
+        assert scalar.bound >= got.bound.max() and np.median(got.bound) < 1e-2 * scalar.bound
+    like = rng.uniform(1.0, 2.0, 4000)
+    assert isinstance(bounds.Scalar(a, ea) / bounds.Scalar(like, eb), bounds.Scalar)
+    assert isinstance(bounds.Scalar(a, ea) / 3.0, bounds.Scalar)
+    assert isinstance(bounds.Scalar(a, 0.0) / bounds.Scalar(b, 0.0), bounds.Scalar)  # exact
+
+
 def _cumsum_profile(xp, n: int):
     """benchmarks/real_programs7.py's ``cumsum_profile`` in ``xp`` (NumPy, jax.numpy)."""
     t = np.linspace(0, 1, n)

@@ -74,6 +74,13 @@ def roots_and_powers(x):  # the principal branches: a quadratic's complex roots,
     return jnp.abs(root) + jnp.real(jnp.sqrt(z)) + jnp.imag(z**2.5 + z ** (0.5 + 1j))
 
 
+def scattered_state(x):  # a state set by index: constant, then traced, amplitudes
+    psi = jnp.zeros(3, dtype=complex).at[0].set(1.0)
+    psi = psi.at[2].set(x[0] + 1j * x[1])
+    z = (x[2:5] + 1j * x[3:6]) * psi
+    return jnp.abs(jnp.exp(1j * x[5]) * z + psi + 0.5j)
+
+
 CASES = {  # name: (f, point)
     "power_spectrum": (power_spectrum, X6),
     "spectral_derivative": (spectral_derivative, X6),
@@ -84,6 +91,7 @@ CASES = {  # name: (f, point)
     "rfft_odd": (rfft_odd, X7),
     "rfft_2d": (rfft_2d, X6),
     "log_sin_cos": (log_sin_cos, X6),
+    "scattered_state": (scattered_state, X6),
     "roots_and_powers": (roots_and_powers, np.array([0.3, -0.5, 0.9, 0.4, 1.3, -0.7])),
 }
 

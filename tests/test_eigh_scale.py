@@ -172,3 +172,70 @@ def test_markowitz_sum_above_the_limit_is_refused_and_reverse_kept(monkeypatch):
     assert refused and "\n" not in refused[0] and "would not fit in memory" in refused[0]
     want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
+
+
+def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
+    """At n = 32 with the slices forced small (a run from 10⁴ entries, 2,048 a slice: 2 of
+    the 32 rows, 16 slices), the cancellation pass evaluates the n × n × n run of eigh's
+    second derivative a slice at a time (:mod:`dgraph.codegen.tensor.slices`): one region
+    of its 30 statements, left only through the n × n Hessian; every value it finds at
+    the drawn point has the same bits as the whole evaluation's, each bound is no smaller
+    than the values' own error can be (the largest of the slices': at most the whole
+    one's), and the Hessian equals JAX's."""
+    from dgraph.codegen.tensor import cancel, slices
+    from tests import jax_reference as jref
+
+    monkeypatch.setattr(slices, "CHUNK_FROM", 10**4)
+    monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
+    n = 32
+    regions, compared = [], []
+    original = cancel._at_a_point
+
+    def spy(w, nodes, seed, fixed=None, needed=None, scalar=False, schedule=None):
+        found = cancel._schedule(w, nodes, *(needed or cancel._needed(w, nodes)))
+        regions.extend(r for kind, r in found if kind == "region")
+        sliced = original(w, nodes, seed, dict(fixed or {}), needed, scalar, schedule)
+        with monkeypatch.context() as m:
+            m.setattr(slices, "CHUNK_FROM", 10**12)  # no region: the whole arrays
+            whole = original(w, nodes, seed, dict(fixed or {}), needed, scalar)
+        compared.append((sliced, whole))
+        return sliced
+
+    monkeypatch.setattr(cancel, "_at_a_point", spy)
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=True)
+    assert regions and all(r.blocks == n and r.rows == 2 for r in regions)
+    assert max(len(r.indices) for r in regions) >= 20
+    assert all(all(len(shape) == 2 for shape in r.exits.values()) for r in regions)
+    assert compared
+    for sliced, whole in compared:
+        for a, b in zip(sliced[2], whole[2], strict=True):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(sliced[3], whole[3], strict=True):
+            assert 0 < np.max(a) <= np.max(b)
+        assert {k: v.shape for k, v in sliced[1].items()} == {
+            k: v.shape for k, v in whole[1].items()
+        }
+    want = np.asarray(jref.hessian(f)(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
+
+
+def test_the_count_of_entries_held_at_once():
+    """:func:`~dgraph.codegen.tensor.footprint.peak_entries` by hand: ``a = 2x`` (n),
+    ``b = a ⊗ a`` (n²), ``c = sin(b)·b`` (n² made, and sin's n² on the way), ``d =
+    reshape(c)`` (a view), ``e = Σ d`` (1): at ``c``, b and c's two arrays, 3n² (a let go
+    after b, its last reader; the argument x not counted)."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor import footprint
+
+    n = 10
+    x, a, b = ir.Name("x"), ir.Name("a"), ir.Name("b")
+    statements = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Const(2.0), x)),
+        ir.ArrayStatement("b", ir.Call("einsum", (ir.Const("i,j->ij"), a, a))),
+        ir.ArrayStatement("c", ir.BinOp("*", ir.Call("sin", (b,)), b)),
+        ir.ArrayStatement("d", ir.Call("reshape", (ir.Name("c"), ir.Const((n * n,))))),
+        ir.ArrayStatement("e", ir.Call("sum", (ir.Name("d"),))),
+    ]
+    peak, where, largest = footprint.peak_entries(statements, {"x": (n,)})
+    assert (peak, where, largest) == (3 * n * n, "c", (n, n))

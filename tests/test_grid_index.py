@@ -210,7 +210,9 @@ def test_numpy_stencil_arithmetic_on_gathered_copies_is_done_in_them(monkeypatch
     x2 = np.random.default_rng(4).uniform(0.0, 0.5, n)
     ref = np.asarray(jax.jit(jax.hessian(f))(x2))
     np.testing.assert_allclose(H(x2).toarray(), ref, rtol=1e-12, atol=1e-12)
-    assert re.search(r"\n    \w+ = numpy\.\w+\([^\n]*out=_gathered0\)\n", H.gradient.generated.text)
+    text = H.gradient.generated.text
+    assert re.search(r"\n    \w+ = numpy\.\w+\([^\n]*out=_gathered0\)\n", text)
+    assert "_grid(" in text and "_grid(numpy.ravel(" not in text  # an n-D array viewed itself
 
 
 def test_jax_stencil_hessian_gathers_as_slices() -> None:
@@ -233,3 +235,28 @@ def test_jax_stencil_hessian_gathers_as_slices() -> None:
     for k in re.findall(r"(?<![\w.)])[a-z]\w*\[(_K\d+)\]", body):  # a vector's gathers left
         one = pieces(np.asarray(getattr(module, k)), limit=1, period=1)
         assert one is None or grid_view(Name("v"), 10**9, one[0].at) is None
+
+
+@pytest.mark.parametrize("layout", ["vector", "strided vector", "matrix", "transposed"])
+def test_grid_helper_reads_an_array_as_its_ravel(layout) -> None:
+    """The module helper ``_grid`` views any array's entries in C order (the printed
+    views pass a statement's n-D array itself, not its ``numpy.ravel``): contiguous
+    arrays of any rank without a copy, a strided vector through its stride, other
+    arrays through their ravel; the entries equal ``ravel(x)[offset + Σ strides·i]``."""
+    from dgraph.codegen.tensor.grid_numpy import GRID_HELPER
+
+    space: dict = {"numpy": np}
+    exec("\n".join(GRID_HELPER), space)
+    base = np.arange(240.0).reshape(12, 20)
+    x = {
+        "vector": base.ravel(),
+        "strided vector": base.ravel()[::2],
+        "matrix": base,
+        "transposed": base.T,
+    }[layout]
+    offset, shape, strides = 3, (4, 5), (11, 2)
+    got = space["_grid"](x, offset, shape, strides)
+    at = offset + strides[0] * np.arange(4)[:, None] + strides[1] * np.arange(5)[None, :]
+    np.testing.assert_array_equal(got, np.ravel(x)[at])
+    if layout != "transposed":
+        assert np.shares_memory(got, x)  # a view, no copy

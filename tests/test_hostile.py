@@ -1041,6 +1041,29 @@ def test_floating_point_warnings_stay_silent(capsys, deadline):
     _check(code, *capsys.readouterr(), "has the value inf")
 
 
+def test_a_derivative_code_too_large_is_refused(tmp_path, monkeypatch, capsys, deadline):
+    """``spectrum_of_rank_one`` (``Σ c·eigvalsh(D + 0.1 x xᵀ)``) at 512 entries with
+    ``--sparse``: its Hessian's code would hold 5.4·10⁸ array entries at once, past
+    ``PEAK_MOST`` (4·10⁸), refused in one line before any is evaluated (4.0 GiB; 6 CPU-s
+    from the command line). Here at 64 entries (1,081,344 entries at once) under a limit
+    of 10⁶, the same path at a twentieth of the cost. The builder's notes (constants
+    folded, the unread eigenvectors dropped) come first, one line each."""
+    pytest.importorskip("jax", reason="JAX is not installed")
+    from dgraph.codegen.tensor import footprint
+
+    monkeypatch.setattr(footprint, "PEAK_MOST", 10**6)
+    monkeypatch.chdir(tmp_path)
+    argv = hessian_cli(H("jax_model.py") + ":spectrum_of_rank_one", "--inputs", "x:64")
+    code = main([*argv, "--sparse"])
+    out, err = capsys.readouterr()
+    last = err.splitlines()[-1]
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert all(line.startswith("dgraph: note: ") for line in err.splitlines()[:-1]), err
+    assert last.startswith("dgraph: error: the derivative's code would hold 1,081,344"), err
+    assert "more than 1,000,000: its code would not fit in memory" in last, err
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("message", ["Unable to allocate 74.5 GiB for an array", ""])
 def test_running_out_of_memory_is_one_line_and_exit_2(message, tmp_path, monkeypatch, capsys):
     """A problem too large for the machine (``--inputs x:100000000 --mode hessian
@@ -1097,6 +1120,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
     ("jvp-batch", "a jvp is of one point: call it per point"),
     ("vjp-cotangent-shape", "cotangent w_y: shape (4,), not (3,) (one point per call)"),
+    ("hessian-weights-shape", "parameter v: shape (2,), not (3,) (one point per call)"),
+    ("hvp-weights-batch", "parameter v: shape (2, 3), not (3,) (one point per call)"),
 ]
 
 
@@ -1157,6 +1182,11 @@ def _api_call(name: str):
         "hvp-tangent-shape": lambda: make(total, "hvp", point=[x])(x, x[:3]),
         "jvp-batch": lambda: make(from_jax(vector, x, level="array"), "jvp")(x[None, None], x),
         "vjp-cotangent-shape": lambda: make(from_jax(vector, x, level="array"), "vjp")(x, x),
+        # a Lagrangian's weights per call: were NumPy's reshape ValueError
+        "hessian-weights-shape": lambda: hessian(vector, x, weights=np.ones(3))(x, x[:2]),
+        "hvp-weights-batch": lambda: make(vector, "hvp", point=[x], weights=np.ones(3))(
+            x, np.ones((2, 3)), x
+        ),
     }
     return calls[name]
 

@@ -413,3 +413,71 @@ def test_arithmetic_on_a_0d_position_is_not_written_in_place():
     lines = numpy_body(body, Constants(), env, {"p"})
     assert not any("out=" in line for line in lines)
     assert _run(lines, x)["p"] == 1 - 2 * (1 + 2)
+
+
+def test_a_vectors_ravel_inside_an_expression_prints_as_the_vector():
+    """``numpy.ravel`` of a name of one axis is the name inside an expression (no call,
+    the same entries); kept around an n-D name, a broadcast, a statement that is only
+    the ravel (a rename) and a name a statement writes partly."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.linspace(0.5, 1.5, 6)
+
+    def flat(name):
+        return ir.Call("ravel", (ir.Name(name),))
+
+    body = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Name("x"), ir.Const(2.0))),
+        ir.ArrayStatement("m", ir.Call("reshape", (ir.Name("a"), ir.Const((2, 3))))),
+        ir.ArrayStatement("s", ir.Call("sum", (ir.Name("a"),))),
+        ir.ArrayStatement("b", ir.Call("broadcast_to", (ir.Name("s"), ir.Const((6,))))),
+        ir.ArrayStatement("r", flat("a")),
+        ir.ArrayStatement("c", ir.BinOp("*", flat("a"), ir.BinOp("+", flat("m"), flat("b")))),
+        ir.ArrayStatement("d", ir.BinOp("-", flat("c"), flat("r"))),
+    ]
+    env = {"x": (6,), "a": (6,), "m": (2, 3), "s": (), "b": (6,), "r": (6,), "c": (6,)}
+    env["d"] = (6,)
+    lines = numpy_body(body, Constants(), env, {"d"})
+    text = "\n".join(lines)
+    assert "    r = numpy.ravel(a)" in lines  # a rename keeps it
+    assert "numpy.ravel(m)" in text and "numpy.ravel(b)" in text  # n-D, a broadcast
+    assert "numpy.ravel(a)" not in text.replace("    r = numpy.ravel(a)", "")
+    assert "numpy.ravel(c)" not in text and "numpy.ravel(r)" not in text
+    got = _run(lines, x)["d"]
+    np.testing.assert_array_equal(got, 2 * x * (2 * x + 2 * x.sum()) - 2 * x)
+
+
+def test_a_scatter_add_onto_a_new_vector_of_zeros_adds_into_it():
+    """A statement's ``numpy.zeros`` is a new vector: a scatter-add onto it, its last
+    reader, adds into it (no copy); one read later is copied first (it stays zeros)."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.linspace(0.5, 1.5, 6)
+    constants = Constants()
+    at = constants.index(np.array([3, 0, 3, 1, 2, 0]))
+    body = [
+        ir.ArrayStatement("z", ir.Call("zeros", (ir.Const(4),))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Name("x"), ir.Const(2.0))),
+        ir.ArrayStatement("c", ir.ScatterAdd(ir.Name("z"), ((at, ir.Name("b")),))),
+    ]
+    env = {"x": (6,), "z": (4,), "b": (6,), "c": (4,)}
+    want = np.zeros(4)
+    np.add.at(want, [3, 0, 3, 1, 2, 0], 2 * x)
+    for later in (False, True):
+        statements = body + [ir.ArrayStatement("d", ir.Name("z"))] * later
+        ends = {"c", "d"} if later else {"c"}
+        lines = numpy_body(statements, constants, env | {"d": (4,)}, ends)
+        into = any("_scatter_add_into(z, _K0, b)" in line for line in lines)
+        assert into is not later, lines
+        names = {"numpy": np, "x": x, "_K0": constants.arrays["_K0"]}
+        names |= {"_scatter_add_into": _scatter_add_into, "_scatter_add": _scatter_add}
+        exec("\n".join(line[4:] for line in lines), names)
+        np.testing.assert_array_equal(names["c"], want)
+        if later:
+            np.testing.assert_array_equal(names["d"], np.zeros(4))
+
+
+def _scatter_add(base, *parts):
+    return _scatter_add_into(np.array(base, dtype=float), *parts)

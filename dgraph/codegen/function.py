@@ -306,18 +306,21 @@ def _one_point(
     """An array-level Hessian (its gradient graph a tensor graph) that refuses a batch of
     points or a wrong-shaped array in one line, naming the Hessian (the gradient's
     Jacobian inside would name itself): :func:`~dgraph.codegen.points.one_point_calls`;
-    an ``hvp(*x, *p, *t)`` its tangents too (``t_x``: the tangent of input ``x``)."""
+    its parameters (a Lagrangian's weights among them) too, and an ``hvp(*x, *p, *t)``'s
+    tangents (``t_x``: the tangent of input ``x``)."""
     g = inner.generated
     if not isinstance(g, TensorGenerated):
         return function
     graph = g.expression_set.graph
+    given = [*graph.inputs, *graph.parameters]  # H(x…, p…): the weights among p
+    roles = ["input"] * len(graph.inputs) + ["parameter"] * len(graph.parameters)
+    shapes = [graph.shape(x) for x in given]
     if mode != "hvp":
-        shapes = [graph.shape(x) for x in graph.inputs]
-        return one_point_calls(function, graph.inputs, shapes, "Hessian", sparse)
-    names, roles, shapes = sweep_arguments(graph, "jvp", "t")
-    n, n_args = len(graph.inputs), len(graph.inputs) + len(graph.parameters)
-    positions = [*range(n), *range(n_args, n_args + n)]
-    return one_point_calls(function, names, shapes, "hvp", False, roles, positions)
+        return one_point_calls(function, given, shapes, "Hessian", sparse, roles)
+    names, sweep_roles, sweep_shapes = sweep_arguments(graph, "jvp", "t")
+    n = len(graph.inputs)
+    names, roles = [*given, *names[n:]], [*roles, *sweep_roles[n:]]
+    return one_point_calls(function, names, [*shapes, *sweep_shapes[n:]], "hvp", False, roles)
 
 
 def _element_sparse(

@@ -266,13 +266,16 @@ class Blocks(Algebra):
         return blocks.add(a, b)
 
 
-UNION_MOST = 10**8
+UNION_MOST = 10**7
 """Entries a sum of two blocks of different structure may hold as a pattern in
 a search (at least the larger summand's): its indices, four to eight bytes an entry, and
 the summands' patterns formed to merge them (three times eight bytes an entry each).
 Markowitz's order on the Hessian of ``Σ c·eigvalsh(D + 0.1 x xᵀ)`` sums the two
 Kronecker blocks of ``V·C·Vᵀ`` by V, 2n³ entries (some 7 GB formed at n = 512), where
-reverse mode forms no such sum."""
+reverse mode forms no such sum: at n = 256 (n³ = 1.7·10⁷ entries a summand) the sum held
+1.15 GB at its peak (tracemalloc; 69 bytes a summand's entry), the build's largest
+allocation once its cancellation pass is evaluated in slices (:mod:`~dgraph.codegen.tensor.slices`).
+At 10⁷ the search holds at most some 0.7 GB for it."""
 
 
 def _refuse_large_union(a: Any, b: Any) -> None:

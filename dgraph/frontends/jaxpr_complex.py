@@ -20,8 +20,8 @@ every Jacobian block, value check and code generator applies unchanged.
   the NumPy tracer reads it (:mod:`~dgraph.frontends.array_complex`);
 * ``dot_general`` (bilinear, four real products), and every move or linear reduction
   (``reduce_sum``, ``broadcast_in_dim``, ``reshape``, ``slice``, ``concatenate``,
-  ``transpose``, ``pad``, ``select_n``, gathers and scatter-adds, ...) applied to each
-  part;
+  ``transpose``, ``pad``, ``select_n``, gathers, scatters (``.at[i].set``) and
+  scatter-adds, ...) applied to each part;
 * ``fft`` (``FFT``, ``IFFT``, ``RFFT``, ``IRFFT`` along the last ``len(fft_lengths)``
   axes) as products with the constant DFT matrices ``cos(2πjk/n)`` and ``sin(2πjk/n)``
   of :mod:`~dgraph.frontends.dft` (the one builder, the NumPy tracer's too; dense, n × n
@@ -345,6 +345,7 @@ _PARTWISE = {
     "dynamic_slice",
     "dynamic_update_slice",
     "gather",
+    "scatter",
     "scatter-add",
     "scatter_add",
     "copy",

@@ -101,3 +101,9 @@ def rows_at_counter(x):  # 1,500 steps, each writing a row of x.size entries it 
 
 def wide_carry(x):  # a loop carrying 40,000 entries of a 40,000-entry input: 1.6e9 dense
     return jax.lax.fori_loop(0, 3, lambda i, y: jnp.sin(y) * 0.5 + y, x)
+
+
+def spectrum_of_rank_one(x):  # its Hessian's code holds n × n² arrays: past 4·10⁸ at 512
+    n = x.shape[0]
+    a = jnp.diag(jnp.arange(n) * 1.0) + 0.1 * jnp.outer(x, x)
+    return jnp.sum(jnp.linspace(1.0, 2.0, n) * jnp.linalg.eigvalsh(a))

@@ -20,7 +20,9 @@ out, both from the structure, never from a value at a point:
   with one bound a statement (:class:`~..bounds.Scalar`, a reduction where the per-entry
   bound costs an array; per entry from a product whose one bound would be loose on, in
   the same pass), which decides every entry far from it; only the entries it leaves
-  undecided get their own bound (:func:`_decided`). For a symmetric J in NumPy
+  undecided get their own bound (:func:`_decided`). A run of statements over large
+  arrays stacked along their first axis is evaluated a slice of rows at a time
+  (:mod:`.slices`: the same values, its memory a slice's). For a symmetric J in NumPy
   the points are its narrowed program's (:func:`none_cancel`), and the pass runs on the
   whole program only where an entry is still asked after them.
 
@@ -48,8 +50,9 @@ from .entry_values import values as entry_values
 from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
+from .slices import Region, joined, plan, slice_env
 
-__all__ = ["asked_later", "drop_cancelled", "none_cancel"]
+__all__ = ["asked_later", "drop_cancelled", "needed_statements", "none_cancel"]
 
 
 def _constant(w, node: Node) -> np.ndarray:
@@ -206,19 +209,23 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if needed is None:
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
+    # its large arrays a slice at a time (.slices): never at some entries (held whole there)
+    schedule = _schedule(w, nodes, *needed)  # the same at every point
+    sliced = any(kind == "region" for kind, _ in schedule)
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
     tiered = True  # until the scalar bounds of a point leave entries: then per entry
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         # a later point: the entries still asked alone, where they are few (the lookups of
         # most of the entries cost more than the whole program's pass)
-        if asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size:
+        few = asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size
+        if few and not sliced:
             near = _near_at_entries(w, parts, seed, fixed, named, asked, needed, lookups)
             if near is not None:
                 asked &= near
                 if not asked.any():
                     return None
                 continue
-        point = _at_a_point(w, nodes, seed, fixed, needed, scalar=tiered)
+        point = _at_a_point(w, nodes, seed, fixed, needed, tiered, schedule)
         if point is None and asked is not None and seed in _MIXED:
             continue  # not evaluated at inputs of either sign (a domain): the next point
         if point is None:
@@ -231,7 +238,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             asked = np.zeros(size, dtype=bool)
             asked[at[~zero] if zero is not None else at] = True
         if tiered:
-            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed)
+            entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, schedule)
             last = seed == _SEEDS[-1]
             decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
             if decided is None:
@@ -251,7 +258,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         undecided &= asked
         if not undecided.any():
             continue
-        own = _decided_by_own(w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed))
+        own = _decided_by_own(
+            w, undecided, *_own_bounds(w, parts, seed, fixed, named, needed, schedule)
+        )
         if own is None:
             return None
         asked &= ~undecided | own
@@ -336,14 +345,22 @@ def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | No
     return None if near is None else near & undecided
 
 
-def _own_bounds(w, parts, seed: int, fixed: dict, named: dict, needed) -> tuple:
-    """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``."""
+def _own_bounds(
+    w, parts, seed: int, fixed: dict, named: dict, needed, schedule: list | None = None
+) -> tuple:
+    """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``;
+    ``schedule``: :func:`_schedule`'s, found before. Where it has a region (large arrays
+    evaluated a slice at a time, :mod:`.slices`), never at some entries (which would hold
+    them whole): the whole point instead, whose bounds at those entries are the same."""
+    sliced = schedule is not None and any(kind == "region" for kind, _ in schedule)
 
     def entries(asked: np.ndarray) -> np.ndarray | None:
+        if sliced:
+            return None
         return _near_at_entries(w, parts, seed, fixed, named, asked, needed, {})
 
     def whole() -> tuple | None:
-        point = _at_a_point(w, [data for _, data in parts], seed, fixed, needed)
+        point = _at_a_point(w, [data for _, data in parts], seed, fixed, needed, False, schedule)
         return None if point is None else (parts, point[2], point[3])
 
     return entries, whole
@@ -436,6 +453,11 @@ def _needed(w, nodes: list[Node]):
     return sorted(needed), sorted(arguments), shapes
 
 
+def needed_statements(w, nodes: list[Node]):
+    """:func:`_needed`: the statements ``nodes`` read, the arguments and their shapes."""
+    return _needed(w, nodes)
+
+
 def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
     """The constants and the arguments at the point drawn from ``seed`` (inputs uniform
     in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds)."""
@@ -454,6 +476,7 @@ def _at_a_point(
     fixed: dict[int, np.ndarray] | None = None,
     needed=None,
     scalar: bool = False,
+    schedule: list | None = None,
 ):
     """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`) and each
     one's running error bound per entry (:mod:`~..bounds`: from the magnitudes its own
@@ -461,7 +484,10 @@ def _at_a_point(
     None where the program is not evaluated here (its inputs not found, an operation the
     evaluator refuses). ``fixed``: by statement, the value of its target where no input
     reaches it, computed at an earlier point (and filled here). ``scalar``: one bound a
-    statement (:class:`~..bounds.Scalar`, the cheaper tier) instead of one an entry."""
+    statement (:class:`~..bounds.Scalar`, the cheaper tier) instead of one an entry.
+    ``schedule``: the statements in the order :func:`_schedule` gives (found here where
+    None): runs of large arrays evaluated a slice of rows at a time (:mod:`.slices`), the
+    same values, each bound its own slice's."""
     fixed = {} if fixed is None else fixed
     statements = w.statements
     found_needed = _needed(w, nodes) if needed is None else needed
@@ -472,18 +498,30 @@ def _at_a_point(
     shaped: dict = {n: Shaped.of(a) for n, a in env.items()}
     kind = Scalar if scalar else Bounded
     env.update((a, kind.exact(env[a])) for a in arguments)
-    last: dict[str, int] = {n: len(statements) for node in nodes for n in names_in(node)}
-    for k in order:
-        for name in names_in(statements[k].value):
-            last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
     # what reads an input only screens entries (never folded): its loops' steps batched
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
+    if schedule is None:
+        schedule = _schedule(w, nodes, order, arguments, shapes)
+    # by place in the schedule (a region's statements at its place): each value let go
+    # after its last reader
+    last: dict[str, int] = {n: len(schedule) for node in nodes for n in names_in(node)}
+    for p, (kind_of, k) in enumerate(schedule):
+        for j in k.indices if kind_of == "region" else (k,):
+            for name in names_in(statements[j].value):
+                last[name] = max(last.get(name, p), p)
     try:
         with np.errstate(all="ignore"):
-            for k in order:
+            for p, (kind_of, k) in enumerate(schedule):
+                if kind_of == "region":  # its large arrays a slice of rows at a time
+                    _run_region(k, env, screen, screen_plainly, shaped)
+                    for j in k.indices:
+                        for name in names_in(statements[j].value):
+                            if last.get(name) == p and name in w.varying:
+                                env.pop(name, None)
+                    continue
                 s = statements[k]
                 if k in fixed:
                     env[s.target] = fixed[k]
@@ -499,13 +537,52 @@ def _at_a_point(
                 if s.target not in w.varying:
                     shaped[s.target] = Shaped.of(value)
                 for name in names_in(s.value):
-                    if last.get(name) == k and name in w.varying and name != s.target:
+                    if last.get(name) == p and name in w.varying and name != s.target:
                         env.pop(name, None)
             found = [screen.value(node, env) for node in nodes]
     except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, [plain(v) for v in found], [bound_of(v) for v in found]
+
+
+def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list[tuple]:
+    """``order`` as :func:`~.slices.plan` schedules it (its large arrays' runs a slice of
+    rows at a time), else statement by statement."""
+    plain_order = [("statement", k) for k in order]
+    named = _named_shapes(w, order, arguments, shapes)
+    if named is None:
+        return plain_order
+    read_after = {n for node in nodes for n in names_in(node)}
+    found = plan(w.statements, order, named, w.varying, read_after)
+    return plain_order if found is None else found
+
+
+def _run_region(region: Region, env: dict, screen, screen_plainly, shaped: dict) -> None:
+    """``region``'s statements evaluated a slice at a time (:mod:`.slices`), with their
+    bounds, its arrays read later joined into ``env`` (the others never whole)."""
+    for s in region.once:
+        run_bounded(screen, screen_plainly, s, env)
+    parts: dict[str, list] = {t: [] for t in region.exits}
+    for start in range(0, region.blocks, region.rows):
+        local = dict(env)
+        local.update(slice_env(region, env, start))
+        for j, s in enumerate(region.statements):
+            run_bounded(screen, screen_plainly, s, local)
+            if s.target in parts:
+                parts[s.target].append(local[s.target])
+            if start == 0:
+                value = plain(local[s.target])
+                whole = (np.shape(value)[0] * region.blocks // region.rows, *np.shape(value)[1:])
+                shaped[s.target] = Shaped(whole, np.asarray(value).dtype)
+            for name in names_in(s.value):
+                if region.last.get(name) == j and name != s.target:
+                    local.pop(name, None)
+        del local
+    for s in region.once:
+        env.pop(s.target, None)
+    for target, found in parts.items():
+        env[target] = joined(found)
 
 
 def _remember(w, statement: ArrayStatement, value) -> None:
@@ -768,7 +845,7 @@ def _named_shapes(w, order: list[int], arguments: list[str], shapes: dict) -> di
     arguments' and constants' shapes (:func:`~..array_passes.node_shapes`), nothing
     evaluated; None where one is not found."""
     named: dict = {n: np.shape(a) for n, a in w.constants.arrays.items()}
-    named.update(w.constants.shapes)
+    named.update(getattr(w.constants, "shapes", {}))
     named.update((a, tuple(shapes[a])) for a in arguments)
     for k in order:
         s = w.statements[k]

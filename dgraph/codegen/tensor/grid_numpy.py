@@ -22,6 +22,7 @@ each piece is a call.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -52,15 +53,19 @@ LEAST = 2048
 
 GRID_HELPER = [
     "def _grid(x, offset, shape, strides):",
-    '    """The view of the vector ``x`` at ``offset + Σ strides·i`` over ``shape`` (in',
-    '    entries of ``x``)."""',
-    "    step = x.strides[0]",
-    "    strides = tuple(s * step for s in strides)",
+    "    \"\"\"The view of ``x``'s entries in C order (a vector's, or an array's as its",
+    '    ravel\'s) at ``offset + Σ strides·i`` over ``shape`` (in entries of ``x``)."""',
     "    if x.flags.c_contiguous:",
+    "        step = x.itemsize",
+    "        strides = tuple(s * step for s in strides)",
     "        return numpy.ndarray(shape, x.dtype, x, offset * step, strides)",
+    "    if x.ndim != 1:",
+    "        x = numpy.ravel(x)",
+    "    strides = tuple(s * x.strides[0] for s in strides)",
     "    return numpy.lib.stride_tricks.as_strided(x[offset:], shape, strides)",
 ]
 
+_RAVEL = re.compile(r"numpy\.ravel\(([A-Za-z_][A-Za-z_0-9]*)\)")
 _UFUNCS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "**": "power"}
 
 
@@ -79,7 +84,8 @@ def view(x: str, g: Grid) -> str | None:
     contiguous = [int(np.prod(g.shape[k + 1 :])) for k in range(len(g.shape))]
     if list(g.strides) == contiguous:
         return f"numpy.reshape({x}[{o}:{o + g.size}], {g.shape})"
-    return f"_grid({x}, {o}, {g.shape}, {g.strides})"
+    flat = _RAVEL.fullmatch(x)  # _grid reads an array's entries as its ravel's itself
+    return f"_grid({flat.group(1) if flat else x}, {o}, {g.shape}, {g.strides})"
 
 
 def _cut(found: list[Piece]) -> list[Piece]:
@@ -389,7 +395,9 @@ def _summed_part(c: Any, data: Node, form: Any) -> list[str]:
     lines = [f"    _part = numpy.ravel({c.printer.doprint(first)})"]
     for op, term in reversed(terms):
         func = "add" if op == "+" else "subtract"
-        term_text = c.printer.doprint(Call("ravel", (form(term),)))
+        term = form(term)
+        flat = c.shape(term) is not None and len(c.shape(term)) == 1  # a vector: as it is
+        term_text = c.printer.doprint(term if flat else Call("ravel", (term,)))
         lines.append(f"    numpy.{func}(_part, {term_text}, out=_part)")
     return lines
 

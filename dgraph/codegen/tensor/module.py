@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy
 
-from ...blocks import RECENT, Applied, Labelled
+from ...blocks import RECENT, Applied, Labelled, RunTime
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
@@ -46,14 +46,15 @@ from ..ir import (
     SegmentSum,
     SparseMatrix,
 )
-from .blockops import BlockOps, Valued, values_at
-from .cancel import asked_later, drop_cancelled, none_cancel
+from .blockops import BlockOps, Terms, Valued, values_at
+from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
 from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .exact_fold import numpy_exact
+from .footprint import refuse_large_program
 from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -277,6 +278,7 @@ def tensor_program(
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
             RECENT.clear()
+        _refuse_large(w, valued)  # counted from shapes before the pass evaluates any
         reads = asked_later(w, valued) if sparse and later else None
         if reads is not None:
             deferred = reads  # its entries asked at the narrowed program (one block)
@@ -966,6 +968,25 @@ def argument_name(x: str) -> str:
     return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
 
 
+def _refuse_large(w: Writer, valued: Valued) -> None:
+    """One line where the statements ``valued``'s values read would hold more array
+    entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
+    cancellation pass, the code check or a call evaluates them."""
+    if valued is None or isinstance(valued[0], RunTime):
+        return
+    values = valued[1]
+    parts = values.parts if isinstance(values, Terms) else ((None, values),)
+    found = needed_statements(w, [data for _, data in parts])
+    if found is None:
+        return
+    order, arguments, argument_shapes = found
+    shapes = dict(w.constants.shapes)
+    shapes.update((n, np.shape(a)) for n, a in w.constants.arrays.items())
+    shapes.update((a, tuple(argument_shapes[a])) for a in arguments)
+    statements = [w.statements[k] for k in order]
+    refuse_large_program(statements, shapes, "the derivative's code")
+
+
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
     """``target``: the argument as an array of ``shape`` (doubles, for NumPy)."""
     keywords = (("dtype", ir.Const(float)),) if d.lang == "python" else ()
@@ -1501,7 +1522,7 @@ def _header(
 def module_tail(w: Writer, body: str) -> list[str]:
     """What a module needs after its header: the decoder of its index constants, the
     scatter helper where a statement calls it, and the constants themselves."""
-    lines: list[str] = []
+    lines: list[str] = ["", *w.d.at_import()] if w.d.at_import() else []
     if w.constants.needs_decoder:
         lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()

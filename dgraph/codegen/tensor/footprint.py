@@ -1,0 +1,131 @@
+"""How many array entries a program being generated holds at once, counted from its
+statements' shapes before anything is evaluated, and the one-line refusal above
+:data:`PEAK_MOST`.
+
+The cancellation pass (:mod:`.cancel`) evaluates the program at drawn points, the code
+check runs it once more, and every call of the generated code holds its arrays: a
+program whose intermediates grow faster than its result (the Hessian of
+``Σ c·eigvalsh(D + 0.1 x xᵀ)`` holds some ten arrays of n × n² entries: 1.07 GB each at
+n = 512) would need more memory than the machine has, and is refused here instead of
+swapping or being killed.
+
+The count (:func:`peak_entries`) walks the statements in order: the entries of every
+array a statement makes that is still read later (each let go after its last reader,
+as the evaluators and the generated NumPy code let it go), plus, at each statement,
+the entries of every array its expression makes on the way (its operations' results;
+reshapes, transposes and other views make none). The names no statement makes
+(arguments, constants) are not counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from ...errors import DGraphError
+from ..array_passes import node_shapes
+from ..ir import ArrayStatement, Call, Const, Index, Name, Node, names_in
+
+__all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
+
+# the most array entries a program may hold at once (3.2 GB of doubles). The process's
+# peak follows the count: the eigvalsh Hessian at n = 384 (count 4.07 n³ = 2.3·10⁸, 1.8 GB
+# of doubles) built at 1.89 GB of RSS, its cancellation pass evaluated in slices
+# (:mod:`.slices`: the bounds' evaluation held 2.6 times the count before); that Hessian
+# is refused from n = 462 (4.07 n³ > 4·10⁸), n = 512 at 5.4·10⁸
+PEAK_MOST = 4 * 10**8
+
+# operations whose result is a view of their operand (no entries made)
+_VIEWS = frozenset(
+    {"reshape", "ravel", "transpose", "broadcast_to", "expand_dims", "swapaxes", "squeeze"}
+)
+
+
+def _size(shape) -> int:
+    """The entries of an array of ``shape`` (0 where it is not an array's shape)."""
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
+        return 0
+    return math.prod(shape)
+
+
+def _view(node: Node) -> bool:
+    """Whether ``node`` makes no entries of its own (a name, a view of its operand)."""
+    if isinstance(node, (Name, Const)):
+        return True
+    if isinstance(node, Call) and node.func in _VIEWS:
+        return True
+    return isinstance(node, Index) and all(isinstance(i, Const) for i in node.items)
+
+
+def _made(node: Node, found: dict) -> int:
+    """The entries the operations of ``node`` make (views and leaves make none)."""
+    total = 0
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        todo.extend(n.children())
+        if not _view(n):
+            total += _size(found.get(id(n)))
+    return total
+
+
+def peak_entries(
+    statements: Sequence[ArrayStatement], shapes: Mapping[str, tuple]
+) -> tuple[int, str | None, tuple | None]:
+    """The most array entries ``statements`` hold at once (the module docstring), the
+    statement where they do, and the shape of the largest array made there; ``shapes``:
+    the arguments' and the constants' shapes. A shape not found counts 0."""
+    env = dict(shapes)
+    last: dict[str, int] = {}
+    for k, s in enumerate(statements):
+        for name in names_in(s.value):
+            last[name] = k
+        for a in s.at:
+            for name in names_in(a):
+                last[name] = k
+        if s.at:
+            last[s.target] = k
+    alive: dict[str, int] = {}
+    held, peak, where, largest = 0, 0, None, None
+    for k, s in enumerate(statements):
+        found = node_shapes(s.value, env)
+        here = held + _made(s.value, found)
+        if here > peak:
+            peak, where = here, s.target
+            sizes = [v for v in found.values() if _size(v)]
+            largest = max(sizes, key=_size, default=None)
+        if s.at:
+            continue
+        shape = found.get(id(s.value))
+        env[s.target] = shape
+        root = s.value
+        made = (
+            0
+            if isinstance(root, Name) or (isinstance(root, Call) and root.func in _VIEWS)
+            else _size(shape)
+        )
+        held += made - alive.pop(s.target, 0)
+        if last.get(s.target, -1) > k:
+            alive[s.target] = made
+        else:
+            held -= made  # read by none after it
+        for name in set(names_in(s.value)):
+            if last.get(name) == k and name in alive:
+                held -= alive.pop(name)
+    return peak, where, largest
+
+
+def refuse_large_program(
+    statements: Sequence[ArrayStatement], shapes: Mapping[str, tuple], what: str
+) -> None:
+    """One line (:class:`~dgraph.errors.DGraphError`) where ``statements`` would hold
+    more than :data:`PEAK_MOST` array entries at once (:func:`peak_entries`), before any
+    of them is evaluated; ``what``: what they compute, for the message."""
+    peak, where, largest = peak_entries(statements, shapes)
+    if peak > PEAK_MOST:
+        shape = "" if largest is None else f", the largest {'×'.join(map(str, largest))}"
+        raise DGraphError(
+            f"{what} would hold {peak:,} array entries at once ({8 * peak / 2**30:.1f} GiB"
+            f" of doubles at {where}{shape}), more than {PEAK_MOST:,}: its code would not"
+            " fit in memory"
+        )
