@@ -10,6 +10,7 @@ process."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -111,9 +112,9 @@ def found():
     return json.loads(line[len("RESULT") :])
 
 
-def _references(name: str, kind: str) -> list[np.ndarray]:
-    """jax's own derivatives, in doubles."""
-    import jax
+@functools.cache
+def _functions() -> dict:
+    """The script's functions again, in this process (x64 turned on by other modules)."""
     import jax.numpy as jnp
     from jax import lax
 
@@ -136,18 +137,29 @@ def _references(name: str, kind: str) -> list[np.ndarray]:
 
         return lax.scan(body, 0.5, x)[1]
 
-    f = {"forces": forces, "rows": rows, "series": series}[name.split("_")[0]]
-    x = np.linspace(-0.4, 0.7, n)
-    v = np.linspace(1.0, -0.5, n)
+    return {"forces": forces, "rows": rows, "series": series}
+
+
+@functools.cache
+def _references(name: str, kind: str) -> list[np.ndarray]:
+    """jax's own derivatives, in doubles (jitted: each function's Hessian compiled once
+    for the cases that read it)."""
+    import jax
+
+    from tests import jax_reference as jref
+
+    f = _functions()[name.split("_")[0]]
+    x = np.linspace(-0.4, 0.7, 6)
+    v = np.linspace(1.0, -0.5, 6)
     with jax.enable_x64(True):
-        x = jnp.asarray(x)
+        x = jax.numpy.asarray(x)
         if kind == "jacobian":
-            return [np.asarray(jax.jacfwd(f)(x))]
+            return [np.asarray(jref.jacfwd(f)(x))]
         if kind == "hvp":
-            return [np.asarray(jax.hessian(f)(x) @ v)]
+            return [np.asarray(jref.hessian(f)(x) @ v)]
         if kind == "value_gradient_hessian":
-            return [np.asarray(f(x)), np.asarray(jax.grad(f)(x)), np.asarray(jax.hessian(f)(x))]
-        return [np.asarray(jax.hessian(f)(x))]
+            return [np.asarray(f(x)), np.asarray(jax.grad(f)(x)), np.asarray(jref.hessian(f)(x))]
+        return [np.asarray(jref.hessian(f)(x))]
 
 
 NAMES = [
