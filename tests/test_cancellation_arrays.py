@@ -133,8 +133,9 @@ def test_the_jacobian_goes_through_the_same_pass():
     np.testing.assert_allclose(blocks[1][0].toarray(), np.diag(Y))
 
 
+@pytest.mark.parametrize("lang", ["python", "jax"])
 def test_entries_still_asked_after_the_narrowed_points_are_decided_on_the_whole_program(
-    monkeypatch,
+    monkeypatch, lang
 ):
     """A symmetric NumPy Hessian's entries are asked at the narrowed program's points
     (``cancel.none_cancel``); p_i+1·p_i·p_i+1 − p_i+1·p_i+1·p_i (p = pad(x)) is 0 at
@@ -164,11 +165,15 @@ def test_entries_still_asked_after_the_narrowed_points_are_decided_on_the_whole_
 
     monkeypatch.setattr(module, "none_cancel", watched_decided, False)  # (none before)
     monkeypatch.setattr(module, "drop_cancelled", watched_dropped)
-    H = dgraph.make_function(f, "hessian", point=[x], sparse=True)
+    H = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
     assert seen == [False, (3 * n - 2, n)]
     truth, ref = nonzeros(f, [x])
-    assert H(x).nnz == n == truth.sum()
-    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-12)
+    with jax.enable_x64(True):  # (JAX: a BCOO in doubles)
+        h = H(x)
+        nnz = h.nnz if lang == "python" else h.nse
+        got = h.toarray() if lang == "python" else np.asarray(h.todense())
+    assert nnz == n == truth.sum()
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
 
 
 def test_what_no_polynomial_identity_shows_stays():

@@ -203,7 +203,7 @@ def tensor_program(
     of a gradient, sparse): only its entries on and below the diagonal are computed
     (:func:`~.triangle.narrowed`), those above copied from their mirror images, and the
     module also defines ``{mode}_tril``, the lower triangle alone (:func:`_symmetric`).
-    In NumPy the cancellation pass's first point is then the narrowed program's
+    In NumPy and JAX the cancellation pass's first point is then the narrowed program's
     (:func:`~.cancel.none_cancel`); ``cancel_later`` False, or where an entry is still
     asked there, the pass runs before the narrowing, on the whole program
     (:func:`~.cancel.drop_cancelled`).
@@ -258,7 +258,7 @@ def tensor_program(
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
-    later = symmetric and lang == "python" and cancel_later  # the pass after the narrowing
+    later = symmetric and cancel_later  # the pass after the narrowing
     deferred = None  # the block whose entries are asked after the narrowing: its reads
     RECENT.hand_over()  # pricing's products and sums, each let go after the walk's use
     keys = jacobian_keys(es)
