@@ -310,7 +310,7 @@ def _one_point(
     g = inner.generated
     if not isinstance(g, TensorGenerated):
         return function
-    graph = g.expression_set.graph
+    graph = g.graph
     if mode != "hvp":
         shapes = [graph.shape(x) for x in graph.inputs]
         return one_point_calls(function, graph.inputs, shapes, "Hessian", sparse)
