@@ -149,3 +149,80 @@ def test_a_wrong_column_is_caught_by_the_check(monkeypatch):
     monkeypatch.setattr(tensor_function, "columns_module", wrong)
     with pytest.raises(VerificationError):
         dgraph.make_function(forces, "hessian", point=(X,))
+
+
+def test_by_columns_checked_against_the_reference_alone():
+    """No expression set verified nor made while building (the loops' blocks it would
+    form grow as n⁴): the code's J·v against JAX's directly; the set made when read."""
+    from dgraph.codegen.tensor.function import Later
+
+    H = dgraph.make_function(forces, "hessian", point=(X,))
+    generated = H.gradient.generated
+    assert isinstance(generated.__dict__["_expression_set"], Later)
+    assert generated.verified and "directly" in generated.check.detail
+    assert "expression set" not in " ".join(generated.check.against)
+    assert generated.graph is generated.__dict__["_expression_set"].graph
+    es = generated.expression_set  # made now, priced, not verified
+    assert es.graph is generated.graph and not es.verified
+    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+
+
+def _columns_code(lang, mode, damage):
+    """The columns' code of forces' gradient graph, ``damage`` applied to its text."""
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.jacobian_columns import columns_module
+
+    H = dgraph.make_function(forces, "hessian", lang, point=(X,))
+    graph = H.gradient.generated.graph
+    text = damage(columns_module(graph, lang, columns_choice(graph), mode))
+    return getattr(load_python(text), mode), graph
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_the_direct_check_catches_a_wrong_column(lang):
+    from dgraph.codegen.tensor.check import check_dense_whole
+
+    xp = "numpy" if lang == "python" else "jnp"
+    eye = f"seeds = {xp}.eye({N})"
+    wrong = f"{eye} + {xp}.eye({N}, k=1) * 1e-6"  # column j seeded with e_j + 1e-6·e_(j+1)
+    right, graph = _columns_code(lang, "jacobian", lambda t: t)
+    assert check_dense_whole(right, graph, lang).status == "verified"
+    bad, graph = _columns_code(lang, "jacobian", lambda t: t.replace(eye, wrong))
+    check = check_dense_whole(bad, graph, lang)
+    assert check.status == "wrong" and "differs from JAX" in check.detail
+
+
+def test_the_direct_check_catches_a_wrong_value():
+    from dgraph.codegen.tensor.check import check_dense_whole
+
+    def damage(text):  # F(x) off by 1e-6 of itself
+        old = "    return vals[0], rows[0][0]"
+        assert old in text
+        return text.replace(old, "    return vals[0] * (1 + 1e-6), rows[0][0]")
+
+    bad, graph = _columns_code("python", "value_and_jacobian", damage)
+    check = check_dense_whole(bad, graph, "python", mode="value_and_jacobian")
+    assert check.status == "wrong" and "F(x)" in check.detail
+
+
+def test_a_direct_check_not_passed_falls_back_to_the_expression_set(monkeypatch):
+    """Rounding read as an error against the code's own magnitudes (a false alarm) is
+    checked again against the verified expression set: the code is still made."""
+    from dgraph.codegen.tensor import check as tensor_check
+    from dgraph.core.value_check import CodeCheck
+
+    calls = []
+
+    def alarmed(function, graph, lang, seed=0, mode="jacobian"):
+        calls.append(mode)
+        return CodeCheck(False, True, "differs (simulated rounding)")
+
+    monkeypatch.setattr(tensor_function, "check_dense_whole", alarmed)
+    H = dgraph.make_function(forces, "hessian", point=(X,))
+    generated = H.gradient.generated
+    assert calls == ["jacobian"] and generated.verified
+    assert "the expression set's blocks" in generated.check.against
+    assert generated.expression_set.verified  # verified, not made later
+    assert _note(H).startswith(f"Jacobian by {N} columns")
+    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+    assert tensor_check.check_dense_whole is not alarmed  # the module's own left alone

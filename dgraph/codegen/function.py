@@ -311,7 +311,7 @@ def _one_point(
     g = inner.generated
     if not isinstance(g, TensorGenerated):
         return function
-    graph = g.expression_set.graph
+    graph = g.graph
     given = [*graph.inputs, *graph.parameters]  # H(x…, p…): the weights among p
     roles = ["input"] * len(graph.inputs) + ["parameter"] * len(graph.parameters)
     shapes = [graph.shape(x) for x in given]

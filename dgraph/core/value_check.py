@@ -92,6 +92,7 @@ __all__ = [
     "check_points",
     "check_scalar_code",
     "check_values",
+    "check_whole_jacobian",
     "code_check",
     "cotangent_at",
     "direction_at",
@@ -833,6 +834,50 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
         detail = (
             f"the code's {thing} differs from the expression set's ({es.method}) by {e:.2g}"
             f" of its magnitudes (tolerance {TOLERANCE:.0e})"
+        )
+        return ValueCheck("wrong", detail, values.error, values.reference, values.points, errors)
+    return ValueCheck(
+        values.status, values.detail, values.error, values.reference, values.points, errors
+    )
+
+
+Whole = Callable[
+    [Point, Mapping[str, np.ndarray]],
+    tuple[Mapping[str, np.ndarray], Mapping[str, np.ndarray], Mapping[str, np.ndarray] | None],
+]
+
+
+def check_whole_jacobian(graph: DGraph, run: Whole, seed: int = 0, what: str = "J·v") -> ValueCheck:
+    """Generated code that returns the whole Jacobian, checked against the reference
+    alone (:func:`check_values`: JAX's ``jvp``, or differences of the array program), no
+    expression set between them: ``run(point, v)`` gives the code's ``J·v``, its
+    magnitudes ``|J|·|v|`` (the absolute values of the entries it computed, flat per
+    output) and F(x) per output (None where the code gives none, else compared with the
+    array program's values as :func:`check_code` compares them). The code's own
+    ``|J|·|v|`` as the unit is smaller than an expression set's magnitude lane where
+    terms cancel (:func:`~dgraph.blocks.arrays.block_magnitude`): rounding there can
+    read as an error (a false "wrong", never a false pass), and a caller keeps the
+    expression set's check for that case (:mod:`dgraph.codegen.tensor.jacobian_columns`).
+    It is what a dense Jacobian of loops by columns is checked by: the expression set's
+    ``J·v`` forms each loop's block by a sweep over all the loop's operands' entries,
+    T·n² of them in a Hessian's time loop."""
+    errors: dict[str, float] = {}
+
+    def apply(point: Point, direction: Mapping) -> dict:
+        jv, size, value = run(point, direction)
+        if value is not None:
+            largest = max(_largest_finite(v) for v in point.values.values())
+            for y in graph.outputs:
+                e = _value_error(value[y], point.values[y], largest)
+                errors["value"] = max(errors.get("value", 0.0), e)
+        return {y: (jv[y], size[y]) for y in graph.outputs}
+
+    values = check_values(graph, apply, None, seed, what)
+    value = errors.get("value")
+    if values.status != "wrong" and value is not None and not value <= TOLERANCE:
+        detail = (
+            f"the code's F(x) differs from the array program's by {value:.2g} of the largest"
+            f" value (tolerance {TOLERANCE:.0e})"
         )
         return ValueCheck("wrong", detail, values.error, values.reference, values.points, errors)
     return ValueCheck(

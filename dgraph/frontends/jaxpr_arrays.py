@@ -61,6 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
+from .jaxpr_numpy import numpy_equation
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -386,7 +387,9 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
     kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
     user's function) inlined, a loop run as one operation (its body compiled once); a
-    slice or a pad of an array in host memory moved by NumPy (:func:`_moved`)."""
+    slice or a pad of an array in host memory moved by NumPy (:func:`_moved`), and the
+    elementwise and array-moving equations of arrays there run by NumPy
+    (:func:`~.jaxpr_numpy.numpy_equation`: no kernel compiled per shape)."""
     from jax.extend.core import Literal
 
     env: dict[Any, Any] = {}
@@ -402,7 +405,7 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
         else:
-            outs = _moved(eqn, ins) or _bind(eqn, ins)
+            outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or _bind(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
 

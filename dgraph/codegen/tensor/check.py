@@ -13,9 +13,17 @@ import numpy as np
 import scipy.sparse
 
 from ...core.expressions import ExpressionSet
-from ...core.value_check import CodeCheck, CodeValues, Point, check_code, code_check
+from ...core.graph import DGraph
+from ...core.value_check import (
+    CodeCheck,
+    CodeValues,
+    Point,
+    check_code,
+    check_whole_jacobian,
+    code_check,
+)
 
-__all__ = ["check_tensor", "dense_result", "double_precision", "offsets"]
+__all__ = ["check_dense_whole", "check_tensor", "dense_result", "double_precision", "offsets"]
 
 
 def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
@@ -177,4 +185,62 @@ def check_tensor(
     values = check_code(es, run, seed, what="the expression set's J·v")
     return code_check(
         values, f"the {lang} code's J·v along a random direction", "jacobian", es.method
+    )
+
+
+def check_dense_whole(
+    function: Callable[..., object],
+    graph: DGraph,
+    lang: str,
+    seed: int = 0,
+    mode: str = "jacobian",
+) -> CodeCheck:
+    """Run ``function`` (a generated dense ``jacobian`` or ``value_and_jacobian`` of
+    ``graph``) where the value check checks and compare its ``J·v`` with the reference
+    directly, in units of its own entries' ``|J|·|v|``, and its F(x) with the array
+    program's (:func:`~dgraph.core.value_check.check_whole_jacobian`): no expression set
+    is applied. A "wrong" here may be rounding where the entries' terms cancel; the
+    caller then checks by :func:`check_tensor` (:func:`dgraph.codegen.tensor.function._make`)."""
+    size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
+
+    def run(point: Point, v: dict) -> tuple[dict, dict, dict | None]:
+        with double_precision(lang):
+            got = function(*(point.inputs[x] for x in (*graph.inputs, *graph.parameter_shapes)))
+            value = None
+            if mode == "value_and_jacobian":
+                value, got = got
+                value = _values(value, graph, size)
+            blocks = {
+                key: dense_result(block, (size[key[0]], size[key[1]]))
+                for key, block in _blocks(got, graph).items()
+            }
+        jv, scale = {}, {}
+        for y in graph.outputs:
+            jv[y], scale[y] = np.zeros(size[y]), np.zeros(size[y])
+            for x in graph.inputs:
+                if (y, x) in blocks:
+                    d = np.ravel(np.asarray(v[x], dtype=float))
+                    jv[y] += blocks[(y, x)] @ d
+                    scale[y] += np.abs(blocks[(y, x)]) @ np.abs(d)
+        return jv, scale, value
+
+    values = check_whole_jacobian(graph, run, seed, what=f"the {lang} code's J·v")
+    if values.status == "not verified":
+        return CodeCheck(False, False, values.detail, against=(values.reference,))
+    ok = values.status == "verified"
+    errors = {"jacobian": values.error if values.error is not None else float("inf")}
+    detail = (
+        f"the {lang} code's J·v against {values.reference} directly (in units of its own"
+        " entries' |J|·|v|; no expression set applied)"
+    )
+    if "value" in values.code_errors:
+        errors["value"] = values.code_errors["value"]
+        detail += f", its F(x) against the array program (error {errors['value']:.0e})"
+    return CodeCheck(
+        ok,
+        True,
+        ("checked: " if ok else "check FAILED: ") + f"{detail}; {values.detail}",
+        errors=errors,
+        difference_error=values.error,
+        against=(values.reference,),
     )

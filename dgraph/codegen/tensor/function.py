@@ -27,7 +27,7 @@ from ..points import one_point_calls
 from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
-from .check import check_tensor
+from .check import check_dense_whole, check_tensor
 from .jacobian_columns import ColumnsChoice, columns_choice, columns_module
 from .module import argument_name, block_entries, tensor_program
 from .regions import refuse_unprinted
@@ -70,7 +70,10 @@ class TensorGenerated:
 
     text: str
     lang: str
-    expression_set: ExpressionSet
+    expression_set: ExpressionSet = field(repr=False, compare=False)
+    """The expression set the code was made from or checked against (a dense Jacobian by
+    columns checked against the reference alone: the cheapest set, priced, unverified,
+    made when first read: :class:`Later`)."""
     sparse: bool
     check: CodeCheck
     mode: str = "jacobian"
@@ -90,6 +93,11 @@ class TensorGenerated:
     @property
     def verified(self) -> bool:
         return self.check.ok
+
+    @property
+    def graph(self) -> DGraph:
+        """The tensor graph the code is of (without making a :class:`Later` set)."""
+        return self.__dict__["_expression_set"].graph
 
     @property
     def method(self) -> str:
@@ -122,6 +130,33 @@ class TensorGenerated:
             "verification": self.check.status,
             "check": self.check.to_dict(),
         }
+
+
+@dataclass(frozen=True)
+class Later:
+    """An expression set made when first read (``make()``), of ``graph``: what a dense
+    Jacobian by columns records (:func:`_columns_first`), whose code reads none."""
+
+    graph: DGraph
+    make: Callable[[], ExpressionSet]
+
+
+def _expression_set(self: TensorGenerated) -> ExpressionSet:
+    found = self.__dict__["_expression_set"]
+    if isinstance(found, Later):
+        found = self.__dict__["_expression_set"] = found.make()
+    return found
+
+
+def _set_expression_set(self: TensorGenerated, value: ExpressionSet | Later) -> None:
+    self.__dict__["_expression_set"] = value
+
+
+TensorGenerated.expression_set = property(  # type: ignore[assignment]
+    _expression_set,
+    _set_expression_set,
+    doc="The expression set (a :class:`Later` one made here, when first read).",
+)
 
 
 def make_tensor_function(
@@ -199,8 +234,10 @@ def _make(
         )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
+    graph = source.graph if isinstance(source, ExpressionSet) else source
     if not sparse and mode not in SWEEP_MODES:
-        _refuse_dense(source.graph if isinstance(source, ExpressionSet) else source, counted)
+        _refuse_dense(graph, counted)
+    choice = _dense_choice(graph, mode, lang, sparse)  # by columns or by the loops' sweeps
     if isinstance(source, ExpressionSet):
         if method is not None:
             raise DGraphError("give a method or an expression set, not both")
@@ -215,6 +252,14 @@ def _make(
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:  # priced first, the cheapest verified alone (the first in order among equals)
+        if choice is not None and choice.chosen:  # by columns: no expression set read
+            check, text, function = _columns_first(source, lang, choice, mode)
+            if check.ok:  # against the reference alone; the set made when read, not verified
+                cheapest = lambda: _kept(source, "cheapest", lambda: _cheapest(source), False)  # noqa: E731
+                later = Later(source, cheapest)
+                return _columns_made(later, lang, choice, mode, text, check), function
+            es = _kept(source, "cheapest", lambda: _cheapest(source))
+            return _by_columns(es, lang, choice, mode, (text, function))  # checked by es
         es = _kept(source, "cheapest", lambda: _cheapest(source))
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
@@ -246,7 +291,6 @@ def _make(
         generated.stacked = stacked
         generated.ops = count_array_ops(program)
         return generated, function
-    choice = None if sparse else columns_choice(es.graph)
     if choice is not None and choice.chosen:  # the loops' sweeps count more: by columns
         return _by_columns(es, lang, choice, mode)
     program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
@@ -266,19 +310,68 @@ def _make(
     return generated, function
 
 
+def _dense_choice(graph: DGraph, mode: str, lang: str, sparse: bool) -> ColumnsChoice | None:
+    """:func:`~.jacobian_columns.columns_choice` of a dense ``jacobian`` or
+    ``value_and_jacobian`` in NumPy or JAX (None for the rest: a sparse Jacobian, C,
+    sweeps)."""
+    if sparse or lang == "c" or mode in SWEEP_MODES:
+        return None
+    return columns_choice(graph)
+
+
+def _columns_first(
+    graph: DGraph, lang: str, choice: ColumnsChoice, mode: str
+) -> tuple[CodeCheck, str, Any]:
+    """The dense Jacobian by columns (:mod:`.jacobian_columns`), made before any
+    expression set is verified and checked against the reference alone
+    (:func:`~.check.check_dense_whole`): its check, its text and its loaded function. The
+    expression set's ``J·v`` forms each loop's block by a sweep over all its operands'
+    entries (``forces`` at n = 30, 10 steps: 4.9 of the 6.6 CPU-s its verification took,
+    growing as n⁴), which the code by columns never reads. Where this check does not
+    pass (rounding read against the code's own magnitudes, or no point checked), the
+    caller checks the same code against the verified expression set
+    (:func:`_by_columns`): a result is never passed unchecked."""
+    text = columns_module(graph, lang, choice, mode)
+    function = getattr(load_python(text), mode)
+    return check_dense_whole(function, graph, lang, mode=mode), text, function
+
+
 def _by_columns(
-    es: ExpressionSet, lang: str, choice: ColumnsChoice, mode: str
+    es: ExpressionSet,
+    lang: str,
+    choice: ColumnsChoice,
+    mode: str,
+    made: tuple[str, Any] | None = None,
 ) -> tuple[TensorGenerated, Any]:
     """The dense ``jacobian`` or ``value_and_jacobian`` (NumPy or JAX) of a graph with
     loops by columns of its tangent program (:mod:`.jacobian_columns`), checked as the
-    loops' code would be (:func:`~.check.check_tensor` against the expression set ``es``)."""
-    text = columns_module(es.graph, lang, choice, mode)
-    function = getattr(load_python(text), mode)
+    loops' code would be (:func:`~.check.check_tensor` against the expression set ``es``);
+    ``made``: its code already made (text, loaded function)."""
+    if made is None:
+        text = columns_module(es.graph, lang, choice, mode)
+        function = getattr(load_python(text), mode)
+    else:
+        text, function = made
     check = _checked(check_tensor(function, es, lang, mode=mode))
+    return _columns_made(es, lang, choice, mode, text, check), function
+
+
+def _columns_made(
+    es: ExpressionSet | Later,
+    lang: str,
+    choice: ColumnsChoice,
+    mode: str,
+    text: str,
+    check: CodeCheck,
+) -> TensorGenerated:
+    """What was generated by columns: ``es`` the expression set it was checked against
+    (:func:`_by_columns`) or, checked against the reference alone
+    (:func:`_columns_first`), the cheapest set, priced and not verified when first
+    read (:class:`Later`)."""
     generated = TensorGenerated(text, lang, es, False, check, mode, choice.mults)
     generated.ops = choice.ops
     generated.loops = (choice.note(),)
-    return generated, function
+    return generated
 
 
 def _tril_checked(full: Callable[..., Any], tril: Callable[..., Any]) -> Callable[..., Any]:
@@ -452,7 +545,9 @@ CHOICE = "tensor_codegen_choice"
 """The default choices' entry in ``graph.derived`` (:func:`_kept`)."""
 
 
-def _kept(graph: DGraph, name: str, make: Callable[[], ExpressionSet]) -> ExpressionSet:
+def _kept(
+    graph: DGraph, name: str, make: Callable[[], ExpressionSet], verify: bool = True
+) -> ExpressionSet:
     """``make()``, verified, kept with ``graph`` under ``name``: what ``make_function``
     builds without a method or a budget (``cheapest``: :func:`_cheapest`; a sweep's
     reference set: :data:`CHECK_METHOD`'s) depends on the graph alone (its blocks, and the
@@ -467,9 +562,11 @@ def _kept(graph: DGraph, name: str, make: Callable[[], ExpressionSet]) -> Expres
     if name in kept:
         es, checked_reference, checked_version = kept[name]
         if checked_reference is reference and checked_version == version:
+            if verify and es.verification is None:  # kept unverified (``verify`` False)
+                es.verify()
             return es
     es = make()
-    if es.verification is None:
+    if verify and es.verification is None:
         es.verify()
     kept[name] = (es, reference, version)
     return es

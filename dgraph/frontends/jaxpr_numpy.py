@@ -1,0 +1,197 @@
+"""A JAX program's elementwise and array-moving equations run by NumPy where their
+operands are in host memory: what :func:`~.jaxpr_arrays.run_eagerly` runs of a long
+reference's ``J·v`` instead of dispatching each to XLA.
+
+Run operation by operation (a program too long to compile whole:
+:data:`~.jaxpr_arrays.REFERENCE_JIT_MOST`), JAX compiles a kernel for each primitive
+and each shape it meets: a Python loop whose arrays shrink a step at a time (a binomial
+tree's levels) meets a new shape each step, and the ``J·v`` of its gradient at 12 levels
+(6,778 operations) compiled 289 kernels, most of its 10 CPU-s. NumPy runs the same
+operation on the same doubles with no compile. The equations taken here are
+elementwise arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
+``reshape``, ``slice``, ``pad``, ``transpose``, ``squeeze``, ``expand_dims``,
+``concatenate``, ``split``) and ``reduce_sum``/``reduce_max``/``reduce_min``, each with JAX's
+semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
+picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
+differ (``div``, ``pow``: a float base) and every elementary function only on floats.
+Elementary functions may round differently from XLA's in the last bits, far below the
+check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A result whose dtype or
+shape is not the equation's, an operand on an accelerator, or any other equation:
+None, and the caller binds it in JAX."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["numpy_equation"]
+
+_FLOAT = {  # floats only: their integer versions round or wrap otherwise
+    "div": np.divide,
+    "exp": np.exp,
+    "log": np.log,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "atan2": np.arctan2,
+}
+_ANY = {  # integers and booleans as well (two's complement wraps alike)
+    "add": np.add,
+    "add_any": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "neg": np.negative,
+    "max": np.maximum,
+    "min": np.minimum,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "abs": np.abs,
+    "sign": np.sign,
+}
+
+
+def _broadcast_in_dim(x: np.ndarray, p: dict) -> np.ndarray:
+    shape = [1] * len(p["shape"])
+    for axis, size in zip(p["broadcast_dimensions"], x.shape, strict=True):
+        shape[axis] = size
+    return np.broadcast_to(x.reshape(shape), p["shape"])
+
+
+def _reshape(x: np.ndarray, p: dict) -> np.ndarray | None:
+    if p.get("dimensions") is not None:
+        return None
+    return x.reshape(p["new_sizes"])
+
+
+def _slice(x: np.ndarray, p: dict) -> np.ndarray:
+    steps = p["strides"] or (1,) * x.ndim
+    at = zip(p["start_indices"], p["limit_indices"], steps, strict=True)
+    return x[tuple(slice(a, b, step) for a, b, step in at)]
+
+
+def _pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray | None:
+    config = p["padding_config"]
+    if any(inner != 0 for _, _, inner in config):
+        return None
+    kept = x[
+        tuple(
+            slice(max(-lo, 0), n - max(-hi, 0))
+            for (lo, hi, _), n in zip(config, x.shape, strict=True)
+        )
+    ]
+    width = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in config]
+    return np.pad(kept, width, constant_values=np.asarray(value).item())
+
+
+def _select_n(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
+    if len(cases) == 1:
+        return cases[0]
+    index = which.astype(np.int64) if which.dtype == np.bool_ else which
+    return np.choose(index, np.broadcast_arrays(*cases))
+
+
+def _reduce(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict], np.ndarray]:
+    def reduce(x: np.ndarray, p: dict) -> np.ndarray:
+        return function(x, axis=tuple(p["axes"]))
+
+    return reduce
+
+
+def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
+    """``convert_element_type``, except a float to an integer (XLA's NaN and overflow
+    are its own)."""
+    target = np.dtype(p["new_dtype"])
+    if x.dtype.kind == "f" and target.kind != "f" and target != np.bool_:
+        return None
+    return x.astype(target)
+
+
+_MOVES: dict[str, Callable[..., np.ndarray | None]] = {
+    "broadcast_in_dim": _broadcast_in_dim,
+    "reshape": _reshape,
+    "slice": _slice,
+    "transpose": lambda x, p: np.transpose(x, p["permutation"]),
+    "squeeze": lambda x, p: np.squeeze(x, axis=tuple(p["dimensions"])),
+    "expand_dims": lambda x, p: np.expand_dims(x, tuple(p["dimensions"])),
+    "reduce_sum": _reduce(np.sum),
+    "reduce_max": _reduce(np.max),
+    "reduce_min": _reduce(np.min),
+    "convert_element_type": _convert,
+}
+
+
+def _on_host(x: Any) -> bool:
+    """Whether ``x`` is a number (a literal), a NumPy array or scalar, or a JAX array on
+    the CPU, of numbers."""
+    if isinstance(x, (bool, int, float)):
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.dtype(x.dtype).kind in "biuf"
+    devices = getattr(x, "devices", None)
+    if not callable(devices) or not all(d.platform == "cpu" for d in devices()):
+        return False
+    return np.dtype(x.dtype).kind in "biuf"
+
+
+def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
+    """``eqn`` (one equation of a jaxpr) applied to ``args`` by NumPy (module docstring),
+    its one result as a list; None where it is not taken here."""
+    name = eqn.primitive.name
+    if not all(_on_host(a) for a in args):
+        return None
+    xs = [np.asarray(a) for a in args]
+    try:
+        if name == "split" and len(xs) == 1:  # concatenate's transpose: several results
+            at = np.cumsum(eqn.params["sizes"])[:-1]
+            outs = np.split(xs[0], at, axis=eqn.params["axis"])
+        elif eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+            return None
+        else:
+            outs = [_numpy(name, xs, eqn.params)]
+    except (ValueError, TypeError, IndexError):  # JAX's to say (an empty max, ...)
+        return None
+    if len(outs) != len(eqn.outvars) or any(out is None for out in outs):
+        return None
+    found = []
+    for out, var in zip(outs, eqn.outvars, strict=True):
+        out, aval = np.asarray(out), var.aval
+        if out.shape != tuple(aval.shape) or np.dtype(aval.dtype).kind not in "biuf":
+            return None
+        found.append(out.astype(aval.dtype, copy=False))
+    return found
+
+
+def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
+    """The primitive ``name`` on ``xs`` by NumPy; None where it is not taken here."""
+    with np.errstate(all="ignore"):
+        if name in _ANY:
+            out = _ANY[name](*xs)
+        elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
+            out = _FLOAT[name](*xs)
+        elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
+            out = np.power(xs[0], xs[1].astype(xs[0].dtype))
+        elif name == "integer_pow" and xs[0].dtype.kind == "f":
+            out = np.power(xs[0], params["y"])
+        elif name == "square":
+            out = np.multiply(xs[0], xs[0])
+        elif name == "select_n" and xs[0].dtype.kind in "biu":
+            out = _select_n(*xs)
+        elif name == "pad":
+            out = _pad(xs[0], xs[1], params)
+        elif name == "concatenate":
+            out = np.concatenate(xs, axis=params["dimension"])
+        elif name in _MOVES and len(xs) == 1:
+            out = _MOVES[name](xs[0], params)
+        else:
+            return None
+    return out

@@ -1,0 +1,131 @@
+"""A long reference's equations run by NumPy (dgraph/frontends/jaxpr_numpy.py) where
+XLA would compile a kernel per primitive and shape: the same values as JAX's, what
+NumPy would round otherwise (integer division, a float converted to an integer) left
+to JAX, and the binomial-tree put's Hessian (a new shape each level) checked so."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+
+from dgraph.frontends import jaxpr_arrays  # noqa: E402
+from dgraph.frontends.jaxpr_arrays import run_eagerly, x64  # noqa: E402
+from dgraph.frontends.jaxpr_numpy import numpy_equation  # noqa: E402
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """What ``run_eagerly`` bound in JAX and what NumPy ran, by primitive."""
+    bound, taken = collections.Counter(), collections.Counter()
+    real_bind = jaxpr_arrays._bind
+
+    def bind(eqn, args):
+        bound[eqn.primitive.name] += 1
+        return real_bind(eqn, args)
+
+    def by_numpy(eqn, args):
+        out = numpy_equation(eqn, args)
+        taken[eqn.primitive.name] += out is not None
+        return out
+
+    monkeypatch.setattr(jaxpr_arrays, "_bind", bind)
+    monkeypatch.setattr(jaxpr_arrays, "numpy_equation", by_numpy)
+    return bound, taken
+
+
+def _mixed(x):
+    """Most of what the module takes: arithmetic, elementary functions, comparisons and
+    selections, broadcasts, reshapes, reductions, pads (cropping too) and joins."""
+    m = jnp.reshape(x, (2, 3))
+    b = jnp.broadcast_to(x[:3], (2, 3)) ** 2.5 + m**3 + jnp.exp(m) / (1.0 + m * m)
+    c = jnp.where(m > 0.2, jnp.tanh(b), jnp.log1p(m * m)) - jnp.maximum(m, b.T.T)
+    d = lax.pad(c, 0.5, [(1, -1, 0), (-1, 2, 0)])  # a row added and one cropped, ...
+    e = jnp.concatenate([d, jnp.sin(d)], axis=1).T
+    f = jnp.squeeze(jnp.expand_dims(e, 0), 0)
+    steps = jnp.arange(3).astype(x.dtype)  # an integer converted to a float
+    return jnp.sum(f) + jnp.max(f, axis=0) @ jnp.cos(d[:, :3] @ steps) + jnp.min(x) * 2.0
+
+
+def test_the_equations_run_by_numpy_equal_jax_s(counted):
+    bound, taken = counted
+    gradient = jax.grad(_mixed)
+    with x64(jax):
+        x = np.array([0.3, 0.9, -0.4, 0.5, 0.1, 0.7])
+        v = np.cos(np.arange(6.0))
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jvp(gradient, (x,), (v,))
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-14, atol=1e-14)
+    for name in ("pow", "exp", "tanh", "select_n", "pad", "concatenate", "broadcast_in_dim"):
+        assert taken[name], name
+    assert taken["dot_general"] == 0 and bound["dot_general"]  # not taken: bound by JAX
+    assert set(bound) <= {"dot_general", "iota"}, bound
+
+
+@pytest.mark.parametrize(
+    "f, primitive",
+    [
+        (lambda a, b: lax.div(a, b), "div"),  # rounds toward zero; NumPy's floors
+        (lambda a, b: lax.rem(a, b), "rem"),
+        (lambda a, b: (a.astype(float) * 2.7).astype(jnp.int64), "convert_element_type"),
+    ],
+    ids=["div", "rem", "float to int"],
+)
+def test_integer_arithmetic_numpy_would_round_otherwise_is_jax_s(counted, f, primitive):
+    bound, _ = counted
+    with x64(jax):
+        a, b = np.array([-7, 7, -8, 5]), np.array([2, -2, 3, 3])
+        closed = jax.make_jaxpr(f)(a, b)
+        (got,) = run_eagerly(closed.jaxpr, closed.consts, [a, b])
+        want = f(jnp.asarray(a), jnp.asarray(b))
+    assert np.array_equal(np.asarray(got), np.asarray(want))
+    assert bound[primitive] == 1
+
+
+def test_an_empty_reduction_is_left_to_jax():
+    with x64(jax):
+        closed = jax.make_jaxpr(lambda x: jnp.max(x, axis=0, initial=-1.0))(np.zeros((0, 3)))
+        (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive.name == "reduce_max"]
+        assert numpy_equation(eqn, [np.zeros((0, 3))]) is None
+
+
+def test_the_binomial_tree_put_s_hessian_is_checked_without_a_kernel_per_level(counted):
+    """A new array shape each level: the reference's ``J·v`` (over REFERENCE_JIT_MOST
+    equations: run operation by operation) compiled a kernel per primitive and level
+    (289 at 12 levels, 10 CPU-s); now NumPy runs them all. Values against jax.hessian."""
+    import dgraph
+
+    bound, taken = counted
+    levels, K, T = 8, 1.0, 1.0
+
+    def put(params, xp):
+        s0, sigma, rate = params[0], params[1], params[2]
+        dt = T / levels
+        u = xp.exp(sigma * xp.sqrt(dt))
+        d = 1.0 / u
+        p = (xp.exp(rate * dt) - d) / (u - d)
+        disc = xp.exp(-rate * dt)
+        j = xp.arange(levels + 1)
+        V = xp.maximum(K - s0 * u**j * d ** (levels - j), 0.0)
+        for level in range(levels - 1, -1, -1):
+            jj = xp.arange(level + 1)
+            S = s0 * u**jj * d ** (level - jj)
+            V = xp.maximum(disc * (p * V[1:] + (1.0 - p) * V[:-1]), K - S)
+        return V[0]
+
+    x = np.array([1.013, 0.27, 0.031])
+    H = dgraph.hessian(lambda params: put(params, np), x)
+    assert H.gradient.generated.verified
+    reference = H.gradient.generated.graph.jvp_reference
+    assert reference.jitted is False  # a long program: operation by operation
+    assert taken["pow"] and taken["max"] and not bound, bound
+    with x64(jax):
+        want = jax.hessian(lambda params: put(params, jnp))(jnp.asarray(x))
+    np.testing.assert_allclose(H(x), want, rtol=1e-10, atol=1e-12)
