@@ -1522,7 +1522,9 @@ def _header(
 def module_tail(w: Writer, body: str) -> list[str]:
     """What a module needs after its header: the decoder of its index constants, the
     scatter helper where a statement calls it, and the constants themselves."""
-    lines: list[str] = ["", *w.d.at_import()] if w.d.at_import() else []
+    lines: list[str] = []
+    if start := w.d.at_import():
+        lines += ["", *start]
     if w.constants.needs_decoder:
         lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
