@@ -95,11 +95,24 @@ def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) 
     return primal(*args)
 
 
+ROUNDING_SAFETY = 1024.0
+"""How many times float64's share of the float32 evaluation's error a difference may be
+(:func:`check_primal`): that error is one sample of the rounding, not a bound (a beam's
+compliance, 10 elements: 1.9e-5 and 2.3e-4 relative at two sets of rigidities), while a
+mistranslation errs by far more than 2⁻¹⁹ of float32's error."""
+
+
 def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarray]) -> None:
     """Raise :class:`~dgraph.errors.VerificationError` unless ``primal`` (of
     :func:`jax_primal`) gives the graph's own values (NumPy's,
     :func:`~dgraph.core.block_values.vertex_values`) at ``args`` (inputs, then array
-    parameters) to 1e-12 relative."""
+    parameters): to 1e-12 relative, or, where the two differ by more, by no more than
+    their rounding explains. That is estimated as in mixed-precision error analysis
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §2.8): the same
+    primal evaluated in float32 errs by about cond·2⁻²⁴, so float64 by that times 2⁻²⁹;
+    a difference within :data:`ROUNDING_SAFETY` times it is rounding (an ill-conditioned
+    solve's), more is a mistranslation. Where float32 gives no correct digit, the
+    function is too ill-conditioned at ``args`` to tell the two apart, and that is said."""
     import jax
 
     names = [*graph.inputs, *graph.parameter_shapes]
@@ -107,14 +120,58 @@ def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarra
     with jax.enable_x64(True):
         got = _evaluated(jax, graph, primal, args)
     got = [got] if len(graph.outputs) == 1 else list(got)
-    for y, value in zip(graph.outputs, got, strict=True):
+    singles = None
+    for i, (y, value) in enumerate(zip(graph.outputs, got, strict=True)):
         expected = values[y]
         value = np.asarray(value, dtype=float)
-        scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
-        if value.shape != expected.shape or not np.allclose(
-            value, expected, rtol=1e-12, atol=1e-12 * scale, equal_nan=True
-        ):
+        if value.shape != expected.shape:
             raise VerificationError(
-                f"the graph's primal evaluated with JAX differs from its own values at {y!r}:"
-                " a bug, please report it"
+                f"the graph's primal evaluated with JAX has shape {value.shape} at {y!r},"
+                f" its own values {expected.shape}: a bug, please report it"
             )
+        scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+        if np.allclose(value, expected, rtol=1e-12, atol=1e-12 * scale, equal_nan=True):
+            continue
+        if singles is None:
+            singles = _in_float32(jax, graph, args)
+        _check_rounding(y, value, expected, scale, None if singles is None else singles[i])
+
+
+def _in_float32(jax: Any, graph: DGraph, args: list) -> list | None:
+    """The graph's primal evaluated in float32, its constants too (:func:`jax_primal` made
+    again with float64 off: the checked one's are float64 arrays); None where that fails."""
+    try:
+        with jax.enable_x64(False):
+            again = jax_primal(graph)
+            low = _evaluated(jax, graph, again, [np.asarray(a, np.float32) for a in args])
+    except Exception:  # no estimate: the difference is reported as it is
+        return None
+    low = [low] if len(graph.outputs) == 1 else list(low)
+    return [np.asarray(v, dtype=float) for v in low]
+
+
+def _check_rounding(
+    y: str, value: np.ndarray, expected: np.ndarray, scale: float, single: np.ndarray | None
+) -> None:
+    """:func:`check_primal`'s second tier at output ``y``: the difference against float64's
+    rounding estimated from ``single``, the float32 evaluation."""
+    difference = np.abs(value - expected)
+    both_nan = np.isnan(value) & np.isnan(expected)
+    worst = float(np.max(np.where(both_nan, 0.0, difference), initial=0.0))
+    relative = worst / scale
+    where = f"the graph's primal evaluated with JAX differs from its own values at {y!r}"
+    if single is None or single.shape != expected.shape:
+        raise VerificationError(f"{where} by {relative:.1e} relative: a bug, please report it")
+    low = float(np.max(np.where(both_nan, 0.0, np.abs(single - expected)), initial=0.0)) / scale
+    if not np.isfinite(low) or low >= 0.5:
+        raise VerificationError(
+            f"{where} by {relative:.1e} relative, and in float32 it has no correct digit:"
+            " the function is too ill-conditioned at this point to tell rounding from a bug;"
+            " try a better-conditioned point"
+        )
+    bound = max(1e-12, ROUNDING_SAFETY * low * 2.0**-29)
+    if not relative <= bound:  # NaN against a number included
+        raise VerificationError(
+            f"{where} by {relative:.1e} relative, more than its rounding explains"
+            f" ({bound:.1e}, estimated from float32): a bug, please report it"
+        )
