@@ -37,7 +37,9 @@ import inspect
 import keyword
 import math
 import numbers
+import os
 import sys
+import sysconfig
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -2835,13 +2837,124 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
     module does not define its own take traced arrays: each elementwise function is the
     NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``); with
     ``tape``, NumPy's ``zeros``, ``ones``, ``empty`` and ``full`` (as ``np.zeros`` or
-    imported) make its fresh arrays, which may be written into."""
-    namespace = getattr(f, "__globals__", None)
-    if namespace is None:
-        yield
-        return
-    saved: dict[str, Any] = {}
-    added: list[str] = []
+    imported) make its fresh arrays, which may be written into. So too in the modules of
+    the functions ``f`` calls (:func:`called_namespaces`: a helper imported from another
+    file, a ``sympy.lambdify``-ed function whose namespace is NumPy's own names)."""
+    namespaces = called_namespaces(f)
+    saved: list[dict[str, Any]] = []
+    added: list[list[str]] = []
+    try:
+        for namespace in namespaces:
+            saved.append({})
+            added.append([])
+            _patch_namespace(namespace, tape, saved[-1], added[-1])
+        scipy_sparse.import_named(f)  # ``import scipy.sparse`` in f's body
+        with (
+            _constants_dotting(f, namespaces[0]) if namespaces else contextlib.nullcontext(),
+            scipy_sparse.traced_products(_is_traced),
+        ):
+            yield
+    finally:
+        for namespace, kept, names in zip(namespaces, saved, added, strict=False):
+            namespace.update(kept)
+            for name in names:
+                namespace.pop(name, None)
+
+
+#: how many functions :func:`called_namespaces` looks into at most
+CALLED_MOST = 1000
+
+#: top-level packages whose modules are libraries, never patched (their own NumPy calls
+#: are theirs), beside what is installed in the interpreter's library directories
+_LIBRARIES = frozenset({"dgraph", "numpy", "scipy", "sympy", "jax", "jaxlib", "networkx"})
+
+
+def called_namespaces(f: Callable[..., Any]) -> list[dict[str, Any]]:
+    """The global namespaces of ``f`` and of the Python functions it may call, each once:
+    the functions in its closure and among the globals its code (and its nested
+    functions' code) names, the user's modules it holds (``helpers.bump(x)``), and theirs
+    in turn, at most :data:`CALLED_MOST` functions. The modules of installed libraries
+    (under the interpreter's library directories, or in :data:`_LIBRARIES`) are left out:
+    only the user's code is read with traced arrays. ``f``'s own namespace comes first
+    (none: an empty list)."""
+    first = getattr(f, "__globals__", None)
+    if first is None:
+        return []
+    found, seen = [first], {id(first)}
+
+    def add(namespace: dict[str, Any]) -> None:
+        if id(namespace) not in seen:
+            seen.add(id(namespace))
+            found.append(namespace)
+
+    stack, visited = [f], set()
+    while stack and len(visited) < CALLED_MOST:
+        g = stack.pop()
+        if id(g) in visited:
+            continue
+        visited.add(id(g))
+        names = _code_names(g.__code__)
+        for h in _held_by(g, names):
+            if isinstance(h, types.ModuleType):
+                if not _is_library(vars(h)):
+                    add(vars(h))
+                    stack.extend(
+                        v for n in names if isinstance(v := vars(h).get(n), types.FunctionType)
+                    )
+            elif not _is_library(h.__globals__):
+                add(h.__globals__)
+                stack.append(h)
+    return found
+
+
+def _held_by(g: types.FunctionType, names: set[str]) -> list[Any]:
+    """The functions and modules in ``g``'s closure cells and among the globals ``names``."""
+    cells = []
+    for cell in g.__closure__ or ():
+        try:
+            cells.append(cell.cell_contents)
+        except ValueError:  # an empty cell: a name assigned later in the enclosing scope
+            continue
+    named = [g.__globals__[n] for n in names if n in g.__globals__]
+    return [h for h in (*cells, *named) if isinstance(h, types.FunctionType | types.ModuleType)]
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """The names ``code`` and the code objects nested in it (lambdas, inner functions,
+    comprehensions) read as globals or attributes."""
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+def _is_library(namespace: dict[str, Any]) -> bool:
+    """Whether a module's ``namespace`` is an installed library's (not the user's)."""
+    module = (namespace.get("__name__") or "").split(".")[0]
+    if module in _LIBRARIES or module in sys.stdlib_module_names:
+        return True
+    file = namespace.get("__file__")
+    return bool(file) and any(
+        os.path.abspath(file).startswith(root + os.sep) for root in _library_roots()
+    )
+
+
+@functools.cache
+def _library_roots() -> tuple[str, ...]:
+    """The interpreter's standard library and site-packages directories."""
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    return tuple(sorted(os.path.abspath(r) for r in roots))
+
+
+def _patch_namespace(
+    namespace: dict[str, Any], tape: _Tape | None, saved: dict[str, Any], added: list[str]
+) -> None:
+    """:func:`libraries_traced`'s replacements in one namespace, the originals kept in
+    ``saved`` and the names it adds in ``added``."""
     for key, value in list(namespace.items()):
         module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
         if module == "math":
@@ -2879,14 +2992,6 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
     if "float" not in namespace:
         namespace["float"] = _Float
         added.append("float")
-    scipy_sparse.import_named(f)  # ``import scipy.sparse`` in f's body
-    try:
-        with _constants_dotting(f, namespace), scipy_sparse.traced_products(_is_traced):
-            yield
-    finally:
-        namespace.update(saved)
-        for name in added:
-            namespace.pop(name, None)
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
