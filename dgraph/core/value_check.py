@@ -94,6 +94,7 @@ __all__ = [
     "check_values",
     "check_whole_jacobian",
     "code_check",
+    "code_check_of",
     "cotangent_at",
     "direction_at",
     "errors_per_point",
@@ -1297,27 +1298,40 @@ def code_check(values: ValueCheck, code: str, function: str, method: str) -> Cod
     :class:`CodeCheck`: ``code`` names what ran in its detail, ``function`` the generated
     function its ``J·v`` or ``wᵀ·J`` error is reported under, ``method`` the expression
     set's."""
-    if values.status == "not verified":
-        return CodeCheck(False, False, values.detail, against=(values.reference,))
-    ok = values.status == "verified"
-    errors = {function if k in ("jvp", "vjp") else k: e for k, e in values.code_errors.items()}
-    value = errors.pop("value", None)
+    errors = {
+        function if k in ("jvp", "vjp") else k: e
+        for k, e in values.code_errors.items()
+        if k != "value"
+    }
     shown = ", ".join(f"{e:.0e}" for e in errors.values())
     detail = (
         f"{code} at {' and '.join(values.points) or 'the points tried'} against the"
         f" expression set's blocks ({method}; error {shown} of the magnitudes, tolerance"
         f" {TOLERANCE:.0e})"
     )
-    if value is not None:
-        detail += f", its F(x) against the array program (error {value:.0e})"
-        errors["value"] = value
+    return code_check_of(values, detail, errors, ("the expression set's blocks", values.reference))
+
+
+def code_check_of(
+    values: ValueCheck, detail: str, errors: dict[str, float], against: tuple[str, ...]
+) -> CodeCheck:
+    """The :class:`CodeCheck` of a code check that ran (``values``): not verified where
+    nothing could be compared, else ``detail`` (what ran, against what) with the F(x)
+    error where there is one, and the verdict."""
+    if values.status == "not verified":
+        return CodeCheck(False, False, values.detail, against=(values.reference,))
+    ok = values.status == "verified"
+    errors = dict(errors)
+    if "value" in values.code_errors:
+        errors["value"] = values.code_errors["value"]
+        detail += f", its F(x) against the array program (error {errors['value']:.0e})"
     return CodeCheck(
         ok,
         True,
         ("checked: " if ok else "check FAILED: ") + f"{detail}; {values.detail}",
         errors=errors,
         difference_error=values.error,
-        against=("the expression set's blocks", values.reference),
+        against=against,
     )
 
 

@@ -21,6 +21,7 @@ from ...core.value_check import (
     check_code,
     check_whole_jacobian,
     code_check,
+    code_check_of,
 )
 
 __all__ = ["check_dense_whole", "check_tensor", "dense_result", "double_precision", "offsets"]
@@ -225,22 +226,9 @@ def check_dense_whole(
         return jv, scale, value
 
     values = check_whole_jacobian(graph, run, seed, what=f"the {lang} code's J·v")
-    if values.status == "not verified":
-        return CodeCheck(False, False, values.detail, against=(values.reference,))
-    ok = values.status == "verified"
     errors = {"jacobian": values.error if values.error is not None else float("inf")}
     detail = (
         f"the {lang} code's J·v against {values.reference} directly (in units of its own"
         " entries' |J|·|v|; no expression set applied)"
     )
-    if "value" in values.code_errors:
-        errors["value"] = values.code_errors["value"]
-        detail += f", its F(x) against the array program (error {errors['value']:.0e})"
-    return CodeCheck(
-        ok,
-        True,
-        ("checked: " if ok else "check FAILED: ") + f"{detail}; {values.detail}",
-        errors=errors,
-        difference_error=values.error,
-        against=(values.reference,),
-    )
+    return code_check_of(values, detail, errors, (values.reference,))
