@@ -37,9 +37,7 @@ import inspect
 import keyword
 import math
 import numbers
-import os
 import sys
-import sysconfig
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -55,6 +53,7 @@ from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
 from . import array_complex, array_signal, numpy_composites, scipy_sparse, scipy_special
 from .frames import call_keeping_locals
+from .reached import is_library, reached
 
 __all__ = [
     "MAX_AXES",
@@ -2861,93 +2860,26 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
                 namespace.pop(name, None)
 
 
-#: how many functions :func:`called_namespaces` looks into at most
-CALLED_MOST = 1000
-
-#: top-level packages whose modules are libraries, never patched (their own NumPy calls
-#: are theirs), beside what is installed in the interpreter's library directories
-_LIBRARIES = frozenset({"dgraph", "numpy", "scipy", "sympy", "jax", "jaxlib", "networkx"})
-
-
 def called_namespaces(f: Callable[..., Any]) -> list[dict[str, Any]]:
-    """The global namespaces of ``f`` and of the Python functions it may call, each once:
-    the functions in its closure and among the globals its code (and its nested
-    functions' code) names, the user's modules it holds (``helpers.bump(x)``), and theirs
-    in turn, at most :data:`CALLED_MOST` functions. The modules of installed libraries
-    (under the interpreter's library directories, or in :data:`_LIBRARIES`) are left out:
+    """The global namespaces of ``f``, of the Python functions it may call and of the
+    user's modules it holds (``helpers.bump(x)``), each once
+    (:func:`~dgraph.frontends.reached.reached`). The modules of installed libraries
+    (:func:`~dgraph.frontends.reached.is_library`) are left out:
     only the user's code is read with traced arrays. ``f``'s own namespace comes first
     (none: an empty list)."""
     first = getattr(f, "__globals__", None)
     if first is None:
         return []
     found, seen = [first], {id(first)}
-
-    def add(namespace: dict[str, Any]) -> None:
-        if id(namespace) not in seen:
-            seen.add(id(namespace))
-            found.append(namespace)
-
-    stack, visited = [f], set()
-    while stack and len(visited) < CALLED_MOST:
-        g = stack.pop()
-        if id(g) in visited:
-            continue
-        visited.add(id(g))
-        names = _code_names(g.__code__)
-        for h in _held_by(g, names):
-            if isinstance(h, types.ModuleType):
-                if not _is_library(vars(h)):
-                    add(vars(h))
-                    stack.extend(
-                        v for n in names if isinstance(v := vars(h).get(n), types.FunctionType)
-                    )
-            elif not _is_library(h.__globals__):
-                add(h.__globals__)
-                stack.append(h)
+    for _, _, values, _ in reached(f, is_library):
+        for v in values:
+            if not (inspect.ismodule(v) or inspect.isfunction(v)) or is_library(v):
+                continue
+            namespace = vars(v) if inspect.ismodule(v) else v.__globals__
+            if id(namespace) not in seen:
+                seen.add(id(namespace))
+                found.append(namespace)
     return found
-
-
-def _held_by(g: types.FunctionType, names: set[str]) -> list[Any]:
-    """The functions and modules in ``g``'s closure cells and among the globals ``names``."""
-    cells = []
-    for cell in g.__closure__ or ():
-        try:
-            cells.append(cell.cell_contents)
-        except ValueError:  # an empty cell: a name assigned later in the enclosing scope
-            continue
-    named = [g.__globals__[n] for n in names if n in g.__globals__]
-    return [h for h in (*cells, *named) if isinstance(h, types.FunctionType | types.ModuleType)]
-
-
-def _code_names(code: types.CodeType) -> set[str]:
-    """The names ``code`` and the code objects nested in it (lambdas, inner functions,
-    comprehensions) read as globals or attributes."""
-    names: set[str] = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
-
-
-def _is_library(namespace: dict[str, Any]) -> bool:
-    """Whether a module's ``namespace`` is an installed library's (not the user's)."""
-    module = (namespace.get("__name__") or "").split(".")[0]
-    if module in _LIBRARIES or module in sys.stdlib_module_names:
-        return True
-    file = namespace.get("__file__")
-    return bool(file) and any(
-        os.path.abspath(file).startswith(root + os.sep) for root in _library_roots()
-    )
-
-
-@functools.cache
-def _library_roots() -> tuple[str, ...]:
-    """The interpreter's standard library and site-packages directories."""
-    paths = sysconfig.get_paths()
-    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    return tuple(sorted(os.path.abspath(r) for r in roots))
 
 
 def _patch_namespace(

@@ -7,7 +7,6 @@ import contextlib
 import importlib.util
 import inspect
 import sys
-import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .frames import call_keeping_locals
 from .point_values import check_point_values
+from .reached import reached
 
 Level = Literal["element", "array"]
 LEVELS: tuple[str, ...] = ("element", "array")  # as from_jax's level=
@@ -618,20 +618,6 @@ def _is_jax(value: Any) -> bool:
     )
 
 
-def _names_used(code: types.CodeType) -> set[str]:
-    """The global names ``code`` and the functions defined in it (lambdas, comprehensions,
-    nested functions) refer to."""
-    names: set[str] = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
-
-
-USES_LIMIT = 200  # functions looked into, at most
-
 # names whose use means a function works on the structure of sympy expressions (methods
 # and functions that differentiate, substitute, simplify, solve, or read an expression's
 # parts): such a function is called with plain sympy symbols first, since a traced array
@@ -657,32 +643,16 @@ ELEMENTWISE = frozenset(_ELEMENTWISE_NAMES.split())
 def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[str, Any]]]:
     """For ``f`` and each function it refers to (or holds in a closure; not NumPy's or
     SciPy's), the names its code uses, the values they have and its module's namespace,
-    each function once."""
-    seen: set[int] = set()
-    stack = [f]
-    while stack and len(seen) < USES_LIMIT:
-        g = stack.pop()
-        if id(g) in seen:
-            continue
-        seen.add(id(g))
-        code = getattr(g, "__code__", None)
-        if not isinstance(code, types.CodeType):
-            yield set(), [g], {}
-            continue
-        namespace = getattr(g, "__globals__", None) or {}
-        names = _names_used(code)
-        values = [g, *(namespace[n] for n in names if n in namespace)]
-        for cell in getattr(g, "__closure__", None) or ():
-            with contextlib.suppress(ValueError):  # an empty cell
-                values.append(cell.cell_contents)
+    each function once (:func:`~dgraph.frontends.reached.reached`)."""
+    for _, names, values, namespace in reached(f, _numeric_library):
         yield names, values, namespace
-        stack.extend(v for v in values[1:] if inspect.isfunction(v) and not _numeric_library(v))
 
 
-def _numeric_library(g: Callable[..., Any]) -> bool:
-    """Whether ``g`` is NumPy's or SciPy's own (``scipy.sparse.linalg.spsolve``): not
-    looked into, its code's names (``has``, ``solve``) no sign of sympy."""
-    module = getattr(g, "__module__", None) or ""
+def _numeric_library(g: Any) -> bool:
+    """Whether ``g`` (a function or a module) is NumPy's or SciPy's own
+    (``scipy.sparse.linalg.spsolve``): not looked into, its code's names (``has``,
+    ``solve``) no sign of sympy."""
+    module = (g.__name__ if inspect.ismodule(g) else getattr(g, "__module__", None)) or ""
     return module.split(".")[0] in ("numpy", "scipy")
 
 
