@@ -1,8 +1,11 @@
 """A dense Hessian of a time loop by columns of the gradient graph's tangent program,
 chosen by counts where the loops' own Jacobian sweeps count more
-(dgraph/codegen/tensor/jacobian_columns.py); values against jax.hessian."""
+(dgraph/codegen/tensor/jacobian_columns.py); values against jax.hessian (jitted: eagerly
+each call compiles the loops again; tests/jax_reference.py)."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -14,6 +17,7 @@ import dgraph  # noqa: E402
 from dgraph.codegen.tensor import function as tensor_function  # noqa: E402
 from dgraph.codegen.tensor.jacobian_columns import columns_choice  # noqa: E402
 from dgraph.errors import VerificationError  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 N, STEPS = 6, 5
 
@@ -53,6 +57,13 @@ def _note(H) -> str:
     return note
 
 
+@functools.cache
+def _forces_hessian(lang: str):
+    """forces' Hessian by columns in ``lang``, built once for the tests that only read it
+    (each test that needs a build of its own, or patches one, makes its own)."""
+    return dgraph.make_function(forces, "hessian", lang, point=(X,))
+
+
 @pytest.fixture(autouse=True)
 def _x64():
     with jax.enable_x64(True):
@@ -62,7 +73,11 @@ def _x64():
 @pytest.mark.parametrize("lang", ["python", "jax"])
 @pytest.mark.parametrize("f", [forces, kicks], ids=["forces", "kicks"])
 def test_a_loops_hessian_by_columns_equals_jax(f, lang):
-    H = dgraph.make_function(f, "hessian", lang, point=(X,))
+    H = (
+        _forces_hessian(lang)
+        if f is forces
+        else dgraph.make_function(f, "hessian", lang, point=(X,))
+    )
     generated = H.gradient.generated
     choice = columns_choice(generated.expression_set.graph)
     assert choice.columns == N and choice.region_fma > N * choice.jvp.ops.mults
@@ -71,7 +86,7 @@ def test_a_loops_hessian_by_columns_equals_jax(f, lang):
     assert "def jacobian" in generated.text or "jacobian = _bound(_jacobian)" in generated.text
     x = np.linspace(-0.4, 0.7, N)  # another point than the one checked
     got = np.asarray(H(x))
-    np.testing.assert_allclose(got, jax.hessian(f)(x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got, jref.hessian(f)(x), rtol=1e-12, atol=1e-12)
     assert np.array_equal(got, got.T)  # mirrored from the lower triangle
 
 
@@ -83,8 +98,8 @@ def test_value_gradient_hessian_by_columns_equals_jax(lang):
     x = np.linspace(-0.4, 0.7, N)
     value, gradient, hessian = V(x)
     np.testing.assert_allclose(value, forces(jnp.asarray(x)), rtol=1e-13)
-    np.testing.assert_allclose(gradient, jax.grad(forces)(x), rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(hessian, jax.hessian(forces)(x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gradient, jref.jacrev(forces)(x), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(hessian, jref.hessian(forces)(x), rtol=1e-12, atol=1e-12)
 
 
 def test_the_loops_sweeps_kept_where_they_count_less():
@@ -93,14 +108,14 @@ def test_the_loops_sweeps_kept_where_they_count_less():
     assert choice.region_fma <= choice.mults
     assert _note(H).startswith("Jacobian by the loops' Jacobian sweeps")
     assert "def jvp" not in H.gradient.generated.text
-    np.testing.assert_allclose(H(X), jax.hessian(elementwise)(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H(X), jref.hessian(elementwise)(X), rtol=1e-12, atol=1e-12)
 
 
 def test_the_same_hessian_by_the_loops_sweeps_when_the_choice_is_off(monkeypatch):
     monkeypatch.setattr(tensor_function, "columns_choice", lambda graph: None)
     H = dgraph.make_function(forces, "hessian", point=(X,))
     assert H.gradient.generated.loops == () and "def jvp" not in H.gradient.generated.text
-    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H(X), jref.hessian(forces)(X), rtol=1e-12, atol=1e-12)
 
 
 def test_two_arrays_blocks_by_columns():
@@ -115,7 +130,7 @@ def test_two_arrays_blocks_by_columns():
     H = dgraph.make_function(f, "hessian", point=(X, w))
     assert _note(H).startswith(f"Jacobian by {2 * N} columns")
     got = H(X, w)
-    want = jax.hessian(f, argnums=(0, 1))(X, w)
+    want = jref.hessian(f, argnums=(0, 1))(X, w)
     for i in range(2):
         for j in range(2):
             np.testing.assert_allclose(got[i][j], want[i][j], rtol=1e-12, atol=1e-12)
@@ -133,7 +148,7 @@ def test_a_lagrangian_hessian_by_columns_takes_the_weights_last():
     H = dgraph.make_function(f, "hessian", point=(X,), weights=v)
     assert _note(H).startswith(f"Jacobian by {N} columns")
     u = np.array([1.5, 0.25, -0.75])
-    want = jax.hessian(lambda x: jnp.dot(u, f(x)))(X)
+    want = jref.hessian(lambda x: jnp.dot(u, f(x)))(X)
     np.testing.assert_allclose(H(X, u), want, rtol=1e-12, atol=1e-12)
 
 
@@ -164,7 +179,7 @@ def test_by_columns_checked_against_the_reference_alone():
     assert generated.graph is generated.__dict__["_expression_set"].graph
     es = generated.expression_set  # made now, priced, not verified
     assert es.graph is generated.graph and not es.verified
-    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H(X), jref.hessian(forces)(X), rtol=1e-12, atol=1e-12)
 
 
 def _columns_code(lang, mode, damage):
@@ -172,8 +187,7 @@ def _columns_code(lang, mode, damage):
     from dgraph.codegen.python import load_python
     from dgraph.codegen.tensor.jacobian_columns import columns_module
 
-    H = dgraph.make_function(forces, "hessian", lang, point=(X,))
-    graph = H.gradient.generated.graph
+    graph = _forces_hessian(lang).gradient.generated.graph
     text = damage(columns_module(graph, lang, columns_choice(graph), mode))
     return getattr(load_python(text), mode), graph
 
@@ -224,5 +238,5 @@ def test_a_direct_check_not_passed_falls_back_to_the_expression_set(monkeypatch)
     assert "the expression set's blocks" in generated.check.against
     assert generated.expression_set.verified  # verified, not made later
     assert _note(H).startswith(f"Jacobian by {N} columns")
-    np.testing.assert_allclose(H(X), jax.hessian(forces)(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H(X), jref.hessian(forces)(X), rtol=1e-12, atol=1e-12)
     assert tensor_check.check_dense_whole is not alarmed  # the module's own left alone
