@@ -159,10 +159,10 @@ Keyed = tuple[Block, "np.ndarray | None", Node]
 positions among the origin's entries in :func:`entries` order (None: all) and its values."""
 
 MERGE_SHARE = 8  # an origin of at least 1/MERGE_SHARE of the sum's entries is placed by a
-# merge of the two patterns (linear: 45 ms for 7·10⁶ in 7·10⁶ entries), a smaller one by a
-# search of its flat keys (log n a key: 70 ms for 3·10⁶ in 7·10⁶, 160 ms for 7·10⁶)
+# merge of the two patterns (linear: 40 ms for 3·10⁶ entries in 7·10⁶), a smaller one by a
+# search of its flat keys (log n a key: 102 ms for the same; benchmarks/sum_placing.py)
 MERGE_FROM = 1 << 16  # and only in a sum of this many entries or more: a merge costs some
-# 0.1 ms whatever its size (two SciPy matrices), a search of 8·10³ keys in 1.7·10⁴ 0.2 ms
+# 0.17 ms whatever its size (two SciPy matrices), a search of 8·10³ keys in 1.7·10⁴ 0.23 ms
 
 
 def _resolved(block: Sparse, keyed, size: int) -> tuple[tuple[np.ndarray | None, Node], ...]:
