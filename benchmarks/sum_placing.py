@@ -4,19 +4,26 @@ surface's build): a search of the summand's flat keys among the sum's (``np.sear
 and a merge of the two patterns (``_flagged_merge``, then the entries flagged the
 summand's), each checked to give the same positions.
 
-    python benchmarks/sum_placing.py
+    python benchmarks/sum_placing.py [--band K]
 
 Large: the 7-band pattern of a 1000 × 1000 grid's 10⁶ rows (7·10⁶ entries, the minimal
 surface's Hessian has this shape) and a 3-band summand (3·10⁶). Small: random patterns
 of 8 columns and 30 to 3,000 rows, a summand of about half the entries (where
 ``MERGE_FROM`` sends a sum to the search). The median of 5 runs (large) or the mean of
 200 (small), ``time.process_time``.
+
+``--band K`` instead builds ``benchmarks/long_programs.py``'s Hessian of K terms (n = 2,000,
+``hessian_build``) in this process with ``blockops._resolved`` (placing),
+``BlockOps._keyed_sum`` and ``BlockOps.add`` (all sums, the keyed ones included) timed, and
+prints those CPU seconds and the build's.
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -62,5 +69,38 @@ def main() -> None:
         print(f"{summand.nnz:,} in {total.nnz:,}: search {searched:.3f} ms, merge {merged:.3f} ms")
 
 
+def band(k: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import long_programs
+
+    import dgraph.codegen.tensor.blockops as bo
+
+    spent = {"placing": 0.0, "keyed sums": 0.0, "BlockOps.add": 0.0}
+
+    def wrap(owner, name: str, key: str) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*a, **kw):
+            t0 = time.process_time()
+            try:
+                return inner(*a, **kw)
+            finally:
+                spent[key] += time.process_time() - t0
+
+        setattr(owner, name, timed)
+
+    wrap(bo, "_resolved", "placing")
+    wrap(bo.BlockOps, "_keyed_sum", "keyed sums")
+    wrap(bo.BlockOps, "add", "BlockOps.add")
+    t0 = time.process_time()
+    found = long_programs.hessian_build(k, 2000)
+    build = time.process_time() - t0
+    times = ", ".join(f"{key} {v:.3f}" for key, v in spent.items())
+    print(f"K = {k}: build {build:.2f} CPU-s; {times}; nnz {found.get('nnz')}")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--band":
+        band(int(sys.argv[2]))
+    else:
+        main()
