@@ -1,25 +1,32 @@
 """The pairs of entries that meet in a sparse product and the product entry each adds
 to (dgraph.codegen.tensor.blockops): the shortcuts for a factor on the diagonal and for
-a partial permutation give what the general search gives, and so does the merge that
-places a sum's summands."""
+a partial permutation give what the general search gives, and so do the merge that
+places a sum's summands and the placing of a sum's parts kept by their origins."""
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dgraph.blocks import ONES, add, diagonal, multiply, sparse
+from dgraph.codegen.ir import Name
+from dgraph.codegen.tensor import blockops
 from dgraph.codegen.tensor.blockops import (
+    MERGE_SHARE,
     _looked_up,
     _meeting_pairs,
     _merged,
     _permuted_positions,
     _positions,
+    _resolved,
     _sum_placed,
     _through_move,
     entries,
     every,
+    fills,
 )
 from dgraph.codegen.tensor.constants import DECODER, _checksum, _text
 from dgraph.codegen.tensor.triangle import mirror_positions
@@ -176,6 +183,59 @@ def test_a_large_sum_from_one_merge_is_adds_sum_placed_as_the_search_does(seed, 
         assert np.array_equal(where, np.searchsorted(keys, block.rows * m + block.cols))
     if nested:
         assert np.array_equal(placed[0], np.arange(total.nnz))
+
+
+@contextlib.contextmanager
+def _merge_from(size: int):
+    kept = blockops.MERGE_FROM
+    blockops.MERGE_FROM = size
+    try:
+        yield
+    finally:
+        blockops.MERGE_FROM = kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.booleans())
+def test_keyed_parts_are_placed_where_a_search_of_their_flat_keys_finds_them(seed, merged):
+    """A sum's parts kept by their origins (``Terms``' keyed form: a summand block, the
+    part's positions among its entries or all of them, its values) placed in the sum's
+    pattern: an origin of the sum's own pattern (another object) as its positions, a
+    large one by a merge (``merged``: small sums too), a small one or a diagonal by a
+    search; each where the search of the part's flat keys among the sum's finds it, None
+    for every entry in order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    m = n if rng.random() < 0.5 else int(rng.integers(1, 12))
+    mask = rng.random((n, m)) < rng.uniform(0.2, 0.9)
+    if n == m:
+        mask |= np.eye(n, dtype=bool)
+    if not mask.any():
+        return
+    total = sparse((n,), (m,), *np.nonzero(mask))
+    origins = [sparse((n,), (m,), *np.nonzero(mask))]  # the sum's pattern, other arrays
+    for share in (0.95, 0.6, 1 / (2 * MERGE_SHARE)):  # merged, merged, searched
+        sub = mask & (rng.random((n, m)) < share)
+        if sub.any():
+            origins.append(sparse((n,), (m,), *np.nonzero(sub)))
+    if n == m:
+        origins.append(diagonal((n,)))  # labelled: its entries searched
+    keyed = []
+    for k, origin in enumerate(origins):
+        keyed.append((origin, None, Name(f"all{k}")))
+        at = np.flatnonzero(rng.random(origin.nnz) < 0.5)
+        keyed.append((origin, rng.permutation(at), Name(f"some{k}")))
+    with _merge_from(0 if merged else blockops.MERGE_FROM):  # small sums merged too, or not
+        parts = _resolved(total, tuple(keyed), total.nnz)
+    keys = total.rows * m + total.cols
+    for (origin, at, data), (where, values) in zip(keyed, parts, strict=True):
+        rows, cols, _ = entries(origin)
+        want = np.searchsorted(keys, rows.astype(np.int64) * m + cols)
+        want = want if at is None else want[at]
+        assert values is data
+        assert (where is None) == fills(want, total.nnz)
+        got = every(total.nnz) if where is None else where
+        np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=40, deadline=None)

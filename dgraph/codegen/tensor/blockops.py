@@ -84,11 +84,14 @@ class Terms:
     the product's values computed as one (the sum's values, then the product), what a
     later product that needs the values reads instead of the parts scattered.
 
-    ``keyed``, instead of ``parts``: a sparse block and the parts' entries as flat keys
-    (row · width + column) of its shape, looked up in its pattern only when the parts
-    are first read. A sum of many terms added one at a time (a Hessian's band, one term
-    per eliminated vertex) then never places its earlier terms in each larger pattern
-    again: O(K) parts looked up once, not O(K²) positions gathered."""
+    ``keyed``, instead of ``parts``: a sparse block and each part as its origin (a
+    summand block of the same shape whose entries, in :func:`entries` order, hold the
+    part), its positions among the origin's entries (None: all) and its values, placed
+    in the block's pattern only when the parts are first read, each origin once
+    (:func:`_resolved`). A sum of many terms added one at a time (a Hessian's band, one
+    term per eliminated vertex) then never places its earlier terms in each larger
+    pattern again: O(K) parts placed once, not O(K²) positions gathered; and the parts
+    of a summand whose pattern is the sum's keep their positions (no look-up at all)."""
 
     __slots__ = ("_keyed", "_parts", "kept", "size")
 
@@ -97,7 +100,7 @@ class Terms:
         size: int,
         parts: tuple[tuple[np.ndarray | None, Node], ...] | None = None,
         kept: Callable[[], Node] | None = None,
-        keyed: tuple[Sparse, tuple[tuple[np.ndarray, Node], ...]] | None = None,
+        keyed: tuple[Sparse, tuple[Keyed, ...]] | None = None,
     ) -> None:
         self.size, self._parts, self.kept, self._keyed = size, parts, kept, keyed
 
@@ -118,8 +121,8 @@ class Terms:
         """How many parts (none looked up)."""
         return len(self._parts if self._parts is not None else self._keyed[1])  # type: ignore[index]
 
-    def keys_in(self, block: Block) -> tuple[tuple[np.ndarray, Node], ...] | None:
-        """The parts as flat keys of ``block``'s shape where they are kept so against
+    def keys_in(self, block: Block) -> tuple[Keyed, ...] | None:
+        """The parts by their origins (:data:`Keyed`) where they are kept so against
         ``block``'s pattern (no look-up, no gather); else None."""
         if self._keyed is None or not _same_pattern(self._keyed[0], block):
             return None
@@ -129,7 +132,8 @@ class Terms:
         """The same positions (keyed or not), each part's values ``data(values)``."""
         if self._keyed is not None:
             block, keyed = self._keyed
-            return Terms(self.size, None, kept, (block, tuple((k, data(d)) for k, d in keyed)))
+            parts = tuple((o, at, data(d)) for o, at, d in keyed)
+            return Terms(self.size, None, kept, (block, parts))
         return Terms(self.size, tuple((p, data(d)) for p, d in self.parts), kept)
 
 
@@ -150,17 +154,57 @@ def _flat_keys(block: Block, width: int) -> np.ndarray:
     return rows.astype(np.int64) * width + cols
 
 
+Keyed = tuple[Block, "np.ndarray | None", Node]
+"""A part of a keyed :class:`Terms`: its origin (a block of the sum's shape), its
+positions among the origin's entries in :func:`entries` order (None: all) and its values."""
+
+MERGE_SHARE = 8  # an origin of at least 1/MERGE_SHARE of the sum's entries is placed by a
+# merge of the two patterns (linear: 40 ms for 3·10⁶ entries in 7·10⁶), a smaller one by a
+# search of its flat keys (log n a key: 102 ms for the same; benchmarks/sum_placing.py)
+MERGE_FROM = 1 << 16  # and only in a sum of this many entries or more: a merge costs some
+# 0.17 ms whatever its size (two SciPy matrices), a search of 8·10³ keys in 1.7·10⁴ 0.23 ms
+
+
 def _resolved(block: Sparse, keyed, size: int) -> tuple[tuple[np.ndarray | None, Node], ...]:
-    """Keyed parts (:class:`Terms`) as positions among ``block``'s entries (sorted
-    flat keys: one search a part), None for a part of every entry in order."""
-    width = max(1, int(np.prod(block.in_shape)))
-    keys = _flat_keys(block, width)
+    """Keyed parts (:class:`Terms`) as positions among ``block``'s entries, None for a
+    part of every entry in order: each origin's entries placed in ``block``'s pattern
+    once (:func:`_placed`), each part's positions among them then gathered."""
     dtype = _narrowest(size)
+    placed: dict[int, np.ndarray | None] = {}
+    keys: list[np.ndarray] = []  # the sum's flat keys, formed where a search needs them
     parts = []
-    for k, data in keyed:
-        p = _positions(keys, k).astype(dtype, copy=False)
+    for origin, at, data in keyed:
+        if id(origin) not in placed:
+            placed[id(origin)] = _placed(origin, block, keys)
+        where = placed[id(origin)]
+        if where is None:  # the origin's pattern is the sum's
+            p = every(origin.nnz) if at is None else at
+        else:
+            p = where if at is None else where[at]
+        p = p.astype(dtype, copy=False)
         parts.append((None if fills(p, size) else p, data))
     return tuple(parts)
+
+
+def _placed(origin: Block, block: Sparse, keys: list[np.ndarray]) -> np.ndarray | None:
+    """Where each entry of ``origin`` (:func:`entries` order; a summand of ``block``, its
+    pattern within ``block``'s) sits among ``block``'s entries; None where they are all
+    of them, in order (one pattern). A sparse origin of at least 1/:data:`MERGE_SHARE`
+    of the entries of a sum of at least :data:`MERGE_FROM` by a merge of the patterns
+    (:func:`_flagged_merge`: the entries of the union that hold one of the origin's, in
+    order), else by a search of its flat keys among ``block``'s (``keys``: formed once,
+    kept for the next origin)."""
+    if _same_pattern(origin, block):
+        return None
+    large = block.nnz >= MERGE_FROM and origin.nnz * MERGE_SHARE >= block.nnz
+    if isinstance(origin, Sparse) and large:
+        merged = _flagged_merge(origin, block)
+        if merged is not None and merged[1].size == block.nnz:  # within block's pattern
+            return _places(merged[1], block.nnz)[0]
+    width = max(1, int(np.prod(block.in_shape)))
+    if not keys:
+        keys.append(_flat_keys(block, width))
+    return _positions(keys[0], _flat_keys(origin, width))
 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
@@ -841,26 +885,23 @@ class BlockOps:
 
     def _keyed_sum(self, a: Block, b: Block, va, vb) -> Valued:
         """``a + b`` where a summand is :class:`Terms` and the sum is sparse: the sum's
-        parts kept as flat keys (:class:`Terms`), a keyed summand's parts as they are, the
-        other's entries keyed once; no summand placed in the sum's pattern. None where
-        that does not apply."""
+        parts kept by their origins (:data:`Keyed`), a keyed summand's parts as they are,
+        the other's entries with it as their origin; no summand placed in the sum's
+        pattern. None where that does not apply."""
         if not (isinstance(va, Terms) or isinstance(vb, Terms)):
             return None
         total = add(a, b)
         if not isinstance(total, Sparse):
             return None
-        width = max(1, int(np.prod(a.in_shape)))
-        keyed: list[tuple[np.ndarray, Node]] = []
+        keyed: list[Keyed] = []
         for block, v in ((a, va), (b, vb)):
             if isinstance(v, Terms):
                 found = v.keys_in(block)
                 if found is None:
-                    keys = _flat_keys(block, width)
-                    found = tuple((keys if p is None else keys[p], d) for p, d in v.parts)
+                    found = tuple((block, p, d) for p, d in v.parts)
                 keyed += found
             else:
-                rows, cols, at = entries(block)
-                keyed.append((rows.astype(np.int64) * width + cols, self.values_at(block, v, at)))
+                keyed.append((block, None, self.values_at(block, v, entries(block)[2])))
         return total, Terms(total.nnz, None, None, (total, tuple(keyed)))
 
     def _structural(self, valued: Valued) -> Valued:
