@@ -126,6 +126,50 @@ def test_the_jax_primal_is_the_graph_s_function():
     assert got == pytest.approx(float(quadratic_np(X)), rel=1e-14)
 
 
+def _lattice_np(x):  # a binomial tree's backward sweep: a new shape each level
+    V = np.maximum(1.0 - x[0] * np.exp(0.3 * np.arange(5.0) - 0.6), 0.0)
+    for level in range(3, -1, -1):
+        S = x[0] * np.exp(0.3 * np.arange(level + 1.0) - 0.15 * level)
+        V = np.maximum(x[2] * (x[1] * V[1:] + (1.0 - x[1]) * V[:-1]), 1.0 - S)
+    return V[0]
+
+
+def _lattice_jnp(x):
+    V = jnp.maximum(1.0 - x[0] * jnp.exp(0.3 * jnp.arange(5.0) - 0.6), 0.0)
+    for level in range(3, -1, -1):
+        S = x[0] * jnp.exp(0.3 * jnp.arange(level + 1.0) - 0.15 * level)
+        V = jnp.maximum(x[2] * (x[1] * V[1:] + (1.0 - x[1]) * V[:-1]), 1.0 - S)
+    return V[0]
+
+
+def test_a_long_primal_is_checked_from_one_trace_not_a_kernel_per_shape(monkeypatch):
+    """Past REFERENCE_JIT_MOST operations (here patched to 0) the primal's check traces
+    it once and runs its equations by NumPy: the primal only ever sees tracers (run by
+    jax.numpy on arrays, each call compiled a kernel per primitive and level's shape);
+    its values still checked (a primal off by 1e-9 refused), the Hessian JAX's."""
+    from dgraph.codegen.tensor import primal as primal_module
+    from dgraph.errors import VerificationError
+
+    monkeypatch.setattr(primal_module, "REFERENCE_JIT_MOST", 0)
+    x = np.array([0.9, 0.52, 0.99])
+    g = from_function(_lattice_np, sizes=[(3,)], level="array")
+    f = jax_primal(g)
+    seen = []
+
+    def recorded(*a):
+        seen.append(all(isinstance(v, jax.core.Tracer) for v in a))
+        return f(*a)
+
+    primal_module.check_primal(g, recorded, [x])
+    assert seen == [True]
+    with pytest.raises(VerificationError, match="differs from its own values"):
+        primal_module.check_primal(g, lambda *a: f(*a) + 1e-9, [x])
+    with jax.enable_x64(True):
+        ref = np.asarray(jref.hessian(_lattice_jnp)(jnp.asarray(x)))
+    assert np.abs(ref).max() > 0.1
+    np.testing.assert_allclose(dgraph.hessian(_lattice_np, x)(x), ref, rtol=1e-12, atol=1e-14)
+
+
 def test_a_parameter_of_a_numpy_function_is_taken_per_call():
     def f(x, a):
         return np.sum(a * x**2 * x[0])

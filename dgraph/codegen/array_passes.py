@@ -938,13 +938,19 @@ def count_array_ops(program: ArrayProgram, known: Mapping[str, Shape] | None = N
         shapes = _node_shapes(s.value, env)
         for item in s.at:
             shapes.update(_node_shapes(item, env))
-        counted_at = set()
+        reads: set[int] = set()  # the nodes that read a name (the others are folded)
         for root in (s.value, *s.at):
-            for node in ir.walk(root):
+            ir.fold(root, functools.partial(_reading, reads=reads))
+        counted_at: set[int] = set()
+        for root in (s.value, *s.at):
+            stack = [root]  # each node once: a shared subtree is not walked again
+            while stack:
+                node = stack.pop()
                 if id(node) in counted_at:
                     continue
                 counted_at.add(id(node))
-                ops = _node_ops(node, shapes)
+                stack.extend(node.children())
+                ops = _node_ops(node, shapes, reads)
                 if ops is None:
                     uncounted.append(f"{s.target}: {_kind(node)}")
                 else:
@@ -969,9 +975,20 @@ def _constant(node: Node) -> bool:
     return not any(isinstance(n, Name) for n in ir.walk(node))
 
 
-def _node_ops(node: Node, shapes: dict[int, Any]) -> Ops | None:
-    """The operations of one node itself (not its children's); None: its shape unknown."""
-    one = _entry_ops(node, shapes)
+def _reading(node: Node, kids: list[bool], reads: set[int]) -> bool:
+    """Whether ``node`` reads a name (``kids``: whether its children do), its id added to
+    ``reads`` if so: :func:`_constant` for every node of a tree in one pass (asked of each
+    node, it walked each one's subtree: a deep statement's nodes, its depth times)."""
+    found = isinstance(node, Name) or any(kids)
+    if found:
+        reads.add(id(node))
+    return found
+
+
+def _node_ops(node: Node, shapes: dict[int, Any], reads: set[int] | None = None) -> Ops | None:
+    """The operations of one node itself (not its children's); None: its shape unknown.
+    ``reads``: the ids of the nodes that read a name, where known (:func:`_reading`)."""
+    one = _entry_ops(node, shapes, reads)
     if one is None or one == Ops():
         return one
     if isinstance(one, tuple):  # already a total (contractions, reductions, scatters)
@@ -982,7 +999,9 @@ def _node_ops(node: Node, shapes: dict[int, Any]) -> Ops | None:
     return _times(one, math.prod(shape))
 
 
-def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
+def _entry_ops(
+    node: Node, shapes: dict[int, Any], reads: set[int] | None = None
+) -> Ops | tuple[Ops] | None:
     """The operations per entry of an elementwise node, or ``(total,)`` for the others."""
     if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix, Entries, Index, AsType)):
         return Ops()
@@ -997,7 +1016,8 @@ def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
         return None if inside.uncounted else (_times(inside.ops, node.length),)
     if isinstance(node, (While, Cond)):
         return None  # its trip count / its branch is known only when it runs
-    if isinstance(node, (Scatter, UnaryOp)) or _constant(node):
+    constant = id(node) not in reads if reads is not None else _constant(node)
+    if isinstance(node, (Scatter, UnaryOp)) or constant:
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):
         return _binop_ops(node)

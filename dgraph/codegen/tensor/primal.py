@@ -22,7 +22,12 @@ import numpy as np
 from ...core.block_values import program_order, vertex_values
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
-from ...frontends.jaxpr_arrays import REFERENCE_COMPILE, REFERENCE_JIT_MOST, quick_jit
+from ...frontends.jaxpr_arrays import (
+    REFERENCE_COMPILE,
+    REFERENCE_JIT_MOST,
+    quick_jit,
+    run_eagerly,
+)
 from ..evaluate import ArrayEvaluator
 from ..ir import Name
 from .dialect import DIALECTS
@@ -85,14 +90,24 @@ def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) 
     6.7 -> 0.8 CPU-s; benchmarks/RESULTS.md, suite19). A graph of more than
     :data:`~dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST` operations (one program's
     compile grows faster than its operations'), or a primal JAX does not trace as one
-    program, runs operation by operation, as before."""
+    program, runs operation by operation: traced once (``make_jaxpr``) and its equations
+    run by :func:`~dgraph.frontends.jaxpr_arrays.run_eagerly` (the elementwise and moving
+    ones of host arrays by NumPy, with JAX's semantics), where each ``jax.numpy`` call
+    dispatched on its own compiled a kernel per primitive and shape (a binomial tree's
+    levels each meet new shapes); where JAX does not trace it, ``primal`` itself (its own
+    error, if any)."""
     operations = sum(1 for v in graph.nx if graph.op(v) is not None)
     if operations <= REFERENCE_JIT_MOST:
         try:
             return quick_jit(jax, primal, REFERENCE_COMPILE)(*args)
         except Exception:  # run operation by operation: its own error, as before, if any
             pass
-    return primal(*args)
+    try:
+        closed, shape = jax.make_jaxpr(primal, return_shape=True)(*args)
+    except Exception:  # run by jax.numpy: its own error, as before, if any
+        return primal(*args)
+    values = run_eagerly(closed.jaxpr, closed.consts, args)
+    return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), values)
 
 
 ROUNDING_SAFETY = 1024.0
