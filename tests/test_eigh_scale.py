@@ -33,6 +33,19 @@ def _program(n: int):
     return f, x
 
 
+_HESSIANS: dict[int, np.ndarray] = {}
+
+
+def _jax_hessian(n: int) -> np.ndarray:
+    """``jax.hessian`` of :func:`_program` ``(n)`` at its point, jitted (one compilation,
+    not one per eager operation: 115 compiles a test before) and kept per n: the tests of
+    one n compare with the same one."""
+    if n not in _HESSIANS:
+        f, x = _program(n)
+        _HESSIANS[n] = np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
+    return _HESSIANS[n]
+
+
 def _pairs_seen(monkeypatch) -> list[int]:
     """The pairs of every product the code generator pairs entry by entry."""
     seen: list[int] = []
@@ -50,7 +63,7 @@ def _pairs_seen(monkeypatch) -> list[int]:
 def test_hessian_equals_jax(n):
     f, x = _program(n)
     H = dgraph.hessian(f, x, sparse=True)(x)
-    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    want = _jax_hessian(n)
     np.testing.assert_allclose(H.toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
 
@@ -65,7 +78,7 @@ def test_no_product_pairs_order_n_cubed_entries(monkeypatch):
     assert max(seen, default=0) < n**3
     text = H.generated.text
     assert "bincount" not in text  # no segment sum of pairs
-    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    want = _jax_hessian(n)
     got = H(x).toarray()
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
@@ -78,7 +91,7 @@ def test_below_the_threshold_the_pairs_stay(monkeypatch):
     f, x = _program(n)
     H = dgraph.hessian(f, x, sparse=True)
     assert 2 * n**3 - n * n in seen
-    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    want = _jax_hessian(n)
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11)
 
 
@@ -170,7 +183,7 @@ def test_markowitz_sum_above_the_limit_is_refused_and_reverse_kept(monkeypatch):
     f, x = _program(n)
     H = dgraph.hessian(f, x, sparse=True)
     assert refused and "\n" not in refused[0] and "would not fit in memory" in refused[0]
-    want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    want = _jax_hessian(n)
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
 
@@ -183,7 +196,6 @@ def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
     than the values' own error can be (the largest of the slices': at most the whole
     one's), and the Hessian equals JAX's."""
     from dgraph.codegen.tensor import cancel, slices
-    from tests import jax_reference as jref
 
     monkeypatch.setattr(slices, "CHUNK_FROM", 10**4)
     monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
@@ -216,7 +228,7 @@ def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
         assert {k: v.shape for k, v in sliced[1].items()} == {
             k: v.shape for k, v in whole[1].items()
         }
-    want = np.asarray(jref.hessian(f)(jnp.asarray(x)))
+    want = _jax_hessian(n)
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
 
