@@ -164,10 +164,12 @@ def test_narrowed_by_a_diagonal_keeps_its_n_squared_entries(monkeypatch):
 
 
 def test_markowitz_sum_above_the_limit_is_refused_and_reverse_kept(monkeypatch):
-    """With the union limit below n³ (n = 24), Markowitz's sum of the two Kronecker
-    blocks is refused before it is formed; the Hessian is built by another method and
-    equals JAX's."""
-    n = 24
+    """With the union limit below n³ (n = 16: its products below
+    :data:`~dgraph.blocks.SPLIT_FROM` pairs, as at the 24 this ran at, and JAX's
+    programs of that size compiled once for the file), Markowitz's sum of the two
+    Kronecker blocks is refused before it is formed; the Hessian is built by another
+    method and equals JAX's."""
+    n = 16
     monkeypatch.setattr(kernel, "UNION_MOST", n**3 - 1)
     refused: list[str] = []
     original = kernel._refuse_large_union
