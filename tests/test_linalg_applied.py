@@ -99,15 +99,33 @@ def _nll(x):
     return 0.5 * a @ a + jnp.sum(jnp.log(jnp.diag(chol)))
 
 
-def test_a_gps_gradient_applies_its_linalg_blocks():
+_KEPT: dict[str, object] = {}
+
+
+def _nll_gradient() -> np.ndarray:
+    """``jax.grad(_nll)`` at ``_X``, jitted (one compilation, not one per eager
+    operation) and kept: the tests of the GP's gradient compare with the same one."""
+    if "gradient" not in _KEPT:
+        with jax.enable_x64(True):
+            _KEPT["gradient"] = np.asarray(jax.jit(jax.grad(_nll))(jnp.asarray(_X)))
+    return _KEPT["gradient"]  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def nll_numpy():
+    """``make_function(_nll, "jacobian", point=[_X])``, the NumPy module: made once for
+    the tests that read it (its text, price and values) without changing how it is made."""
+    return dgraph.make_function(_nll, "jacobian", point=[_X])
+
+
+def test_a_gps_gradient_applies_its_linalg_blocks(nll_numpy):
     """At 30 points the gradient equals ``jax.grad``; its module's largest index array is
     the triangle's 465 entries (on main: the sparse row times cholesky's dense block,
     418,500 pairs, three arrays of them) and no n²-direction basis (``eye(900)``) is made;
     its price is the rules' (145,395 multiplications; main priced 454,095 without the
     blocks' values)."""
-    made = dgraph.make_function(_nll, "jacobian", point=[_X])
-    with jax.enable_x64(True):
-        want = np.asarray(jax.grad(_nll)(jnp.asarray(_X)))
+    made = nll_numpy
+    want = _nll_gradient()
     got = np.asarray(made(_X))
     assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
     text = made.generated.text
@@ -137,10 +155,10 @@ def test_tangents_and_cotangents_through_the_rules(mode):
     v = RNG.normal(size=_X.shape if mode == "jvp" else (N,))
     with jax.enable_x64(True):
         x = jnp.asarray(_X)
-        if mode == "jvp":
-            want = np.asarray(jax.jvp(_gp_vector, (x,), (jnp.asarray(v),))[1])
+        if mode == "jvp":  # jitted: one compilation, not one per eager operation
+            want = np.asarray(jax.jit(lambda x, v: jax.jvp(_gp_vector, (x,), (v,))[1])(x, v))
         else:
-            want = np.asarray(jax.vjp(_gp_vector, x)[1](jnp.asarray(v))[0])
+            want = np.asarray(jax.jit(lambda x, v: jax.vjp(_gp_vector, x)[1](v)[0])(x, v))
     got = np.asarray(made(_X, v))
     assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
     assert made.generated.sweep_mults <= 6 * N**3
@@ -180,20 +198,20 @@ def _counting_inverses(monkeypatch) -> list[int]:
     return calls
 
 
-def test_the_jax_module_solves_triangles_and_numpys_inverts():
+def test_the_jax_module_solves_triangles_and_numpys_inverts(nll_numpy):
     """The GP's gradient at 30 points: the JAX module applies L⁻¹ and L⁻ᵀ by
     ``jax.scipy.linalg.solve_triangular`` (4 calls; main printed ``jnp.linalg.inv``,
     two of them), the NumPy module keeps its two inverses (faster there); both equal
     ``jax.grad``."""
+    want = _nll_gradient()
     with jax.enable_x64(True):
-        want = np.asarray(jax.grad(_nll)(jnp.asarray(_X)))
         made = dgraph.make_function(_nll, "jacobian", point=[_X], lang="jax")
         assert made.source.count("jax.scipy.linalg.solve_triangular(") == 4
         assert "linalg.inv(" not in made.source
         assert "import jax.scipy.linalg" in made.source
         got = np.asarray(jax.jit(made)(jnp.asarray(_X)))
     assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
-    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    made = nll_numpy
     assert made.source.count("numpy.linalg.inv(") == 2
     assert "solve_triangular" not in made.source
     assert np.abs(np.asarray(made(_X)) - want).max() <= 1e-10 * np.abs(want).max()
@@ -234,7 +252,16 @@ def _spectral_cases(n: int = 5) -> list[tuple[SimpleNamespace, list[np.ndarray]]
 def _jax_block(op, a: np.ndarray) -> np.ndarray:
     """JAX's Jacobian of the operation at ``a`` (flat result × flat operand), the
     eigenvectors' columns signed as NumPy's; eigh's along symmetric directions only
-    (``jnp.linalg.eigh`` symmetrizes its input)."""
+    (``jnp.linalg.eigh`` symmetrizes its input). Jitted (one compilation, not one per
+    eager operation) and kept per operation and matrix: the tests of one case with one
+    row and with several compare with the same one."""
+    key = (op.primitive, op.shape, a.tobytes())
+    if key not in _KEPT:
+        _KEPT[key] = _jax_block_made(op, a)  # type: ignore[index]
+    return _KEPT[key]  # type: ignore[index,return-value]
+
+
+def _jax_block_made(op, a: np.ndarray) -> np.ndarray:
     n = a.shape[0]
     f = {
         "det": jnp.linalg.det,
@@ -243,7 +270,7 @@ def _jax_block(op, a: np.ndarray) -> np.ndarray:
         "eigh_vectors": lambda m: jnp.linalg.eigh(m)[1],
     }[op.primitive]
     with jax.enable_x64(True):
-        block = np.asarray(jax.jacobian(f)(jnp.asarray(a)))
+        block = np.asarray(jax.jit(jax.jacobian(f))(jnp.asarray(a)))
         if op.primitive == "eigh_vectors":
             signs = np.sign(np.sum(np.linalg.eigh(a)[1] * np.asarray(f(jnp.asarray(a))), axis=0))
             block = block * signs[None, :, None, None]
@@ -313,7 +340,7 @@ def test_gradients_through_det_slogdet_eigh(which):
     f = _PROGRAMS[which]
     made = dgraph.make_function(f, "jacobian", point=[_A])
     with jax.enable_x64(True):
-        want = np.asarray(jax.grad(f)(jnp.asarray(_A)))
+        want = np.asarray(jax.jit(jax.grad(f))(jnp.asarray(_A)))
     got = np.asarray(made(_A))
     assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
     assert f"eye({M * M})" not in made.generated.text

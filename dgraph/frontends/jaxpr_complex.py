@@ -134,31 +134,58 @@ def zero_modulus(jax: Any, f: Callable[..., Any], args: list[Any]) -> bool:
     (JAX's own values; ``abs`` in ``f``'s jaxpr and in the calls it makes, not in loop
     bodies): JAX's ``abs`` rule gives ``|z|``'s derivative there as 0, so JAX's Hessian of
     a power spectrum ``|z|²`` at a zero bin is 0 where the true one (``re² + im²``'s, as
-    read here) is not, and JAX's ``jvp`` of its gradient is no reference there."""
+    read here) is not, and JAX's ``jvp`` of its gradient is no reference there. Only
+    the equations a modulus (or a call that may take one) reads from are evaluated, each
+    bound as it is (one XLA compilation per new operation and shape): a value none of
+    them reads (``eigvalsh`` of a matrix beside the spectrum) is never computed."""
     found: list[bool] = []
 
     def modulus(eqn: Any, ins: list[Any]) -> Any:
         found.append(bool(np.any(np.asarray(ins[0]) == 0)))
         return jax.lax.abs(ins[0])
 
-    def call(eqn: Any, ins: list[Any]) -> Any:
-        inner = _called(eqn)
-        outs = walk(inner, ins[: len(inner.jaxpr.invars)])
-        return outs if eqn.primitive.multiple_results else outs[0]
+    def call(wanted: set[int]) -> Callable[[Any, list], Any]:
+        def run(eqn: Any, ins: list[Any]) -> Any:
+            inner = _called(eqn)
+            outs = walk(inner, ins[: len(inner.jaxpr.invars)], wanted)
+            return outs if eqn.primitive.multiple_results else outs[0]
 
-    def walk(closed: Any, values: list[Any]) -> list[Any]:
-        rules: dict[int, Callable[[Any, list], Any]] = {}
-        for k, e in enumerate(closed.jaxpr.eqns):
+        return run
+
+    def walk(closed: Any, values: list[Any], wanted: set[int]) -> list[Any]:
+        """``closed``'s outputs at positions ``wanted`` (the others None), the moduli on
+        the way taken."""
+        eqns = closed.jaxpr.eqns
+        ruled: set[int] = set()
+        for k, e in enumerate(eqns):
             if e.primitive.name == "abs" and _is_complex(e.invars[0].aval):
-                rules[k] = modulus
+                ruled.add(k)
             elif e.primitive.name in _CALLS and (inner := _called(e)) is not None:
-                rules.update({k: call} if has_complex(inner.jaxpr) else {})
-        return evaluate_with(jax, closed, values, rules)
+                ruled.update({k} if has_complex(inner.jaxpr) else set())
+        needed = {v for i, v in enumerate(closed.jaxpr.outvars) if i in wanted and _var(v)}
+        rules: dict[int, Callable[[Any, list], Any]] = {}
+        only: set[int] = set()
+        for k in reversed(range(len(eqns))):
+            e = eqns[k]
+            outs = {i for i, v in enumerate(e.outvars) if v in needed}
+            if k not in ruled and not outs:
+                continue
+            only.add(k)
+            needed.update(v for v in e.invars if _var(v))
+            if k in ruled:
+                rules[k] = modulus if e.primitive.name == "abs" else call(outs)
+        return evaluate_with(jax, closed, values, rules, only)
 
     closed = jax.make_jaxpr(f)(*args)
     if has_complex(closed.jaxpr):
-        walk(closed, jax.tree_util.tree_leaves(list(args)))
+        walk(closed, jax.tree_util.tree_leaves(list(args)), set())
     return any(found)
+
+
+def _var(v: Any) -> bool:
+    """Whether ``v`` (an equation's operand or result) is a variable of the jaxpr, not a
+    literal or a dropped result."""
+    return type(v).__name__ not in ("Literal", "DropVar")
 
 
 # -- values of the interpreter (the parts' arithmetic: complex_parts) ---------------------

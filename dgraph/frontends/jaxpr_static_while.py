@@ -89,11 +89,16 @@ def static_trip_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Calla
 
 
 def evaluate_with(
-    jax: Any, closed: Any, values: list[Any], rules: dict[int, Callable[[Any, list], Any]]
+    jax: Any,
+    closed: Any,
+    values: list[Any],
+    rules: dict[int, Callable[[Any, list], Any]],
+    only: set[int] | None = None,
 ) -> list[Any]:
     """The outputs of the closed jaxpr ``closed`` at ``values`` (its flat inputs), its
     ``k``-th equation evaluated by ``rules[k](eqn, operands)`` where given (the others
-    bound as they are)."""
+    bound as they are). ``only``: the equations evaluated, the others skipped (None: all);
+    an output no evaluated equation computes is None."""
     jaxpr = closed.jaxpr
     env = dict(zip(jaxpr.constvars, closed.consts, strict=True))
     env.update(zip(jaxpr.invars, values, strict=True))
@@ -102,6 +107,8 @@ def evaluate_with(
         return v.val if _literal(v) else env[v]
 
     for k, e in enumerate(jaxpr.eqns):
+        if only is not None and k not in only:
+            continue
         ins = [get(v) for v in e.invars]
         if k in rules:
             out = rules[k](e, ins)
@@ -111,6 +118,8 @@ def evaluate_with(
             out = e.primitive.bind(*sub, *ins, **params)
         out = out if e.primitive.multiple_results else [out]
         env.update(zip(e.outvars, out, strict=True))
+    if only is not None:
+        return [v.val if _literal(v) else env.get(v) for v in jaxpr.outvars]
     return [get(v) for v in jaxpr.outvars]
 
 
