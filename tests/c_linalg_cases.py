@@ -47,10 +47,10 @@ def diagonal_program(statements, shape, constants=None):
     return program, body
 
 
-def run_numpy(body, x: np.ndarray) -> dict:
-    """The statements of :func:`diagonal_program`'s ``body`` run by NumPy at ``x``: the
-    names they assign."""
-    space = {"x": x, "numpy": np}
+def run_numpy(body, x: np.ndarray, constants=None) -> dict:
+    """The statements of :func:`diagonal_program`'s ``body`` run by NumPy at ``x`` (and
+    the program's ``constants``): the names they assign."""
+    space = {"x": x, "numpy": np, **(constants or {})}
     for statement in body:
         exec(NumPyArrayPrinter().statement(statement).strip(), space)
     return space
