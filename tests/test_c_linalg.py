@@ -17,11 +17,20 @@ from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Index, Name, S
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import VerificationError
 from tests import jax_reference as jref
-from tests.c_linalg_cases import dense, diagonal_program, mutated, run_numpy
+from tests.c_linalg_cases import (
+    c_unoptimized,  # noqa: F401 (the module's fixture)
+    dense,
+    diagonal_program,
+    mutated,
+    run_numpy,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 
 N = 4
 _RNG = np.random.default_rng(0)

@@ -24,6 +24,7 @@ from dgraph.errors import VerificationError
 from tests import jax_reference as jref
 from tests.c_linalg_cases import (
     c_and_cuda_equal,
+    c_unoptimized,  # noqa: F401 (the module's fixture)
     close,
     diagonal_program,
     largest_entry_signs,
@@ -34,7 +35,10 @@ from tests.c_linalg_cases import (
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 lax = pytest.importorskip("jax.lax")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 
 SHAPES = ((5, 3), (4, 4))
 
