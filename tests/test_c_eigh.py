@@ -9,32 +9,34 @@ not printed in C")."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+import functools
 
 import numpy as np
 import pytest
 
 import dgraph
-from dgraph.codegen import c_special
 from dgraph.codegen.c import compiler
-from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Index, Name, Seq
-from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import VerificationError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_codegen_c_values import _diagonal_program
-
 from tests import jax_reference as jref
+from tests.c_linalg_cases import (
+    c_and_cuda_equal,
+    c_unoptimized,  # noqa: F401 (the module's fixture)
+    close,
+    dense,
+    diagonal_program,
+    largest_entry_signs,
+    mutated,
+    run_numpy,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 
 SIZES = (3, 8, 20)
 
@@ -90,14 +92,20 @@ def _vectors(n: int):
 FUNCTIONS = {"squares": _squares, "largest": _largest, "logdet": _logdet}
 
 
-def _dense(value) -> np.ndarray:
-    return value.toarray() if hasattr(value, "toarray") else np.asarray(value)
+@functools.cache
+def _case(name: str, n: int):
+    """``FUNCTIONS[name]`` at ``n`` and its point, made once: the tests of one case share
+    the function, and with it JAX's compiled references (kept per function)."""
+    return FUNCTIONS[name](n), _point(n)
 
 
-def _close(got, expected) -> None:
-    got = _dense(got).reshape(np.shape(expected))
-    scale = abs(np.asarray(expected)).max()
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
+@functools.cache
+def _built(name: str, mode: str, n: int):
+    """The case's ``make_function(f, mode, "c")``, built once for the tests that read the
+    same build (the derivatives, the NaN test, the right helper of the mutation test)."""
+    f, x = _case(name, n)
+    with jax.enable_x64(True):
+        return dgraph.make_function(f, mode, "c", point=[x])
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -106,13 +114,12 @@ def _close(got, expected) -> None:
 def test_eigenvalue_derivatives_in_c_equal_jax(name: str, mode: str, n: int) -> None:
     """Gradients and Hessians of eigenvalue functions in C, verified, equal to JAX's to
     1e-9 of their largest entry (seen: about 1e-14)."""
-    f, x = FUNCTIONS[name](n), _point(n)
+    (f, x), fn = _case(name, n), _built(name, mode, n)
     with jax.enable_x64(True):
-        fn = dgraph.make_function(f, mode, "c", point=[x])
         expected = np.asarray((jref.hessian if mode == "hessian" else jref.jacobian)(f)(x))
     assert fn.generated.lang == "c" and fn.generated.verified
     assert "dgraph_eigh(" in fn.generated.text
-    _close(fn(x), expected)
+    close(fn(x), expected)
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -125,16 +132,16 @@ def test_an_eigenvector_function_in_c_equals_numpy_and_jax(n: int) -> None:
         in_numpy = dgraph.make_function(f, "jacobian", "python", point=[x])
         expected = np.asarray(jref.jacobian(f)(x))
     assert in_c.generated.verified and "dgraph_eigh(" in in_c.generated.text
-    _close(in_c(x), _dense(in_numpy(x)).reshape(expected.shape))
-    _close(in_c(x), expected)
+    close(in_c(x), dense(in_numpy(x)).reshape(expected.shape))
+    close(in_c(x), expected)
 
 
 def test_distinct_eigenvalues_at_the_points() -> None:
     """The test points are regular for eigh: no two eigenvalues within 1e-3."""
     for n in SIZES:
         a, _ = _matrix(n)
-        with jax.enable_x64(True):
-            w = np.linalg.eigvalsh(np.asarray(a(_point(n))))
+        with jax.enable_x64(True):  # jitted: one program, not an eager one per operation
+            w = np.linalg.eigvalsh(np.asarray(jax.jit(a)(_point(n))))
         assert np.diff(w).min() > 1e-3
 
 
@@ -152,13 +159,20 @@ def _stack_program(shape):
     ]
     parts = [Call("ravel", (Name(v),)) for v in ("w", "v", "wt")]
     statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
-    return _diagonal_program(statements, shape)
+    return diagonal_program(statements, shape)
+
+
+@functools.cache
+def _stack_values(shape: tuple[int, int, int]):
+    """:func:`_stack_program` at ``shape``, its statements and its C values, printed once
+    for the tests of one stack shape (the three scales of the larger stack)."""
+    program, body = _stack_program(shape)
+    return program, body, c_values(program)
 
 
 def _numpy_signs(v: np.ndarray) -> np.ndarray:
     """NumPy's vectors with dgraph_eigh's signs: each vector's largest entry positive."""
-    big = np.take_along_axis(v, abs(v).argmax(axis=-2)[..., None, :], axis=-2)
-    return v * np.sign(big)
+    return v * largest_entry_signs(v)
 
 
 def test_batched_eigh_in_c_and_cuda_equals_numpy(tmp_path) -> None:
@@ -167,36 +181,22 @@ def test_batched_eigh_in_c_and_cuda_equals_numpy(tmp_path) -> None:
     NumPy's signs (normalized: each vector's entry of largest magnitude positive); nvcc,
     where installed, compiles the CUDA text (a thread per matrix; not run here)."""
     shape = (3, 5, 5)
-    program, body = _stack_program(shape)
-    values = c_values(program)
+    _, body, values = _stack_values(shape)
     x = np.random.default_rng(5).normal(size=shape)
-    space = {"x": x, "numpy": np}
-    for statement in body:
-        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    space = run_numpy(body, x)
     k = 3 * 5
     expected = np.ravel(space["y"]).copy()
     v = np.reshape(expected[k : k + 75], shape) / 2.0
     expected[k : k + 75] = np.ravel(2.0 * _numpy_signs(v))
     body = values.text[values.text.index("void jacobian_values_with(") :]
     assert body.count("dgraph_eigh(") == 2  # one for s, one for its transpose
-    np.testing.assert_allclose(values.load()(x).data, expected, rtol=0, atol=1e-12)
-    if cxx_compiler() is not None:
-        got = values.load_cuda_host()(x).data
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-    if shutil.which("nvcc") is not None:
-        source = tmp_path / "values.cu"
-        source.write_text(values.cuda)
-        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
+    c_and_cuda_equal(values, x, expected, tmp_path)
 
 
 def test_a_nan_matrix_gives_nan_as_jax() -> None:
     """A NaN entry (x[0] NaN) gives NaN values and vectors, as JAX's eigh."""
-    f = _squares(3)
-    x = _point(3)
+    (f, x), fn = _case("squares", 3), _built("squares", "jacobian", 3)
     with jax.enable_x64(True):
-        fn = dgraph.make_function(f, "jacobian", "c", point=[x])
         bad = x.copy()
         bad[0] = np.nan
         assert np.isnan(np.asarray(jref.jacobian(f)(bad))).all()
@@ -206,16 +206,10 @@ def test_a_nan_matrix_gives_nan_as_jax() -> None:
 def test_a_helper_that_does_not_sort_is_caught_by_the_check(monkeypatch) -> None:
     """The helper with its ascending sort removed gives the eigenvalues in Jacobi's
     order: the code check refuses it (the right helper passes at the same point)."""
-    f = _largest(8)
-    x = _point(8)
+    (f, x), right = _case("largest", 8), _built("largest", "jacobian", 8)
+    assert right.generated.verified
     with jax.enable_x64(True):
-        dgraph.make_function(f, "jacobian", "c", point=[x])
-        unsorted = tuple(
-            text.replace("if (w[j] < w[low]) low = j;", "")
-            for text in c_special._FUNCTIONS["dgraph_eigh"]
-        )
-        assert unsorted != c_special._FUNCTIONS["dgraph_eigh"]
-        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_eigh", unsorted)
+        mutated("dgraph_eigh", "if (w[j] < w[low]) low = j;", "", monkeypatch)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x])
 
@@ -226,9 +220,8 @@ def test_a_larger_stack_decomposes_to_rounding(scale: float) -> None:
     sweeps' sums, the matrix is scaled by its largest entry first): the eigenvalues equal
     LAPACK's, V·diag(w)·Vᵀ the matrix and VᵀV the identity, to 1e-13 relative."""
     shape = (2, 40, 40)
-    program, _ = _stack_program(shape)
     x = np.random.default_rng(7).normal(size=shape) * scale
-    got = c_values(program).load()(x).data
+    got = _stack_values(shape)[2].load()(x).data
     s = x + np.swapaxes(x, -1, -2)
     w = got[:80].reshape(2, 40)
     v = got[80 : 80 + s.size].reshape(shape) / 2.0
@@ -256,4 +249,4 @@ def test_a_program_reading_a_vector_sign_is_refused_or_equals_numpy() -> None:
         except VerificationError as error:
             assert "check FAILED" in str(error)
             return
-    _close(in_c(x), _dense(in_numpy(x)))
+    close(in_c(x), dense(in_numpy(x)))

@@ -7,30 +7,30 @@ linear algebra is not in the C values vocabulary")."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import dgraph
-from dgraph.codegen import c_special
 from dgraph.codegen.c import compiler
 from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Index, Name, Seq
-from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import VerificationError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_codegen_c_values import _diagonal_program
-
 from tests import jax_reference as jref
+from tests.c_linalg_cases import (
+    c_unoptimized,  # noqa: F401 (the module's fixture)
+    dense,
+    diagonal_program,
+    mutated,
+    run_numpy,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 
 N = 4
 _RNG = np.random.default_rng(0)
@@ -83,10 +83,6 @@ PROGRAMS = {  # name: function, mode, a helper its C calls
 }
 
 
-def _dense(value) -> np.ndarray:
-    return value.toarray() if hasattr(value, "toarray") else np.asarray(value)
-
-
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_linear_algebra_derivatives_in_c_equal_jax(name: str, sparse: bool) -> None:
@@ -97,7 +93,7 @@ def test_linear_algebra_derivatives_in_c_equal_jax(name: str, sparse: bool) -> N
         fn = dgraph.make_function(f, mode, "c", point=[X], sparse=sparse)
         expected = np.asarray((jref.hessian if mode == "hessian" else jref.jacobian)(f)(X))
     assert fn.generated.lang == "c" and fn.generated.verified and called in fn.generated.text
-    got = _dense(fn(X)).reshape(expected.shape)
+    got = dense(fn(X)).reshape(expected.shape)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-10 * abs(expected).max())
 
 
@@ -132,12 +128,7 @@ def test_a_helper_without_pivoting_is_caught_by_the_check(monkeypatch) -> None:
     with jax.enable_x64(True):
         good = dgraph.make_function(f, "jacobian", "c", point=[x0])
         np.testing.assert_allclose(np.asarray(good(x0)), jref.jacobian(f)(x0), rtol=1e-12)
-        skipped = tuple(
-            text.replace("if (fabs(a[i * n + k]) > best) {", "if (0) {")
-            for text in c_special._FUNCTIONS["dgraph_lu_of"]
-        )
-        assert skipped != c_special._FUNCTIONS["dgraph_lu_of"]
-        monkeypatch.setitem(c_special._FUNCTIONS, "dgraph_lu_of", skipped)
+        mutated("dgraph_lu_of", "if (fabs(a[i * n + k]) > best) {", "if (0) {", monkeypatch)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x0])
 
@@ -163,12 +154,10 @@ def test_batched_statements_in_c_and_cuda_equal_numpy() -> None:
     parts = [Call("ravel", (Name(v),)) for v in ("ai", "l", "li", "ui", "ld", "sg", "d")]
     statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
     constants = {"_K0": np.eye(N) * 0.5, "_K1": np.eye(N) * 3.0}
-    program, body = _diagonal_program(statements, shape, constants)
+    program, body = diagonal_program(statements, shape, constants)
     values = c_values(program)
     x = np.random.default_rng(5).normal(size=shape)
-    space = {"x": x, "numpy": np, **constants}
-    for statement in body:
-        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    space = run_numpy(body, x, constants)
     expected = np.ravel(space["y"])
     assert "dgraph_triangle_inv(" in values.text and "dgraph_cholesky(" in values.text
     np.testing.assert_allclose(values.load()(x).data, expected, rtol=1e-12, atol=1e-13)
@@ -231,7 +220,7 @@ def test_jacobians_at_n64_equal_jax_one_lu_a_matrix(name, factored, triangular) 
     assert body.count("dgraph_lu_of(") == factored
     products = _products(body, N64)
     assert sum(flags != (0, 0) for flags in products) == triangular
-    got = _dense(fn(X64))
+    got = dense(fn(X64))
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-10 * abs(expected).max())
 
 
@@ -264,12 +253,10 @@ def test_batched_statements_at_n64_share_the_lu_and_equal_numpy() -> None:
     parts = [Call("ravel", (Name(v),)) for v in names]
     statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
     constants = {"_K0": np.eye(N64), "_K1": np.eye(N64) * 8.0}
-    program, body = _diagonal_program(statements, shape, constants)
+    program, body = diagonal_program(statements, shape, constants)
     values = c_values(program)
     x = np.random.default_rng(6).normal(size=shape)
-    space = {"x": x, "numpy": np, **constants}
-    for statement in body:
-        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    space = run_numpy(body, x, constants)
     expected = np.ravel(space["y"])
     text = _body(values.text)
     assert text.count("dgraph_lu_of(") == 1 and text.count("dgraph_determinant(") == 3
@@ -296,7 +283,7 @@ def test_scratch_is_the_callers_and_kept_a_thread() -> None:
         ArrayStatement("p", Call("matmul", (Name("ai"), Name("w")))),
         ArrayStatement("y", BinOp("+", Name("p"), Name("ai"))),
     ]
-    program, _ = _diagonal_program(statements, shape, {"_K1": np.eye(N64) * 8.0})
+    program, _ = diagonal_program(statements, shape, {"_K1": np.eye(N64) * 8.0})
     values = c_values(program)
     statements_part = _body(values.text).split("\nvoid jacobian_values(")[0]
     assert "malloc(" not in statements_part and "free(" not in statements_part

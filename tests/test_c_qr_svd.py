@@ -10,34 +10,35 @@ values: cannot translate ... logaddexp.accumulate")."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+import functools
 
 import numpy as np
 import pytest
 
 import dgraph
 from dgraph import from_jax
-from dgraph.codegen import c_special
 from dgraph.codegen.c import compiler
-from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.ir import ArrayStatement, Call, Const, Index, Name, Seq
-from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import VerificationError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_codegen_c_values import _diagonal_program
-
 from tests import jax_reference as jref
+from tests.c_linalg_cases import (
+    c_and_cuda_equal,
+    c_unoptimized,  # noqa: F401 (the module's fixture)
+    close,
+    diagonal_program,
+    largest_entry_signs,
+    mutated,
+    run_numpy,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 lax = pytest.importorskip("jax.lax")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 
 SHAPES = ((5, 3), (4, 4))
 
@@ -95,14 +96,20 @@ def _singular_vectors(shape):
 FUNCTIONS = {"qr": _qr, "svd-values": _singular_values, "svd-vectors": _singular_vectors}
 
 
-def _dense(value) -> np.ndarray:
-    return value.toarray() if hasattr(value, "toarray") else np.asarray(value)
+@functools.cache
+def _case(name: str, shape: tuple[int, int]):
+    """``FUNCTIONS[name]`` at ``shape`` and its point, made once: the tests of one case
+    share the function, and with it JAX's compiled references (kept per function)."""
+    return FUNCTIONS[name](shape), _point(shape)
 
 
-def _close(got, expected) -> None:
-    got = _dense(got).reshape(np.shape(expected))
-    scale = abs(np.asarray(expected)).max()
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
+@functools.cache
+def _built(name: str, shape: tuple[int, int], mode: str):
+    """The case's ``make_function(f, mode, "c")``, built once for the tests that read the
+    same build (the derivatives, the NaN test, the right helper of the mutation tests)."""
+    f, x = _case(name, shape)
+    with jax.enable_x64(True):
+        return dgraph.make_function(f, mode, "c", point=[x])
 
 
 CASES = [(name, shape) for name in sorted(FUNCTIONS) for shape in SHAPES]
@@ -114,21 +121,21 @@ CASES += [("svd-values", (3, 5)), ("svd-vectors", (3, 5))]  # wide: the QR's rul
 def test_qr_and_svd_derivatives_in_c_equal_jax(name: str, shape, mode: str) -> None:
     """Gradients and Hessians of QR and SVD functions in C, verified, equal to JAX's to
     1e-9 of their largest entry (seen: about 1e-15)."""
-    f, x = FUNCTIONS[name](shape), _point(shape)
+    (f, x), fn = _case(name, shape), _built(name, shape, mode)
     with jax.enable_x64(True):
-        fn = dgraph.make_function(f, mode, "c", point=[x])
         expected = np.asarray((jref.hessian if mode == "hessian" else jref.jacobian)(f)(x))
     helper = "dgraph_qr(" if name == "qr" else "dgraph_svd("
     assert fn.generated.lang == "c" and fn.generated.verified
     assert helper in fn.generated.text
-    _close(fn(x), expected)
+    close(fn(x), expected)
 
 
 def test_distinct_singular_values_at_the_points() -> None:
     """The test points are regular for the SVD: its values distinct and nonzero."""
     for shape in [*SHAPES, (3, 5)]:
-        with jax.enable_x64(True):
-            s = np.linalg.svd(np.asarray(_matrix(shape)(_point(shape))), compute_uv=False)
+        with jax.enable_x64(True):  # jitted: one program, not an eager one per operation
+            a = np.asarray(jax.jit(_matrix(shape))(_point(shape)))
+        s = np.linalg.svd(a, compute_uv=False)
         assert -np.diff(s).min() > 1e-2 and s.min() > 1e-2
 
 
@@ -151,22 +158,28 @@ def _stack_program(shape):
     ]
     parts = [Call("ravel", (Name(v),)) for v in ("q", "r", "u", "s", "vt", "ws", "wu", "wr")]
     statements.append(ArrayStatement("y", Call("concatenate", (Seq(tuple(parts)),))))
-    return _diagonal_program(statements, shape)
+    return diagonal_program(statements, shape)
+
+
+@functools.cache
+def _stack_values(shape: tuple[int, int, int]):
+    """:func:`_stack_program` at ``shape``, its statements and its C values, printed once
+    (and compiled once: a text's library is loaded once per process) for the tests of
+    one stack shape."""
+    program, body = _stack_program(shape)
+    return program, body, c_values(program)
 
 
 def _signed(u: np.ndarray, vt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """NumPy's singular vectors with dgraph_svd's signs: each left vector's largest entry
     positive, its right vector flipped with it."""
-    big = np.take_along_axis(u, abs(u).argmax(axis=-2)[..., None, :], axis=-2)
-    sign = np.sign(big)
+    sign = largest_entry_signs(u)
     return u * sign, vt * np.swapaxes(sign, -1, -2)
 
 
 def _numpy_stack(x: np.ndarray, body) -> np.ndarray:
     """The statements run by NumPy, the singular vectors given dgraph_svd's signs."""
-    space = {"x": x, "numpy": np}
-    for statement in body:
-        exec(NumPyArrayPrinter().statement(statement).strip(), space)
+    space = run_numpy(body, x)
     space["u"], space["vt"] = _signed(space["u"], space["vt"])
     wu, wvt = np.linalg.svd(np.swapaxes(x, -1, -2), full_matrices=False)[::2]
     space["wu"] = _signed(wu, wvt)[0]
@@ -180,22 +193,12 @@ def test_batched_qr_and_svd_in_c_and_cuda_equal_numpy(tmp_path) -> None:
     with their signs, the singular values, the vectors up to NumPy's signs; nvcc, where installed,
     compiles the CUDA text (a thread per matrix; not run here)."""
     shape = (3, 5, 3)
-    program, body = _stack_program(shape)
-    values = c_values(program)
+    _, body, values = _stack_values(shape)
     x = np.random.default_rng(5).normal(size=shape)
     expected = _numpy_stack(x, body)
     text = values.text[values.text.index("void jacobian_values_with(") :]
     assert text.count("dgraph_qr(") == 2 and text.count("dgraph_svd(") == 2
-    np.testing.assert_allclose(values.load()(x).data, expected, rtol=0, atol=1e-12)
-    if cxx_compiler() is not None:
-        got = values.load_cuda_host()(x).data
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-    if shutil.which("nvcc") is not None:
-        source = tmp_path / "values.cu"
-        source.write_text(values.cuda)
-        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
+    c_and_cuda_equal(values, x, expected, tmp_path)
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e150, 1e-150])
@@ -204,9 +207,8 @@ def test_a_larger_stack_decomposes_to_rounding(scale: float) -> None:
     Q and R equal NumPy's, the singular values LAPACK's, U·diag(s)·Vt the matrix and UᵀU
     the identity, to 1e-13 relative."""
     shape = (2, 30, 20)
-    program, _ = _stack_program(shape)
     x = np.random.default_rng(7).normal(size=shape) * scale
-    got = c_values(program).load()(x).data
+    got = _stack_values(shape)[2].load()(x).data
     q, r = np.linalg.qr(x)
     sizes = [q.size, r.size, q.size, 40, r.size]
     q_, r_, u, s, vt = np.split(got[: sum(sizes)], np.cumsum(sizes)[:-1])
@@ -219,15 +221,17 @@ def test_a_larger_stack_decomposes_to_rounding(scale: float) -> None:
 
 
 def test_a_rank_deficient_matrix_keeps_orthonormal_vectors() -> None:
-    """A 5×3 matrix of rank 1 and the zero matrix: the values LAPACK's (two or three 0),
-    U's columns still orthonormal (completed), U·diag(s)·Vt the matrix."""
+    """A 5×3 matrix of rank 1 and the zero matrix (in a stack of three, the batched test's
+    program: the third a full-rank one): the values LAPACK's (two or three 0), U's
+    columns still orthonormal (completed), U·diag(s)·Vt the matrix."""
     rng = np.random.default_rng(3)
-    program, _ = _stack_program((2, 5, 3))
-    x = np.stack([np.outer(rng.normal(size=5), rng.normal(size=3)), np.zeros((5, 3))])
-    got = c_values(program).load()(x).data
-    u = got[30 + 18 : 30 + 18 + 30].reshape(2, 5, 3)
-    s = got[78:84].reshape(2, 3)
-    vt = got[84:102].reshape(2, 3, 3)
+    rank1 = np.outer(rng.normal(size=5), rng.normal(size=3))
+    x = np.stack([rank1, np.zeros((5, 3)), rng.normal(size=(5, 3))])
+    got = _stack_values((3, 5, 3))[2].load()(x).data
+    u = got[45 + 27 : 45 + 27 + 45].reshape(3, 5, 3)  # after Q (3·15) and R (3·9)
+    s = got[117:126].reshape(3, 3)
+    vt = got[126:153].reshape(3, 3, 3)
+    assert (s[0, 1:] < 1e-14 * abs(x).max()).all() and (s[1] == 0).all()
     assert abs(s - np.linalg.svd(x, compute_uv=False)).max() < 1e-14 * abs(x).max()
     assert abs(np.swapaxes(u, -1, -2) @ u - np.eye(3)).max() < 1e-14
     assert abs((u * s[:, None, :]) @ vt - x).max() < 1e-14 * abs(x).max()
@@ -236,29 +240,22 @@ def test_a_rank_deficient_matrix_keeps_orthonormal_vectors() -> None:
 def test_a_nan_matrix_gives_nan_as_jax() -> None:
     """A NaN entry gives NaN derivatives of the QR and the SVD functions, as JAX's."""
     for name in ("qr", "svd-values"):
-        f, x = FUNCTIONS[name]((5, 3)), _point((5, 3))
+        (f, x), fn = _case(name, (5, 3)), _built(name, (5, 3), "jacobian")
         with jax.enable_x64(True):
-            fn = dgraph.make_function(f, "jacobian", "c", point=[x])
             bad = x.copy()
             bad[0] = np.nan
             assert np.isnan(np.asarray(jref.jacobian(f)(bad))).all()
         assert np.isnan(np.asarray(fn(bad))).all()
 
 
-def _mutated(name: str, old: str, new: str, monkeypatch) -> None:
-    changed = tuple(text.replace(old, new) for text in c_special._FUNCTIONS[name])
-    assert changed != c_special._FUNCTIONS[name]
-    monkeypatch.setitem(c_special._FUNCTIONS, name, changed)
-
-
 def test_a_qr_helper_with_a_sign_flipped_is_caught_by_the_check(monkeypatch) -> None:
     """The QR helper with the reflection's sign flipped (β = +sign(α)·‖x‖: still a QR,
     but not LAPACK's) gives R's diagonal and Q's columns the other signs: the code check
     refuses it (the right helper passes at the same point)."""
-    f, x = _qr((5, 3)), _point((5, 3))
+    (f, x), right = _case("qr", (5, 3)), _built("qr", (5, 3), "jacobian")
+    assert right.generated.verified
     with jax.enable_x64(True):
-        dgraph.make_function(f, "jacobian", "c", point=[x])
-        _mutated("dgraph_qr", "beta = -copysign(", "beta = copysign(", monkeypatch)
+        mutated("dgraph_qr", "beta = -copysign(", "beta = copysign(", monkeypatch)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x])
 
@@ -266,10 +263,10 @@ def test_a_qr_helper_with_a_sign_flipped_is_caught_by_the_check(monkeypatch) -> 
 def test_an_svd_helper_that_does_not_sort_is_caught_by_the_check(monkeypatch) -> None:
     """The SVD helper with its descending sort removed gives the values in Jacobi's order:
     the code check refuses it."""
-    f, x = _singular_values((5, 3)), _point((5, 3))
+    (f, x), right = _case("svd-values", (5, 3)), _built("svd-values", (5, 3), "jacobian")
+    assert right.generated.verified
     with jax.enable_x64(True):
-        dgraph.make_function(f, "jacobian", "c", point=[x])
-        _mutated("dgraph_svd", "if (s[j] > s[high]) high = j;", "", monkeypatch)
+        mutated("dgraph_svd", "if (s[j] > s[high]) high = j;", "", monkeypatch)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(f, "jacobian", "c", point=[x])
 
@@ -281,6 +278,16 @@ CUMULATIVE = {
 }
 
 
+@functools.cache
+def _cumulative(name: str):
+    """``CUMULATIVE[name]``'s point, graph (at the array level) and C Jacobian, built once
+    for its test and the helper's mutation test (which builds the same graph again)."""
+    x = np.random.default_rng(9).normal(size=6)
+    with jax.enable_x64(True):
+        g = from_jax(CUMULATIVE[name], x, level="array")
+        return x, g, dgraph.make_function(g, "jacobian", "c", sparse=True)
+
+
 @pytest.mark.parametrize("name", sorted(CUMULATIVE))
 def test_cumlogsumexp_jacobian_in_c_equals_jax(name: str) -> None:
     """cumlogsumexp at the array level in C (a running ``dgraph_logaddexp`` a line, as
@@ -289,24 +296,21 @@ def test_cumlogsumexp_jacobian_in_c_equals_jax(name: str) -> None:
     tangent of cumlogsumexp, an associative scan of ``logaddexp``'s pieces, which C
     printed before.)"""
     f = CUMULATIVE[name]
-    x = np.random.default_rng(9).normal(size=6)
+    x, _, jac = _cumulative(name)
     with jax.enable_x64(True):
-        jac = dgraph.make_function(from_jax(f, x, level="array"), "jacobian", "c", sparse=True)
         assert jac.generated.verified and "dgraph_logaddexp(" in jac.generated.text
-        _close(jac(x), np.asarray(jref.jacobian(f)(x)))
+        close(jac(x), np.asarray(jref.jacobian(f)(x)))
         if name == "plain":
             big = np.array([700.0, -700.0, 699.0, 700.0, -1.0, 0.0])
-            _close(jac(big), np.asarray(jref.jacobian(f)(big)))
+            close(jac(big), np.asarray(jref.jacobian(f)(big)))
 
 
 def test_a_logaddexp_helper_without_its_shift_is_caught_by_the_check(monkeypatch) -> None:
     """The step with the larger operand's shift dropped (``log1p(exp(-d))`` alone) gives
     other values: the code check refuses it."""
-    f = CUMULATIVE["plain"]
-    x = np.random.default_rng(9).normal(size=6)
+    _, g, right = _cumulative("plain")
+    assert right.generated.verified
     with jax.enable_x64(True):
-        g = from_jax(f, x, level="array")
-        dgraph.make_function(g, "jacobian", "c", sparse=True)
-        _mutated("dgraph_logaddexp", "return x + log1p(", "return log1p(", monkeypatch)
+        mutated("dgraph_logaddexp", "return x + log1p(", "return log1p(", monkeypatch)
         with pytest.raises(VerificationError, match="check FAILED"):
             dgraph.make_function(g, "jacobian", "c", sparse=True)

@@ -47,8 +47,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_codegen_arrays as arrays
 
 from tests import jax_reference as jref
+from tests.c_linalg_cases import c_unoptimized  # noqa: F401 (the module's fixture)
+from tests.c_linalg_cases import diagonal_program as _diagonal_program
 
-pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="no C compiler"),
+    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
+]
 # the graphs traced from JAX; the rest runs without it
 needs_jax = pytest.mark.skipif(
     importlib.util.find_spec("jax") is None, reason="JAX is not installed"
@@ -402,30 +407,6 @@ def test_linear_algebra_in_a_loop_prints_in_c():
         expected = np.asarray(jref.jacobian(f)(x))
     assert fn.generated.verified and "dgraph_inv(" in fn.generated.text
     np.testing.assert_allclose(np.asarray(fn(x)), expected, rtol=1e-12, atol=1e-14)
-
-
-def _diagonal_program(statements, shape, constants=None):
-    """``statements`` computing ``y`` from ``x`` of ``shape``, ``y`` flattened the values
-    of a diagonal sparse result (so that ``data`` is y in C order)."""
-    x_ = Call("reshape", (Call("asarray", (Name("x"),)), Const(shape)))
-    space = {"x": np.zeros(shape), "numpy": np, **(constants or {})}
-    body = [ArrayStatement("x_", x_), *statements]
-    for s_ in body:
-        exec(NumPyArrayPrinter().statement(s_).strip(), space)
-    n = int(np.size(space["y"]))
-    k = {"_K90": np.arange(n, dtype=np.int32), "_K91": np.arange(n + 1, dtype=np.int32)}
-    flat = ArrayStatement("flat", Call("ravel", (Name("y"),)))
-    result = ArrayStatement("J", SparseMatrix(Name("flat"), Name("_K90"), Name("_K91"), (n, n)))
-    program = ArrayProgram(
-        "jacobian",
-        ("x",),
-        (shape,),
-        ("x",),
-        [*body, flat, result],
-        ["J"],
-        {**(constants or {}), **k},
-    )
-    return program, body
 
 
 EINSUMS = [
