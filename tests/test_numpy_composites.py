@@ -64,16 +64,19 @@ UFUNC_PAIRS = {  # also at a 0-d input
 }  # fmt: skip
 
 
-def _hessian_vs_jax(f, g, x) -> None:
+def _hessian_vs_jax(f, g, *points) -> None:
     """At the array level (main took some of these at the element level only, one vertex
-    per entry), then the Hessian."""
-    assert from_function(lambda x: np.sum(f(x)), sizes=[x.shape], level="array").is_tensor
-    made = dgraph.hessian(lambda x: np.sum(f(x)), x, sparse=True)
-    got = made(x).toarray()
+    per entry), then the Hessian, at each of ``points``: JAX's Hessians at all of them
+    in one jitted program (one compile, not one per point)."""
+    hessian = jax.hessian(lambda x: jnp.sum(g(x)))
     with jax.enable_x64(True):
-        want = np.asarray(jref.hessian(lambda x: jnp.sum(g(x)))(jnp.asarray(x)))
-    assert made.generated.verified
-    np.testing.assert_allclose(got, want.reshape(got.shape), rtol=1e-11, atol=1e-12)
+        wants = jax.jit(lambda xs: [hessian(x) for x in xs])([jnp.asarray(x) for x in points])
+    for x, want in zip(points, wants, strict=True):
+        assert from_function(lambda x: np.sum(f(x)), sizes=[x.shape], level="array").is_tensor
+        made = dgraph.hessian(lambda x: np.sum(f(x)), x, sparse=True)
+        got = made(x).toarray()
+        assert made.generated.verified
+        np.testing.assert_allclose(got, np.asarray(want).reshape(got.shape), rtol=1e-11, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
@@ -85,8 +88,9 @@ def test_composite_hessians_equal_jax(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(UFUNC_PAIRS))
 def test_composite_ufuncs_equal_jax_at_0d_1d_2d(name: str) -> None:
     f, g = UFUNC_PAIRS[name]
-    for x in (np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)):
-        _hessian_vs_jax(f, g, x)
+    _hessian_vs_jax(
+        f, g, np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)
+    )
 
 
 def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
@@ -94,9 +98,8 @@ def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
     ``−π²/3``) against JAX; beside 0 (the Maclaurin part, where JAX's ``sin(y)/y`` loses
     half its digits) against mpmath's; a 2-d argument of a broadcast difference."""
     f, g = _both(lambda m, x: m.sinc(x) * (1.0 + x) + m.sinc(0.5 * x**2) ** 2)
-    for x in (np.array(0.7), np.array(0.0), np.array([-0.8, 0.0, 0.45, 1.1, 2.0]),
-              np.linspace(-0.9, 0.7, 6).reshape(2, 3)):  # fmt: skip
-        _hessian_vs_jax(f, g, x)
+    _hessian_vs_jax(f, g, np.array(0.7), np.array(0.0), np.array([-0.8, 0.0, 0.45, 1.1, 2.0]),
+                    np.linspace(-0.9, 0.7, 6).reshape(2, 3))  # fmt: skip
     shifted = _both(lambda m, x: m.sinc(x[:, None] - m.arange(3.0)[None, :] + x[0]) @ x[:3])
     _hessian_vs_jax(*shifted, np.array([0.3, -1.2, 0.6, 2.0]))
     mpmath = pytest.importorskip("mpmath")
