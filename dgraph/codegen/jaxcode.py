@@ -29,7 +29,7 @@ from .printing import (
     printed_code,
 )
 
-__all__ = ["JaxArrayPrinter", "jax_module"]
+__all__ = ["LOOP_HELPERS", "JaxArrayPrinter", "jax_module", "loop_helpers"]
 
 _DOCS = {
     "primal": "The outputs OUTPUTS at x: (n,) -> (m,), (..., n) -> (..., m).",
@@ -101,33 +101,26 @@ class JaxArrayPrinter(ArrayPrinter):
 
     def loop(self, target: str, node) -> list[str]:
         """``jax.lax.scan`` over the body's nested function (``fori_loop`` when the loop
-        has neither xs nor ys); the carries enter with their own dtypes (not weakly
-        typed) and keep them, as both require."""
+        has neither xs nor ys) through the module's ``_jit_scan`` (:data:`LOOP_HELPERS`:
+        one jitted runner per loop, so an eager call compiles nothing again); the carries
+        enter with their own dtypes (not weakly typed) and keep them, as both require."""
         body, lines = self._loop_body(target, node)
         c = node.carries
         init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
-        keep = f"tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r[:{c}], _c))"
         if not node.xs and not node.ys:
-            lines += [
-                f"    def _{target}_step(_t, _c):",
-                f"        _r = {body}(*_c, *_{target}_invariants)",
-                f"        return {keep}",
-                f"    {target} = jax.lax.fori_loop(0, {node.length}, _{target}_step, {init})",
-            ]
+            lines.append(
+                f"    {target} = _jit_fori({body}, {node.length}, {init}, _{target}_invariants)"
+            )
             return lines
-        lines += [
-            f"    def _{target}_step(_c, _x):",
-            f"        _r = {body}(*_c, *_x, *_{target}_invariants)",
-            f"        return {keep}, _r[{c}:]",
-            f"    _{target}_carry, _{target}_ys = jax.lax.scan(_{target}_step, {init},"
-            f" _{target}_xs, length={node.length}, reverse={node.reverse})",
-            f"    {target} = (*_{target}_carry, *_{target}_ys)",
-        ]
+        lines.append(
+            f"    {target} = _jit_scan({body}, {c}, {node.length}, {node.reverse}, {init},"
+            f" _{target}_xs, _{target}_invariants)"
+        )
         return lines
 
     def _invariants(self, target: str, nodes) -> str:
         """The line binding a loop's invariants, each a JAX array made in the precision
-        JAX computes in now: the body closes over them, and a NumPy array it closed over
+        JAX computes in now: the body is given them, and a NumPy array it closed over
         keeps, in every later trace, the type a trace with ``jax_enable_x64`` on gave it
         (a float64 constant met a float32 operand: every loop's function failed, and
         the check traces with x64 on); an operation's result is one already."""
@@ -139,30 +132,28 @@ class JaxArrayPrinter(ArrayPrinter):
 
     def while_loop(self, target: str, node) -> list[str]:
         """``jax.lax.while_loop`` over the condition's and the body's nested functions
-        (the carries keep their dtypes, as it requires)."""
+        through the module's ``_jit_while`` (the carries keep their dtypes, as it requires)."""
         lines = self._function(f"_{target}_cond", node.cond)
         lines += self._function(f"_{target}_body", node.body)
         init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
         lines += [
             self._invariants(target, node.invariants),
-            f"    def _{target}_step(_c):",
-            f"        _r = _{target}_body(*_c, *_{target}_invariants)",
-            "        return tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r, _c))",
-            f"    {target} = jax.lax.while_loop(lambda _c: jnp.reshape("
-            f"_{target}_cond(*_c, *_{target}_invariants)[0], ()), _{target}_step, {init})",
+            f"    {target} = _jit_while(_{target}_cond, _{target}_body, {init},"
+            f" _{target}_invariants)",
         ]
         return lines
 
     def cond(self, target: str, node) -> list[str]:
-        """``jax.lax.switch`` over the branches' nested functions (it clamps the index);
-        each branch's results as arrays of one type whichever branch runs."""
+        """``jax.lax.switch`` over the branches' nested functions (it clamps the index)
+        through the module's ``_jit_switch``; each branch's results as arrays of one type
+        whichever branch runs."""
         lines: list[str] = []
         for b, part in enumerate(node.branches):
             lines += self._function(f"_{target}_branch{b}", part)
         names = ", ".join(f"_{target}_branch{b}" for b in range(len(node.branches)))
         lines += [
-            f"    {target} = jax.lax.switch(jnp.reshape({self.doprint(node.index)}, (-1,))[0]"
-            f".astype(jnp.int32), ({names},), {self._tuple(node.operands)})",
+            f"    {target} = _jit_switch(({names},), jnp.reshape({self.doprint(node.index)},"
+            f" (-1,))[0].astype(jnp.int32), ({self._tuple(node.operands)}))",
         ]
         return lines
 
@@ -234,6 +225,7 @@ def jax_module(
     if parameters:
         lines.append(f"PARAMETERS = {tuple(parameters)!r}")
     lines.append(_BATCHED)
+    lines += loop_helpers("\n".join(body))
     return "\n".join(lines + body) + "\n"
 
 
@@ -309,3 +301,88 @@ def _stack(items, shape):
     """A point's entries (or a batch-last block's) as an array of shape (+ the batch's)."""
     items = jnp.broadcast_arrays(*items)
     return jnp.stack(items).reshape(shape + items[0].shape)'''
+
+
+LOOP_HELPERS = '''
+
+_LOOP_RUNS = {}
+
+
+def _loop_run(functions, key, make):
+    """The jitted runner of one loop or switch, made once: its nested functions are new
+    objects at each call (the same code), and lax.scan, while_loop and switch called
+    eagerly trace and compile again for each new function object. Keyed by the
+    functions' code (this module's globals, no closure); a closure is run as it is."""
+    if any(f.__closure__ is not None for f in functions):
+        return make()
+    key = (tuple(f.__code__ for f in functions), key)
+    run = _LOOP_RUNS.get(key)
+    if run is None:
+        run = _LOOP_RUNS[key] = jax.jit(make())
+    return run
+
+
+def _jit_scan(body, carries, length, reverse, init, xs, invariants):
+    """lax.scan of body(*carries, *x, *invariants): the carries, then the ys."""
+
+    def make():
+        def run(init, xs, invariants):
+            def step(c, x):
+                r = body(*c, *x, *invariants)
+                return tuple(jnp.asarray(a, b.dtype) for a, b in zip(r[:carries], c)), r[carries:]
+
+            carry, ys = jax.lax.scan(step, init, xs, length=length, reverse=reverse)
+            return (*carry, *ys)
+
+        return run
+
+    return _loop_run((body,), ("scan", carries, length, reverse), make)(init, xs, invariants)
+
+
+def _jit_fori(body, length, init, invariants):
+    """lax.fori_loop of body(*carries, *invariants) (a loop without xs or ys)."""
+
+    def make():
+        def run(init, invariants):
+            def step(t, c):
+                r = body(*c, *invariants)
+                return tuple(jnp.asarray(a, b.dtype) for a, b in zip(r[: len(c)], c))
+
+            return jax.lax.fori_loop(0, length, step, init)
+
+        return run
+
+    return _loop_run((body,), ("fori", length), make)(init, invariants)
+
+
+def _jit_while(cond, body, init, invariants):
+    """lax.while_loop of cond(*carries, *invariants)[0], body(*carries, *invariants)."""
+
+    def make():
+        def run(init, invariants):
+            def step(c):
+                r = body(*c, *invariants)
+                return tuple(jnp.asarray(a, b.dtype) for a, b in zip(r, c))
+
+            test = lambda c: jnp.reshape(cond(*c, *invariants)[0], ())  # noqa: E731
+            return jax.lax.while_loop(test, step, init)
+
+        return run
+
+    return _loop_run((cond, body), ("while",), make)(init, invariants)
+
+
+def _jit_switch(branches, index, operands):
+    """lax.switch(index, branches, *operands) (the index clamped)."""
+
+    def make():
+        return lambda index, operands: jax.lax.switch(index, branches, *operands)
+
+    return _loop_run(branches, ("switch",), make)(index, operands)'''
+
+
+def loop_helpers(body: str) -> list[str]:
+    """:data:`LOOP_HELPERS`' lines where a module's ``body`` runs a loop or a switch."""
+    if any(f"_jit_{k}(" in body for k in ("scan", "fori", "while", "switch")):
+        return LOOP_HELPERS.split("\n")
+    return []

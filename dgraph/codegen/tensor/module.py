@@ -46,6 +46,7 @@ from ..ir import (
     SegmentSum,
     SparseMatrix,
 )
+from ..jaxcode import loop_helpers
 from .blockops import BlockOps, Terms, Valued, values_at
 from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
@@ -1534,4 +1535,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
         lines += ["", *STRIPS_HELPER, ""]  # a run done block by block (.numpy_strips)
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
+    if w.d.lang == "jax" and (runners := loop_helpers(body)):
+        lines += [*runners, ""]  # each loop and switch jitted once (..jaxcode.LOOP_HELPERS)
     return [*lines, "", *w.constants.lines, "", ""]
