@@ -970,24 +970,20 @@ def _times(ops: Ops, k: int) -> Ops:
     return Ops(ops.mults * k, ops.adds * k, ops.divs * k, ops.calls * k, ops.compares * k)
 
 
-def _constant(node: Node) -> bool:
-    """Reads no name: folded to a number (free, as in the scalar rule)."""
-    return not any(isinstance(n, Name) for n in ir.walk(node))
-
-
 def _reading(node: Node, kids: list[bool], reads: set[int]) -> bool:
     """Whether ``node`` reads a name (``kids``: whether its children do), its id added to
-    ``reads`` if so: :func:`_constant` for every node of a tree in one pass (asked of each
-    node, it walked each one's subtree: a deep statement's nodes, its depth times)."""
+    ``reads`` if so: a node that reads none is a constant, folded to a number (free, as
+    in the scalar rule), known for every node of a tree in one pass (asked of each node,
+    a walk of its subtree visited a deep statement's nodes its depth times)."""
     found = isinstance(node, Name) or any(kids)
     if found:
         reads.add(id(node))
     return found
 
 
-def _node_ops(node: Node, shapes: dict[int, Any], reads: set[int] | None = None) -> Ops | None:
+def _node_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | None:
     """The operations of one node itself (not its children's); None: its shape unknown.
-    ``reads``: the ids of the nodes that read a name, where known (:func:`_reading`)."""
+    ``reads``: the ids of the nodes that read a name (:func:`_reading`)."""
     one = _entry_ops(node, shapes, reads)
     if one is None or one == Ops():
         return one
@@ -999,9 +995,7 @@ def _node_ops(node: Node, shapes: dict[int, Any], reads: set[int] | None = None)
     return _times(one, math.prod(shape))
 
 
-def _entry_ops(
-    node: Node, shapes: dict[int, Any], reads: set[int] | None = None
-) -> Ops | tuple[Ops] | None:
+def _entry_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | tuple[Ops] | None:
     """The operations per entry of an elementwise node, or ``(total,)`` for the others."""
     if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix, Entries, Index, AsType)):
         return Ops()
@@ -1016,8 +1010,7 @@ def _entry_ops(
         return None if inside.uncounted else (_times(inside.ops, node.length),)
     if isinstance(node, (While, Cond)):
         return None  # its trip count / its branch is known only when it runs
-    constant = id(node) not in reads if reads is not None else _constant(node)
-    if isinstance(node, (Scatter, UnaryOp)) or constant:
+    if isinstance(node, (Scatter, UnaryOp)) or id(node) not in reads:
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):
         return _binop_ops(node)
