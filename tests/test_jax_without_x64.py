@@ -5,111 +5,75 @@ module with x64 on, and JAX then kept a NumPy constant's float64 type in the tra
 with it off (a float64 operand met a float32 one: each of these failed). The functions
 compute in their arguments' precision (docs/hessians.md): singles here, equal to
 ``jax.hessian`` in doubles to single precision, and doubles again with x64 on. x64 is a
-process-wide flag that other test modules turn on at import: the cases run in a fresh
-process."""
+process-wide flag that other test modules turn on at import: the cases turn it off with
+JAX's ``enable_x64(False)``, which every trace reads as it reads the flag (a fresh process,
+as before, paid JAX's and dgraph's import again and compiled every program without the
+run's compilation cache)."""
 
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("jax")
 
-ROOT = Path(__file__).resolve().parents[1]
-
-SCRIPT = r"""
-import json, sys
-import numpy as np
-import jax, jax.numpy as jnp
-from jax import lax
-import dgraph
-from dgraph.codegen.tensor import function as tensor_function
-
-assert not jax.config.jax_enable_x64
-N = 6
-
-
-def forces(x):
-    def step(c, t):
-        force = lambda j, a: a + jnp.sin(x[j] * c[j]) * jnp.tanh(c - x[j])
-        return c + 0.05 * lax.fori_loop(0, N, force, jnp.zeros(N)), None
-    return jnp.sum(lax.scan(step, x, jnp.arange(5))[0] ** 2)
-
-
-def rows(x):
-    return lax.fori_loop(0, 4, lambda i, a: a * jnp.tanh(x[i] * x[i + 1]) + a, 1.0)
-
-
-def series(x):
-    def body(c, xi):
-        c = jnp.sin(c) * xi + c
-        return c, c
-    return lax.scan(body, 0.5, x)[1]
-
-
-X = np.linspace(0.1, 1.0, N)
-x = np.linspace(-0.4, 0.7, N)
-v = np.linspace(1.0, -0.5, N)
-CASES = {
-    "forces_hessian_columns": (forces, "hessian", {}),
-    "rows_hessian": (rows, "hessian", {}),
-    "rows_hessian_sparse": (rows, "hessian", {"sparse": True}),
-    "rows_hvp": (rows, "hvp", {}),
-    "forces_value_gradient_hessian": (forces, "value_gradient_hessian", {}),
-    "series_jacobian": (series, "jacobian", {}),
-    "series_jacobian_sparse": (series, "jacobian", {"sparse": True}),
+X = np.linspace(0.1, 1.0, 6)
+CASES = {  # name: (function, kind, options); the sweeps' case last
+    "forces_hessian_columns": ("forces", "hessian", {}),
+    "rows_hessian": ("rows", "hessian", {}),
+    "rows_hessian_sparse": ("rows", "hessian", {"sparse": True}),
+    "rows_hvp": ("rows", "hvp", {}),
+    "forces_value_gradient_hessian": ("forces", "value_gradient_hessian", {}),
+    "series_jacobian": ("series", "jacobian", {}),
+    "series_jacobian_sparse": ("series", "jacobian", {"sparse": True}),
+    "forces_hessian_sweeps": ("forces", "hessian", {}),
 }
-SWEEPS = {"forces_hessian_sweeps": (forces, "hessian", {})}
 
 
-def dense(a):
+def _dense(a):
     return np.asarray(a.todense() if hasattr(a, "todense") else a)
 
 
-def called(F, kind):
+def _called(F, kind):
+    x = np.linspace(-0.4, 0.7, 6)
+    v = np.linspace(1.0, -0.5, 6)
     out = F(x, v) if kind == "hvp" else F(x)
-    return [dense(o) for o in out] if kind == "value_gradient_hessian" else [dense(out)]
-
-
-found = {}
-for cases in (CASES, SWEEPS):
-    if cases is SWEEPS:  # the Hessian by the loops' own sweeps, not by columns
-        tensor_function.columns_choice = lambda graph: None
-    for name, (f, kind, kw) in cases.items():
-        F = dgraph.make_function(f, kind, "jax", point=(X,), **kw)
-        single = called(F, kind)
-        with jax.enable_x64(True):
-            double = called(F, kind)
-        found[name] = {
-            "kind": kind,
-            "single": [a.tolist() for a in single],
-            "single_dtypes": [str(a.dtype) for a in single],
-            "double": [a.tolist() for a in double],
-            "double_dtypes": [str(a.dtype) for a in double],
-            "note": list(F.gradient.generated.loops[:1]) if name.startswith("forces_h") else [],
-        }
-print("RESULT" + json.dumps(found))
-"""
+    return [_dense(o) for o in out] if kind == "value_gradient_hessian" else [_dense(out)]
 
 
 @pytest.fixture(scope="module")
 def found():
-    env = dict(os.environ, JAX_ENABLE_X64="0", PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, cwd=ROOT,
-        timeout=600,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "Traceback" not in run.stderr
-    (line,) = [t for t in run.stdout.splitlines() if t.startswith("RESULT")]
-    return json.loads(line[len("RESULT") :])
+    """Each case made and called with x64 off (JAX's own ``enable_x64(False)``, this
+    thread's setting over the process's: JAX reads it for every trace, constant and
+    cache key), then called again with it on. In this process rather than a fresh one:
+    the same setting as a user's, and the run's compiled programs are shared."""
+    import jax
+
+    import dgraph
+    from dgraph.codegen.tensor import function as tensor_function
+
+    found = {}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, (f, kind, kw) in CASES.items():
+            if name == "forces_hessian_sweeps":  # by the loops' own sweeps, not columns
+                patch.setattr(tensor_function, "columns_choice", lambda graph: None)
+            with jax.enable_x64(False):
+                assert not jax.config.jax_enable_x64
+                F = dgraph.make_function(_functions()[f], kind, "jax", point=(X,), **kw)
+                single = _called(F, kind)
+            with jax.enable_x64(True):
+                double = _called(F, kind)
+            found[name] = {
+                "kind": kind,
+                "single": single,
+                "single_dtypes": [str(a.dtype) for a in single],
+                "double": double,
+                "double_dtypes": [str(a.dtype) for a in double],
+                "note": list(F.gradient.generated.loops[:1]) if name.startswith("forces_h") else [],
+            }
+    return found
 
 
 @functools.cache
