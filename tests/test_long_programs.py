@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +21,12 @@ from dgraph.codegen.passes import LONGEST, WIDE, _inline_single_use, split_wide
 from dgraph.codegen.python import load_python
 from dgraph.frontends import from_trace
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def chain_trace(n: int) -> str:
-    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it)."""
-    steps = [f"v{k} = sin({'x' if k == 1 else f'v{k - 1}'})" for k in range(1, n)]
-    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(v{n - 1})"]) + "\n"
+def chain_trace(n: int, v: str = "v") -> str:
+    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it;
+    ``v`` names the steps)."""
+    steps = [f"{v}{k} = sin({'x' if k == 1 else f'{v}{k - 1}'})" for k in range(1, n)]
+    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin({v}{n - 1})"]) + "\n"
 
 
 def sum_trace(n: int) -> str:
@@ -178,31 +174,28 @@ def test_chain_c_code_matches_the_product_of_cosines(chain_set) -> None:
     assert module.jacobian(x)[0, 0, 0] == pytest.approx(_chain_derivative(0.9, CHAIN), rel=1e-10)
 
 
-def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(tmp_path: Path) -> None:
+def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(
+    tmp_path: Path, capsys
+) -> None:
     """The default path (the choice among candidates, every pass, the printed code and
-    its check) on a chain of 300 steps, in a process whose recursion limit is 400:
-    nothing recurses on the chain's length (the old code failed here, at sympy's default
-    limit too)."""
+    its check) on a chain of 300 steps, ``dgraph codegen`` with 400 frames of recursion
+    left: nothing recurses on the chain's length (the old code failed here, at sympy's
+    default limit too). In this process (a fresh interpreter cost more than the
+    codegen); the chain's vertices are named apart from the other tests' (``w``), so
+    none of its expressions is one sympy's cache already holds."""
+    from dgraph.cli import main
+
     trace = tmp_path / "chain.trace"
-    trace.write_text(chain_trace(CHAIN))
+    trace.write_text(chain_trace(CHAIN, "w"))
     out = tmp_path / "jac.py"
-    script = textwrap.dedent(
-        f"""
-        import sys
-        sys.setrecursionlimit(400)
-        from dgraph.cli.main import main
-        sys.exit(main(["codegen", {str(trace)!r}, "-o", {str(out)!r}, "--json"]))
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    assert '"ok": true' in done.stdout
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 400)
+    try:
+        status = main(["codegen", str(trace), "-o", str(out), "--json"])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert status == 0
+    assert '"ok": true' in capsys.readouterr().out
     module = load_python(out.read_text())
     assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(
         _chain_derivative(0.9, CHAIN), rel=1e-10
@@ -263,14 +256,15 @@ def test_codegen_of_a_long_chain_completes_and_is_right() -> None:
 
 
 def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked() -> None:
-    """The reference values of a vertex summing 3,000 terms and of one multiplying 600
+    """The reference values of a vertex summing 3,000 terms and of one multiplying 502
     factors (a line of Python each: its compiler recursed once per ``+`` and failed past
     about 2,500, so a 4,000-term statement was "not verified"), and the Jacobian's: 2·x
     and the product over each factor."""
     from dgraph.core import value_check
-    from dgraph.core.numeric import vertex_values
+    from dgraph.core.numeric import FLAT_TERMS, vertex_values
 
-    n, m = 3000, 600
+    n, m = 3000, 502  # the product and each partial (501 factors) past FLAT_TERMS
+    assert m - 1 > FLAT_TERMS
     names = [f"x{i}" for i in range(n)]
     square_sum = " + ".join(f"{v}*{v}" for v in names)
     product = "*".join(names[:m])
@@ -282,6 +276,28 @@ def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked() -> None:
     _, jac, _ = value_check.sweep_reference(g, x[None, :], None)
     assert jac[0, 0] == pytest.approx(2 * x, rel=1e-14)
     assert jac[0, 1, :m] == pytest.approx(np.prod(x[:m]) / x[:m], rel=1e-11)
+
+
+def test_a_long_product_s_partials_are_diff_s_without_a_rebuild(monkeypatch) -> None:
+    """The partial of a product of symbols (after a coefficient or not) by one of them is
+    its other arguments as they stand, no ``Mul`` flattened and sorted again (n² for the
+    partials of a product of n: 3 s of 600 factors); the same expression as ``diff``
+    gives, and where the others could combine (a coefficient over a sum), ``Mul``'s."""
+    from dgraph.core.graph import _elemental_derivative, vertex_symbol
+
+    xs = [vertex_symbol(f"q_long_product_{i}") for i in range(40)]  # new: no cache hits
+    flattened: list[int] = []
+    flatten = sympy.Mul.flatten.__func__
+    counting = classmethod(lambda cls, seq: flattened.append(1) or flatten(cls, seq))
+    products = [sympy.Mul(*xs), -3 * sympy.Mul(*xs), sympy.Rational(1, 2) * xs[0] * xs[1]]
+    wanted = {(e, x): sympy.diff(e, x) for e in products for x in xs if x in e.args}
+    monkeypatch.setattr(sympy.Mul, "flatten", counting)
+    got = {(e, x): _elemental_derivative(e, x) for e, x in wanted}
+    assert not flattened
+    assert all(sympy.srepr(got[k]) == sympy.srepr(d) for k, d in wanted.items())
+    monkeypatch.undo()
+    mixed = 2 * xs[0] * (xs[1] + xs[2])  # 2*(x1 + x2) distributes: Mul's own result
+    assert sympy.srepr(_elemental_derivative(mixed, xs[0])) == sympy.srepr(2 * xs[1] + 2 * xs[2])
 
 
 def test_a_chains_elimination_keeps_no_product_of_every_step() -> None:
