@@ -27,8 +27,10 @@ from dgraph.codegen.tensor.triangle import _joined  # noqa: E402
 from tests.test_gather_scale import _run  # noqa: E402 (the pass's NumPy evaluator)
 
 
+@functools.cache
 def minsurf(m):
-    """benchmarks/hessian_functions.py's minimal surface on an m x m grid (COPS)."""
+    """benchmarks/hessian_functions.py's minimal surface on an m x m grid (COPS): one
+    function per m, so that its jitted reference compiles once for the tests at that m."""
 
     def f(u):
         h = 1.0 / (m + 1)
