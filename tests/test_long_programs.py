@@ -202,17 +202,23 @@ def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(
     )
 
 
-def test_a_chains_exact_check_gives_way_to_the_random_point_one() -> None:
+def test_a_chains_exact_check_gives_way_to_the_random_point_one(monkeypatch) -> None:
     """A chain's one path word is n long, but the words written on the way to every
     vertex are n²/2 symbols: past EXACT_WORD_LIMIT the check is random-point (it was
-    exact, quadratic: 2.6 s of a 10,000-step chain's codegen), and still passes."""
+    exact, quadratic: 2.6 s of a 10,000-step chain's codegen), and still passes. The
+    limit (2·10⁶: 2,000 steps) lowered to 2·10⁴ here, which 250 steps pass and 100 do
+    not (the elimination and its check of 2,500 steps cost a second)."""
+    from dgraph.core import verify as verify_module
     from dgraph.core.paths import prefix_length
-    from dgraph.core.verify import EXACT_WORD_LIMIT, verify
+    from dgraph.core.verify import verify
     from dgraph.methods import accumulate
 
-    small, long = from_trace(chain_trace(100)), from_trace(chain_trace(2500))
-    assert prefix_length(small) == 100 * 101 // 2
-    assert prefix_length(long) == 2500 * 2501 // 2 > EXACT_WORD_LIMIT
+    assert verify_module.EXACT_WORD_LIMIT == 2_000_000
+    limit = 20_000
+    monkeypatch.setattr(verify_module, "EXACT_WORD_LIMIT", limit)
+    small, long = from_trace(chain_trace(100)), from_trace(chain_trace(250))
+    assert prefix_length(small) == 100 * 101 // 2 < limit
+    assert prefix_length(long) == 250 * 251 // 2 > limit
     assert verify(accumulate(small, "forward")).mode == "exact"
     check = verify(accumulate(long, "forward"))
     assert check and check.mode == "random-point"
