@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +21,12 @@ from dgraph.codegen.passes import LONGEST, WIDE, _inline_single_use, split_wide
 from dgraph.codegen.python import load_python
 from dgraph.frontends import from_trace
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def chain_trace(n: int) -> str:
-    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it)."""
-    steps = [f"v{k} = sin({'x' if k == 1 else f'v{k - 1}'})" for k in range(1, n)]
-    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(v{n - 1})"]) + "\n"
+def chain_trace(n: int, v: str = "v") -> str:
+    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it;
+    ``v`` names the steps)."""
+    steps = [f"{v}{k} = sin({'x' if k == 1 else f'{v}{k - 1}'})" for k in range(1, n)]
+    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin({v}{n - 1})"]) + "\n"
 
 
 def sum_trace(n: int) -> str:
@@ -178,48 +174,51 @@ def test_chain_c_code_matches_the_product_of_cosines(chain_set) -> None:
     assert module.jacobian(x)[0, 0, 0] == pytest.approx(_chain_derivative(0.9, CHAIN), rel=1e-10)
 
 
-def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(tmp_path: Path) -> None:
+def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(
+    tmp_path: Path, capsys
+) -> None:
     """The default path (the choice among candidates, every pass, the printed code and
-    its check) on a chain of 300 steps, in a process whose recursion limit is 400:
-    nothing recurses on the chain's length (the old code failed here, at sympy's default
-    limit too)."""
+    its check) on a chain of 300 steps, ``dgraph codegen`` with 400 frames of recursion
+    left: nothing recurses on the chain's length (the old code failed here, at sympy's
+    default limit too). In this process (a fresh interpreter cost more than the
+    codegen); the chain's vertices are named apart from the other tests' (``w``), so
+    none of its expressions is one sympy's cache already holds."""
+    from dgraph.cli import main
+
     trace = tmp_path / "chain.trace"
-    trace.write_text(chain_trace(CHAIN))
+    trace.write_text(chain_trace(CHAIN, "w"))
     out = tmp_path / "jac.py"
-    script = textwrap.dedent(
-        f"""
-        import sys
-        sys.setrecursionlimit(400)
-        from dgraph.cli.main import main
-        sys.exit(main(["codegen", {str(trace)!r}, "-o", {str(out)!r}, "--json"]))
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    assert '"ok": true' in done.stdout
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 400)
+    try:
+        status = main(["codegen", str(trace), "-o", str(out), "--json"])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert status == 0
+    assert '"ok": true' in capsys.readouterr().out
     module = load_python(out.read_text())
     assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(
         _chain_derivative(0.9, CHAIN), rel=1e-10
     )
 
 
-def test_a_chains_exact_check_gives_way_to_the_random_point_one() -> None:
+def test_a_chains_exact_check_gives_way_to_the_random_point_one(monkeypatch) -> None:
     """A chain's one path word is n long, but the words written on the way to every
     vertex are n²/2 symbols: past EXACT_WORD_LIMIT the check is random-point (it was
-    exact, quadratic: 2.6 s of a 10,000-step chain's codegen), and still passes."""
+    exact, quadratic: 2.6 s of a 10,000-step chain's codegen), and still passes. The
+    limit (2·10⁶: 2,000 steps) lowered to 2·10⁴ here, which 250 steps pass and 100 do
+    not (the elimination and its check of 2,500 steps cost a second)."""
+    from dgraph.core import verify as verify_module
     from dgraph.core.paths import prefix_length
-    from dgraph.core.verify import EXACT_WORD_LIMIT, verify
+    from dgraph.core.verify import verify
     from dgraph.methods import accumulate
 
-    small, long = from_trace(chain_trace(100)), from_trace(chain_trace(2500))
-    assert prefix_length(small) == 100 * 101 // 2
-    assert prefix_length(long) == 2500 * 2501 // 2 > EXACT_WORD_LIMIT
+    assert verify_module.EXACT_WORD_LIMIT == 2_000_000
+    limit = 20_000
+    monkeypatch.setattr(verify_module, "EXACT_WORD_LIMIT", limit)
+    small, long = from_trace(chain_trace(100)), from_trace(chain_trace(250))
+    assert prefix_length(small) == 100 * 101 // 2 < limit
+    assert prefix_length(long) == 250 * 251 // 2 > limit
     assert verify(accumulate(small, "forward")).mode == "exact"
     check = verify(accumulate(long, "forward"))
     assert check and check.mode == "random-point"
@@ -262,15 +261,20 @@ def test_codegen_of_a_long_chain_completes_and_is_right() -> None:
     assert J(np.array([0.9]))[0, 0] == pytest.approx(expected, rel=1e-10)
 
 
-def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked() -> None:
-    """The reference values of a vertex summing 3,000 terms and of one multiplying 600
+def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked(monkeypatch) -> None:
+    """The reference values of a vertex summing 3,000 terms and of one multiplying 60
     factors (a line of Python each: its compiler recursed once per ``+`` and failed past
     about 2,500, so a 4,000-term statement was "not verified"), and the Jacobian's: 2·x
-    and the product over each factor."""
-    from dgraph.core import value_check
+    and the product over each factor. Past FLAT_TERMS (500, well below 2,500) both are
+    printed flat; here it is lowered to 50, so that the product and each of its partials
+    pass it with 60 factors (with 502, their printing and compiling took 1.5 CPU-s)."""
+    from dgraph.core import numeric, value_check
     from dgraph.core.numeric import vertex_values
 
-    n, m = 3000, 600
+    n, m = 3000, 60
+    assert numeric.FLAT_TERMS <= 500 < 2500 < n  # a sum of n printed flat at any rate
+    monkeypatch.setattr(numeric, "FLAT_TERMS", 50)
+    assert m - 1 > numeric.FLAT_TERMS  # the product and each partial (59 factors) flat
     names = [f"x{i}" for i in range(n)]
     square_sum = " + ".join(f"{v}*{v}" for v in names)
     product = "*".join(names[:m])
@@ -278,36 +282,63 @@ def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked() -> None:
     x = np.linspace(0.5, 1.5, n)
     values = vertex_values(g, x)
     assert values["y"] == pytest.approx(np.sum(x * x), rel=1e-13)
-    assert values["z"] == pytest.approx(np.prod(x[:m]), rel=1e-12)
+    assert values["z"] == pytest.approx(np.prod(x[:m]), rel=1e-12, abs=0)  # ~1e-18: no abs
     _, jac, _ = value_check.sweep_reference(g, x[None, :], None)
     assert jac[0, 0] == pytest.approx(2 * x, rel=1e-14)
-    assert jac[0, 1, :m] == pytest.approx(np.prod(x[:m]) / x[:m], rel=1e-11)
+    assert jac[0, 1, :m] == pytest.approx(np.prod(x[:m]) / x[:m], rel=1e-11, abs=0)
 
 
-def test_a_chains_elimination_keeps_no_product_of_every_step() -> None:
+def test_a_long_product_s_partials_are_diff_s_without_a_rebuild(monkeypatch) -> None:
+    """The partial of a product of symbols (after a coefficient or not) by one of them is
+    its other arguments as they stand, no ``Mul`` flattened and sorted again (n² for the
+    partials of a product of n: 3 s of 600 factors); the same expression as ``diff``
+    gives, and where the others could combine (a coefficient over a sum), ``Mul``'s."""
+    from dgraph.core.graph import _elemental_derivative, vertex_symbol
+
+    xs = [vertex_symbol(f"q_long_product_{i}") for i in range(12)]  # new: no cache hits
+    flattened: list[int] = []
+    flatten = sympy.Mul.flatten.__func__
+    counting = classmethod(lambda cls, seq: flattened.append(1) or flatten(cls, seq))
+    products = [sympy.Mul(*xs), -3 * sympy.Mul(*xs), sympy.Rational(1, 2) * xs[0] * xs[1]]
+    wanted = {(e, x): sympy.diff(e, x) for e in products for x in xs if x in e.args}
+    monkeypatch.setattr(sympy.Mul, "flatten", counting)
+    got = {(e, x): _elemental_derivative(e, x) for e, x in wanted}
+    assert not flattened
+    assert all(sympy.srepr(got[k]) == sympy.srepr(d) for k, d in wanted.items())
+    monkeypatch.undo()
+    mixed = 2 * xs[0] * (xs[1] + xs[2])  # 2*(x1 + x2) distributes: Mul's own result
+    assert sympy.srepr(_elemental_derivative(mixed, xs[0])) == sympy.srepr(2 * xs[1] + 2 * xs[2])
+
+
+def test_a_chains_elimination_keeps_no_product_of_every_step(monkeypatch) -> None:
     """Forward elimination of a chain extends one product by a factor per step; the
     products nc_product remembered (to skip re-checking their factors) were all kept
-    alive, n²/2 factors (5.6 GB at 20,000 steps). Now at most PLAIN_LIMIT factors stay
-    in products, besides the Jacobian's one product of n partials."""
+    alive, n²/2 factors (5.6 GB at 20,000 steps). Now at most the limit's factors
+    (PLAIN_LIMIT, 2²⁰; here lowered to 2¹⁴, which 400 steps pass as 2,000 pass 2²⁰: the
+    elimination's n² work a sixteenth) stay in products, besides the Jacobian's one
+    product of n partials."""
     import gc
 
-    from dgraph.core.algebra import PLAIN_LIMIT
+    from dgraph.core import algebra
     from dgraph.methods import accumulate
 
-    n = 2000  # n²/2 = 2·10⁶ factors > PLAIN_LIMIT + n
+    assert algebra._PLAIN_PRODUCTS.limit == algebra.PLAIN_LIMIT  # the limit it keeps to
+    limit = 1 << 14
+    monkeypatch.setattr(algebra._PLAIN_PRODUCTS, "limit", limit)
+    n = 400  # n²/2 = 8·10⁴ factors > limit + n
     steps = [f"q{k} = sin({'x' if k == 1 else f'q{k - 1}'})" for k in range(1, n)]
     trace = "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(q{n - 1})"]) + "\n"
     es = accumulate(from_trace(trace), "forward")
     (entry,) = es.jacobian.values()
     assert len(entry.args) == n  # the one path's n partials
     gc.collect()
-    ours = {str(s) for s in entry.args}
+    ours = set(entry.args)  # by equality: no factor printed (every Mul alive was)
     alive = sum(
         len(o.args)
         for o in gc.get_objects()
-        if type(o) is sympy.Mul and o.args and str(o.args[-1]) in ours
+        if type(o) is sympy.Mul and o.args and o.args[-1] in ours
     )
-    assert alive <= PLAIN_LIMIT + n
+    assert limit + n >= alive > n  # products of the chain were remembered, not all kept
 
 
 def test_cse_is_handed_only_what_it_can_share(monkeypatch) -> None:

@@ -91,7 +91,21 @@ def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | Non
     direct, anywhere = _occurrences(expr)
     if direct.get(x) != 1 or anywhere.get(x) != 1:
         return None
-    return sympy.S.One if expr.is_Add else sympy.Mul(*(a for a in expr.args if a != x))
+    if expr.is_Add:
+        return sympy.S.One
+    k = expr.args.index(x)
+    others = expr.args[:k] + expr.args[k + 1 :]
+    return _product_of_others(others) if expr.is_commutative else sympy.Mul(*others)
+
+
+def _product_of_others(others: tuple) -> sympy.Expr:
+    """``Mul(*others)``, the arguments of a product but one, in sympy's canonical order:
+    where they are symbols (after at most a leading coefficient) they combine with
+    nothing, so they are the product's arguments as they stand (``Mul`` sorted and
+    flattened them again: the partials of a 600-factor product took seconds, n²)."""
+    if len(others) > 1 and all(a.is_Symbol for a in others[1 if others[0].is_Number else 0 :]):
+        return sympy.Mul._from_args(others, True)
+    return sympy.Mul(*others)
 
 
 def _only_holder(args: tuple, x: sympy.Symbol) -> sympy.Expr | None:
