@@ -164,10 +164,16 @@ def _sweep(reader: str, mode: str, lang: str) -> dgraph.GeneratedFunction:
     return _made(reader, mode, lang, False)
 
 
+def _weighted(x):
+    """The Lagrangian ``Wᵀ·f(x)`` of the vector function: its Hessian is H(x, W)."""
+    return jnp.dot(W, shifted_jax(x))
+
+
 SWEEPS = {  # JAX's J·t, wᵀ·J and H·t, jitted: one compile each, not one per eager primitive
     "jvp": jax.jit(lambda x: jax.jvp(shifted_jax, (x,), (T,))[1]),
     "vjp": jax.jit(lambda x: jax.vjp(shifted_jax, x)[1](W)[0]),
     "hvp": jax.jit(lambda x: jax.jvp(jax.grad(total_jax), (x,), (T,))[1]),
+    "weighted hvp": jax.jit(lambda x: jax.jvp(jax.grad(_weighted), (x,), (T,))[1]),
 }
 
 
@@ -212,7 +218,7 @@ def test_an_hvp_checks_its_tangent_after_its_weights():
     tangent is found after the weights, H·t is JAX's ∇²(vᵀf)·t; a short tangent names
     itself, a batch of points is the one line."""
     f = dgraph.make_function(shifted_jax, "hvp", "python", point=(X,), weights=np.ones(4))
-    want = jax.jvp(jax.grad(lambda x: jnp.dot(W, shifted_jax(x))), (X,), (T,))[1]
+    want = _sweep_want("weighted hvp", X)  # JAX's ∇²(Wᵀf)·t, jitted
     np.testing.assert_allclose(np.asarray(f(X, W, T)), np.asarray(want), rtol=1e-12)
     with pytest.raises(InputError, match=r"^tangent t_x: shape \(4,\), not \(5,\)"):
         f(X, W, T[:4])
@@ -228,7 +234,7 @@ def test_a_lagrangians_weights_are_checked_per_call(lang):
     few) are one line naming the parameter, not a reshape's ValueError from inside;
     right ones give JAX's ∇²(vᵀf)."""
     f = dgraph.make_function(shifted_jax, "hessian", lang, point=(X,), weights=np.ones(4))
-    want = jax.hessian(lambda x: jnp.dot(W, shifted_jax(x)))(X)
+    want = jref.hessian(_weighted)(X)  # jitted, kept: one compile for both languages
     np.testing.assert_allclose(np.asarray(f(X, W)), np.asarray(want), rtol=1e-12, atol=1e-14)
     for bad in (W[:3], np.stack([W, W])):
         shape = ", ".join(map(str, bad.shape)) + ("," if bad.ndim == 1 else "")
@@ -241,4 +247,4 @@ def test_the_element_level_sweeps_keep_their_batches():
     f = dgraph.make_function(shifted_jax, "jvp", point=(X,))
     got = f(np.stack([X, X + 0.1]), np.stack([T, T]))
     assert got.shape == (2, 4)
-    np.testing.assert_allclose(got[1], jax.jvp(shifted_jax, (X + 0.1,), (T,))[1], rtol=1e-12)
+    np.testing.assert_allclose(got[1], _sweep_want("jvp", X + 0.1), rtol=1e-12)
