@@ -3,9 +3,9 @@ hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's 
 one compilation cache for the run's processes (tests/xla_compile.py); their bytecode
 written once, before the workers start (tests/precompile.py); NumPy's huge-page requests
 off (tests/numpy_pages.py); the cyclic collector's young collections less often
-(tests/gc_thresholds.py); the end's garbage collections walked until clean (twice),
-not five times (tests/final_collect.py); sympy's caches enlarged before sympy is imported
-(tests/sympy_cache.py)."""
+(tests/gc_thresholds.py); at the end sympy's and JAX's caches emptied, then the garbage
+collections walked until clean (twice), not five times (tests/final_collect.py); sympy's
+caches enlarged before sympy is imported (tests/sympy_cache.py)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,12 @@ kernel is put back as a fresh one has it (:data:`RESET`): the user namespace and
 history cleared (``%reset -f``), the working directory examples/, open matplotlib figures
 closed and JAX's 64-bit mode as at the kernel's start (notebooks 08 and 13 turn it on).
 What stays is what a fresh kernel would rebuild the same way: imported modules and
-their caches.
+their caches. ``%reset -f`` runs two full collections (IPython's output cache's flush and
+the magic's own), each a walk over the kernel's whole heap, which grows with every
+notebook (JAX, sympy, matplotlib); the reset runs with the heap frozen (``gc.freeze()``,
+then ``gc.unfreeze()``), so they walk nothing. The namespace is emptied all the same
+(reference counting frees what it held); cyclic garbage a notebook leaves waits for the
+kernel's next full collection, as any garbage a user's cell leaves does.
 """
 
 from __future__ import annotations
@@ -24,13 +29,17 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 # reads it), and each run puts them back; JAX's 64-bit mode as a fresh import sets it
 RESET = """\
 def _dgraph_reset(cwd):
-    import os, sys
+    import gc, os, sys
     shell = get_ipython()
     fresh = getattr(sys, "_dgraph_fresh", None)
     if fresh is None:
         names = {k: v for k, v in shell.user_ns.items() if k.startswith("__")}
         fresh = sys._dgraph_fresh = names
-    shell.run_line_magic("reset", "-f")
+    gc.freeze()  # %reset's two full collections (its own, the output cache's) walk nothing
+    try:
+        shell.run_line_magic("reset", "-f")
+    finally:
+        gc.unfreeze()  # the survivors filed as old, as before
     shell.user_ns.update(fresh)
     os.chdir(cwd)
     jax = sys.modules.get("jax")

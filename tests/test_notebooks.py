@@ -3,6 +3,8 @@ after another in one kernel per module, each as in a fresh kernel (tests/noteboo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .deferred_iri import defer_iri_grammar
@@ -47,3 +49,37 @@ def test_notebook_executes(path, request):
         if o.get("output_type") == "error"
     ]
     assert not errors
+
+
+def test_the_reset_empties_the_namespace_with_the_heap_frozen(tmp_path, monkeypatch):
+    """The code run before each notebook (tests/notebook_kernel.py), here with a stand-in
+    for IPython's shell: ``%reset -f`` runs while the heap is frozen (its two full
+    collections walk nothing), nothing stays frozen after it, and the namespace is the
+    fresh one, in examples/' stand-in directory."""
+    import gc
+    import sys
+
+    from .notebook_kernel import RESET
+
+    frozen_during: list[int] = []
+
+    class Shell:
+        user_ns = {"__name__": "__main__", "left_over": 1}  # noqa: RUF012
+
+        def run_line_magic(self, name, line):
+            assert (name, line) == ("reset", "-f")
+            frozen_during.append(gc.get_freeze_count())
+            self.user_ns.clear()
+
+    shell = Shell()
+    monkeypatch.setattr(sys, "_dgraph_fresh", {"__name__": "__main__"}, raising=False)
+    for module in ("jax", "matplotlib.pyplot"):  # this worker's own: left as they are
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.chdir(tmp_path)
+    namespace = {"get_ipython": lambda: shell}
+    exec(RESET, namespace)
+    namespace["_dgraph_reset"](str(EXAMPLES))
+    assert len(frozen_during) == 1 and frozen_during[0] > 1000  # this process's heap
+    assert gc.get_freeze_count() == 0
+    assert shell.user_ns == {"__name__": "__main__"}
+    assert Path.cwd() == EXAMPLES
