@@ -6,9 +6,11 @@ operation and shape) and small references compiled (dgraph/codegen/tensor/check.
 ``checked_call``, dgraph/frontends/jaxpr_arrays.py's ``_numpy_cheaper``).
 
     XLA_FLAGS="--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false" \\
-        PYTHONPATH=. python benchmarks/check_builds.py [name ...]
+        PYTHONPATH=. python benchmarks/check_builds.py [--call] [name ...]
 
 (the flags the test suite compiles with, tests/xla_compile.py; without them, XLA's own).
+``--call``: also the CPU seconds of the made function's first call, eager, at the
+build's point (what a caller who does not jit it pays next).
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ BUILDS = {
 
 
 def main(names: list[str]) -> None:
+    call = "--call" in names
+    names = [n for n in names if n != "--call"]
     total = time.process_time()
     for name in names or list(BUILDS):
         EVENTS.clear()
@@ -114,9 +118,17 @@ def main(names: list[str]) -> None:
             EVENTS["jaxpr_to_mlir_module_duration"],
             EVENTS["backend_compile_duration"],
         )
+        first = ""
+        if call:
+            start = time.process_time()
+            with jax.enable_x64(True):
+                args = (X0, X0) if name.startswith("jvp") else (X0,)
+                jax.block_until_ready(made(*args))
+            first = f"  first call {time.process_time() - start:6.3f}"
         print(
             f"{name:15s} build {seconds:6.3f} CPU-s  reference {REFERENCE[0]:6.3f}"
-            f"  lowered {lowered:3d}  compiled {compiled:3d}  {made.generated.check.status}",
+            f"  lowered {lowered:3d}  compiled {compiled:3d}  {made.generated.check.status}"
+            f"{first}",
             flush=True,
         )
     print(f"all {time.process_time() - total:.3f} CPU-s")
