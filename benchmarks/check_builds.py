@@ -2,8 +2,9 @@
 Jacobians, a jvp, Hessians), each with its reference's share (``JaxJvp`` calls) and the
 programs JAX lowered and compiled during it (``jax.monitoring``), one process, in turn.
 The check's costs in question: generated JAX code run eagerly (one program per
-operation and shape) and small references compiled (dgraph/codegen/tensor/check.py's
-``checked_call``, dgraph/frontends/jaxpr_arrays.py's ``_numpy_cheaper``).
+operation and shape; running it as one program, refcheck30's ``checked_call``, was
+reverted: an eager caller's first call then paid the compiles, RESULTS.md) and small
+references compiled (dgraph/frontends/jaxpr_arrays.py's ``_numpy_cheaper``).
 
     XLA_FLAGS="--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false" \\
         PYTHONPATH=. python benchmarks/check_builds.py [--call] [name ...]

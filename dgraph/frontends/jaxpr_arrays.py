@@ -346,21 +346,10 @@ def known_options(options: dict | None) -> dict | None:
     return {k: v for k, v in options.items() if k not in _UNKNOWN_OPTIONS}
 
 
-def refused_options(exc: Exception, options: dict | None) -> bool:
-    """Whether ``exc`` is this XLA refusing some of ``options`` ("No such compile
-    option", an XLA older than :data:`ONE_MODULE`'s); they are then left out of every
-    later compile in the process (:func:`known_options`)."""
-    refused = {k for k in options or () if k in str(exc)}
-    if "No such compile option" not in str(exc) or not refused:
-        return False
-    _UNKNOWN_OPTIONS.update(refused)
-    return True
-
-
 def quick_jit(jax, function: Callable[..., Any], options: dict | None) -> Callable[..., Any]:
     """``jax.jit(function, compiler_options=options)``, compiled on the first call; where
-    this XLA refuses an option there (:func:`refused_options`), compiled without it, as
-    every later one in the process."""
+    this XLA refuses an option there ("No such compile option", an XLA older than
+    :data:`ONE_MODULE`'s), compiled without it, as every later one in the process."""
     jitted = jax.jit(function, compiler_options=known_options(options))
 
     def call(*args: Any) -> Any:
@@ -368,8 +357,10 @@ def quick_jit(jax, function: Callable[..., Any], options: dict | None) -> Callab
         try:
             return jitted(*args)
         except Exception as exc:
-            if not refused_options(exc, options):
+            refused = {k for k in options or () if k in str(exc)}
+            if "No such compile option" not in str(exc) or not refused:
                 raise
+            _UNKNOWN_OPTIONS.update(refused)
             jitted = jax.jit(function, compiler_options=known_options(options))
             return call(*args)
 

@@ -23,24 +23,8 @@ from ...core.value_check import (
     code_check,
     code_check_of,
 )
-from ...frontends.jaxpr_arrays import (
-    REFERENCE_JIT_MOST,
-    conversion_errors,
-    equation_count,
-    jax_module,
-    known_options,
-    reference_options,
-    refused_options,
-)
 
-__all__ = [
-    "check_dense_whole",
-    "check_tensor",
-    "checked_call",
-    "dense_result",
-    "double_precision",
-    "offsets",
-]
+__all__ = ["check_dense_whole", "check_tensor", "dense_result", "double_precision", "offsets"]
 
 
 def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
@@ -111,82 +95,6 @@ def double_precision(lang: str):
 
         return jax.enable_x64(True)
     return contextlib.nullcontext()
-
-
-def checked_call(function: Callable[..., object], lang: str) -> Callable[..., object]:
-    """How the value check calls a generated function: JAX code without jitted parts of
-    its own as one program (:func:`_one_program`: traced, lowered and compiled once, then
-    run at both points), the rest as it is.
-
-    Run eagerly, each ``jax.numpy`` operation is a program of its own, traced, lowered to
-    MLIR and compiled for its shape (XLA's compile cache sees it only after lowering):
-    the build of a 20-statement dense Jacobian (a scatter, sin, cos) lowered and compiled
-    58 programs in 1.12–1.16 CPU-s, with the check's call as one program 8 in 0.31–0.35;
-    a Rosenbrock Hessian's 39 in 0.72–0.90 against 2 in 0.17–0.25 (benchmarks/RESULTS.md,
-    refcheck30). The values are the same operations
-    compiled together: equal to an eager call's up to rounding (XLA's fusion), far below
-    the check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`), and the module's
-    own promise is that it runs under ``jax.jit`` (test_codegen_jax compares both). A
-    module JAX cannot trace (a Python ``if`` on a value: JAX's conversion errors) or of
-    more than :data:`~dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST` equations
-    (XLA's compile time grows faster than the program) is run eagerly, as before.
-
-    A module that jits its own parts (a sparse module's values, ``_bound``; a loop's
-    runner, ``_LOOP_RUNS``; jitted block reads) is called as it is: its eager call
-    compiles those parts once, and a user's first call reuses them, where inside one
-    program they would be compiled again at that call.
-
-    What moves: a caller who then calls the plain module eagerly compiles its operations
-    at the first call, as the check did before (the build is quicker, the first call
-    slower by as much; in all, the one program's compile more: test_decompositions' LU
-    Jacobian, 2.28 CPU-s eagerly in the check against 0.41 as one program, its test's
-    eager call then paying the 2.28); a caller under ``jax.jit`` reused nothing of the
-    eager check and saves it all."""
-    if lang != "jax" or _jits_inside(function):
-        return function
-    runs: dict[tuple, Callable[..., object]] = {}
-
-    def call(*args: object) -> object:
-        key = tuple((np.shape(a), str(getattr(a, "dtype", type(a)))) for a in args)
-        if key not in runs:
-            runs[key] = _one_program(function, args)
-        return runs[key](*args)
-
-    return call
-
-
-def _jits_inside(function: Callable[..., object]) -> bool:
-    """Whether ``function``'s module jits parts of itself (:func:`checked_call`)."""
-    names = getattr(function, "__globals__", None)
-    if names is None:
-        return True  # not a generated module's function: called as it is
-    if "_bound" in names or "_LOOP_RUNS" in names:
-        return True
-    jitted = type(jax_module().jit(len))
-    return any(isinstance(v, jitted) for v in names.values())
-
-
-def _one_program(function: Callable[..., object], args: tuple) -> Callable[..., object]:
-    """``function`` compiled as one program for arguments like ``args``, with a
-    reference's compile options (:func:`~dgraph.frontends.jaxpr_arrays.reference_options`:
-    the quick ones unless the program and its arguments are large); ``function`` itself
-    where JAX cannot trace it or it has more than ``REFERENCE_JIT_MOST`` equations."""
-    jax = jax_module()
-    try:
-        traced = jax.jit(function).trace(*args)
-    except conversion_errors(jax):
-        return function
-    equations = equation_count(traced.jaxpr.jaxpr)
-    if equations > REFERENCE_JIT_MOST:
-        return function
-    lowered = traced.lower()
-    options = reference_options(args, equations)
-    try:
-        return lowered.compile(known_options(options))
-    except Exception as exc:
-        if not refused_options(exc, options):
-            raise
-    return lowered.compile(known_options(options))  # without the options it refused
 
 
 def _blocks(got, graph) -> dict:
@@ -261,7 +169,6 @@ def check_tensor(
     size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
     calls: dict[str, tuple[dict, dict | None]] = {}  # the generated result at this point
     patterns: dict = {}  # a BCOO's CSR pattern, found once (the module's one index array)
-    function = checked_call(function, lang)
 
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):  # read inside: BCOO's arrays in the context's precision
@@ -296,7 +203,6 @@ def check_dense_whole(
     is applied. A "wrong" here may be rounding where the entries' terms cancel; the
     caller then checks by :func:`check_tensor` (:func:`dgraph.codegen.tensor.function._make`)."""
     size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
-    function = checked_call(function, lang)
 
     def run(point: Point, v: dict) -> tuple[dict, dict, dict | None]:
         with double_precision(lang):

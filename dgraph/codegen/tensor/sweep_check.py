@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core.expressions import ExpressionSet
 from ...core.value_check import CodeCheck, CodeValues, Point, check_code, code_check
-from .check import checked_call, double_precision
+from .check import double_precision
 
 __all__ = ["check_sweep"]
 
@@ -25,7 +25,6 @@ def check_sweep(
     graph = es.graph
     ends = graph.outputs if mode == "jvp" else graph.inputs
     returned: list[str] = []
-    function = checked_call(function, lang)
 
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):
