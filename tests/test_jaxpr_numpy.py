@@ -65,8 +65,8 @@ def test_the_equations_run_by_numpy_equal_jax_s(counted):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-14, atol=1e-14)
     for name in ("pow", "exp", "tanh", "select_n", "pad", "concatenate", "broadcast_in_dim"):
         assert taken[name], name
-    assert taken["dot_general"] == 0 and bound["dot_general"]  # not taken: bound by JAX
-    assert set(bound) <= {"dot_general", "iota"}, bound
+    assert taken["dot_general"]  # a matrix product of floats: np.einsum
+    assert not bound, bound  # nothing left to JAX
 
 
 @pytest.mark.parametrize(

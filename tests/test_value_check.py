@@ -310,12 +310,15 @@ _long = jax.jit(_unrolled)  # a user's jit: inlined by the reference, not compil
 
 def _recorded_jit(monkeypatch) -> list[dict]:
     """``jax.jit`` wrapped to record each call's keyword arguments (the list returned),
-    with no compiled reference kept from an earlier test (``jaxpr_key``'s table empty)."""
+    with no compiled reference kept from an earlier test (``jaxpr_key``'s table empty)
+    and none run by NumPy instead (``REFERENCE_NUMPY_MOST``: these tests are of the
+    compiled ones)."""
     from collections import OrderedDict
 
-    from dgraph.frontends import jaxpr_key
+    from dgraph.frontends import jaxpr_arrays, jaxpr_key
 
     monkeypatch.setattr(jaxpr_key.REFERENCES, "programs", OrderedDict())
+    monkeypatch.setattr(jaxpr_arrays, "REFERENCE_NUMPY_MOST", -1)
     jitted: list[dict] = []
     plain_jit = jax.jit
 

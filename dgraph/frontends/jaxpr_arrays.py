@@ -61,7 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
-from .jaxpr_numpy import numpy_equation
+from .jaxpr_numpy import numpy_equation, numpy_program
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -169,7 +169,9 @@ class JaxJvp:
     one runs operation by operation (:func:`run_eagerly`): XLA's compile time grows
     faster than the program (a Python loop of 100 steps differentiated twice, 5,500
     equations, compiled in 21 CPU s and ran eagerly in 1.9 s; 400 steps did not compile
-    in ten minutes), and each operation's kernel is compiled once and then dispatched."""
+    in ten minutes), and each operation's kernel is compiled once and then dispatched. A
+    program NumPy runs whole (elementwise arithmetic and moves, :func:`_numpy_cheaper`)
+    and small enough runs so too, compiling nothing."""
 
     def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
@@ -226,11 +228,12 @@ class JaxJvp:
         kept it (its floating-point literals passed as arguments,
         :func:`~.jaxpr_key.lifted_literals`: a program differing only in them shares it);
         or None where the program has more than :data:`REFERENCE_JIT_MOST` equations
-        (:attr:`equations`; the program is then kept for :meth:`_eager`)."""
+        (:attr:`equations`) or NumPy runs it quicker (:func:`_numpy_cheaper`); the
+        program is then kept for :meth:`_eager`."""
         jvp = functools.partial(jax.jvp, self.f)
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
-        if self.equations > REFERENCE_JIT_MOST:
+        if self.equations > REFERENCE_JIT_MOST or _numpy_cheaper(closed, primals, self.equations):
             self._program = (_signature(primals, moves), closed, shapes)
             return None
         options = reference_options(primals, self.equations)
@@ -272,6 +275,26 @@ class JaxJvp:
         values = run_eagerly(closed.jaxpr, closed.consts, flat)
         return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), values)[1]
 
+
+def _numpy_cheaper(closed, primals: tuple, equations: int) -> bool:
+    """Whether :func:`run_eagerly` runs ``closed`` (``J·v``'s program) by NumPy alone
+    (:func:`~.jaxpr_numpy.numpy_program`: no equation bound to JAX, nothing compiled)
+    with its arguments' entries times its equations at most
+    :data:`REFERENCE_NUMPY_MOST`."""
+    entries = sum(int(np.size(p)) for p in primals)
+    return entries * equations <= REFERENCE_NUMPY_MOST and numpy_program(closed.jaxpr)
+
+
+REFERENCE_NUMPY_MOST = 10**7
+"""The most entries times equations of a reference run by NumPy where NumPy takes all its
+equations (:func:`_numpy_cheaper`) rather than compiled. Compiled, a small reference
+spends its CPU lowering and compiling (most of the reference's cost in the test suite's
+profile: 776 of its 1,239 samples lowering); by NumPy it compiles nothing. ``J·v`` of
+Rosenbrock's gradient (55 equations), traced and run at two points, CPU s, compiled
+against NumPy: 0.13–0.15 against 0.06–0.07 at 10² and 10⁴ unknowns, 0.17 against 0.10 at
+10⁵ (5.5·10⁶), 0.30 against 1.08 at 10⁶ (benchmarks/RESULTS.md, refcheck30). The
+values are the same operations in doubles (an elementary function may round
+differently in the last bits, :mod:`.jaxpr_numpy`)."""
 
 REFERENCE_JIT_MOST = 1_000
 """The most equations (sub-programs' included) of a :class:`JaxJvp` reference compiled as

@@ -10,7 +10,8 @@ tree's levels) meets a new shape each step, and the ``J·v`` of its gradient at 
 operation on the same doubles with no compile. The equations taken here are
 elementwise arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
 ``reshape``, ``slice``, ``pad``, ``transpose``, ``squeeze``, ``expand_dims``,
-``concatenate``, ``split``) and ``reduce_sum``/``reduce_max``/``reduce_min``, each with JAX's
+``concatenate``, ``split``, ``iota``, ``stop_gradient``), ``reduce_sum``/``reduce_max``/
+``reduce_min`` and ``dot_general`` of floats (``np.einsum``), each with JAX's
 semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
 picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
 differ (``div``, ``pow``: a float base) and every elementary function only on floats.
@@ -116,6 +117,26 @@ def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
     return x.astype(target)
 
 
+def _dot_general(a: np.ndarray, b: np.ndarray, numbers: Any) -> np.ndarray:
+    """``lax.dot_general``: the batch axes, then ``a``'s free axes, then ``b``'s."""
+    (ca, cb), (ba, bb) = numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    sa = [next(letters) for _ in range(a.ndim)]
+    sb = [next(letters) for _ in range(b.ndim)]
+    for i, j in (*zip(ca, cb, strict=True), *zip(ba, bb, strict=True)):
+        sb[j] = sa[i]
+    batch = [sa[i] for i in ba]
+    free = [sa[i] for i in range(a.ndim) if i not in ca and i not in ba]
+    free += [sb[j] for j in range(b.ndim) if j not in cb and j not in bb]
+    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(batch + free)}", a, b)
+
+
+def _iota(p: dict) -> np.ndarray:
+    shape, axis = tuple(p["shape"]), p["dimension"]
+    counts = np.arange(shape[axis]).reshape([-1 if k == axis else 1 for k in range(len(shape))])
+    return np.broadcast_to(counts, shape).astype(p["dtype"])
+
+
 _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape,
@@ -127,6 +148,7 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "reduce_max": _reduce(np.max),
     "reduce_min": _reduce(np.min),
     "convert_element_type": _convert,
+    "stop_gradient": lambda x, p: x,
 }
 
 
@@ -192,6 +214,68 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = np.concatenate(xs, axis=params["dimension"])
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
+        elif name == "dot_general" and all(x.dtype.kind == "f" for x in xs):
+            out = _dot_general(xs[0], xs[1], params["dimension_numbers"])
+        elif name == "iota" and not xs:
+            out = _iota(params)
         else:
             return None
     return out
+
+
+_INLINED_CALLS = {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
+
+
+def numpy_program(jaxpr: Any) -> bool:
+    """Whether :func:`numpy_equation` takes every equation of ``jaxpr`` (calls inlined,
+    as :func:`~.jaxpr_arrays.run_eagerly` inlines them), judged by the equations'
+    primitives, parameters and types alone: run eagerly, such a program compiles
+    nothing."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in _INLINED_CALLS:
+            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
+            if inner is None or not numpy_program(getattr(inner, "jaxpr", inner)):
+                return False
+        elif not _numpy_taken(name, eqn):
+            return False
+    return True
+
+
+def _kind(var: Any) -> str:
+    """A variable's NumPy kind (``f``, ``i``, ...); ``"?"`` for a type NumPy has not (a
+    PRNG key's, a ``float0``)."""
+    try:
+        return np.dtype(var.aval.dtype).kind
+    except TypeError:
+        return "?"
+
+
+def _numpy_taken(name: str, eqn: Any) -> bool:
+    """:func:`_numpy`'s choice for ``eqn`` from its operands' and results' types."""
+    kinds = [_kind(v) for v in eqn.invars]
+    if any(_kind(v) not in "biuf" for v in eqn.outvars) or any(k not in "biuf" for k in kinds):
+        return False
+    if name == "split":
+        return len(kinds) == 1
+    if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+        return False
+    p = eqn.params
+    if name in _ANY or name == "square" or name == "concatenate":
+        return True
+    if name in _FLOAT or name == "dot_general":
+        return all(k == "f" for k in kinds)
+    if name == "iota":
+        return not kinds
+    if name in ("pow", "integer_pow"):
+        return kinds[0] == "f"
+    if name == "select_n":
+        return kinds[0] in "biu"
+    if name == "pad":
+        return all(inner == 0 for _, _, inner in p["padding_config"])
+    if name == "reshape":
+        return p.get("dimensions") is None
+    if name == "convert_element_type":
+        target = np.dtype(p["new_dtype"])
+        return not (kinds[0] == "f" and target.kind != "f" and target != np.bool_)
+    return name in _MOVES and len(kinds) == 1
