@@ -15,6 +15,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 import dgraph  # noqa: E402
+from dgraph.codegen.tensor import function as tensor_function  # noqa: E402
 from dgraph.codegen.tensor import jacobian_columns, sweeps  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 
@@ -63,3 +64,40 @@ def test_the_priced_jvp_sweep_is_the_one_printed(monkeypatch):
     assert jacobian_columns.columns_module(graph, "python", choice) == generated.text
     want = np.asarray(jref.hessian(kicks)(jnp.asarray(X)))
     np.testing.assert_allclose(np.asarray(H(X)), want, rtol=1e-12, atol=1e-12)
+
+
+def rosenbrock(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def test_the_array_programs_count_is_taken_when_read(monkeypatch):
+    """A NumPy module's array program is counted when ``generated.ops`` is first read, not
+    by the build (most callers never read it), once, and to what counting the program
+    the build made gives (24 mults, 12 adds: what the build itself counted before)."""
+    counted = collections.Counter()
+    count = tensor_function.count_array_ops
+
+    def counting(program, *args):
+        counted[program.name] += 1
+        return count(program, *args)
+
+    monkeypatch.setattr(tensor_function, "count_array_ops", counting)
+    made = []
+    build = tensor_function.tensor_program
+    monkeypatch.setattr(
+        tensor_function, "tensor_program", lambda *a, **k: made.append(build(*a, **k)) or made[-1]
+    )
+    x = np.array([0.5, 1.2, -0.3, 0.8])
+    H = dgraph.make_function(rosenbrock, "hessian", "python", point=(x,), sparse=True)
+    generated = H.gradient.generated
+    assert sum(counted.values()) == 0
+    ops = generated.ops
+    assert sum(counted.values()) == 1
+    assert generated.ops is ops and sum(counted.values()) == 1  # kept once counted
+    (program,) = made
+    assert program.text == generated.text
+    assert ops == count(program)
+    assert (ops.ops.mults, ops.ops.adds) == (24, 12)  # what the build counted before
+    assert generated.summary()["functions"] == {"jacobian": ops.ops.to_dict()}
+    want = np.asarray(jref.hessian(rosenbrock)(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-12, atol=1e-12)
