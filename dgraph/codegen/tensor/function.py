@@ -23,6 +23,7 @@ from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
 from ..check import checked as _checked
+from ..ir import ArrayProgram
 from ..points import one_point_calls
 from ..python import load_python
 from ..scope import codegen_call
@@ -84,7 +85,9 @@ class TensorGenerated:
     tril: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """Symmetric (``make_tensor_function(..., symmetric=True)``): ``{mode}_tril``, the
     lower triangle of J alone."""
-    ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
+    ops: ArrayCount | None = None
+    """The array program's count, in scalar operations (not sweeps): NumPy's and JAX's
+    counted when first read (:class:`Uncounted`), C's when generated."""
     loops: tuple[str, ...] = ()
     """jvp/vjp: how each loop is swept; a dense jacobian of a graph with loops: whether
     by the loops' Jacobian sweeps or by columns of its jvp, and the counts
@@ -139,6 +142,34 @@ class Later:
 
     graph: DGraph
     make: Callable[[], ExpressionSet]
+
+
+@dataclass(frozen=True)
+class Uncounted:
+    """An array program whose :func:`~dgraph.codegen.array_passes.count_array_ops` is
+    taken when :attr:`TensorGenerated.ops` is first read (the summary, ``codegen``'s
+    report), not by every build: most callers never read it. A NumPy or JAX module's
+    program, its constants' arrays not kept (the statements alone)."""
+
+    program: ArrayProgram
+
+
+def _ops(self: TensorGenerated) -> ArrayCount | None:
+    found = self.__dict__["_ops"]
+    if isinstance(found, Uncounted):
+        found = self.__dict__["_ops"] = count_array_ops(found.program)
+    return found
+
+
+def _set_ops(self: TensorGenerated, value: ArrayCount | Uncounted | None) -> None:
+    self.__dict__["_ops"] = value
+
+
+TensorGenerated.ops = property(  # type: ignore[assignment]
+    _ops,
+    _set_ops,
+    doc="The array program's count (an :class:`Uncounted` one counted here, when first read).",
+)
 
 
 def _expression_set(self: TensorGenerated) -> ExpressionSet:
@@ -303,7 +334,7 @@ def _make(
     run = _tril_checked(function, tril) if own and lang == "python" else function
     check = _checked(check_tensor(run, es, lang, mode=mode))
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
-    generated.ops = count_array_ops(program)
+    generated.ops = Uncounted(program)  # counted when read
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     generated.tril = getattr(module, f"{mode}_tril", None)
     generated.loops = () if choice is None else (choice.note(),)

@@ -46,7 +46,8 @@ loops' code is), C and CUDA (their dense products), graphs whose loops are all
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ...core.graph import DGraph
 from ...core.regions import regions_of
@@ -56,7 +57,7 @@ from .jit_arguments import BOUND
 from .loop_blocks import chain_choice
 from .loop_columns import loop_colours, operand_columns
 from .regions import read_outputs
-from .sweeps import jvp_program, sweep_module
+from .sweeps import jvp_module, jvp_program, jvp_sweep, sweep_module
 
 __all__ = ["ColumnsChoice", "columns_choice", "columns_module", "region_fma"]
 
@@ -69,6 +70,9 @@ class ColumnsChoice:
     region_fma: int
     columns: int
     jvp: ArrayCount
+    sweep: Any = field(default=None, compare=False, repr=False)
+    """The NumPy ``jvp`` sweep the count was taken of (:func:`~.sweeps.jvp_sweep`):
+    :func:`columns_module` prints it rather than building it again (None: built there)."""
 
     @property
     def mults(self) -> int:
@@ -135,10 +139,11 @@ def columns_choice(graph: DGraph) -> ColumnsChoice | None:
     if fma is None:
         return None
     columns = sum(math.prod(graph.shape(x)) for x in graph.inputs)
-    count = count_array_ops(jvp_program(graph)[0])
+    sweep = jvp_sweep(graph)
+    count = count_array_ops(jvp_program(graph, sweep)[0])
     if not columns or not count.complete:
         return None
-    return ColumnsChoice(fma, columns, count)
+    return ColumnsChoice(fma, columns, count, sweep)
 
 
 def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice, mode: str = "jacobian") -> str:
@@ -146,9 +151,13 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice, mode: str = 
     ending with ``jacobian(*inputs, *parameters)`` (``mode="value_and_jacobian"``:
     ``value_and_jacobian``, the outputs' values too, from the same sweeps): J in
     ``jax.jacobian``'s layout, its columns ``jvp`` along each column of the identity
-    (NumPy: one call per column; JAX: ``jax.vmap`` over all of them, jitted)."""
+    (NumPy: one call per column; JAX: ``jax.vmap`` over all of them, jitted). The NumPy
+    ``jvp`` of a ``jacobian`` is the sweep ``choice`` priced, not built again."""
     values = mode == "value_and_jacobian"
-    text = sweep_module(graph, "jvp", lang, values=values).text
+    if lang == "python" and not values and choice.sweep is not None:  # the one priced
+        text = jvp_module(graph, choice.sweep).text
+    else:
+        text = sweep_module(graph, "jvp", lang, values=values).text
     inputs = [f"x{k}" for k in range(len(graph.inputs))]
     params = [f"p{k}" for k in range(len(graph.parameter_shapes))]
     splits, at = [], 0

@@ -50,7 +50,15 @@ from .module import (
     read_input,
 )
 
-__all__ = ["SWEEP_MODES", "Sweep", "jvp_program", "sweep_module", "sweep_program"]
+__all__ = [
+    "SWEEP_MODES",
+    "Sweep",
+    "jvp_module",
+    "jvp_program",
+    "jvp_sweep",
+    "sweep_module",
+    "sweep_program",
+]
 
 SWEEP_MODES = ("jvp", "vjp")
 
@@ -113,6 +121,24 @@ def sweep_module(
     if values and mode != "jvp":
         raise DGraphError("a sweep returns the outputs' values with its jvp alone")
     built = _build(graph, mode, lang, tape=tape, values=values)
+    return _module(graph, mode, lang, built, values)
+
+
+def jvp_sweep(graph: DGraph) -> _Built:
+    """The NumPy ``jvp`` sweep of ``graph`` built once, for both :func:`jvp_program` (a
+    count of it) and :func:`jvp_module` (its text): what ``sweep_module(graph, "jvp")``
+    and ``jvp_program(graph)`` each build."""
+    return _build(graph, "jvp", "python")
+
+
+def jvp_module(graph: DGraph, built: _Built) -> Sweep:
+    """``sweep_module(graph, "jvp")`` from its sweep already built (:func:`jvp_sweep`):
+    the same text. The printing reads ``built`` and changes none of it."""
+    return _module(graph, "jvp", "python", built, False)
+
+
+def _module(graph: DGraph, mode: str, lang: str, built: _Built, values: bool) -> Sweep:
+    """The module text of a sweep built by :func:`_build` (:func:`sweep_module`)."""
     w = built.w
     returned = f"    return {one_or_tuple(built.results)}"
     primals = [built.arguments[x] for x in graph.inputs]
@@ -182,12 +208,13 @@ def sweep_program(
     )
 
 
-def jvp_program(graph: DGraph) -> tuple[ArrayProgram, int]:
+def jvp_program(graph: DGraph, built: _Built | None = None) -> tuple[ArrayProgram, int]:
     """The statements of :func:`sweep_module`'s NumPy ``jvp`` as an array program (what
     the C and CUDA printers read, :mod:`.c_values`), its constants' arrays kept, and
     its block · tangent multiplications: arguments the inputs, one tangent per input,
-    then the array parameters (``jvp(*x, *t, *p)``); results the outputs' tangents."""
-    built = _build(graph, "jvp", "python")
+    then the array parameters (``jvp(*x, *t, *p)``); results the outputs' tangents.
+    ``built``: that sweep already built (:func:`jvp_sweep`), not built again."""
+    built = _build(graph, "jvp", "python") if built is None else built
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     names = [*graph.inputs, *built.seed_args, *graph.parameter_shapes]
     args = (
@@ -205,7 +232,7 @@ def jvp_program(graph: DGraph) -> tuple[ArrayProgram, int]:
         args,
         tuple(shapes[v] for v in names),
         labels,
-        built.statements,
+        list(built.statements),  # a copy: a sweep built once is printed after (jvp_module)
         built.results,
         constants,
         constant_shapes=dict(built.w.constants.shapes),
