@@ -99,10 +99,12 @@ def _near_identity(n: int):
 
 
 def _same_hessian(f, x) -> None:
-    """dgraph's Hessian at x equals ``jax.hessian``'s (relative 1e-10)."""
+    """dgraph's Hessian at x equals JAX's (relative 1e-10): forward over forward, jitted
+    (``expm``'s reference compiled in 0.9 CPU-s, against 1.4 for ``jax.hessian``'s
+    forward over reverse; the same values to rounding)."""
     got = hessian(f, x)(x)
     got = np.asarray(got.toarray() if hasattr(got, "toarray") else got)
-    want = np.asarray(jax.jit(jax.hessian(f))(x)).reshape(got.shape)
+    want = np.asarray(jax.jit(jax.jacfwd(jax.jacfwd(f)))(x)).reshape(got.shape)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
 
 
@@ -169,7 +171,7 @@ def test_lu_solve_of_lu_factor_jacobian_and_hessian() -> None:
     m[0] *= 1e-2
     x = m.ravel()
     assert not np.array_equal(np.asarray(jax.scipy.linalg.lu_factor(m)[1]), np.arange(3))
-    want = np.asarray(jax.jacfwd(_lu_solved)(x))
+    want = np.asarray(jax.jit(jax.jacfwd(_lu_solved))(x))  # one compile
     for language in ("python", "jax"):
         got = np.asarray(make_function(_lu_solved, "jacobian", language, point=[x])(x))
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
