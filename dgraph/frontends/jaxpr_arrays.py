@@ -61,7 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
-from .jaxpr_numpy import numpy_equation, numpy_program
+from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_program
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -403,9 +403,6 @@ def _signature(*trees: Any) -> tuple:
     return tuple((np.shape(a), str(getattr(a, "dtype", ""))) for t in trees for a in t)
 
 
-_INLINED = {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
-
-
 def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
     kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
@@ -424,7 +421,7 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     env.update(zip(jaxpr.invars, args, strict=True))
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
-        if eqn.primitive.name in _INLINED:
+        if eqn.primitive.name in INLINED_CALLS:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
         else:

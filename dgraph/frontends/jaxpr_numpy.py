@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["numpy_equation"]
+__all__ = ["INLINED_CALLS", "numpy_equation", "numpy_program"]
 
 _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "div": np.divide,
@@ -223,7 +223,11 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
     return out
 
 
-_INLINED_CALLS = {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
+INLINED_CALLS = frozenset(
+    {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
+)
+"""The call primitives a program run eagerly inlines (:func:`~.jaxpr_arrays.run_eagerly`)
+and :func:`numpy_program` looks into."""
 
 
 def numpy_program(jaxpr: Any) -> bool:
@@ -233,7 +237,7 @@ def numpy_program(jaxpr: Any) -> bool:
     nothing."""
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
-        if name in _INLINED_CALLS:
+        if name in INLINED_CALLS:
             inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
             if inner is None or not numpy_program(getattr(inner, "jaxpr", inner)):
                 return False
