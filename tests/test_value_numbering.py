@@ -108,3 +108,34 @@ def test_a_loop_body_is_printed_once_however_many_rounds_number_it(monkeypatch):
     assert ir.names_in(out[-1].value) == {"c"}
     assert len(rounds) >= 2
     assert len(printed) == len(set(printed)) == 2  # each body object once
+
+
+def test_a_statement_is_shaped_once_while_the_shapes_it_reads_stay(monkeypatch):
+    """array_shapes, count_array_ops and node_shapes on the same statements: each node's
+    shape found once while the names it reads keep their shapes (types included); found
+    again, right, where one changes (counted, never timed)."""
+    shaped = []
+    shape = array_passes._shape
+    monkeypatch.setattr(
+        array_passes, "_shape", lambda n, *a: shaped.append(type(n).__name__) or shape(n, *a)
+    )
+    einsum = Call("einsum", (Const("i,j->ij"), X, Name("y")))
+    statements = [S("y", BinOp("*", Call("exp", (X,)), Const(2.0))), S("z", einsum)]
+
+    def program(n):
+        return ir.ArrayProgram("f", ("x",), ((n,),), ("x",), list(statements), ["z"])
+
+    assert array_passes.array_shapes(program(3))["z"] == (3, 3)
+    first = len(shaped)
+    assert first == 8  # x, exp, 2.0, product; the subscripts, x, y, einsum
+    assert array_passes.array_shapes(program(3))["z"] == (3, 3)
+    counted = array_passes.count_array_ops(program(3))
+    assert counted.ops.mults == 3 + 9 and counted.ops.calls == 3
+    assert len(shaped) == first  # nothing shaped again
+    assert array_passes.array_shapes(program(4))["z"] == (4, 4)
+    assert len(shaped) == 2 * first
+    found = array_passes.node_shapes(einsum, {"x": (np.int64(4),), "y": (4,)})
+    assert type(found[id(X)][0]) is np.int64  # equal shapes of other types: found again
+    assert len(shaped) == 2 * first + 4
+    found[id(X)] = "changed"  # the caller's own dict: what is kept stays
+    assert array_passes.node_shapes(einsum, {"x": (np.int64(4),), "y": (4,)})[id(X)] == (4,)

@@ -754,7 +754,7 @@ def array_shapes(
     for s in program.statements:
         if s.at:
             continue
-        env[s.target] = _node_shapes(s.value, env)[id(s.value)]
+        env[s.target] = _kept_shapes(s.value, env)[id(s.value)]
     return env
 
 
@@ -766,7 +766,48 @@ def node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
 
 def _node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
     """Each node's shape under ``node`` by id (a list's: its items' shapes; a literal
-    that is a parameter, not an array: None)."""
+    that is a parameter, not an array: None): a dict of the caller's own."""
+    return dict(_kept_shapes(node, env))
+
+
+def _kept_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """:func:`_node_shapes`, found once per node and shapes of the names it reads: kept
+    on ``node`` (it is immutable, and holds the nodes whose ids are the keys) with those
+    shapes, and given again while they are the same, types included (the passes after
+    the merging shape the same statements again and again: the footprint's check, the
+    count, the narrowing of a symmetric Hessian). Read only: the caller must not change
+    the dict it gets."""
+    held = getattr(node, "__dict__", None)
+    if held is None:
+        return _shapes_found(node, env)
+    kept = held.get(_SHAPES_KEPT)
+    if kept is not None:
+        names, seen, found = kept
+        if _typed([env.get(n) for n in names]) == seen:
+            return found
+    else:
+        names = tuple(sorted(ir.names_in(node)))
+    found = _shapes_found(node, env)
+    held[_SHAPES_KEPT] = (names, _typed([env.get(n) for n in names]), found)
+    return found
+
+
+_SHAPES_KEPT = "_shapes_of"  # a node's (names read, their shapes, its shapes by id)
+
+
+def _typed(value: Any) -> Any:
+    """``value`` (shapes: tuples, lists, None) with the type of each part, to compare:
+    equal only where the shapes found from them are the same (3 and ``np.int64(3)`` are
+    equal numbers, but not the same text in a shape printed from them)."""
+    if type(value) is tuple and all(type(d) is int for d in value):
+        return value
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple([_typed(v) for v in value]))
+    return (type(value), value)
+
+
+def _shapes_found(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """Each node's shape under ``node`` by id, found (:func:`_node_shapes`)."""
     found: dict[int, Any] = {}
 
     def combine(n: Node, values: list[Any]) -> Any:
@@ -1034,9 +1075,11 @@ def count_array_ops(program: ArrayProgram, known: Mapping[str, Shape] | None = N
     total = Ops()
     uncounted: list[str] = []
     for s in program.statements:
-        shapes = _node_shapes(s.value, env)
-        for item in s.at:
-            shapes.update(_node_shapes(item, env))
+        shapes = _kept_shapes(s.value, env)
+        if s.at:
+            shapes = dict(shapes)
+            for item in s.at:
+                shapes.update(_kept_shapes(item, env))
         reads: set[int] = set()  # the nodes that read a name (the others are folded)
         for root in (s.value, *s.at):
             ir.fold(root, functools.partial(_reading, reads=reads))
