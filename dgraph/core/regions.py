@@ -486,14 +486,18 @@ class Region(PatternBlocks):
         return b"|".join(parts)
 
     def _run(
-        self, args: Sequence[np.ndarray], tangents: bool = False, absolute: bool = False
+        self,
+        args: Sequence[np.ndarray],
+        tangents: bool = False,
+        absolute: bool = False,
+        key: bytes | None = None,
     ) -> dict:
         """The loop at these operands: outputs and trips, with ``tangents`` the Jacobian
         per (output, operand) (``"jacobian"``), with ``absolute`` also its rounding
         scale (``"magnitudes"``: :meth:`block_magnitude`, which the value check reads
         before the values: one sweep gives both)."""
         field = "magnitudes" if absolute else "jacobian"
-        key = self._key(args)
+        key = self._key(args) if key is None else key  # ``key``: the caller's, found once
         run = self._runs.get(key)
         if run is not None and (not tangents or field in run):
             return run
@@ -609,14 +613,15 @@ class Region(PatternBlocks):
     ) -> np.ndarray:
         field = "magnitudes" if absolute else "jacobian"
         taken = f"taken {field}"
-        kept = self._runs.get(self._key(args), {}).get(_HANDED[field], {})
+        key = self._key(args)  # the operands' bytes: read once
+        kept = self._runs.get(key, {}).get(_HANDED[field], {})
         if (j, k) in kept:  # no sweep, even where the point's other tangents were let go
             m = kept[(j, k)]
         else:
-            run = self._run(args, tangents=True, absolute=absolute)
+            run = self._run(args, tangents=True, absolute=absolute, key=key)
             if (j, k) in run.setdefault(taken, set()):
                 run.pop(field)
-                run = self._run(args, tangents=True, absolute=absolute)
+                run = self._run(args, tangents=True, absolute=absolute, key=key)
                 run[taken] = set()
             run[taken].add((j, k))
             m = run[field].pop((j, k), None)
