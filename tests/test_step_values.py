@@ -6,6 +6,7 @@ same operands (``region_sweep.forward_run``): one run of the steps, not two."""
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import numpy as np
@@ -192,6 +193,12 @@ def test_every_loop_runs_as_the_whole_body_and_once_where_it_can(monkeypatch):
     _hessian_is_jaxs(_lifted, 20)
 
 
+@functools.cache
+def _chained_loop() -> tuple[Region, list[np.ndarray]]:
+    """The chained Rosenbrock's first loop and its operands (built once for both cases)."""
+    return _loops(_chained, np.linspace(-0.8, 0.9, 6))[0]
+
+
 @pytest.mark.usefixtures("loops_as_regions")
 @pytest.mark.parametrize("most", [regions.HANDED_MOST, 0])
 def test_a_point_s_blocks_asked_again_are_swept_once(monkeypatch, most):
@@ -202,7 +209,7 @@ def test_a_point_s_blocks_asked_again_are_swept_once(monkeypatch, most):
     (:data:`~dgraph.core.regions.HANDED_MOST` 0) each point is swept each time, as
     before (its tangents let go when the other's are swept)."""
     monkeypatch.setattr(regions, "HANDED_MOST", most)
-    r, a = _loops(_chained, np.linspace(-0.8, 0.9, 6))[0]
+    r, a = _chained_loop()
     b = [x + 0.01 if np.issubdtype(np.asarray(x).dtype, np.floating) else x for x in a]
     r._runs.clear()
     swept = []
