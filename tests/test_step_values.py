@@ -6,6 +6,9 @@ same operands (``region_sweep.forward_run``): one run of the steps, not two."""
 
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -14,11 +17,18 @@ jnp = pytest.importorskip("jax.numpy")
 
 import dgraph  # noqa: E402
 from dgraph.blocks import arrays  # noqa: E402
-from dgraph.core import region_sweep  # noqa: E402
+from dgraph.core import region_sweep, regions  # noqa: E402
 from dgraph.core.regions import Region  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 
-from .test_region_sparse_sweep import CASES, _chain_product, _chained, _loops, _same  # noqa: E402
+from .test_region_sparse_sweep import (  # noqa: E402
+    CASES,
+    _chain_product,
+    _chained,
+    _dense,
+    _loops,
+    _same,
+)
 
 
 def _reverse_loop(n: int, f=_chained) -> tuple[Region, list[np.ndarray]]:
@@ -181,3 +191,46 @@ def test_every_loop_runs_as_the_whole_body_and_once_where_it_can(monkeypatch):
             _same(run, _chain_product(r, args), forward)
     assert taken_total < steps
     _hessian_is_jaxs(_lifted, 20)
+
+
+@functools.cache
+def _chained_loop() -> tuple[Region, list[np.ndarray]]:
+    """The chained Rosenbrock's first loop and its operands (built once for both cases)."""
+    return _loops(_chained, np.linspace(-0.8, 0.9, 6))[0]
+
+
+@pytest.mark.usefixtures("loops_as_regions")
+@pytest.mark.parametrize("most", [regions.HANDED_MOST, 0])
+def test_a_point_s_blocks_asked_again_are_swept_once(monkeypatch, most):
+    """A value check asks a loop's blocks at a point once per group of outputs (and the
+    code's ``wᵀ·J`` again), a loop used at two points in turn: each block's magnitudes
+    and values, asked at A, B, A, B, come from one sweep a point (counted, never timed),
+    the chain product's; with no room to keep them
+    (:data:`~dgraph.core.regions.HANDED_MOST` 0) each point is swept each time, as
+    before (its tangents let go when the other's are swept)."""
+    monkeypatch.setattr(regions, "HANDED_MOST", most)
+    r, a = _chained_loop()
+    b = [x + 0.01 if np.issubdtype(np.asarray(x).dtype, np.floating) else x for x in a]
+    r._runs.clear()
+    swept = []
+    sweep = regions.tangent_sweep
+    monkeypatch.setattr(regions, "tangent_sweep", lambda *s: swept.append(1) or sweep(*s))
+    whole = SimpleNamespace(value=None)  # a dense block: the whole (output, operand) matrix
+    pairs = [(j, k) for j in range(len(r.out_shapes)) for k in range(len(r.operand_shapes))]
+    asked = [
+        (
+            args,
+            {
+                p: (r.block_magnitude(*p, args, whole), r.block_value(*p, args, whole))
+                for p in pairs
+            },
+        )
+        for args in (a, b, a, b)
+    ]
+    assert len(swept) == (2 if most else 4)
+    for args, got in asked:
+        want = _chain_product(r, args)
+        for p in pairs:
+            for found, field in zip(got[p], ("magnitudes", "jacobian"), strict=True):
+                expected = _dense(want[field][p]) if p in want[field] else 0.0 * found
+                np.testing.assert_allclose(found.reshape(expected.shape), expected, atol=1e-13)

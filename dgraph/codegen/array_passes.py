@@ -138,19 +138,33 @@ class _Numbering:
         self.classified: set[int] = set()
         self.reads: set[int] = set()  # ids of the nodes that read a name
         self.keep: list[Node] = []  # the numbered nodes: their ids stay theirs
-        self._kids: dict[int, tuple[Node, ...]] = {}
 
-    def kids(self, node: Node) -> tuple[Node, ...]:
-        """``node.children()``, remembered (the passes ask for them many times)."""
-        found = self._kids.get(id(node))
-        if found is None:
-            found = self._kids[id(node)] = node.children()
-            self.keep.append(node)
-        return found
+    kids = staticmethod(Node.children)  # kept on each node by Node.children itself
 
     def number(self, node: Node) -> int:
-        """``node``'s number (its subtree numbered first; those numbered before kept)."""
-        return ir.fold(node, self._combine, lambda n: self.of.get(id(n)), self.kids)
+        """``node``'s number (its subtree numbered first; those numbered before kept).
+
+        :func:`~dgraph.codegen.ir.fold` inlined, the nodes numbered before standing for
+        its ``whole`` (the same nodes combined, in the same order): a statement is
+        numbered three times over (its value, its value without factors 1.0, and that
+        again), and all but the first find its number at once."""
+        of = self.of
+        found = of.get(id(node))
+        if found is not None:
+            return found
+        kids, combine = self.kids, self._combine
+        stack = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if id(n) in of:
+                continue
+            children = kids(n)
+            if ready or not children:
+                combine(n, [of[id(c)] for c in children])
+            else:
+                stack.append((n, True))
+                stack.extend((c, False) for c in children if id(c) not in of)
+        return of[id(node)]
 
     def assign(self, statement: ArrayStatement) -> None:
         """Number ``statement``'s value (and its store positions); its target, when not
@@ -162,20 +176,35 @@ class _Numbering:
             self.values[statement.target] = number
 
     def _combine(self, node: Node, numbers: list[int]) -> int:
-        if id(node) in self.of:
-            return self.of[id(node)]
-        found = self._formula(node, numbers) if isinstance(node, Formula) else None
-        if isinstance(node, Name) and node.id in self.values:
-            found = self.values[node.id]
+        """Number ``node`` whose children have ``numbers`` (each node once: its key is
+        built from its own fields, never from a walk of what is under it)."""
+        is_name = isinstance(node, Name)
+        found = None
+        if is_name:
+            found = self.values.get(node.id)
+        elif isinstance(node, Formula):
+            found = self._formula(node, numbers)
         if found is None:
-            key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
+            if is_name:
+                key: tuple = (type(node).__name__, ("str", repr(node.id)))
+            else:
+                key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
             found = self.keys.setdefault(key, len(self.keys))
-        if isinstance(node, Name) or any(id(c) in self.reads for c in self.kids(node)):
+        if is_name:
             self.reads.add(id(node))
-        if (isinstance(node, Name) and node.id in self.mutable) or any(
-            k in self.impure for k in numbers
-        ):
-            self.impure.add(found)
+            if node.id in self.mutable:
+                self.impure.add(found)
+        elif numbers:
+            reads = self.reads
+            for c in self.kids(node):
+                if id(c) in reads:
+                    reads.add(id(node))
+                    break
+            impure = self.impure
+            for k in numbers:
+                if k in impure:
+                    impure.add(found)
+                    break
         if found not in self.classified:
             self.classified.add(found)
             if _floating(node, [k in self.floating for k in numbers], self.floating, self.values):
@@ -226,7 +255,53 @@ _COMMUTING = frozenset({"+", "*", "==", "!="})
 
 def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple:
     """``node``'s fields with each child node as its number (a Formula's symbols by
-    position, a constant by its type and ``repr``: 1 and 1.0 are different dtypes)."""
+    position, a constant by its type and ``repr``: 1 and 1.0 are different dtypes).
+
+    The commonest kinds are keyed here directly, each by the tuple :func:`_generic_key`
+    makes from its fields (where its children are the nodes of those fields, in order);
+    the rest by :func:`_generic_key`."""
+    kind = type(node)
+    if kind is Const:
+        value = node.value
+        if type(value) in _SCALARS:
+            return ((type(value).__name__, repr(value)),)
+        return (_keyed(value, {}),)
+    if kind is Formula:
+        return (_canonical(node.expr, tuple(s for s, _ in node.operands)), *numbers)
+    if kind is BinOp and len(numbers) == 2:
+        if node.op in _COMMUTING:
+            return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
+        return (("str", repr(node.op)), ("node", numbers[0]), ("node", numbers[1]))
+    if kind is Call:  # func, args, keywords (name, node)
+        args, keywords = node.args, node.keywords
+        n = len(args)
+        if len(numbers) == n + len(keywords) and kids[:n] == args:
+            return (
+                ("str", repr(node.func)),
+                tuple([("node", k) for k in numbers[:n]]),
+                tuple(
+                    [
+                        ((type(w).__name__, repr(w)), ("node", k))
+                        for (w, _), k in zip(keywords, numbers[n:], strict=True)
+                    ]
+                ),
+            )
+    if kind is Name:
+        return (("str", repr(node.id)),)
+    if kind is UnaryOp and len(numbers) == 1:
+        return (("str", repr(node.op)), ("node", numbers[0]))
+    if kind is Item and len(numbers) == 1:
+        return (("node", numbers[0]), (type(node.index).__name__, repr(node.index)))
+    if kind is AsType and len(numbers) == 1:
+        return (("node", numbers[0]), (type(node.dtype).__name__, repr(node.dtype)))
+    if kind is Index and len(numbers) == 1 + len(node.items) and kids[1:] == node.items:
+        return (("node", numbers[0]), tuple([("node", k) for k in numbers[1:]]))
+    return _generic_key(node, numbers, kids)
+
+
+def _generic_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple:
+    """:func:`_fields_key` by the fields of any kind (the fast paths there make the same
+    tuples for their kinds)."""
     if isinstance(node, Const):
         return (_keyed(node.value, {}),)
     if isinstance(node, Formula):
@@ -234,7 +309,16 @@ def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple
     if isinstance(node, BinOp) and node.op in _COMMUTING:
         return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
     swap = {id(c): ("node", k) for c, k in zip(kids, numbers, strict=True)}
-    return tuple(_keyed(getattr(node, f.name), swap) for f in dataclasses.fields(node))
+    return tuple([_keyed(getattr(node, f), swap) for f in _field_names(type(node))])
+
+
+_SCALARS = frozenset({int, float, bool, str, type(None)})  # keyed as (type, repr)
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A node kind's fields, in order (``dataclasses.fields`` asked once per kind)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 @functools.lru_cache(maxsize=2**14)
@@ -267,10 +351,25 @@ def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
     if isinstance(value, Node):
         return swap[id(value)]
     if isinstance(value, tuple):
-        return tuple(_keyed(v, swap) for v in value)
+        return tuple([_keyed(v, swap) for v in value])
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if type(value) is LoopBody:
+        return ("LoopBody", _body_text(value))
     return (type(value).__name__, repr(value))
+
+
+def _body_text(part: LoopBody) -> str:
+    """``repr(part)``, made once per body and kept on it (it is immutable): a loop's key
+    holds its body's text, and each round of merging numbers the loop again (a body in
+    tests/test_cond_in_loop.py: up to 40,000 characters, printed each round before)."""
+    text = part.__dict__.get(_TEXT)
+    if text is None:
+        text = part.__dict__[_TEXT] = repr(part)  # not a field: as Node.children's
+    return text
+
+
+_TEXT = "_text"  # a LoopBody's repr, kept on it by _body_text
 
 
 # -- common subexpressions -------------------------------------------------------------
@@ -655,7 +754,7 @@ def array_shapes(
     for s in program.statements:
         if s.at:
             continue
-        env[s.target] = _node_shapes(s.value, env)[id(s.value)]
+        env[s.target] = _kept_shapes(s.value, env)[id(s.value)]
     return env
 
 
@@ -667,7 +766,48 @@ def node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
 
 def _node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
     """Each node's shape under ``node`` by id (a list's: its items' shapes; a literal
-    that is a parameter, not an array: None)."""
+    that is a parameter, not an array: None): a dict of the caller's own."""
+    return dict(_kept_shapes(node, env))
+
+
+def _kept_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """:func:`_node_shapes`, found once per node and shapes of the names it reads: kept
+    on ``node`` (it is immutable, and holds the nodes whose ids are the keys) with those
+    shapes, and given again while they are the same, types included (the passes after
+    the merging shape the same statements again and again: the footprint's check, the
+    count, the narrowing of a symmetric Hessian). Read only: the caller must not change
+    the dict it gets."""
+    held = getattr(node, "__dict__", None)
+    if held is None:
+        return _shapes_found(node, env)
+    kept = held.get(_SHAPES_KEPT)
+    if kept is not None:
+        names, seen, found = kept
+        if _typed([env.get(n) for n in names]) == seen:
+            return found
+    else:
+        names = tuple(sorted(ir.names_in(node)))
+    found = _shapes_found(node, env)
+    held[_SHAPES_KEPT] = (names, _typed([env.get(n) for n in names]), found)
+    return found
+
+
+_SHAPES_KEPT = "_shapes_of"  # a node's (names read, their shapes, its shapes by id)
+
+
+def _typed(value: Any) -> Any:
+    """``value`` (shapes: tuples, lists, None) with the type of each part, to compare:
+    equal only where the shapes found from them are the same (3 and ``np.int64(3)`` are
+    equal numbers, but not the same text in a shape printed from them)."""
+    if type(value) is tuple and all(type(d) is int for d in value):
+        return value
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple([_typed(v) for v in value]))
+    return (type(value), value)
+
+
+def _shapes_found(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """Each node's shape under ``node`` by id, found (:func:`_node_shapes`)."""
     found: dict[int, Any] = {}
 
     def combine(n: Node, values: list[Any]) -> Any:
@@ -935,9 +1075,11 @@ def count_array_ops(program: ArrayProgram, known: Mapping[str, Shape] | None = N
     total = Ops()
     uncounted: list[str] = []
     for s in program.statements:
-        shapes = _node_shapes(s.value, env)
-        for item in s.at:
-            shapes.update(_node_shapes(item, env))
+        shapes = _kept_shapes(s.value, env)
+        if s.at:
+            shapes = dict(shapes)
+            for item in s.at:
+                shapes.update(_kept_shapes(item, env))
         reads: set[int] = set()  # the nodes that read a name (the others are folded)
         for root in (s.value, *s.at):
             ir.fold(root, functools.partial(_reading, reads=reads))

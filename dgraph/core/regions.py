@@ -221,6 +221,26 @@ class Body:
         return total
 
 
+HANDED_MOST = 1 << 18  # entries of the handed blocks a region keeps, all its runs (2 MiB)
+_HANDED = {"jacobian": "handed jacobian", "magnitudes": "handed magnitudes"}
+
+
+def _keep_handed(runs: Iterable[dict], run: dict, field: str, key: tuple, m: Any) -> None:
+    """Keep a block ``m`` that ``run`` (one of a region's ``runs``) handed over, by
+    (output, operand) in its ``field``, while the blocks kept by all the region's runs
+    hold at most :data:`HANDED_MOST` entries: a value check asks a point's blocks again
+    (each group of outputs, the code's ``wᵀ·J``), with another point's swept in between
+    where a region runs at two (its tangents kept for one point at a time), and gets
+    them without a sweep; a larger block is let go, and asked again swept again. None:
+    a zero block."""
+    entries = 0 if m is None else m.nnz if sp.issparse(m) else np.size(m)
+    held = sum(r.get(name, {}).get("entries", 0) for r in runs for name in _HANDED.values())
+    if held + entries <= HANDED_MOST:
+        handed = run.setdefault(_HANDED[field], {})
+        handed[key] = m
+        handed["entries"] = handed.get("entries", 0) + entries
+
+
 REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
 STEP_LIMIT = (
     2_000_000  # rows and entries a loop's per-step patterns recompute (whole: steps × inputs)
@@ -466,14 +486,18 @@ class Region(PatternBlocks):
         return b"|".join(parts)
 
     def _run(
-        self, args: Sequence[np.ndarray], tangents: bool = False, absolute: bool = False
+        self,
+        args: Sequence[np.ndarray],
+        tangents: bool = False,
+        absolute: bool = False,
+        key: bytes | None = None,
     ) -> dict:
         """The loop at these operands: outputs and trips, with ``tangents`` the Jacobian
         per (output, operand) (``"jacobian"``), with ``absolute`` also its rounding
         scale (``"magnitudes"``: :meth:`block_magnitude`, which the value check reads
         before the values: one sweep gives both)."""
         field = "magnitudes" if absolute else "jacobian"
-        key = self._key(args)
+        key = self._key(args) if key is None else key  # ``key``: the caller's, found once
         run = self._runs.get(key)
         if run is not None and (not tangents or field in run):
             return run
@@ -488,7 +512,7 @@ class Region(PatternBlocks):
             self._runs.clear()
         if "jacobian" in run:  # one point's tangents kept at a time (they are large)
             for other in self._runs.values():
-                other.pop("jacobian", None)
+                other.pop("jacobian", None)  # the blocks handed kept (HANDED_MOST)
                 other.pop("magnitudes", None)
         self._runs[key] = run
         return run
@@ -568,9 +592,10 @@ class Region(PatternBlocks):
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
         """The values of ∂(output j)/∂(operand k) at these operands, in the block's
         layout (C order over a dense block's entries, or one per pattern entry). Each
-        block is handed over once per run (a value check reads each edge once a point):
-        its matrix then let go, and the run's memory with the last one; asked again, the
-        tangents are swept again."""
+        block is handed over once per run: its matrix then let go, and the run's memory
+        with the last one, but for the blocks kept for the point (:data:`HANDED_MOST`
+        entries in all: a value check reads each edge once per group of outputs, and the
+        code's ``wᵀ·J`` again); another asked again, the tangents are swept again."""
         return self._handed(j, k, args, block, absolute=False)
 
     def block_magnitude(
@@ -588,13 +613,19 @@ class Region(PatternBlocks):
     ) -> np.ndarray:
         field = "magnitudes" if absolute else "jacobian"
         taken = f"taken {field}"
-        run = self._run(args, tangents=True, absolute=absolute)
-        if (j, k) in run.setdefault(taken, set()):
-            run.pop(field)
-            run = self._run(args, tangents=True, absolute=absolute)
-            run[taken] = set()
-        run[taken].add((j, k))
-        m = run[field].pop((j, k), None)
+        key = self._key(args)  # the operands' bytes: read once
+        kept = self._runs.get(key, {}).get(_HANDED[field], {})
+        if (j, k) in kept:  # no sweep, even where the point's other tangents were let go
+            m = kept[(j, k)]
+        else:
+            run = self._run(args, tangents=True, absolute=absolute, key=key)
+            if (j, k) in run.setdefault(taken, set()):
+                run.pop(field)
+                run = self._run(args, tangents=True, absolute=absolute, key=key)
+                run[taken] = set()
+            run[taken].add((j, k))
+            m = run[field].pop((j, k), None)
+            _keep_handed(self._runs.values(), run, field, (j, k), m)
         shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
         if m is None:
             m = np.zeros(shape)
