@@ -795,7 +795,9 @@ class _Reader:
 
     def prefold(self, chosen: list, env: dict) -> None:
         """Equations that read only constants (directly or through one another; found by
-        :class:`~.jaxpr_constants.ConstantFrontier`), evaluated together in one jitted
+        :class:`~.jaxpr_constants.ConstantFrontier`): those NumPy folds as JAX binds them
+        by NumPy (:meth:`exact`: a loop's counters, indices, masks, moves and correctly
+        rounded arithmetic compile nothing), the rest evaluated together in one jitted
         program: one compilation, not one per operation (and none for equations a build
         compiled before: :data:`~.jaxpr_key.PREFOLDS`); :meth:`fold` takes their values.
         Not where most of them repeat an operation :meth:`fold` compiles once and then
@@ -803,7 +805,8 @@ class _Reader:
         the program fails, each is folded on its own."""
         from jax.extend.core import Literal
 
-        if self.exact(chosen, env):  # NumPy gives every value as XLA would: no program
+        chosen = self.exact(chosen, env)  # NumPy's where they are JAX's bit for bit
+        if not chosen:  # no program
             return
         key = tuple(map(id, chosen))  # the same body read again: compiled once
         if key not in self.prefold_programs and (
@@ -836,27 +839,28 @@ class _Reader:
             self.prefolded[id(e)] = [_held(next(values)) for _ in e.outvars]
             env.update(zip(e.outvars, self.prefolded[id(e)], strict=True))  # a later batch's
 
-    def exact(self, chosen: list, env: dict) -> bool:
-        """Whether NumPy folds every equation of ``chosen`` bit for bit as XLA would
-        (:func:`~.jaxpr_exact.exact_fold`: moves, exact conversions); if so their values
-        are :meth:`fold`'s, and no program is compiled for them."""
+    def exact(self, chosen: list, env: dict) -> list:
+        """The equations of ``chosen`` NumPy folds bit for bit as JAX binds them
+        (:func:`~.jaxpr_exact.exact_fold`: moves, integer arithmetic, correctly rounded
+        float arithmetic), folded in order, their values :meth:`fold`'s; returned, in
+        order: the others (a transcendental function, a float sum) and every one that
+        reads them, left to JAX."""
         from jax.extend.core import Literal
 
-        if not chosen:
-            return False
-        local: dict[Any, Any] = {}
-        found = []
+        left: list = []
+        waiting: set = set()  # results of the equations left
         for e in chosen:
-            args = [a.val if isinstance(a, Literal) else local.get(a, env.get(a)) for a in e.invars]
-            outs = exact_fold(e, args)
+            outs = None
+            if not any(not isinstance(a, Literal) and a in waiting for a in e.invars):
+                args = [a.val if isinstance(a, Literal) else env.get(a) for a in e.invars]
+                outs = exact_fold(e, args)
             if outs is None:
-                return False
-            local.update(zip(e.outvars, outs, strict=True))
-            found.append(outs)
-        for e, outs in zip(chosen, found, strict=True):
+                left.append(e)
+                waiting.update(e.outvars)
+                continue
             self.prefolded[id(e)] = outs
             env.update(zip(e.outvars, outs, strict=True))
-        return True
+        return left
 
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
         """An equation on constants, evaluated once by JAX (:meth:`prefold`'s value where
