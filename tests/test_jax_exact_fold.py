@@ -218,8 +218,8 @@ def test_random_doubles_fold_bit_for_bit_as_jax_binds_them(case):
 
 def test_a_reader_of_counters_masks_and_arithmetic_on_constants_lowers_nothing():
     """Weights from integer counters, a mask, a remainder and float arithmetic on them:
-    every equation on constants folded by NumPy, no program lowered (before: one jitted
-    program of 20 equations); the gradient's Hessian is JAX's."""
+    every equation on constants folded by NumPy, no program lowered (before: 9 lowerings,
+    for 9 batches of 1 to 12 equations); the gradient's Hessian is JAX's."""
     from dgraph import accumulate
     from dgraph.frontends.jaxpr import from_jax
 

@@ -189,6 +189,42 @@ def test_counted_outputs_are_the_counter_s_values():
     assert stacked and all(np.array_equal(a, np.arange(6)) for a in stacked)
 
 
+def test_counted_outputs_run_by_numpy_lower_nothing(monkeypatch):
+    """The counter part of the gradient's forward loop (integer adds, a comparison, a
+    selection) runs step by step by NumPy (:func:`~dgraph.frontends.jaxpr_exact.exact_program`):
+    nothing lowered, and the values, dtypes included, are ``lax.scan``'s (what runs past
+    ``NUMPY_SCAN_MOST``)."""
+    from dgraph.frontends import jaxpr_hoist
+
+    f = FUNCTIONS["fori_loop of x[i]"][0]
+    closed = jax.make_jaxpr(jax.grad(f))(X)
+    scan = next(e for e in closed.jaxpr.eqns if e.primitive.name == "scan")
+    body, n_consts = scan.params["jaxpr"], scan.params["num_consts"]
+    ins = [np.asarray(v.val) if hasattr(v, "val") else f"v{k}" for k, v in enumerate(scan.invars)]
+    lowered: list[str] = []
+
+    def listener(event: str, seconds: float, **kwargs) -> None:
+        if event.endswith("jaxpr_to_mlir_module_duration"):
+            lowered.append(event)
+
+    def found(most: int) -> tuple[dict, int]:
+        monkeypatch.setattr(jaxpr_hoist, "NUMPY_SCAN_MOST", most)
+        before = len(lowered)
+        jax.monitoring.register_event_duration_secs_listener(listener)
+        try:
+            return jaxpr_hoist.constant_outputs(body, n_consts, 2, ins, 6, False), len(
+                lowered
+            ) - before
+        finally:
+            jax.monitoring.unregister_event_duration_listener(listener)
+
+    (mine, lowerings), (theirs, jax_lowerings) = found(4_000), found(0)
+    assert lowerings == 0 and jax_lowerings > 0
+    assert sorted(mine) == sorted(theirs) and len(mine) >= 2
+    for j, value in mine.items():
+        assert value.dtype == theirs[j].dtype and np.array_equal(value, theirs[j])
+
+
 def test_a_counter_folded_wrong_is_caught(monkeypatch):
     """The stacked counter read one step late: the reverse sweep writes each row's
     derivative into the next row, and the Hessian does not verify."""
