@@ -61,7 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
-from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_program
+from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_loop, numpy_program
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -406,7 +406,9 @@ def _signature(*trees: Any) -> tuple:
 def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
     kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
-    user's function) inlined, a loop run as one operation (its body compiled once); a
+    user's function) inlined, a loop run as one operation (its body compiled once) but a
+    small ``scan`` or ``cond`` of NumPy's equations stepped through
+    (:func:`~.jaxpr_numpy.numpy_loop`, :func:`_stepped`); a
     slice or a pad of an array in host memory moved by NumPy (:func:`_moved`), and the
     elementwise and array-moving equations of arrays there run by NumPy
     (:func:`~.jaxpr_numpy.numpy_equation`: no kernel compiled per shape)."""
@@ -424,10 +426,41 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
         if eqn.primitive.name in INLINED_CALLS:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
+        elif eqn.primitive.name in ("scan", "cond") and numpy_loop(eqn, ins):
+            outs = _stepped(eqn, ins)
         else:
             outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or _bind(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _stepped(eqn, ins: list[Any]) -> list[Any]:
+    """A small ``scan`` or ``cond`` of NumPy's equations (:func:`~.jaxpr_numpy.numpy_loop`)
+    run by :func:`run_eagerly`: a ``cond``'s chosen branch (XLA's: the last where the
+    index is out of range), a ``scan``'s body at each step, its ``ys`` stacked."""
+    p = eqn.params
+    if eqn.primitive.name == "cond":
+        branches = p["branches"]
+        index = int(np.asarray(ins[0]))
+        branch = branches[index if 0 <= index < len(branches) else len(branches) - 1]
+        return run_eagerly(branch.jaxpr, branch.consts, ins[1:])
+    body, n_consts, n_carry = p["jaxpr"], int(p["num_consts"]), int(p["num_carry"])
+    length = int(p["length"])
+    consts, carry = ins[:n_consts], list(ins[n_consts : n_consts + n_carry])
+    xs = [np.asarray(x) for x in ins[n_consts + n_carry :]]
+    rows: list[Any] = [None] * length
+    for i in reversed(range(length)) if p["reverse"] else range(length):
+        outs = run_eagerly(body.jaxpr, body.consts, [*consts, *carry, *(x[i] for x in xs)])
+        carry, rows[i] = outs[:n_carry], outs[n_carry:]
+    avals = [v.aval for v in eqn.outvars]
+    carry = [np.asarray(c, dtype=a.dtype) for c, a in zip(carry, avals, strict=False)]
+    ys = [
+        np.stack([np.asarray(r[j]) for r in rows]).astype(a.dtype, copy=False)
+        if length
+        else np.zeros(a.shape, dtype=a.dtype)
+        for j, a in enumerate(avals[n_carry:])
+    ]
+    return [*carry, *ys]
 
 
 def equation_count(jaxpr) -> int:
