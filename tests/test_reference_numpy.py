@@ -215,6 +215,7 @@ EQUATIONS = {  # one equation each, at (X, _I): NumPy's value is lax's
     "clamp": lambda x, i: lax.clamp(-0.5, x, 0.6),
     "floor": lambda x, i: lax.floor(x * 3.0),
     "rev": lambda x, i: lax.rev(x.reshape(2, 3), (1,)),
+    "float to int": lambda x, i: (x * 7.0).astype(np.int32),
     "dynamic_slice": lambda x, i: lax.dynamic_slice(x, (i[2],), (3,)),
     "dynamic_slice clamped": lambda x, i: lax.dynamic_slice(x, (i[0],), (4,)),
     "dynamic_update_slice": lambda x, i: lax.dynamic_update_slice(x, x[:2] * 2, (i[5],)),

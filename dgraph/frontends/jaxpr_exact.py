@@ -9,7 +9,7 @@ without compiling a program (lowering and compiling even a small one costs 0.04 
 
 - moves, repetitions and numberings (``broadcast_in_dim``, ``reshape``, ``squeeze``,
   ``transpose``, ``rev``, ``slice``, ``pad``, ``concatenate``, ``split``, ``iota``,
-  ``copy``) and ``select_n``;
+  ``copy``, ``empty2``: XLA's zeros) and ``select_n``;
 - integer and boolean arithmetic, which wraps alike in two's complement: ``add``,
   ``sub``, ``mul``, ``neg``, ``abs``, ``sign``, ``max``, ``min``, ``clamp``, ``div`` and
   ``rem`` (toward zero, as C; not by zero, nor the lowest integer by -1, whose results
@@ -429,7 +429,7 @@ def _pad(params: Mapping, x: np.ndarray, value: np.ndarray) -> np.ndarray | None
     return np.pad(kept, width, constant_values=value[()])
 
 
-_MOVES = frozenset(_UNARY) | {"concatenate", "iota", "pad", "split"}
+_MOVES = frozenset(_UNARY) | {"concatenate", "iota", "pad", "split", "empty2"}
 
 
 def exact_fold(eqn: Any, ins: Sequence[np.ndarray]) -> list[np.ndarray] | None:
@@ -493,6 +493,8 @@ def _values(eqn: Any, name: str, args: list[np.ndarray]) -> list[np.ndarray] | N
         return list(np.split(args[0], at, axis=int(params["axis"])))
     if name == "iota":
         return [_iota(params, dtype) if not args else None]
+    if name == "empty2":  # a scan's buffer for its stacked results: XLA's zeros
+        return [np.zeros(shape, dtype) if not args else None]
     if name == "concatenate":
         return [np.concatenate(args, axis=int(params["dimension"])) if args else None]
     if name == "pad" and len(args) == 2:

@@ -122,11 +122,16 @@ def _reduce(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict],
 
 
 def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
-    """``convert_element_type``, except a float to an integer (XLA's NaN and overflow
-    are its own)."""
+    """``convert_element_type``; a float to an integer only where every value is finite
+    and in range (toward zero, as XLA; its NaN and overflow are its own)."""
     target = np.dtype(p["new_dtype"])
-    if x.dtype.kind == "f" and target.kind != "f" and target != np.bool_:
-        return None
+    if x.dtype.kind == "f" and target.kind in "iu":
+        whole = np.trunc(x)
+        info = np.iinfo(target)
+        low, high = float(info.min), float(info.max) + 1.0  # both exact powers of two
+        if not (np.isfinite(x).all() and ((whole >= low) & (whole < high)).all()):
+            return None
+        return whole.astype(target)
     return x.astype(target)
 
 
@@ -252,6 +257,8 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = _dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
+        elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros
+            out = np.zeros((), dtype=params["dtype"])
         elif name == "rem":
             out = _rem(xs[0], xs[1])
         elif name == "dynamic_slice":
@@ -358,7 +365,7 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return True
     if name in _FLOAT or name == "dot_general":
         return all(k == "f" for k in kinds)
-    if name == "iota":
+    if name in ("iota", "empty2"):
         return not kinds
     if name in ("pow", "integer_pow"):
         return kinds[0] == "f"
@@ -372,7 +379,4 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return all(inner == 0 for _, _, inner in p["padding_config"])
     if name == "reshape":
         return p.get("dimensions") is None
-    if name == "convert_element_type":
-        target = np.dtype(p["new_dtype"])
-        return not (kinds[0] == "f" and target.kind != "f" and target != np.bool_)
     return name in _MOVES and len(kinds) == 1
