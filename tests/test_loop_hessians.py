@@ -225,6 +225,26 @@ def test_counted_outputs_run_by_numpy_lower_nothing(monkeypatch):
         assert value.dtype == theirs[j].dtype and np.array_equal(value, theirs[j])
 
 
+@pytest.mark.parametrize("name", ["a window read at i", "a window at 4 - i"])
+def test_windows_read_at_the_counter_are_placed_by_numpy(monkeypatch, name):
+    """A ``dynamic_slice`` at the counter: its positions per step from the starts clamped
+    as JAX clamps them, by NumPy (no ``jax.vmap`` program); the Hessian is JAX's."""
+    from dgraph.frontends import jaxpr_steps
+
+    mapped = []
+    real = jaxpr_steps._vmapped
+
+    def spy(apply, eqn, stacked, where):
+        mapped.append(eqn.primitive.name)
+        return real(apply, eqn, stacked, where)
+
+    monkeypatch.setattr(jaxpr_steps, "_vmapped", spy)
+    f, x0 = FUNCTIONS[name]
+    h = dgraph.make_function(f, "hessian", "python", point=[x0])
+    assert "dynamic_slice" not in mapped
+    np.testing.assert_allclose(h(x0), jref.hessian(f)(x0), rtol=1e-11, atol=1e-12)
+
+
 def test_a_counter_folded_wrong_is_caught(monkeypatch):
     """The stacked counter read one step late: the reverse sweep writes each row's
     derivative into the next row, and the Hessian does not verify."""
