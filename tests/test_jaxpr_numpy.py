@@ -73,10 +73,10 @@ def test_the_equations_run_by_numpy_equal_jax_s(counted):
     "f, primitive",
     [
         (lambda a, b: lax.div(a, b), "div"),  # rounds toward zero; NumPy's floors
-        (lambda a, b: lax.rem(a, b), "rem"),
-        (lambda a, b: (a.astype(float) * 2.7).astype(jnp.int64), "convert_element_type"),
+        (lambda a, b: (a.astype(float) * 1e300).astype(jnp.int64), "convert_element_type"),
+        (lambda a, b: lax.rem(a, b * 0), "rem"),  # by zero: XLA's answer is its own
     ],
-    ids=["div", "rem", "float to int"],
+    ids=["div", "float to int out of range", "rem by zero"],
 )
 def test_integer_arithmetic_numpy_would_round_otherwise_is_jax_s(counted, f, primitive):
     bound, _ = counted
@@ -87,6 +87,18 @@ def test_integer_arithmetic_numpy_would_round_otherwise_is_jax_s(counted, f, pri
         want = f(jnp.asarray(a), jnp.asarray(b))
     assert np.array_equal(np.asarray(got), np.asarray(want))
     assert bound[primitive] == 1
+
+
+def test_integer_remainders_are_numpy_s_fmod_as_lax_s(counted):
+    """``lax.rem`` takes the dividend's sign (C's ``%``): ``np.fmod``, not ``np.remainder``."""
+    bound, taken = counted
+    with x64(jax):
+        a, b = np.array([-7, 7, -8, 5]), np.array([2, -2, 3, -3])
+        closed = jax.make_jaxpr(lax.rem)(a, b)
+        (got,) = run_eagerly(closed.jaxpr, closed.consts, [a, b])
+        want = np.asarray(lax.rem(jnp.asarray(a), jnp.asarray(b)))
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert taken["rem"] == 1 and not bound
 
 
 def test_an_empty_reduction_is_left_to_jax():

@@ -189,6 +189,66 @@ def test_counted_outputs_are_the_counter_s_values():
     assert stacked and all(np.array_equal(a, np.arange(6)) for a in stacked)
 
 
+def test_counted_outputs_run_by_numpy_lower_nothing(monkeypatch):
+    """The counter part of the gradient's forward loop (integer adds, a comparison, a
+    selection) runs step by step by NumPy (:func:`~dgraph.frontends.jaxpr_exact.exact_program`):
+    nothing lowered, and the values, dtypes included, are ``lax.scan``'s (what runs past
+    ``NUMPY_SCAN_MOST``)."""
+    from dgraph.frontends import jaxpr_hoist
+
+    f = FUNCTIONS["fori_loop of x[i]"][0]
+    closed = jax.make_jaxpr(jax.grad(f))(X)
+    scan = next(e for e in closed.jaxpr.eqns if e.primitive.name == "scan")
+    body, n_consts = scan.params["jaxpr"], scan.params["num_consts"]
+    ins = [np.asarray(v.val) if hasattr(v, "val") else f"v{k}" for k, v in enumerate(scan.invars)]
+    lowered: list[str] = []
+
+    def listener(event: str, seconds: float, **kwargs) -> None:
+        if event.endswith("jaxpr_to_mlir_module_duration"):
+            lowered.append(event)
+
+    def found(most: int) -> tuple[dict, int]:
+        monkeypatch.setattr(jaxpr_hoist, "NUMPY_SCAN_MOST", most)
+        before = len(lowered)
+        jax.monitoring.register_event_duration_secs_listener(listener)
+        try:
+            return jaxpr_hoist.constant_outputs(body, n_consts, 2, ins, 6, False), len(
+                lowered
+            ) - before
+        finally:
+            jax.monitoring.unregister_event_duration_listener(listener)
+
+    (mine, lowerings), (theirs, jax_lowerings) = found(4_000), found(0)
+    assert lowerings == 0 and jax_lowerings > 0
+    assert sorted(mine) == sorted(theirs) and len(mine) >= 2
+    for j, value in mine.items():
+        assert value.dtype == theirs[j].dtype and np.array_equal(value, theirs[j])
+
+
+def test_a_window_read_at_the_counter_is_placed_by_numpy(monkeypatch):
+    """A ``dynamic_slice`` at the counter: its positions per step from the starts clamped
+    as JAX clamps them, by NumPy (no ``jax.vmap`` program); the Hessian is JAX's."""
+    from dgraph.frontends import jaxpr_steps
+
+    mapped = []
+    real = jaxpr_steps._vmapped
+
+    def spy(apply, eqn, stacked, where):
+        mapped.append(eqn.primitive.name)
+        return real(apply, eqn, stacked, where)
+
+    monkeypatch.setattr(jaxpr_steps, "_vmapped", spy)
+
+    def f(x):  # windows at 2 … 5 of 6 entries: the last two clamped back to 3
+        read = lambda i, a: a + jnp.sum(jnp.sin(lax.dynamic_slice(x, (i + 2,), (3,)))) * a  # noqa: E731
+        return lax.fori_loop(0, 4, read, 1.0)
+
+    x0 = X
+    h = dgraph.make_function(f, "hessian", "python", point=[x0])
+    assert "dynamic_slice" not in mapped
+    np.testing.assert_allclose(h(x0), jref.hessian(f)(x0), rtol=1e-11, atol=1e-12)
+
+
 def test_a_counter_folded_wrong_is_caught(monkeypatch):
     """The stacked counter read one step late: the reverse sweep writes each row's
     derivative into the next row, and the Hessian does not verify."""

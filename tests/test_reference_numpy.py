@@ -160,3 +160,83 @@ def test_a_program_of_prng_keys_is_left_to_jax():
     got, _ = _run(reference)
     assert reference.jitted is True
     np.testing.assert_allclose(got[0], _want(drawn), rtol=1e-13, atol=1e-15)
+
+
+def _looped(x):
+    """A ``fori_loop`` reading ``x[i]`` (a ``scan`` in ``J·v``), a ``cond`` in its body."""
+
+    def body(i, acc):
+        grow = lax.cond(i % 2 == 0, lambda a: a * jnp.tanh(x[i]), lambda a: a + x[i] ** 2, acc)
+        return grow + jnp.sin(x[i] * acc)
+
+    return lax.fori_loop(0, x.size, body, 0.5) * x[::-1]
+
+
+def _reverse_scan(x):
+    """A reversed ``scan`` stacking ``ys`` and carrying a vector."""
+
+    def step(c, xi):
+        c = c * jnp.cos(xi) + xi
+        return c, c[0] * xi
+
+    carry, ys = lax.scan(step, x[:2], x, reverse=True)
+    return jnp.concatenate([carry, ys])
+
+
+@pytest.mark.parametrize("f", [_looped, _reverse_scan], ids=["fori_loop+cond", "reverse scan"])
+def test_a_small_loop_numpy_steps_through_compiles_nothing(f):
+    """A ``scan`` and a ``cond`` of NumPy's equations, small enough, are stepped through
+    by NumPy (``numpy_loop``): nothing lowered, JAX's ``J·v``."""
+    reference = JaxJvp(f, ["x"], ["y"])
+    got, lowerings = _run(reference)
+    assert reference.jitted is False and lowerings == 0
+    for g in got:
+        np.testing.assert_allclose(g, _want(f), rtol=1e-13, atol=1e-15)
+
+
+def test_past_its_steps_a_loop_is_compiled(monkeypatch):
+    from dgraph.frontends import jaxpr_numpy
+
+    monkeypatch.setattr(jaxpr_numpy, "NUMPY_LOOP_MOST", 20)
+    reference = JaxJvp(_looped, ["x"], ["y"])
+    got, _ = _run(reference)
+    assert reference.jitted is True
+    np.testing.assert_allclose(got[0], _want(_looped), rtol=1e-13, atol=1e-15)
+
+
+_I = np.array([7, -7, 5, -5, 0, 3])
+_J = np.array([2, 2, -3, -3, 4, 5])
+EQUATIONS = {  # one equation each, at (X, _I): NumPy's value is lax's
+    "rem int": lambda x, i: lax.rem(i, _J),
+    "rem float": lambda x, i: lax.rem(x * 7.0, 0.9 * jnp.ones_like(x)),
+    "and": lambda x, i: lax.bitwise_and(x > 0, i > 0),
+    "or int": lambda x, i: lax.bitwise_or(i, _J),
+    "not": lambda x, i: lax.bitwise_not(x > 0),
+    "clamp": lambda x, i: lax.clamp(-0.5, x, 0.6),
+    "floor": lambda x, i: lax.floor(x * 3.0),
+    "rev": lambda x, i: lax.rev(x.reshape(2, 3), (1,)),
+    "float to int": lambda x, i: (x * 7.0).astype(np.int32),
+    "dynamic_slice": lambda x, i: lax.dynamic_slice(x, (i[2],), (3,)),
+    "dynamic_slice clamped": lambda x, i: lax.dynamic_slice(x, (i[0],), (4,)),
+    "dynamic_update_slice": lambda x, i: lax.dynamic_update_slice(x, x[:2] * 2, (i[5],)),
+    "dynamic_update_slice clamped": lambda x, i: lax.dynamic_update_slice(x, x[:3], (i[1],)),
+}
+
+
+@pytest.mark.parametrize("case", EQUATIONS)
+def test_numpy_s_loop_equations_are_lax_s(case):
+    """The equations a loop's body reads at its counter (a remainder, a window at it, a
+    mask), by NumPy: lax's values, bit for bit, starts clamped into the array as lax's."""
+    with jax.enable_x64(True):
+        closed = jax.make_jaxpr(EQUATIONS[case])(X, _I)
+        env = dict(zip(closed.jaxpr.invars, (X, _I), strict=True))
+        env.update(zip(closed.jaxpr.constvars, map(np.asarray, closed.consts), strict=True))
+        for e in closed.jaxpr.eqns:
+            ins = [np.asarray(v.val) if hasattr(v, "val") else env[v] for v in e.invars]
+            want = np.asarray(e.primitive.bind(*ins, **e.params))
+            mine = numpy_equation(e, ins)
+            if e is closed.jaxpr.eqns[-1]:
+                assert numpy_program(closed.jaxpr) and mine is not None, e
+            if mine is not None:
+                assert mine[0].dtype == want.dtype and mine[0].tobytes() == want.tobytes(), e
+            env[e.outvars[0]] = want

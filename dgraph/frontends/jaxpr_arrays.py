@@ -61,7 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
-from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_program
+from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_loop, numpy_program
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -406,7 +406,9 @@ def _signature(*trees: Any) -> tuple:
 def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
     kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
-    user's function) inlined, a loop run as one operation (its body compiled once); a
+    user's function) inlined, a loop run as one operation (its body compiled once) but a
+    small ``scan`` or ``cond`` of NumPy's equations stepped through
+    (:func:`~.jaxpr_numpy.numpy_loop`, :func:`_stepped`); a
     slice or a pad of an array in host memory moved by NumPy (:func:`_moved`), and the
     elementwise and array-moving equations of arrays there run by NumPy
     (:func:`~.jaxpr_numpy.numpy_equation`: no kernel compiled per shape)."""
@@ -424,10 +426,41 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
         if eqn.primitive.name in INLINED_CALLS:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
+        elif eqn.primitive.name in ("scan", "cond") and numpy_loop(eqn, ins):
+            outs = _stepped(eqn, ins)
         else:
             outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or _bind(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _stepped(eqn, ins: list[Any]) -> list[Any]:
+    """A small ``scan`` or ``cond`` of NumPy's equations (:func:`~.jaxpr_numpy.numpy_loop`)
+    run by :func:`run_eagerly`: a ``cond``'s chosen branch (XLA's: the last where the
+    index is out of range), a ``scan``'s body at each step, its ``ys`` stacked."""
+    p = eqn.params
+    if eqn.primitive.name == "cond":
+        branches = p["branches"]
+        index = int(np.asarray(ins[0]))
+        branch = branches[index if 0 <= index < len(branches) else len(branches) - 1]
+        return run_eagerly(branch.jaxpr, branch.consts, ins[1:])
+    body, n_consts, n_carry = p["jaxpr"], int(p["num_consts"]), int(p["num_carry"])
+    length = int(p["length"])
+    consts, carry = ins[:n_consts], list(ins[n_consts : n_consts + n_carry])
+    xs = [np.asarray(x) for x in ins[n_consts + n_carry :]]
+    rows: list[Any] = [None] * length
+    for i in reversed(range(length)) if p["reverse"] else range(length):
+        outs = run_eagerly(body.jaxpr, body.consts, [*consts, *carry, *(x[i] for x in xs)])
+        carry, rows[i] = outs[:n_carry], outs[n_carry:]
+    avals = [v.aval for v in eqn.outvars]
+    carry = [np.asarray(c, dtype=a.dtype) for c, a in zip(carry, avals, strict=False)]
+    ys = [
+        np.stack([np.asarray(r[j]) for r in rows]).astype(a.dtype, copy=False)
+        if length
+        else np.zeros(a.shape, dtype=a.dtype)
+        for j, a in enumerate(avals[n_carry:])
+    ]
+    return [*carry, *ys]
 
 
 def equation_count(jaxpr) -> int:
@@ -795,7 +828,9 @@ class _Reader:
 
     def prefold(self, chosen: list, env: dict) -> None:
         """Equations that read only constants (directly or through one another; found by
-        :class:`~.jaxpr_constants.ConstantFrontier`), evaluated together in one jitted
+        :class:`~.jaxpr_constants.ConstantFrontier`): those NumPy folds as JAX binds them
+        by NumPy (:meth:`exact`: a loop's counters, indices, masks, moves and correctly
+        rounded arithmetic compile nothing), the rest evaluated together in one jitted
         program: one compilation, not one per operation (and none for equations a build
         compiled before: :data:`~.jaxpr_key.PREFOLDS`); :meth:`fold` takes their values.
         Not where most of them repeat an operation :meth:`fold` compiles once and then
@@ -803,7 +838,8 @@ class _Reader:
         the program fails, each is folded on its own."""
         from jax.extend.core import Literal
 
-        if self.exact(chosen, env):  # NumPy gives every value as XLA would: no program
+        chosen = self.exact(chosen, env)  # NumPy's where they are JAX's bit for bit
+        if not chosen:  # no program
             return
         key = tuple(map(id, chosen))  # the same body read again: compiled once
         if key not in self.prefold_programs and (
@@ -836,27 +872,28 @@ class _Reader:
             self.prefolded[id(e)] = [_held(next(values)) for _ in e.outvars]
             env.update(zip(e.outvars, self.prefolded[id(e)], strict=True))  # a later batch's
 
-    def exact(self, chosen: list, env: dict) -> bool:
-        """Whether NumPy folds every equation of ``chosen`` bit for bit as XLA would
-        (:func:`~.jaxpr_exact.exact_fold`: moves, exact conversions); if so their values
-        are :meth:`fold`'s, and no program is compiled for them."""
+    def exact(self, chosen: list, env: dict) -> list:
+        """The equations of ``chosen`` NumPy folds bit for bit as JAX binds them
+        (:func:`~.jaxpr_exact.exact_fold`: moves, integer arithmetic, correctly rounded
+        float arithmetic), folded in order, their values :meth:`fold`'s; returned, in
+        order: the others (a transcendental function, a float sum) and every one that
+        reads them, left to JAX."""
         from jax.extend.core import Literal
 
-        if not chosen:
-            return False
-        local: dict[Any, Any] = {}
-        found = []
+        left: list = []
+        waiting: set = set()  # results of the equations left
         for e in chosen:
-            args = [a.val if isinstance(a, Literal) else local.get(a, env.get(a)) for a in e.invars]
-            outs = exact_fold(e, args)
+            outs = None
+            if not any(not isinstance(a, Literal) and a in waiting for a in e.invars):
+                args = [a.val if isinstance(a, Literal) else env.get(a) for a in e.invars]
+                outs = exact_fold(e, args)
             if outs is None:
-                return False
-            local.update(zip(e.outvars, outs, strict=True))
-            found.append(outs)
-        for e, outs in zip(chosen, found, strict=True):
+                left.append(e)
+                waiting.update(e.outvars)
+                continue
             self.prefolded[id(e)] = outs
             env.update(zip(e.outvars, outs, strict=True))
-        return True
+        return left
 
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
         """An equation on constants, evaluated once by JAX (:meth:`prefold`'s value where

@@ -26,9 +26,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HOIST_LIMIT", "Hoisted", "constant_outputs", "hoist", "varying_vars"]
+from .jaxpr_exact import exact_program
+
+__all__ = [
+    "HOIST_LIMIT",
+    "NUMPY_SCAN_MOST",
+    "Hoisted",
+    "constant_outputs",
+    "hoist",
+    "varying_vars",
+]
 
 HOIST_LIMIT = 10_000_000  # entries of the stacked values a hoisted part may make
+
+NUMPY_SCAN_MOST = 4_000
+"""The most equations times steps of a scan body's part on constants run step by step
+by NumPy (:func:`~.jaxpr_exact.exact_program`: a ``fori_loop``'s counter, its
+comparisons and selections) rather than as one ``lax.scan``, whose lowering and compile
+cost some 0.05–0.1 CPU s each; NumPy takes some 10–20 µs an equation."""
 
 
 @dataclass(frozen=True)
@@ -194,10 +209,14 @@ def _constant_scan(closed, n_consts, n_carry, ins, length, reverse, outs, extra)
         values = run(*k, *carry, *x)
         return tuple(values[: len(carries)]), tuple(values[len(carries) :])
 
-    try:
-        final, stacked = jax.lax.scan(step, init, xs, length=length, reverse=reverse)
-    except Exception:  # not evaluable here: the loop is read as it was
-        return None
+    found = _numpy_scan(part, closed.consts, k, init, xs, length, reverse)
+    if found is not None:
+        final, stacked = found
+    else:
+        try:
+            final, stacked = jax.lax.scan(step, init, xs, length=length, reverse=reverse)
+        except Exception:  # not evaluable here: the loop is read as it was
+            return None
     finals = dict(zip(carries, final, strict=True))
     results = {}
     for j, values in zip(outs, stacked[: len(outs)], strict=True):
@@ -208,6 +227,36 @@ def _constant_scan(closed, n_consts, n_carry, ins, length, reverse, outs, extra)
         elif length:  # a carry set from a varying start to constants: its last step's
             results[j] = _held(values[0 if reverse else -1])
     return results, [np.asarray(v) for v in stacked[len(outs) :]]
+
+
+def _numpy_scan(part, consts, k, init, xs, length: int, reverse: bool):
+    """:func:`_constant_scan`'s loop run step by step by NumPy, each equation as JAX
+    binds it alone (:func:`~.jaxpr_exact.exact_program`): ``(final carries, stacked
+    results)``; None where an equation is not taken there, the loop has no step, or its
+    equations times steps pass :data:`NUMPY_SCAN_MOST` (then ``lax.scan`` runs it)."""
+    if length <= 0 or _equations(part) * length > NUMPY_SCAN_MOST:
+        return None
+    if not all(isinstance(getattr(x, "dtype", None), np.dtype) for x in (*k, *init, *xs)):
+        return None  # a PRNG key
+    carry, rows = list(init), [None] * length
+    for i in reversed(range(length)) if reverse else range(length):
+        values = exact_program(part, consts, [*k, *carry, *(np.asarray(x)[i] for x in xs)])
+        if values is None:
+            return None
+        carry, rows[i] = values[: len(carry)], values[len(carry) :]
+    stacked = tuple(np.stack([np.asarray(r[j]) for r in rows]) for j in range(len(rows[0])))
+    return tuple(np.asarray(c) for c in carry), stacked
+
+
+def _equations(jaxpr) -> int:
+    """Equations of ``jaxpr`` and of the programs its equations call."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += 1
+        for value in eqn.params.values():
+            inner = getattr(value, "jaxpr", value)
+            total += _equations(inner) if hasattr(inner, "eqns") else 0
+    return total
 
 
 def _keys_replaced(jaxpr, n_consts: int, n_carry: int, kept, outs, length: int):

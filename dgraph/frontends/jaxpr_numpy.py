@@ -10,13 +10,18 @@ tree's levels) meets a new shape each step, and the ``J·v`` of its gradient at 
 operation on the same doubles with no compile. The equations taken here are
 elementwise arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
 ``reshape``, ``slice``, ``pad``, ``transpose``, ``squeeze``, ``expand_dims``,
-``concatenate``, ``split``, ``iota``, ``stop_gradient``), ``reduce_sum``/``reduce_max``/
-``reduce_min`` and ``dot_general`` of floats (``np.einsum``), each with JAX's
+``concatenate``, ``split``, ``iota``, ``stop_gradient``, ``rev``, ``dynamic_slice`` and
+``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
+zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
+``reduce_sum``/``reduce_max``/``reduce_min`` and ``dot_general`` of floats
+(``np.einsum``), each with JAX's
 semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
 picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
 differ (``div``, ``pow``: a float base) and every elementary function only on floats.
 Elementary functions may round differently from XLA's in the last bits, far below the
-check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A result whose dtype or
+check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or
+``cond`` whose programs NumPy takes is stepped through (:func:`numpy_loop`): a
+``fori_loop``'s ``J·v`` compiles nothing. A result whose dtype or
 shape is not the equation's, an operand on an accelerator, or any other equation:
 None, and the caller binds it in JAX."""
 
@@ -27,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["INLINED_CALLS", "numpy_equation", "numpy_program"]
+__all__ = ["INLINED_CALLS", "NUMPY_LOOP_MOST", "numpy_equation", "numpy_loop", "numpy_program"]
 
 _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "div": np.divide,
@@ -41,6 +46,9 @@ _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "tan": np.tan,
     "tanh": np.tanh,
     "atan2": np.arctan2,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "is_finite": np.isfinite,
 }
 _ANY = {  # integers and booleans as well (two's complement wraps alike)
     "add": np.add,
@@ -58,6 +66,11 @@ _ANY = {  # integers and booleans as well (two's complement wraps alike)
     "ge": np.greater_equal,
     "abs": np.abs,
     "sign": np.sign,
+    "and": np.bitwise_and,  # logical on booleans, bitwise on integers, as lax's
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "not": np.invert,
+    "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
 }
 
 
@@ -109,11 +122,16 @@ def _reduce(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict],
 
 
 def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
-    """``convert_element_type``, except a float to an integer (XLA's NaN and overflow
-    are its own)."""
+    """``convert_element_type``; a float to an integer only where every value is finite
+    and in range (toward zero, as XLA; its NaN and overflow are its own)."""
     target = np.dtype(p["new_dtype"])
-    if x.dtype.kind == "f" and target.kind != "f" and target != np.bool_:
-        return None
+    if x.dtype.kind == "f" and target.kind in "iu":
+        whole = np.trunc(x)
+        info = np.iinfo(target)
+        low, high = float(info.min), float(info.max) + 1.0  # both exact powers of two
+        if not (np.isfinite(x).all() and ((whole >= low) & (whole < high)).all()):
+            return None
+        return whole.astype(target)
     return x.astype(target)
 
 
@@ -129,6 +147,26 @@ def _dot_general(a: np.ndarray, b: np.ndarray, numbers: Any) -> np.ndarray:
     free = [sa[i] for i in range(a.ndim) if i not in ca and i not in ba]
     free += [sb[j] for j in range(b.ndim) if j not in cb and j not in bb]
     return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(batch + free)}", a, b)
+
+
+def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``lax.rem``: the sign of the dividend (C's ``%``, ``np.fmod``); an integer divisor
+    0 left to XLA (its answer is its own)."""
+    if a.dtype.kind in "iu" and (b == 0).any():
+        return None
+    return np.fmod(a, b)
+
+
+def _starts(x: np.ndarray, starts: list[np.ndarray], sizes: tuple) -> tuple[slice, ...]:
+    """A window's slices, its starts clamped into the array as ``lax.dynamic_slice``'s."""
+    at = [min(max(int(s), 0), n - m) for s, n, m in zip(starts, x.shape, sizes, strict=True)]
+    return tuple(slice(a, a + m) for a, m in zip(at, sizes, strict=True))
+
+
+def _dynamic_update(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+    out = np.array(x)
+    out[_starts(x, list(starts), update.shape)] = update
+    return out
 
 
 def _iota(p: dict) -> np.ndarray:
@@ -149,6 +187,7 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "reduce_min": _reduce(np.min),
     "convert_element_type": _convert,
     "stop_gradient": lambda x, p: x,
+    "rev": lambda x, p: np.flip(x, tuple(p["dimensions"])),
 }
 
 
@@ -218,6 +257,14 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = _dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
+        elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros
+            out = np.zeros((), dtype=params["dtype"])
+        elif name == "rem":
+            out = _rem(xs[0], xs[1])
+        elif name == "dynamic_slice":
+            out = xs[0][_starts(xs[0], xs[1:], tuple(params["slice_sizes"]))]
+        elif name == "dynamic_update_slice":
+            out = _dynamic_update(*xs)
         else:
             return None
     return out
@@ -230,20 +277,69 @@ INLINED_CALLS = frozenset(
 and :func:`numpy_program` looks into."""
 
 
+NUMPY_LOOP_MOST = 10_000
+"""The most equations a ``scan`` (its steps times its body's, nested loops' steps
+included) or a ``cond`` (its longest branch) may run for :func:`numpy_loop` to take it:
+NumPy takes some 5–15 µs an equation, a loop's compile as part of a program some 0.1 s
+and more (a reference's ``J·v`` of a ``fori_loop`` of 6 steps: 44 equations in its
+body)."""
+
+
 def numpy_program(jaxpr: Any) -> bool:
     """Whether :func:`numpy_equation` takes every equation of ``jaxpr`` (calls inlined,
-    as :func:`~.jaxpr_arrays.run_eagerly` inlines them), judged by the equations'
-    primitives, parameters and types alone: run eagerly, such a program compiles
-    nothing."""
+    as :func:`~.jaxpr_arrays.run_eagerly` inlines them; a small ``scan`` or ``cond``
+    stepped through, :func:`numpy_loop`), judged by the equations' primitives,
+    parameters and types alone: run eagerly, such a program compiles nothing."""
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in INLINED_CALLS:
             inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
             if inner is None or not numpy_program(getattr(inner, "jaxpr", inner)):
                 return False
+        elif name in _LOOPS:
+            if not numpy_loop(eqn):
+                return False
         elif not _numpy_taken(name, eqn):
             return False
     return True
+
+
+_LOOPS = ("scan", "cond")
+
+
+def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
+    """Whether ``eqn``, a ``scan`` or a ``cond``, is run by
+    :func:`~.jaxpr_arrays.run_eagerly` step by step (each branch, each step's body by
+    :func:`numpy_program`'s equations): every program it runs is a :func:`numpy_program`
+    and it runs at most :data:`NUMPY_LOOP_MOST` equations (and its operands ``args``,
+    where given, are in host memory)."""
+    name = eqn.primitive.name
+    if args is not None and not all(_on_host(a) for a in args):
+        return False
+    if name not in _LOOPS or any(_kind(v) not in "biuf" for v in (*eqn.invars, *eqn.outvars)):
+        return False
+    if _work(eqn) > NUMPY_LOOP_MOST:
+        return False
+    if name == "scan":
+        return numpy_program(eqn.params["jaxpr"].jaxpr)
+    return all(numpy_program(branch.jaxpr) for branch in eqn.params["branches"])
+
+
+def _work(eqn: Any) -> int:
+    """The equations a ``scan``/``cond``/call equation runs (a loop's body once per step)."""
+    name = eqn.primitive.name
+    if name == "scan":
+        return int(eqn.params["length"]) * _program_work(eqn.params["jaxpr"].jaxpr)
+    if name == "cond":
+        return max((_program_work(b.jaxpr) for b in eqn.params["branches"]), default=0)
+    if name in INLINED_CALLS:
+        inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
+        return _program_work(getattr(inner, "jaxpr", inner))
+    return 1
+
+
+def _program_work(jaxpr: Any) -> int:
+    return sum(_work(e) for e in jaxpr.eqns)
 
 
 def _kind(var: Any) -> str:
@@ -269,17 +365,18 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return True
     if name in _FLOAT or name == "dot_general":
         return all(k == "f" for k in kinds)
-    if name == "iota":
+    if name in ("iota", "empty2"):
         return not kinds
     if name in ("pow", "integer_pow"):
         return kinds[0] == "f"
+    if name == "rem":
+        return True
+    if name in ("dynamic_slice", "dynamic_update_slice"):
+        return all(k in "iu" for k in kinds[1 if name == "dynamic_slice" else 2 :])
     if name == "select_n":
         return kinds[0] in "biu"
     if name == "pad":
         return all(inner == 0 for _, _, inner in p["padding_config"])
     if name == "reshape":
         return p.get("dimensions") is None
-    if name == "convert_element_type":
-        target = np.dtype(p["new_dtype"])
-        return not (kinds[0] == "f" and target.kind != "f" and target != np.bool_)
     return name in _MOVES and len(kinds) == 1

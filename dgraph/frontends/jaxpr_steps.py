@@ -626,7 +626,10 @@ class StepReads:
         def read(*index):
             return eqn.primitive.bind(iota, *index, **params)
 
-        found = self._mapped(read, eqn, indices, where, nested) - 1
+        if eqn.primitive.name == "dynamic_slice" and len(eqn.invars) > 1:  # no vmap: NumPy
+            found = _windows(self._index_values(eqn, indices, nested), whole, params)
+        else:
+            found = self._mapped(read, eqn, indices, where, nested) - 1
         if (found < 0).any():
             raise InputError(
                 f"{where}: {eqn.primitive.name} at the loop counter reads out of bounds (a"
@@ -637,6 +640,22 @@ class StepReads:
     def _mapped(self, apply, eqn, indices: list, where: str, nested=None) -> np.ndarray:
         """``apply`` at every step's index values (one ``jax.vmap``), as int64."""
         return _vmapped(apply, eqn, self._index_values(eqn, indices, nested), where)
+
+
+def _windows(starts: list[np.ndarray], whole: tuple[int, ...], params: dict) -> np.ndarray:
+    """``dynamic_slice``'s flat positions at each row of the stacked ``starts`` (clamped
+    into the array as JAX clamps them): ``(rows, *slice_sizes)``, what ``jax.vmap`` of
+    the slice of the array's positions gives."""
+    sizes = tuple(int(n) for n in params["slice_sizes"])
+    rows = starts[0].shape[0] if starts else 1
+    tops = [
+        np.clip(s.astype(np.int64).reshape(rows), 0, n - m)
+        for s, n, m in zip(starts, whole, sizes, strict=True)
+    ]
+    offsets = np.indices(sizes).reshape(len(sizes), -1)
+    places = [top[:, None] + o[None, :] for top, o in zip(tops, offsets, strict=True)]
+    at = np.ravel_multi_index(places, whole) if places else np.zeros((rows, 1), np.int64)
+    return at.reshape(rows, *sizes).astype(np.int64)
 
 
 def _vmapped(apply, eqn, stacked: list[np.ndarray], where: str) -> np.ndarray:
