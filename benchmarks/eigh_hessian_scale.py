@@ -4,11 +4,14 @@
 RSS, the largest error against ``jax.hessian``, and ``jax.jit(jax.hessian(f))``'s second
 call in the same run (wall seconds). One size a process, so that each peak is its own.
 ``--no-jax``: without JAX's Hessian (at n = 384 it alone would hold some 3 GB; the
-Hessian is then checked by dgraph's own code check only). A size refused in one line
-(the code's arrays past ``PEAK_MOST``) is reported with the CPU seconds and the peak
-RSS until the refusal.
+Hessian is then checked by dgraph's own code check only). ``--hvp K``: instead of JAX's
+Hessian, K of its columns, each a Hessian-vector product ``jax.jvp(jax.grad(f), (x,),
+(e_j,))`` (jitted; columns spread over 0 .. n-1), after the peak RSS is read: the
+largest error of those columns of dgraph's Hessian against them. A size refused in one
+line (the code's arrays past ``PEAK_MOST``) is reported with the CPU seconds and the
+peak RSS until the refusal.
 
-    python benchmarks/eigh_hessian_scale.py N [--no-jax]
+    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K]
 """
 
 from __future__ import annotations
@@ -46,6 +49,18 @@ def main() -> None:
         print(f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB nnz={got.nnz}")
         return
     x = jnp.asarray(xs[0])
+    if "--hvp" in sys.argv:
+        k = int(sys.argv[sys.argv.index("--hvp") + 1])
+        columns = np.linspace(0, n - 1, k).astype(int)
+        hvp = jax.jit(lambda v: jax.jvp(jax.grad(ref), (x,), (v,))[1])
+        want = np.stack([np.asarray(hvp(jnp.eye(n)[j])) for j in columns], axis=1)
+        part = got[:, columns].toarray()
+        err = np.abs(part - want).max() / np.abs(want).max()
+        print(
+            f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
+            f" relerr_hvp({k} columns)={err:.1e}"
+        )
+        return
     hess = jax.jit(jax.hessian(ref))
     want = np.asarray(hess(x).block_until_ready())
     t3 = time.perf_counter()

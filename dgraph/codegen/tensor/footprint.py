@@ -23,8 +23,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ...errors import DGraphError
-from ..array_passes import node_shapes
-from ..ir import ArrayStatement, Call, Const, Index, Name, Node, names_in
+from ..array_passes import loop_arguments, node_shapes
+from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, Name, Node, names_in
 
 __all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
 
@@ -50,8 +50,8 @@ def _size(shape) -> int:
 
 def _view(node: Node) -> bool:
     """Whether ``node`` makes no entries of its own (a name, a view of its operand)."""
-    if isinstance(node, (Name, Const)):
-        return True
+    if isinstance(node, (Name, Const, Item)):
+        return True  # an item of a loop's results: counted at the loop
     if isinstance(node, Call) and node.func in _VIEWS:
         return True
     return isinstance(node, Index) and all(isinstance(i, Const) for i in node.items)
@@ -90,6 +90,9 @@ def peak_entries(
     for k, s in enumerate(statements):
         found = node_shapes(s.value, env)
         here = held + _made(s.value, found)
+        looped = _loop_entries(s.value, found) if isinstance(s.value, Loop) else None
+        if looped is not None:
+            here += looped[0] + looped[1]
         if here > peak:
             peak, where = here, s.target
             sizes = [v for v in found.values() if _size(v)]
@@ -102,6 +105,8 @@ def peak_entries(
         made = (
             0
             if isinstance(root, Name) or (isinstance(root, Call) and root.func in _VIEWS)
+            else looped[1]
+            if looped is not None
             else _size(shape)
         )
         held += made - alive.pop(s.target, 0)
@@ -113,6 +118,23 @@ def peak_entries(
             if last.get(name) == k and name in alive:
                 held -= alive.pop(name)
     return peak, where, largest
+
+
+def _loop_entries(loop: Loop, found: dict) -> tuple[int, int] | None:
+    """A loop's entries held at once by its body (one step's: :func:`peak_entries` of the
+    body, its arguments slices and invariants not counted) and its stacked ys (all the
+    steps'); None where a shape is not found (the loop then counts as it did: none)."""
+    try:
+        shapes = loop_arguments(loop, lambda n: found.get(id(n)))
+    except TypeError:
+        return None
+    body = loop.body
+    inner = dict(zip(body.arguments, shapes, strict=True))
+    peak, _, _ = peak_entries(list(body.statements), inner)
+    stacked = found.get(id(loop))
+    if not isinstance(stacked, list):
+        return None
+    return peak, sum(_size(y) for y in stacked[loop.carries :])
 
 
 def refuse_large_program(

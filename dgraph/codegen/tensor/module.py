@@ -72,6 +72,7 @@ from .numpy_form import numpy_body, strided_runs, text
 from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_of, structural_valued
 from .regions import read_outputs, refuse_unprinted, region_block, region_value
+from .slice_loops import chunked
 from .triangle import mirror_positions, narrowed
 
 __all__ = ["block_entries", "extra_values", "tensor_module", "tensor_program"]
@@ -373,6 +374,10 @@ def tensor_program(
             if not none_cancel(w, deferred, lower, results[0], keep):
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
                                       cancel_later=False)  # fmt: skip
+        if lang == "python":  # the runs of n³ arrays a slice of rows at a time
+            statements = _chunked(w, stub, statements, ends)
+            if tril_statements is not None:
+                tril_statements = _chunked(w, stub, tril_statements, ends)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
@@ -454,6 +459,24 @@ def _tidied(
     shaped = array_shapes(stub, known)
     statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
     return reused_calls(statements)
+
+
+def _chunked(
+    w: Writer, stub: ArrayProgram, statements: list[ArrayStatement], ends: list[str]
+) -> list[ArrayStatement]:
+    """``statements`` with their runs of large stacked arrays a loop over slices of rows
+    (:func:`~.slice_loops.chunked`), where it finds one; refused in one line where they
+    would still hold more than :data:`~.footprint.PEAK_MOST` entries at once (a run
+    counted sliced before the narrowing, not found sliced after it), before the code
+    check runs them."""
+    stub.statements = statements
+    known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+    shapes = array_shapes(stub, known)
+    found = chunked(statements, stub.arguments, shapes, set(ends), w.constants)
+    statements = statements if found is None else found
+    given = known | dict(zip(stub.arguments, stub.shapes, strict=True))
+    refuse_large_program(statements, given, "the derivative's code")
+    return statements
 
 
 def _outside_pattern(
@@ -972,7 +995,9 @@ def argument_name(x: str) -> str:
 def _refuse_large(w: Writer, valued: Valued) -> None:
     """One line where the statements ``valued``'s values read would hold more array
     entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
-    cancellation pass, the code check or a call evaluates them."""
+    cancellation pass, the code check or a call evaluates them: counted with their runs
+    of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the pass
+    (:mod:`.slices`) and the code do them."""
     if valued is None or isinstance(valued[0], RunTime):
         return
     values = valued[1]
@@ -985,7 +1010,9 @@ def _refuse_large(w: Writer, valued: Valued) -> None:
     shapes.update((n, np.shape(a)) for n, a in w.constants.arrays.items())
     shapes.update((a, tuple(argument_shapes[a])) for a in arguments)
     statements = [w.statements[k] for k in order]
-    refuse_large_program(statements, shapes, "the derivative's code")
+    reads = set().union(*(ir.names_in(data) for _, data in parts if isinstance(data, Node)))
+    looped = chunked(statements, tuple(arguments), shapes, reads, w.constants)
+    refuse_large_program(looped or statements, shapes, "the derivative's code")
 
 
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
