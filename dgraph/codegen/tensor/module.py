@@ -280,7 +280,9 @@ def tensor_program(
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
             RECENT.clear()
-        _refuse_large(w, valued)  # counted from shapes before the pass evaluates any
+        # counted from shapes before the pass evaluates any (a NumPy Hessian's runs of
+        # large arrays as its code computes them, a slice of rows at a time)
+        _refuse_large(w, valued, symmetric and lang == "python")
         reads = asked_later(w, valued) if sparse and later else None
         if reads is not None:
             deferred = reads  # its entries asked at the narrowed program (one block)
@@ -992,12 +994,12 @@ def argument_name(x: str) -> str:
     return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
 
 
-def _refuse_large(w: Writer, valued: Valued) -> None:
+def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     """One line where the statements ``valued``'s values read would hold more array
     entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
-    cancellation pass, the code check or a call evaluates them: counted with their runs
-    of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the pass
-    (:mod:`.slices`) and the code do them."""
+    cancellation pass, the code check or a call evaluates them; ``looped``: counted with
+    their runs of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the
+    pass (:mod:`.slices`) and a NumPy Hessian's code (:func:`_chunked`) compute them."""
     if valued is None or isinstance(valued[0], RunTime):
         return
     values = valued[1]
@@ -1011,8 +1013,8 @@ def _refuse_large(w: Writer, valued: Valued) -> None:
     shapes.update((a, tuple(argument_shapes[a])) for a in arguments)
     statements = [w.statements[k] for k in order]
     reads = set().union(*(ir.names_in(data) for _, data in parts if isinstance(data, Node)))
-    looped = chunked(statements, tuple(arguments), shapes, reads, w.constants)
-    refuse_large_program(looped or statements, shapes, "the derivative's code")
+    found = chunked(statements, tuple(arguments), shapes, reads, w.constants) if looped else None
+    refuse_large_program(found or statements, shapes, "the derivative's code")
 
 
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:

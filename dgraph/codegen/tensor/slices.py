@@ -10,12 +10,15 @@ slice after another, with the arrays that leave the run joined from their slices
 memory of each stacked array is then its slice's, and grows as n² rather than n³.
 
 :func:`plan` finds such runs (*regions*) in the statements a cancellation pass evaluates
-(:mod:`.cancel`): from a statement whose result has more than :data:`CHUNK_FROM`
-entries, the statements after it that read the region's arrays are taken in as long as
-each of them can be restricted to a slice of its leading axis (:func:`_Restrict`); a
-statement that reads none of them is evaluated before the region, as it would be after
-(it reads nothing the region makes). A region's statement is rewritten once, for
-slices of :attr:`Region.rows` rows:
+(:mod:`.cancel`) and in those of the generated code (:mod:`.slice_loops`): from a
+statement whose result has more than :data:`CHUNK_FROM` entries, the statements after
+it that read the region's arrays are taken in where each can be restricted to a slice
+of its leading axis (:func:`_Restrict`); one that reads them and cannot (a gather of an
+n × n contraction the region leaves through), and every statement that reads its
+result, is evaluated after the region, which goes on past it (so the n³ array the
+contraction read is not joined whole for it); a statement that reads none of them is
+evaluated before the region, as it would be after (it reads nothing the region makes).
+A region's statement is rewritten once, for slices of :attr:`Region.rows` rows:
 
 - a name the region makes is its slice (every region array is stacked along axis 0, its
   axis 0 cut into :attr:`Region.blocks` equal blocks, a slice being ``rows`` of them);
