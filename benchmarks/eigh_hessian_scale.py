@@ -11,11 +11,16 @@ largest error of those columns of dgraph's Hessian against them. A size refused 
 line (the code's arrays past ``PEAK_MOST``) is reported with the CPU seconds and the
 peak RSS until the refusal.
 
-    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K]
+``--count``: only the count the early refusal reads
+(:func:`~dgraph.codegen.tensor.footprint.peak_entries` of the statements it is given,
+from shapes), then stop.
+
+    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K | --count]
 """
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import sys
 import time
@@ -35,6 +40,9 @@ def main() -> None:
     fs, xss, _, _ = build(small)
     dgraph.hessian(fs, *xss, sparse=True)(xss[0])  # warm-up: imports, JAX's tracing
     t0 = time.process_time()
+    if "--count" in sys.argv:
+        _count(f, xs, n, t0)
+        return
     try:
         H = dgraph.hessian(f, *xs, sparse=True)
     except dgraph.DGraphError as e:
@@ -71,6 +79,27 @@ def main() -> None:
         f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
         f" relerr={err:.1e} jax_call={jax_s:.2f}s"
     )
+
+
+class _Counted(Exception):
+    pass
+
+
+def _count(f, xs, n: int, t0: float) -> None:
+    """The early refusal's count for ``f`` at ``xs`` (``--count``)."""
+    from dgraph.codegen.tensor import footprint, module
+
+    def spy(statements, shapes, what):
+        peak, where, largest = footprint.peak_entries(statements, shapes)
+        print(
+            f"n={n} count={peak:,} ({peak / n**3:.2f} n^3, {peak / n**2:.1f} n^2) at {where},"
+            f" largest {largest}, after {time.process_time() - t0:.1f} CPU-s"
+        )
+        raise _Counted
+
+    module.refuse_large_program = spy
+    with contextlib.suppress(_Counted):
+        dgraph.hessian(f, *xs, sparse=True)
 
 
 if __name__ == "__main__":
