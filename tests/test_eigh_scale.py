@@ -358,7 +358,7 @@ def test_code_still_too_large_after_the_narrowing_is_refused(monkeypatch):
     the code holds n³ = 4,096 at once, and n² arrays beside), one line."""
     from dgraph.codegen.tensor import footprint, module
 
-    monkeypatch.setattr(module, "_refuse_large", lambda w, valued: None)
+    monkeypatch.setattr(module, "_refuse_large", lambda *args: None)
     monkeypatch.setattr(footprint, "PEAK_MOST", 10**4)
     f, x = _program(16)
     with pytest.raises(dgraph.DGraphError) as e:
