@@ -364,3 +364,44 @@ def test_code_still_too_large_after_the_narrowing_is_refused(monkeypatch):
     with pytest.raises(dgraph.DGraphError) as e:
         dgraph.hessian(f, x, sparse=True)
     assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
+
+
+def test_only_the_looped_code_is_counted_looped(monkeypatch):
+    """At n = 32 with the loops from 10⁴ entries (slices of 2 rows) and the limit at
+    5·10⁴ entries: the NumPy Hessian's run is counted as its code computes it, a slice
+    at a time (under n³ = 32,768), the JAX Hessian's as its code holds it, whole (some
+    4 n³ = 131,072): refused in one line before anything is evaluated (mutation: every
+    code counted looped builds it)."""
+    from dgraph.codegen.tensor import footprint, module, slice_loops, slices
+
+    monkeypatch.setattr(slice_loops, "LOOP_FROM", 10**4)
+    monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
+    monkeypatch.setattr(footprint, "PEAK_MOST", 5 * 10**4)
+    counted: list[int] = []
+    original = module.refuse_large_program
+
+    def spy(statements, shapes, what):
+        counted.append(footprint.peak_entries(statements, shapes)[0])
+        return original(statements, shapes, what)
+
+    monkeypatch.setattr(module, "refuse_large_program", spy)
+    n = 32
+    f, x = _program(n)
+    with pytest.raises(dgraph.DGraphError) as e:
+        dgraph.hessian(f, x, sparse=True, lang="jax")
+    assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
+    assert counted[-1] > 4 * n**3
+    with monkeypatch.context() as m:  # the NumPy count alone: the build stopped there
+        m.setattr(module, "drop_cancelled", _stop)
+        m.setattr(module, "asked_later", lambda *args: None)
+        with pytest.raises(_Stopped):
+            dgraph.hessian(f, x, sparse=True)
+    assert counted[-1] < n**3
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop(*args, **kwargs):
+    raise _Stopped
