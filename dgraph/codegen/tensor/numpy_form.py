@@ -42,6 +42,7 @@ from .numpy_scalars import (
 )
 from .numpy_segments import segment_lines
 from .numpy_strips import Assembly, Printed, stripped
+from .slice_loops import LOOP_PREFIX
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -272,13 +273,17 @@ def numpy_body(
 
 
 def _chunk_loops(statements: list[ArrayStatement]) -> bool:
-    """Whether ``statements`` are assignments and loops of no carries (a run of large
-    arrays a slice at a time, :mod:`.slice_loops`), at least one loop."""
+    """Whether ``statements`` are assignments and loops over slices of rows (runs of
+    large arrays, :mod:`.slice_loops`: no carries, under its names), at least one loop;
+    a program's own loops keep their plain printing."""
     loops = [s for s in statements if isinstance(s.value, ir.Loop)]
     return (
         bool(loops)
         and all(not s.at and not isinstance(s.value, (ir.While, ir.Cond)) for s in statements)
-        and all(s.value.carries == 0 and not s.value.reverse for s in loops)
+        and all(
+            s.target.startswith(LOOP_PREFIX) and s.value.carries == 0 and not s.value.reverse
+            for s in loops
+        )
     )
 
 

@@ -35,11 +35,13 @@ from ..ir import ArrayStatement, Call, Const, Item, Loop, LoopBody, Name, names_
 from . import slices
 from .constants import Constants
 
-__all__ = ["LOOP_FROM", "chunked"]
+__all__ = ["LOOP_FROM", "LOOP_PREFIX", "chunked"]
 
 # a region of the generated code from a first array of more entries than this (the
 # cancellation pass's own threshold, :data:`~.slices.CHUNK_FROM`, is 2²⁰)
 LOOP_FROM = 2**20
+# a loop's target starts so (the printed form of a Hessian's body knows its loops by it)
+LOOP_PREFIX = "_chunks"
 
 
 class _Fail(Exception):
@@ -84,7 +86,7 @@ def chunked(
             out.append(statements[item])
             continue
         try:
-            out += _loop(item, named, constants, f"_chunks{k}", taken)
+            out += _loop(item, named, constants, f"{LOOP_PREFIX}{k}", taken)
             written = True
         except _Fail:
             out += [statements[j] for j in item.indices]
