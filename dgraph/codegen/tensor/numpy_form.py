@@ -189,7 +189,8 @@ def numpy_body(
 ) -> list[str]:
     """The printed lines of ``statements`` (a NumPy function's body returning ``ends``)
     in the form of the module docstring; as printed plainly where a statement stores in
-    place or is a loop (but loops of no carries: :func:`_around_loops`). ``later``: per
+    place or is a loop (but a run's loop over row slices, :mod:`.slice_loops`: the parts
+    around it and its body so, :func:`_around_loops`). ``later``: per
     statement, positions of its vector the caller writes after the body (a Hessian's
     entries above the diagonal), left unset; ``mirror``: how they are written, by the
     assembly where it can (``mirror.done``); ``outside``: names made before the
@@ -295,7 +296,7 @@ def _around_loops(
     later: dict[str, np.ndarray],
     mirror: Mirror | None,
 ) -> list[str]:
-    """The lines of straight-line statements and loops of no carries: each run of
+    """The lines of straight-line statements and loops over row slices: each run of
     assignments between loops in the form of the module docstring (the names a later
     statement reads kept), each loop's body so too, in a nested function; a name let
     go after the part that reads it last."""
