@@ -4,15 +4,23 @@
 RSS, the largest error against ``jax.hessian``, and ``jax.jit(jax.hessian(f))``'s second
 call in the same run (wall seconds). One size a process, so that each peak is its own.
 ``--no-jax``: without JAX's Hessian (at n = 384 it alone would hold some 3 GB; the
-Hessian is then checked by dgraph's own code check only). A size refused in one line
-(the code's arrays past ``PEAK_MOST``) is reported with the CPU seconds and the peak
-RSS until the refusal.
+Hessian is then checked by dgraph's own code check only). ``--hvp K``: instead of JAX's
+Hessian, K of its columns, each a Hessian-vector product ``jax.jvp(jax.grad(f), (x,),
+(e_j,))`` (jitted; columns spread over 0 .. n-1), after the peak RSS is read: the
+largest error of those columns of dgraph's Hessian against them. A size refused in one
+line (the code's arrays past ``PEAK_MOST``) is reported with the CPU seconds and the
+peak RSS until the refusal.
 
-    python benchmarks/eigh_hessian_scale.py N [--no-jax]
+``--count``: only the count the early refusal reads
+(:func:`~dgraph.codegen.tensor.footprint.peak_entries` of the statements it is given,
+from shapes), then stop.
+
+    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K | --count]
 """
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import sys
 import time
@@ -32,6 +40,9 @@ def main() -> None:
     fs, xss, _, _ = build(small)
     dgraph.hessian(fs, *xss, sparse=True)(xss[0])  # warm-up: imports, JAX's tracing
     t0 = time.process_time()
+    if "--count" in sys.argv:
+        _count(f, xs, n, t0)
+        return
     try:
         H = dgraph.hessian(f, *xs, sparse=True)
     except dgraph.DGraphError as e:
@@ -46,6 +57,18 @@ def main() -> None:
         print(f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB nnz={got.nnz}")
         return
     x = jnp.asarray(xs[0])
+    if "--hvp" in sys.argv:
+        k = int(sys.argv[sys.argv.index("--hvp") + 1])
+        columns = np.linspace(0, n - 1, k).astype(int)
+        hvp = jax.jit(lambda v: jax.jvp(jax.grad(ref), (x,), (v,))[1])
+        want = np.stack([np.asarray(hvp(jnp.eye(n)[j])) for j in columns], axis=1)
+        part = got[:, columns].toarray()
+        err = np.abs(part - want).max() / np.abs(want).max()
+        print(
+            f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
+            f" relerr_hvp({k} columns)={err:.1e}"
+        )
+        return
     hess = jax.jit(jax.hessian(ref))
     want = np.asarray(hess(x).block_until_ready())
     t3 = time.perf_counter()
@@ -56,6 +79,27 @@ def main() -> None:
         f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
         f" relerr={err:.1e} jax_call={jax_s:.2f}s"
     )
+
+
+class _Counted(Exception):
+    pass
+
+
+def _count(f, xs, n: int, t0: float) -> None:
+    """The early refusal's count for ``f`` at ``xs`` (``--count``)."""
+    from dgraph.codegen.tensor import footprint, module
+
+    def spy(statements, shapes, what):
+        peak, where, largest = footprint.peak_entries(statements, shapes)
+        print(
+            f"n={n} count={peak:,} ({peak / n**3:.2f} n^3, {peak / n**2:.1f} n^2) at {where},"
+            f" largest {largest}, after {time.process_time() - t0:.1f} CPU-s"
+        )
+        raise _Counted
+
+    module.refuse_large_program = spy
+    with contextlib.suppress(_Counted):
+        dgraph.hessian(f, *xs, sparse=True)
 
 
 if __name__ == "__main__":

@@ -196,11 +196,18 @@ def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
     of its 30 statements, left only through the n × n Hessian; every value it finds at
     the drawn point has the same bits as the whole evaluation's, each bound is no smaller
     than the values' own error can be (the largest of the slices': at most the whole
-    one's), and the Hessian equals JAX's."""
-    from dgraph.codegen.tensor import cancel, slices
+    one's), and the Hessian equals JAX's.
+
+    The generated code (its loops from 10⁴ entries too: :mod:`dgraph.codegen.tensor.slice_loops`)
+    computes the run in one loop over the same row slices (16 steps): no statement
+    outside the loop's body makes an array of n³ entries, the body holds the run's
+    statements, the eigen decomposition is computed once, before it (mutation: every
+    step reading the first step's slices fails the comparison with JAX)."""
+    from dgraph.codegen.tensor import cancel, slice_loops, slices
 
     monkeypatch.setattr(slices, "CHUNK_FROM", 10**4)
     monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
+    monkeypatch.setattr(slice_loops, "LOOP_FROM", 10**4)
     n = 32
     regions, compared = [], []
     original = cancel._at_a_point
@@ -230,6 +237,15 @@ def test_cancellation_pass_in_slices_equals_the_whole_evaluation(monkeypatch):
         assert {k: v.shape for k, v in sliced[1].items()} == {
             k: v.shape for k, v in whole[1].items()
         }
+    text = H.generated.text
+    lines = text[text.index("def _jacobian_lower") :].split("\n")
+    loops = [line for line in lines if line.startswith("    for ") and "range(16)" in line]
+    assert len(loops) == 1
+    body = [line for line in lines if line.startswith("        ") and "=" in line]
+    assert len(body) >= 20 and any("matmul" in line for line in body)
+    outer = [line for line in lines if line.startswith("    ") and not line.startswith("     ")]
+    assert not any(f"{n}, {n}, {n})" in line or str(n**3) in line for line in outer)
+    assert not any("eigh" in line for line in body)
     want = _jax_hessian(n)
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
@@ -309,3 +325,83 @@ def test_a_zero_bin_is_found_without_the_values_beside_the_spectrum():
     assert not zero_modulus(jax, f, [x])
     assert not seen
     assert float(f(x)) == float(f(x)) and seen  # the callbacks run where f is evaluated
+
+
+def test_a_loops_entries_counted_per_step():
+    """:func:`~dgraph.codegen.tensor.footprint.peak_entries` of a loop of no carries by
+    hand: ``a = x ⊗ x`` (n²), a loop of 5 steps over a's slices of 2 rows, its body
+    ``b = sin(s)·s`` (sin's 2n and the product's 2n made), its stacked ys (n²): at the
+    loop a, the body's 4n and the ys, n² + 4n + n²; a reshape of its item, a view."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor import footprint
+
+    n, steps = 10, 5
+    x, a, s = ir.Name("x"), ir.Name("a"), ir.Name("s")
+    body = ir.LoopBody(
+        ("s",), (ir.ArrayStatement("b", ir.BinOp("*", ir.Call("sin", (s,)), s)),), ("b",)
+    )
+    xs = ir.Call("reshape", (a, ir.Const((steps, n // steps, n))))
+    statements = [
+        ir.ArrayStatement("a", ir.Call("einsum", (ir.Const("i,j->ij"), x, x))),
+        ir.ArrayStatement("l", ir.Loop((), (xs,), (), body, steps)),
+        ir.ArrayStatement("e", ir.Call("reshape", (ir.Item(ir.Name("l"), 0), ir.Const((n, n))))),
+        ir.ArrayStatement("f", ir.Call("sum", (ir.Name("e"),))),
+    ]
+    peak, where, _ = footprint.peak_entries(statements, {"x": (n,)})
+    assert (peak, where) == (2 * n * n + 4 * n, "l")
+
+
+def test_code_still_too_large_after_the_narrowing_is_refused(monkeypatch):
+    """The statements of the generated code are counted again after the narrowing and
+    the loops (:func:`dgraph.codegen.tensor.module._chunked`), before the code check
+    runs them: with the early count taken out and the limit at 10⁴ entries (n = 16:
+    the code holds n³ = 4,096 at once, and n² arrays beside), one line."""
+    from dgraph.codegen.tensor import footprint, module
+
+    monkeypatch.setattr(module, "_refuse_large", lambda *args: None)
+    monkeypatch.setattr(footprint, "PEAK_MOST", 10**4)
+    f, x = _program(16)
+    with pytest.raises(dgraph.DGraphError) as e:
+        dgraph.hessian(f, x, sparse=True)
+    assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
+
+
+def test_only_the_looped_code_is_counted_looped(monkeypatch):
+    """At n = 32 with the loops from 10⁴ entries (slices of 2 rows) and the limit at
+    5·10⁴ entries: the NumPy Hessian's run is counted as its code computes it, a slice
+    at a time (under n³ = 32,768), the JAX Hessian's as its code holds it, whole (some
+    4 n³ = 131,072): refused in one line before anything is evaluated (mutation: every
+    code counted looped builds it)."""
+    from dgraph.codegen.tensor import footprint, module, slice_loops, slices
+
+    monkeypatch.setattr(slice_loops, "LOOP_FROM", 10**4)
+    monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
+    monkeypatch.setattr(footprint, "PEAK_MOST", 5 * 10**4)
+    counted: list[int] = []
+    original = module.refuse_large_program
+
+    def spy(statements, shapes, what):
+        counted.append(footprint.peak_entries(statements, shapes)[0])
+        return original(statements, shapes, what)
+
+    monkeypatch.setattr(module, "refuse_large_program", spy)
+    n = 32
+    f, x = _program(n)
+    with pytest.raises(dgraph.DGraphError) as e:
+        dgraph.hessian(f, x, sparse=True, lang="jax")
+    assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
+    assert counted[-1] > 4 * n**3
+    with monkeypatch.context() as m:  # the NumPy count alone: the build stopped there
+        m.setattr(module, "drop_cancelled", _stop)
+        m.setattr(module, "asked_later", lambda *args: None)
+        with pytest.raises(_Stopped):
+            dgraph.hessian(f, x, sparse=True)
+    assert counted[-1] < n**3
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop(*args, **kwargs):
+    raise _Stopped

@@ -85,6 +85,7 @@ __all__ = [
     "common_subexpressions",
     "count_array_ops",
     "dead_statements",
+    "loop_arguments",
     "node_shapes",
     "optimize",
     "optimize_statements",
@@ -877,7 +878,7 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         return sh(n.value)[n.index]
     if isinstance(n, Loop):
         carries = [sh(c) for c in n.init]
-        inside = _body_shapes(n.body, _loop_arguments(n, sh))
+        inside = _body_shapes(n.body, loop_arguments(n, sh))
         ys = [inside[r] for r in n.body.results[n.carries :]]
         return [*carries, *(None if y is None else (n.length, *y) for y in ys)]
     if isinstance(n, While):
@@ -904,7 +905,7 @@ def _body_shapes(part: LoopBody, shapes: list[Shape]) -> Mapping[str, Shape | No
     return known[key]
 
 
-def _loop_arguments(n: Loop, sh) -> list[Shape]:
+def loop_arguments(n: Loop, sh) -> list[Shape]:
     """The shapes of a loop body's arguments: the carries', the xs' without their first
     axis, the invariants' (a TypeError where one is not known)."""
     shapes = [sh(c) for c in n.init]
@@ -1145,7 +1146,7 @@ def _entry_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | tup
         return Ops()
     if isinstance(node, Loop):  # the body's count, once per step
         try:
-            arguments = _loop_arguments(node, lambda c: shapes.get(id(c)))
+            arguments = loop_arguments(node, lambda c: shapes.get(id(c)))
         except TypeError:
             return None
         inside = count_array_ops(node.body.program(arguments))

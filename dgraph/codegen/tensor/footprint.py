@@ -13,8 +13,9 @@ The count (:func:`peak_entries`) walks the statements in order: the entries of e
 array a statement makes that is still read later (each let go after its last reader,
 as the evaluators and the generated NumPy code let it go), plus, at each statement,
 the entries of every array its expression makes on the way (its operations' results;
-reshapes, transposes and other views make none). The names no statement makes
-(arguments, constants) are not counted.
+reshapes, transposes and other views make none). A loop (a run of large arrays a slice
+of rows at a time, :mod:`.slice_loops`) holds its body's count for one step and its
+stacked ys. The names no statement makes (arguments, constants) are not counted.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ...errors import DGraphError
-from ..array_passes import node_shapes
-from ..ir import ArrayStatement, Call, Const, Index, Name, Node, names_in
+from ..array_passes import loop_arguments, node_shapes
+from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, Name, Node, names_in
 
 __all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
 
@@ -32,7 +33,9 @@ __all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
 # peak follows the count: the eigvalsh Hessian at n = 384 (count 4.07 n³ = 2.3·10⁸, 1.8 GB
 # of doubles) built at 1.89 GB of RSS, its cancellation pass evaluated in slices
 # (:mod:`.slices`: the bounds' evaluation held 2.6 times the count before); that Hessian
-# is refused from n = 462 (4.07 n³ > 4·10⁸), n = 512 at 5.4·10⁸
+# is refused from n = 462 (4.07 n³ > 4·10⁸), n = 512 at 5.4·10⁸. Counted with its n³ run
+# a loop over row slices (:mod:`.slice_loops`), it holds a few n² (n = 512: built at 0.62
+# GB of RSS, one call and JAX's checks included)
 PEAK_MOST = 4 * 10**8
 
 # operations whose result is a view of their operand (no entries made)
@@ -50,8 +53,8 @@ def _size(shape) -> int:
 
 def _view(node: Node) -> bool:
     """Whether ``node`` makes no entries of its own (a name, a view of its operand)."""
-    if isinstance(node, (Name, Const)):
-        return True
+    if isinstance(node, (Name, Const, Item)):
+        return True  # an item of a loop's results: counted at the loop
     if isinstance(node, Call) and node.func in _VIEWS:
         return True
     return isinstance(node, Index) and all(isinstance(i, Const) for i in node.items)
@@ -90,6 +93,9 @@ def peak_entries(
     for k, s in enumerate(statements):
         found = node_shapes(s.value, env)
         here = held + _made(s.value, found)
+        looped = _loop_entries(s.value, found) if isinstance(s.value, Loop) else None
+        if looped is not None:
+            here += looped[0] + looped[1]
         if here > peak:
             peak, where = here, s.target
             sizes = [v for v in found.values() if _size(v)]
@@ -102,6 +108,8 @@ def peak_entries(
         made = (
             0
             if isinstance(root, Name) or (isinstance(root, Call) and root.func in _VIEWS)
+            else looped[1]
+            if looped is not None
             else _size(shape)
         )
         held += made - alive.pop(s.target, 0)
@@ -113,6 +121,23 @@ def peak_entries(
             if last.get(name) == k and name in alive:
                 held -= alive.pop(name)
     return peak, where, largest
+
+
+def _loop_entries(loop: Loop, found: dict) -> tuple[int, int] | None:
+    """A loop's entries held at once by its body (one step's: :func:`peak_entries` of the
+    body, its arguments slices and invariants not counted) and its stacked ys (all the
+    steps'); None where a shape is not found (the loop then counts as it did: none)."""
+    try:
+        shapes = loop_arguments(loop, lambda n: found.get(id(n)))
+    except TypeError:
+        return None
+    body = loop.body
+    inner = dict(zip(body.arguments, shapes, strict=True))
+    peak, _, _ = peak_entries(list(body.statements), inner)
+    stacked = found.get(id(loop))
+    if not isinstance(stacked, list):
+        return None
+    return peak, sum(_size(y) for y in stacked[loop.carries :])
 
 
 def refuse_large_program(

@@ -72,6 +72,7 @@ from .numpy_form import numpy_body, strided_runs, text
 from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_of, structural_valued
 from .regions import read_outputs, refuse_unprinted, region_block, region_value
+from .slice_loops import chunked
 from .triangle import mirror_positions, narrowed
 
 __all__ = ["block_entries", "extra_values", "tensor_module", "tensor_program"]
@@ -279,7 +280,9 @@ def tensor_program(
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
             RECENT.clear()
-        _refuse_large(w, valued)  # counted from shapes before the pass evaluates any
+        # counted from shapes before the pass evaluates any (a NumPy Hessian's runs of
+        # large arrays as its code computes them, a slice of rows at a time)
+        _refuse_large(w, valued, symmetric and lang == "python")
         reads = asked_later(w, valued) if sparse and later else None
         if reads is not None:
             deferred = reads  # its entries asked at the narrowed program (one block)
@@ -373,6 +376,10 @@ def tensor_program(
             if not none_cancel(w, deferred, lower, results[0], keep):
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
                                       cancel_later=False)  # fmt: skip
+        if lang == "python":  # the runs of n³ arrays a slice of rows at a time
+            statements = _chunked(w, stub, statements, ends)
+            if tril_statements is not None:
+                tril_statements = _chunked(w, stub, tril_statements, ends)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
@@ -454,6 +461,24 @@ def _tidied(
     shaped = array_shapes(stub, known)
     statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
     return reused_calls(statements)
+
+
+def _chunked(
+    w: Writer, stub: ArrayProgram, statements: list[ArrayStatement], ends: list[str]
+) -> list[ArrayStatement]:
+    """``statements`` with their runs of large stacked arrays a loop over slices of rows
+    (:func:`~.slice_loops.chunked`), where it finds one; refused in one line where they
+    would still hold more than :data:`~.footprint.PEAK_MOST` entries at once (a run
+    counted sliced before the narrowing, not found sliced after it), before the code
+    check runs them."""
+    stub.statements = statements
+    known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+    shapes = array_shapes(stub, known)
+    found = chunked(statements, stub.arguments, shapes, set(ends), w.constants)
+    statements = statements if found is None else found
+    given = known | dict(zip(stub.arguments, stub.shapes, strict=True))
+    refuse_large_program(statements, given, "the derivative's code")
+    return statements
 
 
 def _outside_pattern(
@@ -969,10 +994,12 @@ def argument_name(x: str) -> str:
     return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
 
 
-def _refuse_large(w: Writer, valued: Valued) -> None:
+def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     """One line where the statements ``valued``'s values read would hold more array
     entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
-    cancellation pass, the code check or a call evaluates them."""
+    cancellation pass, the code check or a call evaluates them; ``looped``: counted with
+    their runs of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the
+    pass (:mod:`.slices`) and a NumPy Hessian's code (:func:`_chunked`) compute them."""
     if valued is None or isinstance(valued[0], RunTime):
         return
     values = valued[1]
@@ -985,7 +1012,9 @@ def _refuse_large(w: Writer, valued: Valued) -> None:
     shapes.update((n, np.shape(a)) for n, a in w.constants.arrays.items())
     shapes.update((a, tuple(argument_shapes[a])) for a in arguments)
     statements = [w.statements[k] for k in order]
-    refuse_large_program(statements, shapes, "the derivative's code")
+    reads = set().union(*(ir.names_in(data) for _, data in parts if isinstance(data, Node)))
+    found = chunked(statements, tuple(arguments), shapes, reads, w.constants) if looped else None
+    refuse_large_program(found or statements, shapes, "the derivative's code")
 
 
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
-from ..array_passes import node_shapes
+from ..array_passes import array_shapes, loop_arguments, node_shapes
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
@@ -42,6 +42,7 @@ from .numpy_scalars import (
 )
 from .numpy_segments import segment_lines
 from .numpy_strips import Assembly, Printed, stripped
+from .slice_loops import LOOP_PREFIX
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -184,13 +185,19 @@ def numpy_body(
     ends: set[str],
     later: dict[str, np.ndarray] | None = None,
     mirror: Mirror | None = None,
+    outside: frozenset[str] | set[str] = frozenset(),
 ) -> list[str]:
     """The printed lines of ``statements`` (a NumPy function's body returning ``ends``)
     in the form of the module docstring; as printed plainly where a statement stores in
-    place or is a loop. ``later``: per statement, positions of its vector the caller
-    writes after the body (a Hessian's entries above the diagonal), left unset;
-    ``mirror``: how they are written, by the assembly where it can (``mirror.done``)."""
+    place or is a loop (but a run's loop over row slices, :mod:`.slice_loops`: the parts
+    around it and its body so, :func:`_around_loops`). ``later``: per
+    statement, positions of its vector the caller writes after the body (a Hessian's
+    entries above the diagonal), left unset; ``mirror``: how they are written, by the
+    assembly where it can (``mirror.done``); ``outside``: names made before the
+    statements, let go after their last reader here."""
     later = later or {}
+    if _chunk_loops(statements):
+        return _around_loops(statements, constants, env, ends, later, mirror)
     printer = _Printer()
     plain = [printer.statement(s) for s in statements]
     if not ir.straight_line(statements):
@@ -250,7 +257,9 @@ def numpy_body(
             first = lines[0].strip().split(" = ")
             if len(first) == 2 and first[0] == s.target and first[1].isidentifier():
                 context.share(s.target, first[1])  # the array of a name it wrote into
-        dead = sorted(n for n in reads[i] if last[n] == i and n in made and n not in ends)
+        dead = sorted(
+            n for n in reads[i] if last[n] == i and (n in made or n in outside) and n not in ends
+        )
         assembly = kept[0] if kept else None
         printed.append(Printed(s.target, value, lines, dead, reads[i], assembly))
     found = stripped(printed, ends, _Shapes(env, constants))
@@ -262,6 +271,93 @@ def numpy_body(
         if p.dead:
             out.append(f"    del {', '.join(p.dead)}")
     return out
+
+
+def _chunk_loops(statements: list[ArrayStatement]) -> bool:
+    """Whether ``statements`` are assignments and loops over slices of rows (runs of
+    large arrays, :mod:`.slice_loops`: no carries, under its names), at least one loop;
+    a program's own loops keep their plain printing."""
+    loops = [s for s in statements if isinstance(s.value, ir.Loop)]
+    return (
+        bool(loops)
+        and all(not s.at and not isinstance(s.value, (ir.While, ir.Cond)) for s in statements)
+        and all(
+            s.target.startswith(LOOP_PREFIX) and s.value.carries == 0 and not s.value.reverse
+            for s in loops
+        )
+    )
+
+
+def _around_loops(
+    statements: list[ArrayStatement],
+    constants: Constants,
+    env: dict,
+    ends: set[str],
+    later: dict[str, np.ndarray],
+    mirror: Mirror | None,
+) -> list[str]:
+    """The lines of straight-line statements and loops over row slices: each run of
+    assignments between loops in the form of the module docstring (the names a later
+    statement reads kept), each loop's body so too, in a nested function; a name let
+    go after the part that reads it last."""
+    reads = [ir.names_in(s.value) for s in statements]
+    read_from: list[set[str]] = [set() for _ in range(len(statements) + 1)]
+    for i in range(len(statements) - 1, -1, -1):
+        read_from[i] = read_from[i + 1] | reads[i]
+    cuts = [i for i, s in enumerate(statements) if isinstance(s.value, ir.Loop)]
+    out: list[str] = []
+    alive: set[str] = set()  # made by an earlier part, not let go
+    start = 0
+    for c in [*cuts, len(statements)]:
+        part = statements[start:c]
+        if part:
+            kept = (read_from[c] | ends) & {s.target for s in part}
+            going = {n for n in alive if n not in read_from[c] and n not in ends}
+            out += numpy_body(part, constants, env, kept | ends, later, mirror, going)
+            alive = (alive - going) | kept
+        if c < len(statements):
+            out += _loop_lines(statements[c], constants, env)
+            alive.add(statements[c].target)
+        end = min(c + 1, len(statements))
+        dead = sorted(n for n in alive if n not in ends and n not in read_from[end])
+        if dead:
+            out.append(f"    del {', '.join(dead)}")
+            alive -= set(dead)
+        start = c + 1
+    return out
+
+
+def _loop_lines(s: ArrayStatement, constants: Constants, env: dict) -> list[str]:
+    """``s.target = loop`` (no carries): its body a nested function in the form of the
+    module docstring, called on each step's slices of the xs and the invariants; each
+    y's slices stacked."""
+    loop, target = s.value, s.target
+    body = loop.body
+    found = node_shapes(loop, env)
+    shapes = loop_arguments(loop, lambda n: found.get(id(n)))
+    inner = array_shapes(body.program(shapes))
+    printer = _Printer()
+    name, t = f"_{target}_body", f"_{target}_t"
+    lines = [f"    def {name}({', '.join(body.arguments)}):"]
+    for line in numpy_body(list(body.statements), constants, inner, set(body.results)):
+        lines += ["    " + part for part in line.split("\n")]
+    results = ", ".join(body.results) + ("," if len(body.results) == 1 else "")
+    xs = ", ".join(printer.doprint(x) for x in loop.xs) + ("," if len(loop.xs) == 1 else "")
+    invariants = ", ".join(printer.doprint(x) for x in loop.invariants)
+    invariants += "," if len(loop.invariants) == 1 else ""
+    lines += [
+        f"        return ({results})",
+        f"    _{target}_xs = ({xs})",
+        f"    _{target}_invariants = ({invariants})",
+        f"    _{target}_ys = tuple([] for _ in range({len(body.results)}))",
+        f"    for {t} in range({loop.length}):",
+        f"        _{target}_out = {name}(*(x[{t}] for x in _{target}_xs), *_{target}_invariants)",
+        f"        for _y, _v in zip(_{target}_ys, _{target}_out):",
+        "            _y.append(_v)",
+        f"    {target} = tuple(numpy.stack(_y) for _y in _{target}_ys)",
+        f"    del {name}, _{target}_xs, _{target}_invariants, _{target}_ys, _{target}_out",
+    ]
+    return lines
 
 
 def _vectors(statements: list[ArrayStatement], constants: Constants, env: dict) -> set[str]:

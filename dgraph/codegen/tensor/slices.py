@@ -10,12 +10,15 @@ slice after another, with the arrays that leave the run joined from their slices
 memory of each stacked array is then its slice's, and grows as n² rather than n³.
 
 :func:`plan` finds such runs (*regions*) in the statements a cancellation pass evaluates
-(:mod:`.cancel`): from a statement whose result has more than :data:`CHUNK_FROM`
-entries, the statements after it that read the region's arrays are taken in as long as
-each of them can be restricted to a slice of its leading axis (:func:`_Restrict`); a
-statement that reads none of them is evaluated before the region, as it would be after
-(it reads nothing the region makes). A region's statement is rewritten once, for
-slices of :attr:`Region.rows` rows:
+(:mod:`.cancel`) and in those of the generated code (:mod:`.slice_loops`): from a
+statement whose result has more than :data:`CHUNK_FROM` entries, the statements after
+it that read the region's arrays are taken in where each can be restricted to a slice
+of its leading axis (:func:`_Restrict`); one that reads them and cannot (a gather of an
+n × n contraction the region leaves through), and every statement that reads its
+result, is evaluated after the region, which goes on past it (so the n³ array the
+contraction read is not joined whole for it); a statement that reads none of them is
+evaluated before the region, as it would be after (it reads nothing the region makes).
+A region's statement is rewritten once, for slices of :attr:`Region.rows` rows:
 
 - a name the region makes is its slice (every region array is stacked along axis 0, its
   axis 0 cut into :attr:`Region.blocks` equal blocks, a slice being ``rows`` of them);
@@ -324,12 +327,15 @@ def plan(
     named: Mapping[str, Any],
     varying: set[str],
     read_after: set[str],
+    start_from: int | None = None,
 ) -> list[tuple[str, Any]] | None:
     """The statements ``order`` (indices into ``statements``) as a schedule of
     ``("statement", k)`` and ``("region", Region)`` (the module docstring); None where no
     region is found. ``named``: every name's shape; ``varying``: the names an input
     reaches (the others are not taken into a region); ``read_after``: the names read
-    after the statements (their results)."""
+    after the statements (their results); ``start_from``: the entries above which an
+    array starts a region (None: :data:`CHUNK_FROM`)."""
+    big = CHUNK_FROM if start_from is None else start_from
     targets = [statements[k].target for k in order]
     if any(statements[k].at for k in order) or len(set(targets)) != len(targets):
         return None  # a store, or a name assigned twice: statements are not moved
@@ -345,12 +351,13 @@ def plan(
         k = order[pos]
         s = statements[k]
         shape = named.get(s.target)
-        if s.target in varying and _size(shape) > CHUNK_FROM and len(shape) >= 2:
-            grown = _grow(statements, order, pos, named, varying, read_after, fresh)
+        if s.target in varying and _size(shape) > big and len(shape) >= 2:
+            grown = _grow(statements, order, pos, named, varying, read_after, fresh, big)
             if grown is not None:
-                before, region, pos = grown
+                before, region, after, pos = grown
                 schedule.extend(("statement", j) for j in before)
                 schedule.append(("region", region))
+                schedule.extend(("statement", j) for j in after)
                 found = True
                 continue
         schedule.append(("statement", k))
@@ -358,10 +365,12 @@ def plan(
     return schedule if found else None
 
 
-def _grow(statements, order, start, named, varying, read_after, fresh):
+def _grow(statements, order, start, named, varying, read_after, fresh, big_from):
     """The region from ``order[start]`` (the module docstring): the statements
-    evaluated before it, the region, and the position after it; None where the first
-    statement is not restricted."""
+    evaluated before it, the region, the statements evaluated after it (each reads the
+    region's arrays or such a statement's, and is not restricted: a gather of the n × n
+    result of a contraction), and the position after its last statement; None where the
+    first statement is not restricted."""
     first = named[statements[order[start]].target]
     blocks = first[0]
     rows = _rows(blocks, _size(first) // blocks)
@@ -372,23 +381,25 @@ def _grow(statements, order, start, named, varying, read_after, fresh):
     once: list[ArrayStatement] = []
     rewritten: list[ArrayStatement] = []
     indices: list[int] = []
-    before: list[int] = []
-    pos = start
-    while pos < len(order):
+    before: list[tuple[int, int]] = []  # (position, statement)
+    after: list[tuple[int, int]] = []
+    deferred: set[str] = set()  # the targets of ``after``
+    end = start
+    for pos in range(start, len(order)):
         k = order[pos]
         s = statements[k]
         reads = set(names_in(s.value))
+        if reads & deferred or (s.target not in varying and reads & inside.keys()):
+            after.append((pos, k))
+            deferred.add(s.target)
+            continue
         if s.target not in varying:
-            if reads & inside.keys():
-                break
-            before.append(k)
-            pos += 1
+            before.append((pos, k))
             continue
         shape = named.get(s.target)
-        big = _size(shape) > CHUNK_FROM
+        big = _size(shape) > big_from
         if not reads & inside.keys() and not big:
-            before.append(k)
-            pos += 1
+            before.append((pos, k))
             continue
         mark_slices, mark_once = dict(slices), list(once)
         restrict = _Restrict(named, inside, blocks, rows, slices, once, fresh)
@@ -399,17 +410,19 @@ def _grow(statements, order, start, named, varying, read_after, fresh):
             slices.update(mark_slices)
             once[:] = mark_once
             if reads & inside.keys():
-                break
-            before.append(k)
-            pos += 1
+                after.append((pos, k))
+                deferred.add(s.target)
+            else:
+                before.append((pos, k))
             continue
         inside[s.target] = shape
         indices.append(k)
-        pos += 1
+        end = pos + 1
     if not indices:
         return None
+    after = [(p, k) for p, k in after if p < end]
     later = set(read_after)
-    for k in order[pos:]:
+    for k in [k for _, k in after] + list(order[end:]):
         later.update(names_in(statements[k].value))
         for a in statements[k].at:
             later.update(names_in(a))
@@ -419,7 +432,7 @@ def _grow(statements, order, start, named, varying, read_after, fresh):
         for name in names_in(s.value):
             last[name] = j
     region = Region(indices, rewritten, once, slices, exits, blocks, rows, last)
-    return before, region, pos
+    return [k for p, k in before if p < end], region, [k for _, k in after], end
 
 
 def slice_env(region: Region, env: Mapping[str, Any], start: int) -> dict[str, Any]:
