@@ -274,6 +274,20 @@ def test_a_while_loop_of_no_trips_at_the_point():
         np.testing.assert_allclose(h(x).toarray(), w, rtol=1e-10, atol=1e-12)
 
 
+def test_a_while_loop_to_a_tolerance_in_a_jit():
+    """The loop inside ``jax.jit`` (a call equation at the top level): the call is looked
+    into and the loop given its reverse sweep, so the Hessian is diagonal (forward mode
+    before: 144 entries stored for 12)."""
+    f = lambda x: 2.0 * jax.jit(_damped)(x)  # noqa: E731
+    h = dgraph.make_function(f, "hessian", point=[D], sparse=True)
+    assert h.generated.verified
+    points = D_POINTS[1:3]
+    for x, w in zip(points, _forward_over_forward_at(f, *points), strict=True):
+        got = h(x)
+        assert got.nnz == 12
+        np.testing.assert_allclose(got.toarray(), w, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("lang", ["jax", "c"])
 def test_the_lagrangian_through_a_while_loop_to_a_tolerance(lang):
     """H(x, v) of vᵀz, z the damped Newton root, in JAX and C, at points of 13 and 18

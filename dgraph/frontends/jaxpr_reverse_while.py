@@ -16,15 +16,17 @@ Jacobian) is evaluated, never another point's. The derivative is that of the tri
 loop runs at the point (JAX's forward-mode convention through a ``while_loop``): no
 derivative flows through the condition, whose outcome is piecewise constant.
 
-Loops of the top level of ``f``'s jaxpr whose operands the inputs reach; a loop nested
-in another (a ``scan``, a ``cond``, a ``jit``) is kept, and the Hessian takes JAX's
-forward mode through it. Run after :func:`~.jaxpr_static_while.static_trip_loops` (a
-trip count no input reaches is a ``scan``, whose reverse sweep needs no recomputation).
+Loops of the top level of ``f``'s jaxpr whose operands the inputs reach, and those in a
+call there (``jax.jit``: inlined); a loop nested in another loop or in a ``cond`` is
+kept, and the Hessian takes JAX's forward mode through it. Run after
+:func:`~.jaxpr_static_while.static_trip_loops` (a trip count no input reaches is a
+``scan``, whose reverse sweep needs no recomputation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -43,28 +45,48 @@ def _inexact(v: Any) -> bool:
 
 
 def reverse_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
-    """``f`` with each top-level ``while_loop`` the inputs reach run by
-    :func:`reversed_while` (its reverse sweep JAX's reverse mode takes); None where ``f``
-    has none."""
+    """``f`` with each top-level ``while_loop`` the inputs reach (one in a ``jax.jit`` too)
+    run by :func:`reversed_while` (its reverse sweep JAX's reverse mode takes); None where
+    ``f`` has none."""
     closed = jax.make_jaxpr(f)(*args)
-    jaxpr = closed.jaxpr
-    live, loops = set(jaxpr.invars), set()
-    for k, e in enumerate(jaxpr.eqns):
-        reached = any(not _literal(v) and v in live for v in e.invars)
-        if e.primitive.name == "while" and reached and any(_inexact(v) for v in e.outvars):
-            loops.add(k)
-        if reached:
-            live.update(e.outvars)
-    if not loops:
+    rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars))
+    if not rules:
         return None
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
-    rules = {k: (lambda e, ins: reversed_while(jax, e, ins)) for k in loops}
 
     def run(*values: Any) -> Any:
         out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
         return jax.tree_util.tree_unflatten(tree, out)
 
     return run
+
+
+CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})  # looked into, inlined
+
+
+def _rules(jax: Any, jaxpr: Any, live: set[Any]) -> dict[int, Callable]:
+    """Per equation of ``jaxpr`` to rewrite, its rule (:func:`evaluate_with`): a
+    ``while`` that ``live`` (the variables the inputs reach) reaches and that carries
+    floats, by :func:`reversed_while`; a call (``jax.jit``) holding one, its jaxpr inlined
+    and evaluated with its own rules."""
+    live, rules = set(live), {}
+    for k, e in enumerate(jaxpr.eqns):
+        reached = [not _literal(v) and v in live for v in e.invars]
+        if e.primitive.name == "while" and any(reached) and any(map(_inexact, e.outvars)):
+            rules[k] = lambda e, ins: reversed_while(jax, e, ins)
+        elif e.primitive.name in CALLS and any(reached):
+            inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
+            closed = inner if hasattr(inner, "consts") else SimpleNamespace(jaxpr=inner, consts=[])
+            found = _rules(
+                jax,
+                closed.jaxpr,
+                {v for v, r in zip(closed.jaxpr.invars, reached, strict=True) if r},
+            )
+            if found:
+                rules[k] = lambda e, ins, c=closed, r=found: evaluate_with(jax, c, ins, r)
+        if any(reached):
+            live.update(e.outvars)
+    return rules
 
 
 def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
