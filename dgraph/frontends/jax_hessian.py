@@ -149,7 +149,8 @@ def gradient_graph(
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = static_trip_loops(jax, f, args)
         f = written = f if scans is None else _named(scans, names)
-        reversed_ = reverse_loops(jax, f, args)  # the others: a reverse sweep of their own
+        entries = sum(args[k].size for k in free)  # the tangents JAX's forward mode carries
+        reversed_ = reverse_loops(jax, f, args, entries)  # the others: a reverse sweep
         f = f if reversed_ is None else _named(reversed_, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)

@@ -44,12 +44,24 @@ def _inexact(v: Any) -> bool:
     return bool(np.issubdtype(v.aval.dtype, np.inexact))
 
 
-def reverse_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+def reverse_loops(
+    jax: Any, f: Callable[..., Any], args: list[Any], tangents: int
+) -> Callable | None:
     """``f`` with each top-level ``while_loop`` the inputs reach (one in a ``jax.jit`` too)
     run by :func:`reversed_while` (its reverse sweep JAX's reverse mode takes); None where
-    ``f`` has none."""
+    ``f`` has none. Each loop is run once at ``args`` to count its trips n, and reversed
+    where its recomputation's n(n − 1)/2 extra body steps are at most the n·``tangents``
+    that JAX's forward mode carries through it (``tangents``: the entries of the
+    differentiated arguments), :func:`worth_reversing`; a long loop over few unknowns
+    (a bisection of 50 trips in 2) keeps the forward mode."""
     closed = jax.make_jaxpr(f)(*args)
-    rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars))
+    trips: dict[int, int] = {}
+    counting = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), lambda e: True, trips)
+    if not counting:
+        return None
+    evaluate_with(jax, closed, jax.tree_util.tree_leaves(args), counting)
+    keep = lambda e: worth_reversing(trips.get(id(e), 0), tangents)  # noqa: E731
+    rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), keep)
     if not rules:
         return None
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
@@ -61,32 +73,71 @@ def reverse_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable 
     return run
 
 
+def worth_reversing(trips: int, tangents: int) -> bool:
+    """Whether a loop of ``trips`` at the point is reversed by recomputation (``trips(trips
+    − 1)/2`` extra body steps) rather than carrying ``tangents`` tangents forward through
+    its ``trips`` steps: ``(trips − 1)/2 ≤ tangents``.
+
+    >>> worth_reversing(13, 12), worth_reversing(50, 2)
+    (True, False)
+    """
+    return trips - 1 <= 2 * tangents
+
+
 CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})  # looked into, inlined
 
 
-def _rules(jax: Any, jaxpr: Any, live: set[Any]) -> dict[int, Callable]:
+def _rules(
+    jax: Any,
+    jaxpr: Any,
+    live: set[Any],
+    keep: Callable[[Any], bool],
+    trips: dict[int, int] | None = None,
+) -> dict[int, Callable]:
     """Per equation of ``jaxpr`` to rewrite, its rule (:func:`evaluate_with`): a
-    ``while`` that ``live`` (the variables the inputs reach) reaches and that carries
-    floats, by :func:`reversed_while`; a call (``jax.jit``) holding one, its jaxpr inlined
-    and evaluated with its own rules."""
+    ``while`` that ``live`` (the variables the inputs reach) reaches, that carries floats
+    and that ``keep`` takes, by :func:`reversed_while` (with ``trips``: run to its end,
+    its trip count kept in ``trips`` by the equation's id); a call (``jax.jit``) holding
+    one, its jaxpr inlined and evaluated with its own rules."""
     live, rules = set(live), {}
     for k, e in enumerate(jaxpr.eqns):
         reached = [not _literal(v) and v in live for v in e.invars]
         if e.primitive.name == "while" and any(reached) and any(map(_inexact, e.outvars)):
-            rules[k] = lambda e, ins: reversed_while(jax, e, ins)
+            if trips is not None:
+                rules[k] = lambda e, ins: _counted(jax, e, ins, trips)
+            elif keep(e):
+                rules[k] = lambda e, ins: reversed_while(jax, e, ins)
         elif e.primitive.name in CALLS and any(reached):
             inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
             closed = inner if hasattr(inner, "consts") else SimpleNamespace(jaxpr=inner, consts=[])
-            found = _rules(
-                jax,
-                closed.jaxpr,
-                {v for v, r in zip(closed.jaxpr.invars, reached, strict=True) if r},
-            )
+            inner_live = {v for v, r in zip(closed.jaxpr.invars, reached, strict=True) if r}
+            found = _rules(jax, closed.jaxpr, inner_live, keep, trips)
             if found:
                 rules[k] = lambda e, ins, c=closed, r=found: evaluate_with(jax, c, ins, r)
         if any(reached):
             live.update(e.outvars)
     return rules
+
+
+def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[Any]:
+    """The ``while`` equation ``e`` at ``ins``, run (compiled) with a counter beside its
+    carries; its trip count kept in ``trips[id(e)]``."""
+    p = e.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+
+    def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
+        def more(s: Any) -> Any:
+            return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
+
+        def again(s: Any) -> Any:
+            return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
+
+        return jax.lax.while_loop(more, again, (carry, 0))
+
+    carry, n = jax.jit(counted)(list(ins[:cn]), list(ins[cn : cn + bn]), list(ins[cn + bn :]))
+    trips[id(e)] = int(n)
+    return list(carry)
 
 
 def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
