@@ -36,7 +36,7 @@ from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_reductions import reduction_loops
-from .jaxpr_reverse_while import reverse_loops
+from .jaxpr_reverse_while import has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
 
 __all__ = [
@@ -147,10 +147,14 @@ def gradient_graph(
     label = name or getattr(f, "__name__", "") or "f"
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
-        scans = static_trip_loops(jax, f, args)
+        scans = reversed_ = None
+        loops = has_while(jax.make_jaxpr(f)(*args).jaxpr)  # else neither traces f again
+        if loops:
+            scans = static_trip_loops(jax, f, args)
         f = written = f if scans is None else _named(scans, names)
-        entries = sum(args[k].size for k in free)  # the tangents JAX's forward mode carries
-        reversed_ = reverse_loops(jax, f, args, entries)  # the others: a reverse sweep
+        if loops:
+            entries = sum(args[k].size for k in free)  # the tangents forward mode carries
+            reversed_ = reverse_loops(jax, f, args, entries)  # the others: a reverse sweep
         f = f if reversed_ is None else _named(reversed_, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)

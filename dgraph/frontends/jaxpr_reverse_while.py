@@ -33,7 +33,7 @@ import numpy as np
 
 from .jaxpr_static_while import evaluate_with
 
-__all__ = ["reverse_loops", "reversed_while"]
+__all__ = ["has_while", "reverse_loops", "reversed_while", "worth_reversing"]
 
 
 def _literal(v: Any) -> bool:
@@ -71,6 +71,23 @@ def reverse_loops(
         return jax.tree_util.tree_unflatten(tree, out)
 
     return run
+
+
+def has_while(jaxpr: Any) -> bool:
+    """Whether ``jaxpr`` has a ``while`` equation at its top level or in a call there
+    (what :func:`reverse_loops` and :func:`~.jaxpr_static_while.static_trip_loops` look
+    at): where it has none, neither need trace ``f`` again."""
+    for e in jaxpr.eqns:
+        if e.primitive.name == "while":
+            return True
+        inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
+        if (
+            e.primitive.name in CALLS
+            and inner is not None
+            and has_while(inner.jaxpr if hasattr(inner, "jaxpr") else inner)
+        ):
+            return True
+    return False
 
 
 def worth_reversing(trips: int, tangents: int) -> bool:
