@@ -1,6 +1,8 @@
-"""Hessians where JAX's reverse mode stops: through a ``while_loop`` (the gradient graph
-is then JAX's forward mode, ``jacfwd``: :func:`dgraph.frontends.jax_hessian.gradient_graph`;
-its batched reads at the loop's indices are gathers read as windows),
+"""Hessians where JAX's reverse mode stops: through a ``while_loop`` (a top-level one is
+given a reverse sweep of its own, :mod:`dgraph.frontends.jaxpr_reverse_while`; through a
+nested one the gradient graph is JAX's forward mode, ``jacfwd``:
+:func:`dgraph.frontends.jax_hessian.gradient_graph`; its batched reads at the loop's
+indices are gathers read as windows),
 and of a double loop whose gradient writes at the outer counter in the inner loop (the
 transpose of a take at run-time positions, its pattern the union over them). Values
 against ``jax.jacfwd(jax.jacfwd(f))`` and ``jax.hessian``; refused before."""
@@ -79,8 +81,9 @@ def _forward_over_forward_at(f, *xs):
 
 def test_the_hessian_through_a_while_loop():
     """Newton's iteration to convergence: JAX's reverse mode refuses it (as
-    ``jax.hessian`` does); dgraph's Hessian, of JAX's forward-mode gradient, verifies and
-    equals forward-over-forward's at the point and at another (one trip more or less)."""
+    ``jax.hessian`` does); dgraph's Hessian, of the gradient with the loop's own reverse
+    sweep (:mod:`dgraph.frontends.jaxpr_reverse_while`), verifies and equals
+    forward-over-forward's at the point and at another (one trip more or less)."""
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         jax.hessian(_newton_sqrt)(X)
     h = dgraph.make_function(_newton_sqrt, "hessian", point=[X])
@@ -143,8 +146,9 @@ def test_a_double_loop_writing_at_the_outer_counter():
 
 
 def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
-    """The forward-mode gradient's Hessian holds a body block over the n² tangents it
-    carries, n⁴ dense (n = 300: 8.1e9 entries, a MemoryError); a loop's generated
+    """The forward-mode gradient's Hessian (a while_loop nested in a cond keeps it) holds a
+    body block over the n² tangents it carries, n⁴ dense (n = 300: 8.1e9 entries, a
+    MemoryError); a loop's generated
     tangent sweep holds carried entries × input entries (a 200 × 200 carry: 1.6e9, killed
     for memory), or entries × colours where its sweep is compressed (an elementwise carry:
     2 colours, its own entries' and x's). Each is refused in one line before it is made
@@ -154,8 +158,9 @@ def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
 
     monkeypatch.setattr(module, "DENSE_ENTRY", 10**4)
     x = np.linspace(0.5, 2.0, 12)
+    nested = lambda x: lax.cond(x[0] > -10.0, _newton_sqrt, jnp.sum, x)  # noqa: E731
     with pytest.raises(InputError, match=r"a dense Jacobian entry of 144 × 144 = 20,736"):
-        dgraph.make_function(_newton_sqrt, "hessian", point=[x], sparse=True)
+        dgraph.make_function(nested, "hessian", point=[x], sparse=True)
     monkeypatch.undo()
     monkeypatch.setattr(regions, "TANGENT_LIMIT", 10**4)
     with pytest.raises(
@@ -194,3 +199,134 @@ def test_a_while_loop_of_a_fixed_trip_count_is_read_as_a_scan():
         got = h(at)
         assert got.nnz == 60
         np.testing.assert_allclose(got.toarray(), exact(at), rtol=1e-12, atol=1e-13)
+
+
+def _damped(x):
+    """Σ x·sin(z), z³ + z = x solved by damped Newton (half steps) to a residual of 1e-3:
+    its trip count the values decide (13, 18, 5 and 0 trips at D_POINTS), each trip
+    moving the derivative."""
+
+    def more(s):
+        z, k = s
+        return (jnp.max(jnp.abs(z**3 + z - x)) > 1e-3) & (k < 50)
+
+    def body(s):
+        z, k = s
+        return z - 0.5 * (z**3 + z - x) / (3 * z**2 + 1), k + 1
+
+    z = lax.while_loop(more, body, (x, 0))[0]
+    return jnp.sum(x * jnp.sin(z))
+
+
+def _damped_root(x):
+    """The root of :func:`_damped` itself: a vector function (its Lagrangian vᵀz)."""
+    more = lambda s: (jnp.max(jnp.abs(s[0] ** 3 + s[0] - x)) > 1e-3) & (s[1] < 50)  # noqa: E731
+    body = lambda s: (s[0] - 0.5 * (s[0] ** 3 + s[0] - x) / (3 * s[0] ** 2 + 1), s[1] + 1)  # noqa: E731
+    return lax.while_loop(more, body, (x, 0))[0]
+
+
+D = np.linspace(-1.5, 1.5, 12)
+D_POINTS = (D, 3 * D + 0.1, 0.2 * D, 1e-5 * D)
+
+
+def _trips(x):
+    return jax.jit(lambda x: lax.while_loop(
+        lambda s: (jnp.max(jnp.abs(s[0] ** 3 + s[0] - x)) > 1e-3) & (s[1] < 50),
+        lambda s: (s[0] - 0.5 * (s[0] ** 3 + s[0] - x) / (3 * s[0] ** 2 + 1), s[1] + 1),
+        (x, 0),
+    )[1])(x)  # fmt: skip
+
+
+def test_a_while_loop_to_a_tolerance_has_a_sparse_hessian():
+    """A trip count the inputs reach: the loop runs as written and counts its trips, and
+    its reverse sweep runs that many steps (jaxpr_reverse_while), so JAX's reverse mode
+    gives the gradient and the Hessian is diagonal (before: JAX's forward mode, n
+    tangents through the loop, n² entries stored). Generated once at D (13 trips), its
+    values equal forward-over-forward's at points of 18, 5 and 0 trips: each call's
+    derivative is that of its own trip count. The check compares with JAX's forward mode
+    of the loop as written, so a reverse sweep one step short (or a state recomputed one
+    step too far) does not verify. The NumPy module's loops, the reverse sweep's
+    recomputation nested in it included, multiply their sparse body blocks by their
+    entries: no dense n × n block a step (2,000 × 2,000 a step at n = 2,000 before)."""
+    assert [int(_trips(p)) for p in D_POINTS] == [13, 18, 5, 0]
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.grad(_damped)(D)
+    h = dgraph.make_function(_damped, "hessian", point=[D], sparse=True)
+    assert h.generated.verified
+    notes = h.generated.graph.notes
+    assert any("while_loop ran 13 trips at the point" in n for n in notes)
+    assert any("reverse sweep" in n for n in notes)
+    assert "einsum" not in h.source
+    want = _forward_over_forward_at(_damped, *D_POINTS)
+    for x, w in zip(D_POINTS, want, strict=True):
+        got = h(x)
+        assert got.nnz == 12
+        np.testing.assert_allclose(got.toarray(), w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_while_loop_of_no_trips_at_the_point():
+    """Built where the loop runs no trip (its reverse sweep none), then called where it
+    runs 13 and 18: the patterns hold for any trip count, the values are each point's."""
+    h = dgraph.make_function(_damped, "hessian", point=[D_POINTS[3]], sparse=True)
+    assert h.generated.verified
+    points = D_POINTS[:2]
+    for x, w in zip(points, _forward_over_forward_at(_damped, *points), strict=True):
+        np.testing.assert_allclose(h(x).toarray(), w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_while_loop_to_a_tolerance_in_a_jit():
+    """The loop inside ``jax.jit`` (a call equation at the top level): the call is looked
+    into and the loop given its reverse sweep, so the Hessian is diagonal (forward mode
+    before: 144 entries stored for 12)."""
+    f = lambda x: 2.0 * jax.jit(_damped)(x)  # noqa: E731
+    h = dgraph.make_function(f, "hessian", point=[D], sparse=True)
+    assert h.generated.verified
+    points = D_POINTS[1:3]
+    for x, w in zip(points, _forward_over_forward_at(f, *points), strict=True):
+        got = h(x)
+        assert got.nnz == 12
+        np.testing.assert_allclose(got.toarray(), w, rtol=1e-10, atol=1e-12)
+
+
+def _bisect(x):
+    """Σ x·sin(lo + hi) over a bisection of z³ + z = x from [−|x| − 1, |x| + 1] to a width
+    of 1e-9: 33 trips at [0.7, −1.2]."""
+
+    def more(s):
+        return jnp.max(s[1] - s[0]) > 1e-9
+
+    def body(s):
+        lo, hi = s
+        mid = 0.5 * (lo + hi)
+        low = mid**3 + mid - x < 0
+        return jnp.where(low, mid, lo), jnp.where(low, hi, mid)
+
+    lo, hi = lax.while_loop(more, body, (-jnp.abs(x) - 1.0, jnp.abs(x) + 1.0))
+    return jnp.sum(jnp.sin(lo + hi) * x)
+
+
+def test_a_long_while_loop_over_few_unknowns_keeps_the_forward_mode():
+    """33 trips in 2 unknowns: recomputation would take 528 extra body steps where JAX's
+    forward mode carries 2 tangents through 33, so the loop is not reversed
+    (jaxpr_reverse_while.worth_reversing); the Hessian equals forward-over-forward's."""
+    x = np.array([0.7, -1.2])
+    h = dgraph.make_function(_bisect, "hessian", point=[x], sparse=True)
+    assert h.generated.verified
+    notes = h.generated.graph.notes
+    assert any("while_loop ran 33 trips" in n for n in notes)
+    assert not any("reverse sweep" in n for n in notes)
+    np.testing.assert_allclose(h(x).toarray(), _forward_over_forward(_bisect, x), atol=1e-13)
+
+
+@pytest.mark.parametrize("lang", ["jax", "c"])
+def test_the_lagrangian_through_a_while_loop_to_a_tolerance(lang):
+    """H(x, v) of vᵀz, z the damped Newton root, in JAX and C, at points of 13 and 18
+    trips."""
+    v = np.linspace(-1.0, 2.0, 12)
+    h = dgraph.make_function(_damped_root, "hessian", lang, point=[D], weights=v, sparse=True)
+    assert h.generated.verified
+    for x in D_POINTS[:2]:
+        got = h(x, 0.5 * v)
+        got = np.asarray(got.todense() if lang == "jax" else got.toarray())
+        want = _forward_over_forward(_damped_root, x, 0.5 * v)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

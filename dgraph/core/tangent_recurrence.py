@@ -118,6 +118,9 @@ class StepLayout:
         return Split(self, np.asarray(indptr, dtype=np.int64), np.asarray(cols, dtype=np.int64))
 
 
+SPARSE_FILL = 10  # a step's carries' part below 1/10 filled is multiplied as CSR in place
+
+
 class Split:
     """A body Jacobian pattern's entries in the carries' columns (a product with ``D``)
     and in the constants' and slices' (placed at their seed columns)."""
@@ -152,6 +155,9 @@ class Split:
             np.diff(self.carry_indptr)[layout.carry_total :]
         )
         self.placed_carried = self.placed_rows < layout.carry_total
+        # the carries' part multiplied as CSR where it fills little of its dense shape (an
+        # elementwise body: n of n² entries), else dense (BLAS)
+        self.sparse_carry = self.carry_rows.size * SPARSE_FILL < rows * layout.n_stack
 
     def carry_part(self, data: np.ndarray, dense: bool):
         """A step's entries (``data``) in the carries' columns: rows × carried rows."""
@@ -286,12 +292,12 @@ class TangentRecurrence:
         (:meth:`Split.kept`: a sum carried along, an array written elsewhere) takes the
         step's placed entries alone; the other carried rows, and the ys rows with
         entries in the carries' columns, are products."""
-        j_c = split.carry_part(jac, True)
+        j_c = split.carry_part(jac, not split.sparse_carry)
         redo = np.flatnonzero(~split.kept(jac, excess))
         ys = split.ys_products
         d_new, dy = j_c[redo] @ self.d, j_c[ys] @ self.d
         if excess is not None:
-            e_c = split.carry_part(excess, True)
+            e_c = split.carry_part(excess, not split.sparse_carry)
             f_new, fy = j_c[redo] @ self.f, j_c[ys] @ self.f
             if redo.size or ys.size:  # |D| read by those rows alone
                 size = abs(self.d)

@@ -36,6 +36,7 @@ from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_reductions import reduction_loops
+from .jaxpr_reverse_while import has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
 
 __all__ = [
@@ -146,8 +147,15 @@ def gradient_graph(
     label = name or getattr(f, "__name__", "") or "f"
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
-        scans = static_trip_loops(jax, f, args)
-        f = f if scans is None else _named(scans, names)
+        scans = reversed_ = None
+        loops = has_while(jax.make_jaxpr(f)(*args).jaxpr)  # else neither traces f again
+        if loops:
+            scans = static_trip_loops(jax, f, args)
+        f = written = f if scans is None else _named(scans, names)
+        if loops:
+            entries = sum(args[k].size for k in free)  # the tangents forward mode carries
+            reversed_ = reverse_loops(jax, f, args, entries)  # the others: a reverse sweep
+        f = f if reversed_ is None else _named(reversed_, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)
     paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
@@ -155,20 +163,22 @@ def gradient_graph(
         maps, mapped = paired, paired
     if weights is None:
 
-        def gradients(f: Callable[..., Any]) -> tuple[Callable, Callable]:
+        def gradients(f: Callable[..., Any], forward: bool = False) -> tuple[Callable, Callable]:
             grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
             tangents = _forward_gradient(jax, f, free, value)
+            backward = tangents if forward else grad
             return (
-                lambda *a: _unwrapped(grad(*a), value),
+                lambda *a: _unwrapped(backward(*a), value),
                 lambda *a: _unwrapped(tangents(*a), value),
             )
 
         return _read_gradient(
-            gradients(mapped),
-            gradients(f) if maps is not None else None,
+            _reading(gradients, mapped, written, reversed_),
+            _reference(gradients, f, written, maps, reversed_),
             names,
             args,
             None if paired is None else (f, len(args)),
+            _reversed_note(reversed_),
             level=level,
             params=params,
             name=f"grad_{label}",
@@ -182,7 +192,9 @@ def gradient_graph(
     if w in names:
         raise InputError("f has parameters named both 'v' and 'weights': rename one")
 
-    def lagrangian_gradients(f: Callable[..., Any]) -> tuple[Callable, Callable]:
+    def lagrangian_gradients(
+        f: Callable[..., Any], forward: bool = False
+    ) -> tuple[Callable, Callable]:
         def lagrangian_gradient(*a: Any) -> Any:  # JAX's pullback of v: the adjoint sweep
             *xs, multipliers = a
             out, pullback = jax.vjp(lambda *d: f(*_merged(xs, d, free)), *(xs[k] for k in free))
@@ -196,18 +208,63 @@ def gradient_graph(
             weighted = lambda *d: jax.numpy.sum(multipliers * f(*d))  # noqa: E731
             return _unwrapped(_forward_gradient(jax, weighted, free, value)(*xs), value)
 
-        return lagrangian_gradient, forward_lagrangian
+        return forward_lagrangian if forward else lagrangian_gradient, forward_lagrangian
 
     return _read_gradient(
-        lagrangian_gradients(mapped),
-        lagrangian_gradients(f) if maps is not None else None,
+        _reading(lagrangian_gradients, mapped, written, reversed_),
+        _reference(lagrangian_gradients, f, written, maps, reversed_),
         [*names, w],
         [*args, v],
         None if paired is None else (f, len(args)),
+        _reversed_note(reversed_),
         level=level,
         params=[*params, w],
         name=f"grad_{label}_lagrangian",
     )
+
+
+REVERSED = (
+    "a while_loop whose trip count the inputs reach is differentiated by a reverse sweep of"
+    " its own: the forward loop counts its trips wherever the function is called, the"
+    " reverse sweep runs that many steps (each step's state recomputed from the loop's"
+    " first), so the derivative is that of the trip count at the point it is called at"
+)
+
+
+def _reversed_note(reversed_: Callable[..., Any] | None) -> str:
+    return "" if reversed_ is None else REVERSED
+
+
+def _reading(
+    gradients: Callable[..., tuple[Callable, Callable]],
+    mapped: Callable[..., Any],
+    written: Callable[..., Any],
+    reversed_: Callable[..., Any] | None,
+) -> tuple[Callable, Callable]:
+    """What :func:`_read_gradient` reads: ``mapped``'s gradients, the forward mode of the
+    loops as ``written`` where a ``while_loop`` was given a reverse sweep (JAX has no
+    forward mode of the ``custom_vjp`` that holds it; read where JAX refuses reverse mode
+    through another loop, one nested in a ``cond``)."""
+    read = gradients(mapped)
+    return read if reversed_ is None else (read[0], gradients(written, forward=True)[1])
+
+
+def _reference(
+    gradients: Callable[..., tuple[Callable, Callable]],
+    f: Callable[..., Any],
+    written: Callable[..., Any],
+    maps: Callable[..., Any] | None,
+    reversed_: Callable[..., Any] | None,
+) -> tuple[Callable, Callable] | None:
+    """The gradients :func:`_read_gradient` takes as ``looped`` (its reference, and what
+    it reads where the first read is refused): where a ``while_loop`` was given a reverse
+    sweep (:func:`~.jaxpr_reverse_while.reverse_loops`), JAX's forward mode through the
+    loop as written (``written``), so that the check compares that sweep with JAX's own
+    derivative; else ``f``'s loops as written where ``f``'s reductions were read as maps
+    (``maps``), else None."""
+    if reversed_ is not None:
+        return gradients(written, forward=True)
+    return gradients(f) if maps is not None else None
 
 
 def _read_gradient(
@@ -216,6 +273,7 @@ def _read_gradient(
     names: list[str],
     args: list[Any],
     paired: tuple[Callable[..., Any], int] | None,
+    note: str = "",
     **options: Any,
 ) -> DGraph:
     """The graph of ``read[0]`` (JAX's reverse-mode gradient), or of ``read[1]`` (its
@@ -226,7 +284,8 @@ def _read_gradient(
     the check compares the map with the loops JAX runs. ``paired``: ``f`` as written (and
     its number of arguments) where
     ``read`` differentiates its complex values as pairs (:func:`_paired`); the reference
-    then declines a point where ``f`` takes ``|z|`` at ``z = 0`` (:class:`ModulusJvp`)."""
+    then declines a point where ``f`` takes ``|z|`` at ``z = 0`` (:class:`ModulusJvp`).
+    ``note``: added to the graph's notes where ``read[0]`` is read."""
     try:
         graph, k = from_jax(_named(read[0], names), *args, **options), 0
     except InputError as error:
@@ -235,6 +294,8 @@ def _read_gradient(
                 raise
             return _read_gradient(looped, None, names, args, None, **options)  # refused
         graph, k = from_jax(_named(read[1], names), *args, **options), 1
+    if k == 0 and note:
+        graph.notes.append(f"{graph.name}: {note}")
     reference = graph.jvp_reference
     if looped is not None and isinstance(reference, JaxJvp):
         original = _named(looped[k], names)

@@ -81,10 +81,17 @@ __all__ = ["block_entries", "extra_values", "tensor_module", "tensor_program"]
 class Writer:
     """The function body being built: statements, fresh names, module constants."""
 
-    def __init__(self, dialect: Dialect, keep_arrays: bool = False) -> None:
+    def __init__(
+        self, dialect: Dialect, keep_arrays: bool = False, sparse_products: bool | None = None
+    ) -> None:
         self.d = dialect
         self.statements: list[ArrayStatement] = []
         self.constants = Constants(keep_arrays)
+        # whether a loop's tangent sweep multiplies a sparse body block by its entries
+        # (NumPy and JAX, a loop nested in a body too) or dense (C's printer); by default,
+        # where the constants' arrays are not kept (a C program and a body program keep
+        # them: a body program is given its loop's)
+        self.sparse_products = not keep_arrays if sparse_products is None else sparse_products
         self.taken: set[str] = set()
         self.count = 0
         self.varying: set[str] = set()  # names whose values read an input
@@ -174,6 +181,7 @@ def tensor_program(
     symmetric: bool = False,
     extra: Sequence[ArrayOp] = (),
     cancel_later: bool = True,
+    sparse_products: bool | None = None,
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -196,6 +204,10 @@ def tensor_program(
     (the C printer's input).
 
     ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
+    ``sparse_products``: whether a loop's tangent sweep multiplies a sparse body block by
+    its entries (:attr:`Writer.sparse_products`; None: where the arrays are not kept). A
+    loop body's program takes its loop's: a loop nested in a NumPy or JAX body sweeps its
+    tangents as a top-level one does (before, dense: n² entries a step for n carried).
 
     ``extra``: values no derivative reaches (nested operations over the graph's inputs and
     vertices: a branch's outputs of that kind, :mod:`.branches`), computed after the
@@ -224,7 +236,7 @@ def tensor_program(
     if symmetric and not (sparse and mode == "jacobian" and square):
         raise DGraphError("symmetric= is for the sparse jacobian of one square block")
     computed = es.as_computed or es
-    w = Writer(DIALECTS[lang], keep_arrays)
+    w = Writer(DIALECTS[lang], keep_arrays, sparse_products)
     w.region_reads = read_outputs(graph)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     edges = graph.edge_symbols
@@ -375,7 +387,8 @@ def tensor_program(
             lower = statements if tril_statements is None else tril_statements
             if not none_cancel(w, deferred, lower, results[0], keep):
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
-                                      cancel_later=False)  # fmt: skip
+                                      cancel_later=False,
+                                      sparse_products=sparse_products)  # fmt: skip
         if lang == "python":  # the runs of n³ arrays a slice of rows at a time
             statements = _chunked(w, stub, statements, ends)
             if tril_statements is not None:
@@ -1095,7 +1108,13 @@ def _body_program(w: Writer):
     def program_of(graph, extra: Sequence[ArrayOp] = ()) -> tuple[ArrayProgram, list]:
         es = accumulate(graph, "forward")
         program = tensor_program(
-            es, w.d.lang, False, "value_and_jacobian", keep_arrays=True, extra=extra
+            es,
+            w.d.lang,
+            False,
+            "value_and_jacobian",
+            keep_arrays=True,
+            extra=extra,
+            sparse_products=w.sparse_products,
         )
         return program, jacobian_keys(es)
 

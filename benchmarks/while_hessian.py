@@ -1,0 +1,108 @@
+"""The sparse Hessian of a function with a top-level ``lax.while_loop`` whose trip count the
+values decide (Newton's iteration to a tolerance): nonzeros, build CPU-s, per call CPU-s
+and the largest error against JAX at points of different trip counts. Run on two
+checkouts (``PYTHONPATH``) to read before → after; one size per process (a clean build).
+
+    python benchmarks/while_hessian.py [--lang=python|jax|c] PROGRAM N
+
+Programs: ``newton_tol`` (z³ + z = x solved by Newton to |residual| ≤ 1e-12, Σ z²: the
+``newton_while_loop`` program of ``real_programs4.py`` to a tolerance instead of eight
+steps) and ``damped_tol`` (damped Newton, half steps, to 1e-3: 13 to 18 trips, every one
+of which moves the derivative). The reference is ``jax.hessian`` of the same steps by
+``fori_loop`` at each point's own trip count (counted by the while_loop itself), and
+below 300 unknowns also ``jax.jacfwd(jax.jacfwd(f))`` of the while_loop.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+jax.config.update("jax_enable_x64", True)
+
+import dgraph  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+
+def _program(damping: float, tol: float):
+    def step(z, x):
+        return z - damping * (z**3 + z - x) / (3 * z**2 + 1)
+
+    def loop(x):
+        def more(s):
+            z, k = s
+            return (jnp.max(jnp.abs(z**3 + z - x)) > tol) & (k < 100)
+
+        return lax.while_loop(more, lambda s: (step(s[0], x), s[1] + 1), (x, 0))
+
+    def f(x):
+        return jnp.sum(loop(x)[0] ** 2)
+
+    def fixed(trips: int):
+        return lambda x: jnp.sum(lax.fori_loop(0, trips, lambda i, z: step(z, x), x) ** 2)
+
+    return f, jax.jit(lambda x: loop(x)[1]), fixed
+
+
+PROGRAMS = {"newton_tol": (1.0, 1e-12), "damped_tol": (0.5, 1e-3)}
+
+
+def _dense(h) -> np.ndarray:
+    return np.asarray(h.todense() if hasattr(h, "todense") else h.toarray())
+
+
+def main(argv: list[str]) -> None:
+    lang = "python"
+    rest = []
+    for a in argv:
+        if a.startswith("--lang="):
+            lang = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+    name, n = rest[0], int(rest[1])
+    f, trips, fixed = _program(*PROGRAMS[name])
+    x = np.linspace(-1.5, 1.5, n)
+    points = (x, 3 * x + 0.1, 0.2 * x)
+    print(f"dgraph from {Path(dgraph.__file__).parent}; {name} n={n} lang={lang}")
+    start = time.process_time()
+    try:
+        h = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
+    except (DGraphError, MemoryError) as e:
+        line = str(e).splitlines()[0][:200]
+        print(f"refused after {time.process_time() - start:.2f} CPU-s: {line}")
+        return
+    build = time.process_time() - start
+    got = h(x)
+    calls = []
+    for _ in range(5):
+        t = time.process_time()
+        jax.block_until_ready(h(x))  # JAX's call returns before its work is done
+        calls.append(time.process_time() - t)
+    errors, counts = [], []
+    for p in points:
+        k = int(trips(p))
+        want = np.asarray(jax.jit(jax.hessian(fixed(k)))(p))
+        H = _dense(h(p))
+        err = float(np.abs(H - want).max() / max(1.0, np.abs(want).max()))
+        if n < 300:
+            ff = np.asarray(jax.jit(jax.jacfwd(jax.jacfwd(f)))(p))
+            err = max(err, float(np.abs(H - ff).max() / max(1.0, np.abs(ff).max())))
+        errors.append(err)
+        counts.append(k)
+    nnz = got.nse if hasattr(got, "nse") else got.nnz
+    print(
+        f"nnz {nnz}; build {build:.2f} CPU-s; per call {statistics.median(calls) * 1e3:.2f}"
+        f" ms CPU (median of 5); verified {h.generated.verified}; trips {counts};"
+        f" max rel error {max(errors):.1e}"
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,231 @@
+"""``while_loop``s whose trip count the inputs reach (Newton to a tolerance, a bisection),
+given a reverse sweep of their own, so that JAX's reverse mode (which refuses a
+``while_loop``) gives the gradient whose graph the Hessian reads.
+
+The loop runs as written; its trip count ``n`` is known once it has run. Its reverse sweep
+is a second ``while_loop`` of ``n`` steps, ``k = n − 1, …, 0``: step ``k``'s state is
+recomputed from the loop's initial carries by ``k`` body steps (one state kept, ``n(n −
+1)/2`` extra body steps: for the short loops of solvers, as dgraph's own ``vjp`` of a
+``while_loop`` without a tape, docs/control_flow.md §6b), and the body's pullback at that
+state (JAX's ``vjp`` of the body) carries the adjoint one step back (Griewank and Walther,
+*Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12: reversal of a loop by
+recomputation). A ``jax.custom_vjp`` holds the pair, so ``jax.grad`` of ``f`` is the
+forward loop, which counts its trips, followed by the reverse loop of that many steps:
+both run to the point's own trip count wherever the gradient (and the Hessian, its
+Jacobian) is evaluated, never another point's. The derivative is that of the trips the
+loop runs at the point (JAX's forward-mode convention through a ``while_loop``): no
+derivative flows through the condition, whose outcome is piecewise constant.
+
+Loops of the top level of ``f``'s jaxpr whose operands the inputs reach, and those in a
+call there (``jax.jit``: inlined); a loop nested in another loop or in a ``cond`` is
+kept, and the Hessian takes JAX's forward mode through it. Run after
+:func:`~.jaxpr_static_while.static_trip_loops` (a trip count no input reaches is a
+``scan``, whose reverse sweep needs no recomputation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .jaxpr_static_while import evaluate_with
+
+__all__ = ["has_while", "reverse_loops", "reversed_while", "worth_reversing"]
+
+
+def _literal(v: Any) -> bool:
+    return type(v).__name__ == "Literal"
+
+
+def _inexact(v: Any) -> bool:
+    return bool(np.issubdtype(v.aval.dtype, np.inexact))
+
+
+def reverse_loops(
+    jax: Any, f: Callable[..., Any], args: list[Any], tangents: int
+) -> Callable | None:
+    """``f`` with each top-level ``while_loop`` the inputs reach (one in a ``jax.jit`` too)
+    run by :func:`reversed_while` (its reverse sweep JAX's reverse mode takes); None where
+    ``f`` has none. Each loop is run once at ``args`` to count its trips n, and reversed
+    where its recomputation's n(n − 1)/2 extra body steps are at most the n·``tangents``
+    that JAX's forward mode carries through it (``tangents``: the entries of the
+    differentiated arguments), :func:`worth_reversing`; a long loop over few unknowns
+    (a bisection of 50 trips in 2) keeps the forward mode."""
+    closed = jax.make_jaxpr(f)(*args)
+    trips: dict[int, int] = {}
+    counting = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), lambda e: True, trips)
+    if not counting:
+        return None
+    evaluate_with(jax, closed, jax.tree_util.tree_leaves(args), counting)
+    keep = lambda e: worth_reversing(trips.get(id(e), 0), tangents)  # noqa: E731
+    rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), keep)
+    if not rules:
+        return None
+    tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
+
+    def run(*values: Any) -> Any:
+        out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
+        return jax.tree_util.tree_unflatten(tree, out)
+
+    return run
+
+
+def has_while(jaxpr: Any) -> bool:
+    """Whether ``jaxpr`` has a ``while`` equation at its top level or in a call there
+    (what :func:`reverse_loops` and :func:`~.jaxpr_static_while.static_trip_loops` look
+    at): where it has none, neither need trace ``f`` again."""
+    for e in jaxpr.eqns:
+        if e.primitive.name == "while":
+            return True
+        inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
+        if (
+            e.primitive.name in CALLS
+            and inner is not None
+            and has_while(inner.jaxpr if hasattr(inner, "jaxpr") else inner)
+        ):
+            return True
+    return False
+
+
+def worth_reversing(trips: int, tangents: int) -> bool:
+    """Whether a loop of ``trips`` at the point is reversed by recomputation (``trips(trips
+    − 1)/2`` extra body steps) rather than carrying ``tangents`` tangents forward through
+    its ``trips`` steps: ``(trips − 1)/2 ≤ tangents``.
+
+    >>> worth_reversing(13, 12), worth_reversing(50, 2)
+    (True, False)
+    """
+    return trips - 1 <= 2 * tangents
+
+
+CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})  # looked into, inlined
+
+
+def _rules(
+    jax: Any,
+    jaxpr: Any,
+    live: set[Any],
+    keep: Callable[[Any], bool],
+    trips: dict[int, int] | None = None,
+) -> dict[int, Callable]:
+    """Per equation of ``jaxpr`` to rewrite, its rule (:func:`evaluate_with`): a
+    ``while`` that ``live`` (the variables the inputs reach) reaches, that carries floats
+    and that ``keep`` takes, by :func:`reversed_while` (with ``trips``: run to its end,
+    its trip count kept in ``trips`` by the equation's id); a call (``jax.jit``) holding
+    one, its jaxpr inlined and evaluated with its own rules."""
+    live, rules = set(live), {}
+    for k, e in enumerate(jaxpr.eqns):
+        reached = [not _literal(v) and v in live for v in e.invars]
+        if e.primitive.name == "while" and any(reached) and any(map(_inexact, e.outvars)):
+            if trips is not None:
+                rules[k] = lambda e, ins: _counted(jax, e, ins, trips)
+            elif keep(e):
+                rules[k] = lambda e, ins: reversed_while(jax, e, ins)
+        elif e.primitive.name in CALLS and any(reached):
+            inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
+            closed = inner if hasattr(inner, "consts") else SimpleNamespace(jaxpr=inner, consts=[])
+            inner_live = {v for v, r in zip(closed.jaxpr.invars, reached, strict=True) if r}
+            found = _rules(jax, closed.jaxpr, inner_live, keep, trips)
+            if found:
+                rules[k] = lambda e, ins, c=closed, r=found: evaluate_with(jax, c, ins, r)
+        if any(reached):
+            live.update(e.outvars)
+    return rules
+
+
+def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[Any]:
+    """The ``while`` equation ``e`` at ``ins``, run (compiled) with a counter beside its
+    carries; its trip count kept in ``trips[id(e)]``."""
+    p = e.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+
+    def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
+        def more(s: Any) -> Any:
+            return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
+
+        def again(s: Any) -> Any:
+            return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
+
+        return jax.lax.while_loop(more, again, (carry, 0))
+
+    carry, n = jax.jit(counted)(list(ins[:cn]), list(ins[cn : cn + bn]), list(ins[cn + bn :]))
+    trips[id(e)] = int(n)
+    return list(carry)
+
+
+def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
+    """The ``while`` equation ``e`` at its operands ``ins``, as a ``jax.custom_vjp``: the
+    loop forward, counting its trips; its pullback the reverse loop of that many steps
+    (module docstring). The floating body constants and initial carries are
+    differentiated; integer and boolean ones (a counter), and the condition's constants
+    (no derivative flows through the condition), are not."""
+    lax = jax.lax
+    p = e.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+    bvars, cvars = e.invars[cn : cn + bn], e.invars[cn + bn :]
+    fb = [k for k, v in enumerate(bvars) if _inexact(v)]  # differentiated body constants
+    fc = [k for k, v in enumerate(cvars) if _inexact(v)]  # differentiated carries
+    fixed = (list(ins[:cn]), list(ins[cn : cn + bn]), list(ins[cn + bn :]))
+
+    def merge(values: list[Any], floats: list[Any], where: list[int]) -> list[Any]:
+        out = list(values)
+        for k, v in zip(where, floats, strict=True):
+            out[k] = v
+        return out
+
+    def step(consts: list[Any], state: list[Any]) -> list[Any]:
+        return jax.core.eval_jaxpr(body.jaxpr, body.consts, *consts, *state)
+
+    def counted(cc: list[Any], consts: list[Any], state: list[Any]) -> tuple[list[Any], Any]:
+        def more(s: tuple) -> Any:
+            return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
+
+        return lax.while_loop(more, lambda s: (step(consts, s[0]), s[1] + 1), (state, 0))
+
+    def after(consts: list[Any], state: list[Any], k: Any) -> list[Any]:
+        """The state after ``k`` body steps from ``state`` (a run-time count)."""
+        return lax.while_loop(
+            lambda s: s[1] < k, lambda s: (step(consts, s[0]), s[1] + 1), (state, 0)
+        )[0]
+
+    # the operands not differentiated are arguments too: a custom_vjp closes over no tracer
+    @jax.custom_vjp
+    def loop(b: list[Any], c: list[Any], rest: tuple) -> list[Any]:
+        cc, bc, carry = rest
+        return counted(cc, merge(bc, b, fb), merge(carry, c, fc))[0]
+
+    def forward(b: list[Any], c: list[Any], rest: tuple) -> tuple[list[Any], tuple]:
+        cc, bc, carry = rest
+        out, n = counted(cc, merge(bc, b, fb), merge(carry, c, fc))
+        return out, (b, c, rest, n)
+
+    def backward(residuals: tuple, g: list[Any]) -> tuple:
+        b, c, (_, bc, carry), n = residuals
+        consts, state = merge(bc, b, fb), merge(carry, c, fc)
+
+        def back(s: tuple) -> tuple:
+            k, gc, gb = s
+            k = k - 1
+            at = after(consts, state, k)
+
+            def floats(b_: list[Any], c_: list[Any]) -> list[Any]:
+                new = step(merge(consts, b_, fb), merge(at, c_, fc))
+                return [new[j] for j in fc]
+
+            _, pullback = jax.vjp(floats, b, [at[j] for j in fc])
+            db, dc = pullback(gc)
+            return k, dc, [u + w for u, w in zip(gb, db, strict=True)]
+
+        g_c = [g[j] for j in fc]
+        zeros = [jax.numpy.zeros_like(v) for v in b]
+        _, gc, gb = lax.while_loop(lambda s: s[0] > 0, back, (n, g_c, zeros))
+        return gb, gc, None
+
+    loop.defvjp(forward, backward)
+    _, bc, carry = fixed
+    return loop([bc[k] for k in fb], [carry[k] for k in fc], fixed)
