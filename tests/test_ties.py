@@ -197,3 +197,25 @@ def test_code_generation_never_evaluates_a_max_again(monkeypatch):
     monkeypatch.setattr(sympy.Max, "_find_localzeros", classmethod(counted))
     text = generate(es, "python").text
     assert calls == [] and "max" in text
+
+
+def test_held_and_released_remember_a_programs_statements():
+    """The code generator's cse holds each statement's Max and releases it after, some 16
+    times per program and candidate: :func:`held` and :func:`released` remember the
+    statements of a program (here 39), not the last few (16 before element31: every
+    second call below was computed again)."""
+    import sympy
+
+    from dgraph.core import extremes
+
+    x = sympy.symbols("x0:40", real=True)
+    exprs = [sympy.Max(x[k], x[k + 1], evaluate=False) * x[k] for k in range(39)]
+    holding = [extremes.held(e) for e in exprs]
+    back = [extremes.released(h) for h in holding]
+    assert back == exprs and all(not h.has(sympy.Max) for h in holding)
+    held_hits = extremes.held.cache_info().hits
+    released_hits = extremes.released.cache_info().hits
+    assert all(extremes.held(e) is h for e, h in zip(exprs, holding, strict=True))
+    assert all(extremes.released(h) is b for h, b in zip(holding, back, strict=True))
+    assert extremes.held.cache_info().hits - held_hits == 39
+    assert extremes.released.cache_info().hits - released_hits == 39
