@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .jaxpr_numpy import INLINED_CALLS
+from .jaxpr_numpy import INLINED_CALLS, numpy_pad
 
 __all__ = ["exact_fold", "exact_program"]
 
@@ -414,21 +414,6 @@ def _select(args: list[np.ndarray]) -> np.ndarray | None:
     return np.choose(index, np.broadcast_arrays(*cases))
 
 
-def _pad(params: Mapping, x: np.ndarray, value: np.ndarray) -> np.ndarray | None:
-    """``pad`` without interior padding (negative edges cut)."""
-    config = params["padding_config"]
-    if any(inner != 0 for _, _, inner in config):
-        return None
-    kept = x[
-        tuple(
-            slice(max(-lo, 0), n - max(-hi, 0))
-            for (lo, hi, _), n in zip(config, x.shape, strict=True)
-        )
-    ]
-    width = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in config]
-    return np.pad(kept, width, constant_values=value[()])
-
-
 _MOVES = frozenset(_UNARY) | {"concatenate", "iota", "pad", "split", "empty2"}
 
 
@@ -498,7 +483,7 @@ def _values(eqn: Any, name: str, args: list[np.ndarray]) -> list[np.ndarray] | N
     if name == "concatenate":
         return [np.concatenate(args, axis=int(params["dimension"])) if args else None]
     if name == "pad" and len(args) == 2:
-        return [_pad(params, *args)]
+        return [numpy_pad(args[0], args[1], params)]
     if name == "convert_element_type" and len(args) == 1:
         return [_convert_any(params, args[0], dtype)]
     if name in _UNARY:

@@ -32,7 +32,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["INLINED_CALLS", "NUMPY_LOOP_MOST", "numpy_equation", "numpy_loop", "numpy_program"]
+__all__ = [
+    "INLINED_CALLS",
+    "NUMPY_LOOP_MOST",
+    "numpy_equation",
+    "numpy_loop",
+    "numpy_pad",
+    "numpy_program",
+]
 
 _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "div": np.divide,
@@ -93,7 +100,8 @@ def _slice(x: np.ndarray, p: dict) -> np.ndarray:
     return x[tuple(slice(a, b, step) for a, b, step in at)]
 
 
-def _pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray | None:
+def numpy_pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray | None:
+    """``pad`` without interior padding (negative edges cut); None for interior padding."""
     config = p["padding_config"]
     if any(inner != 0 for _, _, inner in config):
         return None
@@ -248,7 +256,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
         elif name == "select_n" and xs[0].dtype.kind in "biu":
             out = _select_n(*xs)
         elif name == "pad":
-            out = _pad(xs[0], xs[1], params)
+            out = numpy_pad(xs[0], xs[1], params)
         elif name == "concatenate":
             out = np.concatenate(xs, axis=params["dimension"])
         elif name in _MOVES and len(xs) == 1:

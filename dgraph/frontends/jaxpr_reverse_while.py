@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .jaxpr_static_while import evaluate_with
+from .jaxpr_static_while import counted_while, evaluate_with
 
 __all__ = ["has_while", "reverse_loops", "reversed_while", "worth_reversing"]
 
@@ -139,20 +139,7 @@ def _rules(
 def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[Any]:
     """The ``while`` equation ``e`` at ``ins``, run (compiled) with a counter beside its
     carries; its trip count kept in ``trips[id(e)]``."""
-    p = e.params
-    cn, bn = p["cond_nconsts"], p["body_nconsts"]
-    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-
-    def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
-        def more(s: Any) -> Any:
-            return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
-
-        def again(s: Any) -> Any:
-            return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
-
-        return jax.lax.while_loop(more, again, (carry, 0))
-
-    carry, n = jax.jit(counted)(list(ins[:cn]), list(ins[cn : cn + bn]), list(ins[cn + bn :]))
+    carry, n = counted_while(jax, e, ins)
     trips[id(e)] = int(n)
     return list(carry)
 

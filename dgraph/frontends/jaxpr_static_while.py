@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["evaluate_with", "static_trip_loops"]
+__all__ = ["counted_while", "evaluate_with", "static_trip_loops"]
 
 
 def _read(jaxpr: Any) -> set[Any]:
@@ -123,6 +123,25 @@ def evaluate_with(
     return [get(v) for v in jaxpr.outvars]
 
 
+def counted_while(jax: Any, e: Any, ins: list[Any]) -> tuple[list[Any], Any]:
+    """The ``while`` equation ``e`` at ``ins``, run (compiled) with a counter beside its
+    carries: its final carries and its trip count."""
+    p = e.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+
+    def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
+        def more(s: Any) -> Any:
+            return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
+
+        def again(s: Any) -> Any:
+            return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
+
+        return jax.lax.while_loop(more, again, (carry, 0))
+
+    return jax.jit(counted)(list(ins[:cn]), list(ins[cn : cn + bn]), list(ins[cn + bn :]))
+
+
 def _counted(jax: Any, counts: dict[int, int], k: int, counting: bool) -> Callable:
     return lambda e, ins: _loop(jax, e, ins, counts, k, counting)
 
@@ -132,24 +151,14 @@ def _loop(jax: Any, e: Any, ins: list[Any], counts: dict[int, int], k: int, coun
     count kept (``counting``), else the ``scan`` of that count."""
     p = e.params
     cn, bn = p["cond_nconsts"], p["body_nconsts"]
-    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    cc, bc, carry = ins[:cn], ins[cn : cn + bn], list(ins[cn + bn :])
+    body = p["body_jaxpr"]
+    bc, carry = ins[cn : cn + bn], list(ins[cn + bn :])
 
     def step(c: list[Any]) -> list[Any]:
         return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *c)
 
     if counting:  # the loop itself, compiled, with a counter beside its carries
-
-        def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
-            def more(s: Any) -> Any:
-                return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
-
-            def again(s: Any) -> Any:
-                return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
-
-            return jax.lax.while_loop(more, again, (carry, 0))
-
-        carry, n = jax.jit(counted)(cc, bc, carry)
+        carry, n = counted_while(jax, e, ins)
         counts[k] = int(n)
         return carry
     out, _ = jax.lax.scan(lambda c, _: (step(c), None), carry, length=counts[k])
