@@ -154,3 +154,18 @@ def test_the_delta_form_is_read_by_its_entries():
     assert (size, n) == (25, 1) and flat.tolist() == [0, 6, 12, 18, 24] and not entry_of.any()
     assert block_entries(program, "S") is None
 
+
+def test_c_loops_multiply_sparse_blocks_by_their_entries():
+    """C's tangent loop multiplies a sparse body block by its entries as NumPy's does
+    (the rows of the carried tangents at the pattern's columns, a padded slot masked):
+    no dense product of the 16 × 16 block a step (a contraction over its 16 columns, a
+    loop nest ``k2 < 16``, dense before); values equal jax.jacfwd's."""
+    args = (np.linspace(0.2, 0.8, 16), np.array(0.3), np.linspace(0.0, 1.0, 48).reshape(3, 16))
+    f = _integrate("open", 3, True)
+    with jax.enable_x64(True):
+        h = dgraph.make_function(lambda u, d, x: f(u, d, x), "jacobian", "c", point=list(args))
+        want = jax.jit(jax.jacfwd(f, argnums=(0, 1, 2)))(*args)
+    assert h.generated.verified
+    assert "k2 < 16L" not in h.source and "_rows" in h.source
+    for a, b in zip(h(*args), want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
