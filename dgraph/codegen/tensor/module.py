@@ -88,10 +88,9 @@ class Writer:
         self.statements: list[ArrayStatement] = []
         self.constants = Constants(keep_arrays)
         # whether a loop's tangent sweep multiplies a sparse body block by its entries
-        # (NumPy, JAX and C's value program, a loop nested in a body too) or dense (C's
-        # tangent sweep, sweeps.jvp_program); by default, where the constants' arrays are
-        # not kept (a C program and a body program keep them: a body program is given its
-        # loop's, C's value program asks for it)
+        # (NumPy, JAX and C's value program, a loop nested in a body too) or dense; by
+        # default, where the constants' arrays are not kept (a C program and a body
+        # program keep them: a body program is given its loop's, C's value program asks)
         self.sparse_products = not keep_arrays if sparse_products is None else sparse_products
         self.taken: set[str] = set()
         self.count = 0
