@@ -117,3 +117,55 @@ def test_dense_step_products_go_through_blas_from_their_size(monkeypatch, xs):
             leaves = jax.tree_util.tree_leaves
             for a, b in zip(leaves(got), leaves(want), strict=True):
                 np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
+def test_the_delta_form_is_read_by_its_entries():
+    """JAX writes a labelled body block as its values broadcast times an identity per
+    pair of axes (``module._delta_form``); :func:`block_entries` reads its pattern and
+    which value each entry holds, equal to the dense block NumPy makes of the same form:
+    two pairs on axes (0, 3) and (1, 2), the values transposed and spread, and a
+    diagonal of one number."""
+    from dgraph.codegen.ir import ArrayProgram, ArrayStatement, BinOp, Call, Const, Name
+    from dgraph.codegen.tensor.loop_blocks import block_entries
+
+    def eye(n, at):
+        return Call("reshape", (Call("eye", (Const(n),)), Const(at)))
+
+    V = np.arange(1.0, 13.0).reshape(4, 3)
+    values = Call("reshape", (Call("transpose", (Name("v"), Const((1, 0)))), Const((3, 4, 1, 1))))
+    pairs = BinOp("*", BinOp("*", values, eye(4, (1, 4, 4, 1))), Name("t"))
+    form = Call("broadcast_to", (pairs, Const((3, 4, 4, 3))))
+    one = Call("broadcast_to", (BinOp("*", Call("reshape", (Const(2.0), Const((1, 1)))),
+                                          eye(5, (5, 5))), Const((5, 5))))  # fmt: skip
+    program = ArrayProgram("body", ("v",), ((4, 3),), ("v",), [
+        ArrayStatement("t", eye(3, (3, 1, 1, 3))),  # a factor the passes named
+        ArrayStatement("J", form),
+        ArrayStatement("I", one),
+        ArrayStatement("S", Call("reshape", (Name("v"), Const((3, 4))))),  # no block form
+    ], ["J"])  # fmt: skip
+    size, flat, entries, entry_of, n = block_entries(program, "J")
+    want = V.T.reshape(3, 4, 1, 1) * np.eye(4).reshape(1, 4, 4, 1) * np.eye(3).reshape(3, 1, 1, 3)
+    got = np.zeros(size)
+    got[flat] = V.T.ravel()[entry_of]
+    assert (size, n, flat.size) == (144, 12, 12) and entries == Call("ravel", (values,))
+    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    assert np.all(np.diff(flat) > 0)  # row-major: each row's entries in order
+    size, flat, _, entry_of, n = block_entries(program, "I")
+    assert (size, n) == (25, 1) and flat.tolist() == [0, 6, 12, 18, 24] and not entry_of.any()
+    assert block_entries(program, "S") is None
+
+
+def test_c_loops_multiply_sparse_blocks_by_their_entries():
+    """C's tangent loop multiplies a sparse body block by its entries as NumPy's does
+    (the rows of the carried tangents at the pattern's columns, a padded slot masked):
+    no dense product of the 16 × 16 block a step (a contraction over its 16 columns, a
+    loop nest ``k2 < 16``, dense before); values equal jax.jacfwd's."""
+    args = (np.linspace(0.2, 0.8, 16), np.array(0.3), np.linspace(0.0, 1.0, 48).reshape(3, 16))
+    f = _integrate("open", 3, True)
+    with jax.enable_x64(True):
+        h = dgraph.make_function(lambda u, d, x: f(u, d, x), "jacobian", "c", point=list(args))
+        want = jax.jit(jax.jacfwd(f, argnums=(0, 1, 2)))(*args)
+    assert h.generated.verified
+    assert "k2 < 16L" not in h.source and "_rows" in h.source
+    for a, b in zip(h(*args), want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)

@@ -886,12 +886,38 @@ class _Translator(CElementPrinter):
         if not source.contiguous:
             source = self._materialize(source)
         ids = self._index_array(node.items)
+        if len(source.shape) > 1:  # whole rows (a loop's tangent rows at a pattern's columns)
+            self._row_gather(out, source, ids)
+            return
 
         def body(i: list[str]) -> str:
             at = _plus(source.offset, f"{ids.base}[{i[1]}]")
             return f"{out.base}[{i[0]}] = {source.base}[{at}];"
 
         self._loop([out, ids], body)
+
+    def _row_gather(self, out: _View, source: _View, ids: _View | None) -> None:
+        """``out = source[K]``: the rows of ``source`` (contiguous, its first axis) at the
+        integer vector ``K`` (NumPy's ``D[K]``: the tangent rows a loop's sparse product
+        reads at a pattern's columns); ``out[i, ...] = source[K[i], ...]``."""
+        if ids is None or len(ids.shape) != 1 or out.shape[1:] != source.shape[1:]:
+            self._refuse("a gather of rows at an index that is not one vector")
+        rest = math.prod(source.shape[1:])
+        inner = (0, *_c_strides(source.shape[1:]))  # the entry within a row
+        within = _View(source.base, source.offset, out.shape, inner, source.ctype)
+        at = _View(
+            ids.base,
+            ids.offset,
+            out.shape,
+            (_normal(ids)[0],) + (0,) * (len(out.shape) - 1),
+            ids.ctype,
+        )
+
+        def body(i: list[str]) -> str:
+            row = f"(long){at.base}[{i[2]}] * {rest}L"
+            return f"{out.base}[{i[0]}] = {source.base}[{i[1]} + {row}];"
+
+        self._loop([out, within, at], body)
 
     def _reduced(self, out: _View, node: ir.Call, kind: str) -> tuple[_View, tuple[int, ...]]:
         """A reduction's result ``out`` as a view over its operand's shape (stride 0 on
@@ -1709,6 +1735,15 @@ class _Translator(CElementPrinter):
                 self._refuse("a gather from a computed expression")
             if not source.contiguous:
                 source = self._materialize(source)
+            if len(source.shape) > 1:  # whole rows: into a buffer of their own first, once
+                if id(node) not in self.views:
+                    shaped = self._shaped(node)
+                    buffer = self._buffer("rows", shaped.size, source.ctype)
+                    rows = _contiguous(buffer, shaped.shape, source.ctype)
+                    self._row_gather(rows, source, self._index_array(node.items))
+                    self.views[id(node)] = rows
+                leaves.append(self.views[id(node)])  # type: ignore[arg-type]
+                return f"@{len(leaves) - 1}@"
             leaves.append(self._index_array(node.items))  # type: ignore[arg-type]
             return f"{source.base}[{_plus(source.offset, f'@{len(leaves) - 1}@')}]"
         if isinstance(node, ir.Const):

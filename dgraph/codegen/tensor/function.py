@@ -313,7 +313,7 @@ def _make(
         generated.loops = sweep.loops
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        program = tensor_program(es, "python", True, mode, keep_arrays=True)
+        program = tensor_program(es, "python", True, mode, keep_arrays=True, sparse_products=True)
         values = c_values(program)
         stacked = values.load()
         function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)

@@ -88,9 +88,9 @@ class Writer:
         self.statements: list[ArrayStatement] = []
         self.constants = Constants(keep_arrays)
         # whether a loop's tangent sweep multiplies a sparse body block by its entries
-        # (NumPy and JAX, a loop nested in a body too) or dense (C's printer); by default,
-        # where the constants' arrays are not kept (a C program and a body program keep
-        # them: a body program is given its loop's)
+        # (NumPy, JAX and C's value program, a loop nested in a body too) or dense; by
+        # default, where the constants' arrays are not kept (a C program and a body
+        # program keep them: a body program is given its loop's, C's value program asks)
         self.sparse_products = not keep_arrays if sparse_products is None else sparse_products
         self.taken: set[str] = set()
         self.count = 0
@@ -206,8 +206,10 @@ def tensor_program(
     ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
     ``sparse_products``: whether a loop's tangent sweep multiplies a sparse body block by
     its entries (:attr:`Writer.sparse_products`; None: where the arrays are not kept). A
-    loop body's program takes its loop's: a loop nested in a NumPy or JAX body sweeps its
-    tangents as a top-level one does (before, dense: n² entries a step for n carried).
+    loop body's program takes its loop's: a loop nested in a NumPy, JAX or C body sweeps
+    its tangents as a top-level one does (before, dense: n² entries a step for n carried).
+    C's value program asks for it (its printer gathers the tangents' rows,
+    ``c_values._row_gather``).
 
     ``extra``: values no derivative reaches (nested operations over the graph's inputs and
     vertices: a branch's outputs of that kind, :mod:`.branches`), computed after the

@@ -328,7 +328,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             term = None
             if writes is not None and _identity(program, block, size):
                 term = Name(name)  # 1.0·D: D itself
-            if term is None and w.sparse_products:  # NumPy, JAX (C: dense products)
+            if term is None and w.sparse_products:  # NumPy, JAX and C's value programs
                 term = sparse_product(program, block, size, held, Name(name), index)
             if term is None:
                 matrix = Call("reshape", (Name(block), Const((size, -1))))
