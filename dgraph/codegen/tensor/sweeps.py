@@ -36,6 +36,7 @@ from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
 from .dialect import DIALECTS
 from .forward import operand_shape
+from .jit_arguments import jitted_whole
 from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
@@ -155,7 +156,10 @@ def _module(graph: DGraph, mode: str, lang: str, built: _Built, values: bool) ->
         f' {seeds_text!r} ({language}).{loops}"""'
     )
     statements = w.printed(built.statements)
-    body = [f"def {mode}({args}):", doc, *statements, returned]
+    if lang == "jax":  # one jitted program (short enough)
+        body = jitted_whole(mode, args, doc, statements, returned, w.constants)
+    else:
+        body = [f"def {mode}({args}):", doc, *statements, returned]
     header = _header(w, graph, mode, lang, "\n".join(statements))
     return Sweep(header + "\n".join(body) + "\n", built.mults, tuple(built.loops))
 
