@@ -85,11 +85,11 @@ def _bound(function, **arrays):
     with the module's ``arrays`` as device arrays."""
     jitted = {}
 
-    def call(*args):
+    def call(*args, **named):
         x64 = bool(jax.config.jax_enable_x64)
         if x64 not in jitted:
             jitted[x64] = jax.jit(function if x64 else _narrowed(function))
-        return jitted[x64](*args, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
+        return jitted[x64](*args, **named, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
 
     call.__name__, call.__doc__, call.__wrapped__ = function.__name__, function.__doc__, function
     return call'''
