@@ -2,16 +2,18 @@
 Jacobians, a jvp, Hessians), each with its reference's share (``JaxJvp`` calls) and the
 programs JAX lowered and compiled during it (``jax.monitoring``), one process, in turn.
 The check's costs in question: generated JAX code run eagerly (one program per
-operation and shape; running it as one program, refcheck30's ``checked_call``, was
-reverted: an eager caller's first call then paid the compiles, RESULTS.md) and small
+operation and shape; running it as one program in the check alone, refcheck30's
+``checked_call``, was reverted: an eager caller's first call then paid the compiles,
+RESULTS.md; since jaxcheck32 a dense array-level module's functions are jitted whole in
+the module itself, so the check and the caller run the one program) and small
 references compiled (dgraph/frontends/jaxpr_arrays.py's ``_numpy_cheaper``).
 
     XLA_FLAGS="--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false" \\
         PYTHONPATH=. python benchmarks/check_builds.py [--call] [name ...]
 
 (the flags the test suite compiles with, tests/xla_compile.py; without them, XLA's own).
-``--call``: also the CPU seconds of the made function's first call, eager, at the
-build's point (what a caller who does not jit it pays next).
+``--call``: also the CPU seconds of the made function's first call at the build's point
+(what a caller who does not jit it pays next).
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def columns_module(graph: DGraph, lang: str, choice: ColumnsChoice, mode: str = 
     if lang == "python" and not values and choice.sweep is not None:  # the one priced
         text = jvp_module(graph, choice.sweep).text
     else:
-        text = sweep_module(graph, "jvp", lang, values=values).text
+        text = sweep_module(graph, "jvp", lang, values=values, jit=False).text  # jitted below
     inputs = [f"x{k}" for k in range(len(graph.inputs))]
     params = [f"p{k}" for k in range(len(graph.parameter_shapes))]
     splits, at = [], 0

@@ -21,7 +21,7 @@ import numpy as np
 
 from .constants import LITERAL_LIMIT, Constants
 
-__all__ = ["BOUND", "index_constants", "jitted", "varied_constants"]
+__all__ = ["BOUND", "JIT_MOST", "index_constants", "jitted", "jitted_whole", "varied_constants"]
 
 _CONSTANT = re.compile(r"\b_K\d+\b")
 ARGUMENTS_FROM = 1 << 24
@@ -30,6 +30,14 @@ gather at constant indices faster (the Lagrangian's Hessian at 10⁶ unknowns, 9
 indices: 8.3 ms a call embedded, 10.1 ms as arguments), and the minimal surface's
 8·10⁷ cost 1.5 s of CPU a compilation embedded (per call 252 ms embedded, 291 ms as
 arguments)."""
+
+JIT_MOST = 1_000
+"""The most lines a dense JAX function's body (a ``jacobian``, ``value_and_jacobian``,
+``jvp`` or ``vjp``) may have to be jitted whole (:func:`jitted_whole`); a longer one runs
+operation by operation, as XLA's compile time grows faster than the program
+(:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST`: a program of 5,500 equations
+compiled in 21 CPU s and ran eagerly in 1.9), each operation's kernel compiled once per
+shape."""
 
 BOUND = '''_DEVICE = {}
 _NARROW = {}
@@ -77,12 +85,13 @@ def _bound(function, **arrays):
     with the module's ``arrays`` as device arrays."""
     jitted = {}
 
-    def call(*args):
+    def call(*args, **named):
         x64 = bool(jax.config.jax_enable_x64)
         if x64 not in jitted:
             jitted[x64] = jax.jit(function if x64 else _narrowed(function))
-        return jitted[x64](*args, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
+        return jitted[x64](*args, **named, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
 
+    call.__name__, call.__doc__, call.__wrapped__ = function.__name__, function.__doc__, function
     return call'''
 
 
@@ -129,3 +138,27 @@ def jitted(name: str, args: str, body: list[str], constants: Constants) -> tuple
     keywords = f", *, {', '.join(taken)}" if taken else ""
     bound = "".join(f", {k}={k}" for k in taken)
     return [f"def {name}({args}{keywords}):", *body], f"{name} = _bound({name}{bound})"
+
+
+def jitted_whole(
+    name: str, args: str, doc: str, body: list[str], returned: str, constants: Constants
+) -> list[str]:
+    """A dense JAX function ``name(args)`` (``doc``, ``body`` printed statements,
+    ``returned`` its return line) as one jitted program, as a sparse module's values are
+    (:func:`jitted`, :data:`BOUND`: once per precision, its 64-bit arrays narrowed with
+    x64 off), where its body has at most :data:`JIT_MOST` lines; else as it is.
+
+    Run eagerly, each ``jax.numpy`` operation is a program of its own, traced, lowered
+    and compiled for its shape and dtype at the first call, by the value check and
+    again at a caller's first call in another precision: a Hessian by a loop's sweeps
+    (~350 lines) compiled 148 programs in 3.1 CPU-s at its first call, jitted one in 1.1,
+    and each later call took 0.06-0.08 s eagerly, 0.003 jitted (benchmarks/RESULTS.md,
+    jaxcheck32). The value check runs this function, the one the caller gets: its
+    first call in the check's precision is the check's program, compiled once. The same
+    operations run as one program give the eager values up to XLA's rounding, far below
+    the check's tolerance; the module runs under ``jax.jit``, ``jax.vmap`` and
+    ``jax.grad`` as before (a jitted function nests)."""
+    if len(body) > JIT_MOST:
+        return [f"def {name}({args}):", doc, *body, returned]
+    definition, jit = jitted(name, args, [doc, *body, returned], constants)
+    return [BOUND, "", "", *definition, "", "", jit]

@@ -65,7 +65,7 @@ from .grid_jax import grid_gathers
 from .jax_moves import composed_gathers
 from .jax_pair import merged, split
 from .jax_spreads import spread_gathers
-from .jit_arguments import BOUND, jitted
+from .jit_arguments import BOUND, jitted, jitted_whole
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
@@ -425,6 +425,8 @@ def tensor_program(
         lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact,
                            stub, mirrored=mirror is not None and mirror.done,
                            tril_body=tril_body)  # fmt: skip
+    elif outside is None and lang == "jax":  # dense JAX: one jitted program
+        lines = jitted_whole(name, args, doc, body, returned, w.constants)
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:

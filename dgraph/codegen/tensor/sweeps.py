@@ -36,6 +36,7 @@ from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
 from .dialect import DIALECTS
 from .forward import operand_shape
+from .jit_arguments import jitted_whole
 from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
@@ -75,7 +76,12 @@ class Sweep:
 
 
 def sweep_module(
-    graph: DGraph, mode: str, lang: str = "python", tape: int | None = None, values: bool = False
+    graph: DGraph,
+    mode: str,
+    lang: str = "python",
+    tape: int | None = None,
+    values: bool = False,
+    jit: bool = True,
 ) -> Sweep:
     """The NumPy (``lang="python"``) or JAX module defining ``jvp`` (``mode="jvp"``) or
     ``vjp`` for the tensor graph ``graph``.
@@ -94,6 +100,10 @@ def sweep_module(
     generated function says how each loop was swept (also :attr:`Sweep.loops`). With
     ``values`` (``jvp`` alone), ``jvp`` returns the outputs' values first, then J·v: one
     tuple (what a Jacobian by columns with its values reads, :mod:`.jacobian_columns`).
+    JAX's function is one jitted program where short enough
+    (:func:`~.jit_arguments.jitted_whole`); ``jit=False`` leaves it to a caller that
+    jits it whole with its own (a Jacobian by columns: one program, not one nested in
+    another, which traced and lowered it twice).
 
     >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
@@ -121,7 +131,7 @@ def sweep_module(
     if values and mode != "jvp":
         raise DGraphError("a sweep returns the outputs' values with its jvp alone")
     built = _build(graph, mode, lang, tape=tape, values=values)
-    return _module(graph, mode, lang, built, values)
+    return _module(graph, mode, lang, built, values, jit)
 
 
 def jvp_sweep(graph: DGraph) -> _Built:
@@ -137,7 +147,9 @@ def jvp_module(graph: DGraph, built: _Built) -> Sweep:
     return _module(graph, "jvp", "python", built, False)
 
 
-def _module(graph: DGraph, mode: str, lang: str, built: _Built, values: bool) -> Sweep:
+def _module(
+    graph: DGraph, mode: str, lang: str, built: _Built, values: bool, jit: bool = True
+) -> Sweep:
     """The module text of a sweep built by :func:`_build` (:func:`sweep_module`)."""
     w = built.w
     returned = f"    return {one_or_tuple(built.results)}"
@@ -155,7 +167,10 @@ def _module(graph: DGraph, mode: str, lang: str, built: _Built, values: bool) ->
         f' {seeds_text!r} ({language}).{loops}"""'
     )
     statements = w.printed(built.statements)
-    body = [f"def {mode}({args}):", doc, *statements, returned]
+    if lang == "jax" and jit:  # one jitted program (short enough)
+        body = jitted_whole(mode, args, doc, statements, returned, w.constants)
+    else:
+        body = [f"def {mode}({args}):", doc, *statements, returned]
     header = _header(w, graph, mode, lang, "\n".join(statements))
     return Sweep(header + "\n".join(body) + "\n", built.mults, tuple(built.loops))
 

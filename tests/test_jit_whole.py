@@ -1,0 +1,109 @@
+"""Dense JAX modules jitted whole (``dgraph.codegen.tensor.jit_arguments.jitted_whole``):
+a dense ``jacobian``, ``value_and_jacobian``, ``jvp`` or ``vjp`` of at most ``JIT_MOST``
+lines is one jitted program, which the value check runs and the caller gets. Counted,
+never timed: the build of a dense Jacobian lowers one program (eagerly, one per
+operation and shape: 49 here), the caller's first call in the check's precision none;
+the values equal ``jax.jacfwd``'s; a longer body stays eager (the same lines); the
+check still refuses a jitted module whose formula is wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.codegen.python import load_python  # noqa: E402
+from dgraph.codegen.tensor import jit_arguments  # noqa: E402
+from dgraph.codegen.tensor.check import check_tensor  # noqa: E402
+from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
+
+_LOWERED: list[str] = []
+_COUNTING = [False]
+
+
+def _listener(event: str, seconds: float, **kwargs) -> None:
+    if _COUNTING[0] and event.endswith("jaxpr_to_mlir_module_duration"):
+        _LOWERED.append(event)
+
+
+jax.monitoring.register_event_duration_secs_listener(_listener)
+
+
+def _lowered(call) -> tuple[int, object]:
+    """The programs ``call()`` lowers (before XLA's compile cache is asked: counted
+    whether or not another process compiled them), and its value."""
+    _COUNTING[0], before = True, len(_LOWERED)
+    try:
+        value = call()
+        jax.block_until_ready(value)
+    finally:
+        _COUNTING[0] = False
+    return len(_LOWERED) - before, value
+
+
+def f(x):
+    y = jnp.sin(x) * jnp.cos(x[::-1]) + x**3 / (1.0 + x**2)
+    return jnp.tanh(y) * jnp.sum(y)
+
+
+N = 11  # a size few other tests use: eager kernels of this shape are not already lowered
+X = np.linspace(0.1, 0.9, N)
+V = np.linspace(1.0, -0.5, N)
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return dgraph.from_jax(f, X, level="array")
+
+
+@pytest.fixture(scope="module")
+def jacobian():
+    with jax.enable_x64(True):
+        return np.asarray(jref.jacfwd(f)(jnp.asarray(X)))
+
+
+@pytest.mark.parametrize("mode", ["jacobian", "jvp"])
+def test_a_dense_jax_build_lowers_its_module_once(graph, jacobian, mode):
+    with jax.enable_x64(True):
+        count, F = _lowered(lambda: dgraph.make_function(graph, mode, "jax"))
+        assert F.generated.verified
+        assert count <= 2  # the module once (eagerly: 49 for the Jacobian)
+        assert f"{mode} = _bound({mode})" in F.generated.text
+        args = (X,) if mode == "jacobian" else (X, V)
+        again, got = _lowered(lambda: F(*args))
+    assert again == 0  # the check's program, in the check's precision
+    want = jacobian if mode == "jacobian" else jacobian @ V
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14)
+
+
+def test_a_body_longer_than_jit_most_stays_eager(monkeypatch):
+    """The same lines, not jitted: the definition as the eager module printed it."""
+    from dgraph.codegen.tensor.constants import Constants
+
+    doc, body, returned = '    """J."""', ["    a = jnp.sin(x)", "    b = a * x"], "    return b"
+    whole = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
+    assert whole[0] == jit_arguments.BOUND and whole[-1] == "jacobian = _bound(jacobian)"
+    assert whole[whole.index("def jacobian(x):") :][:5] == [
+        "def jacobian(x):",
+        doc,
+        *body,
+        returned,
+    ]
+    monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
+    eager = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
+    assert eager == ["def jacobian(x):", doc, *body, returned]
+
+
+def test_the_check_refuses_a_wrong_jitted_module(graph):
+    es = accumulate(graph, "forward", verify=False)
+    text = tensor_module(es, "jax", False)
+    assert "jacobian = _bound(jacobian)" in text and text.count("jnp.cos(") >= 1
+    good = load_python(text).jacobian
+    wrong = load_python(text.replace("jnp.cos(", "jnp.sin(")).jacobian
+    assert check_tensor(good, es, "jax").ok
+    assert not check_tensor(wrong, es, "jax").ok
