@@ -44,6 +44,9 @@ EFFECTIVE_LIMIT = 18  # intermediates beyond which the search refuses without a 
 # vertices + edges whose start (parts, closures, junction bounds) one second of budget
 # affords: a budgeted search that needs more refuses, from counts, not the clock
 START_PER_SECOND = 3_000
+# the sets whose labels the search keeps, so that a set's are one elimination from a
+# kept set's (about 2 kB each on the heart dipole's parts)
+LABELS_KEPT = 1 << 15
 
 
 def effective_optimal_search(
@@ -130,10 +133,42 @@ def _connected_search(
                 total += gain
         return total + sum(extra[w] for w in now if not whole >> w & 1)
 
+    exact = closure.exact()
+    # per set priced lately, oldest first: its labels, which vertices have a general in-
+    # and out-edge, and the price of each vertex left (None: not yet asked)
+    kept: dict[int, _Priced] = {}
+
+    def labels(done: int) -> _Priced:
+        """The labels after eliminating ``done``: from those of a set one vertex smaller,
+        where they are kept and the values depend on the set alone (one vertex
+        elimination, not the whole graph: only the vertices next to it change), else from
+        the graph's."""
+        found = kept.get(done)
+        if found is not None:
+            return found
+        if exact:
+            for v in inner:
+                if done >> v & 1 and (smaller := kept.get(done ^ 1 << v)) is not None:
+                    kin, kout = closure.after((smaller.kin, smaller.kout), v)
+                    gin, gout, price = list(smaller.gin), list(smaller.gout), list(smaller.price)
+                    for k in smaller.kout[v]:  # v's successors' in-edges changed
+                        gin[k], price[k] = general(kin[k]), None
+                    for i in smaller.kin[v]:  # its predecessors' out-edges
+                        gout[i], price[i] = general(kout[i]), None
+                    found = _Priced(kin, kout, gin, gout, price)
+                    break
+        if found is None:
+            kin, kout = closure.labels(done)
+            gin, gout = [general(row) for row in kin], [general(row) for row in kout]
+            found = _Priced(kin, kout, gin, gout, [None] * len(names))
+        if len(kept) >= LABELS_KEPT:
+            del kept[next(iter(kept))]
+        kept[done] = found
+        return found
+
     def prices(done: int) -> Iterator[tuple[int, int]]:
-        kin, kout = closure.labels(done)
-        gin = [general(row) for row in kin]  # each vertex's, once per expansion
-        gout = [general(row) for row in kout]
+        state = labels(done)
+        kin, kout, gin, gout, price = state.kin, state.kout, state.gin, state.gout, state.price
         counted = {v for v in inner if not done >> v & 1 and gin[v] and gout[v]}
         left = rest(done)
         for v in inner:
@@ -146,21 +181,34 @@ def _connected_search(
                 fresh |= {i for i in kin[v] if gin[i]}
             nxt = done | 1 << v
             bounds[nxt] = owed(nxt, (counted | (fresh & inner_set)) - {v}, left - floor[v])
-            yield v, closure.price(v, kin, kout)
+            if price[v] is None:
+                price[v] = closure.price(v, kin, kout)
+            yield v, price[v]
 
     def bound(done: int) -> int:
         if done not in bounds:  # the start
-            kin, kout = closure.labels(done)
-            now = {v for v in inner if general(kin[v]) and general(kout[v])}
+            state = labels(done)
+            now = {v for v in inner if state.gin[v] and state.gout[v]}
             bounds[done] = owed(done, now, rest(done))
         return bounds[done]
 
     orders = [graph.intermediates, graph.intermediates[::-1]] + ([incumbent] if incumbent else [])
     result = subset_search(graph, prices, bound, orders, budget)
-    if closure.exact():
+    if exact:
         return result
     # Where all-constant paths join, a label's value depends on the order, not on the set
     # alone (Closure.exact): the set-based prices can be above or below what an order
     # builds, so they prove nothing; the order found is priced as built.
     built = effective_cost(graph, [v for _, v in result.moves])
     return dataclasses.replace(result, cost=built, proven=False, lower_bound=0)
+
+
+@dataclasses.dataclass
+class _Priced:
+    """What the search knows of a set of eliminated vertices (:func:`_connected_search`)."""
+
+    kin: list[dict[int, Any]]  # each vertex's in-edge labels
+    kout: list[dict[int, Any]]  # and out-edge labels
+    gin: list[bool]  # whether one of them is general
+    gout: list[bool]
+    price: list[int | None]  # what eliminating each vertex left costs; None: not yet asked
