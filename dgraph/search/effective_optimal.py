@@ -24,7 +24,10 @@ complete order from the start costs less. Every state's bound then takes its par
 f where that is more (pathmax, Mérő 1984): along an optimal order every f stays at most
 its cost, so the first goal popped is still optimal. On the heart dipole's two
 14-intermediate parts the bound is the optimum (12 each), reverse mode's order: the
-search ends at its start instead of expanding all 16,384 sets of each part.
+search ends at its start instead of expanding all 16,384 sets of each part. With a budget
+the restarted search gets all of it again: the first 2,048 states and the program (at most
+a quarter of the budget, :data:`BRACKETING_SECONDS`) come on top, so that the search has
+at least the work it had without the lift.
 
 Where two all-constant paths join the same two vertices the set-based prices may fall
 below what an order's built expression set counts (:meth:`Closure.exact`): the search
