@@ -308,7 +308,7 @@ def test_effective_optimum_equals_brute_force(seed):
 @pytest.mark.parametrize("seed", [11, 40])  # of SMALL, those whose A* expands past its start
 def test_the_bracketing_lift_keeps_the_effective_optimum(seed, monkeypatch):
     """The search restarted from a start lifted to the bracketing bound (here after one
-    state, not 2,048) proves the same optimum as the A* alone (equal to every
+    set priced, not 2,048) proves the same optimum as the A* alone (equal to every
     permutation's minimum: test_effective_optimum_equals_brute_force), expanding no more."""
     g = _program(seed)
     alone = effective_optimal_search(g)

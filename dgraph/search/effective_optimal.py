@@ -11,9 +11,10 @@ whenever it is eliminated (:mod:`dgraph.search.junction_bounds`: per vertex, or 
 joined group while none of it is eliminated). A vertex that has a general in-edge
 and a general out-edge now keeps them, so it costs at least one multiplication too.
 
-A search still going after :data:`BRACKETING_AFTER` states starts again from a start
-whose bound is lifted to the bracketing bound (:mod:`dgraph.search.bracketing_bound`),
-keeping the labels and prices it has. That is admissible: every order's vertex
+A search that has priced :data:`BRACKETING_AFTER` sets computes the bracketing bound
+(:mod:`dgraph.search.bracketing_bound`); where it is above the start's own bound, the
+search starts again from a start whose bound is lifted to it, keeping the labels and
+prices it has (else it goes on as it was). That is admissible: every order's vertex
 elimination forms each input–output path's product once, by the chain rule over its
 paths (Naumann 1999, §2), so its effective multiplications, priced move by move as the
 search sums them (equal to what its built expression set counts where the labels depend
@@ -25,7 +26,7 @@ f where that is more (pathmax, Mérő 1984): along an optimal order every f stay
 its cost, so the first goal popped is still optimal. On the heart dipole's two
 14-intermediate parts the bound is the optimum (12 each), reverse mode's order: the
 search ends at its start instead of expanding all 16,384 sets of each part. With a budget
-the restarted search gets all of it again: the first 2,048 states and the program (at most
+a restarted search gets all of it again: the first 2,048 states and the program (at most
 a quarter of the budget, :data:`BRACKETING_SECONDS`) come on top, so that the search has
 at least the work it had without the lift.
 
@@ -69,9 +70,9 @@ START_PER_SECOND = 3_000
 # the sets whose labels the search keeps, so that a set's are one elimination from a
 # kept set's (about 2 kB each on the heart dipole's parts)
 LABELS_KEPT = 1 << 15
-# states expanded after which the search's start is lifted to the bracketing bound (an
-# integer program: SciPy's import alone costs about what 5,000 expansions do), and the
-# work (in seconds, :func:`bracketing_lower_bound`) the program gets at most
+# sets priced after which the search asks the bracketing bound whether its start's bound
+# lifts (an integer program: SciPy's import alone costs about what 5,000 expansions do),
+# and the work (in seconds, :func:`bracketing_lower_bound`) the program gets at most
 BRACKETING_AFTER = 2048
 BRACKETING_SECONDS = 0.5
 
@@ -193,7 +194,17 @@ def _connected_search(
         kept[done] = found
         return found
 
+    expanded = [0]  # sets priced so far (the search's expansions and its orders' steps)
+    lift = exact and len(inner) > BRACKETING_AFTER.bit_length() - 1
+
     def prices(done: int) -> Iterator[tuple[int, int]]:
+        expanded[0] += 1
+        if lift and expanded[0] == BRACKETING_AFTER:  # most searches end long before
+            seconds = BRACKETING_SECONDS if budget is None else min(BRACKETING_SECONDS, budget / 4)
+            lifted = bracketing_lower_bound(graph, seconds, junction=0)
+            if lifted > bound(0):  # else the search goes on as it was
+                bounds[0] = lifted
+                raise _Lifted
         state = labels(done)
         kin, kout, gin, gout, price = state.kin, state.kout, state.gin, state.gout, state.price
         counted = {v for v in inner if not done >> v & 1 and gin[v] and gout[v]}
@@ -220,14 +231,10 @@ def _connected_search(
         return bounds[done]
 
     orders = [graph.intermediates, graph.intermediates[::-1]] + ([incumbent] if incumbent else [])
-    if exact and len(inner) > BRACKETING_AFTER.bit_length() - 1:
-        try:  # most searches end within a few states: the bracketing only for those left
-            return subset_search(graph, prices, bound, orders, budget, BRACKETING_AFTER)
-        except SearchTooLarge:
-            seconds = BRACKETING_SECONDS if budget is None else min(BRACKETING_SECONDS, budget / 4)
-            bound(0)
-            bounds[0] = max(bounds[0], bracketing_lower_bound(graph, seconds, junction=0))
-    result = subset_search(graph, prices, bound, orders, budget)
+    try:
+        result = subset_search(graph, prices, bound, orders, budget)
+    except _Lifted:
+        result = subset_search(graph, prices, bound, orders, budget)
     if exact:
         return result
     # Where all-constant paths join, a label's value depends on the order, not on the set
@@ -235,6 +242,10 @@ def _connected_search(
     # builds, so they prove nothing; the order found is priced as built.
     built = effective_cost(graph, [v for _, v in result.moves])
     return dataclasses.replace(result, cost=built, proven=False, lower_bound=0)
+
+
+class _Lifted(Exception):
+    """The start's bound was lifted (:func:`_connected_search`): the search starts again."""
 
 
 @dataclasses.dataclass
