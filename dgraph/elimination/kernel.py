@@ -63,6 +63,9 @@ __all__ = [
 Move = tuple[str, Any]
 # The labels of the edges a move changed, before and after it (:meth:`Algebra.settle`).
 Change = tuple[list[Any], list[Any]]
+# Every vertex's in-edge labels and out-edge labels (by index in graph.order()), after
+# eliminating a set (:class:`Closure`).
+Labels = tuple[list[dict[int, Any]], list[dict[int, Any]]]
 
 
 class Algebra:
@@ -598,7 +601,7 @@ class Closure:
         self.inner = [index[v] for v in graph.intermediates]
         self.preds = [[(index[u], label) for u, label in state.pred[v].items()] for v in self.names]
 
-    def labels(self, done: int) -> tuple[list[dict[int, Any]], list[dict[int, Any]]]:
+    def labels(self, done: int) -> Labels:
         """Every vertex's in- and out-edge labels after eliminating ``done``."""
         multiply, add = self.algebra.multiply, self.algebra.add
         into: list[dict[int, Any]] = []
@@ -617,6 +620,33 @@ class Closure:
             if not done >> v & 1:
                 for u, label in row.items():
                     out[u][v] = label
+        return into, out
+
+    def after(self, labels: Labels, v: int) -> Labels:
+        """The labels (:meth:`labels`) of a set that leaves ``v``, once ``v`` is eliminated
+        too: v's in-edges times its out-edges added into its successors' rows (a vertex
+        elimination), the rest shared with ``labels``, which stay as they are. The same
+        values as :meth:`labels` of the larger set where they do not depend on the order
+        (:meth:`exact`): each is then the sum of its paths' products however bracketed.
+        Only the rows of vertices not eliminated are kept up to date."""
+        multiply, add = self.algebra.multiply, self.algebra.add
+        into, out = labels
+        below, above = into[v], out[v]
+        into, out = list(into), list(out)
+        for k, upper in above.items():
+            row = dict(into[k])
+            del row[v]
+            for i, lower in below.items():
+                term = multiply(upper, lower).product
+                row[i] = add(row[i], term) if i in row else term
+            into[k] = row
+        for i in below:
+            row = dict(out[i])
+            del row[v]
+            for k in above:
+                row[k] = into[k][i]
+            out[i] = row
+        out[v] = {}
         return into, out
 
     def exact(self) -> bool:
