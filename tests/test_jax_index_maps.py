@@ -6,6 +6,7 @@ operand (JAX clamps, fills or drops there)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -67,8 +68,10 @@ SCATTERS = {
 }
 
 
+@functools.cache
 def _equations(f, *shapes, name):
-    """The ``name`` equations ``f`` runs, each with its operands' values (calls inlined)."""
+    """The ``name`` equations ``f`` runs, each with its operands' values (calls inlined);
+    once per case for the file's tests (each run binds every equation eagerly)."""
     closed = jax.make_jaxpr(f)(*(np.ones(s) for s in shapes))
     found = []
 
