@@ -6,6 +6,7 @@ operand (JAX clamps, fills or drops there)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = jax.numpy
 
 from dgraph.frontends import jaxpr_scatter as js  # noqa: E402
+from dgraph.frontends import jaxpr_steps  # noqa: E402
 from dgraph.frontends.jaxpr_index_maps import gather_sources, scatter_targets  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 
@@ -66,8 +68,10 @@ SCATTERS = {
 }
 
 
+@functools.cache
 def _equations(f, *shapes, name):
-    """The ``name`` equations ``f`` runs, each with its operands' values (calls inlined)."""
+    """The ``name`` equations ``f`` runs, each with its operands' values (calls inlined);
+    once per case for the file's tests (each run binds every equation eagerly)."""
     closed = jax.make_jaxpr(f)(*(np.ones(s) for s in shapes))
     found = []
 
@@ -178,3 +182,83 @@ def test_constant_indices_out_of_bounds_follow_the_mode():
     H = np.asarray(H.toarray() if hasattr(H, "toarray") else H)
     want_h = np.asarray(jref.hessian(g)(u))
     np.testing.assert_allclose(H, want_h, rtol=0, atol=1e-12 * np.abs(want_h).max())
+
+
+def _rows(idx: np.ndarray) -> np.ndarray:
+    """Three steps' index values of the shape of ``idx``, each in bounds: ``idx``, its
+    first axis reversed, zeros."""
+    flipped = np.flip(idx, axis=0) if idx.ndim else idx
+    return np.stack([idx, flipped, np.zeros_like(idx)])
+
+
+@pytest.mark.parametrize("case", GATHERS)
+def test_a_gather_at_every_step_is_each_step_s_map(case):
+    """The positions a gather at a loop counter reads at every step at once (the steps a
+    batch axis in front: :func:`jaxpr_steps._stacked_sources`, what ``jax.vmap`` of the
+    gather gave before) are each step's own map, row by row."""
+    shape, f = GATHERS[case]
+    for e, ins in _equations(f, shape, name="gather"):
+        whole, out, p = tuple(e.invars[0].aval.shape), tuple(e.outvars[0].aval.shape), e.params
+        rows = _rows(ins[1])
+        found = jaxpr_steps._stacked_sources(e, whole, [rows])
+        assert found is not None and found.shape == (3, *out)
+        for t in range(3):
+            one = gather_sources(
+                whole, out, rows[t], p["dimension_numbers"], tuple(p["slice_sizes"]), p["mode"]
+            )
+            np.testing.assert_array_equal(found[t].reshape(-1), one)
+
+
+@pytest.mark.parametrize("case", SCATTERS)
+def test_a_scatter_at_every_step_is_each_step_s_map(case):
+    """As the gathers: a write's targets at every step at once
+    (:func:`jaxpr_steps._stacked_targets`) are each step's own, row by row; a step that
+    writes a position twice is found (``_repeats``: a set there is JAX's to order)."""
+    shape, part, f = SCATTERS[case]
+    for e, ins in _equations(f, shape, part, name="scatter"):
+        whole, upd, p = tuple(e.invars[0].aval.shape), tuple(e.invars[2].aval.shape), e.params
+        rows = _rows(ins[1])
+        found = jaxpr_steps._stacked_targets(e, whole, upd, [rows])
+        assert found is not None and found.shape == (3, *upd)
+        flat = found.reshape(3, -1)
+        for t in range(3):
+            one = scatter_targets(whole, upd, rows[t], p["dimension_numbers"], p["mode"])
+            np.testing.assert_array_equal(flat[t], one)
+        twice = [len(np.unique(r)) < r.size for r in flat]
+        assert jaxpr_steps._repeats(flat) is any(twice)
+        assert jaxpr_steps._repeats(flat[:1]) is twice[0]
+
+
+def test_reading_writes_and_reads_at_the_counter_compiles_nothing(monkeypatch):
+    """A loop that reads rows of its carry at the counter (a gather) and adds and sets
+    rows there (scatter-add, scatter): their positions at every step are NumPy's
+    (``jax.vmap`` of each, one XLA compile apiece before, refused here), the Jacobian
+    JAX's."""
+    import dgraph
+    from dgraph.frontends import jaxpr_steps as steps
+
+    def refused(*args):
+        raise AssertionError("positions by jax.vmap")
+
+    monkeypatch.setattr(steps, "_vmapped", refused)
+    met = []
+    for name in ("_stacked_sources", "_stacked_targets"):
+        found = getattr(steps, name)
+        monkeypatch.setattr(
+            steps, name, lambda *a, f=found: met.append(a[0].primitive.name) or f(*a)
+        )
+
+    def counter_rw(x):
+        m = x.reshape(-1, 2)
+
+        def body(i, o):
+            o = o.at[i + 1].add(jnp.sin(o[i + jnp.arange(2)]).sum(0) * m[i])
+            return o.at[i].set(o[i] ** 2 * m[i, ::-1])
+
+        return jax.lax.fori_loop(0, m.shape[0] - 1, body, m).reshape(-1)
+
+    x = np.linspace(0.2, 1.3, 10)
+    g = dgraph.from_jax(counter_rw, x, level="array")
+    J = dgraph.accumulate(g, "forward").evaluate([x])[0]
+    assert sorted(met) == ["gather", "scatter", "scatter-add"]
+    np.testing.assert_allclose(J, jref.jacfwd(counter_rw)(x), rtol=1e-13, atol=1e-13)

@@ -234,6 +234,47 @@ def test_sets_that_repeat_a_position_stay_a_loop():
     np.testing.assert_allclose(H(x + 0.1).toarray(), ref, rtol=1e-12, atol=1e-12)
 
 
+class _NoJax:
+    """A ``jax`` module that refuses every use: what reads it would bind or compile."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"jax.{name} used")
+
+
+@pytest.mark.parametrize(
+    "f, rows, distinct",
+    [
+        (fill, np.arange(11)[:, None], True),
+        (rows_and_sum, np.arange(6)[:, None], True),
+        (repeated_sets, (np.arange(12) // 2)[:, None], False),
+    ],
+)
+def test_set_positions_are_found_by_numpy_without_compiling(monkeypatch, f, rows, distinct):
+    """A ``.set`` loop's positions per step (the index read from its counter alone) are
+    NumPy's evaluation of the equations the index is computed from: no JAX at all (main
+    ran the whole body eagerly under ``jax.vmap``: a compile per equation), the same
+    integers as the one compiled ``jax.vmap`` it falls back to (beyond
+    ``STEPS_BY_NUMPY``)."""
+    x = np.random.default_rng(1).normal(size=12)
+    (e,) = [e for e in jax.make_jaxpr(f)(x).jaxpr.eqns if e.primitive.name == "scan"]
+    plan = jaxpr_reductions.reduction(e)
+    assert jaxpr_reductions._distinct_positions(_NoJax(), e, plan) is distinct
+    closed = e.params["jaxpr"]
+    nc, at = e.params["num_consts"], plan.writes[0][1]
+    (k,) = [k for k, kind in enumerate(plan.kinds) if isinstance(kind, int)]
+    starts = {nc + k: (e.invars[nc + k].val, plan.kinds[k])}
+    wanted = [closed.jaxpr.eqns[at].invars[1]]
+    length = int(e.params["length"])
+    (found,) = jaxpr_reductions._set_positions(_NoJax(), closed, starts, wanted, length)
+    assert found.dtype == wanted[0].aval.dtype
+    np.testing.assert_array_equal(found, rows)
+    if not distinct:  # one case compiled (a compile costs more than the three read)
+        monkeypatch.setattr(jaxpr_reductions, "STEPS_BY_NUMPY", 0)
+        (compiled,) = jaxpr_reductions._set_positions(jax, closed, starts, wanted, length)
+        assert compiled.dtype == found.dtype
+        np.testing.assert_array_equal(compiled, rows)
+
+
 def test_a_fill_loop_of_a_thousand_steps_is_a_map():
     """Main refused it ("a loop of 999 steps that selects at its counter in what it
     carries …"); the Hessian is tridiagonal, 3n − 2 entries."""

@@ -333,3 +333,32 @@ def test_the_lagrangian_through_a_while_loop_to_a_tolerance(lang):
         got = np.asarray(got.todense() if lang == "jax" else got.toarray())
         want = _forward_over_forward(_damped_root, x, 0.5 * v)
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_counting_a_loop_s_trips_runs_nothing_after_it(static):
+    """Counting a ``while_loop``'s trips (a fixed count: read as a scan; to a tolerance:
+    reversed) runs the equations the loop reads and the loop, not what comes after it (run
+    eagerly, each kind of equation there compiled an XLA program): a host callback after
+    the loop is not called (it is where the rewritten function runs)."""
+    from dgraph.frontends.jaxpr_reverse_while import reverse_loops
+    from dgraph.frontends.jaxpr_static_while import static_trip_loops
+
+    called = []
+
+    def f(x):
+        y = 2.0 * x
+        if static:
+            y = lax.while_loop(lambda s: s[1] < 3, lambda s: (jnp.sin(s[0]) * x, s[1] + 1), (y, 0))[
+                0
+            ]
+        else:
+            y = lax.while_loop(lambda s: jnp.max(jnp.abs(s)) > 0.1, lambda s: 0.5 * s, y)
+        jax.debug.callback(lambda v: called.append(np.asarray(v)), y)
+        return jnp.sum(jnp.exp(y) * jnp.cos(x))
+
+    x = jnp.asarray(X)
+    rewritten = static_trip_loops(jax, f, [x]) if static else reverse_loops(jax, f, [x], 4)
+    assert rewritten is not None and called == []
+    rewritten(x)  # run whole, it calls back: what the counting skipped
+    assert len(called) == 1 and np.all(np.abs(called[0]) <= (1.0 if static else 0.1))

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .jaxpr_static_while import counted_while, evaluate_with
+from .jaxpr_static_while import counted_while, evaluate_with, feeding
 
 __all__ = ["has_while", "reverse_loops", "reversed_while", "worth_reversing"]
 
@@ -59,7 +59,8 @@ def reverse_loops(
     counting = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), lambda e: True, trips)
     if not counting:
         return None
-    evaluate_with(jax, closed, jax.tree_util.tree_leaves(args), counting)
+    leaves = jax.tree_util.tree_leaves(args)  # only what the loops read: nothing after them
+    evaluate_with(jax, closed, leaves, counting, only=feeding(closed.jaxpr, set(counting)))
     keep = lambda e: worth_reversing(trips.get(id(e), 0), tangents)  # noqa: E731
     rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), keep)
     if not rules:

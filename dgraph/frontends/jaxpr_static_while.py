@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["counted_while", "evaluate_with", "static_trip_loops"]
+__all__ = ["counted_while", "evaluate_with", "feeding", "static_trip_loops"]
 
 
 def _read(jaxpr: Any) -> set[Any]:
@@ -84,8 +84,26 @@ def static_trip_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Calla
         out = evaluate_with(jax, closed, jax.tree_util.tree_leaves(values), rules)
         return jax.tree_util.tree_unflatten(tree, out)
 
-    run(*args, counting=True)
+    counting = {k: _counted(jax, counts, k, True) for k in static}  # what the loops read
+    leaves = jax.tree_util.tree_leaves(args)
+    evaluate_with(jax, closed, leaves, counting, only=feeding(jaxpr, static))
     return lambda *a: run(*a, counting=False)
+
+
+def feeding(jaxpr: Any, ks: set[int]) -> set[int]:
+    """The positions of the equations of ``jaxpr`` that the equations ``ks`` read,
+    directly or not, and ``ks``: what a run that only needs those equations' inputs
+    evaluates (the equations after a loop are skipped: each one run eagerly compiles an
+    XLA program the first time its kind and shapes are met)."""
+    producer = {v: k for k, e in enumerate(jaxpr.eqns) for v in e.outvars}
+    found, todo = set(ks), list(ks)
+    while todo:
+        for v in jaxpr.eqns[todo.pop()].invars:
+            k = None if _literal(v) else producer.get(v)
+            if k is not None and k not in found:
+                found.add(k)
+                todo.append(k)
+    return found
 
 
 def evaluate_with(

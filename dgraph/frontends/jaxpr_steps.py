@@ -35,9 +35,14 @@ comparison): the clamped start is compared in the body with every start the wind
 take.
 
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
-same tangent sweep. The positions are JAX's own: the primitive applied to the array's
-positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
-``jax.vmap`` over the steps, so JAX's clamping holds. An index that depends on values the
+same tangent sweep. The positions are JAX's: where every step's window lies inside the
+array, the gather's or scatter's map of every step at once by NumPy
+(:mod:`.jaxpr_index_maps`, the steps a batch axis in front; ``dynamic_slice`` and
+``dynamic_update_slice`` clamped as JAX clamps them), which compiles nothing; else (a
+window clamped, filled or dropped at some step, a set writing one entry twice at a step)
+the primitive applied to the array's positions ``1, 2, …`` (a write: the update's ids)
+at each step's index values, one ``jax.vmap`` over the steps (an XLA compile), so JAX's
+clamping holds. An index that depends on values the
 body computes is none of this: the array level's take at run-time positions
 (:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
 read from a loop operand computed from the values, a selection whose per-step tables would
@@ -61,6 +66,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp, Const, names_read, operand_value, with_leaves
 from ..core.regions import STEP_LIMIT
 from ..errors import InputError
+from .jaxpr_index_maps import gather_sources, scatter_targets
 from .jaxpr_scatter import INDEX_OPERANDS
 
 __all__ = ["StepReads", "counters_of", "known_xs"]
@@ -595,6 +601,20 @@ class StepReads:
             return eqn.primitive.bind(zeros, *index, np.ones_like(ids), **params)
 
         stacked = self._index_values(eqn, indices)
+        found = _stacked_targets(eqn, whole, part, stacked)
+        if found is not None:  # every window inside the array: by NumPy
+            at = found.reshape(self.length, -1)
+            repeated = _repeats(at)
+            if repeated and adds:
+                raise InputError(
+                    f"{where}: {name} at the loop counter adds several update entries into"
+                    " one entry at a step: not supported"
+                )
+            if not repeated:  # (a set's repeated position: the entry JAX's write keeps)
+                steps = np.repeat(np.arange(self.length, dtype=np.int64), at.shape[1])
+                entry = np.tile(np.arange(at.shape[1], dtype=np.int64), self.length)
+                order = np.lexsort((at.reshape(-1), steps))
+                return steps[order], at.reshape(-1)[order], entry[order]
         chunk = max(1, 2**22 // max(1, math.prod(whole)))
         found = []
         for lo in range(0, self.length, chunk):
@@ -628,6 +648,10 @@ class StepReads:
 
         if eqn.primitive.name == "dynamic_slice" and len(eqn.invars) > 1:  # no vmap: NumPy
             found = _windows(self._index_values(eqn, indices, nested), whole, params)
+        elif (
+            sources := _stacked_sources(eqn, whole, self._index_values(eqn, indices, nested))
+        ) is not None:
+            found = sources  # every window inside the array: NumPy's map, no vmap
         else:
             found = self._mapped(read, eqn, indices, where, nested) - 1
         if (found < 0).any():
@@ -656,6 +680,48 @@ def _windows(starts: list[np.ndarray], whole: tuple[int, ...], params: dict) -> 
     places = [top[:, None] + o[None, :] for top, o in zip(tops, offsets, strict=True)]
     at = np.ravel_multi_index(places, whole) if places else np.zeros((rows, 1), np.int64)
     return at.reshape(rows, *sizes).astype(np.int64)
+
+
+def _stacked_sources(eqn, whole: tuple[int, ...], stacked: list[np.ndarray]) -> np.ndarray | None:
+    """A ``gather``'s flat positions at each row of its stacked index values, ``(rows,
+    *output)``: the gather of all rows at once (the rows a batch axis in front,
+    :func:`~.jaxpr_index_maps.gather_sources`), what ``jax.vmap`` of the gather of the
+    array's positions gives; None where a window leaves the array (clamped or filled:
+    JAX's) or the dimension numbers are not NumPy's there."""
+    if eqn.primitive.name != "gather" or len(stacked) != 1:
+        return None
+    idx = stacked[0]
+    numbers = eqn.params["dimension_numbers"]
+    shape = (idx.shape[0], *(int(n) for n in eqn.outvars[0].aval.shape))
+    wider = numbers._replace(offset_dims=tuple(d + 1 for d in numbers.offset_dims))
+    sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+    found = gather_sources(whole, shape, idx, wider, sizes, eqn.params["mode"])
+    return None if found is None else found.reshape(shape)
+
+
+def _stacked_targets(
+    eqn, whole: tuple[int, ...], part: tuple[int, ...], stacked: list[np.ndarray]
+) -> np.ndarray | None:
+    """A ``scatter``'s (or ``scatter-add``'s) flat target of each update entry at each row
+    of its stacked index values, ``(rows, *update)``
+    (:func:`~.jaxpr_index_maps.scatter_targets` with the rows a batch axis in front);
+    None where a window leaves the array (clamped or dropped: JAX's)."""
+    if len(stacked) != 1:
+        return None
+    idx = stacked[0]
+    numbers = eqn.params["dimension_numbers"]
+    wider = numbers._replace(update_window_dims=tuple(d + 1 for d in numbers.update_window_dims))
+    shape = (idx.shape[0], *part)
+    found = scatter_targets(whole, shape, idx, wider, eqn.params["mode"])
+    return None if found is None else found.reshape(shape)
+
+
+def _repeats(at: np.ndarray) -> bool:
+    """Whether some row of ``at`` holds a position twice."""
+    if at.shape[1] < 2:
+        return False
+    ordered = np.sort(at, axis=1)
+    return bool((ordered[:, 1:] == ordered[:, :-1]).any())
 
 
 def _vmapped(apply, eqn, stacked: list[np.ndarray], where: str) -> np.ndarray:
