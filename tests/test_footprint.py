@@ -147,3 +147,45 @@ def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
     for k, row in enumerate(module.jacobian(x, y)):
         for j, block in enumerate(row):
             np.testing.assert_allclose(block.toarray(), np.asarray(want[k][j]), rtol=1e-12)
+
+
+def test_the_count_after_the_narrowing_reuses_the_values_counted_before(monkeypatch):
+    """A NumPy sparse Hessian is counted before its cancellation pass (each block) and
+    again after the narrowing (:func:`~dgraph.codegen.tensor.module._chunked`): the
+    optimized program's statements are new, most of their values the nodes counted
+    before, so the last count looks up fewer values than it has statements (the memo
+    kept by value), and finds what it finds without the memo; the Hessian is JAX's."""
+    import jax
+    import jax.numpy as jnp
+
+    import dgraph
+    from dgraph.codegen.tensor import module
+
+    from . import jax_reference as jref
+
+    def f(x):
+        v = jnp.sin(x) * x[::-1]
+        return jnp.sum(v**2) + jnp.sum(jnp.exp(v) * x)
+
+    x = np.linspace(0.2, 0.9, 5)
+    seen = _counted(monkeypatch)
+    calls: list[tuple[int, int, bool, bool]] = []
+    inner = module.refuse_large_program
+
+    def spy(statements, shapes, what, memo=None):
+        before = len(seen)
+        inner(statements, shapes, what, memo)
+        looked_up = len(seen) - before
+        same = footprint.peak_entries(statements, shapes, memo) == footprint.peak_entries(
+            statements, shapes
+        )
+        calls.append((len(statements), looked_up, memo is not None, same))
+
+    monkeypatch.setattr(module, "refuse_large_program", spy)
+    with jax.enable_x64(True):
+        h = dgraph.hessian(f, x, sparse=True)
+        want = np.asarray(jref.hessian(f)(jnp.asarray(x)))
+    statements, looked_up, memo, same = calls[-1]  # _chunked's, after the narrowing
+    assert len(calls) >= 2 and memo and same
+    assert looked_up < statements / 2
+    np.testing.assert_allclose(h(x).toarray(), want, rtol=1e-12, atol=1e-13)

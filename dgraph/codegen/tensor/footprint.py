@@ -82,19 +82,24 @@ def peak_entries(
     the arguments' and the constants' shapes. A shape not found counts 0.
 
     ``memo``: a dict the caller keeps across calls over statements of one program, as
-    :func:`~.module.tensor_program` counts each block's statements: a statement's names,
-    its nodes' shapes and the entries it makes are found once, not once per block that
-    reads it. They depend on the statement and the shapes of the names it reads alone:
-    where those differ from the ones they were found at, they are found again.
+    :func:`~.module.tensor_program` counts each block's statements and then the
+    optimized program after the narrowing: a statement's value's names, its nodes'
+    shapes and the entries it makes are found once, not once per block that reads it
+    (kept by the value: the optimized statements are new, most values the same nodes).
+    They depend on the value and the shapes of the names it reads alone: where those
+    differ from the ones they were found at, they are found again.
     """
     memo = {} if memo is None else memo
     facts = [_facts(s, memo) for s in statements]
     env = dict(shapes)
     last: dict[str, int] = {}
     for k, (s, f) in enumerate(zip(statements, facts, strict=True)):
-        for name in f.reads:
+        for name in f.value_reads:
             last[name] = k
         if s.at:
+            for a in s.at:
+                for name in names_in(a):
+                    last[name] = k
             last[s.target] = k
     alive: dict[str, int] = {}
     held, peak, where, largest = 0, 0, None, None
@@ -136,20 +141,15 @@ def peak_entries(
 
 
 class _Facts:
-    """What :func:`peak_entries` reads of one statement: the names its value reads, those
-    and its places' (``at``), its nodes' shapes, the entries its operations make and its
-    loop's (:func:`_loop_entries`), and the shapes of the names its value reads that
-    those were found at."""
+    """What :func:`peak_entries` reads of one statement's value: the names it reads, its
+    nodes' shapes, the entries its operations make and its loop's (:func:`_loop_entries`),
+    and the shapes of the names it reads that those were found at."""
 
-    __slots__ = ("found", "looped", "made", "read", "reads", "statement", "value_reads")
+    __slots__ = ("found", "looped", "made", "read", "value", "value_reads")
 
-    def __init__(self, s: ArrayStatement) -> None:
-        self.statement = s  # held: the ids below stay this statement's nodes'
-        self.value_reads = tuple(sorted(names_in(s.value)))
-        reads = set(self.value_reads)
-        for a in s.at:
-            reads |= names_in(a)
-        self.reads = reads
+    def __init__(self, value: Node) -> None:
+        self.value = value  # held: the ids below stay this value's nodes'
+        self.value_reads = tuple(sorted(names_in(value)))
         self.found: dict | None = None
         self.made = 0
         self.looped: tuple[int, int] | None = None
@@ -157,10 +157,12 @@ class _Facts:
 
 
 def _facts(s: ArrayStatement, memo: dict[int, _Facts]) -> _Facts:
-    """``s``'s :class:`_Facts`, from ``memo`` where it holds this statement's."""
-    f = memo.get(id(s))
-    if f is None or f.statement is not s:
-        f = memo[id(s)] = _Facts(s)
+    """The :class:`_Facts` of ``s``'s value, from ``memo`` where it holds this value's
+    (kept by the value, not the statement: the optimized program's statements are new,
+    most of their values the same nodes)."""
+    f = memo.get(id(s.value))
+    if f is None or f.value is not s.value:
+        f = memo[id(s.value)] = _Facts(s.value)
     return f
 
 

@@ -493,7 +493,9 @@ def _chunked(
     found = chunked(statements, stub.arguments, shapes, set(ends), w.constants)
     statements = statements if found is None else found
     given = known | dict(zip(stub.arguments, stub.shapes, strict=True))
-    refuse_large_program(statements, given, "the derivative's code")
+    # w.footprint: the values the counts before the narrowing found kept (most of
+    # these statements' values are the same nodes)
+    refuse_large_program(statements, given, "the derivative's code", w.footprint)
     return statements
 
 
