@@ -89,7 +89,7 @@ def _count(f, xs, n: int, t0: float) -> None:
     """The early refusal's count for ``f`` at ``xs`` (``--count``)."""
     from dgraph.codegen.tensor import footprint, module
 
-    def spy(statements, shapes, what):
+    def spy(statements, shapes, what, memo=None):
         peak, where, largest = footprint.peak_entries(statements, shapes)
         print(
             f"n={n} count={peak:,} ({peak / n**3:.2f} n^3, {peak / n**2:.1f} n^2) at {where},"

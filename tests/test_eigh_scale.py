@@ -380,9 +380,9 @@ def test_only_the_looped_code_is_counted_looped(monkeypatch):
     counted: list[int] = []
     original = module.refuse_large_program
 
-    def spy(statements, shapes, what):
+    def spy(statements, shapes, what, memo=None):
         counted.append(footprint.peak_entries(statements, shapes)[0])
-        return original(statements, shapes, what)
+        return original(statements, shapes, what, memo)
 
     monkeypatch.setattr(module, "refuse_large_program", spy)
     n = 32

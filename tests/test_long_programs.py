@@ -90,6 +90,32 @@ def test_inlining_a_wide_sum_substitutes_every_term() -> None:
     assert results[0][1] == sum(x ** (k + 1) for k in range(40))
 
 
+def test_inlining_into_a_max_or_min_does_not_evaluate_it(monkeypatch) -> None:
+    """Single-use assignments substituted into a Max and a Min rebuild them unevaluated:
+    sympy's evaluation (pairwise comparisons of the arguments, 7 ms a rebuild in
+    tests/test_numpy_idioms.py) is never asked for (it raises here), and the result
+    is the same maximum and minimum (NumPy's at three points)."""
+    from sympy.functions.elementary.miscellaneous import MinMaxBase
+
+    x, y = sympy.symbols("x y", real=True)
+    s, t, u = sympy.symbols("s t u")
+    named = [(s, sympy.sin(x)), (t, sympy.cos(y) * x), (u, x**2 - y)]
+    result = sympy.Max(s, t, 0.25) + sympy.Min(u, -x)
+
+    def asked(*args, **kwargs):
+        raise AssertionError("Max/Min evaluated")
+
+    monkeypatch.setattr(MinMaxBase, "_collapse_arguments", classmethod(asked))
+    monkeypatch.setattr(MinMaxBase, "_find_localzeros", classmethod(asked))
+    kept, results = _inline_single_use(named, [((0,), result)])
+    monkeypatch.undo()
+    assert kept == []
+    got = sympy.lambdify((x, y), results[0][1], "numpy")
+    for a, b in [(0.3, -1.2), (-0.7, 0.4), (1.5, 2.0)]:
+        want = max(np.sin(a), np.cos(b) * a, 0.25) + min(a**2 - b, -a)
+        assert got(a, b) == pytest.approx(want, rel=1e-15)
+
+
 @pytest.fixture(scope="module")
 def chain_set():
     from dgraph.methods import accumulate

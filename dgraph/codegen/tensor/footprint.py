@@ -73,27 +73,44 @@ def _made(node: Node, found: dict) -> int:
 
 
 def peak_entries(
-    statements: Sequence[ArrayStatement], shapes: Mapping[str, tuple]
+    statements: Sequence[ArrayStatement],
+    shapes: Mapping[str, tuple],
+    memo: dict[int, _Facts] | None = None,
 ) -> tuple[int, str | None, tuple | None]:
     """The most array entries ``statements`` hold at once (the module docstring), the
     statement where they do, and the shape of the largest array made there; ``shapes``:
-    the arguments' and the constants' shapes. A shape not found counts 0."""
+    the arguments' and the constants' shapes. A shape not found counts 0.
+
+    ``memo``: a dict the caller keeps across calls over statements of one program, as
+    :func:`~.module.tensor_program` counts each block's statements and then the
+    optimized program after the narrowing: a statement's value's names, its nodes'
+    shapes and the entries it makes are found once, not once per block that reads it
+    (kept by the value: the optimized statements are new, most values the same nodes).
+    They depend on the value and the shapes of the names it reads alone: where those
+    differ from the ones they were found at, they are found again.
+    """
+    memo = {} if memo is None else memo
+    facts = [_facts(s, memo) for s in statements]
     env = dict(shapes)
     last: dict[str, int] = {}
-    for k, s in enumerate(statements):
-        for name in names_in(s.value):
+    for k, (s, f) in enumerate(zip(statements, facts, strict=True)):
+        for name in f.value_reads:
             last[name] = k
-        for a in s.at:
-            for name in names_in(a):
-                last[name] = k
         if s.at:
+            for a in s.at:
+                for name in names_in(a):
+                    last[name] = k
             last[s.target] = k
     alive: dict[str, int] = {}
     held, peak, where, largest = 0, 0, None, None
-    for k, s in enumerate(statements):
-        found = node_shapes(s.value, env)
-        here = held + _made(s.value, found)
-        looped = _loop_entries(s.value, found) if isinstance(s.value, Loop) else None
+    for k, (s, f) in enumerate(zip(statements, facts, strict=True)):
+        read = [env.get(name) for name in f.value_reads]  # the shapes it is counted at
+        if f.found is None or f.read != read:
+            f.found, f.read = node_shapes(s.value, env), read
+            f.made = _made(s.value, f.found)
+            f.looped = _loop_entries(s.value, f.found) if isinstance(s.value, Loop) else None
+        found, looped = f.found, f.looped
+        here = held + f.made
         if looped is not None:
             here += looped[0] + looped[1]
         if here > peak:
@@ -117,10 +134,36 @@ def peak_entries(
             alive[s.target] = made
         else:
             held -= made  # read by none after it
-        for name in set(names_in(s.value)):
+        for name in f.value_reads:
             if last.get(name) == k and name in alive:
                 held -= alive.pop(name)
     return peak, where, largest
+
+
+class _Facts:
+    """What :func:`peak_entries` reads of one statement's value: the names it reads, its
+    nodes' shapes, the entries its operations make and its loop's (:func:`_loop_entries`),
+    and the shapes of the names it reads that those were found at."""
+
+    __slots__ = ("found", "looped", "made", "read", "value", "value_reads")
+
+    def __init__(self, value: Node) -> None:
+        self.value = value  # held: the ids below stay this value's nodes'
+        self.value_reads = tuple(sorted(names_in(value)))
+        self.found: dict | None = None
+        self.made = 0
+        self.looped: tuple[int, int] | None = None
+        self.read: list | None = None
+
+
+def _facts(s: ArrayStatement, memo: dict[int, _Facts]) -> _Facts:
+    """The :class:`_Facts` of ``s``'s value, from ``memo`` where it holds this value's
+    (kept by the value, not the statement: the optimized program's statements are new,
+    most of their values the same nodes)."""
+    f = memo.get(id(s.value))
+    if f is None or f.value is not s.value:
+        f = memo[id(s.value)] = _Facts(s.value)
+    return f
 
 
 def _loop_entries(loop: Loop, found: dict) -> tuple[int, int] | None:
@@ -141,12 +184,16 @@ def _loop_entries(loop: Loop, found: dict) -> tuple[int, int] | None:
 
 
 def refuse_large_program(
-    statements: Sequence[ArrayStatement], shapes: Mapping[str, tuple], what: str
+    statements: Sequence[ArrayStatement],
+    shapes: Mapping[str, tuple],
+    what: str,
+    memo: dict[int, _Facts] | None = None,
 ) -> None:
     """One line (:class:`~dgraph.errors.DGraphError`) where ``statements`` would hold
     more than :data:`PEAK_MOST` array entries at once (:func:`peak_entries`), before any
-    of them is evaluated; ``what``: what they compute, for the message."""
-    peak, where, largest = peak_entries(statements, shapes)
+    of them is evaluated; ``what``: what they compute, for the message; ``memo``:
+    as :func:`peak_entries` keeps it."""
+    peak, where, largest = peak_entries(statements, shapes, memo)
     if peak > PEAK_MOST:
         shape = "" if largest is None else f", the largest {'×'.join(map(str, largest))}"
         raise DGraphError(

@@ -104,6 +104,9 @@ class Writer:
         # the cancellation pass's decisions at a point, by the tier of bound that made
         # them (:func:`~.cancel._decided`: "scalar", "entries", "whole")
         self.cancel_tiers: Counter[str] = Counter()
+        # what the count of entries held at once found of each statement, kept for the
+        # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
+        self.footprint: dict = {}
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
@@ -494,7 +497,9 @@ def _chunked(
     found = chunked(statements, stub.arguments, shapes, set(ends), w.constants)
     statements = statements if found is None else found
     given = known | dict(zip(stub.arguments, stub.shapes, strict=True))
-    refuse_large_program(statements, given, "the derivative's code")
+    # w.footprint: the values the counts before the narrowing found kept (most of
+    # these statements' values are the same nodes)
+    refuse_large_program(statements, given, "the derivative's code", w.footprint)
     return statements
 
 
@@ -1031,7 +1036,7 @@ def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     statements = [w.statements[k] for k in order]
     reads = set().union(*(ir.names_in(data) for _, data in parts if isinstance(data, Node)))
     found = chunked(statements, tuple(arguments), shapes, reads, w.constants) if looped else None
-    refuse_large_program(found or statements, shapes, "the derivative's code")
+    refuse_large_program(found or statements, shapes, "the derivative's code", w.footprint)
 
 
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:

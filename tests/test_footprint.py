@@ -1,0 +1,191 @@
+"""The count of array entries a program holds at once (dgraph/codegen/tensor/footprint.py)
+finds each statement's names and shapes once per program, not once per block that reads
+it: the generated module's blocks share their vertex values' statements."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dgraph.codegen import ir
+from dgraph.codegen.tensor import footprint
+
+
+def _by_hand(n: int) -> list[ir.ArrayStatement]:
+    """tests/test_eigh_scale.py's program: at ``c``, 3n² entries held."""
+    x, a, b = ir.Name("x"), ir.Name("a"), ir.Name("b")
+    return [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Const(2.0), x)),
+        ir.ArrayStatement("b", ir.Call("einsum", (ir.Const("i,j->ij"), a, a))),
+        ir.ArrayStatement("c", ir.BinOp("*", ir.Call("sin", (b,)), b)),
+        ir.ArrayStatement("d", ir.Call("reshape", (ir.Name("c"), ir.Const((n * n,))))),
+        ir.ArrayStatement("e", ir.Call("sum", (ir.Name("d"),))),
+        ir.ArrayStatement("f", ir.Call("cos", (a,))),
+    ]
+
+
+def _counted(monkeypatch) -> list[int]:
+    """The ids of the statements' values whose shapes the count looks up."""
+    seen: list[int] = []
+    inner = footprint.node_shapes
+
+    def node_shapes(node, env):
+        seen.append(id(node))
+        return inner(node, env)
+
+    monkeypatch.setattr(footprint, "node_shapes", node_shapes)
+    return seen
+
+
+def test_a_memo_finds_each_statement_once_and_the_same_counts(monkeypatch):
+    """Three overlapping runs of one program's statements with one memo: each statement's
+    shapes looked up once (6 statements, 11 read), each count (peak, where, largest)
+    what it is without the memo."""
+    n = 10
+    s = _by_hand(n)
+    runs = [s[:5], [s[0], s[5]], s[:3]]
+    shapes = {"x": (n,)}
+    alone = [footprint.peak_entries(run, shapes) for run in runs]
+    assert alone == [(3 * n * n, "c", (n, n)), (2 * n, "f", (n,)), (3 * n * n, "c", (n, n))]
+    seen = _counted(monkeypatch)
+    memo: dict = {}
+    assert [footprint.peak_entries(run, shapes, memo) for run in runs] == alone
+    assert sorted(seen) == sorted(id(t.value) for t in s)  # once each, not 11 times
+    seen.clear()
+    assert [footprint.peak_entries(run, shapes) for run in runs] == alone
+    assert len(seen) == sum(map(len, runs))  # without the memo: once per run
+
+
+def test_a_statement_counted_again_where_what_it_reads_changed_shape():
+    """The memo's facts hold for the shapes they were found at: ``c = sin(b)·b`` counted
+    where ``b`` is n × n, then read where another statement makes ``b`` (2n) × (2n), is
+    counted at the new shape (3·(2n)² at ``c``), as without the memo; a new statement
+    (another object) is looked up afresh, never by a reused id."""
+    n = 4
+    s = _by_hand(n)
+    memo: dict = {}
+    assert footprint.peak_entries(s[:3], {"x": (n,)}, memo)[0] == 3 * n * n
+    wider = ir.ArrayStatement("b", ir.Call("einsum", (ir.Const("i,j->ij"), *[ir.Name("x")] * 2)))
+    want = (3 * (2 * n) ** 2, "c", (2 * n, 2 * n))
+    assert footprint.peak_entries([wider, s[2]], {"x": (2 * n,)}, memo) == want
+    assert footprint.peak_entries([wider, s[2]], {"x": (2 * n,)}) == want
+    assert footprint.peak_entries(s[:3], {"x": (n,)}, memo)[0] == 3 * n * n  # and back
+
+
+def test_a_loops_entries_found_once_per_shape(monkeypatch):
+    """A loop over the n rows of ``a = x ⊗ y`` (n × m), its body ``b = sin(s)·s`` (2m
+    made): at the loop a, the body's 2m and the stacked ys (n·m), 2nm + 2m. Counted
+    twice at m = n and once at m = 2n with one memo: the loop's body counted once per
+    shape of ``a`` (2 times, 3 without the memo), each count the memo-less one."""
+    n = 6
+    x, y, a, s = ir.Name("x"), ir.Name("y"), ir.Name("a"), ir.Name("s")
+    body = ir.LoopBody(
+        ("s",), (ir.ArrayStatement("b", ir.BinOp("*", ir.Call("sin", (s,)), s)),), ("b",)
+    )
+    statements = [
+        ir.ArrayStatement("a", ir.Call("einsum", (ir.Const("i,j->ij"), x, y))),
+        ir.ArrayStatement("l", ir.Loop((), (a,), (), body, n)),
+        ir.ArrayStatement("f", ir.Call("sum", (ir.Item(ir.Name("l"), 0),))),
+    ]
+    runs = [{"x": (n,), "y": (m,)} for m in (n, n, 2 * n)]
+    want = [(2 * n * m + 2 * m, "l", (n, m)) for m in (n, n, 2 * n)]
+    calls: list[int] = []
+    inner = footprint._loop_entries
+
+    def loop_entries(loop, found):
+        calls.append(id(loop))
+        return inner(loop, found)
+
+    monkeypatch.setattr(footprint, "_loop_entries", loop_entries)
+    assert [footprint.peak_entries(statements, shapes) for shapes in runs] == want
+    assert len(calls) == 3
+    calls.clear()
+    memo: dict = {}
+    assert [footprint.peak_entries(statements, shapes, memo) for shapes in runs] == want
+    assert len(calls) == 2
+
+
+def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
+    """A sparse module of two inputs and two outputs (four blocks reading shared vertex
+    values): the refusal's count looks up each statement's shapes once for the program,
+    and finds what it finds without the memo; the module's Jacobian is JAX's."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.frontends.jaxpr import from_jax
+    from dgraph.methods import accumulate
+
+    from . import jax_reference as jref
+
+    def f(x, y):
+        v = jnp.sin(x * y)
+        return v * jnp.exp(x), jnp.cumsum(v + y)
+
+    x, y = np.linspace(0.3, 0.9, 4), np.linspace(1.1, 1.7, 4)
+    seen = _counted(monkeypatch)
+    calls: list[tuple[list, dict, tuple]] = []
+    inner = footprint.peak_entries
+
+    def peak_entries(statements, shapes, memo=None):
+        got = inner(statements, shapes, memo)
+        calls.append((list(statements), dict(shapes), got))
+        return got
+
+    monkeypatch.setattr(footprint, "peak_entries", peak_entries)
+    with jax.enable_x64(True):
+        es = accumulate(from_jax(f, x, y, level="array"), "forward")
+        program = tensor_program(es, "python", sparse=True)
+        want = jref.jacfwd(f, argnums=(0, 1))(x, y)  # jitted: one compile
+    counted = {id(s.value) for statements, _, _ in calls for s in statements}
+    assert len(calls) == 4 and sum(len(st) for st, _, _ in calls) > len(counted)
+    assert sorted(seen) == sorted(counted)  # each once: the blocks share the Writer's memo
+    for statements, shapes, got in calls:  # each block's count as without the memo
+        assert inner(statements, shapes) == got
+    module = load_python(program.text)
+    for k, row in enumerate(module.jacobian(x, y)):
+        for j, block in enumerate(row):
+            np.testing.assert_allclose(block.toarray(), np.asarray(want[k][j]), rtol=1e-12)
+
+
+def test_the_count_after_the_narrowing_reuses_the_values_counted_before(monkeypatch):
+    """A NumPy sparse Hessian is counted before its cancellation pass (each block) and
+    again after the narrowing (:func:`~dgraph.codegen.tensor.module._chunked`): the
+    optimized program's statements are new, most of their values the nodes counted
+    before, so the last count looks up fewer values than it has statements (the memo
+    kept by value), and finds what it finds without the memo; the Hessian is JAX's."""
+    import jax
+    import jax.numpy as jnp
+
+    import dgraph
+    from dgraph.codegen.tensor import module
+
+    from . import jax_reference as jref
+
+    def f(x):
+        v = jnp.sin(x) * x[::-1]
+        return jnp.sum(v**2) + jnp.sum(jnp.exp(v) * x)
+
+    x = np.linspace(0.2, 0.9, 5)
+    seen = _counted(monkeypatch)
+    calls: list[tuple[int, int, bool, bool]] = []
+    inner = module.refuse_large_program
+
+    def spy(statements, shapes, what, memo=None):
+        before = len(seen)
+        inner(statements, shapes, what, memo)
+        looked_up = len(seen) - before
+        same = footprint.peak_entries(statements, shapes, memo) == footprint.peak_entries(
+            statements, shapes
+        )
+        calls.append((len(statements), looked_up, memo is not None, same))
+
+    monkeypatch.setattr(module, "refuse_large_program", spy)
+    with jax.enable_x64(True):
+        h = dgraph.hessian(f, x, sparse=True)
+        want = np.asarray(jref.hessian(f)(jnp.asarray(x)))
+    statements, looked_up, memo, same = calls[-1]  # _chunked's, after the narrowing
+    assert len(calls) >= 2 and memo and same
+    assert looked_up < statements / 2
+    np.testing.assert_allclose(h(x).toarray(), want, rtol=1e-12, atol=1e-13)
