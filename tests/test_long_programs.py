@@ -375,3 +375,38 @@ def test_cse_is_handed_only_what_it_can_share(monkeypatch) -> None:
         replacements, everything = cse([e for _, e in named + results], symbols=iter([s]))
         assert replacements == [(s, sympy.sin(x))]
         assert [e for t, e in ordered if t != s] == everything[: len(named)]
+
+
+def test_conditions_cse_named_go_back_once_per_statement(monkeypatch):
+    """``cse`` names a condition two Piecewise share (``s1 = x > 0``) and the pass puts it
+    back into both; the rebuilt Piecewise evaluate again, so the same statements handed
+    to ``cse`` again (another pass order, another candidate's program) take them from
+    ``_CONDITIONED``: no Piecewise is evaluated with its condition a second time."""
+    from collections import OrderedDict
+
+    from sympy.core.relational import Relational
+
+    from dgraph.codegen import passes
+
+    evaluated = []
+    original = sympy.Piecewise.eval.__func__
+
+    def counting(cls, *args):
+        evaluated.append(any(isinstance(c, Relational) for _, c in args))
+        return original(cls, *args)
+
+    monkeypatch.setattr(passes, "_CONDITIONED", OrderedDict())
+    monkeypatch.setattr(sympy.Piecewise, "eval", classmethod(counting))
+    x, y = sympy.symbols("x y")
+    v1, v2 = sympy.symbols("v1 v2")
+    named = [
+        (v1, sympy.Piecewise((x * y, x > 0), (0, True))),
+        (v2, sympy.Piecewise((x**2, x > 0), (y, True))),
+    ]
+    results = [((0,), v1 + v2), ((1,), sympy.Piecewise((y, x > 0), (1, True)))]
+    expected = ([*named], [results[0], ((1,), results[1][1])])
+    for run in range(2):
+        evaluated.clear()
+        ordered, reduced = passes._cse(named, results, {x, y})
+        assert (ordered, reduced) == expected
+        assert sum(evaluated) == (3 if run == 0 else 0)

@@ -653,14 +653,43 @@ def _inline_conditions(
 ) -> tuple[list[Assignment], list[sympy.Expr]]:
     """Put conditions ``cse`` named (``s1 = x > 0``) back into the ``Piecewise`` that use
     them: every program variable holds a number."""
-    conditions = {}
+    conditions: dict[sympy.Symbol, sympy.Basic] = {}
     kept = []
     for s, e in replacements:
-        e = e.xreplace(conditions) if conditions else e
+        e = _conditioned(e, conditions) if conditions else e
         if isinstance(e, sympy.Expr):
             kept.append((s, e))
         else:
             conditions[s] = e
     if not conditions:
         return replacements, reduced
-    return kept, [e.xreplace(conditions) for e in reduced]
+    return kept, [_conditioned(e, conditions) for e in reduced]
+
+
+def _conditioned(expr: sympy.Basic, conditions: dict[sympy.Symbol, sympy.Basic]) -> sympy.Basic:
+    """``expr.xreplace(conditions)``: ``expr`` itself where it reads none of them, else
+    remembered by ``expr`` and the conditions it reads (:data:`_CONDITIONED`). Each
+    rebuilt ``Piecewise`` evaluates again (most of ``cse``'s cost in
+    tests/test_element_nan.py), and the pass orders and the candidates' programs hand
+    ``cse`` the same statements again and again: the same Piecewise come back named by
+    the same symbols."""
+    used = symbols_in(expr) & conditions.keys()
+    if not used:
+        return expr
+    mapping = {s: conditions[s] for s in used}
+    key = (expr, frozenset(mapping.items()))
+    found = _CONDITIONED.get(key)
+    if found is None:
+        found = expr.xreplace(mapping)
+        _CONDITIONED[key] = found
+        if len(_CONDITIONED) > _CONDITIONED_LIMIT:
+            _CONDITIONED.popitem(last=False)
+    else:
+        _CONDITIONED.move_to_end(key)
+    return found
+
+
+# Expressions with the conditions cse named put back, by expression and conditions read:
+# the last _CONDITIONED_LIMIT met
+_CONDITIONED: OrderedDict[tuple, sympy.Basic] = OrderedDict()
+_CONDITIONED_LIMIT = 4096
