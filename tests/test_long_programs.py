@@ -401,3 +401,66 @@ def test_cse_is_handed_only_what_it_can_share(monkeypatch) -> None:
         replacements, everything = cse([e for _, e in named + results], symbols=iter([s]))
         assert replacements == [(s, sympy.sin(x))]
         assert [e for t, e in ordered if t != s] == everything[: len(named)]
+
+
+def test_conditions_cse_named_go_back_once_per_statement(monkeypatch):
+    """``cse`` names a condition two Piecewise share (``s1 = x > 0``) and the pass puts it
+    back into both; the rebuilt Piecewise evaluate again, so the same statements handed
+    to ``cse`` again (another pass order, another candidate's program) take them from
+    ``_CONDITIONED``: no Piecewise is evaluated with its condition a second time."""
+    from collections import OrderedDict
+
+    from sympy.core.relational import Relational
+
+    from dgraph.codegen import passes
+
+    evaluated = []
+    original = sympy.Piecewise.eval.__func__
+
+    def counting(cls, *args):
+        evaluated.append(any(isinstance(c, Relational) for _, c in args))
+        return original(cls, *args)
+
+    monkeypatch.setattr(passes, "_CONDITIONED", OrderedDict())
+    monkeypatch.setattr(sympy.Piecewise, "eval", classmethod(counting))
+    x, y = sympy.symbols("x y")
+    v1, v2 = sympy.symbols("v1 v2")
+    named = [
+        (v1, sympy.Piecewise((x * y, x > 0), (0, True))),
+        (v2, sympy.Piecewise((x**2, x > 0), (y, True))),
+    ]
+    results = [((0,), v1 + v2), ((1,), sympy.Piecewise((y, x > 0), (1, True)))]
+    expected = ([*named], [results[0], ((1,), results[1][1])])
+    for run in range(2):
+        evaluated.clear()
+        ordered, reduced = passes._cse(named, results, {x, y})
+        assert (ordered, reduced) == expected
+        assert sum(evaluated) == (3 if run == 0 else 0)
+
+
+def test_the_inlining_pass_substitutes_a_use_and_definition_once(monkeypatch):
+    """The same use and definition met again (another pass order, another candidate's
+    program: 1,416 of 3,043 substitutions in tests/test_element_nan.py) are looked up in
+    ``_SUBSTITUTED``, not rebuilt; the program is the same."""
+    from collections import OrderedDict
+
+    from dgraph.codegen import passes
+
+    walks = []
+    original = passes.bottom_up
+
+    def counting(*args, **kwargs):
+        walks.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(passes, "_SUBSTITUTED", OrderedDict())
+    monkeypatch.setattr(passes, "bottom_up", counting)
+    x, y = sympy.symbols("x y")
+    v1, v2 = sympy.symbols("v1 v2")
+    named = [(v1, sympy.sin(x) * y), (v2, sympy.cos(v1) + 2 * v1**0 * x)]
+    results = [((0,), v2 * y)]
+    expected = ([], [((0,), y * (x * 2 + sympy.cos(y * sympy.sin(x))))])
+    for run in range(2):
+        walks.clear()
+        assert _inline_single_use(list(named), list(results)) == expected
+        assert len(walks) == (2 if run == 0 else 0)
