@@ -29,28 +29,12 @@ from dgraph.codegen.ir import (  # noqa: E402
 )
 from dgraph.codegen.jaxcode import LOOP_HELPERS, JaxArrayPrinter  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
-
-_COMPILES: list[str] = []
-_COUNTING = [False]
-
-
-def _listener(event: str, seconds: float, **kwargs) -> None:
-    if _COUNTING[0] and event.endswith("backend_compile_duration"):
-        _COMPILES.append(event)
-
-
-jax.monitoring.register_event_duration_secs_listener(_listener)
+from tests.jax_events import COMPILED, counted  # noqa: E402
 
 
 def _compiles(call) -> tuple[int, object]:
     """The XLA compiles ``call()`` makes, and its value."""
-    _COUNTING[0], before = True, len(_COMPILES)
-    try:
-        value = call()
-        jax.block_until_ready(value)
-    finally:
-        _COUNTING[0] = False
-    return len(_COMPILES) - before, value
+    return counted(call, COMPILED)
 
 
 def series(x):

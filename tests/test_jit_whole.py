@@ -21,29 +21,13 @@ from dgraph.codegen.tensor.check import check_tensor  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
-
-_LOWERED: list[str] = []
-_COUNTING = [False]
-
-
-def _listener(event: str, seconds: float, **kwargs) -> None:
-    if _COUNTING[0] and event.endswith("jaxpr_to_mlir_module_duration"):
-        _LOWERED.append(event)
-
-
-jax.monitoring.register_event_duration_secs_listener(_listener)
+from tests.jax_events import counted  # noqa: E402
 
 
 def _lowered(call) -> tuple[int, object]:
     """The programs ``call()`` lowers (before XLA's compile cache is asked: counted
     whether or not another process compiled them), and its value."""
-    _COUNTING[0], before = True, len(_LOWERED)
-    try:
-        value = call()
-        jax.block_until_ready(value)
-    finally:
-        _COUNTING[0] = False
-    return len(_LOWERED) - before, value
+    return counted(call)
 
 
 def f(x):

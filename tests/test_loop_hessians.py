@@ -23,6 +23,7 @@ jax.config.update("jax_enable_x64", True)
 import dgraph  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
+from tests.jax_events import counted  # noqa: E402
 
 X = np.random.default_rng(5).uniform(-1.0, 1.0, 6)
 ROWS = np.random.default_rng(6).uniform(-0.6, 0.6, (4, 3))
@@ -201,22 +202,13 @@ def test_counted_outputs_run_by_numpy_lower_nothing(monkeypatch):
     scan = next(e for e in closed.jaxpr.eqns if e.primitive.name == "scan")
     body, n_consts = scan.params["jaxpr"], scan.params["num_consts"]
     ins = [np.asarray(v.val) if hasattr(v, "val") else f"v{k}" for k, v in enumerate(scan.invars)]
-    lowered: list[str] = []
-
-    def listener(event: str, seconds: float, **kwargs) -> None:
-        if event.endswith("jaxpr_to_mlir_module_duration"):
-            lowered.append(event)
 
     def found(most: int) -> tuple[dict, int]:
         monkeypatch.setattr(jaxpr_hoist, "NUMPY_SCAN_MOST", most)
-        before = len(lowered)
-        jax.monitoring.register_event_duration_secs_listener(listener)
-        try:
-            return jaxpr_hoist.constant_outputs(body, n_consts, 2, ins, 6, False), len(
-                lowered
-            ) - before
-        finally:
-            jax.monitoring.unregister_event_duration_listener(listener)
+        lowered, outputs = counted(
+            lambda: jaxpr_hoist.constant_outputs(body, n_consts, 2, ins, 6, False)
+        )
+        return outputs, lowered
 
     (mine, lowerings), (theirs, jax_lowerings) = found(4_000), found(0)
     assert lowerings == 0 and jax_lowerings > 0

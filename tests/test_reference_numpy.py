@@ -19,17 +19,7 @@ from dgraph.core import block_values  # noqa: E402
 from dgraph.frontends import jaxpr_arrays  # noqa: E402
 from dgraph.frontends.jaxpr_arrays import JaxJvp  # noqa: E402
 from dgraph.frontends.jaxpr_numpy import numpy_equation, numpy_program  # noqa: E402
-
-_LOWERINGS: list[str] = []
-_COUNTING = [False]
-
-
-def _listener(event: str, seconds: float, **kwargs) -> None:
-    if _COUNTING[0] and event.endswith("jaxpr_to_mlir_module_duration"):
-        _LOWERINGS.append(event)
-
-
-jax.monitoring.register_event_duration_secs_listener(_listener)
+from tests.jax_events import counted  # noqa: E402
 
 X = np.array([0.3, -0.7, 1.1, 0.5, -1.3, 0.9])
 V = np.array([1.0, -0.5, 2.0, 0.25, -1.5, 0.75])
@@ -52,12 +42,8 @@ def _want(f):
 
 def _run(reference):
     """The reference's J·v at (X, V) twice (the check's two points), and JAX's lowerings."""
-    _COUNTING[0], before = True, len(_LOWERINGS)
-    try:
-        got = [reference({"x": X}, {"x": V})["y"] for _ in range(2)]
-    finally:
-        _COUNTING[0] = False
-    return got, len(_LOWERINGS) - before
+    lowerings, got = counted(lambda: [reference({"x": X}, {"x": V})["y"] for _ in range(2)])
+    return got, lowerings
 
 
 def test_a_small_program_numpy_runs_whole_compiles_nothing():
