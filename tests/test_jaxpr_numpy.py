@@ -145,3 +145,15 @@ def test_the_binomial_tree_put_s_hessian_is_checked_without_a_kernel_per_level(c
         want = jax.jit(jax.jacfwd(jax.jacfwd(lambda params: put(params, jnp))))(x)
     assert np.abs(np.asarray(want)).max() > 1.0
     np.testing.assert_allclose(H(x), want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_sign_of_a_signed_zero_is_lax_s():
+    """``lax.sign(-0.0)`` is ``-0.0`` (NumPy's ``sign`` gives ``0.0``): the evaluator and
+    the exact fold share one table (``jaxpr_numpy.ANY_DTYPE``) and its ``lax_sign``."""
+    x = np.array([-0.0, 0.0, -2.5, 3.0])
+    with x64(jax):
+        closed = jax.make_jaxpr(jnp.sign)(x)
+        (eqn,) = closed.jaxpr.eqns
+        want = np.asarray(jax.lax.sign(x))
+    (got,) = numpy_equation(eqn, [x])
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .jaxpr_numpy import INLINED_CALLS, numpy_pad
+from .jaxpr_numpy import ANY_DTYPE, INLINED_CALLS, numpy_pad
 
 __all__ = ["exact_fold", "exact_program"]
 
@@ -204,11 +204,6 @@ def _integer_pow(x: np.ndarray, y: int) -> np.ndarray | None:
     return np.divide(np.ones_like(acc), acc) if y < 0 else acc
 
 
-def _sign(x: np.ndarray) -> np.ndarray:
-    """``lax.sign``: a zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``)."""
-    return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
-
-
 def _round(x: np.ndarray, method: Any) -> np.ndarray | None:
     """``lax.round``: to the nearest integer, halves away from zero (method 0) or to even
     (method 1), each exact (``|x| - floor(|x|)`` is)."""
@@ -305,24 +300,13 @@ def _with_dtype(ufunc: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return lambda x, axis: ufunc.accumulate(x, axis=axis, dtype=x.dtype)
 
 
+_ORDERED: dict[str, Callable[..., np.ndarray | None]] = {
+    name: ANY_DTYPE[name] for name in ("max", "min", "sign", "clamp")
+}
+"""Exact, except on a NaN or a ``-0.0``, which XLA orders its own way (left to JAX)."""
+
 _ELEMENTWISE: dict[str, Callable[..., np.ndarray | None]] = {
-    "add": np.add,
-    "add_any": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "neg": np.negative,
-    "abs": np.abs,
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-    "not": np.invert,
-    "square": lambda x: np.multiply(x, x),
+    name: f for name, f in ANY_DTYPE.items() if name not in _ORDERED
 }
 """Operations exact or correctly rounded (IEEE 754) for every dtype, each on its own."""
 
@@ -337,13 +321,6 @@ _FLOAT_ONLY: dict[str, Callable[..., np.ndarray | None]] = {
 }
 """Correctly rounded or exact on floats (integers: :func:`_int_div`, :func:`_int_rem`)."""
 
-_ORDERED: dict[str, Callable[..., np.ndarray | None]] = {
-    "max": np.maximum,
-    "min": np.minimum,
-    "sign": _sign,
-    "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
-}
-"""Exact, except on a NaN or a ``-0.0``, which XLA orders its own way (left to JAX)."""
 
 _REDUCTIONS: dict[str, Callable[..., np.ndarray | None]] = {
     "reduce_max": _extreme(np.max),

@@ -33,8 +33,10 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ANY_DTYPE",
     "INLINED_CALLS",
     "NUMPY_LOOP_MOST",
+    "lax_sign",
     "numpy_equation",
     "numpy_loop",
     "numpy_pad",
@@ -57,7 +59,14 @@ _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "ceil": np.ceil,
     "is_finite": np.isfinite,
 }
-_ANY = {  # integers and booleans as well (two's complement wraps alike)
+
+
+def lax_sign(x: np.ndarray) -> np.ndarray:
+    """``lax.sign``: a zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``)."""
+    return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
+
+
+ANY_DTYPE: dict[str, Callable[..., np.ndarray]] = {
     "add": np.add,
     "add_any": np.add,
     "sub": np.subtract,
@@ -72,13 +81,16 @@ _ANY = {  # integers and booleans as well (two's complement wraps alike)
     "gt": np.greater,
     "ge": np.greater_equal,
     "abs": np.abs,
-    "sign": np.sign,
+    "sign": lax_sign,
+    "square": lambda x: np.multiply(x, x),
     "and": np.bitwise_and,  # logical on booleans, bitwise on integers, as lax's
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,
     "not": np.invert,
     "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
 }
+"""Primitives NumPy evaluates alike for floats, integers and booleans (two's complement
+wraps alike), each ``lax`` name to its function."""
 
 
 def _broadcast_in_dim(x: np.ndarray, p: dict) -> np.ndarray:
@@ -243,16 +255,14 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
 def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
     """The primitive ``name`` on ``xs`` by NumPy; None where it is not taken here."""
     with np.errstate(all="ignore"):
-        if name in _ANY:
-            out = _ANY[name](*xs)
+        if name in ANY_DTYPE:
+            out = ANY_DTYPE[name](*xs)
         elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
             out = _FLOAT[name](*xs)
         elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
             out = np.power(xs[0], xs[1].astype(xs[0].dtype))
         elif name == "integer_pow" and xs[0].dtype.kind == "f":
             out = np.power(xs[0], params["y"])
-        elif name == "square":
-            out = np.multiply(xs[0], xs[0])
         elif name == "select_n" and xs[0].dtype.kind in "biu":
             out = _select_n(*xs)
         elif name == "pad":
@@ -369,7 +379,7 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return False
     p = eqn.params
-    if name in _ANY or name == "square" or name == "concatenate":
+    if name in ANY_DTYPE or name == "concatenate":
         return True
     if name in _FLOAT or name == "dot_general":
         return all(k == "f" for k in kinds)
