@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy
 
-from ...blocks import RECENT, Applied, Labelled, RunTime
+from ...blocks import RECENT, Applied, RunTime
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
@@ -52,6 +52,7 @@ from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
 from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
+from .delta_form import DeltaPattern, delta_form
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .exact_fold import numpy_exact
@@ -107,6 +108,10 @@ class Writer:
         # what the count of entries held at once found of each statement, kept for the
         # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
         self.footprint: dict = {}
+        # the delta forms output_node made (by the node's identity: the node and its
+        # pattern), and the patterns of those emitted as blocks, by name (the program's)
+        self.deltas: dict[int, tuple[Node, DeltaPattern]] = {}
+        self.patterns: dict[str, DeltaPattern] = {}
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
@@ -146,6 +151,15 @@ class Writer:
         if self.varies(node):
             self.varying.add(name)
         return Name(name)
+
+    def block(self, node: Node, hint: str) -> str:
+        """The name of a dense Jacobian block ``node`` emitted (:func:`output_node`'s),
+        and where it is a delta form, its pattern kept under that name."""
+        name = self.emit(node, hint).id
+        found = self.deltas.pop(id(node), None)
+        if found is not None and found[0] is node:
+            self.patterns[name] = found[1]
+        return name
 
     def printed(self, statements: list[ArrayStatement]) -> list[str]:
         printer = self.d.printer
@@ -326,7 +340,7 @@ def tensor_program(
         blocks: dict[tuple[str, str], str] = {}
     else:
         results = [
-            w.emit(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
+            w.block(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}")
             for y, x in keys
         ]
         blocks = dict(zip(keys, results, strict=True))
@@ -455,6 +469,7 @@ def tensor_program(
         dict(w.constants.arrays) if keep_arrays else {},
         header + "\n".join(lines) + "\n",
         dict(w.constants.shapes) | read_shapes,
+        {name: p for name, p in w.patterns.items() if name in ends},
     )
 
 
@@ -1256,9 +1271,10 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
         return Call("zeros", (shape,))
     block, values = structural_valued(*valued)  # a permutation: its union pattern
     rows, cols, at = entries(block)
-    deltas = _delta_form(w, block, values, shape.value)
-    if deltas is not None:
-        return deltas
+    found = delta_form(w.d.lang, block, values, shape.value)
+    if found is not None:
+        w.deltas[id(found[0])] = found  # its pattern, kept by the program (Writer.block)
+        return found[0]
     flat = rows * n + cols
     if _repeats(flat, m * n):
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
@@ -1490,41 +1506,6 @@ def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool
     flat = tuple(Call("ravel", (v,)) for v in values.values())
     joined = flat[0] if len(flat) == 1 else Call("concatenate", (ir.Seq(flat),))
     return [w.emit(joined, "F")]
-
-
-def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
-    """A labelled block whose axes each read one label without offset, no label on more
-    than two axes, as its values broadcast times an identity per label shared by two axes
-    (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
-    of the same size is several times slower under XLA on a CPU; None where the form does
-    not fit (the scatter then). JAX only: NumPy's broadcast would be read-only."""
-    if w.d.lang != "jax" or not isinstance(block, Labelled):  # NumPy: a writable array
-        return None
-    axes = (*block.out_axes, *block.in_axes)
-    labels = [a[0][0] if len(a[0]) == 1 and a[1] == 0 else None for a in axes]
-    if any(k is None or block.sizes[k] != n for k, n in zip(labels, shape, strict=True)):
-        return None
-    where: dict[int, list[int]] = {}
-    for p, k in enumerate(labels):
-        where.setdefault(k, []).append(p)
-    if any(len(ps) > 2 for ps in where.values()) or any(k not in where for k in block.value):
-        return None
-    first = [where[k][0] for k in block.value]
-    order = sorted(range(len(first)), key=lambda i: first[i])
-    node = values
-    if order != list(range(len(order))):
-        node = Call("transpose", (node, ir.Const(tuple(order))))
-    kept = {where[k][0]: block.sizes[k] for k in block.value}
-    spread = tuple(kept.get(p, 1) for p in range(len(shape)))  # one value: all ones, or ()
-    node = Call("reshape", (node, ir.Const(spread)))
-    for ps in where.values():
-        if len(ps) == 2:
-            n = shape[ps[0]]
-            at = tuple(n if p in ps else 1 for p in range(len(shape)))
-            dtype = (("dtype", Call("result_type", (values,))),)
-            eye = Call("eye", (ir.Const(n),), dtype)
-            node = BinOp("*", node, Call("reshape", (eye, ir.Const(at))))
-    return Call("broadcast_to", (node, ir.Const(tuple(shape))))
 
 
 def _header(
