@@ -255,6 +255,10 @@ def tensor_program(
     if symmetric and not (sparse and mode == "jacobian" and square):
         raise DGraphError("symmetric= is for the sparse jacobian of one square block")
     computed = es.as_computed or es
+    # whether the runs of large stacked arrays are written as loops over slices of rows
+    # (_chunked): NumPy's symmetric code, and every program whose arrays are not kept (a
+    # C program's and a loop body's are)
+    looped = (symmetric and lang == "python") or not keep_arrays
     w = Writer(DIALECTS[lang], keep_arrays, sparse_products)
     w.region_reads = read_outputs(graph)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
@@ -313,7 +317,7 @@ def tensor_program(
             RECENT.clear()
         # counted from shapes before the pass evaluates any (a NumPy Hessian's runs of
         # large arrays as its code computes them, a slice of rows at a time)
-        _refuse_large(w, valued, symmetric and lang == "python")
+        _refuse_large(w, valued, looped)
         reads = asked_later(w, valued) if sparse and later else None
         if reads is not None:
             deferred = reads  # its entries asked at the narrowed program (one block)
@@ -385,9 +389,7 @@ def tensor_program(
     statements = optimize_statements(statements, ends)  # CSE, dead statements
     if symmetric:
         keep = coordinates[0] >= coordinates[1]
-        stub = ArrayProgram(mode, tuple(arguments.values()), tuple(shapes[x] for x in arguments),
-                            tuple(arguments), statements, ends, dict(w.constants.arrays), "",
-                            dict(w.constants.shapes))  # fmt: skip
+        stub = _stub(w, mode, arguments, shapes, statements, ends)
         if lang == "python" and not keep_arrays:  # what folding read and nothing else
             _park(w, stub, [statements], [*ends, *(pattern or ())])
         statements, compact = narrowed(stub, results[0], keep, w.constants)
@@ -408,13 +410,16 @@ def tensor_program(
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
                                       cancel_later=False,
                                       sparse_products=sparse_products)  # fmt: skip
-        if lang == "python":  # the runs of n³ arrays a slice of rows at a time
+        if looped:  # the runs of n³ arrays a slice of rows at a time
             statements = _chunked(w, stub, statements, ends)
             if tril_statements is not None:
                 tril_statements = _chunked(w, stub, tril_statements, ends)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
+    elif looped:  # dense blocks, a sparse J not symmetric: the same loops
+        stub = _stub(w, mode, arguments, shapes, statements, ends)
+        statements = _chunked(w, stub, statements, ends)
     if lang == "jax" and outside is not None:  # one jitted function, given its constants
         statements = _constants_folded(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
@@ -471,6 +476,15 @@ def tensor_program(
         dict(w.constants.shapes) | read_shapes,
         {name: p for name, p in w.patterns.items() if name in ends},
     )
+
+
+def _stub(w: Writer, mode: str, arguments: dict, shapes, statements, ends) -> ArrayProgram:
+    """The program so far (its statements, not yet printed): what the passes after the
+    optimization read (the narrowing, the loops over slices)."""
+    names = tuple(arguments.values())
+    given = tuple(shapes[x] for x in arguments)
+    return ArrayProgram(mode, names, given, tuple(arguments), statements, ends,
+                        dict(w.constants.arrays), "", dict(w.constants.shapes))  # fmt: skip
 
 
 def _park(w: Writer, stub: ArrayProgram, programs: list, names: list) -> None:
@@ -1036,7 +1050,8 @@ def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
     cancellation pass, the code check or a call evaluates them; ``looped``: counted with
     their runs of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the
-    pass (:mod:`.slices`) and a NumPy Hessian's code (:func:`_chunked`) compute them."""
+    pass (:mod:`.slices`) and the code (:func:`_chunked`: all but C's and a loop body's)
+    compute them."""
     if valued is None or isinstance(valued[0], RunTime):
         return
     values = valued[1]
