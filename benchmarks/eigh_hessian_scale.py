@@ -13,9 +13,10 @@ peak RSS until the refusal.
 
 ``--count``: only the count the early refusal reads
 (:func:`~dgraph.codegen.tensor.footprint.peak_entries` of the statements it is given,
-from shapes), then stop.
+from shapes), then stop. ``--lang jax``: the JAX code's Hessian (``lang="jax"``; the call
+timed to its values on the host); ``--dense``: the dense Hessian (``sparse=False``).
 
-    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K | --count]
+    python benchmarks/eigh_hessian_scale.py N [--no-jax | --hvp K | --count] [--lang L] [--dense]
 """
 
 from __future__ import annotations
@@ -35,26 +36,29 @@ import dgraph
 
 def main() -> None:
     n = int(sys.argv[1])
+    lang = sys.argv[sys.argv.index("--lang") + 1] if "--lang" in sys.argv else "python"
+    sparse = "--dense" not in sys.argv
     build, small, _ = rp.PROGRAMS["jax_rfft_eigvalsh"]
     f, xs, _, ref = build(n)
     fs, xss, _, _ = build(small)
-    dgraph.hessian(fs, *xss, sparse=True)(xss[0])  # warm-up: imports, JAX's tracing
+    dgraph.hessian(fs, *xss, sparse=sparse, lang=lang)(xss[0])  # warm-up: imports, tracing
     t0 = time.process_time()
     if "--count" in sys.argv:
-        _count(f, xs, n, t0)
+        _count(f, xs, n, t0, lang)
         return
     try:
-        H = dgraph.hessian(f, *xs, sparse=True)
+        H = dgraph.hessian(f, *xs, sparse=sparse, lang=lang)
     except dgraph.DGraphError as e:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
         print(f"n={n} refused after {time.process_time() - t0:.2f} CPU-s rss={rss:.2f}GB: {e}")
         return
     t1 = time.process_time()
-    got = H(xs[0])
+    got = _host(H(xs[0]))
     t2 = time.process_time()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
     if "--no-jax" in sys.argv:
-        print(f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB nnz={got.nnz}")
+        nnz = np.count_nonzero(got)
+        print(f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB nnz={nnz}")
         return
     x = jnp.asarray(xs[0])
     if "--hvp" in sys.argv:
@@ -62,7 +66,7 @@ def main() -> None:
         columns = np.linspace(0, n - 1, k).astype(int)
         hvp = jax.jit(lambda v: jax.jvp(jax.grad(ref), (x,), (v,))[1])
         want = np.stack([np.asarray(hvp(jnp.eye(n)[j])) for j in columns], axis=1)
-        part = got[:, columns].toarray()
+        part = got[:, columns]
         err = np.abs(part - want).max() / np.abs(want).max()
         print(
             f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
@@ -74,18 +78,28 @@ def main() -> None:
     t3 = time.perf_counter()
     hess(x).block_until_ready()
     jax_s = time.perf_counter() - t3
-    err = np.abs(got.toarray() - want).max() / np.abs(want).max()
+    err = np.abs(got - want).max() / np.abs(want).max()
     print(
         f"n={n} build={t1 - t0:.2f} call={t2 - t1:.2f} CPU-s rss={rss:.2f}GB"
         f" relerr={err:.1e} jax_call={jax_s:.2f}s"
     )
 
 
+def _host(H) -> np.ndarray:
+    """A Hessian as a dense NumPy array on the host (a SciPy CSR's, a BCOO's, JAX's
+    array waited for)."""
+    if hasattr(H, "toarray"):
+        return H.toarray()
+    if hasattr(H, "todense"):
+        H = H.todense()
+    return np.asarray(H)
+
+
 class _Counted(Exception):
     pass
 
 
-def _count(f, xs, n: int, t0: float) -> None:
+def _count(f, xs, n: int, t0: float, lang: str = "python") -> None:
     """The early refusal's count for ``f`` at ``xs`` (``--count``)."""
     from dgraph.codegen.tensor import footprint, module
 
@@ -99,7 +113,7 @@ def _count(f, xs, n: int, t0: float) -> None:
 
     module.refuse_large_program = spy
     with contextlib.suppress(_Counted):
-        dgraph.hessian(f, *xs, sparse=True)
+        dgraph.hessian(f, *xs, sparse="--dense" not in sys.argv, lang=lang)
 
 
 if __name__ == "__main__":

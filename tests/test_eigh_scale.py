@@ -366,17 +366,15 @@ def test_code_still_too_large_after_the_narrowing_is_refused(monkeypatch):
     assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
 
 
-def test_only_the_looped_code_is_counted_looped(monkeypatch):
-    """At n = 32 with the loops from 10⁴ entries (slices of 2 rows) and the limit at
-    5·10⁴ entries: the NumPy Hessian's run is counted as its code computes it, a slice
-    at a time (under n³ = 32,768), the JAX Hessian's as its code holds it, whole (some
-    4 n³ = 131,072): refused in one line before anything is evaluated (mutation: every
-    code counted looped builds it)."""
+def _looped_small(monkeypatch, limit: int, n: int = 32) -> list[int]:
+    """Loops from n³/4 entries (slices of 2 rows of n × n: 16 steps at n = 32), the
+    limit at ``limit`` entries, and the counts of the entries held at once kept as they
+    are taken."""
     from dgraph.codegen.tensor import footprint, module, slice_loops, slices
 
-    monkeypatch.setattr(slice_loops, "LOOP_FROM", 10**4)
-    monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2048)
-    monkeypatch.setattr(footprint, "PEAK_MOST", 5 * 10**4)
+    monkeypatch.setattr(slice_loops, "LOOP_FROM", n**3 // 4)
+    monkeypatch.setattr(slices, "CHUNK_ENTRIES", 2 * n * n)
+    monkeypatch.setattr(footprint, "PEAK_MOST", limit)
     counted: list[int] = []
     original = module.refuse_large_program
 
@@ -385,10 +383,44 @@ def test_only_the_looped_code_is_counted_looped(monkeypatch):
         return original(statements, shapes, what, memo)
 
     monkeypatch.setattr(module, "refuse_large_program", spy)
+    return counted
+
+
+@pytest.mark.parametrize(("lang", "sparse"), [("jax", True), ("jax", False), ("python", False)])
+def test_jax_and_dense_hessians_are_looped(monkeypatch, lang, sparse):
+    """At n = 32 with the loops from n³/4 entries (slices of 2 rows, 16 steps) and the
+    limit at 5·10⁴ entries, the JAX Hessians (sparse and dense) and NumPy's dense one
+    are written with the run of eigh's second derivative a loop over the slices (JAX: a
+    scan) and counted as their code computes it, a slice at a time (under n³ = 32,768;
+    whole, some 4 n³ = 131,072, they were refused from n = 462 at the real limit);
+    values equal ``jax.hessian``'s (mutation: every step reading the first step's slices
+    fails). (At n = 16 the product pairs stay, 2 n³ entries: no such run.)"""
+    n = 32
+    counted = _looped_small(monkeypatch, 5 * 10**4, n)
+    f, x = _program(n)
+    H = dgraph.hessian(f, x, sparse=sparse, lang=lang)
+    assert counted and max(counted) < n**3
+    assert H.generated.verified
+    assert ("_jit_scan(" if lang == "jax" else "for __chunks") in H.source
+    got = H(x)
+    got = got.todense() if sparse else got
+    want = _jax_hessian(n)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
+
+
+def test_only_the_looped_code_is_counted_looped(monkeypatch):
+    """At n = 32 with the loops from n³/4 entries (slices of 2 rows) and the limit at
+    5·10⁴ entries: the NumPy Hessian's run is counted as its code computes it, a slice
+    at a time (under n³ = 32,768), C's values program, whose arrays are kept, as it holds
+    the run, whole (some 4 n³ = 131,072): refused in one line before anything is
+    evaluated (mutation: every code counted looped builds it)."""
+    from dgraph.codegen.tensor import module
+
+    counted = _looped_small(monkeypatch, 5 * 10**4)
     n = 32
     f, x = _program(n)
     with pytest.raises(dgraph.DGraphError) as e:
-        dgraph.hessian(f, x, sparse=True, lang="jax")
+        dgraph.hessian(f, x, sparse=True, lang="c")
     assert "\n" not in str(e.value) and "would not fit in memory" in str(e.value)
     assert counted[-1] > 4 * n**3
     with monkeypatch.context() as m:  # the NumPy count alone: the build stopped there

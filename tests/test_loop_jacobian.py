@@ -119,40 +119,52 @@ def test_dense_step_products_go_through_blas_from_their_size(monkeypatch, xs):
                 np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
 
 
-def test_the_delta_form_is_read_by_its_entries():
-    """JAX writes a labelled body block as its values broadcast times an identity per
-    pair of axes (``module._delta_form``); :func:`block_entries` reads its pattern and
-    which value each entry holds, equal to the dense block NumPy makes of the same form:
-    two pairs on axes (0, 3) and (1, 2), the values transposed and spread, and a
-    diagonal of one number."""
-    from dgraph.codegen.ir import ArrayProgram, ArrayStatement, BinOp, Call, Const, Name
+def test_the_delta_form_carries_its_pattern():
+    """JAX writes a labelled block as its values broadcast times an identity per pair of
+    axes (:func:`~dgraph.codegen.tensor.delta_form.delta_form`), with the pattern of its
+    entries, which the program keeps under the block's name; :func:`block_entries` reads
+    the entries from it, equal to the dense block NumPy makes of the same form: two pairs
+    on axes (0, 3) and (1, 2), the values transposed and spread; a diagonal of one number;
+    none where the program keeps no pattern or a pass made the statement something
+    else; no form in NumPy nor for a block that is not labelled."""
+    from dgraph.blocks import Labelled
+    from dgraph.codegen.evaluate import ArrayEvaluator
+    from dgraph.codegen.ir import ArrayProgram, ArrayStatement, Call, Const, Name
+    from dgraph.codegen.tensor.delta_form import delta_form
     from dgraph.codegen.tensor.loop_blocks import block_entries
 
-    def eye(n, at):
-        return Call("reshape", (Call("eye", (Const(n),)), Const(at)))
-
-    V = np.arange(1.0, 13.0).reshape(4, 3)
-    values = Call("reshape", (Call("transpose", (Name("v"), Const((1, 0)))), Const((3, 4, 1, 1))))
-    pairs = BinOp("*", BinOp("*", values, eye(4, (1, 4, 4, 1))), Name("t"))
-    form = Call("broadcast_to", (pairs, Const((3, 4, 4, 3))))
-    one = Call("broadcast_to", (BinOp("*", Call("reshape", (Const(2.0), Const((1, 1)))),
-                                          eye(5, (5, 5))), Const((5, 5))))  # fmt: skip
-    program = ArrayProgram("body", ("v",), ((4, 3),), ("v",), [
-        ArrayStatement("t", eye(3, (3, 1, 1, 3))),  # a factor the passes named
-        ArrayStatement("J", form),
-        ArrayStatement("I", one),
-        ArrayStatement("S", Call("reshape", (Name("v"), Const((3, 4))))),  # no block form
-    ], ["J"])  # fmt: skip
-    size, flat, entries, entry_of, n = block_entries(program, "J")
+    V = np.arange(1.0, 13.0).reshape(4, 3)  # label 1 (4), label 0 (3): the value's order
+    pairs = Labelled((3, 4), (4, 3), (((0,), 0), ((1,), 0)), (((1,), 0), ((0,), 0)), (3, 4), (1, 0))
+    one = Labelled((5,), (5,), (((0,), 0),), (((0,), 0),), (5,), ())
+    form, pattern = delta_form("jax", pairs, Name("v"), (3, 4, 4, 3))
+    diagonal, pattern_one = delta_form("jax", one, Name("c"), (5, 5))
+    statements = [ArrayStatement("J", form), ArrayStatement("I", diagonal)]
+    statements.append(ArrayStatement("S", Call("reshape", (Name("v"), Const((3, 4))))))
+    program = ArrayProgram("body", ("v", "c"), ((4, 3), ()), ("v", "c"), statements, ["J"])
+    spread = Call("reshape", (Name("v"), Const((3, 4, 1, 1))))  # J's spread, another shape
+    statements.append(ArrayStatement("K", Call("broadcast_to", (spread, Const((3, 4, 2, 1))))))
+    other = Call("reshape", (Name("v"), Const((1, 1, 4, 3))))  # J's shape, another spread
+    statements.append(ArrayStatement("M", Call("broadcast_to", (other, form.args[1]))))
+    program.deltas = {"J": pattern, "I": pattern_one} | {k: pattern for k in "SKM"}
+    dense = ArrayEvaluator().run(statements, {"v": V, "c": np.float64(2.0)})
     want = V.T.reshape(3, 4, 1, 1) * np.eye(4).reshape(1, 4, 4, 1) * np.eye(3).reshape(3, 1, 1, 3)
+    np.testing.assert_array_equal(dense["J"], want)
+    size, flat, entries, entry_of, n = block_entries(program, "J")
+    values = ArrayEvaluator().value(entries, {"v": V})
     got = np.zeros(size)
-    got[flat] = V.T.ravel()[entry_of]
-    assert (size, n, flat.size) == (144, 12, 12) and entries == Call("ravel", (values,))
+    got[flat] = values[entry_of]
+    assert (size, n, flat.size) == (144, 12, 12)
     np.testing.assert_array_equal(got.reshape(want.shape), want)
     assert np.all(np.diff(flat) > 0)  # row-major: each row's entries in order
     size, flat, _, entry_of, n = block_entries(program, "I")
     assert (size, n) == (25, 1) and flat.tolist() == [0, 6, 12, 18, 24] and not entry_of.any()
-    assert block_entries(program, "S") is None
+    np.testing.assert_array_equal(dense["I"], 2.0 * np.eye(5))
+    assert block_entries(program, "S") is None  # a pattern kept, not the form's statement
+    assert block_entries(program, "K") is None and block_entries(program, "M") is None
+    program.deltas = {}
+    assert block_entries(program, "J") is None  # the form without its pattern
+    assert delta_form("python", pairs, Name("v"), (3, 4, 4, 3)) is None
+    assert delta_form("jax", object(), Name("v"), (3, 4, 4, 3)) is None
 
 
 def test_c_loops_multiply_sparse_blocks_by_their_entries():

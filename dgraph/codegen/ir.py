@@ -456,7 +456,8 @@ class ArrayProgram:
     name, arguments (the inputs' names in the code) and their shapes, statements, the
     names it returns, the module constants (their arrays where kept) and the module
     text the dialect's printer made of it; the constants' shapes (kept or not: what
-    counting the program's operations needs)."""
+    counting the program's operations needs); the patterns of the blocks it writes in
+    JAX's delta form, by name (:class:`~.tensor.delta_form.DeltaPattern`)."""
 
     name: str
     arguments: tuple[str, ...]
@@ -467,6 +468,7 @@ class ArrayProgram:
     constants: dict[str, Any] = dataclasses.field(default_factory=dict)  # name: array
     text: str = ""
     constant_shapes: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    deltas: dict[str, Any] = dataclasses.field(default_factory=dict)  # name: DeltaPattern
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ entries, summed into the pattern's rows — nnz·w multiplications a step, not m
 1-D stencil on 1,000 cells: 3·10³ entries against 10⁶). The sum is by slots of the rows'
 entries (:func:`by_rows`: per slot a gather of whole rows, no scatter) where the rows
 hold about as many entries each, else a segment sum. JAX writes a labelled block as its
-values broadcast times an identity per pair of axes (the delta form); its entries are
-read from that form (:func:`block_entries`), so a diagonal block is a multiply of the
-rows, not JAX's dense ``einsum`` (a Newton step's on 2,000 unknowns: 338 ms a call
+values broadcast times an identity per pair of axes (the delta form,
+:mod:`.delta_form`); its entries are read from the pattern the body program keeps for
+it (:func:`block_entries`), so a diagonal block is a multiply of the rows, not JAX's
+dense ``einsum`` (a Newton step's on 2,000 unknowns: 338 ms a call
 before). C's value program takes the same products (its printer gathers whole rows).
 
 The region's Jacobian is the chain ``M_T ⋯ M_1`` of seed 002 (Naumann, *Matrix-Free
@@ -50,6 +51,7 @@ from ..ir import (
     SegmentSum,
     Seq,
 )
+from .delta_form import delta_entries
 from .region_steps import matrix_product
 
 __all__ = [
@@ -136,9 +138,10 @@ def block_entries(
 ) -> tuple[int, np.ndarray, Node, np.ndarray | None, int] | None:
     """The body block ``block``'s sparse form, where its statement is a scatter of a
     pattern into zeros (NumPy's, C's) or JAX's delta form (values broadcast times an
-    identity per pair of axes, :func:`~.module._delta_form`): its dense size, the
-    pattern's flat positions, a vector of entries, which of them each position holds
-    (None: the vector in the pattern's order) and the vector's length; None otherwise."""
+    identity per pair of axes, its pattern kept by the program:
+    :func:`~.delta_form.delta_entries`): its dense size, the pattern's flat positions, a
+    vector of entries, which of them each position holds (None: the vector in the
+    pattern's order) and the vector's length; None otherwise."""
     found = next((s for s in program.statements if s.target == block), None)
     if found is None or found.at:
         return None
@@ -153,81 +156,7 @@ def block_entries(
         scatter = value.args[0]
         flat = np.asarray(program.constants[scatter.flat.id], dtype=np.int64).reshape(-1)
         return scatter.size, flat, Call("ravel", (scatter.data,)), None, flat.size
-    return _delta_entries(program, value)
-
-
-def _delta_entries(program: ArrayProgram, value: Node):
-    """:func:`block_entries` of JAX's delta form ``broadcast_to(reshape(v, spread) ·
-    reshape(eye(n), at) ⋯, shape)``: the entries are where every identity's two axes
-    agree, each reading v at its spread axes; None where ``value`` is not of that form."""
-    if not (
-        isinstance(value, Call)
-        and value.func == "broadcast_to"
-        and len(value.args) == 2
-        and isinstance(value.args[1], Const)
-    ):
-        return None
-    shape = tuple(int(n) for n in np.atleast_1d(value.args[1].value))
-    factors: list[Node] = []
-    stack = [value.args[0]]
-    while stack:
-        node = _defined(program, stack.pop())
-        if isinstance(node, BinOp) and node.op == "*":
-            stack += [node.right, node.left]
-        else:
-            factors.append(node)
-    pairs, spread, values = [], None, None
-    for f in factors:
-        if not (
-            isinstance(f, Call)
-            and f.func == "reshape"
-            and len(f.args) == 2
-            and isinstance(f.args[1], Const)
-        ):
-            return None
-        at = tuple(int(n) for n in np.atleast_1d(f.args[1].value))
-        if len(at) != len(shape) or any(a not in (1, n) for a, n in zip(at, shape, strict=True)):
-            return None
-        inner = _defined(program, f.args[0])
-        if isinstance(inner, Call) and inner.func == "eye":
-            n = ir.number(inner.args[0]) if len(inner.args) == 1 else None
-            axes = [p for p, a in enumerate(at) if a != 1]
-            if n is None or (axes and (len(axes) != 2 or any(at[p] != n for p in axes))):
-                return None
-            if axes:
-                pairs.append(tuple(axes))
-        elif values is None:
-            spread, values = at, f
-        else:
-            return None  # two factors of values: not the delta form
-    if values is None or len({p for pair in pairs for p in pair}) != 2 * len(pairs):
-        return None
-    paired = {p for pair in pairs for p in pair}
-    groups = [list(pair) for pair in pairs] + [[p] for p in range(len(shape)) if p not in paired]
-    extents = [shape[g[0]] for g in groups]
-    grid = np.indices(extents).reshape(len(groups), -1) if groups else np.zeros((0, 1), int)
-    coords = [np.zeros(grid.shape[1], dtype=np.int64)] * len(shape)
-    for g, row in zip(groups, grid, strict=True):
-        for p in g:
-            coords[p] = row.astype(np.int64)
-    size = math.prod(shape)
-    flat = np.ravel_multi_index(coords, shape) if shape else np.zeros(1, dtype=np.int64)
-    reads = [c if s > 1 else np.zeros_like(c) for c, s in zip(coords, spread, strict=True)]
-    entry_of = np.ravel_multi_index(reads, spread) if shape else np.zeros(1, dtype=np.int64)
-    order = np.argsort(flat, kind="stable")
-    flat, entry_of = flat[order].astype(np.int64), entry_of[order].astype(np.int64)
-    return size, flat, Call("ravel", (values,)), entry_of, math.prod(spread)
-
-
-def _defined(program: ArrayProgram, node: Node) -> Node:
-    """``node``, or where it names a statement of ``program`` assigned once (no store
-    into it), that statement's value (a factor the passes gave a name of its own)."""
-    while isinstance(node, Name):
-        found = [s for s in program.statements if s.target == node.id]
-        if len(found) != 1 or found[0].at:
-            return node
-        node = found[0].value
-    return node
+    return delta_entries(program, block)
 
 
 def by_rows(rows: np.ndarray, size: int) -> list[tuple[np.ndarray, np.ndarray]] | None:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy
 
-from ...blocks import RECENT, Applied, Labelled, RunTime
+from ...blocks import RECENT, Applied, RunTime
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
@@ -52,6 +52,7 @@ from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
 from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
+from .delta_form import DeltaPattern, delta_form
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .exact_fold import numpy_exact
@@ -107,6 +108,10 @@ class Writer:
         # what the count of entries held at once found of each statement, kept for the
         # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
         self.footprint: dict = {}
+        # the delta forms output_node made (by the node's identity: the node and its
+        # pattern), and the patterns of those emitted as blocks, by name (the program's)
+        self.deltas: dict[int, tuple[Node, DeltaPattern]] = {}
+        self.patterns: dict[str, DeltaPattern] = {}
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
@@ -146,6 +151,15 @@ class Writer:
         if self.varies(node):
             self.varying.add(name)
         return Name(name)
+
+    def block(self, node: Node, hint: str) -> str:
+        """The name of a dense Jacobian block ``node`` emitted (:func:`output_node`'s),
+        and where it is a delta form, its pattern kept under that name."""
+        name = self.emit(node, hint).id
+        found = self.deltas.pop(id(node), None)
+        if found is not None and found[0] is node:
+            self.patterns[name] = found[1]
+        return name
 
     def printed(self, statements: list[ArrayStatement]) -> list[str]:
         printer = self.d.printer
@@ -241,6 +255,10 @@ def tensor_program(
     if symmetric and not (sparse and mode == "jacobian" and square):
         raise DGraphError("symmetric= is for the sparse jacobian of one square block")
     computed = es.as_computed or es
+    # whether the runs of large stacked arrays are written as loops over slices of rows
+    # (_chunked): NumPy's symmetric code, and every program whose arrays are not kept (a
+    # C program's and a loop body's are)
+    looped = (symmetric and lang == "python") or not keep_arrays
     w = Writer(DIALECTS[lang], keep_arrays, sparse_products)
     w.region_reads = read_outputs(graph)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
@@ -299,7 +317,7 @@ def tensor_program(
             RECENT.clear()
         # counted from shapes before the pass evaluates any (a NumPy Hessian's runs of
         # large arrays as its code computes them, a slice of rows at a time)
-        _refuse_large(w, valued, symmetric and lang == "python")
+        _refuse_large(w, valued, looped)
         reads = asked_later(w, valued) if sparse and later else None
         if reads is not None:
             deferred = reads  # its entries asked at the narrowed program (one block)
@@ -326,7 +344,7 @@ def tensor_program(
         blocks: dict[tuple[str, str], str] = {}
     else:
         results = [
-            w.emit(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
+            w.block(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}")
             for y, x in keys
         ]
         blocks = dict(zip(keys, results, strict=True))
@@ -371,9 +389,7 @@ def tensor_program(
     statements = optimize_statements(statements, ends)  # CSE, dead statements
     if symmetric:
         keep = coordinates[0] >= coordinates[1]
-        stub = ArrayProgram(mode, tuple(arguments.values()), tuple(shapes[x] for x in arguments),
-                            tuple(arguments), statements, ends, dict(w.constants.arrays), "",
-                            dict(w.constants.shapes))  # fmt: skip
+        stub = _stub(w, mode, arguments, shapes, statements, ends)
         if lang == "python" and not keep_arrays:  # what folding read and nothing else
             _park(w, stub, [statements], [*ends, *(pattern or ())])
         statements, compact = narrowed(stub, results[0], keep, w.constants)
@@ -394,13 +410,16 @@ def tensor_program(
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
                                       cancel_later=False,
                                       sparse_products=sparse_products)  # fmt: skip
-        if lang == "python":  # the runs of n³ arrays a slice of rows at a time
+        if looped:  # the runs of n³ arrays a slice of rows at a time
             statements = _chunked(w, stub, statements, ends)
             if tril_statements is not None:
                 tril_statements = _chunked(w, stub, tril_statements, ends)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
+    elif looped:  # dense blocks, a sparse J not symmetric: the same loops
+        stub = _stub(w, mode, arguments, shapes, statements, ends)
+        statements = _chunked(w, stub, statements, ends)
     if lang == "jax" and outside is not None:  # one jitted function, given its constants
         statements = _constants_folded(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
@@ -455,7 +474,17 @@ def tensor_program(
         dict(w.constants.arrays) if keep_arrays else {},
         header + "\n".join(lines) + "\n",
         dict(w.constants.shapes) | read_shapes,
+        {name: p for name, p in w.patterns.items() if name in ends},
     )
+
+
+def _stub(w: Writer, mode: str, arguments: dict, shapes, statements, ends) -> ArrayProgram:
+    """The program so far (its statements, not yet printed): what the passes after the
+    optimization read (the narrowing, the loops over slices)."""
+    names = tuple(arguments.values())
+    given = tuple(shapes[x] for x in arguments)
+    return ArrayProgram(mode, names, given, tuple(arguments), statements, ends,
+                        dict(w.constants.arrays), "", dict(w.constants.shapes))  # fmt: skip
 
 
 def _park(w: Writer, stub: ArrayProgram, programs: list, names: list) -> None:
@@ -1021,7 +1050,8 @@ def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     entries at once than :data:`~.footprint.PEAK_MOST` (:mod:`.footprint`), before the
     cancellation pass, the code check or a call evaluates them; ``looped``: counted with
     their runs of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the
-    pass (:mod:`.slices`) and a NumPy Hessian's code (:func:`_chunked`) compute them."""
+    pass (:mod:`.slices`) and the code (:func:`_chunked`: all but C's and a loop body's)
+    compute them."""
     if valued is None or isinstance(valued[0], RunTime):
         return
     values = valued[1]
@@ -1256,9 +1286,10 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
         return Call("zeros", (shape,))
     block, values = structural_valued(*valued)  # a permutation: its union pattern
     rows, cols, at = entries(block)
-    deltas = _delta_form(w, block, values, shape.value)
-    if deltas is not None:
-        return deltas
+    found = delta_form(w.d.lang, block, values, shape.value)
+    if found is not None:
+        w.deltas[id(found[0])] = found  # its pattern, kept by the program (Writer.block)
+        return found[0]
     flat = rows * n + cols
     if _repeats(flat, m * n):
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
@@ -1490,41 +1521,6 @@ def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool
     flat = tuple(Call("ravel", (v,)) for v in values.values())
     joined = flat[0] if len(flat) == 1 else Call("concatenate", (ir.Seq(flat),))
     return [w.emit(joined, "F")]
-
-
-def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
-    """A labelled block whose axes each read one label without offset, no label on more
-    than two axes, as its values broadcast times an identity per label shared by two axes
-    (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
-    of the same size is several times slower under XLA on a CPU; None where the form does
-    not fit (the scatter then). JAX only: NumPy's broadcast would be read-only."""
-    if w.d.lang != "jax" or not isinstance(block, Labelled):  # NumPy: a writable array
-        return None
-    axes = (*block.out_axes, *block.in_axes)
-    labels = [a[0][0] if len(a[0]) == 1 and a[1] == 0 else None for a in axes]
-    if any(k is None or block.sizes[k] != n for k, n in zip(labels, shape, strict=True)):
-        return None
-    where: dict[int, list[int]] = {}
-    for p, k in enumerate(labels):
-        where.setdefault(k, []).append(p)
-    if any(len(ps) > 2 for ps in where.values()) or any(k not in where for k in block.value):
-        return None
-    first = [where[k][0] for k in block.value]
-    order = sorted(range(len(first)), key=lambda i: first[i])
-    node = values
-    if order != list(range(len(order))):
-        node = Call("transpose", (node, ir.Const(tuple(order))))
-    kept = {where[k][0]: block.sizes[k] for k in block.value}
-    spread = tuple(kept.get(p, 1) for p in range(len(shape)))  # one value: all ones, or ()
-    node = Call("reshape", (node, ir.Const(spread)))
-    for ps in where.values():
-        if len(ps) == 2:
-            n = shape[ps[0]]
-            at = tuple(n if p in ps else 1 for p in range(len(shape)))
-            dtype = (("dtype", Call("result_type", (values,))),)
-            eye = Call("eye", (ir.Const(n),), dtype)
-            node = BinOp("*", node, Call("reshape", (eye, ir.Const(at))))
-    return Call("broadcast_to", (node, ir.Const(tuple(shape))))
 
 
 def _header(
