@@ -1,0 +1,58 @@
+"""What the fourteenth survey of real programs met (benchmarks/real_programs13.py), each at
+the array level against ``jax.jacfwd``: a gather at points computed along two axes
+(``jax.scipy.ndimage.map_coordinates``'s corners)."""
+
+import numpy as np
+import pytest
+
+import dgraph
+from tests.jax_reference import jacfwd
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+jax.config.update("jax_enable_x64", True)
+
+RNG = np.random.default_rng(33)
+IMAGE = RNG.normal(size=(4, 5))
+X = np.array([0.3, 1.1, 2.4, 0.7, 1.9, 5.3])  # the last column index 15: clamped to 4
+
+
+def _array_jacobian(f, x):
+    g = dgraph.from_jax(f, x, level="array")
+    assert g.is_tensor
+    made = dgraph.make_function(g, "jacobian")
+    return np.asarray(made(x)).reshape(np.shape(jacfwd(f)(x)))
+
+
+def corners_of_constant_image(x):
+    i = jnp.floor(x[:3] * 2).astype(int)
+    j = jnp.floor(x[3:] * 3).astype(int)
+    return jnp.asarray(IMAGE)[i, j] * x[:3] + x[3:] ** 2
+
+
+def corners_of_traced_data(x):
+    M = x.reshape(2, 3)
+    i = jnp.array([1, 0, 1])
+    j = jnp.floor(jnp.abs(x[:3]) * 2).astype(int)
+    return M[i, j] * x[3:]
+
+
+@pytest.mark.parametrize("f", [corners_of_constant_image, corners_of_traced_data])
+def test_gather_at_points_computed_along_two_axes(f):
+    want = np.asarray(jacfwd(f)(X))
+    assert np.abs(want).max() > 0.5
+    assert np.allclose(_array_jacobian(f, X), want, rtol=1e-12, atol=1e-12)
+
+
+def test_map_coordinates_registration_gradient():
+    moving = jnp.asarray(RNG.normal(size=(4, 4)))
+    grid = jnp.asarray(np.stack(np.meshgrid(np.arange(4.0), np.arange(4.0), indexing="ij")))
+
+    def ssd(d):
+        coords = grid + d.reshape(2, 4, 4)
+        warped = jax.scipy.ndimage.map_coordinates(moving, list(coords), order=1)
+        return jnp.sum(warped**2)
+
+    d = 0.2 + 0.1 * RNG.uniform(size=32)
+    assert np.allclose(_array_jacobian(ssd, d), np.asarray(jacfwd(ssd)(d)), rtol=1e-10)
+
