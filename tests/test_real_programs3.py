@@ -1,6 +1,7 @@
 """What the fourteenth survey of real programs met (benchmarks/real_programs13.py), each at
 the array level against ``jax.jacfwd``: a gather at points computed along two axes
-(``jax.scipy.ndimage.map_coordinates``'s corners)."""
+(``jax.scipy.ndimage.map_coordinates``'s corners), and NaN entries of a constant (missing
+data under ``jnp.nanmean``) that carry no derivative."""
 
 import numpy as np
 import pytest
@@ -56,3 +57,21 @@ def test_map_coordinates_registration_gradient():
     d = 0.2 + 0.1 * RNG.uniform(size=32)
     assert np.allclose(_array_jacobian(ssd, d), np.asarray(jacfwd(ssd)(d)), rtol=1e-10)
 
+
+A = RNG.normal(size=(24, 20))
+Y = RNG.normal(size=24)
+Y[::3] = np.nan  # missing readings
+
+
+def nanmean_fit(x):
+    res = jnp.asarray(A) @ x - jnp.asarray(Y)
+    return jnp.nanmean(res**2) + 0.1 * jnp.nansum(jnp.log(res**2 + 1.0))
+
+
+def test_nan_entries_of_a_constant_carry_no_derivative():
+    x = RNG.normal(size=20)
+    want = np.asarray(jacfwd(nanmean_fit)(x))
+    assert np.isfinite(want).all()
+    found = _array_jacobian(nanmean_fit, x)
+    assert np.isfinite(found).all()
+    assert np.allclose(found, want, rtol=1e-12, atol=1e-12)
