@@ -864,6 +864,8 @@ case("take_dynamic", "take-along-n-d", _rows, point((2, 3), 158))
 _cols = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0)[:2] + 1, axis=0)  # noqa: E731
 case("take_dynamic", "take-along-n-d-fill", _cols, point((3, 2), 159))
 case("take_dynamic", "n-d-row", lambda x: x[jnp.argmax(x[:, 0])], point((3, 2), 155))
+_pairs = lambda x: x[jnp.argsort(x), jnp.array([1, 0])]  # noqa: E731  (the flat take)
+case("take_dynamic", "index-pairs", _pairs, point((2, 2), 160))
 case("take_dynamic", "n-d-column", lambda x: x[:, jnp.argmin(x[0])] ** 2, point((2, 3), 156))
 _win = lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), jnp.argmin(x[0])), (2, 2))  # noqa: E731
 case("take_dynamic", "window-2-d", _win, point((3, 3), 157))
@@ -970,7 +972,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 0])].mul(x[:2]),
         (3,),
     ),
-    "gather at a traced index": (lambda x: x[jnp.argsort(x), jnp.array([1, 0])], (2, 2)),
     "gather that fills": (
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
