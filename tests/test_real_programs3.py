@@ -75,3 +75,18 @@ def test_nan_entries_of_a_constant_carry_no_derivative():
     found = _array_jacobian(nanmean_fit, x)
     assert np.isfinite(found).all()
     assert np.allclose(found, want, rtol=1e-12, atol=1e-12)
+
+
+def stacked_inverses_and_solves(x):  # Neo-Hookean's F⁻ᵀ under vmap: a batched solve
+    H = x.reshape(2, 2, 2)
+    F = jnp.eye(2) + H
+    inv = jax.vmap(jnp.linalg.inv)(F)
+    sol = jax.vmap(jnp.linalg.solve)(F, H[:, :, 0])
+    return jnp.concatenate([inv.ravel(), sol.ravel(), jax.vmap(jnp.linalg.det)(F)])
+
+
+def test_a_vmapped_solve_is_one_solve_per_matrix():
+    x = 0.2 * RNG.normal(size=8)
+    want = np.asarray(jacfwd(stacked_inverses_and_solves)(x))
+    found = _array_jacobian(stacked_inverses_and_solves, x)
+    assert np.allclose(found, want, rtol=1e-12, atol=1e-12)

@@ -911,6 +911,9 @@ case(  # JAX's gradient of inv solves x·A = b: rows by Aᵀ
     lambda a: jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m) * _SQUARE))(a),
     _SQUARE,
 )
+_STACK = np.stack([_SQUARE, _spd(3, 161)])  # vmap'd: one solve per matrix
+case("custom_linear_solve", "batched-inv", jax.vmap(jnp.linalg.inv), _STACK)
+case("custom_linear_solve", "batched-vector", jax.vmap(jnp.linalg.solve), _STACK, _STACK[:, 0])
 # determinants (n >= 4 for det, n >= 2 for slogdet: JAX writes smaller ones out) and
 # decompositions: square, tall, wide and 1x1 matrices at points with distinct singular values
 _MATRICES = {"n-d": point((3, 3), 151), "tall": point((4, 3), 152), "wide": point((3, 4), 153)}
