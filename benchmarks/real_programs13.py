@@ -426,13 +426,9 @@ def lax_sort_two_operands(n):
 
 # ---------------------------------------------------------------- the survey
 
-
-def main(argv: list[str]) -> None:
-    SizedSurvey(PROGRAMS, CASES, __file__, rng, cell=7, modes=MODES_SIZED).main(argv)
-
-
 #: each program at its small size, under its name (``dgraph codegen real_programs13.py:NAME``)
 CASES = small_cases(PROGRAMS, globals())
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    survey = SizedSurvey(PROGRAMS, CASES, __file__, rng, cell=7, modes=MODES_SIZED)
+    survey.main(sys.argv[1:])
