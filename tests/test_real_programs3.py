@@ -1,7 +1,8 @@
 """What the fourteenth survey of real programs met (benchmarks/real_programs13.py), each at
 the array level against ``jax.jacfwd``: a gather at points computed along two axes
-(``jax.scipy.ndimage.map_coordinates``'s corners), and NaN entries of a constant (missing
-data under ``jnp.nanmean``) that carry no derivative."""
+(``jax.scipy.ndimage.map_coordinates``'s corners), NaN entries of a constant (missing
+data under ``jnp.nanmean``) that carry no derivative, and a ``vmap``'d solve (one solve per
+matrix)."""
 
 import numpy as np
 import pytest
