@@ -291,13 +291,14 @@ class SizedSurvey(Survey):
             f, xs, scalar, ref = self.medium[name]
         k = len(xs)
         jx = tuple(map(jnp.asarray, xs))
+        tol = 1e-5 if name.endswith("_f32") else 1e-8  # as the small columns'
         if mode == "hmed":
             if not scalar or k > 1:
                 return "-", ""
             H = dgraph.hessian(f, *xs, sparse=True)(xs[0])
             t = self.rng.normal(size=xs[0].shape)
             want = jax.jvp(jax.grad(ref), jx, (jnp.asarray(t),))[1]
-            return compared(H @ t.ravel(), want)
+            return compared(H @ t.ravel(), want, tol)
         out_shape = np.shape(ref(*jx))
         m = int(np.prod(out_shape))
         lang = "c" if mode == "c" else "python"
@@ -306,7 +307,9 @@ class SizedSurvey(Survey):
         n = sum(x.size for x in xs)
         jac = jax.jacrev if m < n else jax.jacfwd  # the reference's cheaper side
         want = joined(tuple(jac(ref, argnums=tuple(range(k)))(*jx)), m)
-        return compared(found, want)
+        if not np.isfinite(want).all():  # reverse mode's 0 · NaN under a where (nanmean)
+            want = joined(tuple(jax.jacfwd(ref, argnums=tuple(range(k)))(*jx)), m)
+        return compared(found, want, tol)
 
 
 class _JaxAsNumpy:

@@ -864,6 +864,8 @@ case("take_dynamic", "take-along-n-d", _rows, point((2, 3), 158))
 _cols = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0)[:2] + 1, axis=0)  # noqa: E731
 case("take_dynamic", "take-along-n-d-fill", _cols, point((3, 2), 159))
 case("take_dynamic", "n-d-row", lambda x: x[jnp.argmax(x[:, 0])], point((3, 2), 155))
+_pairs = lambda x: x[jnp.argsort(x), jnp.array([1, 0])]  # noqa: E731  (the flat take)
+case("take_dynamic", "index-pairs", _pairs, point((2, 2), 160))
 case("take_dynamic", "n-d-column", lambda x: x[:, jnp.argmin(x[0])] ** 2, point((2, 3), 156))
 _win = lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), jnp.argmin(x[0])), (2, 2))  # noqa: E731
 case("take_dynamic", "window-2-d", _win, point((3, 3), 157))
@@ -909,6 +911,9 @@ case(  # JAX's gradient of inv solves x·A = b: rows by Aᵀ
     lambda a: jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m) * _SQUARE))(a),
     _SQUARE,
 )
+_STACK = np.stack([_SQUARE, _spd(3, 161)])  # vmap'd: one solve per matrix
+case("custom_linear_solve", "batched-inv", jax.vmap(jnp.linalg.inv), _STACK)
+case("custom_linear_solve", "batched-vector", jax.vmap(jnp.linalg.solve), _STACK, _STACK[:, 0])
 # determinants (n >= 4 for det, n >= 2 for slogdet: JAX writes smaller ones out) and
 # decompositions: square, tall, wide and 1x1 matrices at points with distinct singular values
 _MATRICES = {"n-d": point((3, 3), 151), "tall": point((4, 3), 152), "wide": point((3, 4), 153)}
@@ -970,7 +975,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 0])].mul(x[:2]),
         (3,),
     ),
-    "gather at a traced index": (lambda x: x[jnp.argsort(x), jnp.array([1, 0])], (2, 2)),
     "gather that fills": (
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),

@@ -61,6 +61,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
+from .jaxpr_nan import read_constant_nan
 from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_loop, numpy_program
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
@@ -644,6 +645,8 @@ class _Reader:
         # vertices that may hold an infinity: they read an infinite constant, directly or
         # through one another (``jnp.where(mask, x, -inf)``, a masked softmax)
         self.unbounded: set[str] = set()
+        # vertices with entries NaN whatever the inputs (.jaxpr_nan): where, by vertex
+        self.nan_entries: dict[str, np.ndarray] = {}
 
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
@@ -765,6 +768,9 @@ class _Reader:
         kept = tuple((p, _plain(params.get(p))) for p in _PARAMS.get(primitive, ()))
         if primitive == "slice" and kept[2][1] is not None and all(s == 1 for s in kept[2][1]):
             kept = (*kept[:2], ("strides", None))
+        guarded = read_constant_nan(self, primitive, ins, kept, shape, avals[0])
+        if guarded is not None:  # NaN entries of a constant: no derivative through them
+            return [guarded]
         op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
         return [self.result(op, avals[0])]
 

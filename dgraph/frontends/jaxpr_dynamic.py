@@ -45,8 +45,11 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
     index_shape = tuple(int(n) for n in eqn.invars[1].aval.shape)
     shape = tuple(int(n) for n in eqn.outvars[0].aval.shape)
-    if len(axes) != 1 or index_shape[-1:] != (1,):
+    if not axes or index_shape[-1:] != (len(axes),):
         return None
+    if len(axes) > 1:
+        found = _gather_points(reader, eqn, ins, whole, index_shape, shape)
+        return None if found is None else [found]
     a = axes[0]
     others = tuple(k for k in range(len(whole)) if k != a)
     batched = tuple(getattr(numbers, "operand_batching_dims", ()))
@@ -102,6 +105,48 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     if laid is None:
         return [taken]
     return [reader.result(ArrayOp("reshape", (reader.operand(taken),), (), laid), aval)]
+
+
+def _gather_points(reader, eqn, ins: list[Any], whole, index_shape, shape) -> Any:
+    """Single entries at computed points of several axes (``img[i, j]`` with ``i``, ``j``
+    arrays: ``jax.scipy.ndimage.map_coordinates``'s corners), each coordinate clamped into
+    its axis as XLA's gather clamps it: one take along the flattened array at the flat
+    positions ``Σ clamp(iₐ) · strideₐ``. Other forms (slices, batches, filling): None."""
+    numbers = eqn.params["dimension_numbers"]
+    axes = tuple(numbers.start_index_map)
+    if (
+        "FILL" in str(eqn.params.get("mode"))
+        or tuple(numbers.offset_dims)
+        or tuple(getattr(numbers, "operand_batching_dims", ()))
+        or tuple(sorted(numbers.collapsed_slice_dims)) != tuple(range(len(whole)))
+        or tuple(sorted(axes)) != tuple(range(len(whole)))
+        or tuple(eqn.params["slice_sizes"]) != (1,) * len(whole)
+        or index_shape[:-1] != shape
+    ):
+        return None
+    count, total = int(np.prod(shape, dtype=int)), int(np.prod(whole, dtype=int))
+    strides = np.cumprod((1, *whole[:0:-1]))[::-1]  # row-major, per axis
+    at, ints, one = reader.operand(ins[1]), eqn.invars[1].aval, (*shape, 1)
+    flat = None
+    for j, a in enumerate(axes):
+        bounds = (("start_indices", (0,) * len(shape) + (j,)),
+                  ("limit_indices", (*shape, j + 1)), ("strides", None))  # fmt: skip
+        c = ArrayOp("slice", (at,), bounds, one)
+        c = ArrayOp("max", (c, np.zeros(one)), (), one)
+        c = ArrayOp("min", (c, np.full(one, whole[a] - 1.0)), (), one)
+        c = ArrayOp("mul", (c, np.full(one, float(strides[a]))), (), one)
+        flat = c if flat is None else ArrayOp("add", (flat, c), (), one)
+    index = reader.result(ArrayOp("reshape", (flat,), (), (count,)), ints)
+    x = ins[0]
+    if isinstance(x, np.ndarray):
+        data = np.reshape(x, -1)
+    else:
+        data = reader.result(ArrayOp("reshape", (reader.operand(x),), (), (total,)),
+                             eqn.invars[0].aval)  # fmt: skip
+    params = {"axis": 0, "mode": "clip", "size": count, "length": total, "fill": float("nan")}
+    aval = eqn.outvars[0].aval
+    taken = _take(reader, data, index, params, (count,), aval)
+    return reader.result(ArrayOp("reshape", (reader.operand(taken),), (), shape), aval)
 
 
 def _kept_axis(eqn, a: int, whole, index_shape, shape) -> tuple[int, ...] | None:

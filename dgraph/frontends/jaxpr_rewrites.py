@@ -323,6 +323,8 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
+    if len(a_shape) == 3 and len(b_shape) >= 2 and b_shape[0] == a_shape[0]:
+        return [_batched_solve(reader, eqn, ins, m, x, got)]
     rows, matrix, transposed = None, reader.operand(ins[0]), False
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
         if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
@@ -343,6 +345,48 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     operands = (matrix, reader.operand(ins[sum(lengths)]))
     op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
     return [reader.result(op, eqn.outvars[0].aval)]
+
+
+def _batched_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
+    """A ``vmap``'d solve (``jnp.linalg.inv``/``solve`` of a stack of matrices, a batch
+    axis first): one solve per matrix, as the unbatched reader reads it, stacked along
+    the batch axis; refused in one line where the matvec is not ``x[k] · m[k]ᵀ`` (rows) or
+    ``m[k] · x[k]``, each matrix its own."""
+    from ..blocks.arrays import ArrayOp
+
+    a_var, b_var, out = eqn.invars[0], eqn.invars[-1], eqn.outvars[0]
+    a_shape, b_shape = tuple(a_var.aval.shape), tuple(b_var.aval.shape)
+    if np.allclose(got, np.einsum("kij,k...j->k...i", m, x)) and len(b_shape) == 3:
+        rows = True  # x[k] @ m[k].T, the form vmap writes
+    elif np.allclose(got, np.einsum("kij,kj...->ki...", m, x)):
+        rows = len(b_shape) == 2
+    else:
+        raise InputError(f"{reader.where}: custom_linear_solve with a batched matvec other"
+                         " than a product with one matrix each")  # fmt: skip
+    parts = []
+    for k in range(a_shape[0]):
+        a_k = _batch_entry(reader, ins[0], k, a_shape, a_var.aval)
+        b_k = _batch_entry(reader, ins[-1], k, b_shape, b_var.aval)
+        op = ArrayOp("linear_solve", (a_k, b_k), (("rows", rows),), b_shape[1:])
+        solved = reader.operand(reader.result(op, out.aval))
+        parts.append(reader.operand(reader.result(
+            ArrayOp("reshape", (solved,), (), (1, *b_shape[1:])), out.aval)))  # fmt: skip
+    return reader.result(ArrayOp("concatenate", tuple(parts), (("dimension", 0),), b_shape),
+                         out.aval)  # fmt: skip
+
+
+def _batch_entry(reader, value: Any, k: int, shape: tuple, aval) -> Any:
+    """The ``k``-th entry of ``value`` along its first axis, without it."""
+    from ..blocks.arrays import ArrayOp
+
+    if isinstance(value, np.ndarray):
+        return reader.operand(value[k])
+    params = (("start_indices", (k,) + (0,) * (len(shape) - 1)),
+              ("limit_indices", (k + 1, *shape[1:])), ("strides", None))  # fmt: skip
+    sliced = reader.result(ArrayOp("slice", (reader.operand(value),), params, (1, *shape[1:])),
+                           aval)  # fmt: skip
+    op = ArrayOp("reshape", (reader.operand(sliced),), (), shape[1:])
+    return reader.operand(reader.result(op, aval))
 
 
 def _total_order(reader, eqn, ins: list[Any]) -> list[Any]:
