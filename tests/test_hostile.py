@@ -514,6 +514,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "give weights=",
     ),
     (
+        "hessian-numpy-repeat-negative",
+        ["codegen", *hessian_numpy("repeat_negative"), "-o", "h.py"],
+        "numpy.repeat: a negative repeat count",
+    ),
+    (
         "hessian-numpy-branch",
         ["codegen", *hessian_numpy("branches")[:1], "--mode", "hessian", "-o", "h.py"],
         "write it with numpy.where",
