@@ -5,6 +5,8 @@ jax.numpy; patterns exact; C values compiled; bad input one line."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -574,6 +576,40 @@ def test_numpy_repeat_with_bad_counts_is_one_line(counts, needle):
     with pytest.raises(DGraphError) as raised:
         dgraph.hessian(lambda x: np.sum(np.repeat(x.reshape(2, 3), counts, axis=0) ** 3), X[:6])
     assert needle in str(raised.value) and "\n" not in str(raised.value)
+
+
+def _residual_list(x):
+    """Residuals a user returns as a list of scalars (a sympy or NumPy system)."""
+    return [np.exp(x[0] - x[1]) + x[1] ** 2, np.sqrt(1 + x[0] ** 2) * x[2], x[0] * x[2] ** 3]
+
+
+def _residual_jnp(x):
+    return jnp.stack([jnp.exp(x[0] - x[1]) + x[1] ** 2, jnp.sqrt(1 + x[0] ** 2) * x[2],
+                      x[0] * x[2] ** 3])  # fmt: skip
+
+
+def test_the_lagrangian_of_a_list_of_outputs_takes_one_weight_per_entry(tmp_path, monkeypatch):
+    """A function returning a list of scalars: its Jacobian stacks them, and its
+    Lagrangian's Hessian was refused ("the Hessian is of a function returning one array;
+    f returns 3 leaves"; on the command line "--weights: the function must return one
+    array"). Now ``vᵀf`` over the entries in order, in the API and the CLI."""
+    from dgraph.cli import main
+
+    x, v = np.array([0.3, -0.2, 0.7]), np.array([1.0, -2.0, 0.5])
+    want = reference(lambda z: jnp.dot(v, _residual_jnp(z)), x)
+    H = dgraph.hessian(_residual_list, x, weights=v, sparse=True)
+    np.testing.assert_allclose(H(x, v).toarray(), want, rtol=1e-12, atol=1e-12)
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef r(x):\n    return [np.exp(x[0] - x[1]) + x[1] ** 2,"
+        " np.sqrt(1 + x[0] ** 2) * x[2], x[0] * x[2] ** 3]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:r", "--inputs", "x:3", "--mode", "hessian", "-o", "h.py"]
+    assert main([*argv, "--weights", "1,-2,0.5"]) == 0
+    spec = importlib.util.spec_from_file_location("h", tmp_path / "h.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    np.testing.assert_allclose(module.hessian(x, v), want, rtol=1e-12, atol=1e-12)
 
 
 def _traces(x, xp):

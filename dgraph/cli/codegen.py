@@ -353,7 +353,8 @@ def _python_hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
 
 def _weights(text: str, graph: DGraph) -> np.ndarray:
     """``--weights``: one number for every output entry, or one per entry (a graph of
-    scalars: per output, and only where it has several)."""
+    scalars: per output, and only where it has several; a tensor graph's several outputs:
+    their entries in order)."""
     values = np.array(numbers(text, "--weights"))
     if not graph.is_tensor:
         count = len(graph.outputs)
@@ -364,14 +365,15 @@ def _weights(text: str, graph: DGraph) -> np.ndarray:
         if values.size not in (1, count):
             raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
         return np.broadcast_to(values, (count,)).copy()
-    if len(graph.outputs) != 1:
-        raise InputError("--weights: the function must return one array")
-    shape = graph.shape(graph.outputs[0])
+    shapes = [graph.shape(y) for y in graph.outputs]
+    # several outputs (a list of scalars, several arrays): one vector of their entries
+    shape = shapes[0] if len(shapes) == 1 else (sum(int(np.prod(s)) for s in shapes),)
     if values.size == 1:
         return np.full(shape, values[0])
     if values.size != int(np.prod(shape)):
+        what = "an output" if len(shapes) == 1 else f"{len(shapes)} outputs"
         raise InputError(
-            f"--weights: {values.size} numbers for an output of {int(np.prod(shape))} entries"
+            f"--weights: {values.size} numbers for {what} of {int(np.prod(shape))} entries"
         )
     return values.reshape(shape)
 
