@@ -231,9 +231,7 @@ def _run_tensor(
 def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian`` at its end, written once all were checked."""
-    if args.level is None:
-        args.level = "array"
-    graph = load_graph(args)
+    graph = _hessian_graph(args)
     weights = None if args.weights is None else _weights(args.weights, graph)
     gradient = hessian_source(graph, weights=weights).graph
     if gradient.is_tensor:
@@ -278,6 +276,28 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
               f" method {code.method}")  # fmt: skip
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
+
+
+def _hessian_graph(args: argparse.Namespace) -> DGraph:
+    """The graph ``--mode hessian`` differentiates: a function at the array level unless
+    ``--level`` says otherwise; a Python function the array tracer refuses (sympy's
+    functions of its entries, ``GRAD.subs({a: x[0]})``) at the element level, run on sympy
+    symbols, as ``make_function``'s Hessian falls back to it
+    (:func:`~dgraph.codegen.hessian.hessian_source`); where that fails too, the array
+    level's refusal."""
+    if args.level is not None:
+        return load_graph(args)
+    args.level = "array"
+    try:
+        return load_graph(args)
+    except InputError as array_failure:
+        if not args.graph.partition(":")[0].endswith(".py"):
+            raise
+        args.level = "element"
+        try:
+            return load_graph(args)
+        except InputError:
+            raise array_failure from None
 
 
 def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
