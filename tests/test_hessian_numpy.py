@@ -5,6 +5,8 @@ jax.numpy; patterns exact; C values compiled; bad input one line."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -262,6 +264,10 @@ def test_a_hessian_through_a_sort_equals_jax_s():
         (lambda: dgraph.hessian(_shifted_argmax, X), "indexing with a value that depends"),
         (lambda: dgraph.hessian(lambda x: x[0] * x[1] if x[0] > 0 else x[1], X), "numpy.where"),
         (lambda: dgraph.hessian(lambda x: x * x, X), "give weights="),
+        (
+            lambda: dgraph.hessian(lambda x: np.trace(x[:4].reshape(2, 2), 0, 1, 1) ** 2, X),
+            "numpy.diagonal: axis1 and axis2 cannot be the same",
+        ),
     ],
 )
 def test_bad_input_is_one_line(call, needle):
@@ -526,3 +532,102 @@ def test_the_numpy_minimal_surface_writes_its_boundary_rows_in_place():
     assert "numpy.where(" not in text and f"[{m + 1}:{m + 2}, 0:{m + 2}] = " in text
     x2 = x[::-1] * 0.7
     np.testing.assert_allclose(H(x2).toarray(), reference(fj, x2), rtol=1e-12, atol=1e-12)
+
+
+def _repeats_np(x):
+    """``np.repeat`` as a membrane energy spreads each triangle's energy to its corners
+    (benchmarks/real_programs14.py): one count, one per row, the flattened array, and the
+    method with an axis."""
+    M = np.reshape(x, (2, 3))
+    spread = np.repeat(x**2, 3) * np.arange(18)
+    rows = np.repeat(M, [1, 2], axis=0) ** 3
+    flat = np.repeat(M, 2)
+    return np.sum(spread) + np.sum(rows) + np.sum(np.sin(M.repeat(2, axis=1))) + flat @ flat[::-1]
+
+
+def _repeats_jnp(x):
+    M = jnp.reshape(x, (2, 3))
+    spread = jnp.repeat(x**2, 3) * jnp.arange(18)
+    rows = jnp.repeat(M, np.array([1, 2]), axis=0, total_repeat_length=3) ** 3
+    flat = jnp.repeat(M, 2)
+    return (
+        jnp.sum(spread)
+        + jnp.sum(rows)
+        + jnp.sum(jnp.sin(jnp.repeat(M, 2, axis=1)))
+        + (flat @ flat[::-1])
+    )
+
+
+def test_numpy_repeat_of_a_traced_array_is_a_selection():
+    """``np.repeat`` of an array that depends on the inputs was refused ("numpy.repeat on
+    an array that depends on the inputs is not supported"); now a ``take`` of each
+    position as often as its count, its Hessian JAX's at another point."""
+    x = X[:6]
+    H = dgraph.hessian(_repeats_np, x, sparse=True)
+    x2 = x[::-1] * 0.7
+    np.testing.assert_allclose(H(x2).toarray(), reference(_repeats_jnp, x2), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("counts", "needle"),
+    [([1, -1], "a negative repeat count"), ([1, 2, 3], "one per entry of the axis (2)")],
+)
+def test_numpy_repeat_with_bad_counts_is_one_line(counts, needle):
+    with pytest.raises(DGraphError) as raised:
+        dgraph.hessian(lambda x: np.sum(np.repeat(x.reshape(2, 3), counts, axis=0) ** 3), X[:6])
+    assert needle in str(raised.value) and "\n" not in str(raised.value)
+
+
+def _residual_list(x):
+    """Residuals a user returns as a list of scalars (a sympy or NumPy system)."""
+    return [np.exp(x[0] - x[1]) + x[1] ** 2, np.sqrt(1 + x[0] ** 2) * x[2], x[0] * x[2] ** 3]
+
+
+def _residual_jnp(x):
+    return jnp.stack([jnp.exp(x[0] - x[1]) + x[1] ** 2, jnp.sqrt(1 + x[0] ** 2) * x[2],
+                      x[0] * x[2] ** 3])  # fmt: skip
+
+
+def test_the_lagrangian_of_a_list_of_outputs_takes_one_weight_per_entry(tmp_path, monkeypatch):
+    """A function returning a list of scalars: its Jacobian stacks them, and its
+    Lagrangian's Hessian was refused ("the Hessian is of a function returning one array;
+    f returns 3 leaves"; on the command line "--weights: the function must return one
+    array"). Now ``vᵀf`` over the entries in order, in the API and the CLI."""
+    from dgraph.cli import main
+
+    x, v = np.array([0.3, -0.2, 0.7]), np.array([1.0, -2.0, 0.5])
+    want = reference(lambda z: jnp.dot(v, _residual_jnp(z)), x)
+    H = dgraph.hessian(_residual_list, x, weights=v, sparse=True)
+    np.testing.assert_allclose(H(x, v).toarray(), want, rtol=1e-12, atol=1e-12)
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef r(x):\n    return [np.exp(x[0] - x[1]) + x[1] ** 2,"
+        " np.sqrt(1 + x[0] ** 2) * x[2], x[0] * x[2] ** 3]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:r", "--inputs", "x:3", "--mode", "hessian", "-o", "h.py"]
+    assert main([*argv, "--weights", "1,-2,0.5"]) == 0
+    spec = importlib.util.spec_from_file_location("h", tmp_path / "h.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    np.testing.assert_allclose(module.hessian(x, v), want, rtol=1e-12, atol=1e-12)
+
+
+def _traces(x, xp):
+    """Traces and diagonals over chosen axes: a stack of matrices' traces
+    (``np.trace(A, axis1=1, axis2=2)``, the method with swapped axes), an offset diagonal
+    of a 3-D array, and a matrix's offset trace."""
+    A, B = xp.reshape(x, (3, 2, 2)), xp.reshape(x, (2, 3, 2))
+    t, g = xp.trace(A, axis1=1, axis2=2), A.trace(axis1=2, axis2=1)
+    d, e = xp.diagonal(B, 1, 0, 1), xp.diagonal(B, -1, 2, 1)
+    m = xp.trace(xp.reshape(x[:9], (3, 3)), 1)
+    return xp.sum(t**3) + xp.sum(d**2) * xp.sum(e) + xp.sum(xp.sin(g)) + m**2
+
+
+def test_numpy_trace_and_diagonal_over_chosen_axes():
+    """``np.trace(A, axis1=1, axis2=2)`` of traced arrays was refused ("numpy.trace with
+    these arguments"), as was ``np.diagonal`` of any axes but a matrix's (0, 1)."""
+    x = np.random.default_rng(8).normal(size=12)
+    H = dgraph.hessian(lambda z: _traces(z, np), x, sparse=True)
+    x2 = x[::-1] * 0.7
+    want = reference(lambda z: _traces(z, jnp), x2)
+    np.testing.assert_allclose(H(x2).toarray(), want, rtol=1e-12, atol=1e-12)

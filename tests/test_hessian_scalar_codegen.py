@@ -3,6 +3,8 @@ modes on Dixon's Hessian graph (dgraph.core.hessian_graph), against sympy.hessia
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 import sympy
@@ -157,3 +159,36 @@ def test_a_batch_of_points_gives_a_stack_of_hessians():
     np.testing.assert_allclose(h, expected, atol=1e-13)
     with pytest.raises(DGraphError, match=r"^a sparse Hessian is of one point"):
         dgraph.make_function(g, "hessian", sparse=True)(points, weights)
+
+
+_SUBS_MODEL = """import sympy as sp
+
+a, b = sp.symbols("a b")
+GRAD = sp.Matrix([sp.exp(a * b) + a**3 * b]).jacobian([a, b])
+
+
+def f(x):
+    g = GRAD.subs({a: x[0], b: x[1]})
+    return g[0] ** 2 + g[1] ** 2
+"""
+
+
+def test_command_line_hessian_of_sympy_code_on_a_vector_s_entries(tmp_path, monkeypatch):
+    """``GRAD.subs({a: x[0], b: x[1]})`` (a gradient derived with ``Matrix.jacobian``,
+    benchmarks/real_programs14.py): ``make_function``'s Hessian falls back from the array
+    tracer to sympy symbols, ``codegen --mode hessian`` refused it ("float() of a value that
+    depends on the inputs"); now it takes the same element level."""
+    from dgraph.cli import main
+
+    (tmp_path / "model.py").write_text(_SUBS_MODEL)
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:f", "--inputs", "x:2", "--mode", "hessian", "-o", "h.py"]
+    assert main(argv) == 0
+    spec = importlib.util.spec_from_file_location("h", tmp_path / "h.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b = sympy.symbols("a b")
+    g = sympy.Matrix([sympy.exp(a * b) + a**3 * b]).jacobian([a, b])
+    want = sympy.hessian(g[0] ** 2 + g[1] ** 2, (a, b)).subs({a: 0.4, b: -0.7})
+    found = module.hessian(np.array([0.4, -0.7]))
+    np.testing.assert_allclose(found, np.array(want.evalf(), dtype=float), rtol=1e-12)

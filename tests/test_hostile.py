@@ -514,6 +514,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "give weights=",
     ),
     (
+        "hessian-numpy-repeat-negative",
+        ["codegen", *hessian_numpy("repeat_negative"), "-o", "h.py"],
+        "numpy.repeat: a negative repeat count",
+    ),
+    (
+        "hessian-numpy-list-weights-count",  # a list's Lagrangian: one weight per entry
+        ["codegen", *hessian_numpy("residual_list"), "--weights", "1,2", "-o", "h.py"],
+        "--weights: 2 numbers for 3 outputs of 3 entries",
+    ),
+    (
         "hessian-numpy-branch",
         ["codegen", *hessian_numpy("branches")[:1], "--mode", "hessian", "-o", "h.py"],
         "write it with numpy.where",

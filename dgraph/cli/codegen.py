@@ -231,9 +231,7 @@ def _run_tensor(
 def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian`` at its end, written once all were checked."""
-    if args.level is None:
-        args.level = "array"
-    graph = load_graph(args)
+    graph = _hessian_graph(args)
     weights = None if args.weights is None else _weights(args.weights, graph)
     gradient = hessian_source(graph, weights=weights).graph
     if gradient.is_tensor:
@@ -278,6 +276,28 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
               f" method {code.method}")  # fmt: skip
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
+
+
+def _hessian_graph(args: argparse.Namespace) -> DGraph:
+    """The graph ``--mode hessian`` differentiates: a function at the array level unless
+    ``--level`` says otherwise; a Python function the array tracer refuses (sympy's
+    functions of its entries, ``GRAD.subs({a: x[0]})``) at the element level, run on sympy
+    symbols, as ``make_function``'s Hessian falls back to it
+    (:func:`~dgraph.codegen.hessian.hessian_source`); where that fails too, the array
+    level's refusal."""
+    if args.level is not None:
+        return load_graph(args)
+    args.level = "array"
+    try:
+        return load_graph(args)
+    except InputError as array_failure:
+        if not args.graph.partition(":")[0].endswith(".py"):
+            raise
+        args.level = "element"
+        try:
+            return load_graph(args)
+        except InputError:
+            raise array_failure from None
 
 
 def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
@@ -353,7 +373,8 @@ def _python_hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
 
 def _weights(text: str, graph: DGraph) -> np.ndarray:
     """``--weights``: one number for every output entry, or one per entry (a graph of
-    scalars: per output, and only where it has several)."""
+    scalars: per output, and only where it has several; a tensor graph's several outputs:
+    their entries in order)."""
     values = np.array(numbers(text, "--weights"))
     if not graph.is_tensor:
         count = len(graph.outputs)
@@ -364,14 +385,15 @@ def _weights(text: str, graph: DGraph) -> np.ndarray:
         if values.size not in (1, count):
             raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
         return np.broadcast_to(values, (count,)).copy()
-    if len(graph.outputs) != 1:
-        raise InputError("--weights: the function must return one array")
-    shape = graph.shape(graph.outputs[0])
+    shapes = [graph.shape(y) for y in graph.outputs]
+    # several outputs (a list of scalars, several arrays): one vector of their entries
+    shape = shapes[0] if len(shapes) == 1 else (sum(int(np.prod(s)) for s in shapes),)
     if values.size == 1:
         return np.full(shape, values[0])
     if values.size != int(np.prod(shape)):
+        what = "an output" if len(shapes) == 1 else f"{len(shapes)} outputs"
         raise InputError(
-            f"--weights: {values.size} numbers for an output of {int(np.prod(shape))} entries"
+            f"--weights: {values.size} numbers for {what} of {int(np.prod(shape))} entries"
         )
     return values.reshape(shape)
 

@@ -215,7 +215,24 @@ def _array_gradient_graph(
     args = [np.asarray(a, dtype=float) for a in args]
     check_primal(graph, primal, args)
     fixed = list(inspect.signature(primal).parameters)[len(graph.inputs) :]
+    primal = _one_output(primal, len(graph.outputs))
     return gradient_graph(primal, *args, weights=weights, params=fixed, value=value)
+
+
+def _one_output(primal: Callable[..., Any], outputs: int) -> Callable[..., Any]:
+    """``primal`` whose several outputs (a list of scalars a NumPy or sympy function
+    returns, or several arrays) are one vector, their entries in order, as its Jacobian
+    stacks them: the Lagrangian's weights are one per entry. One output: ``primal``."""
+    if outputs == 1:
+        return primal
+    import jax.numpy as jnp
+
+    def stacked(*args: Any) -> Any:
+        return jnp.concatenate([jnp.ravel(y) for y in primal(*args)])
+
+    stacked.__name__ = primal.__name__
+    stacked.__signature__ = inspect.signature(primal)  # type: ignore[attr-defined]
+    return stacked
 
 
 def scalar_hessian_graph(graph: DGraph, weights: Any = None, value: bool = False) -> DGraph:

@@ -358,11 +358,14 @@ class TracedArray(_Value):
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return _FUNCTIONS[np.diagonal](self, offset, axis1, axis2)
 
-    def trace(self, offset=0):
-        return _FUNCTIONS[np.trace](self, offset)
+    def trace(self, offset=0, axis1=0, axis2=1):
+        return _trace(self, offset, axis1, axis2)
 
     def take(self, indices, axis=None):
         return _take(self, indices, axis)
+
+    def repeat(self, repeats, axis=None):
+        return _repeat(self, repeats, axis)
 
     def max(self, axis=None, out=None, keepdims=False):
         return _extreme("reduce_max", self, axis, out, keepdims)
@@ -1759,6 +1762,27 @@ def _tile(x: Any, reps: Any) -> Any:
     return _reshape(wide, tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
 
 
+def _repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
+    """``numpy.repeat`` with constant counts (one number, or one per entry of the axis):
+    a ``take`` of each position as often as its count (a selection block)."""
+    if _traced(x, "numpy.repeat") is None:
+        return np.repeat(_constant(x), repeats, axis=axis)
+    if _is_traced(repeats):
+        raise InputError("numpy.repeat: counts that depend on the inputs are not supported")
+    if axis is None:  # NumPy repeats the flattened array
+        x, axis = _reshape(x, (-1,)), 0
+    d = _axis(axis, x.ndim, "numpy.repeat")
+    counts = np.asarray(repeats)
+    n = x.shape[d]
+    if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n):
+        raise InputError(
+            f"numpy.repeat: repeats must be one integer or one per entry of the axis ({n})"
+        )
+    if (counts < 0).any():
+        raise InputError("numpy.repeat: a negative repeat count")
+    return _take(x, np.repeat(np.arange(n), counts.reshape(-1)), d)
+
+
 def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
     tape = _tape_of([lhs, rhs])
     operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in (lhs, rhs))
@@ -1981,6 +2005,38 @@ def _diag(v: Any, k: int = 0) -> Any:
             _viewing(diagonal, x)  # NumPy's diagonal is a view of x
             return diagonal
     raise _unsupported(f"numpy.diag(k={k}) of shape {x.shape}")
+
+
+def _diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """``np.diagonal``: entries ``[i, i + offset]`` of the axes ``axis1``, ``axis2``, the
+    diagonal last (a stack of matrices' diagonals: ``np.trace(A, axis1=1, axis2=2)``), a
+    gather of the two axes moved last."""
+    x = _traced(a, "numpy.diagonal")
+    if x is None:
+        return np.diagonal(_constant(a), offset, axis1, axis2)
+    if x.ndim < 2:
+        raise InputError(f"numpy.diagonal needs at least 2 axes; the array has shape {x.shape}")
+    d1, d2 = _axis(axis1, x.ndim, "numpy.diagonal"), _axis(axis2, x.ndim, "numpy.diagonal")
+    if d1 == d2:
+        raise InputError("numpy.diagonal: axis1 and axis2 cannot be the same")
+    if x.ndim == 2 and (d1, d2) == (0, 1):
+        return _diag(x, int(offset))
+    rest = [j for j in range(x.ndim) if j not in (d1, d2)]
+    moved = _transpose(x, (*rest, d1, d2))
+    k = int(offset)
+    rows = np.arange(max(0, -k), min(x.shape[d1], x.shape[d2] - k))
+    if not rows.size:
+        raise InputError(f"numpy.diagonal(offset={k}) of shape {x.shape} has no entries")
+    return moved[..., rows, rows + k]
+
+
+def _trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None) -> Any:
+    """``np.trace``: the sum of :func:`_diagonal` over its last axis."""
+    if dtype is not None or out is not None:
+        raise _unsupported("numpy.trace(dtype=/out=...)")
+    if _traced(a, "numpy.trace") is None:
+        return np.trace(_constant(a), offset, axis1, axis2)
+    return _sum(_diagonal(a, offset, axis1, axis2), axis=-1)
 
 
 def _inv(a: Any) -> Any:
@@ -2372,16 +2428,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
     np.diag: _diag,
-    np.diagonal: lambda a, offset=0, axis1=0, axis2=1: (
-        _diag(a, offset)
-        if (axis1, axis2) == (0, 1) and len(_shape_of(a)) == 2
-        else _unsupported_call("numpy.diagonal")
-    ),
-    np.trace: lambda a, offset=0, *args, **kwargs: (
-        _sum(_diag(a, offset))
-        if not args and not kwargs and len(_shape_of(a)) == 2
-        else _unsupported_call("numpy.trace")
-    ),
+    np.diagonal: lambda a, offset=0, axis1=0, axis2=1: _diagonal(a, offset, axis1, axis2),
+    np.trace: _trace,
     np.linalg.det: lambda a: _det(a),
     np.sum: _sum,
     np.mean: _mean,
@@ -2408,6 +2456,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.argmax: lambda a, axis=None, out=None, **k: _arg_extreme("argmax", a, axis, out, **k),
     np.argmin: lambda a, axis=None, out=None, **k: _arg_extreme("argmin", a, axis, out, **k),
     np.tile: _tile,
+    np.repeat: _repeat,
     np.reshape: lambda a, shape=None, order="C", **k: _reshape(a, k.get("newshape", shape), order),
     np.ravel: lambda a, order="C": _reshape(a, (-1,), order),
     np.transpose: _transpose,

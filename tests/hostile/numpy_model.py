@@ -94,3 +94,11 @@ def stacked_dets(x):
 def sparse_solve(x):
     big = sparse.eye(5000, format="csc")  # spsolve densifies: over 4096 it is refused
     return np.sum(spsolve(big, np.tile(x, 1250)))
+
+
+def repeat_negative(x):
+    return np.sum(np.repeat(x, [1, -1, 2, 1]) ** 3)  # np.repeat refuses a negative count
+
+
+def residual_list(x):
+    return [x[0] * x[1] ** 2, np.exp(x[2]) * x[3], x[0] * x[3]]  # three outputs, three weights
