@@ -270,8 +270,8 @@ def select_jacobian(
     Candidates (default :func:`candidate_methods`): each method's expression set — taken
     from ``sets`` (already accumulated, e.g. a comparison's results: not recomputed) when
     one of that method is there — and :func:`symbolic_program` (paired with the ``paths``
-    set) while L - N is at most :data:`SYMBOLIC_LIMIT` and the depth
-    :data:`SYMBOLIC_DEPTH_LIMIT`.
+    set) while L - N is at most :data:`SYMBOLIC_LIMIT`, the depth
+    :data:`SYMBOLIC_DEPTH_LIMIT` and every vertex but the inputs has an expression.
 
     Without ``budget`` the choice costs little: the distinct sets are ranked by
     :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
@@ -317,6 +317,7 @@ def select_jacobian(
         and not graph.solved
         and len(depth_levels(graph)) <= SYMBOLIC_DEPTH_LIMIT
         and not _conditions_nest(graph)
+        and _valued(graph)
     )
     candidates: list[ExpressionSet] = []
     skipped: list[Candidate] = []
@@ -391,6 +392,12 @@ def _identity(es: ExpressionSet) -> tuple:
 def _verified(es: ExpressionSet) -> bool:
     """``es`` checked against Bauer's formula (:meth:`ExpressionSet.verify`), once."""
     return es.verified or bool(es.verify())
+
+
+def _valued(graph: DGraph) -> bool:
+    """Whether every vertex but the inputs has an expression: what ``symbolic``
+    differentiates (a graph of edge labels alone has none; its code comes from them)."""
+    return all(graph.expr(v) is not None for v in graph.order() if graph.role(v) != "input")
 
 
 def _conditions_nest(graph: DGraph) -> bool:
