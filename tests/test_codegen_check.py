@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import OrderedDict
 from importlib import resources
 
 import numpy as np
@@ -345,6 +346,7 @@ def test_best_joins_the_candidates_only_with_a_budget(monkeypatch, sin_graph):
         return accumulate_(graph, method, **options)
 
     monkeypatch.setattr(dgraph.codegen.selection, "accumulate", recording)
+    monkeypatch.setattr(dgraph.codegen.selection, "_CHOICES", OrderedDict())  # none kept before
     program, es = cheapest_jacobian(sin_graph)
     assert calls and "best" not in [m for m, _ in calls] and es.verified and program.mults == 4
     assert all(budget is None for _, budget in calls)  # nothing depends on time

@@ -4,6 +4,8 @@ its limit, and a user's own ``accumulate`` has none."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,7 @@ def test_the_default_choice_is_made_once_per_graph_and_again_after_a_change(monk
         return accumulate_(graph, method, **options)
 
     monkeypatch.setattr(selection, "accumulate", recording)
+    monkeypatch.setattr(selection, "_CHOICES", OrderedDict())  # none kept from before
     g = bundled("naumann_sin.trace")  # y = x0 sin(x1) sin(x1)
     code = generate(g, "python")
     first = list(runs)
