@@ -5,8 +5,6 @@ never gets another graph's choice."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import pytest
 import sympy
 
@@ -18,18 +16,9 @@ from dgraph.frontends.random_graphs import random_program
 
 
 @pytest.fixture
-def runs(monkeypatch) -> list[str]:
+def runs(choice_runs) -> list[tuple[str, object]]:
     """The methods the choice accumulates, from an empty cache of choices."""
-    monkeypatch.setattr(selection, "_CHOICES", OrderedDict())
-    made: list[str] = []
-    accumulate = selection.accumulate
-
-    def recording(graph, method="markowitz", **options):
-        made.append(method)
-        return accumulate(graph, method, **options)
-
-    monkeypatch.setattr(selection, "accumulate", recording)
-    return made
+    return choice_runs
 
 
 def _seen(chosen: selection.Selection) -> tuple:
