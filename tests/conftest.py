@@ -78,3 +78,23 @@ def loops_as_regions(monkeypatch):
     from dgraph.frontends import jaxpr_reductions
 
     monkeypatch.setattr(jaxpr_reductions, "MAP_LIMIT", 0)
+
+
+@pytest.fixture
+def choice_runs(monkeypatch) -> list[tuple[str, object]]:
+    """The methods (with their budgets) the codegen choice accumulates, from an empty
+    cache of choices (``dgraph.codegen.selection``: none kept from another test)."""
+    from collections import OrderedDict
+
+    from dgraph.codegen import selection
+
+    runs: list[tuple[str, object]] = []
+    accumulate = selection.accumulate
+
+    def recording(graph, method="markowitz", **options):
+        runs.append((method, options.get("budget")))
+        return accumulate(graph, method, **options)
+
+    monkeypatch.setattr(selection, "accumulate", recording)
+    monkeypatch.setattr(selection, "_CHOICES", OrderedDict())
+    return runs

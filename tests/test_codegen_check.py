@@ -333,18 +333,10 @@ def test_the_same_command_twice_gives_the_same_file(tmp_path, capsys, lang):
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_best_joins_the_candidates_only_with_a_budget(monkeypatch, sin_graph):
-    import dgraph.codegen.selection
+def test_best_joins_the_candidates_only_with_a_budget(choice_runs, sin_graph):
     from dgraph.codegen.selection import cheapest_jacobian
 
-    calls: list[tuple[str, object]] = []
-    accumulate_ = dgraph.codegen.selection.accumulate
-
-    def recording(graph, method="markowitz", **options):
-        calls.append((method, options.get("budget")))
-        return accumulate_(graph, method, **options)
-
-    monkeypatch.setattr(dgraph.codegen.selection, "accumulate", recording)
+    calls = choice_runs
     program, es = cheapest_jacobian(sin_graph)
     assert calls and "best" not in [m for m, _ in calls] and es.verified and program.mults == 4
     assert all(budget is None for _, budget in calls)  # nothing depends on time

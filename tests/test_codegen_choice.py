@@ -234,3 +234,22 @@ def test_load_c_out_batches_and_conversions_agree():
         module.jacobian(np.ones(4))
     with pytest.raises(DGraphError, match="defines no jvp"):
         load_c(generate(g, "c").text).jvp(x[0], v[0])
+
+
+LABELS_ONLY = """{"format": "dgraph/1", "name": "labels", "inputs": ["x0", "x1"], "outputs": ["y"],
+ "vertices": [{"id": "v"}, {"id": "y"}],
+ "edges": [{"source": "x0", "target": "v", "label": "x1"},
+  {"source": "x1", "target": "v", "label": "x0"},
+  {"source": "v", "target": "y", "label": "2"}, {"source": "x0", "target": "y", "label": "1"}]}"""
+
+
+def test_a_graph_of_labels_alone_gets_code(tmp_path, capsys):
+    """Vertices without expressions, every edge labelled: code from the labels. The
+    symbolic candidate, which differentiates the vertices' values, no longer joins there
+    (before: exit 2, "vertex 'v' has no expression; its value is unknown")."""
+    path = tmp_path / "labels.json"
+    path.write_text(LABELS_ONLY)
+    assert main(["codegen", str(path), "-o", str(tmp_path / "j.py")]) == 0
+    assert "agrees" in capsys.readouterr().out
+    jacobian = load_python((tmp_path / "j.py").read_text()).jacobian
+    assert jacobian([3.0, 5.0]).tolist() == [[2 * 5.0 + 1, 2 * 3.0]]

@@ -84,22 +84,14 @@ def test_codegen_keeps_an_edge_search_within_its_limit_and_users_get_it_whole():
     assert es.verified and es.info["optimal"] is True
 
 
-def test_the_default_choice_is_made_once_per_graph_and_again_after_a_change(monkeypatch):
+def test_the_default_choice_is_made_once_per_graph_and_again_after_a_change(choice_runs):
     import sympy
 
-    import dgraph.codegen.selection as selection
     from dgraph.codegen.function import make_function
     from dgraph.codegen.generate import generate
     from dgraph.codegen.python import load_python
 
-    runs: list[str] = []
-    accumulate_ = selection.accumulate
-
-    def recording(graph, method="markowitz", **options):
-        runs.append(method)
-        return accumulate_(graph, method, **options)
-
-    monkeypatch.setattr(selection, "accumulate", recording)
+    runs = choice_runs
     g = bundled("naumann_sin.trace")  # y = x0 sin(x1) sin(x1)
     code = generate(g, "python")
     first = list(runs)

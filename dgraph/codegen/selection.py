@@ -13,6 +13,7 @@ a budget (seconds in all) builds every candidate's program and adds ``best``.
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -270,8 +271,8 @@ def select_jacobian(
     Candidates (default :func:`candidate_methods`): each method's expression set — taken
     from ``sets`` (already accumulated, e.g. a comparison's results: not recomputed) when
     one of that method is there — and :func:`symbolic_program` (paired with the ``paths``
-    set) while L - N is at most :data:`SYMBOLIC_LIMIT` and the depth
-    :data:`SYMBOLIC_DEPTH_LIMIT`.
+    set) while L - N is at most :data:`SYMBOLIC_LIMIT`, the depth
+    :data:`SYMBOLIC_DEPTH_LIMIT` and every vertex but the inputs has an expression.
 
     Without ``budget`` the choice costs little: the distinct sets are ranked by
     :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
@@ -296,7 +297,11 @@ def select_jacobian(
     The default choice (no ``methods``, ``budget``, ``sets`` or ``build_all``, the default
     limits) depends on the graph alone, so it is made once per graph and kept with it
     (``graph.derived``, cleared when the graph changes): ``generate`` and then
-    ``make_function`` of one graph choose once.
+    ``make_function`` of one graph choose once. The process also keeps the last
+    :data:`CHOICES_LIMIT` default choices by their graph's content
+    (:meth:`~dgraph.core.graph.DGraph.content_key`, compared whole): a graph of the same
+    content built again gets the same choice, its expression set over the new graph,
+    without running a method again.
     """
     default = (
         methods is None
@@ -308,6 +313,12 @@ def select_jacobian(
     if default and _CHOICE in graph.derived:
         return graph.derived[_CHOICE]  # type: ignore[return-value]
     edge_labels(graph)  # no local partials, no code: said before any method runs
+    key = _choice_key(graph) if default and not graph.is_tensor else None
+    if key is not None and key in _CHOICES:
+        _CHOICES.move_to_end(key)
+        selection = _moved(_CHOICES[key], graph)
+        graph.derived[_CHOICE] = selection
+        return selection
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
@@ -317,6 +328,7 @@ def select_jacobian(
         and not graph.solved
         and len(depth_levels(graph)) <= SYMBOLIC_DEPTH_LIMIT
         and not _conditions_nest(graph)
+        and _valued(graph)
     )
     candidates: list[ExpressionSet] = []
     skipped: list[Candidate] = []
@@ -356,10 +368,41 @@ def select_jacobian(
     selection = Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
     if default:
         graph.derived[_CHOICE] = selection
+    if key is not None:
+        _CHOICES[key] = selection
+        if len(_CHOICES) > CHOICES_LIMIT:
+            _CHOICES.popitem(last=False)
     return selection
 
 
 _CHOICE = "codegen_choice"  # the default choice's entry in graph.derived
+# The default choices of this process, by their graph's content and the limits above
+# (:func:`_choice_key`): a graph built again (each test of a file reading one function,
+# each call of a notebook) is chosen for once; the least recently used dropped beyond
+# CHOICES_LIMIT (each holds its graph and expression set). Never written to disk.
+_CHOICES: OrderedDict[tuple, Selection] = OrderedDict()
+CHOICES_LIMIT = 16
+
+
+def _choice_key(graph: DGraph) -> tuple:
+    """What the default choice depends on: the graph's whole content
+    (:meth:`DGraph.content_key`) and this module's limits as they are now (a test may
+    change one), compared whole."""
+    limits = (DETERMINISTIC, PATHS_QUICK_LIMIT, SYMBOLIC_LIMIT, SYMBOLIC_DEPTH_LIMIT,
+              SHORTLIST, PATHS_BEHIND, EXACT_PART_LIMIT, tuple(EXACT_EXPANSIONS.items()),
+              SLOW_PART_LIMIT, SLOW, LAYERS_DEPTH_LIMIT, UMBRELLA_PART_LIMIT, ESTIMATED,
+              ESTIMATED_SOLVED, ESTIMATED_LARGE, LARGE, PIPELINES, SOLVED_PIPELINES,
+              WORK_LIMIT)  # fmt: skip
+    return graph.content_key(), limits
+
+
+def _moved(selection: Selection, graph: DGraph) -> Selection:
+    """A kept choice for ``graph``, a graph of the same content: its expression set over
+    ``graph``, verified again when the version it was checked at is another."""
+    es = selection.expression_set.moved_to(graph)
+    if not _verified(es):
+        raise DGraphError(f"the kept choice ({es.method}) does not verify on an equal graph")
+    return Selection(selection.program, es, selection.candidates)
 
 
 def _marked(rows: list[Candidate], program: Program) -> list[Candidate]:
@@ -391,6 +434,12 @@ def _identity(es: ExpressionSet) -> tuple:
 def _verified(es: ExpressionSet) -> bool:
     """``es`` checked against Bauer's formula (:meth:`ExpressionSet.verify`), once."""
     return es.verified or bool(es.verify())
+
+
+def _valued(graph: DGraph) -> bool:
+    """Whether every vertex but the inputs has an expression: what ``symbolic``
+    differentiates (a graph of edge labels alone has none; its code comes from them)."""
+    return all(graph.expr(v) is not None for v in graph.order() if graph.role(v) != "input")
 
 
 def _conditions_nest(graph: DGraph) -> bool:

@@ -900,6 +900,32 @@ class DGraph(Printable):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def content_key(self) -> tuple:
+        """A scalar graph's content as one hashable tuple, for caches keyed by it (compare
+        the whole key, never a hash alone): equal keys, the same graph to every method and
+        to code generation. The name, the vertices in the order they were added and in
+        evaluation order (which order predecessors and successors) with their roles and
+        expressions, every edge with its partial (given or derived from its target's
+        expression), symbol and whether it was given, the parameters, the solved values
+        and the point. Expressions by :func:`sympy.srepr`: Floats of other precisions,
+        symbols of other assumptions and other argument orders give other keys (stricter
+        than ``==``, which simplifies). A tensor graph has none: TypeError."""
+        if self._tensor:
+            raise TypeError("a tensor graph has no content key")
+        nodes, data = self._g.nodes, self._g.edges
+        added = tuple(sorted(self._g, key=lambda v: nodes[v]["index"]))
+        vertices = tuple((v, self.role(v), _srepr(self.expr(v))) for v in self.order())
+        edges = tuple(
+            (u, v, _srepr(self.partial(u, v)), self.symbol(u, v).name, data[u, v]["given"])
+            for u, v in self.edges()
+        )
+        point = tuple(
+            (name, value.dtype.str, value.shape, value.tobytes())
+            for values in (self.point or {}, self.parameter_point)
+            for name, value in values.items()
+        )
+        return (self.name, added, vertices, edges, self._parameters, self.solved, point)
+
     def __repr__(self) -> str:
         name = f" {self.name!r}" if self.name else ""
         return (
@@ -976,6 +1002,10 @@ class DGraph(Printable):
         import json
 
         return json.dumps(self.to_dict(), indent=indent)
+
+
+def _srepr(expr: sympy.Expr | None) -> str | None:
+    return None if expr is None else sympy.srepr(expr)
 
 
 def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:
