@@ -291,3 +291,25 @@ def test_clamped_filled_and_dropped_windows_at_the_counter_compile_nothing(monke
     g = dgraph.from_jax(past_the_end, x, level="array")
     J = dgraph.accumulate(g, "forward").evaluate([x])[0]
     np.testing.assert_allclose(J, jref.jacfwd(past_the_end)(x), rtol=1e-13, atol=1e-13)
+
+
+def test_a_clamped_gather_is_read_by_numpy(monkeypatch):
+    """A gather at constant indices past the operand's end, clamped (``clip``): its
+    positions are NumPy's (JAX's gather of the positions before, one compile; refused
+    here), the Jacobian JAX's."""
+    import dgraph
+    from dgraph.frontends import jaxpr_scatter
+
+    def refused(*args):
+        raise AssertionError("positions by JAX's gather")
+
+    monkeypatch.setattr(jaxpr_scatter, "_gathered", refused)
+
+    def past_the_end(x):
+        at = jnp.array([0, 7, 2])
+        return x.at[at].get(mode="clip") * jnp.sin(x[:3])
+
+    x = np.linspace(0.2, 1.3, 5)
+    g = dgraph.from_jax(past_the_end, x, level="array")
+    J = dgraph.accumulate(g, "forward").evaluate([x])[0]
+    np.testing.assert_allclose(J, jref.jacfwd(past_the_end)(x), rtol=1e-13, atol=1e-13)

@@ -158,18 +158,12 @@ def scatter_targets(
     return None if args is None else _positions(*args)
 
 
-def gather_sources(
-    whole: tuple[int, ...],
-    shape: tuple[int, ...],
-    idx: np.ndarray,
-    numbers: Any,
-    slice_sizes: tuple[int, ...],
-    mode: Any,
-) -> np.ndarray | None:
+def gather_sources(*gather: Any) -> np.ndarray | None:
     """Per output entry (C order over ``shape``), the flat operand position (``whole``,
     C order) a gather with these dimension numbers reads; None where JAX must say
-    (module docstring)."""
-    args = _gather_args(whole, shape, idx, numbers, slice_sizes, mode)
+    (module docstring). ``gather``: ``whole, shape, idx, numbers, slice_sizes, mode``
+    (:func:`_gather_args`)."""
+    args = _gather_args(*gather)
     return None if args is None else _positions(*args)
 
 
@@ -191,21 +185,14 @@ def _by_mode(
     return positions, inside
 
 
-def gather_map(
-    whole: tuple[int, ...],
-    shape: tuple[int, ...],
-    idx: np.ndarray,
-    numbers: Any,
-    slice_sizes: tuple[int, ...],
-    mode: Any,
-) -> tuple[np.ndarray, np.ndarray] | None:
+def gather_map(*gather: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Per output entry (C order over ``shape``), the flat operand position a gather
     reads, its window clamped into the operand as ``mode`` says, and whether the entry
     is read (False: filled, ``fill`` mode, its window leaving the operand); None where
     JAX must say (batching dimensions, a window out of bounds under
-    ``promise_in_bounds``)."""
-    args = _gather_args(whole, shape, idx, numbers, slice_sizes, mode)
-    return None if args is None else _by_mode(_window_map(*args), mode)
+    ``promise_in_bounds``). ``gather``: as :func:`gather_sources` takes it."""
+    args = _gather_args(*gather)
+    return None if args is None else _by_mode(_window_map(*args), gather[-1])
 
 
 def scatter_map(
