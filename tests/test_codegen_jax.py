@@ -117,3 +117,45 @@ def test_an_if_then_else_condition_is_printed_without_simplifying_it(lang, monke
     want = [[0.25, 2.0], [np.cos(2.0), 1.0], [4.0, -2.0], [np.cos(0.5), 1.0]]
     with jax.enable_x64(True):
         np.testing.assert_allclose(load_python(gen.text).jacobian(points)[:, 0], want, rtol=1e-14)
+
+
+def test_a_short_element_module_is_jitted_whole_and_a_wrong_one_still_refused():
+    """The module's functions are jitted (``@jax.jit``: the check's call is one program,
+    not one per ``jax.numpy`` operation, as is the caller's), the check compiles one
+    program per function it runs, the caller's call at a new shape one more and a later
+    call none; the same module with a cosine made a sine is refused by the check."""
+    import dataclasses
+
+    from dgraph.codegen.check import check_generated
+    from dgraph.frontends import bundled
+    from tests.jax_events import counted
+
+    g = bundled("spherical_coordinates.trace")
+    lowered, f = counted(lambda: dgraph.make_function(g, "jacobian", "jax"))
+    assert f.generated.verified
+    assert f.generated.text.count("@jax.jit\ndef ") == 4  # primal, jacobian, both batch-last
+    module = load_python(f.generated.text)
+    assert callable(module.jacobian.lower)  # a jitted function (eager ones have no .lower)
+    assert lowered <= 3  # jacobian, primal at two shapes: eagerly 30 and more
+    x = np.linspace(0.3, 0.9, len(g.inputs))
+    with jax.enable_x64(True):
+        first, got = counted(lambda: f(x[None, :]))
+        again, _ = counted(lambda: f(x[None, :]))
+        np.testing.assert_allclose(np.asarray(got)[0], np.asarray(f(x)), rtol=1e-15)
+    assert (first, again) == (1, 0)
+    text = f.generated.text
+    assert text.count("jnp.cos(") >= 1
+    wrong = dataclasses.replace(f.generated, text=text.replace("jnp.cos(", "jnp.sin(", 1))
+    assert not check_generated(wrong, g).ok
+
+
+def test_a_long_element_module_runs_eagerly(monkeypatch):
+    """Past :data:`~dgraph.codegen.jaxcode.JIT_MOST` lines the functions are not jitted
+    (XLA's compile of scalar code grows with it) and still verified."""
+    from dgraph.codegen import jaxcode
+    from dgraph.frontends import bundled
+
+    monkeypatch.setattr(jaxcode, "JIT_MOST", 1)
+    f = dgraph.make_function(bundled("naumann_sin.trace"), "jacobian", "jax")
+    assert f.generated.verified and "@jax.jit" not in f.generated.text
+    assert not hasattr(load_python(f.generated.text).jacobian, "lower")

@@ -262,3 +262,54 @@ def test_reading_writes_and_reads_at_the_counter_compiles_nothing(monkeypatch):
     J = dgraph.accumulate(g, "forward").evaluate([x])[0]
     assert sorted(met) == ["gather", "scatter", "scatter-add"]
     np.testing.assert_allclose(J, jref.jacfwd(counter_rw)(x), rtol=1e-13, atol=1e-13)
+
+
+def test_clamped_filled_and_dropped_windows_at_the_counter_compile_nothing(monkeypatch):
+    """Reads past the carry's end clamped (``clip``) and writes past it clamped or dropped:
+    their positions at every step are NumPy's, windows clamped or dropped as XLA does
+    (``jax.vmap`` of each before, one XLA compile apiece, refused here), the Jacobian
+    JAX's."""
+    import dgraph
+    from dgraph.frontends import jaxpr_steps as steps
+
+    def refused(*args):
+        raise AssertionError("positions by jax.vmap")
+
+    monkeypatch.setattr(steps, "_vmapped", refused)
+
+    def past_the_end(x):
+        m = x.reshape(-1, 2)
+
+        def body(i, o):
+            rows = o.at[i + 1 + jnp.arange(2)].get(mode="clip")  # the last steps clamped
+            o = o.at[i + 2].add(jnp.sin(rows).sum(0) * m[i], mode="drop")
+            return o.at[i + 3].set(o[i] ** 2, mode="clip")
+
+        return jax.lax.fori_loop(0, m.shape[0], body, m).reshape(-1)
+
+    x = np.linspace(0.2, 1.3, 10)
+    g = dgraph.from_jax(past_the_end, x, level="array")
+    J = dgraph.accumulate(g, "forward").evaluate([x])[0]
+    np.testing.assert_allclose(J, jref.jacfwd(past_the_end)(x), rtol=1e-13, atol=1e-13)
+
+
+def test_a_clamped_gather_is_read_by_numpy(monkeypatch):
+    """A gather at constant indices past the operand's end, clamped (``clip``): its
+    positions are NumPy's (JAX's gather of the positions before, one compile; refused
+    here), the Jacobian JAX's."""
+    import dgraph
+    from dgraph.frontends import jaxpr_scatter
+
+    def refused(*args):
+        raise AssertionError("positions by JAX's gather")
+
+    monkeypatch.setattr(jaxpr_scatter, "_gathered", refused)
+
+    def past_the_end(x):
+        at = jnp.array([0, 7, 2])
+        return x.at[at].get(mode="clip") * jnp.sin(x[:3])
+
+    x = np.linspace(0.2, 1.3, 5)
+    g = dgraph.from_jax(past_the_end, x, level="array")
+    J = dgraph.accumulate(g, "forward").evaluate([x])[0]
+    np.testing.assert_allclose(J, jref.jacfwd(past_the_end)(x), rtol=1e-13, atol=1e-13)

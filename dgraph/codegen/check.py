@@ -63,21 +63,23 @@ def check_generated(generated: Code, graph: DGraph, points: int = 4, seed: int =
         except ImportError:
             return not_run("JAX is not installed: the JAX code was not run")
         with jax.enable_x64(True):  # compared in doubles, as the other languages are
-            return check_scalar_code(
-                graph, _caller(load_python(generated.text)), names, points, seed
-            )
+            call = _caller(load_python(generated.text), jax.device_get)
+            return check_scalar_code(graph, call, names, points, seed)
     else:
         module = load_python(generated.text)
     return check_scalar_code(graph, _caller(module), names, points, seed)
 
 
-def _caller(module: Any):
+def _caller(module: Any, fetched: Any = None):
     """``call(name, *arrays, params=rows)``: the module's function, the parameters' rows
-    (where the graph has free parameters) its last argument."""
+    (where the graph has free parameters) its last argument; its results ``fetched``
+    where given (JAX's arrays as NumPy's: the check's indexing of a JAX array would
+    compile a program per slice)."""
 
     def call(name: str, *arrays: np.ndarray, params: np.ndarray | None = None):
         function = getattr(module, name)
-        return function(*arrays) if params is None else function(*arrays, params)
+        out = function(*arrays) if params is None else function(*arrays, params)
+        return out if fetched is None else fetched(out)
 
     return call
 

@@ -4,7 +4,9 @@ The module defines ``primal(x)``, ``jacobian(x)``, ``jvp(x, v)`` and ``vjp(x, w)
 whichever programs it is given) as pure ``jax.numpy`` functions of the same verified
 straight-line programs as the NumPy and C output: they take points of shape ``(n,)`` or a
 batch ``(..., n)``, build their results with ``jnp.stack`` (JAX arrays are immutable), and
-work under ``jax.jit``, ``jax.vmap`` and ``jax.grad``. They compute in the precision of
+work under ``jax.jit``, ``jax.vmap`` and ``jax.grad``; a point program of at most
+:data:`JIT_MOST` lines has its functions jitted (``@jax.jit``: one program compiled per
+shape and precision, by the value check as by the caller). They compute in the precision of
 their arguments: enable ``jax_enable_x64`` for doubles. Expressions are printed by sympy's
 ``JaxPrinter``, powers as products, numbers as doubles (:mod:`dgraph.codegen.printing`),
 ``erf``/``erfc``/``gamma``/``lgamma`` through ``jax.scipy.special``.
@@ -29,7 +31,17 @@ from .printing import (
     printed_code,
 )
 
-__all__ = ["LOOP_HELPERS", "JaxArrayPrinter", "jax_module", "loop_helpers"]
+__all__ = ["JIT_MOST", "LOOP_HELPERS", "JaxArrayPrinter", "jax_module", "loop_helpers"]
+
+JIT_MOST = 100
+"""The most lines a module's point program (``_jacobian``, ...) may have for its
+functions to be jitted whole (``@jax.jit``): run eagerly, each ``jax.numpy`` operation is
+a program of its own, lowered and compiled per shape at the value check's call and again
+at the caller's first call at another shape; jitted, one program is, and later calls
+take microseconds (benchmarks/element_jit.py, default XLA flags, build + first call
+CPU-s eager → jitted: 17 lines 1.88 → 1.22, 58 lines 2.82 → 2.51; 298 lines 3.33 →
+7.26, as XLA's compile time of scalar code grows with its lines, so a longer program
+runs eagerly)."""
 
 _DOCS = {
     "primal": "The outputs OUTPUTS at x: (n,) -> (m,), (..., n) -> (..., m).",
@@ -247,11 +259,12 @@ def _function(printer: _Printer, program: Program, name: str) -> list[str]:
         point.append(f"    return {value}, {show.doprint(Entries(entries.items[m:], (m, n)))}")
     else:
         point.append(f"    return {show.doprint(entries)}")
-    lines = [*point, "", "", f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
+    jit = ["@jax.jit"] if len(point) <= JIT_MOST else []
+    lines = [*point, "", "", *jit, f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
     lines += _checked_arguments(program, last=False)
     lines.append(f"    return _batched(_{name}, {', '.join(args)})")
     # batch last: the same point program on columns, no vmap and no transposes
-    lines += ["", "", f"def {name}_batch_last({', '.join(args)}):"]
+    lines += ["", "", *jit, f"def {name}_batch_last({', '.join(args)}):"]
     lines.append(f'    """{name} with the batch last: {_LAST[name]}"""')
     lines += _checked_arguments(program, last=True)
     lines.append(f"    return _{name}(*_columns({', '.join(args)}))")

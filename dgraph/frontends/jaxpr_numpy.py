@@ -14,7 +14,12 @@ elementwise arithmetic, comparisons and selections, and the moves (``broadcast_i
 ``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
 zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
 ``reduce_sum``/``reduce_max``/``reduce_min`` and ``dot_general`` of floats
-(``np.einsum``), each with JAX's
+(``np.einsum``), ``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by
+their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
+the mode says; a ``scatter`` writing an entry twice, or a window out of bounds under
+``promise_in_bounds``, left to XLA), and ``sort`` (NumPy's lexicographic order; a NaN
+or -0.0 in a key, or an unstable sort's ties, left to XLA: its total order), each with
+JAX's
 semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
 picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
 differ (``div``, ``pow``: a float base) and every elementary function only on floats.
@@ -31,6 +36,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .jaxpr_index_maps import gather_map, scatter_map
 
 __all__ = [
     "ANY_DTYPE",
@@ -195,6 +202,84 @@ def _iota(p: dict) -> np.ndarray:
     return np.broadcast_to(counts, shape).astype(p["dtype"])
 
 
+def _arg(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict], np.ndarray]:
+    """``argmax``/``argmin`` along their one axis: the first extreme, a NaN first (as
+    lax's, which takes a NaN as both the largest and the smallest)."""
+
+    def arg(x: np.ndarray, p: dict) -> np.ndarray:
+        (axis,) = p["axes"]
+        return function(x, axis=axis).astype(p["index_dtype"])
+
+    return arg
+
+
+def _fill(dtype: np.dtype, value: Any) -> Any:
+    """A ``fill`` gather's value for a window leaving the operand: ``fill_value``, else
+    JAX's default (NaN for floats, the least signed and the largest unsigned integer,
+    True)."""
+    if value is not None:
+        return value
+    if dtype.kind == "f":
+        return np.nan
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if dtype.kind == "i" else info.max
+    return True
+
+
+def _gather(x: np.ndarray, idx: np.ndarray, p: dict, shape: tuple) -> np.ndarray | None:
+    """``gather`` by its flat positions (:func:`~.jaxpr_index_maps.gather_map`)."""
+    numbers, sizes = p["dimension_numbers"], tuple(p["slice_sizes"])
+    found = gather_map(x.shape, shape, idx, numbers, sizes, p["mode"])
+    if found is None:
+        return None
+    at, read = found
+    out = x.reshape(-1)[at]
+    if not read.all():
+        out = np.where(read, out, np.asarray(_fill(x.dtype, p.get("fill_value")), x.dtype))
+    return out.reshape(shape)
+
+
+def _scatter(
+    x: np.ndarray, idx: np.ndarray, update: np.ndarray, p: dict, adds: bool
+) -> np.ndarray | None:
+    """``scatter`` (``adds``: ``scatter-add``) by the flat targets of its update entries
+    (:func:`~.jaxpr_index_maps.scatter_map`); None for a ``scatter`` writing two entries
+    into one (which one is kept is XLA's to say)."""
+    found = scatter_map(x.shape, update.shape, idx, p["dimension_numbers"], p["mode"])
+    if found is None or (adds and x.dtype.kind == "b"):
+        return None
+    at, kept = found
+    at, values = at[kept], update.reshape(-1)[kept]
+    out = np.array(x).reshape(-1)
+    if adds:
+        np.add.at(out, at, values)
+    elif np.unique(at).size != at.size:
+        return None
+    else:
+        out[at] = values
+    return out.reshape(x.shape)
+
+
+def _sort(xs: list[np.ndarray], p: dict) -> list[np.ndarray] | None:
+    """``sort``: every operand permuted as its first ``num_keys`` sort, lexicographically,
+    along ``dimension``; None where lax's order is not NumPy's (a NaN or a -0.0 in a
+    float key: lax's total order) or, unstable, where keys tie."""
+    keys, axis = xs[: p["num_keys"]], p["dimension"]
+    for key in keys:
+        if key.dtype.kind == "f" and (np.isnan(key).any() or np.signbit(key[key == 0]).any()):
+            return None
+    order = np.lexsort(keys[::-1], axis=axis)
+    if not p["is_stable"] and order.shape[axis] > 1:
+        ordered = [np.take_along_axis(k, order, axis) for k in keys]
+        ties = np.ones(np.diff(ordered[0], axis=axis).shape, dtype=bool)
+        for k in ordered:
+            ties &= np.diff(k, axis=axis) == 0
+        if ties.any():
+            return None
+    return [np.take_along_axis(x, order, axis) for x in xs]
+
+
 _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape,
@@ -208,6 +293,8 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "convert_element_type": _convert,
     "stop_gradient": lambda x, p: x,
     "rev": lambda x, p: np.flip(x, tuple(p["dimensions"])),
+    "argmax": _arg(np.argmax),
+    "argmin": _arg(np.argmin),
 }
 
 
@@ -235,6 +322,12 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
         if name == "split" and len(xs) == 1:  # concatenate's transpose: several results
             at = np.cumsum(eqn.params["sizes"])[:-1]
             outs = np.split(xs[0], at, axis=eqn.params["axis"])
+        elif name == "sort":
+            outs = _sort(xs, eqn.params) or [None]
+        elif name == "gather" and len(xs) == 2:
+            outs = [_gather(*xs, eqn.params, tuple(eqn.outvars[0].aval.shape))]
+        elif name in _SCATTERS and len(xs) == 3:
+            outs = [_scatter(*xs, eqn.params, adds=name == "scatter-add")]
         elif eqn.primitive.multiple_results or len(eqn.outvars) != 1:
             return None
         else:
@@ -369,6 +462,23 @@ def _kind(var: Any) -> str:
         return "?"
 
 
+_SCATTERS = ("scatter", "scatter-add")
+
+
+def _indexed_taken(name: str, p: dict, kinds: list[str]) -> bool:
+    """Whether :func:`numpy_equation` takes a ``gather`` or a scatter of these operand
+    kinds (it may still leave one to JAX at its values: a window out of bounds under
+    ``promise_in_bounds``, a ``scatter`` writing an entry twice)."""
+    numbers = p["dimension_numbers"]
+    batching = ("operand_batching_dims", "start_indices_batching_dims")
+    batching += ("scatter_indices_batching_dims",)
+    if any(tuple(getattr(numbers, b, ())) for b in batching) or kinds[1] not in "iu":
+        return False
+    if name == "gather":
+        return len(kinds) == 2
+    return len(kinds) == 3 and (name == "scatter" or kinds[0] in "iuf")
+
+
 def _numpy_taken(name: str, eqn: Any) -> bool:
     """:func:`_numpy`'s choice for ``eqn`` from its operands' and results' types."""
     kinds = [_kind(v) for v in eqn.invars]
@@ -376,6 +486,10 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return False
     if name == "split":
         return len(kinds) == 1
+    if name == "sort":
+        return True
+    if name in ("gather", *_SCATTERS):
+        return _indexed_taken(name, eqn.params, kinds)
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return False
     p = eqn.params

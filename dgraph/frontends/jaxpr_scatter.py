@@ -33,7 +33,7 @@ from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..blocks.scatter import held
 from ..errors import InputError
-from .jaxpr_index_maps import gather_sources, scatter_targets
+from .jaxpr_index_maps import gather_map, scatter_targets
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
 __all__ = ["INDEX_OPERANDS", "SCATTER_NAMES", "read_indexed"]
@@ -113,11 +113,13 @@ def _gather(eqn, ins: list[Any], where: str) -> ArrayOp:
     """Per output entry, the flat operand position it reads."""
     whole, shape = _shape(eqn.invars[0]), _shape(eqn.outvars[0])
     p, idx = eqn.params, np.asarray(ins[1])
-    sources = gather_sources(
+    found = gather_map(
         whole, shape, idx, p["dimension_numbers"], tuple(p["slice_sizes"]), p.get("mode")
     )
-    if sources is None:  # a window out of bounds (clamped or filled): JAX's own gather
+    if found is None:  # batching dimensions, promise_in_bounds out of bounds: JAX's gather
         sources = _gathered(eqn.params, idx, whole)
+    else:  # windows clamped or filled (-1) as XLA's, by NumPy
+        sources = np.where(found[1], found[0], -1)
     if (sources < 0).any():
         raise InputError(f"{where}: gather with an out-of-bounds index that fills is not supported")
     return ArrayOp("gather_flat", (_operand(ins[0]),), (("sources", held(sources)),), shape)

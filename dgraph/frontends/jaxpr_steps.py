@@ -66,7 +66,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp, Const, names_read, operand_value, with_leaves
 from ..core.regions import STEP_LIMIT
 from ..errors import InputError
-from .jaxpr_index_maps import gather_sources, scatter_targets
+from .jaxpr_index_maps import gather_map, scatter_map
 from .jaxpr_scatter import INDEX_OPERANDS
 
 __all__ = ["StepReads", "counters_of", "known_xs"]
@@ -602,7 +602,7 @@ class StepReads:
 
         stacked = self._index_values(eqn, indices)
         found = _stacked_targets(eqn, whole, part, stacked)
-        if found is not None:  # every window inside the array: by NumPy
+        if found is not None:  # by NumPy (a dropped entry's target negative)
             at = found.reshape(self.length, -1)
             repeated = _repeats(at)
             if repeated and adds:
@@ -613,8 +613,10 @@ class StepReads:
             if not repeated:  # (a set's repeated position: the entry JAX's write keeps)
                 steps = np.repeat(np.arange(self.length, dtype=np.int64), at.shape[1])
                 entry = np.tile(np.arange(at.shape[1], dtype=np.int64), self.length)
-                order = np.lexsort((at.reshape(-1), steps))
-                return steps[order], at.reshape(-1)[order], entry[order]
+                written = at.reshape(-1) >= 0
+                steps, at, entry = steps[written], at.reshape(-1)[written], entry[written]
+                order = np.lexsort((at, steps))
+                return steps[order], at[order], entry[order]
         chunk = max(1, 2**22 // max(1, math.prod(whole)))
         found = []
         for lo in range(0, self.length, chunk):
@@ -651,7 +653,7 @@ class StepReads:
         elif (
             sources := _stacked_sources(eqn, whole, self._index_values(eqn, indices, nested))
         ) is not None:
-            found = sources  # every window inside the array: NumPy's map, no vmap
+            found = sources  # NumPy's map (windows clamped or filled as JAX does), no vmap
         else:
             found = self._mapped(read, eqn, indices, where, nested) - 1
         if (found < 0).any():
@@ -685,9 +687,9 @@ def _windows(starts: list[np.ndarray], whole: tuple[int, ...], params: dict) -> 
 def _stacked_sources(eqn, whole: tuple[int, ...], stacked: list[np.ndarray]) -> np.ndarray | None:
     """A ``gather``'s flat positions at each row of its stacked index values, ``(rows,
     *output)``: the gather of all rows at once (the rows a batch axis in front,
-    :func:`~.jaxpr_index_maps.gather_sources`), what ``jax.vmap`` of the gather of the
-    array's positions gives; None where a window leaves the array (clamped or filled:
-    JAX's) or the dimension numbers are not NumPy's there."""
+    :func:`~.jaxpr_index_maps.gather_map`, windows clamped as the mode clamps them, -1
+    where one is filled), what ``jax.vmap`` of the gather of the array's positions gives;
+    None where the dimension numbers or the mode leave it to JAX."""
     if eqn.primitive.name != "gather" or len(stacked) != 1:
         return None
     idx = stacked[0]
@@ -695,8 +697,8 @@ def _stacked_sources(eqn, whole: tuple[int, ...], stacked: list[np.ndarray]) -> 
     shape = (idx.shape[0], *(int(n) for n in eqn.outvars[0].aval.shape))
     wider = numbers._replace(offset_dims=tuple(d + 1 for d in numbers.offset_dims))
     sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
-    found = gather_sources(whole, shape, idx, wider, sizes, eqn.params["mode"])
-    return None if found is None else found.reshape(shape)
+    found = gather_map(whole, shape, idx, wider, sizes, eqn.params["mode"])
+    return None if found is None else np.where(found[1], found[0], -1).reshape(shape)
 
 
 def _stacked_targets(
@@ -704,16 +706,20 @@ def _stacked_targets(
 ) -> np.ndarray | None:
     """A ``scatter``'s (or ``scatter-add``'s) flat target of each update entry at each row
     of its stacked index values, ``(rows, *update)``
-    (:func:`~.jaxpr_index_maps.scatter_targets` with the rows a batch axis in front);
-    None where a window leaves the array (clamped or dropped: JAX's)."""
+    (:func:`~.jaxpr_index_maps.scatter_map` with the rows a batch axis in front, windows
+    clamped as the mode clamps them), a dropped entry's target ``-1 - k`` (``k`` its flat
+    place: no two alike); None where the mode leaves it to JAX."""
     if len(stacked) != 1:
         return None
     idx = stacked[0]
     numbers = eqn.params["dimension_numbers"]
     wider = numbers._replace(update_window_dims=tuple(d + 1 for d in numbers.update_window_dims))
     shape = (idx.shape[0], *part)
-    found = scatter_targets(whole, shape, idx, wider, eqn.params["mode"])
-    return None if found is None else found.reshape(shape)
+    found = scatter_map(whole, shape, idx, wider, eqn.params["mode"])
+    if found is None:
+        return None
+    at, kept = found
+    return np.where(kept, at, -1 - np.arange(at.size)).reshape(shape)
 
 
 def _repeats(at: np.ndarray) -> bool:
