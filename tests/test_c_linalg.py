@@ -307,3 +307,45 @@ def test_scratch_is_the_callers_and_kept_a_thread() -> None:
     for k in range(4):
         for data in got[k]:
             np.testing.assert_array_equal(data, expected[k])
+
+
+def test_dgraph_matmul_by_blocks_equals_numpy_across_block_edges():
+    """``dgraph_matmul`` sums by blocks of b (``DGRAPH_MATMUL_DEPTH`` rows ×
+    ``DGRAPH_MATMUL_COLUMNS`` columns kept in cache): products over several blocks each
+    way, odd rows, a transposed a, and every pair of triangle flags on 300 × 300 factors
+    (the sums bounded to the triangles inside each block) equal NumPy's."""
+    import ctypes
+
+    from dgraph.codegen.c_special import special_definitions
+    from dgraph.codegen.native_build import shared_library
+
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    text = "\n".join(special_definitions("dgraph_matmul(", "")) + "\n"
+    lib = shared_library(compiler(), ("-O2",), text, ".c", ("-lm",))
+    lib.dgraph_matmul.restype = None
+    lib.dgraph_matmul.argtypes = [ctypes.c_long] * 3 + [ctypes.c_void_p] + [ctypes.c_long] * 2
+    lib.dgraph_matmul.argtypes += [ctypes.c_int, ctypes.c_void_p, ctypes.c_long, ctypes.c_long]
+    lib.dgraph_matmul.argtypes += [ctypes.c_int, ctypes.c_void_p, ctypes.c_long]
+    rng = np.random.default_rng(3)
+
+    def product(a, b, ta=0, tb=0, transposed=False):
+        n, k = a.shape
+        stored = np.ascontiguousarray(a.T) if transposed else a  # read through its strides
+        ar, ac = (1, n) if transposed else (k, 1)
+        m = b.shape[1]
+        out = np.full((n, m), np.nan)
+        lib.dgraph_matmul(n, k, m, stored.ctypes.data, ar, ac, ta, b.ctypes.data, m, 1, tb,
+                          out.ctypes.data, m)  # fmt: skip
+        return out
+
+    a, b = rng.uniform(-1, 1, (7, 300)), rng.uniform(-1, 1, (300, 601))
+    np.testing.assert_allclose(product(a, b), a @ b, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(product(a, b, transposed=True), a @ b, rtol=1e-13, atol=1e-13)
+    square = rng.uniform(-1, 1, (2, 301, 301))
+    shapes = {0: lambda x: x, 1: np.tril, 2: np.triu}
+    for ta in (0, 1, 2):
+        for tb in (0, 1, 2):
+            x, y = shapes[ta](square[0]), np.ascontiguousarray(shapes[tb](square[1]))
+            got = product(np.ascontiguousarray(x), y, ta, tb)
+            np.testing.assert_allclose(got, x @ y, rtol=1e-12, atol=1e-12)
