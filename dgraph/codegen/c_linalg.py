@@ -229,10 +229,6 @@ DGRAPH_SPECIAL void dgraph_cholesky(long n, const double *a, long rows, long col
 # register. A triangular operand (ta, tb: 1 lower, 2 upper, 0 full; its other entries 0)
 # bounds the sums to its triangle: half the multiplications.
 _MATMUL = r"""
-/* a block of b of DEPTH rows and COLUMNS columns (256 KB) is read by every row of out
- * while it is in cache; each entry of out still sums its terms in the order of p */
-#define DGRAPH_MATMUL_DEPTH 128L
-#define DGRAPH_MATMUL_COLUMNS 256L
 /* out = A B (n x k times k x m, each read through its row and column strides; out
  * row-major with row stride ro), none of the three overlapping; ta, tb: 1 where A (B) is
  * lower triangular, 2 upper, 0 full (the sums skip its zeros). */
@@ -251,51 +247,42 @@ DGRAPH_SPECIAL void dgraph_matmul(long n, long k, long m, const double *restrict
         }
         return;
     }
-    for (long i = 0; i < n; i++)
-        for (long j = 0; j < m; j++) out[i * ro + j] = 0.0;
-    for (long jb = 0; jb < m; jb += DGRAPH_MATMUL_COLUMNS) {
-        const long je = jb + DGRAPH_MATMUL_COLUMNS < m ? jb + DGRAPH_MATMUL_COLUMNS : m;
-        for (long pb = 0; pb < k; pb += DGRAPH_MATMUL_DEPTH) { /* a block of b, in cache */
-            const long pe = pb + DGRAPH_MATMUL_DEPTH < k ? pb + DGRAPH_MATMUL_DEPTH : k;
-            long i = 0;
-            for (; i + 2 <= n; i += 2) { /* two rows of out a pass: each row of b read once */
-                double *restrict r0 = out + i * ro, *restrict r1 = out + (i + 1) * ro;
-                const long p0 = ta == 2 && i > pb ? i : pb;
-                const long p1 = ta == 1 && i + 2 < pe ? i + 2 : pe;
-                for (long p = p0; p < p1; p++) {
-                    const double s0 = a[i * ar + p * ac], s1 = a[(i + 1) * ar + p * ac];
-                    const double *restrict from = b + p * br;
-                    long j = tb == 2 && p > jb ? p : jb;
-                    const long j1 = tb == 1 && p + 1 < je ? p + 1 : je;
-                    for (; j + 4 <= j1; j += 4) { /* four columns: paired by the vectorizer */
-                        const double f0 = from[j], f1 = from[j + 1], f2 = from[j + 2],
-                                     f3 = from[j + 3];
-                        r0[j] += s0 * f0;
-                        r0[j + 1] += s0 * f1;
-                        r0[j + 2] += s0 * f2;
-                        r0[j + 3] += s0 * f3;
-                        r1[j] += s1 * f0;
-                        r1[j + 1] += s1 * f1;
-                        r1[j + 2] += s1 * f2;
-                        r1[j + 3] += s1 * f3;
-                    }
-                    for (; j < j1; j++) {
-                        r0[j] += s0 * from[j];
-                        r1[j] += s1 * from[j];
-                    }
-                }
+    long i = 0;
+    for (; i + 2 <= n; i += 2) { /* two rows of out a pass: each row of b read once */
+        double *restrict r0 = out + i * ro, *restrict r1 = out + (i + 1) * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 2 < k ? i + 2 : k;
+        for (long j = 0; j < m; j++) r0[j] = r1[j] = 0.0;
+        for (long p = p0; p < p1; p++) {
+            const double s0 = a[i * ar + p * ac], s1 = a[(i + 1) * ar + p * ac];
+            const double *restrict from = b + p * br;
+            long j = tb == 2 ? p : 0;
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (; j + 4 <= j1; j += 4) { /* four columns: paired by the vectorizer */
+                const double f0 = from[j], f1 = from[j + 1], f2 = from[j + 2], f3 = from[j + 3];
+                r0[j] += s0 * f0;
+                r0[j + 1] += s0 * f1;
+                r0[j + 2] += s0 * f2;
+                r0[j + 3] += s0 * f3;
+                r1[j] += s1 * f0;
+                r1[j + 1] += s1 * f1;
+                r1[j + 2] += s1 * f2;
+                r1[j + 3] += s1 * f3;
             }
-            for (; i < n; i++) {
-                double *restrict row = out + i * ro;
-                const long p0 = ta == 2 && i > pb ? i : pb;
-                const long p1 = ta == 1 && i + 1 < pe ? i + 1 : pe;
-                for (long p = p0; p < p1; p++) {
-                    const double s = a[i * ar + p * ac];
-                    const double *restrict from = b + p * br;
-                    const long j1 = tb == 1 && p + 1 < je ? p + 1 : je;
-                    for (long j = tb == 2 && p > jb ? p : jb; j < j1; j++) row[j] += s * from[j];
-                }
+            for (; j < j1; j++) {
+                r0[j] += s0 * from[j];
+                r1[j] += s1 * from[j];
             }
+        }
+    }
+    for (; i < n; i++) {
+        double *restrict row = out + i * ro;
+        const long p0 = ta == 2 ? i : 0, p1 = ta == 1 && i + 1 < k ? i + 1 : k;
+        for (long j = 0; j < m; j++) row[j] = 0.0;
+        for (long p = p0; p < p1; p++) {
+            const double s = a[i * ar + p * ac];
+            const double *restrict from = b + p * br;
+            const long j1 = tb == 1 && p + 1 < m ? p + 1 : m;
+            for (long j = tb == 2 ? p : 0; j < j1; j++) row[j] += s * from[j];
         }
     }
 }
