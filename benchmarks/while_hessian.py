@@ -69,6 +69,19 @@ def _children() -> float:
     return used.ru_utime + used.ru_stime
 
 
+def built(f, lang: str, x: np.ndarray):
+    """``f``'s sparse Hessian made in ``lang`` at ``x``, the build's CPU-s and the C
+    compiler's (child processes); None, with the refusal printed, where it is refused."""
+    start, children = time.process_time(), _children()
+    try:
+        h = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
+    except (DGraphError, MemoryError) as e:
+        line = str(e).splitlines()[0][:200]
+        print(f"refused after {time.process_time() - start:.2f} CPU-s: {line}")
+        return None
+    return h, time.process_time() - start, _children() - children
+
+
 def main(argv: list[str]) -> None:
     lang = "python"
     rest = []
@@ -82,16 +95,10 @@ def main(argv: list[str]) -> None:
     x = np.linspace(-1.5, 1.5, n)
     points = (x, 3 * x + 0.1, 0.2 * x)
     print(f"dgraph from {Path(dgraph.__file__).parent}; {name} n={n} lang={lang}")
-    start = time.process_time()
-    children = _children()
-    try:
-        h = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
-    except (DGraphError, MemoryError) as e:
-        line = str(e).splitlines()[0][:200]
-        print(f"refused after {time.process_time() - start:.2f} CPU-s: {line}")
+    made = built(f, lang, x)
+    if made is None:
         return
-    build = time.process_time() - start
-    compiler = _children() - children
+    h, build, compiler = made
     got = h(x)
     calls = []
     for _ in range(5):

@@ -411,6 +411,7 @@ EINSUMS = [
     ("ab,bc->ac", (4, 3), (3, 5)),  # a dense layer W @ x
     ("ab,b->a", (4, 3), (3,)),
     ("ba,bc->ca", (3, 4), (3, 5)),  # both operands read transposed
+    ("ab,ac->bc", (3, 4), (3, 5)),  # an adjoint step's Jᵀ·W
     ("abc,ac->b", (2, 3, 4), (2, 4)),
     ("ij,ij->i", (4, 3), (4, 3)),
     ("a,b->ab", (4,), (3,)),  # nothing summed: assigned
@@ -424,7 +425,8 @@ def test_a_contraction_einsum_in_c_and_cuda_equals_numpy(spec, first, b, c):
     """A contraction (``W @ x`` of a dense layer, and others: transposed operands, a
     diagonal, three operands, nothing summed) in C and in CUDA on the host, against
     NumPy's einsum of the same statements; the first operand the input, the others
-    constant arrays (one read transposed through a view)."""
+    constant arrays (one read transposed through a view). A product of two matrices,
+    either read transposed, is a ``dgraph_matmul`` call in C."""
     rng = np.random.default_rng(7)
     shapes = [s for s in (b, c) if s is not None]
     constants = {f"_K{k}": rng.uniform(-1, 1, s) for k, s in enumerate(shapes)}
@@ -445,6 +447,8 @@ def test_a_contraction_einsum_in_c_and_cuda_equals_numpy(spec, first, b, c):
         np.testing.assert_allclose(values.load_cuda_host()(x).data, expected, rtol=1e-13)
     summed = "->" in spec and set(spec.split("->")[0]) - set(spec.split("->")[1]) - {","}
     assert ("atomicAdd(&" in values.cuda) == bool(summed)  # a kernel adds atomically
+    products = ("ab,bc->ac", "ab,bc->ca", "ab,ac->bc")  # of two matrices: dgraph_matmul
+    assert ("dgraph_matmul(" in values.text) == (spec in products)
 
 
 def test_max_over_axes_in_c_and_cuda_equals_numpy():

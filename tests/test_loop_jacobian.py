@@ -181,3 +181,34 @@ def test_c_loops_multiply_sparse_blocks_by_their_entries():
     assert "k2 < 16L" not in h.source and "_rows" in h.source
     for a, b in zip(h(*args), want, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
+def test_c_loops_multiply_dense_blocks_by_dgraph_matmul(monkeypatch):
+    """A dense step (``tanh(W·u)``: its block 16 × 16, full, at or above
+    ``SPARSE_BELOW``) multiplied into the carried tangents through BLAS in NumPy
+    (``einsum(..., optimize=True)`` from ``BLAS_ENTRIES`` = 0 entries here, 4,096 by
+    default: the products of 64 cells and more), which C refused; now one
+    ``dgraph_matmul`` call a product, the helper defined once; values equal
+    jax.jacfwd's. W is not symmetric: a product of the block's transpose is caught."""
+    from dgraph.codegen.tensor import region_steps
+    from dgraph.codegen.tensor.loop_blocks import SPARSE_BELOW
+
+    monkeypatch.setattr(region_steps, "BLAS_ENTRIES", 0)
+    W = np.cos(np.arange(256.0) ** 1.5).reshape(16, 16) / 4
+    assert np.count_nonzero(W) >= SPARSE_BELOW * W.size and not np.allclose(W, W.T)
+
+    def f(u, d, x):
+        def body(c, x):
+            return c + 0.1 * d * jnp.tanh(W @ c) + 0.01 * x, None
+
+        return jax.lax.scan(body, u, x)[0]
+
+    args = (np.linspace(0.2, 0.8, 16), np.array(0.3), np.linspace(0.0, 1.0, 48).reshape(3, 16))
+    with jax.enable_x64(True):
+        h = dgraph.make_function(f, "jacobian", "c", point=list(args))
+        want = jax.jit(jax.jacfwd(f, argnums=(0, 1, 2)))(*args)
+    assert h.generated.verified
+    assert h.source.count("void dgraph_matmul(") == 1
+    assert re.search(r"dgraph_matmul\(16L, 16L, \d+L, ", h.source)  # the block times D
+    for a, b in zip(h(*args), want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)

@@ -37,6 +37,8 @@ constant, gathers ``ravel(x)[K]`` (also inside an expression),
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
+product of two matrices, a loop step's dense block times its tangent matrix, as
+``matmul``'s: a ``dgraph_matmul`` call, NumPy's ``optimize`` ignored; another
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
 :class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
 launcher's loop around the body's kernels, the step their argument); linear algebra:
@@ -635,13 +637,7 @@ class _Translator(CElementPrinter):
             )
         if kind in ("transpose", "moveaxis", "swapaxes"):
             axes = _axes_of(kind, [_literal(a) for a in node.args[1:]], len(inner.shape))
-            return _View(
-                inner.base,
-                inner.offset,
-                tuple(inner.shape[a] for a in axes),
-                tuple(_normal(inner)[a] for a in axes),
-                inner.ctype,
-            )
+            return _permuted(inner, axes)
         if kind == "broadcast_to":
             return _View(inner.base, inner.offset, inner.shape, _normal(inner), inner.ctype).to(
                 _literal_shape(node.args[1])
@@ -667,15 +663,7 @@ class _Translator(CElementPrinter):
         inner = self._view(node.args[1])
         if inner is None:
             return None
-        axes = [source.index(c) for c in result]
-        strides = _normal(inner)
-        return _View(
-            inner.base,
-            inner.offset,
-            tuple(inner.shape[a] for a in axes),
-            tuple(strides[a] for a in axes),
-            inner.ctype,
-        )
+        return _permuted(inner, [source.index(c) for c in result])
 
     def _name(self, name: str) -> _View | None:
         if name in self.env:
@@ -962,10 +950,16 @@ class _Translator(CElementPrinter):
         """A contraction ``einsum('ab,bc->ac', W, x)`` (a dense layer's product; any
         number of operands, each a view of a buffer): one loop nest over every letter, the
         result's first, the summed ones inside, each product of the operands' entries
-        added to its place (atomically on a GPU); with no letter summed, assigned."""
+        added to its place (atomically on a GPU); with no letter summed, assigned. A
+        product of two matrices (a loop step's dense block times its tangent matrix,
+        either operand transposed by its letters) is :meth:`_product`'s: one
+        ``dgraph_matmul`` call. ``optimize`` (NumPy's choice of a contraction path, BLAS)
+        does not change the value: ignored."""
         spec = _literal(node.args[0]) if node.args else None
-        if not isinstance(spec, str) or "->" not in spec or "." in spec or node.keywords:
+        if not isinstance(spec, str) or "->" not in spec or "." in spec:
             self._refuse("einsum without explicit result subscripts")
+        if any(name != "optimize" for name, _ in node.keywords):
+            self._refuse("einsum with keywords other than optimize")
         sources, result = spec.replace(" ", "").split("->")
         parts, operands = sources.split(","), node.args[1:]
         if len(parts) != len(operands) or len(set(result)) != len(result):
@@ -982,6 +976,10 @@ class _Translator(CElementPrinter):
                     self._refuse(f"einsum axis {c} of extents {extent[c]} and {n}")
             views.append(view)
         summed = [c for c in dict.fromkeys(sources.replace(",", "")) if c not in result]
+        matrices = _matrix_pair(parts, result, views)
+        if matrices is not None:
+            self._product(out, *matrices, 0, 0)
+            return
         letters = [*result, *summed]
         shape = tuple(extent[c] for c in letters)
 
@@ -1463,6 +1461,13 @@ class _Translator(CElementPrinter):
             a = _View(a.base, a.offset, (1, *a.shape), (0, *a.strides))
         if len(b.shape) == 1:
             b = _View(b.base, b.offset, (*b.shape, 1), (*b.strides, 0))
+        self._product(out, a, b, ta, tb)
+
+    def _product(self, out: _View, a: _View, b: _View, ta: int, tb: int) -> None:
+        """``out = a·b`` of stacks of matrices (the stacks broadcast; ``ta``, ``tb``: 1
+        where the operand is lower triangular, 2 upper, 0 full): one ``dgraph_matmul``
+        call per matrix in C; on a GPU one loop nest over the result's entries and the
+        summed axis, each product added to its place atomically."""
         n, k = a.shape[-2:]
         m = b.shape[-1]
         if b.shape[-2] != k:
@@ -2396,6 +2401,43 @@ def _axes_of(kind: str, params: list, ndim: int) -> tuple[int, ...]:
     else:
         order[i], order[j] = order[j], order[i]
     return tuple(order)
+
+
+def _matrix_pair(parts: list[str], result: str, views: list[_View]) -> tuple[_View, _View] | None:
+    """The two operands of an einsum that is one matrix product (``'ab,bw->aw'``,
+    ``'ab,aw->bw'``: two matrices sharing one summed letter, each holding one of the
+    result's two), as views of the left factor (the result's rows × the summed letter)
+    and the right one (the summed letter × the result's columns); None for any other
+    einsum (or one of integers)."""
+    if len(parts) != 2 or len(result) != 2 or any(len(set(p)) != 2 or len(p) != 2 for p in parts):
+        return None
+    if any(v.ctype != "double" for v in views):
+        return None
+    shared = set(parts[0]) & set(parts[1])
+    row, column = result
+    if len(shared) != 1 or shared & set(result) or row == column:
+        return None
+    (summed,) = shared
+    left = next((k for k, p in enumerate(parts) if row in p), None)
+    if left is None or column not in parts[1 - left]:
+        return None
+
+    def arranged(k: int, letters: str) -> _View:
+        return _permuted(views[k], [parts[k].index(c) for c in letters])
+
+    return arranged(left, row + summed), arranged(1 - left, summed + column)
+
+
+def _permuted(view: _View, axes) -> _View:
+    """``view`` with its axes in the order ``axes`` (a transpose: no copy)."""
+    strides = _normal(view)
+    return _View(
+        view.base,
+        view.offset,
+        tuple(view.shape[a] for a in axes),
+        tuple(strides[a] for a in axes),
+        view.ctype,
+    )
 
 
 def _literal(node: Node):

@@ -14,7 +14,9 @@ values broadcast times an identity per pair of axes (the delta form,
 :mod:`.delta_form`); its entries are read from the pattern the body program keeps for
 it (:func:`block_entries`), so a diagonal block is a multiply of the rows, not JAX's
 dense ``einsum`` (a Newton step's on 2,000 unknowns: 338 ms a call
-before). C's value program takes the same products (its printer gathers whole rows).
+before). C's value program takes the same products (its printer gathers whole rows); a
+block filled at or above :data:`SPARSE_BELOW` is multiplied dense, NumPy's and JAX's by
+``einsum`` (BLAS from ``region_steps.BLAS_ENTRIES``), C's by one ``dgraph_matmul`` call.
 
 The region's Jacobian is the chain ``M_T ⋯ M_1`` of seed 002 (Naumann, *Matrix-Free
 Jacobian Chaining*): :func:`chain_choice` prices the homogeneous tangent sweep (w columns
