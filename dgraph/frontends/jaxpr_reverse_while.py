@@ -3,18 +3,29 @@ given a reverse sweep of their own, so that JAX's reverse mode (which refuses a
 ``while_loop``) gives the gradient whose graph the Hessian reads.
 
 The loop runs as written; its trip count ``n`` is known once it has run. Its reverse sweep
-is a second ``while_loop`` of ``n`` steps, ``k = n − 1, …, 0``: step ``k``'s state is
-recomputed from the loop's initial carries by ``k`` body steps (one state kept, ``n(n −
-1)/2`` extra body steps: for the short loops of solvers, as dgraph's own ``vjp`` of a
-``while_loop`` without a tape, docs/control_flow.md §6b), and the body's pullback at that
-state (JAX's ``vjp`` of the body) carries the adjoint one step back (Griewank and Walther,
-*Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12: reversal of a loop by
-recomputation). A ``jax.custom_vjp`` holds the pair, so ``jax.grad`` of ``f`` is the
-forward loop, which counts its trips, followed by the reverse loop of that many steps:
-both run to the point's own trip count wherever the gradient (and the Hessian, its
-Jacobian) is evaluated, never another point's. The derivative is that of the trips the
-loop runs at the point (JAX's forward-mode convention through a ``while_loop``): no
-derivative flows through the condition, whose outcome is piecewise constant.
+first stores checkpoints: a ``scan`` of ``S`` (:data:`SLOTS`, static) steps from the
+initial carries keeps the states x_0, x_d, x_2d, … (d = max(⌈n/S⌉, 1), at most n − 1 body
+steps); then a second ``while_loop`` of ``n`` steps, ``k = n − 1, …, 0``, recomputes step
+``k``'s state from its segment's checkpoint by ``k mod d`` body steps, and the body's
+pullback at that state (JAX's ``vjp`` of the body) carries the adjoint one step back
+(Griewank and Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12: reversal of a
+loop by checkpointing and recomputation). Extra body steps: :func:`extra_steps`, at most
+``n − 1 + n²/(2S)`` (every state stored while n ≤ S), where recomputing each state from
+the first took ``n(n − 1)/2``. A ``jax.custom_vjp`` holds the pair, so ``jax.grad`` of
+``f`` is the forward loop, which counts its trips, followed by the reverse sweep of that
+many steps: both run to the point's own trip count wherever the gradient (and the
+Hessian, its Jacobian) is evaluated, never another point's. The derivative is that of the
+trips the loop runs at the point (JAX's forward-mode convention through a
+``while_loop``): no derivative flows through the condition, whose outcome is piecewise
+constant.
+
+Why not binomial checkpointing (:mod:`dgraph.codegen.tensor.revolve`'s run-time schedule,
+as dgraph's own ``vjp`` of a ``while_loop`` under ``tape=K``): the sweep written here is
+read back by the jaxpr reader, differentiated once more and generated, and that reader
+refuses the schedule's stack push, a ``dynamic_update_slice`` at an index that changes
+from trip to trip of a ``while_loop`` (writes at a run-time index are read in a ``scan``
+only), and reads an integer ``div`` (revolve's ``split_at``) as a float one. A fixed
+buffer of S states filled by a ``scan`` and read at a run-time index needs neither.
 
 Loops of the top level of ``f``'s jaxpr whose operands the inputs reach, and those in a
 call there (``jax.jit``: inlined); a loop nested in another loop or in a ``cond`` is
@@ -33,7 +44,16 @@ import numpy as np
 
 from .jaxpr_static_while import counted_while, evaluate_with, feeding
 
-__all__ = ["has_while", "reverse_loops", "reversed_while", "worth_reversing"]
+__all__ = [
+    "SLOTS",
+    "extra_steps",
+    "has_while",
+    "reverse_loops",
+    "reversed_while",
+    "worth_reversing",
+]
+
+SLOTS = 32  # the checkpoints of a reverse sweep: states stored per carry (static)
 
 
 def _literal(v: Any) -> bool:
@@ -50,10 +70,10 @@ def reverse_loops(
     """``f`` with each top-level ``while_loop`` the inputs reach (one in a ``jax.jit`` too)
     run by :func:`reversed_while` (its reverse sweep JAX's reverse mode takes); None where
     ``f`` has none. Each loop is run once at ``args`` to count its trips n, and reversed
-    where its recomputation's n(n − 1)/2 extra body steps are at most the n·``tangents``
-    that JAX's forward mode carries through it (``tangents``: the entries of the
+    where its recomputation's :func:`extra_steps` are at most the n·``tangents`` that
+    JAX's forward mode carries through it (``tangents``: the entries of the
     differentiated arguments), :func:`worth_reversing`; a long loop over few unknowns
-    (a bisection of 50 trips in 2) keeps the forward mode."""
+    (a bisection of 42 trips in 1) keeps the forward mode."""
     closed = jax.make_jaxpr(f)(*args)
     trips: dict[int, int] = {}
     counting = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), lambda e: True, trips)
@@ -92,14 +112,32 @@ def has_while(jaxpr: Any) -> bool:
 
 
 def worth_reversing(trips: int, tangents: int) -> bool:
-    """Whether a loop of ``trips`` at the point is reversed by recomputation (``trips(trips
-    − 1)/2`` extra body steps) rather than carrying ``tangents`` tangents forward through
-    its ``trips`` steps: ``(trips − 1)/2 ≤ tangents``.
+    """Whether a loop of ``trips`` at the point is reversed by checkpointed recomputation
+    (:func:`extra_steps` body steps beyond the forward sweep and the reverse's own)
+    rather than carrying ``tangents`` tangents forward through its ``trips`` steps.
 
-    >>> worth_reversing(13, 12), worth_reversing(50, 2)
-    (True, False)
+    >>> worth_reversing(13, 12), worth_reversing(33, 2), worth_reversing(100, 1)
+    (True, True, False)
     """
-    return trips - 1 <= 2 * tangents
+    return extra_steps(trips) <= trips * tangents
+
+
+def extra_steps(trips: int, slots: int = SLOTS) -> int:
+    """The body steps the reverse sweep of a loop of ``trips`` runs beyond the forward
+    sweep's ``trips`` and its own ``trips`` pullbacks: the checkpoint sweep's (c − 1)·d
+    (d = max(⌈trips/slots⌉, 1), c = ⌈trips/d⌉ checkpoints) and, per step, its state's
+    offset from its checkpoint, Σ_k (k mod d) ≤ trips·(d − 1)/2: at most trips −
+    1 + trips²/(2·slots), against trips(trips − 1)/2 recomputing from the first state.
+
+    >>> extra_steps(5), extra_steps(32), extra_steps(33), extra_steps(1000)
+    (4, 31, 48, 16396)
+    """
+    if trips <= 0:
+        return 0
+    d = max(-(-trips // slots), 1)
+    count = -(-trips // d)
+    tail = trips - (count - 1) * d
+    return (count - 1) * d + (count - 1) * d * (d - 1) // 2 + tail * (tail - 1) // 2
 
 
 CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})  # looked into, inlined
@@ -143,6 +181,16 @@ def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[An
     carry, n = counted_while(jax, e, ins)
     trips[id(e)] = int(n)
     return list(carry)
+
+
+def _spacing(jax: Any, n: Any) -> tuple[Any, Any]:
+    """The checkpoints' spacing d = max(⌈n/S⌉, 1) for a trip count ``n`` (S =
+    :data:`SLOTS`) and the steps they hold, 0, d, …, (S − 1)·d: by a float ceiling, no
+    integer division (the reader's integer ``div`` is a float one, its index then not
+    the slot)."""
+    jnp = jax.numpy
+    spacing = jnp.maximum(jnp.ceil(n / SLOTS).astype(jnp.result_type(n)), 1)
+    return spacing, jnp.arange(SLOTS) * spacing
 
 
 def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
@@ -195,11 +243,14 @@ def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
     def backward(residuals: tuple, g: list[Any]) -> tuple:
         b, c, (_, bc, carry), n = residuals
         consts, state = merge(bc, b, fb), merge(carry, c, fc)
+        spacing, marks = _spacing(jax, n)
+        stored = checkpoints(consts, state, n, spacing, marks)
+        last = jax.numpy.sum(marks < n) - 1  # the slot of step n - 1's segment
 
         def back(s: tuple) -> tuple:
-            k, gc, gb = s
-            k = k - 1
-            at = after(consts, state, k)
+            k, slot, offset, gc, gb = s
+            start = [lax.dynamic_index_in_dim(v, slot, keepdims=False) for v in stored]
+            at = after(consts, start, offset)  # x_{k-1}, from its segment's checkpoint
 
             def floats(b_: list[Any], c_: list[Any]) -> list[Any]:
                 new = step(merge(consts, b_, fb), merge(at, c_, fc))
@@ -207,12 +258,31 @@ def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
 
             _, pullback = jax.vjp(floats, b, [at[j] for j in fc])
             db, dc = pullback(gc)
-            return k, dc, [u + w for u, w in zip(gb, db, strict=True)]
+            first = offset == 0  # the segment's first step: the one before it next
+            slot = jax.numpy.where(first, slot - 1, slot)
+            offset = jax.numpy.where(first, spacing - 1, offset - 1)
+            return k - 1, slot, offset, dc, [u + w for u, w in zip(gb, db, strict=True)]
 
         g_c = [g[j] for j in fc]
         zeros = [jax.numpy.zeros_like(v) for v in b]
-        _, gc, gb = lax.while_loop(lambda s: s[0] > 0, back, (n, g_c, zeros))
+        start = (n, last, n - 1 - last * spacing, g_c, zeros)
+        gc, gb = lax.while_loop(lambda s: s[0] > 0, back, start)[3:]
         return gb, gc, None
+
+    def checkpoints(
+        consts: list[Any], state: list[Any], n: Any, spacing: Any, marks: Any
+    ) -> list[Any]:
+        """The states x_0, x_d, x_2d, … (d = ``spacing``, the steps ``marks``) below the
+        trip count ``n``, as the outputs of a ``scan`` of :data:`SLOTS` steps (a buffer of
+        that many states per carry; slots past the last checkpoint repeat it): (⌈n/d⌉ −
+        1)·d ≤ n − 1 body steps. A scan's outputs, not writes into a buffer in a
+        ``while_loop``: the reader takes a loop's writes at a run-time index only in a
+        ``scan``."""
+
+        def store(at: list[Any], mark: Any) -> tuple[list[Any], list[Any]]:
+            return after(consts, at, jax.numpy.where(mark + spacing < n, spacing, 0)), at
+
+        return lax.scan(store, list(state), marks)[1]
 
     loop.defvjp(forward, backward)
     _, bc, carry = fixed
