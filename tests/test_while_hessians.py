@@ -19,7 +19,12 @@ jax.config.update("jax_enable_x64", True)
 
 import dgraph  # noqa: E402
 from dgraph.frontends import from_jax  # noqa: E402
-from dgraph.frontends.jaxpr_reverse_while import SLOTS, extra_steps, reverse_loops  # noqa: E402
+from dgraph.frontends.jaxpr_reverse_while import (  # noqa: E402
+    SLOTS,
+    extra_steps,
+    reverse_loops,
+    slots_for,
+)
 
 X = np.array([0.5, 0.3, 1.2, 0.8])
 C = jnp.linspace(0.2, 1.0, 5)
@@ -350,10 +355,11 @@ def _at_trips(trips):
 
 def test_the_hessian_about_the_checkpoint_count():
     """The reverse sweep stores S checkpoints (d = ⌈n/S⌉ apart) and recomputes each
-    step's state from its segment's: built where the loop runs 2 trips, called where it
+    step's state from its segment's: built where the loop runs S + 1 trips (S
+    checkpoints: :func:`slots_for`), called where it
     runs 1, 2, S − 1, S, S + 1 and 3S + 2 (d = 1, 1, 1, 1, 2, 4; the last two end in a
     segment of 1 and 2 steps), the values equal forward-over-forward's at each point's own trips."""
-    h = dgraph.make_function(_relaxed, "hessian", point=[_at_trips(2)])
+    h = dgraph.make_function(_relaxed, "hessian", point=[_at_trips(S + 1)])
     assert h.generated.verified
     assert any("reverse sweep" in n for n in h.generated.graph.notes)
     points = [_at_trips(n) for n in TRIPS]
@@ -365,7 +371,8 @@ def test_the_reverse_sweep_s_body_steps():
     """Body steps of JAX's gradient through the reversed loop, counted by a callback in
     the body (not timed): n forward, n pullbacks and extra_steps(n) to store the
     checkpoints and recompute from them, 2n + n − 1 while n ≤ S; 437 at 3S + 2 = 98 trips
-    (4,949 when each state was recomputed from the first: n(n − 1)/2 extra)."""
+    (4,949 when each state was recomputed from the first: n(n − 1)/2 extra). Made where
+    the loop runs 2 trips, the sweep keeps 2 checkpoints (slots_for)."""
     calls = []
 
     def f(x):
@@ -376,14 +383,19 @@ def test_the_reverse_sweep_s_body_steps():
 
         return jnp.sum(lax.while_loop(lambda s: s[0] < x[0], body, (0.0, x))[1] ** 2 * x)
 
-    grad = jax.jit(jax.grad(reverse_loops(jax, f, [_at_trips(2)], 3)))
-    counted = []
-    for n in TRIPS:
-        calls.clear()
-        jax.block_until_ready(grad(_at_trips(n)))
-        counted.append(len(calls))
-    assert counted == [2, 5, 92, 95, 114, 437]
-    assert counted == [2 * n + extra_steps(n) for n in TRIPS]
+    def counts(built: int) -> list[int]:
+        grad = jax.jit(jax.grad(reverse_loops(jax, f, [_at_trips(built)], 3)))
+        counted = []
+        for n in TRIPS:
+            calls.clear()
+            jax.block_until_ready(grad(_at_trips(n)))
+            counted.append(len(calls))
+        return counted
+
+    assert counts(S + 1) == [2, 5, 92, 95, 114, 437]
+    assert counts(S + 1) == [2 * n + extra_steps(n) for n in TRIPS]
+    assert counts(2) == [2, 5, 303, 320, 339, 2597]  # 2 checkpoints: d = ⌈n/2⌉
+    assert counts(2) == [2 * n + extra_steps(n, slots_for(2)) for n in TRIPS]
 
 
 @pytest.mark.parametrize("lang", ["jax", "c"])

@@ -226,7 +226,7 @@ def gradient_graph(
 REVERSED = (
     "a while_loop whose trip count the inputs reach is differentiated by a reverse sweep of"
     " its own: the forward loop counts its trips wherever the function is called, the"
-    " reverse sweep runs that many steps (each step's state recomputed from the nearest of"
+    " reverse sweep runs that many steps (each step's state recomputed from the nearest of up to"
     f" {SLOTS} checkpoints), so the derivative is that of the trip count at the point it is"
     " called at"
 )

@@ -3,29 +3,33 @@ given a reverse sweep of their own, so that JAX's reverse mode (which refuses a
 ``while_loop``) gives the gradient whose graph the Hessian reads.
 
 The loop runs as written; its trip count ``n`` is known once it has run. Its reverse sweep
-first stores checkpoints: a ``scan`` of ``S`` (:data:`SLOTS`, static) steps from the
-initial carries keeps the states x_0, x_d, x_2d, … (d = max(⌈n/S⌉, 1), at most n − 1 body
-steps); then a second ``while_loop`` of ``n`` steps, ``k = n − 1, …, 0``, recomputes step
-``k``'s state from its segment's checkpoint by ``k mod d`` body steps, and the body's
-pullback at that state (JAX's ``vjp`` of the body) carries the adjoint one step back
-(Griewank and Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12: reversal of a
-loop by checkpointing and recomputation). Extra body steps: :func:`extra_steps`, at most
-``n − 1 + n²/(2S)`` (every state stored while n ≤ S), where recomputing each state from
-the first took ``n(n − 1)/2``. A ``jax.custom_vjp`` holds the pair, so ``jax.grad`` of
-``f`` is the forward loop, which counts its trips, followed by the reverse sweep of that
-many steps: both run to the point's own trip count wherever the gradient (and the
-Hessian, its Jacobian) is evaluated, never another point's. The derivative is that of the
-trips the loop runs at the point (JAX's forward-mode convention through a
-``while_loop``): no derivative flows through the condition, whose outcome is piecewise
-constant.
+first stores checkpoints: a ``scan`` of ``S`` steps (static: the loop's trips where the
+function is made, at most :data:`SLOTS`; :func:`slots_for`) from the initial carries keeps
+the states x_0, x_d, x_2d, … (d = max(⌈n/S⌉, 1), at most n − 1 body steps); then a
+reverse ``scan`` over those S segments runs each one's steps back by a ``while_loop``,
+step ``k``'s state recomputed from its segment's checkpoint by ``k mod d`` body steps,
+and the body's pullback at that state (JAX's ``vjp`` of the body) carries the adjoint one
+step back (Griewank and Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12:
+reversal of a loop by checkpointing and recomputation). Extra body steps:
+:func:`extra_steps`, at most ``n − 1 + n²/(2S)`` (every state stored while n ≤ S), where
+recomputing each state from the first took ``n(n − 1)/2``. A ``jax.custom_vjp`` holds the
+pair, so ``jax.grad`` of ``f`` is the forward loop, which counts its trips, followed by
+the reverse sweep of that many steps: both run to the point's own trip count wherever
+the gradient (and the Hessian, its Jacobian) is evaluated, never another point's. The
+derivative is that of the trips the loop runs at the point (JAX's forward-mode
+convention through a ``while_loop``): no derivative flows through the condition, whose
+outcome is piecewise constant.
 
-Why not binomial checkpointing (:mod:`dgraph.codegen.tensor.revolve`'s run-time schedule,
-as dgraph's own ``vjp`` of a ``while_loop`` under ``tape=K``): the sweep written here is
-read back by the jaxpr reader, differentiated once more and generated, and that reader
-refuses the schedule's stack push, a ``dynamic_update_slice`` at an index that changes
-from trip to trip of a ``while_loop`` (writes at a run-time index are read in a ``scan``
-only), and reads an integer ``div`` (revolve's ``split_at``) as a float one. A fixed
-buffer of S states filled by a ``scan`` and read at a run-time index needs neither.
+The checkpoints are a scan's outputs, each segment's the reverse scan's slice of them:
+read at a run-time slot in a ``while_loop`` instead, the buffer's block in the loop's body
+is held dense by the generated Hessian (S·n × n: refused from n = 2,000 at S = 32). Why
+not binomial checkpointing (:mod:`dgraph.codegen.tensor.revolve`'s run-time schedule, as
+dgraph's own ``vjp`` of a ``while_loop`` under ``tape=K``): the sweep written here is read
+back by the jaxpr reader, differentiated once more and generated, and that reader refuses
+the schedule's stack push, a ``dynamic_update_slice`` at an index that changes from trip
+to trip of a ``while_loop`` (writes at a run-time index are read in a ``scan`` only), and
+reads an integer ``div`` (revolve's ``split_at``) as a float one. Fixed segments, stored by
+one scan and reversed by another, need neither.
 
 Loops of the top level of ``f``'s jaxpr whose operands the inputs reach, and those in a
 call there (``jax.jit``: inlined); a loop nested in another loop or in a ``cond`` is
@@ -50,6 +54,7 @@ __all__ = [
     "has_while",
     "reverse_loops",
     "reversed_while",
+    "slots_for",
     "worth_reversing",
 ]
 
@@ -81,7 +86,7 @@ def reverse_loops(
         return None
     leaves = jax.tree_util.tree_leaves(args)  # only what the loops read: nothing after them
     evaluate_with(jax, closed, leaves, counting, only=feeding(closed.jaxpr, set(counting)))
-    keep = lambda e: worth_reversing(trips.get(id(e), 0), tangents)  # noqa: E731
+    keep = lambda e: _slots(trips.get(id(e), 0), tangents)  # noqa: E731
     rules = _rules(jax, closed.jaxpr, set(closed.jaxpr.invars), keep)
     if not rules:
         return None
@@ -113,13 +118,32 @@ def has_while(jaxpr: Any) -> bool:
 
 def worth_reversing(trips: int, tangents: int) -> bool:
     """Whether a loop of ``trips`` at the point is reversed by checkpointed recomputation
-    (:func:`extra_steps` body steps beyond the forward sweep and the reverse's own)
-    rather than carrying ``tangents`` tangents forward through its ``trips`` steps.
+    (:func:`extra_steps` under :func:`slots_for` checkpoints, body steps beyond the
+    forward sweep and the reverse's own) rather than carrying ``tangents`` tangents
+    forward through its ``trips`` steps.
 
-    >>> worth_reversing(13, 12), worth_reversing(33, 2), worth_reversing(100, 1)
+    >>> worth_reversing(13, 12), worth_reversing(33, 2), worth_reversing(42, 1)
     (True, True, False)
     """
-    return extra_steps(trips) <= trips * tangents
+    return extra_steps(trips, slots_for(trips)) <= trips * tangents
+
+
+def slots_for(trips: int) -> int:
+    """The checkpoints S of the reverse sweep of a loop of ``trips`` at the point: as
+    many as its trips (every state stored there: a sweep of fixed length S runs even
+    where a call's loop stops sooner), at most :data:`SLOTS`. A call of more trips
+    spaces them further apart.
+
+    >>> slots_for(0), slots_for(5), slots_for(100)
+    (1, 5, 32)
+    """
+    return min(SLOTS, max(trips, 1))
+
+
+def _slots(trips: int, tangents: int) -> int:
+    """The checkpoints of the reverse sweep of a loop of ``trips`` at the point, 0 where
+    it keeps the forward mode (:func:`worth_reversing`)."""
+    return slots_for(trips) if worth_reversing(trips, tangents) else 0
 
 
 def extra_steps(trips: int, slots: int = SLOTS) -> int:
@@ -147,12 +171,13 @@ def _rules(
     jax: Any,
     jaxpr: Any,
     live: set[Any],
-    keep: Callable[[Any], bool],
+    keep: Callable[[Any], int],
     trips: dict[int, int] | None = None,
 ) -> dict[int, Callable]:
     """Per equation of ``jaxpr`` to rewrite, its rule (:func:`evaluate_with`): a
     ``while`` that ``live`` (the variables the inputs reach) reaches, that carries floats
-    and that ``keep`` takes, by :func:`reversed_while` (with ``trips``: run to its end,
+    and that ``keep`` takes (its checkpoints, 0: kept), by :func:`reversed_while` under
+    that many checkpoints (with ``trips``: run to its end,
     its trip count kept in ``trips`` by the equation's id); a call (``jax.jit``) holding
     one, its jaxpr inlined and evaluated with its own rules."""
     live, rules = set(live), {}
@@ -161,8 +186,8 @@ def _rules(
         if e.primitive.name == "while" and any(reached) and any(map(_inexact, e.outvars)):
             if trips is not None:
                 rules[k] = lambda e, ins: _counted(jax, e, ins, trips)
-            elif keep(e):
-                rules[k] = lambda e, ins: reversed_while(jax, e, ins)
+            elif slots := keep(e):
+                rules[k] = _reversing(jax, slots)
         elif e.primitive.name in CALLS and any(reached):
             inner = e.params.get("jaxpr") or e.params.get("call_jaxpr")
             closed = inner if hasattr(inner, "consts") else SimpleNamespace(jaxpr=inner, consts=[])
@@ -175,6 +200,10 @@ def _rules(
     return rules
 
 
+def _reversing(jax: Any, slots: int) -> Callable:
+    return lambda e, ins: reversed_while(jax, e, ins, slots)
+
+
 def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[Any]:
     """The ``while`` equation ``e`` at ``ins``, run (compiled) with a counter beside its
     carries; its trip count kept in ``trips[id(e)]``."""
@@ -183,20 +212,20 @@ def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[An
     return list(carry)
 
 
-def _spacing(jax: Any, n: Any) -> tuple[Any, Any]:
-    """The checkpoints' spacing d = max(⌈n/S⌉, 1) for a trip count ``n`` (S =
-    :data:`SLOTS`) and the steps they hold, 0, d, …, (S − 1)·d: by a float ceiling, no
-    integer division (the reader's integer ``div`` is a float one, its index then not
-    the slot)."""
+def _spacing(jax: Any, n: Any, slots: int) -> tuple[Any, Any]:
+    """The checkpoints' spacing d = max(⌈n/S⌉, 1) for a trip count ``n`` (S = ``slots``)
+    and the steps they hold, 0, d, …, (S − 1)·d: by a float ceiling, no integer division
+    (the reader's integer ``div`` is a float one, its index then not the slot)."""
     jnp = jax.numpy
-    spacing = jnp.maximum(jnp.ceil(n / SLOTS).astype(jnp.result_type(n)), 1)
-    return spacing, jnp.arange(SLOTS) * spacing
+    spacing = jnp.maximum(jnp.ceil(n / slots).astype(jnp.result_type(n)), 1)
+    return spacing, jnp.arange(slots) * spacing
 
 
-def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
+def reversed_while(jax: Any, e: Any, ins: list[Any], slots: int = SLOTS) -> list[Any]:
     """The ``while`` equation ``e`` at its operands ``ins``, as a ``jax.custom_vjp``: the
     loop forward, counting its trips; its pullback the reverse loop of that many steps
-    (module docstring). The floating body constants and initial carries are
+    (module docstring), its states recomputed from ``slots`` checkpoints (S, static). The
+    floating body constants and initial carries are
     differentiated; integer and boolean ones (a counter), and the condition's constants
     (no derivative flows through the condition), are not."""
     lax = jax.lax
@@ -243,37 +272,39 @@ def reversed_while(jax: Any, e: Any, ins: list[Any]) -> list[Any]:
     def backward(residuals: tuple, g: list[Any]) -> tuple:
         b, c, (_, bc, carry), n = residuals
         consts, state = merge(bc, b, fb), merge(carry, c, fc)
-        spacing, marks = _spacing(jax, n)
+        spacing, marks = _spacing(jax, n, slots)
         stored = checkpoints(consts, state, n, spacing, marks)
-        last = jax.numpy.sum(marks < n) - 1  # the slot of step n - 1's segment
+        lengths = jax.numpy.clip(n - marks, 0, spacing)  # each segment's steps (0: unused)
 
-        def back(s: tuple) -> tuple:
-            k, slot, offset, gc, gb = s
-            start = [lax.dynamic_index_in_dim(v, slot, keepdims=False) for v in stored]
-            at = after(consts, start, offset)  # x_{k-1}, from its segment's checkpoint
+        def segment(s: tuple, xs: tuple) -> tuple:
+            """One segment's steps back, each state recomputed from its checkpoint."""
+            start, length = xs
 
-            def floats(b_: list[Any], c_: list[Any]) -> list[Any]:
-                new = step(merge(consts, b_, fb), merge(at, c_, fc))
-                return [new[j] for j in fc]
+            def back(s: tuple) -> tuple:
+                k, gc, gb = s
+                k = k - 1
+                at = after(consts, start, k)  # x of the segment's step k
 
-            _, pullback = jax.vjp(floats, b, [at[j] for j in fc])
-            db, dc = pullback(gc)
-            first = offset == 0  # the segment's first step: the one before it next
-            slot = jax.numpy.where(first, slot - 1, slot)
-            offset = jax.numpy.where(first, spacing - 1, offset - 1)
-            return k - 1, slot, offset, dc, [u + w for u, w in zip(gb, db, strict=True)]
+                def floats(b_: list[Any], c_: list[Any]) -> list[Any]:
+                    new = step(merge(consts, b_, fb), merge(at, c_, fc))
+                    return [new[j] for j in fc]
+
+                _, pullback = jax.vjp(floats, b, [at[j] for j in fc])
+                db, dc = pullback(gc)
+                return k, dc, [u + w for u, w in zip(gb, db, strict=True)]
+
+            return lax.while_loop(lambda s: s[0] > 0, back, (length, *s))[1:], None
 
         g_c = [g[j] for j in fc]
         zeros = [jax.numpy.zeros_like(v) for v in b]
-        start = (n, last, n - 1 - last * spacing, g_c, zeros)
-        gc, gb = lax.while_loop(lambda s: s[0] > 0, back, start)[3:]
+        gc, gb = lax.scan(segment, (g_c, zeros), (stored, lengths), reverse=True)[0]
         return gb, gc, None
 
     def checkpoints(
         consts: list[Any], state: list[Any], n: Any, spacing: Any, marks: Any
     ) -> list[Any]:
         """The states x_0, x_d, x_2d, … (d = ``spacing``, the steps ``marks``) below the
-        trip count ``n``, as the outputs of a ``scan`` of :data:`SLOTS` steps (a buffer of
+        trip count ``n``, as the outputs of a ``scan`` of ``slots`` steps (a buffer of
         that many states per carry; slots past the last checkpoint repeat it): (⌈n/d⌉ −
         1)·d ≤ n − 1 body steps. A scan's outputs, not writes into a buffer in a
         ``while_loop``: the reader takes a loop's writes at a run-time index only in a
