@@ -371,8 +371,8 @@ def test_the_reverse_sweep_s_body_steps():
     """Body steps of JAX's gradient through the reversed loop, counted by a callback in
     the body (not timed): n forward, n pullbacks and extra_steps(n) to store the
     checkpoints and recompute from them, 2n + n − 1 while n ≤ S; 437 at 3S + 2 = 98 trips
-    (4,949 when each state was recomputed from the first: n(n − 1)/2 extra). Made where
-    the loop runs 2 trips, the sweep keeps 2 checkpoints (slots_for)."""
+    (4,949 when each state is recomputed from the first: n(n − 1)/2 extra). Made where
+    the loop runs 2 trips (at most RECOMPUTE_MOST), it is: one segment (slots_for)."""
     calls = []
 
     def f(x):
@@ -394,7 +394,7 @@ def test_the_reverse_sweep_s_body_steps():
 
     assert counts(S + 1) == [2, 5, 92, 95, 114, 437]
     assert counts(S + 1) == [2 * n + extra_steps(n) for n in TRIPS]
-    assert counts(2) == [2, 5, 303, 320, 339, 2597]  # 2 checkpoints: d = ⌈n/2⌉
+    assert counts(2) == [2, 5, 527, 560, 594, 4949]  # made at 2 trips: from the first state
     assert counts(2) == [2 * n + extra_steps(n, slots_for(2)) for n in TRIPS]
 
 

@@ -4,7 +4,8 @@ given a reverse sweep of their own, so that JAX's reverse mode (which refuses a
 
 The loop runs as written; its trip count ``n`` is known once it has run. Its reverse sweep
 first stores checkpoints: a ``scan`` of ``S`` steps (static: the loop's trips where the
-function is made, at most :data:`SLOTS`; :func:`slots_for`) from the initial carries keeps
+function is made, at most :data:`SLOTS`; one, no scan, up to :data:`RECOMPUTE_MOST`
+trips there; :func:`slots_for`) from the initial carries keeps
 the states x_0, x_d, x_2d, … (d = max(⌈n/S⌉, 1), at most n − 1 body steps); then a
 reverse ``scan`` over those S segments runs each one's steps back by a ``while_loop``,
 step ``k``'s state recomputed from its segment's checkpoint by ``k mod d`` body steps,
@@ -49,6 +50,7 @@ import numpy as np
 from .jaxpr_static_while import counted_while, evaluate_with, feeding
 
 __all__ = [
+    "RECOMPUTE_MOST",
     "SLOTS",
     "extra_steps",
     "has_while",
@@ -59,6 +61,12 @@ __all__ = [
 ]
 
 SLOTS = 32  # the checkpoints of a reverse sweep: states stored per carry (static)
+# Loops of at most this many trips where the function is made are reversed by
+# recomputation from the first state (S = 1): a scan storing checkpoints and a reverse scan
+# over segments cost more than their saved steps there (benchmarks/while_hessian.py,
+# RESULTS.md session 34: a 13-trip damped Newton's JAX call 0.69 ms recomputed, 1.80 ms
+# checkpointed)
+RECOMPUTE_MOST = 16
 
 
 def _literal(v: Any) -> bool:
@@ -129,15 +137,16 @@ def worth_reversing(trips: int, tangents: int) -> bool:
 
 
 def slots_for(trips: int) -> int:
-    """The checkpoints S of the reverse sweep of a loop of ``trips`` at the point: as
-    many as its trips (every state stored there: a sweep of fixed length S runs even
-    where a call's loop stops sooner), at most :data:`SLOTS`. A call of more trips
-    spaces them further apart.
+    """The checkpoints S of the reverse sweep of a loop of ``trips`` at the point: one
+    (each state recomputed from the first, one ``while_loop``) up to
+    :data:`RECOMPUTE_MOST` trips, else as many as its trips (every state stored there: a
+    sweep of fixed length S runs even where a call's loop stops sooner), at most
+    :data:`SLOTS`. A call of more trips spaces them further apart.
 
-    >>> slots_for(0), slots_for(5), slots_for(100)
-    (1, 5, 32)
+    >>> slots_for(0), slots_for(5), slots_for(17), slots_for(100)
+    (1, 1, 17, 32)
     """
-    return min(SLOTS, max(trips, 1))
+    return 1 if trips <= RECOMPUTE_MOST else min(SLOTS, trips)
 
 
 def _slots(trips: int, tangents: int) -> int:
@@ -272,9 +281,6 @@ def reversed_while(jax: Any, e: Any, ins: list[Any], slots: int = SLOTS) -> list
     def backward(residuals: tuple, g: list[Any]) -> tuple:
         b, c, (_, bc, carry), n = residuals
         consts, state = merge(bc, b, fb), merge(carry, c, fc)
-        spacing, marks = _spacing(jax, n, slots)
-        stored = checkpoints(consts, state, n, spacing, marks)
-        lengths = jax.numpy.clip(n - marks, 0, spacing)  # each segment's steps (0: unused)
 
         def segment(s: tuple, xs: tuple) -> tuple:
             """One segment's steps back, each state recomputed from its checkpoint."""
@@ -297,6 +303,12 @@ def reversed_while(jax: Any, e: Any, ins: list[Any], slots: int = SLOTS) -> list
 
         g_c = [g[j] for j in fc]
         zeros = [jax.numpy.zeros_like(v) for v in b]
+        if slots == 1:  # one segment from the first state: no checkpoints stored
+            gc, gb = segment((g_c, zeros), (state, n))[0]
+            return gb, gc, None
+        spacing, marks = _spacing(jax, n, slots)
+        stored = checkpoints(consts, state, n, spacing, marks)
+        lengths = jax.numpy.clip(n - marks, 0, spacing)  # each segment's steps (0: unused)
         gc, gb = lax.scan(segment, (g_c, zeros), (stored, lengths), reverse=True)[0]
         return gb, gc, None
 
