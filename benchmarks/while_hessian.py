@@ -4,6 +4,7 @@ and the largest error against JAX at points of different trip counts. Run on two
 checkouts (``PYTHONPATH``) to read before → after; one size per process (a clean build).
 
     python benchmarks/while_hessian.py [--lang=python|jax|c] PROGRAM N
+    python benchmarks/while_hessian.py --steps PROGRAM N   # body steps of the gradient
 
 Build CPU-s are this process's; the C compiler's (a child process) are printed beside
 them. A call's CPU-s include JAX's threads (``jax.block_until_ready``); the first call
@@ -12,7 +13,8 @@ them. A call's CPU-s include JAX's threads (``jax.block_until_ready``); the firs
 Programs: ``newton_tol`` (z³ + z = x solved by Newton to |residual| ≤ 1e-12, Σ z²: the
 ``newton_while_loop`` program of ``real_programs4.py`` to a tolerance instead of eight
 steps) and ``damped_tol`` (damped Newton, half steps, to 1e-3: 13 to 18 trips, every one
-of which moves the derivative). The reference is ``jax.hessian`` of the same steps by
+of which moves the derivative) and ``creep_tol`` (a twentieth of Newton's step, to 1e-10: 379
+to 540 trips). The reference is ``jax.hessian`` of the same steps by
 ``fori_loop`` at each point's own trip count (counted by the while_loop itself), and
 below 300 unknowns also ``jax.jacfwd(jax.jacfwd(f))`` of the while_loop.
 """
@@ -36,14 +38,19 @@ import dgraph  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
 
-def _program(damping: float, tol: float):
+def _program(damping: float, tol: float, cap: int = 100, steps: list | None = None):
+    """f, its trip count (jitted) and the same steps by ``fori_loop``; ``steps``: a list
+    that a callback in the body appends to at every body step run."""
+
     def step(z, x):
+        if steps is not None:
+            jax.debug.callback(lambda: steps.append(1))
         return z - damping * (z**3 + z - x) / (3 * z**2 + 1)
 
     def loop(x):
         def more(s):
             z, k = s
-            return (jnp.max(jnp.abs(z**3 + z - x)) > tol) & (k < 100)
+            return (jnp.max(jnp.abs(z**3 + z - x)) > tol) & (k < cap)
 
         return lax.while_loop(more, lambda s: (step(s[0], x), s[1] + 1), (x, 0))
 
@@ -56,7 +63,32 @@ def _program(damping: float, tol: float):
     return f, jax.jit(lambda x: loop(x)[1]), fixed
 
 
-PROGRAMS = {"newton_tol": (1.0, 1e-12), "damped_tol": (0.5, 1e-3)}
+PROGRAMS = {
+    "newton_tol": (1.0, 1e-12),
+    "damped_tol": (0.5, 1e-3),
+    "creep_tol": (0.05, 1e-10, 2000),
+}
+
+
+def body_steps(name: str, x: np.ndarray, points: tuple) -> list[int]:
+    """Body steps of one call of JAX's gradient of the program with its loop given
+    dgraph's reverse sweep (made at ``x``; None where forward mode is kept), counted by a
+    callback in the body at each point: the forward loop's, the checkpoints' or
+    recomputation's, and the pullbacks'."""
+    from dgraph.frontends.jaxpr_reverse_while import reverse_loops
+
+    steps: list = []
+    f = _program(*PROGRAMS[name], steps=steps)[0]
+    reversed_ = reverse_loops(jax, f, [x], x.size)
+    if reversed_ is None:
+        return []
+    grad = jax.jit(jax.grad(reversed_))
+    counts = []
+    for p in points:
+        steps.clear()
+        jax.block_until_ready(grad(p))
+        counts.append(len(steps))
+    return counts
 
 
 def _dense(h) -> np.ndarray:
@@ -86,6 +118,8 @@ def main(argv: list[str]) -> None:
     lang = "python"
     rest = []
     for a in argv:
+        if a == "--steps":
+            continue
         if a.startswith("--lang="):
             lang = a.split("=", 1)[1]
         else:
@@ -95,6 +129,12 @@ def main(argv: list[str]) -> None:
     x = np.linspace(-1.5, 1.5, n)
     points = (x, 3 * x + 0.1, 0.2 * x)
     print(f"dgraph from {Path(dgraph.__file__).parent}; {name} n={n} lang={lang}")
+    if "--steps" in argv:
+        print(
+            f"trips {[int(trips(p)) for p in points]}; body steps of JAX's gradient a"
+            f" call {body_steps(name, x, points) or 'none: forward mode kept'}"
+        )
+        return
     made = built(f, lang, x)
     if made is None:
         return

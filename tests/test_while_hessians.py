@@ -19,6 +19,12 @@ jax.config.update("jax_enable_x64", True)
 
 import dgraph  # noqa: E402
 from dgraph.frontends import from_jax  # noqa: E402
+from dgraph.frontends.jaxpr_reverse_while import (  # noqa: E402
+    SLOTS,
+    extra_steps,
+    reverse_loops,
+    slots_for,
+)
 
 X = np.array([0.5, 0.3, 1.2, 0.8])
 C = jnp.linspace(0.2, 1.0, 5)
@@ -288,12 +294,12 @@ def test_a_while_loop_to_a_tolerance_in_a_jit():
         np.testing.assert_allclose(got.toarray(), w, rtol=1e-10, atol=1e-12)
 
 
-def _bisect(x):
-    """Σ x·sin(lo + hi) over a bisection of z³ + z = x from [−|x| − 1, |x| + 1] to a width
-    of 1e-9: 33 trips at [0.7, −1.2]."""
+def _bisect(x, width=1e-9):
+    """Σ x·sin(lo + hi) over a bisection of z³ + z = x from [−|x| − 1, |x| + 1] to a
+    ``width``: 33 trips at [0.7, −1.2] (1e-9), 42 at [0.7] (1e-12)."""
 
     def more(s):
-        return jnp.max(s[1] - s[0]) > 1e-9
+        return jnp.max(s[1] - s[0]) > width
 
     def body(s):
         lo, hi = s
@@ -305,17 +311,91 @@ def _bisect(x):
     return jnp.sum(jnp.sin(lo + hi) * x)
 
 
-def test_a_long_while_loop_over_few_unknowns_keeps_the_forward_mode():
-    """33 trips in 2 unknowns: recomputation would take 528 extra body steps where JAX's
-    forward mode carries 2 tangents through 33, so the loop is not reversed
-    (jaxpr_reverse_while.worth_reversing); the Hessian equals forward-over-forward's."""
-    x = np.array([0.7, -1.2])
-    h = dgraph.make_function(_bisect, "hessian", point=[x], sparse=True)
+@pytest.mark.parametrize(
+    ("x", "width", "trips", "reversed_"),
+    [([0.7, -1.2], 1e-9, 33, True), ([0.7], 1e-12, 42, False)],
+)
+def test_a_long_while_loop_over_few_unknowns(x, width, trips, reversed_):
+    """A loop is reversed where its checkpointed recomputation's extra body steps are at
+    most the trips × unknowns of JAX's forward mode (jaxpr_reverse_while.worth_reversing):
+    33 trips in 2 unknowns take 48 (d = 2: 32 to store 17 checkpoints, 16 recomputed)
+    ≤ 66, reversed (kept in forward mode when recomputation from the first state took
+    528); 42 trips in 1 unknown take 61 > 42, forward mode. The Hessian equals
+    forward-over-forward's either way."""
+    x = np.array(x)
+    f = lambda x: _bisect(x, width)  # noqa: E731
+    h = dgraph.make_function(f, "hessian", point=[x], sparse=True)
     assert h.generated.verified
     notes = h.generated.graph.notes
-    assert any("while_loop ran 33 trips" in n for n in notes)
-    assert not any("reverse sweep" in n for n in notes)
-    np.testing.assert_allclose(h(x).toarray(), _forward_over_forward(_bisect, x), atol=1e-13)
+    assert any(f"while_loop ran {trips} trips" in n for n in notes)
+    assert any("reverse sweep" in n for n in notes) == reversed_
+    np.testing.assert_allclose(h(x).toarray(), _forward_over_forward(f, x), atol=1e-13)
+
+
+S = SLOTS  # the reverse sweep's checkpoints
+
+
+def _relaxed(x):
+    """x₀ − ½ trips (x₀ sets the trip count; the derivative does not flow through the
+    condition) of z ← 0.9 z + 0.05 sin(x z), Σ z²·x."""
+
+    def body(s):
+        t, z = s
+        return t + 1.0, 0.9 * z + 0.05 * jnp.sin(x * z)
+
+    return jnp.sum(lax.while_loop(lambda s: s[0] < x[0], body, (0.0, x))[1] ** 2 * x)
+
+
+TRIPS = (1, 2, S - 1, S, S + 1, 3 * S + 2)
+
+
+def _at_trips(trips):
+    return np.array([trips - 0.5, 0.3, -0.7])
+
+
+def test_the_hessian_about_the_checkpoint_count():
+    """The reverse sweep stores S checkpoints (d = ⌈n/S⌉ apart) and recomputes each
+    step's state from its segment's: built where the loop runs S + 1 trips (S
+    checkpoints: :func:`slots_for`), called where it
+    runs 1, 2, S − 1, S, S + 1 and 3S + 2 (d = 1, 1, 1, 1, 2, 4; the last two end in a
+    segment of 1 and 2 steps), the values equal forward-over-forward's at each point's own trips."""
+    h = dgraph.make_function(_relaxed, "hessian", point=[_at_trips(S + 1)])
+    assert h.generated.verified
+    assert any("reverse sweep" in n for n in h.generated.graph.notes)
+    points = [_at_trips(n) for n in TRIPS]
+    for x, want in zip(points, _forward_over_forward_at(_relaxed, *points), strict=True):
+        np.testing.assert_allclose(np.asarray(h(x)), want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_reverse_sweep_s_body_steps():
+    """Body steps of JAX's gradient through the reversed loop, counted by a callback in
+    the body (not timed): n forward, n pullbacks and extra_steps(n) to store the
+    checkpoints and recompute from them, 2n + n − 1 while n ≤ S; 437 at 3S + 2 = 98 trips
+    (4,949 when each state is recomputed from the first: n(n − 1)/2 extra). Made where
+    the loop runs 2 trips (at most RECOMPUTE_MOST), it is: one segment (slots_for)."""
+    calls = []
+
+    def f(x):
+        def body(s):
+            t, z = s
+            jax.debug.callback(lambda: calls.append(1))
+            return t + 1.0, 0.9 * z + 0.05 * jnp.sin(x * z)
+
+        return jnp.sum(lax.while_loop(lambda s: s[0] < x[0], body, (0.0, x))[1] ** 2 * x)
+
+    def counts(built: int) -> list[int]:
+        grad = jax.jit(jax.grad(reverse_loops(jax, f, [_at_trips(built)], 3)))
+        counted = []
+        for n in TRIPS:
+            calls.clear()
+            jax.block_until_ready(grad(_at_trips(n)))
+            counted.append(len(calls))
+        return counted
+
+    assert counts(S + 1) == [2, 5, 92, 95, 114, 437]
+    assert counts(S + 1) == [2 * n + extra_steps(n) for n in TRIPS]
+    assert counts(2) == [2, 5, 527, 560, 594, 4949]  # made at 2 trips: from the first state
+    assert counts(2) == [2 * n + extra_steps(n, slots_for(2)) for n in TRIPS]
 
 
 @pytest.mark.parametrize("lang", ["jax", "c"])
@@ -341,7 +421,6 @@ def test_counting_a_loop_s_trips_runs_nothing_after_it(static):
     reversed) runs the equations the loop reads and the loop, not what comes after it (run
     eagerly, each kind of equation there compiled an XLA program): a host callback after
     the loop is not called (it is where the rewritten function runs)."""
-    from dgraph.frontends.jaxpr_reverse_while import reverse_loops
     from dgraph.frontends.jaxpr_static_while import static_trip_loops
 
     called = []

@@ -36,7 +36,7 @@ from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_reductions import reduction_loops
-from .jaxpr_reverse_while import has_while, reverse_loops
+from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
 
 __all__ = [
@@ -226,8 +226,9 @@ def gradient_graph(
 REVERSED = (
     "a while_loop whose trip count the inputs reach is differentiated by a reverse sweep of"
     " its own: the forward loop counts its trips wherever the function is called, the"
-    " reverse sweep runs that many steps (each step's state recomputed from the loop's"
-    " first), so the derivative is that of the trip count at the point it is called at"
+    " reverse sweep runs that many steps (each step's state recomputed from the nearest of up to"
+    f" {SLOTS} checkpoints), so the derivative is that of the trip count at the point it is"
+    " called at"
 )
 
 
