@@ -107,8 +107,9 @@ def test_a_loops_entries_found_once_per_shape(monkeypatch):
 
 def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
     """A sparse module of two inputs and two outputs (four blocks reading shared vertex
-    values): the refusal's count looks up each statement's shapes once for the program,
-    and finds what it finds without the memo; the module's Jacobian is JAX's."""
+    values, then the whole program once more after its loops over slices, module._chunked):
+    the refusal's count looks up each statement's shapes once for the program, and finds
+    what it finds without the memo; the module's Jacobian is JAX's."""
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
 
@@ -139,7 +140,7 @@ def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
         program = tensor_program(es, "python", sparse=True)
         want = jref.jacfwd(f, argnums=(0, 1))(x, y)  # jitted: one compile
     counted = {id(s.value) for statements, _, _ in calls for s in statements}
-    assert len(calls) == 4 and sum(len(st) for st, _, _ in calls) > len(counted)
+    assert len(calls) == 5 and sum(len(st) for st, _, _ in calls) > len(counted)
     assert sorted(seen) == sorted(counted)  # each once: the blocks share the Writer's memo
     for statements, shapes, got in calls:  # each block's count as without the memo
         assert inner(statements, shapes) == got
