@@ -306,7 +306,7 @@ def fe_membrane_bincount(n):
     return Program(f, (1.05 * P0 + 0.03 * _rng(n).normal(size=P0.shape)).ravel(), ref)
 
 
-@program(8)  # dense pattern; at 20,000 the sparse build ran past 180 s (session 33)
+@program(8, 20_000)  # dense pattern: large refused in one line (session 34; 180 s+ before)
 def stick_breaking_cumprod(n):
     """A stick-breaking (Dirichlet-process) log-likelihood: ``v = σ(x)``, the weights
     ``v_k Π_{j<k} (1 − v_j)`` by ``np.cumprod``, counts times their logs, a normal prior."""
@@ -427,7 +427,7 @@ def hypot_arctan2_unpacked(n):
     return np_program(f, ring.ravel())
 
 
-@program(12)  # dense pattern; at 20,000 the sparse build took 23.6 GB (session 33)
+@program(12, 20_000)  # dense pattern: large refused in one line (session 34; 23.6 GB before)
 def trapezoid_collocation(n, T=2.0):
     """A shooting-free optimal control objective: the state's path by ``np.cumsum`` of the
     control, its cost by ``np.trapezoid(..., dx=)`` and a terminal penalty."""

@@ -687,10 +687,10 @@ def test_bad_constant_indices_are_one_line(index, message):
 
 
 def test_cli_reads_cumprod_at_both_levels(module, capsys):
-    """np.cumprod is the running products along the axis (one multiplication each) at the
-    array level, so the graph is read with a shape and no --level (the array level) and
-    with --level element (it expanded), with the function's Jacobian; an operation neither
-    level has (np.spacing) is one line at both."""
+    """np.cumprod is one ``cumprod`` operation at the array level (as jnp.cumprod), so the
+    graph is read with a shape and no --level (the array level) and with --level element
+    (it expanded), with the function's Jacobian; an operation neither level has
+    (np.spacing) is one line at both."""
     assert main(["structure", f"{module}:running", "--inputs", "u:3x3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["inputs"] == ["u"]
     argv = ["structure", f"{module}:running", "--inputs", "u:3x3", "--level", "element"]

@@ -248,3 +248,34 @@ def test_no_dense_triangle_where_dense_products_pay(monkeypatch):
     assert "einsum('ik,kj->ij'" not in text and "numpy.cumsum(" in text
     want = np.asarray(jref.hessian(_cumsum_energy)(jnp.asarray(x)))
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_a_triangle_too_large_to_list_is_refused_before_it_is_made():
+    """A trapezoidal cost of np.cumsum's path (benchmarks/real_programs14.py's
+    trapezoid_collocation) at 20,000 unknowns: its Hessian's products list cumsum's
+    triangle (2·10⁸ entries) where no rule keeps them compact; each method is dropped
+    before the list is made (main: killed at 23.6 GB), one line naming the sizes. At 40
+    unknowns the same program's dense Hessian equals JAX's."""
+    from dgraph.blocks.cumulative import EXPLICIT_LIMIT
+    from dgraph.errors import DGraphError
+
+    def program(n, xp=np):
+        h = 2.0 / (n - 1)
+
+        def f(u):
+            x = 1.0 + h * xp.cumsum(u - xp.sin(xp.arange(n) * h))
+            running = x**2 + 0.5 * u**2 + 0.1 * x**4
+            return xp.sum(running[1:] + running[:-1]) * h / 2 + 10.0 * (x[-1] - 0.5) ** 2
+
+        return f
+
+    n = 20_000
+    with pytest.raises(DGraphError) as e:
+        dgraph.hessian(program(n), np.full(n, 0.3), sparse=True)
+    line = str(e.value)
+    assert "\n" not in line and f"over {EXPLICIT_LIMIT:,}" in line
+    assert "cumsum along axis 0 of shape (20000,)" in line and "200,010,000" in line
+    x = np.linspace(-0.5, 0.5, 40)
+    H = dgraph.hessian(program(40), x, sparse=True)
+    ref = np.asarray(jref.hessian(program(40, jnp))(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-11, atol=1e-11 * abs(ref).max())

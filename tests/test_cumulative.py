@@ -84,3 +84,43 @@ def test_the_running_max_is_never_compared_by_sympy(monkeypatch):
     assert len(compared) == 0
     ref = np.asarray(jref.jacfwd(lax.cumlogsumexp)(jnp.asarray(x)))
     np.testing.assert_allclose(np.asarray(made(x)), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((50,), None), ((6, 5), 0), ((6, 5), 1), ((2, 3, 4), -1)]
+)
+def test_numpy_cumprod_is_one_vertex(shape, axis):
+    """np.cumprod of a traced array is the same one ``cumprod`` operation as lax.cumprod
+    (main: one slice and one multiplication per position, and a concatenate: 150
+    vertices at 50 unknowns, a stick-breaking Hessian of 300 unknowns 23.7 CPU-s, now
+    5.9); its Jacobian equals ``jax.jacfwd`` of jnp.cumprod along each axis."""
+    from dgraph.frontends import from_function
+
+    x = np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape)
+    g = from_function(lambda u: np.cumprod(u, axis=axis), sizes=[shape], level="array")
+    ops = [g.op(v).primitive for v in g.nx if g.op(v) is not None]
+    assert ops.count("cumprod") == 1 and "mul" not in ops and "concatenate" not in ops
+    J = dgraph.make_function(
+        lambda u: np.cumprod(u.reshape(shape), axis=axis), "jacobian", point=[x.ravel()]
+    )
+    want = np.asarray(jref.jacfwd(lambda u: jnp.cumprod(u, axis=axis))(jnp.asarray(x)))
+    np.testing.assert_allclose(np.asarray(J(x.ravel())).reshape(want.shape), want, rtol=1e-12)
+
+
+def test_a_numpy_stick_breaking_hessian_is_jax():
+    """The stick-breaking log-likelihood of benchmarks/real_programs14.py (σ, np.cumprod
+    of 1 − v, logs): its sparse Hessian (dense pattern) equals ``jax.hessian`` of the
+    same program in jnp."""
+    counts = np.arange(1.0, 13.0) % 5 + 1
+
+    def f(x, xp=np):
+        v = 1.0 / (1.0 + xp.exp(-x))
+        rest = xp.cumprod(1.0 - v)
+        weights = v * xp.concatenate([xp.ones(1), rest[:-1]])
+        return -xp.sum(counts * xp.log(weights)) + 0.5 * xp.sum(x**2)
+
+    x = np.linspace(-1.0, 1.0, 12)
+    H = dgraph.hessian(f, x, sparse=True)
+    assert H.generated.verified
+    ref = np.asarray(jref.hessian(lambda z: f(z, jnp))(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-12 * abs(ref).max())

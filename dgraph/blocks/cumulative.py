@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SearchTooLarge
 from . import (
     CONSTANT,
     FORGETS,
@@ -44,9 +45,11 @@ from .operator_values import OperatorValues
 
 __all__ = [
     "CUMULATIVE",
+    "EXPLICIT_LIMIT",
     "CumsumPattern",
     "NumPyOps",
     "SumValues",
+    "check_explicit",
     "cumsum_pattern",
     "cumulative_block",
     "cumulative_value",
@@ -56,6 +59,29 @@ __all__ = [
 ]
 
 CUMULATIVE = frozenset({"cumprod", "cumlogsumexp"})
+
+# the most entries cumsum's triangle is listed with (index arrays: a product no rule keeps
+# compact). A trapezoidal cost of np.cumsum's path at 20,000 unknowns listed 2·10⁸ and was
+# killed at 23.6 GB of memory (session 33); at 6,000 it built at 5.9 GB
+EXPLICIT_LIMIT = 50_000_000
+
+
+def check_explicit(shape: tuple[int, ...], axis: int, entries: int) -> None:
+    """Refuse, in one line, to list a running sum's triangle of more than
+    :data:`EXPLICIT_LIMIT` entries, before any is made.
+
+    Raises
+    ------
+    SearchTooLarge
+        Naming the sizes: the method forming the product is dropped, the others priced
+        (as the elimination kernel refuses a sum of a large pattern)."""
+    if entries > EXPLICIT_LIMIT:
+        lanes = math.prod(shape) // shape[axis]
+        raise SearchTooLarge(
+            f"cumsum along axis {axis} of shape {shape}: its block as a list of entries (a"
+            f" product no rule keeps compact) holds {entries:,} ({shape[axis]:,}²/2 per lane,"
+            f" {lanes:,} lane(s)), over {EXPLICIT_LIMIT:,}: it would not fit in memory"
+        )
 
 
 class NumPyOps:
@@ -215,6 +241,7 @@ class CumsumPattern(Listed):
     @property
     def explicit(self) -> Sparse:
         """The triangles as index arrays (made once per shape, cached), of its kind."""
+        check_explicit(self.shape, self.axis, self.nnz)
         return _explicit(self.shape, self.axis, self.reverse).same_pattern(self.kind)
 
     @property

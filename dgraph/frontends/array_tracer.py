@@ -1701,8 +1701,8 @@ def _cumprod(x: Any, axis=None, dtype=None, out=None) -> Any:
         return np.cumprod(_constant(x), axis)
     if axis is None:
         x, axis = _reshape(x, (-1,)), 0
-    products, d = _running_products(x, axis, "numpy.cumprod")
-    return _concatenate(products, d)
+    d = _axis(axis, x.ndim, "numpy.cumprod")
+    return _move(x, "cumprod", (("axis", d), ("reverse", False)), x.shape)
 
 
 def _prod(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:

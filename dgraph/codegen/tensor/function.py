@@ -631,6 +631,7 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
         except SearchTooLarge:
             pass  # it costs something: priced again below, stopped at the cheapest's count
     best: tuple[int, int, ExpressionSet] | None = None
+    why = ""
     for m in order:
         try:
             with (
@@ -638,8 +639,9 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
                 priced_below(None if best is None else best[0]),
             ):
                 candidate = accumulate(graph, m, verify=False)
-        except SearchTooLarge:
-            continue  # dearer than the cheapest so far
+        except SearchTooLarge as e:
+            why = why or str(e).splitlines()[0]
+            continue  # dearer than the cheapest so far, or a block too large
         key = (_price(candidate), DEFAULT_METHODS.index(m))
         if best is None or key < best[:2]:
             best = (*key, candidate)
@@ -648,7 +650,7 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
         if best[0] == 0 and all(n in tried for n in DEFAULT_METHODS[: best[1]]):
             break  # none is cheaper than no multiplication (a stencil's: 0.8 s at 10⁶)
     if best is None:
-        raise DGraphError(f"none of {', '.join(DEFAULT_METHODS)} could be built")
+        raise DGraphError(f"none of {', '.join(DEFAULT_METHODS)} could be built: {why}")
     return best[2]
 
 
