@@ -190,3 +190,21 @@ def test_the_count_after_the_narrowing_reuses_the_values_counted_before(monkeypa
     assert len(calls) >= 2 and memo and same
     assert looked_up < statements / 2
     np.testing.assert_allclose(h(x).toarray(), want, rtol=1e-12, atol=1e-13)
+
+
+def test_a_sparse_matrix_holds_its_values_not_its_shape():
+    """A sparse J around its values (a 200 × 200 stencil's Jacobian: 199,200 values in a
+    40,000 × 40,000 CSR) counts the values, made once: counted as its dense shape
+    (1.6·10⁹), the sparse NumPy Jacobian of examples/10_arrays.ipynb was refused once
+    every program's runs were looped (module._chunked)."""
+    nnz, n = 5 * 200 * 200 - 4 * 200, 200 * 200
+    statements = [
+        ir.ArrayStatement("v", ir.BinOp("*", ir.Const(2.0), ir.Name("x"))),
+        ir.ArrayStatement(
+            "J", ir.SparseMatrix(ir.Name("v"), ir.Name("idx"), ir.Name("ptr"), (n, n))
+        ),
+    ]
+    shapes = {"x": (nnz,), "idx": (nnz,), "ptr": (n + 1,)}
+    peak, where, _ = footprint.peak_entries(statements, shapes)
+    assert peak == nnz and where == "v"
+    footprint.refuse_large_program(statements, shapes, "J")  # not refused

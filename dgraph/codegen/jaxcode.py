@@ -214,7 +214,7 @@ def jax_module(
     >>> text = jax_module({"jacobian": jacobian_program(accumulate(g, "reverse"))},
     ...                   title="demo", inputs=g.inputs, outputs=g.outputs)
     >>> point = text.split("def _jacobian")[1].split("def jacobian")[0]
-    >>> print(point.strip().splitlines()[-1].strip())
+    >>> print([line.strip() for line in point.splitlines() if "return" in line][-1])
     return _stack([(v_v1*v_v1), 2*v_v1*v_x0*jnp.cos(v_x1)], (1, 2))
     """
     if sparse:

@@ -25,7 +25,18 @@ from collections.abc import Mapping, Sequence
 
 from ...errors import DGraphError
 from ..array_passes import loop_arguments, node_shapes
-from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, Name, Node, names_in
+from ..ir import (
+    ArrayStatement,
+    Call,
+    Const,
+    Index,
+    Item,
+    Loop,
+    Name,
+    Node,
+    SparseMatrix,
+    names_in,
+)
 
 __all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
 
@@ -52,8 +63,9 @@ def _size(shape) -> int:
 
 
 def _view(node: Node) -> bool:
-    """Whether ``node`` makes no entries of its own (a name, a view of its operand)."""
-    if isinstance(node, (Name, Const, Item)):
+    """Whether ``node`` makes no entries of its own (a name, a view of its operand, a
+    sparse matrix around its values: those are counted where they are made)."""
+    if isinstance(node, (Name, Const, Item, SparseMatrix)):
         return True  # an item of a loop's results: counted at the loop
     if isinstance(node, Call) and node.func in _VIEWS:
         return True
@@ -124,7 +136,8 @@ def peak_entries(
         root = s.value
         made = (
             0
-            if isinstance(root, Name) or (isinstance(root, Call) and root.func in _VIEWS)
+            if isinstance(root, (Name, SparseMatrix))
+            or (isinstance(root, Call) and root.func in _VIEWS)
             else looped[1]
             if looped is not None
             else _size(shape)
