@@ -772,6 +772,9 @@ class _Reader:
         if guarded is not None:  # NaN entries of a constant: no derivative through them
             return [guarded]
         op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
+        if primitive == "div" and not _is_float(avals[0]):  # lax.div of integers: C's
+            magnitude = ArrayOp("floor", (ArrayOp("abs", (op,), (), shape),), (), shape)
+            op = ArrayOp("mul", (ArrayOp("sign", (op,), (), shape), magnitude), (), shape)
         return [self.result(op, avals[0])]
 
     def custom(self, eqn, ins: list[Value], primal: list[Value]) -> list[Value]:

@@ -199,7 +199,11 @@ def as_map(jax: Any, eqn: Any, ins: list[Any], plan: Reduction) -> list[Any]:
 
     def step(t: Any, *x: Any) -> list[Any]:
         carries = [
-            c if k == "same" else jnp.zeros_like(c) if k in ("sum", "write") else c + t * k
+            c
+            if k == "same"
+            else jnp.zeros_like(c)
+            if k in ("sum", "write")
+            else c + jnp.asarray(t * k, dtype=c.dtype)  # a counter keeps its dtype
             for c, k in zip(init, plan.kinds, strict=True)
         ]
         operands: list[Any] = []  # each write's index and update: its scatter not run

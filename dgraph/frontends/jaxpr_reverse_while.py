@@ -28,9 +28,8 @@ not binomial checkpointing (:mod:`dgraph.codegen.tensor.revolve`'s run-time sche
 dgraph's own ``vjp`` of a ``while_loop`` under ``tape=K``): the sweep written here is read
 back by the jaxpr reader, differentiated once more and generated, and that reader refuses
 the schedule's stack push, a ``dynamic_update_slice`` at an index that changes from trip
-to trip of a ``while_loop`` (writes at a run-time index are read in a ``scan`` only), and
-reads an integer ``div`` (revolve's ``split_at``) as a float one. Fixed segments, stored by
-one scan and reversed by another, need neither.
+to trip of a ``while_loop`` (writes at a run-time index are read in a ``scan`` only).
+Fixed segments, stored by one scan and reversed by another, need none.
 
 Loops of the top level of ``f``'s jaxpr whose operands the inputs reach, and those in a
 call there (``jax.jit``: inlined); a loop nested in another loop or in a ``cond`` is
@@ -223,8 +222,7 @@ def _counted(jax: Any, e: Any, ins: list[Any], trips: dict[int, int]) -> list[An
 
 def _spacing(jax: Any, n: Any, slots: int) -> tuple[Any, Any]:
     """The checkpoints' spacing d = max(⌈n/S⌉, 1) for a trip count ``n`` (S = ``slots``)
-    and the steps they hold, 0, d, …, (S − 1)·d: by a float ceiling, no integer division
-    (the reader's integer ``div`` is a float one, its index then not the slot)."""
+    and the steps they hold, 0, d, …, (S − 1)·d (a float ceiling)."""
     jnp = jax.numpy
     spacing = jnp.maximum(jnp.ceil(n / slots).astype(jnp.result_type(n)), 1)
     return spacing, jnp.arange(slots) * spacing
