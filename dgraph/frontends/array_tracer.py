@@ -1684,17 +1684,6 @@ def _cumsum(x: Any, axis=None, dtype=None, out=None) -> Any:
     return _move(x, "cumsum", (("axis", d), ("reverse", False)), x.shape)
 
 
-def _running_products(x: Any, axis: Any, what: str) -> tuple[list[Any], int]:
-    """The products of the first 1, 2, ..., n slices of ``x`` along ``axis`` (each
-    keeping the axis, length 1): one multiplication each, as NumPy's loop does."""
-    d = _axis(axis, x.ndim, what)
-    products = []
-    for k in range(x.shape[d]):
-        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
-        products.append(piece if not products else products[-1] * piece)
-    return products, d
-
-
 def _cumprod(x: Any, axis=None, dtype=None, out=None) -> Any:
     _reduction_args("numpy.cumprod", dtype, out)
     if _traced(x, "numpy.cumprod") is None:
@@ -1710,12 +1699,10 @@ def _prod(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any
     if _traced(x, "numpy.prod") is None:
         return np.prod(_constant(x), axis, keepdims=keepdims)
     axes = _axes(axis, x.ndim, "numpy.prod")
-    result = x
-    for d in sorted(axes, reverse=True):
-        result = _running_products(result, d, "numpy.prod")[0][-1]
-    if keepdims:
-        return result
-    return _reshape(result, tuple(n for j, n in enumerate(x.shape) if j not in axes))
+    if not axes:
+        return x
+    shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+    return _kept(x, _move(x, "reduce_prod", (("axes", axes),), shape), axes, keepdims)
 
 
 def _sorted(what: str, x: Any, axis: Any = -1, **kwargs: Any) -> Any:
