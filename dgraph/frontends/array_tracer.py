@@ -707,10 +707,13 @@ _ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
 
 def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
     """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``ufunc`` of the
-    running result and each next slice, as NumPy's loop; ``np.add`` is ``np.cumsum``."""
+    running result and each next slice, as NumPy's loop; ``np.add`` is ``np.cumsum``,
+    ``np.multiply`` ``np.cumprod``."""
     _reduction_args(f"numpy.{ufunc.__name__}.accumulate", dtype, out)
     if ufunc is np.add:
         return _cumsum(x, axis)
+    if ufunc is np.multiply:
+        return _cumprod(x, axis)
     d = _axis(axis, np.ndim(x), f"numpy.{ufunc.__name__}.accumulate")
     pieces: list[Any] = []
     for k in range(np.shape(x)[d]):
