@@ -1,5 +1,5 @@
-"""Real programs through dgraph's public API, a sixteenth survey beside ``real_programs.py``
-… ``real_programs14.py``: JAX loops as users write them, with integer index arithmetic in
+"""Real programs through dgraph's public API, a sixteenth survey beside ``real_programs.py`` …
+``real_programs14.py``: JAX loops as users write them, with integer index arithmetic in
 their bodies. An RK4 integrator in ``lax.fori_loop`` with a misfit on the trajectory; a
 leapfrog chain whose positions are kept in a ring buffer ``.at[i % k].set``; a ``lax.scan``
 that ``jnp.roll``s by ``i % n`` and reads a ``lax.dynamic_slice`` at ``(3 i) // 2``; a
@@ -7,13 +7,13 @@ that ``jnp.roll``s by ``i % n`` and reads a ``lax.dynamic_slice`` at ``(3 i) // 
 table; Kepler's equation by a relaxed fixed point in a ``while_loop`` (the relaxation at
 ``(3 i) // 2 % 5``); cyclic coordinate descent in a ``while_loop`` (the counter's ``i % n``
 the updated coordinate); a sliding window written back by ``lax.dynamic_update_slice`` at
-``(2 i) % (n − 2)`` in a ``fori_loop``; ``lax.switch`` on ``i % 3`` (operator splitting) and ``lax.cond`` on parity
-inside a scan; a Markov chain's ``P¹³`` by repeated squaring (``k & 1``, ``k >> 1``) in
-nested ``fori_loop``s; an unrolled Adam optimiser in a scan over a dict carry with bias
-correction ``1 − β^(i+1)``; ``jax.checkpoint`` around a scan body; ``unroll=3`` on a scan of
-seven steps; a float32 Gauss–Seidel sweep; a trip count from a static argument of
-``jax.jit``; ``jnp.searchsorted`` / ``jnp.digitize`` inside a scan; an int32 permutation
-indexed by the loop counter.
+``(2 i) % (n − 2)`` in a ``fori_loop``; ``lax.switch`` on ``i % 3`` (operator splitting) and
+``lax.cond`` on parity inside a scan; a Markov chain's ``P¹³`` by repeated squaring
+(``k & 1``, ``k >> 1``) in nested ``fori_loop``s; an unrolled Adam optimiser in a scan over a dict
+carry with bias correction ``1 − β^(i+1)``; ``jax.checkpoint`` around a scan body;
+``unroll=3`` on a scan of seven steps; a float32 Gauss–Seidel sweep; a trip count from a
+static argument of ``jax.jit``; ``jnp.searchsorted`` / ``jnp.digitize`` inside a scan; an
+int32 permutation indexed by the loop counter.
 
 Columns are real_programs3's (``SizedSurvey`` of ``benchmarks/real_programs_harness.py``),
 every value against ``jax.jacfwd`` / ``jax.hessian`` of the reference (a ``while_loop``'s
