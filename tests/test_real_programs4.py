@@ -3,12 +3,15 @@ with integer index arithmetic), each against ``jax.jacfwd`` / ``jax.hessian``: a
 buffer ``.at[i % k].set`` beside a concatenation in a ``fori_loop`` body (a list's shape
 read as an array's: a TypeError), and bit operations on the loop counter (``k >> 1``,
 ``k & 1``, ``i ^ 3``, ``~k``, ``k << 2``: refused, or ``&`` read as a logical and, which
-did not verify)."""
+did not verify), and Gauss–Seidel sweeps in nested ``fori_loop``s in C (a gather at a
+position read from a constant integer table at the loop counter, and a boolean constant
+in an expression: refused)."""
 
 import numpy as np
 import pytest
 
 import dgraph
+from dgraph.codegen.c import compiler
 from tests.jax_reference import hessian, jacfwd
 
 jax = pytest.importorskip("jax")
@@ -68,4 +71,22 @@ def test_repeated_squaring_bits():
     z = np.array([0.2, -0.4, 0.7, 0.1])
     want = np.asarray(jacfwd(squaring)(z))
     found = dgraph.make_function(squaring, "jacobian", point=[z])(z)
+    assert np.allclose(np.asarray(found).reshape(want.shape), want, rtol=1e-12, atol=1e-12)
+
+
+def gauss_seidel(s):
+    def point(j, u):
+        left = jnp.where(j > 0, u[jnp.maximum(j - 1, 0)], 0.0)
+        right = jnp.where(j < 3, u[jnp.minimum(j + 1, 3)], 0.0)
+        return u.at[j].set((left + right + s[j]) / (2 + 0.1 * u[j] ** 2))
+
+    u = lax.fori_loop(0, 2, lambda _, u: lax.fori_loop(0, 4, point, u), jnp.zeros(4))
+    return jnp.sum(u**2 + s * u)
+
+
+@pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+def test_gauss_seidel_sweeps_in_c():
+    x = np.array([0.3, -0.5, 0.8, 0.2])
+    want = np.asarray(jacfwd(gauss_seidel)(x))
+    found = dgraph.make_function(gauss_seidel, "jacobian", "c", point=[x])(x)
     assert np.allclose(np.asarray(found).reshape(want.shape), want, rtol=1e-12, atol=1e-12)
