@@ -19,6 +19,7 @@ import numpy as np
 from ..blocks.array_extra import sort_order
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
+from .jaxpr_bitwise import BITWISE
 from .jaxpr_compat import COMPAT
 from .jaxpr_rewrites import CALLED, TRACED
 
@@ -176,4 +177,5 @@ REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "polygamma": _polygamma,
     **TRACED,  # read as the JAX function JAX differentiates them by
     **COMPAT,  # newer JAX's primitives, read as the older ones
+    **BITWISE,  # shifts and bit masks of signed integers: integer arithmetic
 }

@@ -753,6 +753,9 @@ class _Translator(CElementPrinter):
                 found = self._view(index)
                 if found is not None and found.ctype != "double":
                     return found
+        if isinstance(index, ir.Index) and self._index_array(index.items) is not None:
+            found = self._operand(index)  # positions read from integers at run time: K[i]
+            return found if found.ctype != "double" else None
         return None
 
     def _materialize(self, view: _View) -> _View:
@@ -1779,6 +1782,8 @@ class _Translator(CElementPrinter):
                 return f"@{len(leaves) - 1}@"
             leaves.append(self._index_array(node.items))  # type: ignore[arg-type]
             return f"{source.base}[{_plus(source.offset, f'@{len(leaves) - 1}@')}]"
+        if isinstance(node, ir.Const) and isinstance(node.value, (bool, np.bool_)):
+            return "1.0" if node.value else "0.0"  # a mask's constant, as a number
         if isinstance(node, ir.Const):
             self._refuse(f"the constant {node.value!r}")
         view = self._view(node)

@@ -124,7 +124,9 @@ def step_writes(
 
 
 def _size(shape) -> int | None:
-    return None if shape is None else math.prod(shape)
+    """A shape's number of entries; None for no shape or a list's (its items' shapes,
+    ``node_shapes``'s doc: a list is no array)."""
+    return None if shape is None or isinstance(shape, list) else math.prod(shape)
 
 
 def _through(node: Node, defs: Mapping[str, Node]) -> Node:
