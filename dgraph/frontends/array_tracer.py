@@ -706,20 +706,28 @@ _ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
 
 
 def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
-    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``ufunc`` of the
-    running result and each next slice, as NumPy's loop; ``np.add`` is ``np.cumsum``,
-    ``np.multiply`` ``np.cumprod``."""
+    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``np.add`` is
+    ``np.cumsum``, ``np.multiply`` ``np.cumprod``; ``maximum`` and ``minimum`` a running
+    extreme by ⌈log₂ n⌉ rounds of ``ufunc`` of the array and itself shifted by 1, 2, 4, …
+    along the axis (Hillis and Steele, *Data parallel algorithms*, CACM 29(12), 1986):
+    2⌈log₂ n⌉ operations, not a slice and an operation per position (a drawdown's
+    gradient at 1,000 entries took 9.9 CPU-s). The first positions of a round take
+    ``ufunc`` of an entry and itself, whose derivative splits in two halves of one (the
+    ties' convention) and sums to 1; the two windows of a round are disjoint, so no
+    other entry ties with itself."""
     _reduction_args(f"numpy.{ufunc.__name__}.accumulate", dtype, out)
     if ufunc is np.add:
         return _cumsum(x, axis)
     if ufunc is np.multiply:
         return _cumprod(x, axis)
     d = _axis(axis, np.ndim(x), f"numpy.{ufunc.__name__}.accumulate")
-    pieces: list[Any] = []
-    for k in range(np.shape(x)[d]):
-        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
-        pieces.append(piece if not pieces else ufunc(pieces[-1], piece))
-    return _concatenate(pieces, d)
+    n, y, step = np.shape(x)[d], x, 1
+    while step < n:  # y_i = ufunc(x_{i-2·step+1}, …, x_i) after each round
+        head = y[(slice(None),) * d + (slice(0, step),)]  # ufunc(y_i, y_i) = y_i there
+        tail = y[(slice(None),) * d + (slice(0, n - step),)]
+        y = ufunc(y, _concatenate([head, tail], d))
+        step *= 2
+    return y
 
 
 def _reduce(name: str, x: Any, axis: Any = 0, dtype=None, out=None, keepdims=False,
