@@ -149,6 +149,21 @@ def test_mean_and_sum_methods():
     check(f, lambda u: f(u, jnp), [RNG.normal(size=(4, 3))])
 
 
+def test_sum_where_a_constant_mask():
+    """``np.sum(..., where=mask)`` (real_programs16's interp_edges_gradient): was refused
+    with NumPy's "truth value of an array is ambiguous" (the mask compared by ``in``)."""
+    mask = np.array([[True, False, True], [False, True, True]])
+
+    def f(u):
+        return np.sum(np.exp(u) * u[0, 0], axis=1, where=mask)
+
+    def fj(u):
+        return jnp.sum(jnp.where(mask, jnp.exp(u) * u[0, 0], 0.0), axis=1)
+
+    graph = check(f, fj, [RNG.normal(size=(2, 3))])
+    assert "select_n" in {graph.op(v).primitive for v in graph.order() if graph.op(v)}
+
+
 def test_pad_with_a_value_and_widths_per_axis():
     def f(u, xp=np):
         return xp.sin(xp.pad(u, ((1, 2), (0, 3)), constant_values=2.5))

@@ -1599,7 +1599,9 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
 def _reduction_args(what: str, dtype=None, out=None, **kwargs: Any) -> None:
     if out is not None:
         raise InputError(f"{what}(..., out=...) writes into an array: not supported")
-    if kwargs.get("where") not in (None, True) or kwargs.get("initial") is not None:
+    # ``is``, not ``in``: a mask compared with ``==`` has no single truth value
+    where = kwargs.get("where")
+    if not (where is None or where is True) or kwargs.get("initial") is not None:
         raise _unsupported(f"{what}(where=/initial=...)")
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise _unsupported(f"{what}(dtype={np.dtype(dtype)})")
@@ -1611,10 +1613,32 @@ def _kept(x: TracedArray, reduced: TracedArray, axes: tuple[int, ...], keepdims:
     return _reshape(reduced, tuple(1 if k in axes else n for k, n in enumerate(x.shape)))
 
 
+def _sum_mask(x: Any, where: Any) -> Any:
+    """``numpy.sum(x, where=mask)``'s mask, a constant that broadcasts to ``x``'s shape
+    (``None``: every entry summed)."""
+    if where is None or where is True:
+        return None
+    if _is_traced(where):
+        raise _unsupported("numpy.sum(where=) of a mask that")
+    mask = np.asarray(where, dtype=bool)
+    try:
+        shape = np.broadcast_shapes(mask.shape, np.shape(x))
+    except ValueError:
+        shape = None
+    if shape != np.shape(x):
+        raise InputError(f"numpy.sum: where= of shape {mask.shape} does not broadcast to "
+                         f"the array's {np.shape(x)}")  # fmt: skip
+    return mask
+
+
 def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.sum``; ``where=`` a constant mask: the sum of ``np.where(mask, x, 0)``."""
+    mask = _sum_mask(x, kwargs.pop("where", None))
     _reduction_args("numpy.sum", dtype, out, **kwargs)
     if _traced(x, "numpy.sum") is None:
-        return np.sum(_constant(x), axis, keepdims=keepdims)
+        return np.sum(_constant(x), axis, keepdims=keepdims, where=True if mask is None else mask)
+    if mask is not None:
+        x = _where(mask, x, 0.0)
     axes = _axes(axis, x.ndim, "numpy.sum")
     if not axes:
         return x
@@ -1623,6 +1647,7 @@ def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any)
 
 
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    _reduction_args("numpy.mean", dtype, out, **kwargs)  # where=: not the count of all
     if _traced(x, "numpy.mean") is None:
         return np.mean(_constant(x), axis, keepdims=keepdims)
     axes = _axes(axis, x.ndim, "numpy.mean")
