@@ -1926,7 +1926,8 @@ def _full_like(a: Any, fill_value: Any, dtype=None, order="K", subok=True, shape
 def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """``np.linalg.norm``: the 2-norm of vectors (``axis`` one axis, or a vector) and the
     Frobenius norm (``ord`` None or ``"fro"``), the 1- and max-norms of vectors, as sums
-    and maxima of the entries; a matrix's other norms refused in one line."""
+    and maxima of the entries; a matrix's ``2``, ``-2`` and ``"nuc"`` by its singular
+    values; a matrix's other norms refused in one line."""
     if _traced(x, "numpy.linalg.norm") is None:
         return np.linalg.norm(_constant(x), ord, axis, keepdims)
     axes = _axes(axis, x.ndim, "numpy.linalg.norm")
@@ -1951,7 +1952,18 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
             if keepdims
             else _reshape(picked, tuple(n for j, n in enumerate(x.shape) if j not in axes))
         )
+    if not vector and x.ndim == 2 and (ord in (2, -2) or ord == "nuc"):
+        return _singular_norm(x, ord, keepdims)
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
+
+
+def _singular_norm(x: TracedArray, ord: Any, keepdims: bool) -> Any:
+    """A matrix's spectral norm (``ord=2``: the largest singular value), its smallest
+    singular value (``ord=-2``) or its nuclear norm (``"nuc"``: their sum), of the values
+    ``np.linalg.svd`` gives in descending order."""
+    s = _svd(x, compute_uv=False)
+    value = _sum(s) if ord == "nuc" else s[0 if ord == 2 else -1]
+    return _reshape(value, (1, 1)) if keepdims else value
 
 
 def _square(a: Any, what: str) -> Any:
