@@ -70,6 +70,26 @@ def j_lse(x):
     )
 
 
+_SIGNS = np.array([1.0, -0.2, 0.3, -3.0, 0.5, 0.1])  # sums of both signs
+
+
+def n_signed(x):
+    """``logsumexp(return_sign=True)`` (real_programs16): was refused."""
+    A, B = x.reshape(2, 3), _SIGNS.reshape(2, 3)
+    v, s = logsumexp(A, b=B, return_sign=True, axis=1)
+    w, t = logsumexp(A, b=B, return_sign=True, axis=0, keepdims=True)
+    u, r = logsumexp(x, b=_SIGNS, return_sign=True)
+    return np.sum(v * s + v**2) + np.sum(w * t * A) + u * r
+
+
+def j_signed(x):
+    A, B = x.reshape(2, 3), _SIGNS.reshape(2, 3)
+    v, s = jss.logsumexp(A, b=B, return_sign=True, axis=1)
+    w, t = jss.logsumexp(A, b=B, return_sign=True, axis=0, keepdims=True)
+    u, r = jss.logsumexp(x, b=_SIGNS, return_sign=True)
+    return jnp.sum(v * s + v**2) + jnp.sum(w * t * A) + u * r
+
+
 def n_special(x):
     return np.sum(
         ss.ndtr(x) * ss.erfc(x) + ss.erfinv(0.5 * np.tanh(x)) + ss.i0e(x) * ss.i1e(2 * x)
@@ -118,11 +138,12 @@ _BOTH = (_X, _ZERO)
         (n_glm, j_glm, _BOTH),
         (n_logistic, j_logistic, (_X,)),
         (n_lse, j_lse, (_X,)),
+        (n_signed, j_signed, (_X,)),
         (n_special, j_special, _BOTH),  # xlog1py and i1e at 0
         (n_scalar, j_scalar, _BOTH),
         (n_outer, j_outer, (_X,)),
     ],
-    ids=["glm", "logistic", "logsumexp", "special", "scalar", "outer"],
+    ids=["glm", "logistic", "logsumexp", "signed-logsumexp", "special", "scalar", "outer"],
 )
 def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
