@@ -90,6 +90,20 @@ def j_signed(x):
     return jnp.sum(v * s + v**2) + jnp.sum(w * t * A) + u * r
 
 
+def n_logaddexp_reduce(x):
+    """``np.logaddexp.reduce`` (real_programs16): was refused; axis 0 by default, as NumPy."""
+    A = x.reshape(2, 3)
+    return (np.logaddexp.reduce(x**2) + np.sum(np.logaddexp.reduce(A, axis=1) ** 2)
+            + np.sum(np.logaddexp.reduce(A, keepdims=True) * A)
+            + np.logaddexp.reduce(A, axis=None))  # fmt: skip
+
+
+def j_logaddexp_reduce(x):
+    A = x.reshape(2, 3)
+    return (jss.logsumexp(x**2) + jnp.sum(jss.logsumexp(A, axis=1) ** 2)
+            + jnp.sum(jss.logsumexp(A, axis=0, keepdims=True) * A) + jss.logsumexp(A))  # fmt: skip
+
+
 def n_special(x):
     return np.sum(
         ss.ndtr(x) * ss.erfc(x) + ss.erfinv(0.5 * np.tanh(x)) + ss.i0e(x) * ss.i1e(2 * x)
@@ -139,11 +153,21 @@ _BOTH = (_X, _ZERO)
         (n_logistic, j_logistic, (_X,)),
         (n_lse, j_lse, (_X,)),
         (n_signed, j_signed, (_X,)),
+        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,)),
         (n_special, j_special, _BOTH),  # xlog1py and i1e at 0
         (n_scalar, j_scalar, _BOTH),
         (n_outer, j_outer, (_X,)),
     ],
-    ids=["glm", "logistic", "logsumexp", "signed-logsumexp", "special", "scalar", "outer"],
+    ids=[
+        "glm",
+        "logistic",
+        "logsumexp",
+        "signed-logsumexp",
+        "logaddexp-reduce",
+        "special",
+        "scalar",
+        "outer",
+    ],
 )
 def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first

@@ -680,7 +680,7 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _ufunc_outer(ufunc, *inputs)
     if method == "accumulate" and name in _ACCUMULATED:
         return _accumulate(ufunc, *inputs, **kwargs)
-    if method == "reduce" and name in _ACCUMULATED:
+    if method == "reduce" and (name in _ACCUMULATED or name == "logaddexp"):
         return _reduce(name, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
@@ -721,8 +721,12 @@ def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
 
 def _reduce(name: str, x: Any, axis: Any = 0, dtype=None, out=None, keepdims=False,
             **kwargs: Any) -> Any:  # fmt: skip
-    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum; ``axis`` 0 unless
-    given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min`` over it."""
+    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum, logaddexp; ``axis`` 0
+    unless given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min``,
+    ``scipy.special.logsumexp`` over it."""
+    if name == "logaddexp":
+        _reduction_args("numpy.logaddexp.reduce", dtype, out, **kwargs)
+        return scipy_special.logsumexp(x, axis=axis, keepdims=keepdims)
     if name == "add":
         return _sum(x, axis, dtype, out, keepdims, **kwargs)
     if name == "multiply":
