@@ -268,3 +268,21 @@ def test_an_ordered_logit_with_infinite_cuts_has_jax_s_hessian():
     got = np.asarray(h(x))
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, jref.hessian(j)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_a_sparse_hessian_of_softmax_times_log_softmax():
+    """The sparse Hessian's NumPy code: the maximum's mask ``a == max`` taken as doubles
+    (``1.0 * mask``) was printed as the mask itself, and a product then written into it
+    (``numpy.multiply(mask, t, out=mask)``): NumPy's UFuncTypeError (real_programs16's
+    logsumexp_weights_softmax, sparse and tril)."""
+
+    def f(x):
+        M = x.reshape(2, 3)
+        return np.sum(ss.softmax(M, axis=1) * ss.log_softmax(M, axis=1))
+
+    def twin(x):
+        M = x.reshape(2, 3)
+        return jnp.sum(jax.nn.softmax(M, axis=1) * jax.nn.log_softmax(M, axis=1))
+
+    got = dgraph.hessian(f, _X, sparse=True)(_X).toarray()
+    np.testing.assert_allclose(got, jref.hessian(twin)(_X), rtol=1e-9, atol=1e-11)
