@@ -558,26 +558,40 @@ def interp_edges_gradient(n):
 
 
 @program(10, 20_000)
-def safe_where_entropy_mask_assign(n):
+def safe_where_entropy_sinc(n):
     """The "safe" ``np.where`` users write around a logarithm, ``np.where(x > 0, x *
-    np.log(x), 0)`` evaluated at some negative ``x`` (NaN in the branch not taken),
-    ``np.sinc`` at exactly 0, and an in-place masked assignment ``y[y < 0] = 0`` (a
-    ReLU)."""
+    np.log(x), 0)`` evaluated at some negative ``x`` and at 0 (NaN in the branch not
+    taken), and ``np.sinc`` at exactly 0."""
 
     def f(x):
         ent = np.where(x > 0, x * np.log(x), 0.0)
-        y = x.copy()
-        y[y < 0] = 0.0
-        return np.sum(ent) + np.sum(y**3) + np.sum(np.sinc(x - x[0])) + np.sum(x**2)
+        return np.sum(ent) + np.sum(np.sinc(x - x[0])) + np.sum(x**2)
 
-    def ref(x):
+    def ref(x):  # forward over forward of the same code: a select of tangents, no 0 · NaN
         safe = jnp.where(x > 0, x, 1.0)
         ent = jnp.where(x > 0, safe * jnp.log(safe), 0.0)
-        y = jnp.where(x < 0, 0.0, x)
-        return jnp.sum(ent) + jnp.sum(y**3) + jnp.sum(jnp.sinc(x - x[0])) + jnp.sum(x**2)
+        return jnp.sum(ent) + jnp.sum(_Twin.sinc(x - x[0])) + jnp.sum(x**2)
 
-    return Program(f, np.array([0.5, -0.3, 1.2, 0.8, -1.1, 0.0, 2.0, -0.2, 0.4, 1.5])[:n]
-                   if n == 10 else 0.5 + _rng(n, 25).normal(size=n), ref)  # fmt: skip
+    return Program(f, _POINT_WITH_ZERO if n == 10 else 0.5 + _rng(n, 25).normal(size=n), ref)
+
+
+_POINT_WITH_ZERO = np.array([0.5, -0.3, 1.2, 0.8, -1.1, 0.0, 2.0, -0.2, 0.4, 1.5])
+
+
+@program(10)
+def relu_mask_assign(n):
+    """An in-place masked assignment on a copy, ``y[y < 0] = 0`` (a ReLU), then a cubic."""
+
+    def f(x):
+        y = x.copy()
+        y[y < 0] = 0.0
+        return np.sum(y**3) + np.sum(x * y)
+
+    def ref(x):
+        y = jnp.where(x < 0, 0.0, x)
+        return jnp.sum(y**3) + jnp.sum(x * y)
+
+    return Program(f, _POINT_WITH_ZERO + 0.01, ref)
 
 
 @program(12)
@@ -607,36 +621,54 @@ def ufunc_reduce_polynomial_module(n):
     return Program(f, _rng(n, 26).normal(size=n), ref)
 
 
+def _spd(x):
+    return np.diag(2.0 + x[:3] ** 2) + 0.1 * np.outer(x[3:], x[3:])
+
+
+def _spd_jax(x):
+    return jnp.diag(2.0 + x[:3] ** 2) + 0.1 * jnp.outer(x[3:], x[3:])
+
+
+_B3 = np.array([1.0, -0.5, 0.3])
+_SWAP = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+
 @program(6)
-def cho_solve_triangular_slogdet_sign(n):
-    """``scipy.linalg.cho_factor`` / ``cho_solve`` and ``solve_triangular`` of a matrix of
-    unknowns, ``np.linalg.slogdet`` of a matrix with a negative determinant (its sign
-    used), batched ``np.linalg.solve`` of a stack (k, 2, 2) with right-hand sides (k, 2, 1)."""
+def scipy_cho_solve_triangular(n):
+    """``scipy.linalg.cho_factor`` / ``cho_solve`` and ``solve_triangular`` of the Cholesky
+    factor of an SPD matrix of unknowns."""
     import scipy.linalg as sla
 
-    b = np.array([1.0, -0.5, 0.3])
-
     def f(x):
-        A = np.diag(2.0 + x[:3] ** 2) + 0.1 * np.outer(x[3:], x[3:])
-        c = sla.cho_factor(A, lower=True)
-        u = sla.cho_solve(c, b)
-        L = np.linalg.cholesky(A)
-        v = sla.solve_triangular(L, b, lower=True)
-        B = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]) @ A
-        sign, logdet = np.linalg.slogdet(B)
-        S = np.stack([A[:2, :2], A[1:, 1:]])
-        w = np.linalg.solve(S, np.ones((2, 2, 1)))
-        return b @ u + v @ v + sign * logdet + np.sum(w**2)
+        A = _spd(x)
+        u = sla.cho_solve(sla.cho_factor(A, lower=True), _B3)
+        v = sla.solve_triangular(np.linalg.cholesky(A), _B3, lower=True)
+        return _B3 @ u + v @ v
 
     def ref(x):
-        A = jnp.diag(2.0 + x[:3] ** 2) + 0.1 * jnp.outer(x[3:], x[3:])
-        u = jnp.linalg.solve(A, b)
-        L = jnp.linalg.cholesky(A)
-        v = jax.scipy.linalg.solve_triangular(L, b, lower=True)
-        sign, logdet = jnp.linalg.slogdet(jnp.array([[0.0, 1, 0], [1, 0, 0], [0, 0, 1]]) @ A)
-        S = jnp.stack([A[:2, :2], A[1:, 1:]])
-        w = jnp.linalg.solve(S, jnp.ones((2, 2, 1)))
-        return b @ u + v @ v + sign * logdet + jnp.sum(w**2)
+        A = _spd_jax(x)
+        v = jax.scipy.linalg.solve_triangular(jnp.linalg.cholesky(A), _B3, lower=True)
+        return _B3 @ jnp.linalg.solve(A, _B3) + v @ v
+
+    return Program(f, 0.6 * _rng(n, 27).normal(size=n), ref)
+
+
+@program(6)
+def slogdet_sign_batched_solve(n):
+    """``np.linalg.slogdet`` of a matrix with a negative determinant (its sign used) and a
+    batched ``np.linalg.solve`` of a stack (2, 2, 2) with right-hand sides (2, 2, 1)."""
+
+    def f(x):
+        A = _spd(x)
+        sign, logdet = np.linalg.slogdet(_SWAP @ A)
+        w = np.linalg.solve(np.stack([A[:2, :2], A[1:, 1:]]), np.ones((2, 2, 1)))
+        return sign * logdet + np.sum(w**2)
+
+    def ref(x):
+        A = _spd_jax(x)
+        sign, logdet = jnp.linalg.slogdet(_SWAP @ A)
+        w = jnp.linalg.solve(jnp.stack([A[:2, :2], A[1:, 1:]]), jnp.ones((2, 2, 1)))
+        return sign * logdet + jnp.sum(w**2)
 
     return Program(f, 0.6 * _rng(n, 27).normal(size=n), ref)
 
