@@ -601,16 +601,19 @@ def sympy_atan2_pow_erf(n):
 globals().update({name: builder(small).f for name, (builder, small, _) in PROGRAMS.items()})
 
 
-def cli_hessian(survey: HessianSurvey, name: str, lang: str) -> tuple[str, str]:
-    """``dgraph codegen THIS:NAME --inputs x:N --mode hessian`` (``--sparse`` in Python
+def cli_hessian(
+    survey: HessianSurvey, name: str, lang: str, path: str = __file__
+) -> tuple[str, str]:
+    """``dgraph codegen PATH:NAME --inputs x:N --mode hessian`` (``--sparse`` in Python
     and C, dense in JAX; ``--weights`` at the point for a vector program) in this process,
-    the written module's Hessian at the point against the reference."""
+    the written module's Hessian at the point against the reference (``path``: the survey
+    file that binds ``NAME``)."""
     from dgraph.cli import main as cli
     from dgraph.errors import DGraphError
 
     p, _, ws, truths = survey.points(name)
     x = next(iter(inspect.signature(p.f).parameters))
-    argv = [f"{__file__}:{name}", f"--inputs={x}:{p.x.size}", "--mode=hessian",
+    argv = [f"{path}:{name}", f"--inputs={x}:{p.x.size}", "--mode=hessian",
             "--at=" + ",".join(map(repr, p.x.tolist()))]  # fmt: skip
     if p.vector:
         argv.append("--weights=" + ",".join(map(repr, np.ravel(ws[0]).tolist())))
@@ -672,21 +675,23 @@ def _c_hessian(path: Path, args: list[np.ndarray]) -> np.ndarray:
     return scipy.sparse.csr_array((data, indices, indptr), shape=tuple(shape)).toarray()
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], programs: dict = PROGRAMS, path: str = __file__, seed: int = 14) -> None:
+    """The survey of ``programs`` (bound by name in the module at ``path`` for the CLI
+    columns), its random points drawn with ``seed``."""
     from real_programs_harness import Survey, failed
 
-    hs = HessianSurvey(np.random.default_rng(14), PROGRAMS)
+    hs = HessianSurvey(np.random.default_rng(seed), programs)
     run = hs._run
 
     def columns(name: str, mode: str) -> tuple[str, str]:
         if mode not in ("cli", "cli_jax", "cli_c"):
             return run(name, mode)
         try:
-            return cli_hessian(hs, name, {"cli": "python"}.get(mode, mode[4:]))
+            return cli_hessian(hs, name, {"cli": "python"}.get(mode, mode[4:]), path)
         except Exception as e:  # the survey records every failure
             return failed(e)
 
-    survey = Survey(dict.fromkeys(PROGRAMS), __file__, hs.rng, cell=7, modes=MODES)
+    survey = Survey(dict.fromkeys(programs), path, hs.rng, cell=7, modes=MODES)
     survey._run = columns
     survey.main(argv)
     print("\n".join(hs.extra))

@@ -149,6 +149,32 @@ def test_mean_and_sum_methods():
     check(f, lambda u: f(u, jnp), [RNG.normal(size=(4, 3))])
 
 
+def test_sum_where_a_constant_mask():
+    """``np.sum(..., where=mask)`` (real_programs16's interp_edges_gradient): was refused
+    with NumPy's "truth value of an array is ambiguous" (the mask compared by ``in``)."""
+    mask = np.array([[True, False, True], [False, True, True]])
+
+    def f(u):
+        return np.sum(np.exp(u) * u[0, 0], axis=1, where=mask)
+
+    def fj(u):
+        return jnp.sum(jnp.where(mask, jnp.exp(u) * u[0, 0], 0.0), axis=1)
+
+    graph = check(f, fj, [RNG.normal(size=(2, 3))])
+    assert "select_n" in {graph.op(v).primitive for v in graph.order() if graph.op(v)}
+
+
+@pytest.mark.parametrize("order", [2, -2, "nuc"])
+def test_matrix_norms_by_singular_values(order):
+    """``np.linalg.norm(M, 2 | -2 | "nuc")`` (real_programs16's norm_matrix_ords): were
+    refused; the largest, smallest and summed singular values, ``keepdims`` kept."""
+
+    def f(u, xp=np):
+        return xp.linalg.norm(u, order) * xp.linalg.norm(u.T, order, keepdims=True)
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 4))])
+
+
 def test_pad_with_a_value_and_widths_per_axis():
     def f(u, xp=np):
         return xp.sin(xp.pad(u, ((1, 2), (0, 3)), constant_values=2.5))
@@ -259,7 +285,7 @@ def test_the_element_level_stays_the_default():
     [
         (lambda u: np.linalg.lstsq(u, np.ones(3))[0], "numpy.linalg.lstsq"),
         (lambda u: np.linalg.eigvals(u), "numpy.linalg.eigvals"),
-        (lambda u: np.linalg.norm(u, ord=2), "numpy.linalg.norm(ord=2) of a matrix"),
+        (lambda u: np.linalg.norm(u, ord=3), "numpy.linalg.norm(ord=3) of a matrix"),
         (lambda u: np.linalg.solve(u, np.ones(4)), "right-hand side of shape (4,)"),
         (lambda u: u[np.array([0, 5]), np.array([1, 2])], "indexing: index 5 is out of bounds"),
         (lambda u: u[u > 0], "data-dependent index"),

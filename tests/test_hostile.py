@@ -673,6 +673,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":reduceat_out_of_bounds", "--inputs", "x:4"],
         "numpy.add.reduceat: an index is out of bounds for axis 0 of length 4",
     ),
+    (  # was NumPy's broadcast ValueError (real_programs16, session 34)
+        "numpy-sum-where-shape",
+        ["structure", H("numpy_model.py") + ":sum_where_wrong_shape", "--inputs", "x:4"],
+        "numpy.sum: where= of shape (4,) does not broadcast to the array's (2, 2)",
+    ),
     (  # a local so named is renamed (real_programs6.py's numpy_tv_pad_reflect); an argument is not
         "numpy-argument-named-e",
         ["structure", H("numpy_model.py") + ":energy_named_e", "--inputs", "E:4"],
@@ -837,7 +842,7 @@ CASES: list[tuple[str, list[str], str]] = [
             needle,
         )
         for name, needle in [
-            ("signed_logsumexp", "logsumexp(return_sign=True) is not supported"),
+            ("percentile_of_u", "numpy.percentile on an array that depends on the inputs"),
             ("convolve_middle", "mode must be 'full', 'same' or 'valid'"),
             ("piecewise_reduced", "elementwise functions are supported"),
             ("piecewise_count", "1 conditions take 1 or 2 functions, not 3"),

@@ -70,6 +70,40 @@ def j_lse(x):
     )
 
 
+_SIGNS = np.array([1.0, -0.2, 0.3, -3.0, 0.5, 0.1])  # sums of both signs
+
+
+def n_signed(x):
+    """``logsumexp(return_sign=True)`` (real_programs16): was refused."""
+    A, B = x.reshape(2, 3), _SIGNS.reshape(2, 3)
+    v, s = logsumexp(A, b=B, return_sign=True, axis=1)
+    w, t = logsumexp(A, b=B, return_sign=True, axis=0, keepdims=True)
+    u, r = logsumexp(x, b=_SIGNS, return_sign=True)
+    return np.sum(v * s + v**2) + np.sum(w * t * A) + u * r
+
+
+def j_signed(x):
+    A, B = x.reshape(2, 3), _SIGNS.reshape(2, 3)
+    v, s = jss.logsumexp(A, b=B, return_sign=True, axis=1)
+    w, t = jss.logsumexp(A, b=B, return_sign=True, axis=0, keepdims=True)
+    u, r = jss.logsumexp(x, b=_SIGNS, return_sign=True)
+    return jnp.sum(v * s + v**2) + jnp.sum(w * t * A) + u * r
+
+
+def n_logaddexp_reduce(x):
+    """``np.logaddexp.reduce`` (real_programs16): was refused; axis 0 by default, as NumPy."""
+    A = x.reshape(2, 3)
+    return (np.logaddexp.reduce(x**2) + np.sum(np.logaddexp.reduce(A, axis=1) ** 2)
+            + np.sum(np.logaddexp.reduce(A, keepdims=True) * A)
+            + np.logaddexp.reduce(A, axis=None))  # fmt: skip
+
+
+def j_logaddexp_reduce(x):
+    A = x.reshape(2, 3)
+    return (jss.logsumexp(x**2) + jnp.sum(jss.logsumexp(A, axis=1) ** 2)
+            + jnp.sum(jss.logsumexp(A, axis=0, keepdims=True) * A) + jss.logsumexp(A))  # fmt: skip
+
+
 def n_special(x):
     return np.sum(
         ss.ndtr(x) * ss.erfc(x) + ss.erfinv(0.5 * np.tanh(x)) + ss.i0e(x) * ss.i1e(2 * x)
@@ -118,11 +152,22 @@ _BOTH = (_X, _ZERO)
         (n_glm, j_glm, _BOTH),
         (n_logistic, j_logistic, (_X,)),
         (n_lse, j_lse, (_X,)),
+        (n_signed, j_signed, (_X,)),
+        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,)),
         (n_special, j_special, _BOTH),  # xlog1py and i1e at 0
         (n_scalar, j_scalar, _BOTH),
         (n_outer, j_outer, (_X,)),
     ],
-    ids=["glm", "logistic", "logsumexp", "special", "scalar", "outer"],
+    ids=[
+        "glm",
+        "logistic",
+        "logsumexp",
+        "signed-logsumexp",
+        "logaddexp-reduce",
+        "special",
+        "scalar",
+        "outer",
+    ],
 )
 def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
@@ -223,3 +268,21 @@ def test_an_ordered_logit_with_infinite_cuts_has_jax_s_hessian():
     got = np.asarray(h(x))
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, jref.hessian(j)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_a_sparse_hessian_of_softmax_times_log_softmax():
+    """The sparse Hessian's NumPy code: the maximum's mask ``a == max`` taken as doubles
+    (``1.0 * mask``) was printed as the mask itself, and a product then written into it
+    (``numpy.multiply(mask, t, out=mask)``): NumPy's UFuncTypeError (real_programs16's
+    logsumexp_weights_softmax, sparse and tril)."""
+
+    def f(x):
+        M = x.reshape(2, 3)
+        return np.sum(ss.softmax(M, axis=1) * ss.log_softmax(M, axis=1))
+
+    def twin(x):
+        M = x.reshape(2, 3)
+        return jnp.sum(jax.nn.softmax(M, axis=1) * jax.nn.log_softmax(M, axis=1))
+
+    got = dgraph.hessian(f, _X, sparse=True)(_X).toarray()
+    np.testing.assert_allclose(got, jref.hessian(twin)(_X), rtol=1e-9, atol=1e-11)

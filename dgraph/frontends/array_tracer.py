@@ -680,7 +680,7 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _ufunc_outer(ufunc, *inputs)
     if method == "accumulate" and name in _ACCUMULATED:
         return _accumulate(ufunc, *inputs, **kwargs)
-    if method == "reduce" and name in _ACCUMULATED:
+    if method == "reduce" and (name in _ACCUMULATED or name == "logaddexp"):
         return _reduce(name, *inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
@@ -732,8 +732,12 @@ def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
 
 def _reduce(name: str, x: Any, axis: Any = 0, dtype=None, out=None, keepdims=False,
             **kwargs: Any) -> Any:  # fmt: skip
-    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum; ``axis`` 0 unless
-    given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min`` over it."""
+    """``ufunc.reduce(x, axis)`` (add, multiply, maximum, minimum, logaddexp; ``axis`` 0
+    unless given, as NumPy's): ``np.sum``, ``np.prod``, ``np.max``, ``np.min``,
+    ``scipy.special.logsumexp`` over it."""
+    if name == "logaddexp":
+        _reduction_args("numpy.logaddexp.reduce", dtype, out, **kwargs)
+        return scipy_special.logsumexp(x, axis=axis, keepdims=keepdims)
     if name == "add":
         return _sum(x, axis, dtype, out, keepdims, **kwargs)
     if name == "multiply":
@@ -1610,7 +1614,9 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
 def _reduction_args(what: str, dtype=None, out=None, **kwargs: Any) -> None:
     if out is not None:
         raise InputError(f"{what}(..., out=...) writes into an array: not supported")
-    if kwargs.get("where") not in (None, True) or kwargs.get("initial") is not None:
+    # ``is``, not ``in``: a mask compared with ``==`` has no single truth value
+    where = kwargs.get("where")
+    if not (where is None or where is True) or kwargs.get("initial") is not None:
         raise _unsupported(f"{what}(where=/initial=...)")
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise _unsupported(f"{what}(dtype={np.dtype(dtype)})")
@@ -1622,10 +1628,32 @@ def _kept(x: TracedArray, reduced: TracedArray, axes: tuple[int, ...], keepdims:
     return _reshape(reduced, tuple(1 if k in axes else n for k, n in enumerate(x.shape)))
 
 
+def _sum_mask(x: Any, where: Any) -> Any:
+    """``numpy.sum(x, where=mask)``'s mask, a constant that broadcasts to ``x``'s shape
+    (``None``: every entry summed)."""
+    if where is None or where is True:
+        return None
+    if _is_traced(where):
+        raise _unsupported("numpy.sum(where=) of a mask that")
+    mask = np.asarray(where, dtype=bool)
+    try:
+        shape = np.broadcast_shapes(mask.shape, np.shape(x))
+    except ValueError:
+        shape = None
+    if shape != np.shape(x):
+        raise InputError(f"numpy.sum: where= of shape {mask.shape} does not broadcast to "
+                         f"the array's {np.shape(x)}")  # fmt: skip
+    return mask
+
+
 def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.sum``; ``where=`` a constant mask: the sum of ``np.where(mask, x, 0)``."""
+    mask = _sum_mask(x, kwargs.pop("where", None))
     _reduction_args("numpy.sum", dtype, out, **kwargs)
     if _traced(x, "numpy.sum") is None:
-        return np.sum(_constant(x), axis, keepdims=keepdims)
+        return np.sum(_constant(x), axis, keepdims=keepdims, where=True if mask is None else mask)
+    if mask is not None:
+        x = _where(mask, x, 0.0)
     axes = _axes(axis, x.ndim, "numpy.sum")
     if not axes:
         return x
@@ -1634,6 +1662,7 @@ def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any)
 
 
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    _reduction_args("numpy.mean", dtype, out, **kwargs)  # where=: not the count of all
     if _traced(x, "numpy.mean") is None:
         return np.mean(_constant(x), axis, keepdims=keepdims)
     axes = _axes(axis, x.ndim, "numpy.mean")
@@ -1899,7 +1928,8 @@ def _full_like(a: Any, fill_value: Any, dtype=None, order="K", subok=True, shape
 def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """``np.linalg.norm``: the 2-norm of vectors (``axis`` one axis, or a vector) and the
     Frobenius norm (``ord`` None or ``"fro"``), the 1- and max-norms of vectors, as sums
-    and maxima of the entries; a matrix's other norms refused in one line."""
+    and maxima of the entries; a matrix's ``2``, ``-2`` and ``"nuc"`` by its singular
+    values; a matrix's other norms refused in one line."""
     if _traced(x, "numpy.linalg.norm") is None:
         return np.linalg.norm(_constant(x), ord, axis, keepdims)
     axes = _axes(axis, x.ndim, "numpy.linalg.norm")
@@ -1924,7 +1954,18 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
             if keepdims
             else _reshape(picked, tuple(n for j, n in enumerate(x.shape) if j not in axes))
         )
+    if not vector and x.ndim == 2 and (ord in (2, -2) or ord == "nuc"):
+        return _singular_norm(x, ord, keepdims)
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
+
+
+def _singular_norm(x: TracedArray, ord: Any, keepdims: bool) -> Any:
+    """A matrix's spectral norm (``ord=2``: the largest singular value), its smallest
+    singular value (``ord=-2``) or its nuclear norm (``"nuc"``: their sum), of the values
+    ``np.linalg.svd`` gives in descending order."""
+    s = _svd(x, compute_uv=False)
+    value = _sum(s) if ord == "nuc" else s[0 if ord == 2 else -1]
+    return _reshape(value, (1, 1)) if keepdims else value
 
 
 def _square(a: Any, what: str) -> Any:

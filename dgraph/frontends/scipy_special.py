@@ -25,8 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-
 __all__ = ["COMPOSITE_UFUNCS", "FUNCTIONS", "UFUNCS"]
 
 # ufunc name: the elementwise array operation (dgraph.blocks.arrays.ELEMENTWISE) it is
@@ -117,16 +115,18 @@ def logsumexp(
     a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False
 ) -> Any:
     """``log(Σ b·exp(a))`` over ``axis``, shifted by the maximum (whose partials cancel
-    identically, as in ``np.logaddexp``'s reading)."""
-    if return_sign:
-        raise InputError("scipy.special.logsumexp(return_sign=True) is not supported when tracing")
+    identically, as in ``np.logaddexp``'s reading); ``return_sign``: ``log|Σ b·exp(a)|``
+    and the sum's sign (a constant of the point, as scipy's and JAX's)."""
     ndim = len(np.shape(a))
     m = np.max(a, axis=axis, keepdims=True) if ndim else a
     e = np.exp(a - m)
     if b is not None:
         e = e * b
     total = np.sum(e, axis=axis, keepdims=True) if ndim else e
-    return _reduced(axis, keepdims, np.log(total) + m, ndim)
+    if not return_sign:
+        return _reduced(axis, keepdims, np.log(total) + m, ndim)
+    total = _reduced(axis, keepdims, total, ndim)  # a sign is not reshaped: taken after
+    return np.log(np.abs(total)) + _reduced(axis, keepdims, m, ndim), np.sign(total)
 
 
 def softmax(x: Any, axis: Any = None) -> Any:

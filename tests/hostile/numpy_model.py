@@ -102,3 +102,7 @@ def repeat_negative(x):
 
 def residual_list(x):
     return [x[0] * x[1] ** 2, np.exp(x[2]) * x[3], x[0] * x[3]]  # three outputs, three weights
+
+
+def sum_where_wrong_shape(x):
+    return np.sum(x.reshape(2, 2), where=np.ones(4, dtype=bool))  # the mask is not x's shape

@@ -241,9 +241,10 @@ def numpy_body(
         if lines is None:
             lines = _grid_lines(s, context, i, fresh)
         if lines is None:
-            value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
+            value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh), context)
             value = _in_place(value, context, fresh, i)
-            if _makes_new(value) or _renamed(value, context, fresh, i):
+            made_new = _makes_new(value) or _renamed(value, context, fresh, i)
+            if made_new and not _boolean(value, context):
                 fresh.add(s.target)
             new = s.target in fresh and not isinstance(value, Name)  # a rename shares
             _record_shares(s.target, value, new, context)
@@ -449,11 +450,11 @@ def _grid_lines(s: ArrayStatement, c: _Context, i: int, fresh: set[str]) -> list
     """Statement ``s`` through views of its grid positions (:mod:`.grid_numpy`)."""
 
     def form(data: Node) -> Node:  # a name another part reads too is not written into
-        data = _unit_dropped(_rewritten(data, "_part", c, i, fresh))
+        data = _unit_dropped(_rewritten(data, "_part", c, i, fresh), c)
         return _in_place(data, c, fresh, i, s.value)
 
     form.runs = lambda a: _positions(a) is not None  # type: ignore[attr-defined]
-    return grid_lines(ArrayStatement(s.target, _unit_dropped(s.value)), c, fresh, i, form)
+    return grid_lines(ArrayStatement(s.target, _unit_dropped(s.value, c)), c, fresh, i, form)
 
 
 @dataclass
@@ -535,9 +536,29 @@ def _makes_new(value: Node) -> bool:
     return isinstance(value, _FRESH)
 
 
-def _unit_dropped(node: Node) -> Node:
+def _boolean(node: Node, c: _Context, depth: int = 0) -> bool:
+    """Whether ``node`` is an array of booleans (a comparison, or a gather, flattening or
+    rename of one): no float result may be written into it (``numpy.multiply(mask, t,
+    out=mask)`` cannot cast)."""
+    if depth > 64:
+        return False
+    if isinstance(node, BinOp):
+        return node.op in _COMPARE
+    if isinstance(node, Name):
+        if node.id in c.constants.arrays:
+            return c.constants.arrays[node.id].dtype == np.bool_
+        made = c.made.get(node.id)
+        return made is not None and _boolean(made, c, depth + 1)
+    if isinstance(node, Call) and node.func in ("take", "ravel", "reshape") and node.args:
+        return _boolean(node.args[0], c, depth + 1)
+    if isinstance(node, ir.Index):
+        return _boolean(node.value, c, depth + 1)
+    return False
+
+
+def _unit_dropped(node: Node, c: _Context) -> Node:
     """``node`` with each product by the number 1.0 and power 1 left out (the same
-    doubles)."""
+    doubles), but for a product that makes doubles of booleans (``1.0 * (a == b)``)."""
 
     def replace(n: Node) -> Node | None:
         if isinstance(n, BinOp) and n.op == "**" and ir.number(n.right) == 1.0:
@@ -545,7 +566,7 @@ def _unit_dropped(node: Node) -> Node:
         if isinstance(n, BinOp) and n.op == "*":
             for one, other in ((n.left, n.right), (n.right, n.left)):
                 if isinstance(one, ir.Const) and isinstance(one.value, float) and one.value == 1.0:
-                    return ir.rebuilt(other, replace)
+                    return None if _boolean(other, c) else ir.rebuilt(other, replace)
         return None
 
     return ir.rebuilt(node, replace)
@@ -711,7 +732,7 @@ def _assembly(
     lines = [f"    {t} = numpy.empty({base.size})"]
     writes: list[Write | str] = []
     for a, pieces, d in placed:
-        node = _unit_dropped(_rewritten(d, "_part", c, i, fresh))
+        node = _unit_dropped(_rewritten(d, "_part", c, i, fresh), c)
         node = _in_place(node, c, fresh, i, v)  # not into a name another part reads
         data = c.printer.doprint(node)
         number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
