@@ -150,6 +150,7 @@ def test_numpy_prod_is_one_reduction(shape, axis, keepdims):
     J = dgraph.make_function(f, "jacobian", point=[x])
     want = np.asarray(jref.jacfwd(lambda u: f(u, jnp))(jnp.asarray(x)))
     np.testing.assert_allclose(np.asarray(J(x)).reshape(want.shape), want, rtol=1e-12)
-    H = dgraph.hessian(lambda u: np.sum(np.sin(f(u))), x)
-    ref = np.asarray(jref.hessian(lambda u: jnp.sum(jnp.sin(f(u, jnp))))(jnp.asarray(x)))
-    np.testing.assert_allclose(np.asarray(H(x)), ref, rtol=1e-11, atol=1e-12)
+    if axis is None:  # the Hessian once
+        H = dgraph.hessian(lambda u: np.sum(np.sin(f(u))), x)
+        ref = np.asarray(jref.hessian(lambda u: jnp.sum(jnp.sin(f(u, jnp))))(jnp.asarray(x)))
+        np.testing.assert_allclose(np.asarray(H(x)), ref, rtol=1e-11, atol=1e-12)

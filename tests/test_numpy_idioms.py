@@ -353,12 +353,12 @@ def test_np_vectorize_of_an_elementwise_function_reads_it_once():
     np.testing.assert_allclose(np.ravel(g(w)), 2.0 * w, rtol=1e-14)
 
 
-@pytest.mark.parametrize(("shape", "axis"), [((37,), 0), ((5, 9), 1), ((6, 4), 0)])
+@pytest.mark.parametrize(("shape", "axis"), [((19,), 0), ((5, 9), 1)])
 def test_running_extremes_take_log_rounds(shape, axis):
     """np.maximum.accumulate / np.minimum.accumulate are ⌈log₂ n⌉ rounds of the array
     against itself shifted (main: a slice and a maximum per position; a drawdown's
     gradient at 1,000 entries 9.9 CPU-s, now 0.4): a few vertices whatever n, and the
-    drawdown's gradient and Hessian equal JAX's lax.cummax / cummin's."""
+    drawdown's gradient (and, 1-d, Hessian) equal JAX's lax.cummax / cummin's."""
     import jax
     import jax.numpy as jnp
 
@@ -382,9 +382,11 @@ def test_running_extremes_take_log_rounds(shape, axis):
     g = from_function(f, sizes=[(size,)], level="array")
     assert len(g.vertices) < 60  # main: more than 2 × the axis length
     G = dgraph.make_function(f, "jacobian", point=[x])
-    H = dgraph.hessian(f, x)
     with jax.enable_x64(True):
         want_g = np.asarray(jax.grad(twin)(jnp.asarray(x)))
-        want_h = np.asarray(jref.hessian(twin)(jnp.asarray(x)))
     np.testing.assert_allclose(np.asarray(G(x)).ravel(), want_g, rtol=1e-11, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(H(x)), want_h, rtol=1e-11, atol=1e-12)
+    if len(shape) == 1:  # the Hessian once (the rounds are the same along any axis)
+        H = dgraph.hessian(f, x)
+        with jax.enable_x64(True):
+            want_h = np.asarray(jref.hessian(twin)(jnp.asarray(x)))
+        np.testing.assert_allclose(np.asarray(H(x)), want_h, rtol=1e-11, atol=1e-12)
