@@ -598,6 +598,13 @@ def _unheld(value: np.ndarray) -> Any:
     return value.item() if value.dtype == object and value.shape == () else value
 
 
+def _toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
+    """``x`` rounded toward zero, ``sign(x)·floor(|x|)``: a float made an integer, an
+    integer quotient (C's, as ``lax.div``)."""
+    magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
+    return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
+
+
 def _is_float(aval) -> bool:
     return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.floating)
 
@@ -773,8 +780,7 @@ class _Reader:
             return [guarded]
         op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
         if primitive == "div" and not _is_float(avals[0]):  # lax.div of integers: C's
-            magnitude = ArrayOp("floor", (ArrayOp("abs", (op,), (), shape),), (), shape)
-            op = ArrayOp("mul", (ArrayOp("sign", (op,), (), shape), magnitude), (), shape)
+            op = _toward_zero(op, shape)  # quotient
         return [self.result(op, avals[0])]
 
     def custom(self, eqn, ins: list[Value], primal: list[Value]) -> list[Value]:
@@ -935,8 +941,7 @@ class _Reader:
         if np.issubdtype(target.dtype, np.bool_):
             return ArrayOp("ne", (x, Const.of(0.0)), (), shape)
         if _is_float(source):  # to an integer: toward zero
-            magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
-            return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
+            return _toward_zero(x, shape)
         return x
 
     def gather(self, eqn, ins: list[Value], shape: tuple[int, ...]) -> Value:
