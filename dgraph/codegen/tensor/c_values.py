@@ -94,6 +94,7 @@ computed into a buffer of its own first. Statements outside this vocabulary (an
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import re
 import struct
@@ -2069,7 +2070,7 @@ class _Translator(CElementPrinter):
         args.append("double *restrict data")
         if self.value_size:
             args.append("double *restrict value")
-        offsets, total = self._layout()
+        offsets, total = self._layout
         shared = self._shared(offsets)  # restrict only on entries no other buffer has
         given = [f"{c} *scratch_{c}" for c in total]  # the _with function's scratch
         what = [
@@ -2151,7 +2152,7 @@ class _Translator(CElementPrinter):
 
     def _places(self) -> list[tuple[str, tuple[str, int]]]:
         """Each scratch buffer's type and offset in the caller's scratch of that type."""
-        offsets, _ = self._layout()
+        offsets, _ = self._layout
         return [(name, (ctype, offsets[name])) for name, size, ctype in self.scratch]
 
     def _shared(self, offsets: dict[str, int]) -> set[str]:
@@ -2167,6 +2168,7 @@ class _Translator(CElementPrinter):
                 shared.update((name, owner))
         return shared
 
+    @functools.cached_property
     def _layout(self) -> tuple[dict[str, int], dict[str, int]]:
         """Each scratch buffer's offset in the caller's scratch of its type, and each
         type's total. A buffer lives from the statement that makes it to the last that
