@@ -279,3 +279,52 @@ def test_a_triangle_too_large_to_list_is_refused_before_it_is_made():
     H = dgraph.hessian(program(40), x, sparse=True)
     ref = np.asarray(jref.hessian(program(40, jnp))(jnp.asarray(x)))
     np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-11, atol=1e-11 * abs(ref).max())
+
+
+def _trapezoid_cost(n, xp=np):
+    h = 2.0 / (n - 1)
+
+    def f(u):
+        x = 1.0 + h * xp.cumsum(u - xp.sin(xp.arange(n) * h))
+        running = x**2 + 0.5 * u**2 + 0.1 * x**4
+        return xp.sum(running[1:] + running[:-1]) * h / 2 + 10.0 * (x[-1] - 0.5) ** 2
+
+    return f
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_an_hvp_whose_hessian_cannot_be_priced(lang, monkeypatch):
+    """An hvp never forms the Hessian, but its check accumulated forward mode's
+    expression set, which does: the trapezoidal cost's hvp at 8,000 unknowns was refused
+    ("a sum of two blocks (8000,) x (8000,) … 32,004,000 entries"). Now the sweep is
+    checked against the graph's own tangent sweep, and that against JAX's jvp. Here the
+    triangle's limit is lowered to 1,000 entries so that 60 unknowns refuse as 8,000 did;
+    H·t equals JAX's, the check says what it compared, and the expression set refuses
+    when read, as it did."""
+    from dgraph.blocks import cumulative
+    from dgraph.errors import SearchTooLarge
+
+    monkeypatch.setattr(cumulative, "EXPLICIT_LIMIT", 1000)
+    n = 60
+    x, t = np.linspace(-0.5, 0.5, n), np.cos(np.arange(n))
+    hvp = dgraph.make_function(_trapezoid_cost(n), "hvp", lang, point=[x])
+    want = np.asarray(jref.hessian(_trapezoid_cost(n, jnp))(jnp.asarray(x))) @ t
+    np.testing.assert_allclose(hvp(x, t), want, rtol=1e-11, atol=1e-11 * abs(want).max())
+    generated = hvp.generated
+    assert generated.verified and "against the graph's tangent sweep" in generated.check.detail
+    with pytest.raises(SearchTooLarge):
+        generated.expression_set  # noqa: B018
+
+
+def test_a_wrong_running_sum_in_an_unpriced_hvp_is_refused(monkeypatch):
+    """The same hvp with its running sum printed one entry short: the graph's tangent
+    sweep it is checked against catches it (never handed out)."""
+    from dgraph.blocks import cumulative
+    from dgraph.codegen.tensor import blockops
+
+    monkeypatch.setattr(cumulative, "EXPLICIT_LIMIT", 1000)
+    right = blockops.running_sum
+    monkeypatch.setattr(blockops, "running_sum", lambda *a: _one_short(*a, running_sum=right))
+    x = np.linspace(-0.5, 0.5, 60)
+    with pytest.raises(VerificationError):
+        dgraph.make_function(_trapezoid_cost(60), "hvp", "python", point=[x])

@@ -55,6 +55,7 @@ __all__ = [
     "dense_jacobian",
     "edge_parts",
     "edge_values",
+    "graph_jvp_and_scale",
     "jacobian_blocks",
     "jvp_and_scale",
     "jvp_of_expressions",
@@ -329,6 +330,55 @@ def jvp_and_scale(
     output), from one pass over the expressions: each vector a pair of rows."""
     summed = _by_output(es.graph, _entries(es, values, tangents, (False, True)), 2)
     return {y: rows[0] for y, rows in summed.items()}, {y: rows[1] for y, rows in summed.items()}
+
+
+def graph_jvp_and_scale(
+    graph: DGraph, values: Mapping[str, np.ndarray], tangents: Mapping[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """``J·v`` and ``|J|·|v|`` per output by the graph's own tangent sweep: each vertex's
+    tangent the sum of its edges' blocks applied to its operands' tangents, in program
+    order, a row per lane (:func:`_lanes_applied`). It is forward mode's ``J·v``
+    (:func:`jvp_and_scale` of its expression set, bracketed the same way) without the
+    expression set, whose elimination prices every product of blocks: a tangent check
+    of a graph whose products cannot be formed (cumsum's triangle times a diagonal
+    summed with a diagonal: 3.2·10⁷ entries at 8,000 unknowns). A tangent is dropped
+    when its last successor has read it.
+
+    >>> from dgraph.frontends import from_function
+    >>> g = from_function(lambda u: np.exp(u[1:] - u[:-1]), sizes=[(4,)], level="array")
+    >>> u = np.array([0.0, 1.0, 3.0, 6.0])
+    >>> jv, size = graph_jvp_and_scale(g, vertex_values(g, {"u": u}), {"u": np.ones(4)})
+    >>> [float(value) for value in jv[g.outputs[0]]], np.round(size[g.outputs[0]], 3).tolist()
+    ([0.0, 0.0, 0.0], [5.437, 14.778, 40.171])
+    """
+    parts, sizes = _parts_and_sizes(graph, values)
+    lanes = (False, True)
+    rows: dict[str, np.ndarray | None] = {}
+    for x in graph.inputs:
+        vector = np.asarray(tangents[x], dtype=float).reshape(-1)
+        rows[x] = np.stack([vector, np.abs(vector)])
+    readers = {u: sum(1 for v in graph.nx.successors(u) if (u, v) in parts) for u in graph.nx}
+    ends = set(graph.outputs)
+    for v in program_order(graph):
+        if v in rows:
+            continue
+        total = None
+        for u in graph.nx.predecessors(v):
+            edge = (u, v)
+            if edge not in parts:
+                continue
+            row = rows.get(u)
+            if row is not None:
+                total = _plus(
+                    total, _lanes_applied(parts[edge], lanes, row, False, sizes.get(edge))
+                )
+            readers[u] -= 1
+            if readers[u] == 0 and u not in ends:
+                rows.pop(u, None)
+        rows[v] = total
+    zero = {y: np.zeros(math.prod(graph.shape(y))) for y in graph.outputs if rows.get(y) is None}
+    jv = {y: zero[y] if y in zero else rows[y][0] for y in graph.outputs}
+    return jv, {y: zero[y] if y in zero else rows[y][1] for y in graph.outputs}
 
 
 def _entries(

@@ -58,6 +58,7 @@ from ..errors import DGraphError
 from . import numeric
 from .block_values import (
     edge_parts,
+    graph_jvp_and_scale,
     jacobian_blocks,
     jvp_and_scale,
     vertex_values,
@@ -88,6 +89,7 @@ __all__ = [
     "Status",
     "ValueCheck",
     "check_code",
+    "check_code_by_sweep",
     "check_expression_set",
     "check_points",
     "check_scalar_code",
@@ -713,8 +715,7 @@ def _groups(es: ExpressionData) -> list[tuple[list[str], list[str]]]:
     return [([x], list(dict.fromkeys(ys))) for x, ys in by_input.items()]
 
 
-def _unoperated(es: ExpressionData) -> ValueCheck | None:
-    graph = es.graph
+def _unoperated(graph: DGraph) -> ValueCheck | None:
     if any(graph.op(v) is None for v in graph.nx if graph.role(v) != "input"):
         return ValueCheck(
             "not verified", "values not checked: blocks given without the operations computing them"
@@ -796,10 +797,46 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
     direction v and the cotangent w), the code against the expression set at the same
     points and directions: ``J·v``, ``wᵀ·J`` (and wᵀ(J v) = (wᵀJ) v) and F(x), each in
     units of its magnitudes. Without ``run``: :func:`check_expression_set`."""
-    unoperated = _unoperated(es)
+    unoperated = _unoperated(es.graph)
     if unoperated is not None:
         return unoperated
-    graph = es.graph
+
+    def jvp(point: Point, direction: Mapping) -> tuple[dict, dict]:
+        return _expressions_jvp(es, point, direction)
+
+    return _code_against(es.graph, jvp, es, run, _groups(es), seed, what)
+
+
+def check_code_by_sweep(graph: DGraph, run: Run, seed: int = 0, what: str = "J·v") -> ValueCheck:
+    """:func:`check_code` of a generated ``jvp`` (``run`` gives ``J·v`` and F(x), never
+    ``wᵀ·J``) against the graph's own tangent sweep
+    (:func:`~dgraph.core.block_values.graph_jvp_and_scale`: forward mode's ``J·v``
+    without its expression set), which is checked against the reference as an
+    expression set is: where no expression set can be priced (a product of blocks too
+    large to form) and the code never forms one."""
+    unoperated = _unoperated(graph)
+    if unoperated is not None:
+        return unoperated
+
+    def jvp(point: Point, direction: Mapping) -> tuple[dict, dict]:
+        return graph_jvp_and_scale(graph, point.values, direction)
+
+    return _code_against(
+        graph, jvp, None, run, [(list(graph.inputs), list(graph.outputs))], seed, what
+    )
+
+
+def _code_against(
+    graph: DGraph,
+    jvp: Callable[[Point, Mapping], tuple[dict, dict]],
+    es: ExpressionData | None,
+    run: Run | None,
+    groups: list[tuple[list[str], list[str]]],
+    seed: int,
+    what: str,
+) -> ValueCheck:
+    """:func:`check_code` against ``jvp(point, direction)`` (``J·v`` and ``|J|·|v|`` per
+    output: an expression set's, or the graph's sweep where ``es`` is None)."""
     errors: dict[str, float] = {}
 
     def record(name: str, error: float) -> None:
@@ -808,13 +845,15 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
     w = _Cotangent(graph, seed)  # the same at every point, drawn where read
 
     def apply(point: Point, direction: Mapping) -> dict:
-        jv, size = _expressions_jvp(es, point, direction)
+        jv, size = jvp(point, direction)
         if run is not None:
             got = run(point, direction, w)
             if got.jv is not None:
                 for y in jv:
                     record("jvp", _code_error(got.jv[y], jv[y], size[y]))
             if got.wj is not None:
+                if es is None:
+                    raise ValueError("wᵀ·J is checked against an expression set")
                 _compare_vjp(es, point, direction, w, got.wj, jv, size, record)
             if got.value is not None:
                 largest = max(_largest_finite(v) for v in point.values.values())
@@ -827,13 +866,16 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
                 found[y] = (zero, zero)
         return found
 
-    values = check_values(graph, apply, _groups(es), seed, what)
+    values = check_values(graph, apply, groups, seed, what)
     bad = {name: e for name, e in errors.items() if not e <= TOLERANCE}
     if bad:
         name, e = max(bad.items(), key=lambda item: item[1])
         thing = {"jvp": "J·v", "vjp": "wᵀ·J", "value": "F(x)"}[name]
+        against = (
+            "the graph's tangent sweep" if es is None else f"the expression set's ({es.method})"
+        )
         detail = (
-            f"the code's {thing} differs from the expression set's ({es.method}) by {e:.2g}"
+            f"the code's {thing} differs from {against} by {e:.2g}"
             f" of its magnitudes (tolerance {TOLERANCE:.0e})"
         )
         return ValueCheck("wrong", detail, values.error, values.reference, values.points, errors)
@@ -1293,11 +1335,18 @@ class CodeCheck:
         }
 
 
-def code_check(values: ValueCheck, code: str, function: str, method: str) -> CodeCheck:
+def code_check(
+    values: ValueCheck,
+    code: str,
+    function: str,
+    method: str,
+    against: str = "the expression set's blocks",
+) -> CodeCheck:
     """A tensor graph's code check (:func:`~dgraph.core.value_check.check_code`) as a
     :class:`CodeCheck`: ``code`` names what ran in its detail, ``function`` the generated
     function its ``J·v`` or ``wᵀ·J`` error is reported under, ``method`` the expression
-    set's."""
+    set's, ``against`` what the code was compared with (:func:`check_code_by_sweep`:
+    the graph's tangent sweep)."""
     errors = {
         function if k in ("jvp", "vjp") else k: e
         for k, e in values.code_errors.items()
@@ -1305,11 +1354,11 @@ def code_check(values: ValueCheck, code: str, function: str, method: str) -> Cod
     }
     shown = ", ".join(f"{e:.0e}" for e in errors.values())
     detail = (
-        f"{code} at {' and '.join(values.points) or 'the points tried'} against the"
-        f" expression set's blocks ({method}; error {shown} of the magnitudes, tolerance"
+        f"{code} at {' and '.join(values.points) or 'the points tried'} against"
+        f" {against} ({method}; error {shown} of the magnitudes, tolerance"
         f" {TOLERANCE:.0e})"
     )
-    return code_check_of(values, detail, errors, ("the expression set's blocks", values.reference))
+    return code_check_of(values, detail, errors, (against, values.reference))
 
 
 def code_check_of(

@@ -216,6 +216,36 @@ def make_tensor_function(
     return made, one_point_calls(function, names, shapes, mode, False, roles)
 
 
+def _sweep_made(
+    es: ExpressionSet | Later,
+    against: ExpressionSet | DGraph,
+    mode: str,
+    lang: str,
+    tape: int | None,
+) -> tuple[TensorGenerated, Any]:
+    """The generated ``jvp``/``vjp`` (C: a ``jvp``, the NumPy sweep's program in C:
+    :mod:`.c_values`), checked against ``against``: the expression set ``es``, or the
+    graph itself (:func:`~.sweep_check.check_sweep`: its own tangent sweep) where the
+    reference set cannot be priced (:class:`~dgraph.errors.SearchTooLarge`: a product of
+    blocks too large to form, which the sweep never forms; ``es`` is then made when read,
+    a :class:`Later`, and refuses then as it did here)."""
+    graph = against if isinstance(against, DGraph) else against.graph
+    if mode == "jvp" and lang == "c":
+        program, mults = jvp_program(graph)
+        values = c_values(program)
+        function = c_tangents(values.load(), graph)
+        check = _checked(check_sweep(function, mode, against, lang))
+        generated = TensorGenerated(values.text, lang, es, False, check, mode, mults, values)  # type: ignore[arg-type]
+        generated.ops = count_array_ops(program)
+        return generated, function
+    sweep = sweep_module(graph, mode, lang, tape)
+    function = getattr(load_python(sweep.text), mode)
+    check = _checked(check_sweep(function, mode, against, lang))
+    generated = TensorGenerated(sweep.text, lang, es, False, check, mode, sweep.mults)  # type: ignore[arg-type]
+    generated.loops = sweep.loops
+    return generated, function
+
+
 def sweep_arguments(
     graph: DGraph, mode: str, prefix: str | None = None
 ) -> tuple[list[str], list[str], list[tuple]]:
@@ -279,7 +309,13 @@ def _make(
         es = accumulate(source, method or CHECK_METHOD[mode], budget=budget)
     elif mode in SWEEP_MODES:  # the reference set, made once per graph
         name = CHECK_METHOD[mode]
-        es = _kept(source, name, lambda: accumulate(source, name))
+        try:
+            es = _kept(source, name, lambda: accumulate(source, name))
+        except SearchTooLarge:
+            if mode != "jvp":
+                raise
+            later = Later(source, lambda: accumulate(source, name))
+            return _sweep_made(later, source, mode, lang, tape)
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:  # priced first, the cheapest verified alone (the first in order among equals)
@@ -296,22 +332,8 @@ def _make(
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if sparse and mode not in SWEEP_MODES:
         _refuse_sparse(es, counted)
-    if mode == "jvp" and lang == "c":  # the NumPy sweep's program in C (c_values.py)
-        program, mults = jvp_program(es.graph)
-        values = c_values(program)
-        function = c_tangents(values.load(), es.graph)
-        check = _checked(check_sweep(function, mode, es, lang))
-        generated = TensorGenerated(values.text, lang, es, sparse, check, mode, mults, values)
-        generated.ops = count_array_ops(program)
-        return generated, function
     if mode in SWEEP_MODES:
-        sweep = sweep_module(es.graph, mode, lang, tape)
-        checked = load_python(sweep.text)
-        check = _checked(check_sweep(getattr(checked, mode), mode, es, lang))
-        function = getattr(checked, mode)
-        generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
-        generated.loops = sweep.loops
-        return generated, function
+        return _sweep_made(es, es, mode, lang, tape)
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
         program = tensor_program(es, "python", True, mode, keep_arrays=True, sparse_products=True)
         values = c_values(program)

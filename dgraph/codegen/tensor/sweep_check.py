@@ -10,19 +10,33 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.expressions import ExpressionSet
-from ...core.value_check import CodeCheck, CodeValues, Point, check_code, code_check
+from ...core.graph import DGraph
+from ...core.value_check import (
+    CodeCheck,
+    CodeValues,
+    Point,
+    check_code,
+    check_code_by_sweep,
+    code_check,
+)
 from .check import double_precision
 
 __all__ = ["check_sweep"]
 
 
 def check_sweep(
-    function: Callable[..., object], mode: str, es: ExpressionSet, lang: str, seed: int = 0
+    function: Callable[..., object],
+    mode: str,
+    es: ExpressionSet | DGraph,
+    lang: str,
+    seed: int = 0,
 ) -> CodeCheck:
     """Run ``function`` (a generated ``jvp`` or ``vjp``, ``mode``) where the value check
     checks, along its direction (``jvp``) or cotangent (``vjp``), and compare it with the
-    expression set's ``J·v`` or ``wᵀ·J``."""
-    graph = es.graph
+    expression set's ``J·v`` or ``wᵀ·J``; given a graph instead (a ``jvp`` whose
+    reference set cannot be priced), with the graph's own tangent sweep
+    (:func:`~dgraph.core.value_check.check_code_by_sweep`)."""
+    graph = es if isinstance(es, DGraph) else es.graph
     ends = graph.outputs if mode == "jvp" else graph.inputs
     returned: list[str] = []
 
@@ -46,11 +60,16 @@ def check_sweep(
                 got[k] = np.full(np.size(point.values[k]), np.nan)
         return CodeValues(jv=got) if mode == "jvp" else CodeValues(wj=got)
 
-    values = check_code(es, run, seed, what="the expression set's J·v")
+    if isinstance(es, DGraph):
+        values = check_code_by_sweep(graph, run, seed, what="the graph's tangent sweep's J·v")
+        method, against = "forward", "the graph's tangent sweep"
+    else:
+        values = check_code(es, run, seed, what="the expression set's J·v")
+        method, against = es.method, "the expression set's blocks"
     if returned:
         what = "the output's array or a tuple over the outputs"
         if mode == "vjp":
             what = "the input's array or a tuple over the inputs"
         return CodeCheck(False, True, f"the generated {mode} returns {returned[0]}, not {what}")
     what = "J·v" if mode == "jvp" else "wᵀ·J (and wᵀ·J·v by the dot-product test)"
-    return code_check(values, f"the {lang} {mode}'s {what}", mode, es.method)
+    return code_check(values, f"the {lang} {mode}'s {what}", mode, method, against)
