@@ -461,9 +461,9 @@ def _into_traced_view(u):
     return r
 
 
-def _at_traced_positions(u):
+def _at_traced_positions(u):  # NumPy needs as many values as the mask selects
     r = np.zeros_like(u)
-    r[u > 0] = u[0]
+    r[u > 0] = u
     return r
 
 
@@ -501,7 +501,7 @@ def _add_at_comparison(u):
         (_into_numpy_view, "or a view of one"),
         (_into_numpy, "np.zeros_like"),
         (_into_traced_view, "into a view"),
-        (_at_traced_positions, "positions that depend"),
+        (_at_traced_positions, "not an array whose length must match the mask's count"),
         (_wrong_shape, "do not broadcast"),
         (_out_of_bounds, "out of bounds"),
         (_comparison, "of a comparison"),

@@ -678,6 +678,21 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":sum_where_wrong_shape", "--inputs", "x:4"],
         "numpy.sum: where= of shape (4,) does not broadcast to the array's (2, 2)",
     ),
+    (  # x[mask] by a mask from the inputs is kept for writes and sums only (session 35)
+        "numpy-masked-length",
+        ["structure", H("numpy_model.py") + ":masked_length", "--inputs", "x:4"],
+        "selects a number of entries that depends on them",
+    ),
+    (
+        "numpy-masked-cumsum",
+        ["structure", H("numpy_model.py") + ":masked_cumsum", "--inputs", "x:4"],
+        "selects a number of entries that depends on them",
+    ),
+    (
+        "numpy-masked-vector-write",
+        ["structure", H("numpy_model.py") + ":masked_vector_write", "--inputs", "x:4"],
+        "assignment x[mask] = value by a mask computed from the inputs takes a number",
+    ),
     (  # a local so named is renamed (real_programs6.py's numpy_tv_pad_reflect); an argument is not
         "numpy-argument-named-e",
         ["structure", H("numpy_model.py") + ":energy_named_e", "--inputs", "E:4"],

@@ -116,10 +116,12 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
     assert type(X) is np.ndarray and type(_A) is np.ndarray  # restored after the trace
 
 
-def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
+def test_a_boolean_mask_of_the_inputs_sums_as_numpy_does(monkeypatch):
     """scikit-learn's Huber loss selects ``residual[abs(residual) > eps·sigma]``: a number
-    of entries that depends on the inputs. Refused in one line naming the mask, without
-    the sympy reading (on main it was tried: at 600×200 it ran past a minute to refuse)."""
+    of entries that depends on the inputs, summed. Session 34 refused it in one line
+    (without the sympy reading, which at 600×200 ran past a minute to refuse); now the
+    selection is summed as ``np.where(mask, r, 0)`` is (MaskedSelection), without the
+    sympy reading still, its gradient the piecewise one."""
     from dgraph.frontends import functions
 
     calls = []
@@ -130,8 +132,12 @@ def test_a_boolean_mask_of_the_inputs_is_refused_at_once(monkeypatch):
         mask = np.abs(r) > 0.5
         return np.sum(r[~mask] ** 2) + np.sum(np.abs(r[mask]))
 
-    with pytest.raises(InputError, match=r"boolean mask computed from the inputs \(x\[mask\], a"):
-        dgraph.make_function(huber, "jacobian", "python", point=[np.ones(3)])
+    w = np.array([0.3, -0.2, 0.1])
+    g = dgraph.make_function(huber, "jacobian", "python", point=[w])
+    r = _B - _A.dot(w)
+    want = _A.T @ np.where(np.abs(r) > 0.5, -np.sign(r), -2.0 * r)
+    assert 0 < np.count_nonzero(np.abs(r) > 0.5) < r.size  # both sides taken
+    np.testing.assert_allclose(np.ravel(g(w)), want, rtol=1e-12, atol=1e-14)
     assert calls == []
 
 

@@ -37,6 +37,7 @@ import inspect
 import keyword
 import math
 import numbers
+import operator
 import sys
 import types
 import weakref
@@ -926,6 +927,9 @@ def _assign(x: TracedArray, key: Any, value: Any) -> None:
     what = "assignment x[...] = ..."
     if _write_entry(x, key, value):
         return
+    if isinstance(key, Passive) and key.op.primitive in _MASKS:
+        _assign_masked(x, key, value, what)
+        return
     if _held(x) and not _is_traced(value) and not isinstance(value, Passive):
         try:  # numbers into numbers, as NumPy writes them
             x.tape.constants[x.name][key] = _constant(value)
@@ -944,6 +948,26 @@ def _assign(x: TracedArray, key: Any, value: Any) -> None:
         x.shape,
     )
     x.name = x.tape.new(op, x.shape).name
+
+
+def _assign_masked(x: TracedArray, mask: Passive, value: Any, what: str) -> None:
+    """``x[mask] = value`` by a mask of ``x``'s shape computed from the inputs: a number
+    (or a 0-d array) at every selected entry, or a :class:`MaskedSelection` by the same
+    mask (``x[m] = z[m]``, ``x[m] *= 2``): ``x`` becomes ``np.where(mask, value, x)``."""
+    if mask.shape != x.shape:
+        raise DataDependentIndex(
+            f"{what} by a mask of shape {mask.shape} into {x.shape}: {_MASKED}"
+        )
+    if isinstance(value, MaskedSelection):
+        (value,) = MaskedSelection(x, mask)._values([value])
+    elif np.ndim(value) != 0 or isinstance(value, Passive):
+        raise DataDependentIndex(
+            "assignment x[mask] = value by a mask computed from the inputs takes a number or"
+            " a selection by the same mask (x[m] = z[m]), not an array whose length must"
+            " match the mask's count: use np.where(mask, value, x)"
+        )
+    _writable(x, what)
+    x.name = _where(mask, value, x).name
 
 
 def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
@@ -1221,15 +1245,140 @@ _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that a
 _MASKS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
 
 
+_MASKED = (
+    "a boolean mask computed from the inputs (x[mask], a data-dependent index) selects"
+    " a number of entries that depends on them: use np.where(mask, x, 0)"
+)
+
+
+class MaskedSelection:
+    """``x[mask]`` with a mask of ``x``'s shape computed from the inputs (``y[y < 0]``):
+    an array whose length depends on the inputs, so it is kept as ``x`` beside its mask
+    and read only where that length does not matter, as NumPy programs read it (Griewank
+    and Walther, *Evaluating Derivatives*, 2nd ed., 2008, §14.2: a branch is the
+    derivative of the branch taken):
+
+    * written back, ``y[mask] = v`` (a number, or a selection by the same mask, as in
+      ``y[m] = z[m]`` and ``y[m] *= 2``): ``np.where(mask, v, y)``;
+    * elementwise with numbers and selections by the same mask: a selection again;
+    * summed, ``np.sum``/``np.mean`` (and the methods) over all of it: of
+      ``np.where(mask, x, 0)``, the mean divided by the count of the mask.
+
+    Anything else (its length, an index, another function) is refused in one line."""
+
+    __array_priority__ = 2000  # above a traced array's: its operators are asked first
+    __hash__ = object.__hash__
+
+    def __init__(self, array: Any, mask: Passive) -> None:
+        self.array, self.mask = array, mask
+
+    def __repr__(self) -> str:
+        return f"MaskedSelection({self.array!r}, {self.mask!r})"
+
+    def _values(self, others: Sequence[Any]) -> list[Any]:
+        """The arrays behind ``others``: numbers as they are, selections by this mask
+        as their whole arrays; anything else refused."""
+        found = []
+        for o in others:
+            if isinstance(o, MaskedSelection):
+                if o.mask is not self.mask and o.mask.op != self.mask.op:
+                    raise DataDependentIndex(_MASKED + " (two different masks)")
+                found.append(o.array)
+            elif np.ndim(o) == 0 and not isinstance(o, Passive):
+                found.append(o)
+            else:
+                raise DataDependentIndex(_MASKED)
+        return found
+
+    def _apply(self, f: Callable[..., Any], *operands: Any) -> MaskedSelection:
+        result = f(*self._values(operands))
+        if not isinstance(result, TracedArray | np.ndarray) or np.shape(result) != self.mask.shape:
+            raise DataDependentIndex(_MASKED)
+        return MaskedSelection(result, self.mask)
+
+    def __add__(self, o):
+        return self._apply(operator.add, self, o)
+
+    def __radd__(self, o):
+        return self._apply(operator.add, o, self)
+
+    def __sub__(self, o):
+        return self._apply(operator.sub, self, o)
+
+    def __rsub__(self, o):
+        return self._apply(operator.sub, o, self)
+
+    def __mul__(self, o):
+        return self._apply(operator.mul, self, o)
+
+    def __rmul__(self, o):
+        return self._apply(operator.mul, o, self)
+
+    def __truediv__(self, o):
+        return self._apply(operator.truediv, self, o)
+
+    def __rtruediv__(self, o):
+        return self._apply(operator.truediv, o, self)
+
+    def __pow__(self, o):
+        return self._apply(operator.pow, self, o)
+
+    def __rpow__(self, o):
+        return self._apply(operator.pow, o, self)
+
+    def __neg__(self):
+        return self._apply(operator.neg, self)
+
+    def __abs__(self):
+        return self._apply(operator.abs, self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs:
+            raise DataDependentIndex(_MASKED)
+        return self._apply(ufunc, *inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func is np.sum or func is np.mean:
+            return getattr(self, func.__name__)(*args[1:], **kwargs)
+        raise DataDependentIndex(_MASKED)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
+        if axis is not None or out is not None or keepdims:
+            raise DataDependentIndex(_MASKED + " (summed over all its entries, it is read)")
+        return _sum(_where(self.mask, self.array, 0.0))
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
+        total = self.sum(axis, dtype, out, keepdims)
+        ones = _where(self.mask, 1.0, 0.0)  # passive: the count carries no derivative
+        axes = (("axes", tuple(range(ones.ndim))),)
+        return total / Passive(ArrayOp("reduce_sum", (ones.op,), axes, ()))
+
+    def __array__(self, *args, **kwargs):
+        raise DataDependentIndex(_MASKED)
+
+    def __len__(self) -> int:
+        raise DataDependentIndex(_MASKED)
+
+    def __getitem__(self, key):
+        raise DataDependentIndex(_MASKED)
+
+    def __bool__(self) -> bool:
+        raise InputError(_BRANCH)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # NumPy's and Python's probes (__array_interface__)
+            raise AttributeError(name)
+        raise DataDependentIndex(f"{_MASKED} (.{name} of it is not read)")
+
+
 def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
     ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
     the axis, as NumPy's integer index does."""
     if index.op.primitive in _MASKS:
-        raise DataDependentIndex(
-            "a boolean mask computed from the inputs (x[mask], a data-dependent index) selects"
-            " a number of entries that depends on them: use np.where(mask, x, 0)"
-        )
+        if index.shape == x.shape:
+            return MaskedSelection(x, index)
+        raise DataDependentIndex(_MASKED)
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
@@ -3098,6 +3247,8 @@ def _outputs(
     if not items:
         raise InputError(f"{label}: returned no outputs")
     for key, value in items:
+        if isinstance(value, MaskedSelection):
+            raise DataDependentIndex(f"{label}: output {key!r} is x[mask]: {_MASKED}")
         if array_complex.is_complex(value):
             raise InputError(
                 f"{label}: output {key!r} is complex: the derivatives are of real outputs"

@@ -106,3 +106,20 @@ def residual_list(x):
 
 def sum_where_wrong_shape(x):
     return np.sum(x.reshape(2, 2), where=np.ones(4, dtype=bool))  # the mask is not x's shape
+
+
+def masked_length(x):
+    """len(x[x > 0]): a length that depends on the inputs."""
+    return np.sum(x) * len(x[x > 0])
+
+
+def masked_cumsum(x):
+    """np.cumsum(x[x > 0]): the order and length of a selection that depends on the inputs."""
+    return np.sum(np.cumsum(x[x > 0]))
+
+
+def masked_vector_write(x):
+    """y[y > 0] = an array: NumPy needs as many values as the mask selects."""
+    y = x * 2.0
+    y[y > 0] = np.ones(4)
+    return np.sum(y)
