@@ -1376,8 +1376,8 @@ def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
     the axis, as NumPy's integer index does."""
     if index.op.primitive in _MASKS:
-        if index.shape == x.shape:
-            return MaskedSelection(x, index)
+        if index.shape == x.shape:  # NumPy's copy: x's vertex now, not x written later
+            return MaskedSelection(TracedArray(x.tape, x.name, x.shape), index)
         raise DataDependentIndex(_MASKED)
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
         raise DataDependentIndex(
