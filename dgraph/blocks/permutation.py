@@ -467,12 +467,18 @@ def _diagonal_between(upper: Permutation, lower: Permutation):
 
 def _absorbed(p: Permutation, move, side: str) -> Plan | None:
     """``move · p`` (side ``"left"``) or ``p · move``: p with the move taken in; None
-    where the moves multiply to zero."""
+    where the moves multiply to zero, or to a block that is no move (a product whose
+    values are constants: the nearest-rank quantile's row of a sort, kept with its
+    axis, as ``np.percentile(..., keepdims=True)`` reads it), multiplied otherwise."""
     if side == "left":
         left = move if p.left is None else multiply(move, p.left).product
-        return None if left is None else Plan("absorb", 0, replace(p, left=_unless_identity(left)))
+        if left is None or move_source(left) is None:
+            return None
+        return Plan("absorb", 0, replace(p, left=_unless_identity(left)))
     right = move if p.right is None else multiply(p.right, move).product
-    return None if right is None else Plan("absorb", 0, replace(p, right=_unless_identity(right)))
+    if right is None or move_source(right) is None:
+        return None
+    return Plan("absorb", 0, replace(p, right=_unless_identity(right)))
 
 
 def _unless_identity(move):

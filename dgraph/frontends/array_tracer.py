@@ -2432,28 +2432,85 @@ def _median(a: Any, axis: Any = None, out=None, overwrite_input: bool = False, k
         raise InputError("numpy.median(..., out=...) writes into an array: not supported")
     if _traced(a, "numpy.median") is None:
         return np.median(_constant(a), axis, keepdims=keepdims)
+    return _quantile_of(a, 0.5, axis, "midpoint", keepdims, "numpy.median")
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(a: Any, q: Any, axis: Any = None, out=None, overwrite_input: bool = False,
+              method: str = "linear", keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+    """``numpy.quantile`` of the constant probabilities ``q`` (a number or an array, its
+    axes first in the result, as NumPy puts them) along ``axis``: the sorted axis read at
+    the virtual position ``q·(n - 1)`` by ``method`` (Hyndman and Fan's type 7, NumPy's
+    default ``linear``: the two entries around it weighted by the fraction; ``lower``,
+    ``higher``, ``nearest``, ``midpoint``); the derivative is that of the entries read."""
+    what = "numpy.quantile"
+    if out is not None:
+        raise InputError(f"{what}(..., out=...) writes into an array: not supported")
+    if kwargs:
+        raise _unsupported(f"{what}({', '.join(sorted(kwargs))}=...)")
+    if _is_traced(q):
+        raise DataDependentIndex(f"{what} of probabilities that depend on the inputs")
+    probabilities = _constant(q).astype(float)
+    if _traced(a, what) is None:
+        return np.quantile(_constant(a), probabilities, axis, method=method, keepdims=keepdims)
+    if method not in _QUANTILE_METHODS:
+        raise _unsupported(f"{what}(method={method!r})")
+    if not np.all((probabilities >= 0) & (probabilities <= 1)):
+        raise InputError(f"{what}: probabilities must be in [0, 1]")
+    found = [_quantile_of(a, float(p), axis, method, keepdims, what) for p in probabilities.flat]
+    if probabilities.ndim == 0:
+        return found[0]
+    return _reshape(_stack(found), probabilities.shape + np.shape(found[0]))
+
+
+def _percentile(a: Any, q: Any, axis: Any = None, out=None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+    """``numpy.percentile``: :func:`_quantile` of ``q / 100``."""
+    if _is_traced(q):
+        raise DataDependentIndex("numpy.percentile of percentages that depend on the inputs")
+    return _quantile(a, _constant(q) / 100.0, axis, out, overwrite_input, method, keepdims,
+                     **kwargs)  # fmt: skip
+
+
+def _quantile_of(a: Any, p: float, axis: Any, method: str, keepdims: bool, what: str) -> Any:
+    """The ``p`` quantile of traced ``a`` along ``axis`` (None: all of it) by ``method``."""
     shape = a.shape
     if axis is None:
         a, d = _reshape(a, (-1,)), 0
     elif isinstance(axis, numbers.Integral):
-        d = _axis(axis, a.ndim, "numpy.median")
+        d = _axis(axis, a.ndim, what)
     else:
-        raise _unsupported("numpy.median over several axes (a tuple axis=)")
+        raise _unsupported(f"{what} over several axes (a tuple axis=)")
     s = _sorted("sort", a, d)
     n = s.shape[d]
 
     def entry(k: int) -> Any:
         return s[(slice(None),) * d + (k,)]
 
-    middle = entry(n // 2) if n % 2 else (entry(n // 2 - 1) + entry(n // 2)) * 0.5
+    at = p * (n - 1)
+    lo = math.floor(at)
+    t = at - lo  # 0 at the last entry: lo + 1 is read only where t > 0
+    if t == 0 or method == "lower":
+        found = entry(lo)
+    elif method == "higher":
+        found = entry(lo + 1)
+    elif method == "midpoint":
+        found = (entry(lo) + entry(lo + 1)) * 0.5
+    elif method == "nearest":  # NumPy rounds half to even
+        found = entry(int(np.around(at)))
+    else:  # NumPy's lerp, from the nearer end
+        below, above = entry(lo), entry(lo + 1)
+        found = below + (above - below) * t if t < 0.5 else above - (above - below) * (1 - t)
     if not keepdims:
-        return middle
+        return found
     kept = (
         (1,) * len(shape)
         if axis is None
         else tuple(1 if j == d else m for j, m in enumerate(shape))
     )
-    return _reshape(middle, kept)
+    return _reshape(found, kept)
 
 
 def _matrix_power(a: Any, n: Any) -> Any:
@@ -2665,6 +2722,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.einsum: _einsum,
     np.tensordot: _tensordot,
     np.median: _median,
+    np.quantile: _quantile,
+    np.percentile: _percentile,
     np.searchsorted: _searchsorted,
     np.interp: _interp,
     np.linalg.matrix_power: _matrix_power,
