@@ -2135,6 +2135,10 @@ def _cholesky(a: Any, upper: bool = False) -> Any:
     entries NumPy reads), so that a derivative is a symmetric one."""
     if upper:
         raise _unsupported("numpy.linalg.cholesky(upper=True)")
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2]:
+        one = lambda k: _cholesky(_batch_entry(a, k, 2))  # noqa: E731
+        return _per_matrix("numpy.linalg.cholesky", shape[:-2], one)
     symmetric = _spelled(a, "L", "numpy.linalg.cholesky")
     return _linalg_op("cholesky", [symmetric], (), _shape_of(symmetric))
 
@@ -2171,12 +2175,55 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
 
 
 def _solve(a: Any, b: Any) -> Any:
-    """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns."""
+    """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns; of a stack of
+    matrices ``(..., n, n)`` (NumPy 2's rule: ``b`` a vector if 1-d, else ``(..., n,
+    m)``, the stacks' axes broadcast) one solve per matrix (:func:`_per_matrix`)."""
+    shape, sb = _shape_of(a), _shape_of(b)
+    if len(shape) > 2 and shape[-1] == shape[-2]:
+        n, vector = shape[-1], len(sb) == 1
+        if (vector and sb[0] != n) or (not vector and (len(sb) < 2 or sb[-2] != n)):
+            raise InputError(f"numpy.linalg.solve: a right-hand side of shape {sb} for {shape}")
+        batch = _broadcast_shape([shape[:-2], () if vector else sb[:-2]], "numpy.linalg.solve")
+        return _per_matrix(
+            "numpy.linalg.solve",
+            batch,
+            lambda k: _solve(_batch_entry(a, k, 2), b if vector else _batch_entry(b, k, 2)),
+        )
     n = _shape_of(_square(a, "numpy.linalg.solve"))[0]
-    shape = _shape_of(b)
-    if len(shape) not in (1, 2) or shape[0] != n:
-        raise InputError(f"numpy.linalg.solve: a right-hand side of shape {shape} for ({n}, {n})")
-    return _linalg_op("linear_solve", [a, b], (("rows", False),), shape)
+    if len(sb) not in (1, 2) or sb[0] != n:
+        raise InputError(f"numpy.linalg.solve: a right-hand side of shape {sb} for ({n}, {n})")
+    return _linalg_op("linear_solve", [a, b], (("rows", False),), sb)
+
+
+STACK_MOST = 4096
+"""Matrices a stack given to ``np.linalg.solve``, ``inv``, ``slogdet``, ``det`` or
+``cholesky`` may hold: each is an operation of its own (:func:`_per_matrix`)."""
+
+
+def _per_matrix(what: str, batch: Shape, one: Callable[[tuple[int, ...]], Any]) -> Any:
+    """``one(k)`` for each index ``k`` of the stack's axes ``batch``, stacked into them:
+    one operation per matrix, as JAX's reader reads a ``vmap``'d solve."""
+    count = math.prod(batch)
+    if count > STACK_MOST:
+        raise InputError(
+            f"{what}: a stack of {count:,} matrices (at most {STACK_MOST:,}: one operation each)"
+        )
+    return _restacked([one(k) for k in np.ndindex(*batch)], batch)
+
+
+def _restacked(parts: list[Any], batch: Shape) -> Any:
+    if not any(_is_traced(p) for p in parts):
+        return np.stack([_constant(p) for p in parts]).reshape(batch + np.shape(parts[0]))
+    return _reshape(_stack(parts), batch + _shape_of(parts[0]))
+
+
+def _batch_entry(x: Any, k: tuple[int, ...], core: int) -> Any:
+    """``x``'s matrix (its last ``core`` axes) at the stack index ``k``, its stack axes
+    broadcast against ``k``'s (aligned right, a length 1 read at 0)."""
+    shape = _shape_of(x)
+    own = shape[: len(shape) - core]
+    index = tuple(0 if m == 1 else i for m, i in zip(own, k[len(k) - len(own) :], strict=True))
+    return x[index] if index else x
 
 
 def _diag(v: Any, k: int = 0) -> Any:
@@ -2228,6 +2275,9 @@ def _trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, 
 
 
 def _inv(a: Any) -> Any:
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2]:  # a stack: a solve per matrix
+        return _solve(a, np.eye(shape[-1]))
     n = _shape_of(_square(a, "numpy.linalg.inv"))[0]
     return _solve(a, np.eye(n))
 
@@ -2439,13 +2489,13 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(a: Any, q: Any, axis: Any = None, out=None, overwrite_input: bool = False,
-              method: str = "linear", keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+              method: str = "linear", keepdims: bool = False, *,
+              what: str = "numpy.quantile", **kwargs: Any) -> Any:  # fmt: skip
     """``numpy.quantile`` of the constant probabilities ``q`` (a number or an array, its
     axes first in the result, as NumPy puts them) along ``axis``: the sorted axis read at
     the virtual position ``q·(n - 1)`` by ``method`` (Hyndman and Fan's type 7, NumPy's
     default ``linear``: the two entries around it weighted by the fraction; ``lower``,
     ``higher``, ``nearest``, ``midpoint``); the derivative is that of the entries read."""
-    what = "numpy.quantile"
     if out is not None:
         raise InputError(f"{what}(..., out=...) writes into an array: not supported")
     if kwargs:
@@ -2458,7 +2508,7 @@ def _quantile(a: Any, q: Any, axis: Any = None, out=None, overwrite_input: bool 
     if method not in _QUANTILE_METHODS:
         raise _unsupported(f"{what}(method={method!r})")
     if not np.all((probabilities >= 0) & (probabilities <= 1)):
-        raise InputError(f"{what}: probabilities must be in [0, 1]")
+        raise InputError(f"{what}: probabilities must be in [0, 1] (percentages in [0, 100])")
     found = [_quantile_of(a, float(p), axis, method, keepdims, what) for p in probabilities.flat]
     if probabilities.ndim == 0:
         return found[0]
@@ -2471,7 +2521,7 @@ def _percentile(a: Any, q: Any, axis: Any = None, out=None, overwrite_input: boo
     if _is_traced(q):
         raise DataDependentIndex("numpy.percentile of percentages that depend on the inputs")
     return _quantile(a, _constant(q) / 100.0, axis, out, overwrite_input, method, keepdims,
-                     **kwargs)  # fmt: skip
+                     what="numpy.percentile", **kwargs)  # fmt: skip
 
 
 def _quantile_of(a: Any, p: float, axis: Any, method: str, keepdims: bool, what: str) -> Any:
@@ -2626,6 +2676,8 @@ def _det(a: Any) -> Any:
             - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0])
             + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])
         )
+    if len(shape) > 2 and shape[-1] == shape[-2]:
+        return _per_matrix("numpy.linalg.det", shape[:-2], lambda k: _det(_batch_entry(a, k, 2)))
     return _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ())
 
 
@@ -2635,6 +2687,14 @@ _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logab
 def _slogdet(a: Any) -> Any:
     """``np.linalg.slogdet``: ``sign(det a)`` (derivative 0) and ``log|det a|``, the pair
     JAX's reader makes of ``jnp.linalg.slogdet``."""
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2]:  # the signs of the stacked determinants
+
+        def each(name: str) -> Any:
+            one = lambda k: _linalg_op(name, [_batch_entry(a, k, 2)], (), ())  # noqa: E731
+            return _per_matrix("numpy.linalg.slogdet", shape[:-2], one)
+
+        return _SLOGDET(_elementwise("sign", (each("det"),)), each("logabsdet"))
     square = _square(a, "numpy.linalg.slogdet")
     sign = _elementwise("sign", (_linalg_op("det", [square], (), ()),))
     return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), ()))

@@ -12,7 +12,7 @@ def solves(u):
 
 
 def percentile_of_u(u):
-    return np.percentile(u, 25.0)  # an order statistic's interpolation: not traced
+    return np.percentile(u, 25.0, method="weibull")  # of NumPy's nine methods, five are read
 
 
 def convolve_middle(u):

@@ -88,7 +88,7 @@ def pseudo_inverse(x):
 
 
 def stacked_dets(x):
-    return np.sum(np.linalg.det(np.reshape(np.tile(x, 8), (2, 4, 4))))  # 2x2, 3x3 stacks only
+    return np.sum(np.linalg.det(np.reshape(np.tile(x, 8), (2, 2, 8))))  # not square
 
 
 def sparse_solve(x):
