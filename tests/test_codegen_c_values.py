@@ -359,14 +359,16 @@ def _read_inside(kind: str) -> ArrayProgram:
 
 
 def test_an_unsupported_statement_is_refused_in_one_line():
-    # min (of all axes) has no C; argmax read inside an expression has (its buffer first)
-    needle = r"numpy.min\(x_ \* x_\) \* x_.*min is not in"
+    # median has no C; argmax and min (of all axes, refused before session 35) read
+    # inside an expression have (their buffer first)
+    needle = r"numpy.median\(x_ \* x_\) \* x_.*no shape rule for the array function median"
     with pytest.raises(DGraphError, match=needle) as caught:
-        c_values(_read_inside("min"))
+        c_values(_read_inside("median"))
     assert "\n" not in str(caught.value)
     x = np.array([0.5, -2.0, 1.5, 0.25, -1.0, 1.75])
-    J = c_values(_read_inside("argmax")).load()(x)
-    np.testing.assert_array_equal(J.diagonal(), np.argmax(x * x) * x)
+    for kind in ("argmax", "min"):
+        J = c_values(_read_inside(kind)).load()(x)
+        np.testing.assert_array_equal(J.diagonal(), getattr(np, kind)(x * x) * x)
 
 
 def test_an_inverse_of_a_numpy_function_prints_in_c():
@@ -451,15 +453,16 @@ def test_a_contraction_einsum_in_c_and_cuda_equals_numpy(spec, first, b, c):
     assert ("dgraph_matmul(" in values.text) == (spec in products)
 
 
-def test_max_over_axes_in_c_and_cuda_equals_numpy():
-    """``max`` over one axis of an expression, over two axes, and with keepdims read inside
-    an expression (the derivative of a max: ``x == max(x, keepdims)``), NaN propagated as
-    NumPy's max does."""
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_over_axes_in_c_and_cuda_equals_numpy(kind):
+    """``max`` (``min``: a matrix's ``ord=-inf`` norm, refused in C before) over one axis
+    of an expression, over two axes, and with keepdims read inside an expression (the
+    derivative of a max: ``x == max(x, keepdims)``), NaN propagated as NumPy's does."""
     x_ = Name("x_")
-    keep = Call("max", (x_,), (("axis", Const((1,))), ("keepdims", Const(True))))
+    keep = Call(kind, (x_,), (("axis", Const((1,))), ("keepdims", Const(True))))
     statements = [
-        ArrayStatement("m1", Call("max", (Call("sin", (x_,)),), (("axis", Const(0)),))),
-        ArrayStatement("m2", Call("max", (x_,), (("axis", Const((0, 2))),))),
+        ArrayStatement("m1", Call(kind, (Call("sin", (x_,)),), (("axis", Const(0)),))),
+        ArrayStatement("m2", Call(kind, (x_,), (("axis", Const((0, 2))),))),
         ArrayStatement("w", Call("where", (BinOp("==", x_, keep), Const(1.0), Const(0.0)))),
         ArrayStatement("m1f", Call("ravel", (Name("m1"),))),
         ArrayStatement(
@@ -469,7 +472,7 @@ def test_max_over_axes_in_c_and_cuda_equals_numpy():
     shape = (3, 4, 2)
     program, body = _diagonal_program(statements, shape)
     values = c_values(program)
-    assert "dgraph_atomic_max" in values.cuda and "atomicCAS" in values.cuda
+    assert f"dgraph_atomic_{kind}" in values.cuda and "atomicCAS" in values.cuda
     rng = np.random.default_rng(8)
     for x in (
         rng.uniform(-1.5, 1.5, shape),
@@ -791,3 +794,24 @@ def test_scratch_buffers_share_entries_where_their_lives_do_not_meet():
     assert len(places) > 10 and len(set(offsets)) < len(offsets)  # entries shared
     assert any(not flag for flag, _, _ in places)
     assert all(offsets.count(int(at)) == 1 for flag, _, at in places if flag)
+
+
+def test_a_matrix_norm_by_minima_in_c_equals_jax():
+    """``np.linalg.norm(M, -inf)`` and ``np.min`` over an axis in a sparse C Hessian
+    (survey34b: "min is not in the C values vocabulary"), against ``jax.hessian``."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    jax.config.update("jax_enable_x64", True)
+
+    def program(xp):
+        def f(x):
+            M = x.reshape(3, 4)
+            by_rows = xp.linalg.norm(M, ord=-xp.inf) ** 2
+            return by_rows + xp.sum(xp.min(M**2 + M, axis=1)) + xp.min(x) ** 2
+
+        return f
+
+    x = np.random.default_rng(0).normal(size=12)
+    H = dgraph.hessian(program(np), x, lang="c", sparse=True)
+    want = np.asarray(jref.hessian(program(jnp))(jnp.asarray(x)))
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-12, atol=1e-12)

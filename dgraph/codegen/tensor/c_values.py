@@ -131,7 +131,7 @@ THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
 # computed into a buffer of their own first where an expression (or a view) reads them
-_COMPUTED = {"sum", "prod", "max", "einsum", "cumsum", "cumprod", "concatenate", "arange"}
+_COMPUTED = {"sum", "prod", "max", "min", "einsum", "cumsum", "cumprod", "concatenate", "arange"}
 _COMPUTED |= {"accumulate"}  # logaddexp.accumulate: cumlogsumexp
 _COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # run-time takes
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
@@ -527,8 +527,8 @@ class _Translator(CElementPrinter):
         kind = _call_name(node)
         if kind in ("sum", "prod"):
             self._sum(out, node, "+" if kind == "sum" else "*")
-        elif kind == "max":
-            self._max(out, node)
+        elif kind in ("max", "min"):
+            self._extreme(out, node, kind)
         elif kind == "einsum":
             self._einsum(out, node)
         elif kind == "concatenate":
@@ -1038,17 +1038,19 @@ class _Translator(CElementPrinter):
 
         self._loop([into, *spread_views], body, atomic if summed else None)
 
-    def _max(self, out: _View, node: ir.Call) -> None:
-        """``max(x, axis=...)`` (``keepdims`` or not): -inf, then each entry of x taken
-        where it is larger or NaN (NumPy's max propagates NaN); on a GPU by a
-        compare-and-swap loop (``dgraph_atomic_max``)."""
+    def _extreme(self, out: _View, node: ir.Call, kind: str) -> None:
+        """``max(x, axis=...)`` or ``min`` (``keepdims`` or not): -inf (+inf), then each
+        entry of x taken where it is larger (smaller) or NaN (NumPy's max and min
+        propagate NaN); on a GPU by a compare-and-swap loop (``dgraph_atomic_max``,
+        ``dgraph_atomic_min``)."""
         if out.ctype != "double":
-            self._refuse("max of an integer array")
-        into, shape = self._reduced(out, node, "max")
+            self._refuse(f"{kind} of an integer array")
+        into, shape = self._reduced(out, node, kind)
         leaves: list[_View] = []
         expression = self._expression(node.args[0], leaves, shape)
         views = [into, *(leaf.to(shape) for leaf in leaves)]
-        self._fill(out, -math.inf)
+        self._fill(out, -math.inf if kind == "max" else math.inf)
+        beats = ">" if kind == "max" else "<"
 
         def value(index: list[str]) -> str:
             text = expression
@@ -1058,10 +1060,12 @@ class _Translator(CElementPrinter):
 
         def body(index: list[str]) -> str:
             target = f"{out.base}[{index[0]}]"
-            return f"{{ double v = {value(index)}; if (v > {target} || v != v) {target} = v; }}"
+            return (
+                f"{{ double v = {value(index)}; if (v {beats} {target} || v != v) {target} = v; }}"
+            )
 
         def atomic(index: list[str]) -> str:
-            return f"dgraph_atomic_max(&{out.base}[{index[0]}], {value(index)});"
+            return f"dgraph_atomic_{kind}(&{out.base}[{index[0]}], {value(index)});"
 
         self._loop(views, body, atomic)
 
@@ -2228,8 +2232,9 @@ class _Translator(CElementPrinter):
             f"#define DGRAPH_THREADS {THREADS}",
             *HOST_PRELUDE,
         ]
-        if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
-            lines += ["", *ATOMIC_MAX]
+        for kind in ("max", "min"):
+            if any(f"dgraph_atomic_{kind}" in body for _, _, body in self.kernels):
+                lines += ["", *_atomic_extreme(kind)]
         if any("dgraph_atomic_mul" in body for _, _, body in self.kernels):
             lines += ["", *ATOMIC_MUL]
         special = special_definitions(
@@ -2348,27 +2353,31 @@ READ_BACK = [
     "#endif",
 ]
 
-# A max over axes on a GPU: no atomicMax for doubles, so a compare-and-swap loop (NaN
-# wins, as in NumPy's max); on the host, one thread, a plain comparison.
-ATOMIC_MAX = [
-    "#ifdef DGRAPH_HOST",
-    "static inline void dgraph_atomic_max(double *at, double value)",
-    "{",
-    "    if (value > *at || value != value) *at = value;",
-    "}",
-    "#else",
-    "static __device__ inline void dgraph_atomic_max(double *at, double value)",
-    "{",
-    "    unsigned long long *word = (unsigned long long *)at, seen = *word, old;",
-    "    do {",
-    "        old = seen;",
-    "        double now = __longlong_as_double(old);",
-    "        if (!(value > now || value != value) || now != now) return;",
-    "        seen = atomicCAS(word, old, __double_as_longlong(value));",
-    "    } while (seen != old);",
-    "}",
-    "#endif",
-]
+
+def _atomic_extreme(kind: str) -> list[str]:
+    """A max (min) over axes on a GPU: no atomicMax for doubles, so a compare-and-swap
+    loop (NaN wins, as in NumPy's max); on the host, one thread, a plain comparison."""
+    beats = ">" if kind == "max" else "<"
+    return [
+        "#ifdef DGRAPH_HOST",
+        f"static inline void dgraph_atomic_{kind}(double *at, double value)",
+        "{",
+        f"    if (value {beats} *at || value != value) *at = value;",
+        "}",
+        "#else",
+        f"static __device__ inline void dgraph_atomic_{kind}(double *at, double value)",
+        "{",
+        "    unsigned long long *word = (unsigned long long *)at, seen = *word, old;",
+        "    do {",
+        "        old = seen;",
+        "        double now = __longlong_as_double(old);",
+        f"        if (!(value {beats} now || value != value) || now != now) return;",
+        "        seen = atomicCAS(word, old, __double_as_longlong(value));",
+        "    } while (seen != old);",
+        "}",
+        "#endif",
+    ]
+
 
 # A product over axes on a GPU: no atomic multiply, so a compare-and-swap loop; on the
 # host, one thread, a plain product.
