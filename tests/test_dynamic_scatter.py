@@ -435,3 +435,30 @@ def test_c_and_cuda_print_a_set_that_drops():
             np.testing.assert_array_equal(got.toarray(), reference)
             if cuda is not None:
                 np.testing.assert_array_equal(cuda(x).data, got.data)
+
+
+def test_the_value_is_a_segment_sum_not_a_one_hot():
+    """The scatter's value in generated code adds each update at its flat position
+    (``numpy.bincount`` / ``jax.ops.segment_sum``), not through an (n, size) one-hot:
+    a trimmed least-squares Hessian (``np.sort``'s gradient scatters back through the
+    order) held 8·10⁸ entries at 20,000 unknowns and was refused (at 4,000: 0.52 s a
+    call, 0.002 s now). At 40 its code has no one-hot and equals JAX's."""
+    n, keep = 40, 30
+    y = np.linspace(-1.0, 1.0, n)
+
+    def loss(xp):
+        def f(x):
+            res = xp.tanh(x) + 0.1 * x**3 - y
+            return xp.sum(xp.sort(res**2)[:keep])
+
+        return f
+
+    x = np.random.default_rng(4).normal(size=n)
+    want = np.asarray(jax.hessian(loss(jnp))(jnp.asarray(x)))
+    for lang, name in (("python", "numpy.bincount("), ("jax", "jax.ops.segment_sum(")):
+        H = dgraph.hessian(loss(np), x, sparse=True, lang=lang)
+        text = H.gradient.generated.text
+        assert name in text and f"arange({n}), ({n}, 1))" not in text  # no one-hot rows
+        got = H(x)
+        got = got.toarray() if hasattr(got, "toarray") else np.asarray(got.todense())
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from ...blocks.arrays import ArrayOp
 from ..ir import AsType, BinOp, Call, Const, Node
 
-__all__ = ["dynamic_forward_node", "dynamic_value_node", "hit_node", "raw_positions"]
+__all__ = ["dynamic_forward_node", "dynamic_value_node", "hit_node", "positions", "raw_positions"]
 
 
-def _positions(
+def positions(
     op: ArrayOp, index: Node, n: int, laid: tuple[int, ...] | None = None
 ) -> tuple[Node, Node, Node | None]:
     """The positions read (within the axis), the raw positions the one-hot compares
@@ -37,7 +37,7 @@ def _positions(
 def dynamic_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
     """``take(x, positions, axis)``, the fill value where a position is out of range."""
     a, shape = int(op.param["axis"]), op.shape
-    at, _, valid = _positions(op, args[1], int(op.param["length"]))
+    at, _, valid = positions(op, args[1], int(op.param["length"]))
     along = bool(op.param.get("along"))
     taken = Call("take_along_axis" if along else "take", (args[0], at), (("axis", Const(a)),))
     if valid is None:
@@ -53,7 +53,7 @@ def dynamic_value_node(
     """The one-hot over (input position, output position) along the axis (``laid``: the
     positions' shape where ``along``, the output's unless given)."""
     n, a = int(op.param["length"]), int(op.param["axis"])
-    _, raw, _ = _positions(op, args[1], n, laid)
+    _, raw, _ = positions(op, args[1], n, laid)
     if op.param.get("along"):  # (..., o, ..., i), i and o swapped: i at the axis, o last
         ahead = Call("expand_dims", (raw, Const(-1)))
         hit = BinOp("==", ahead, Call("arange", (Const(n),)))
@@ -70,4 +70,4 @@ def hit_node(raw: Node, n: int) -> Node:
 def raw_positions(op: ArrayOp, index: Node, laid: tuple[int, ...]) -> Node:
     """The positions a one-hot compares (out of range: never a hit), of shape ``laid``
     where ``along``."""
-    return _positions(op, index, int(op.param["length"]), laid)[1]
+    return positions(op, index, int(op.param["length"]), laid)[1]

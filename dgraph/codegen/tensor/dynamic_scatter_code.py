@@ -1,19 +1,21 @@
 """Generated array code for ``scatter_add_dynamic`` (:mod:`dgraph.blocks.dynamic_scatter`):
-its value and its blocks' values in the semantics of its NumPy evaluation; the same text
-runs under NumPy and jax.numpy (no in-place update: the updates are summed through the
-take's one-hot, a ``where`` so that a dropped update adds an exact zero). With
-``replace`` the one-hot keeps each position's kept update (:func:`last_node`, the last
-that lands there: ``max`` over the update numbers that hit it) and a ``where`` keeps
-``x`` where none is kept."""
+its value and its blocks' values in the semantics of its NumPy evaluation. Its value
+adds the updates by a segment sum (:class:`~dgraph.codegen.ir.SegmentSum`: NumPy's
+``bincount``, JAX's ``segment_sum``, a loop in C) over each update's flat position in the
+result, O(updates); a dropped update (out of range) adds an exact zero. With ``replace``
+the take's one-hot keeps each position's kept update (:func:`last_node`, the last that
+lands there: ``max`` over the update numbers that hit it) and a ``where`` keeps ``x``
+where none is kept."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ...blocks.arrays import ArrayOp
 from ...blocks.dynamic_scatter import updates_shape
-from ..ir import AsType, BinOp, Call, Const, Node
-from .dynamic_code import dynamic_value_node, hit_node, raw_positions
+from ..ir import AsType, BinOp, Call, Const, Node, SegmentSum
+from .dynamic_code import dynamic_value_node, hit_node, positions, raw_positions
 
 __all__ = ["add_forward_node", "add_value_node", "last_node"]
 
@@ -65,12 +67,11 @@ def _lay(op: ArrayOp) -> tuple[int, ...]:
 
 
 def add_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
-    """``x + sum(where(hit, u, 0), axis=-1)``: per result entry, the updates of its fibre
-    (the last axis, laid there by ``swapaxes``) that land on it; ``replace``:
-    ``where(written, sum(where(kept, u, 0), axis=-1), x)``."""
-    a, size = int(op.param["axis"]), int(op.param["size"])
-    along = bool(op.param.get("along"))
+    """``x`` plus the updates summed at their positions (:func:`_segments`); ``replace``:
+    ``where(written, sum(where(kept, u, 0), axis=-1), x)``, per result entry over the
+    updates of its fibre (the last axis, laid there by ``swapaxes``)."""
     if op.param.get("replace"):
+        size, along = int(op.param["size"]), bool(op.param.get("along"))
         last = last_node(op, args[1])
         won, written = _won(op, last), BinOp(">=", last, Const(0.0))
         if not along:
@@ -79,12 +80,34 @@ def add_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
         updates = _trailing(op, args[2])
         kept = Call("sum", (Call("where", (won, updates, Const(0.0))),), (("axis", Const(-1)),))
         return Call("where", (written, kept, args[0]))
-    updates = Call("swapaxes", (Call("expand_dims", (args[2], Const(-1))), Const(a), Const(-1)))
-    hit = _hit(op, args[1])
-    if not along:
-        hit = Call("reshape", (hit, Const((*_lay(op), size))))
-    added = Call("sum", (Call("where", (hit, updates, Const(0.0))),), (("axis", Const(-1)),))
-    return BinOp("+", args[0], added)
+    return BinOp("+", args[0], _segments(op, args[1], args[2]))
+
+
+def _segments(op: ArrayOp, index: Node, u: Node) -> Node:
+    """The updates summed at their positions: with the axis swapped last, the result is
+    M rows of n (M the other axes' entries) and update (m, o) lands on flat entry
+    m·n + position; out of range, its value is zero (at a position in range)."""
+    a, n, size = int(op.param["axis"]), int(op.param["length"]), int(op.param["size"])
+    shape = updates_shape(op)
+    swapped = [*shape]
+    swapped[a], swapped[-1] = swapped[-1], swapped[a]
+    m = math.prod(swapped[:-1])
+    along = bool(op.param.get("along"))
+    at, _, valid = positions(op, index, n, shape if along else None)
+
+    def rows(x: Node) -> Node:  # the axis last, (M, size)
+        return Call("reshape", (Call("swapaxes", (x, Const(a), Const(-1))), Const((m, size))))
+
+    spots = rows(at) if along else Call("reshape", (at, Const((1, size))))
+    data = rows(Call("broadcast_to", (u, Const(shape))))
+    if valid is not None:
+        kept = rows(valid) if along else Call("reshape", (valid, Const((1, size))))
+        data = Call("where", (kept, data, Const(0.0)))
+    first = BinOp("*", Call("reshape", (Call("arange", (Const(m),)), Const((m, 1)))), Const(n))
+    ids = Call("reshape", (AsType(BinOp("+", first, spots), "int"), Const((m * size,))))
+    summed = SegmentSum(Call("reshape", (data, Const((m * size,)))), ids, m * n)
+    back = Call("reshape", (summed, Const((*swapped[:-1], n))))
+    return Call("swapaxes", (back, Const(a), Const(-1)))
 
 
 def add_value_node(op: ArrayOp, k: int, args: Sequence[Node]) -> Node:
