@@ -52,7 +52,14 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
-from . import array_complex, array_signal, numpy_composites, scipy_sparse, scipy_special
+from . import (
+    array_complex,
+    array_signal,
+    numpy_composites,
+    numpy_statistics,
+    scipy_sparse,
+    scipy_special,
+)
 from .frames import call_keeping_locals
 from .reached import is_library, reached
 
@@ -222,6 +229,9 @@ class _Value:
     def __abs__(self):
         return _elementwise("abs", (self,))
 
+    def __round__(self, ndigits=None):  # round(x, 2): NumPy's rounding (derivative zero)
+        return numpy_statistics.FUNCTIONS[np.round](self, ndigits or 0)
+
     def __lt__(self, o):
         return _elementwise("lt", (self, o))
 
@@ -388,6 +398,9 @@ class TracedArray(_Value):
 
     def clip(self, a_min=None, a_max=None):
         return _clip(self, a_min, a_max)
+
+    def round(self, decimals=0, out=None):
+        return numpy_statistics.FUNCTIONS[np.round](self, decimals, out)
 
     def astype(self, dtype, *args, **kwargs):
         if np.dtype(dtype).kind != "f":
@@ -1349,9 +1362,7 @@ class MaskedSelection:
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
         total = self.sum(axis, dtype, out, keepdims)
-        ones = _where(self.mask, 1.0, 0.0)  # passive: the count carries no derivative
-        axes = (("axes", tuple(range(ones.ndim))),)
-        return total / Passive(ArrayOp("reduce_sum", (ones.op,), axes, ()))
+        return total / _passive_sum(self.mask, None, False)  # a count: no derivative
 
     def __array__(self, *args, **kwargs):
         raise DataDependentIndex(_MASKED)
@@ -1796,7 +1807,11 @@ def _sum_mask(x: Any, where: Any) -> Any:
 
 
 def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
-    """``numpy.sum``; ``where=`` a constant mask: the sum of ``np.where(mask, x, 0)``."""
+    """``numpy.sum``; ``where=`` a constant mask: the sum of ``np.where(mask, x, 0)``; of a
+    passive value (a comparison: ``np.sum(x > 0)``, a count) a passive sum."""
+    if isinstance(x, Passive) and not kwargs:
+        _reduction_args("numpy.sum", dtype, out)
+        return _passive_sum(x, axis, keepdims)
     mask = _sum_mask(x, kwargs.pop("where", None))
     _reduction_args("numpy.sum", dtype, out, **kwargs)
     if _traced(x, "numpy.sum") is None:
@@ -1810,8 +1825,28 @@ def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any)
     return _kept(x, _move(x, "reduce_sum", (("axes", axes),), shape), axes, keepdims)
 
 
+def _passive_sum(x: Passive, axis: Any, keepdims: bool) -> Passive:
+    """The sum of a passive value (booleans as 0 and 1) over ``axis``: passive too, a
+    count that carries no derivative (``np.sum(x > 0)``, ``np.mean(mask)``)."""
+    axes = _axes(axis, x.ndim, "numpy.sum")
+    values = x.op
+    if x.op.primitive in _MASKS:  # booleans as 0.0 and 1.0
+        zeros, ones = Const.of(np.zeros(x.shape)), Const.of(np.ones(x.shape))
+        values = ArrayOp("select_n", (x.op, zeros, ones), (), x.shape)
+    shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+    summed = Passive(ArrayOp("reduce_sum", (values,), (("axes", axes),), shape))
+    if not keepdims:
+        return summed
+    kept = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
+    params = (("new_sizes", kept), ("dimensions", None))
+    return Passive(ArrayOp("reshape", (summed.op,), params, kept))
+
+
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     _reduction_args("numpy.mean", dtype, out, **kwargs)  # where=: not the count of all
+    if isinstance(x, Passive):  # the fraction of a mask
+        count = math.prod(x.shape[k] for k in _axes(axis, x.ndim, "numpy.mean"))
+        return _passive_sum(x, axis, keepdims) * (1.0 / count)
     if _traced(x, "numpy.mean") is None:
         return np.mean(_constant(x), axis, keepdims=keepdims)
     axes = _axes(axis, x.ndim, "numpy.mean")
@@ -2723,10 +2758,36 @@ def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian:
     return _SVD(_linalg_op("svd_u", [x], (), (m, k)), s, _linalg_op("svd_vt", [x], (), (k, n)))
 
 
+_QR = type(np.linalg.qr(np.eye(1)))  # NumPy's named pair (Q, R)
+
+
+def _qr(a: Any, mode: str = "reduced") -> Any:
+    """``np.linalg.qr`` of one traced matrix with at least as many rows as columns: the
+    reduced ``(Q, R)`` (``mode="r"``: R; ``"complete"`` of a square matrix: the same), the
+    operations JAX's reader makes of ``jnp.linalg.qr`` (:mod:`dgraph.blocks.decompositions`:
+    R must be invertible)."""
+    what = "numpy.linalg.qr"
+    x = _traced(a, what)
+    if x is None:
+        return np.linalg.qr(_constant(a), mode)
+    square = x.ndim == 2 and x.shape[0] == x.shape[1]
+    if x.ndim != 2 or x.shape[0] < x.shape[1] or mode not in ("reduced", "r", "complete"):
+        raise InputError(
+            f"{what}(mode={mode!r}) of shape {x.shape}: read of one matrix with at least as"
+            " many rows as columns, mode 'reduced' or 'r' (or 'complete' of a square one)"
+        )
+    if mode == "complete" and not square:
+        raise InputError(f"{what}(mode='complete') of shape {x.shape}: read of a square matrix")
+    (m, n) = x.shape
+    r = _linalg_op("qr_r", [x], (), (n, n))
+    return r if mode == "r" else _QR(_linalg_op("qr_q", [x], (), (m, n)), r)
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
     np.linalg.slogdet: _slogdet,
     np.linalg.svd: _svd,
+    np.linalg.qr: _qr,
     np.linalg.eigh: _eigh,
     np.linalg.eigvalsh: _eigvalsh,
     np.linalg.cholesky: _cholesky,
@@ -2800,6 +2861,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.convolve: array_signal.convolve,
     np.correlate: array_signal.correlate,
     **numpy_composites.FUNCTIONS,
+    **numpy_statistics.FUNCTIONS,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
     np.empty_like: _like(0.0),

@@ -1,0 +1,152 @@
+"""NumPy's statistics, rounding and comparison functions of traced arrays as a few other
+NumPy operations of equal value (NumPy's own definitions, numpy/lib and numpy/_core):
+``np.cov`` and ``np.corrcoef`` (centred products, scaled by the standard deviations and
+clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np.nanmean``,
+``np.nanmax``, ``np.nanmin`` (NaN replaced by the reduction's identity; a mean divided by
+the count of the numbers, which carries no derivative), ``np.round``/``np.around``
+(``rint`` of the scaled value, as NumPy rounds: half to even; derivative zero),
+``np.isclose`` (a comparison) and ``np.linalg.lstsq`` of a constant matrix (its
+pseudo-inverse, the cutoff NumPy's). Each calls NumPy on the traced values, so the
+tracer's operations and their derivative rules are all there is.
+
+References: NumPy's ``numpy/lib/_function_base_impl.py`` (``cov``, ``corrcoef``),
+``numpy/lib/_nanfunctions_impl.py`` and ``numpy/linalg/_linalg.py`` (``lstsq``) define
+the values these reproduce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["FUNCTIONS"]
+
+
+def _ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    if out is not None:
+        raise InputError("numpy.ptp(..., out=...) writes into an array: not supported")
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+def _round(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """NumPy's rule: ``rint(a·10^d) / 10^d`` (``d < 0``: ``rint(a / 10^-d) · 10^-d``)."""
+    if out is not None:
+        raise InputError("numpy.round(..., out=...) writes into an array: not supported")
+    if not isinstance(decimals, int | np.integer):
+        raise InputError(f"numpy.round: decimals must be an integer, not {decimals!r}")
+    if decimals == 0:
+        return np.rint(a)
+    if decimals > 0:
+        scale = 10.0**decimals
+        return np.rint(a * scale) / scale
+    scale = 10.0**-decimals
+    return np.rint(a / scale) * scale
+
+
+def _isclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
+    """``|a − b| ≤ atol + rtol·|b|``, or equal (infinities of one sign); NaNs close to each
+    other with ``equal_nan``."""
+    close = (np.abs(a - b) <= atol + rtol * np.abs(b)) | (a == b)
+    if equal_nan:
+        close = close | (np.isnan(a) & np.isnan(b))
+    return close
+
+
+def _nan_reduction(name: str, fill: float) -> Callable[..., Any]:
+    reduce = {"nansum": np.sum, "nanmax": np.max, "nanmin": np.min}[name]
+
+    def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+                  keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+        if out is not None or kwargs or dtype is not None:
+            raise InputError(f"numpy.{name} with out=, dtype= or initial=/where= is not supported")
+        return reduce(np.where(np.isnan(a), fill, a), axis=axis, keepdims=keepdims)
+
+    return reduction
+
+
+def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+             keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+    """The sum of the numbers over their count (a count: no derivative)."""
+    if out is not None or kwargs or dtype is not None:
+        raise InputError("numpy.nanmean with out=, dtype= or where= is not supported")
+    numbers = ~np.isnan(a)
+    total = np.sum(np.where(numbers, a, 0.0), axis=axis, keepdims=keepdims)
+    return total / np.sum(numbers, axis=axis, keepdims=keepdims)
+
+
+def _cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:  # fmt: skip
+    """Each row a variable (``rowvar``; else each column), its observations centred; the
+    products summed over ``N - ddof`` (``ddof`` 1, or 0 with ``bias``)."""
+    if fweights is not None or aweights is not None or dtype is not None:
+        raise InputError("numpy.cov with fweights=, aweights= or dtype= is not supported")
+    if np.ndim(m) > 2:
+        raise InputError(f"numpy.cov: m has {np.ndim(m)} axes, at most 2")
+    x = np.reshape(m, (1, -1)) if np.ndim(m) < 2 else m
+    if not rowvar and np.ndim(m) == 2:
+        x = np.transpose(x)
+    if y is not None:
+        other = np.reshape(y, (1, -1)) if np.ndim(y) < 2 else y
+        x = np.concatenate([x, other if rowvar or np.ndim(y) < 2 else np.transpose(other)], 0)
+    ddof = (0 if bias else 1) if ddof is None else int(ddof)
+    count = np.shape(x)[1] - ddof
+    centred = x - np.mean(x, axis=1, keepdims=True)
+    c = (centred @ np.transpose(centred)) * (1.0 / count)
+    return c[0, 0] if np.shape(c) == (1, 1) else c
+
+
+def _corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
+    """The covariance divided by the standard deviations on either side, clipped to
+    [-1, 1] (NumPy's order of operations)."""
+    c = _cov(x, y, rowvar, dtype=dtype)
+    if np.ndim(c) == 0:
+        return c / c
+    d = np.sqrt(np.diag(c))
+    c = c / np.reshape(d, (-1, 1))
+    c = c / np.reshape(d, (1, -1))
+    return np.clip(c, -1.0, 1.0)
+
+
+def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
+    """Of a constant matrix: ``pinv(a) @ b`` with NumPy's cutoff (``rcond`` times the
+    largest singular value; None: machine precision times the larger side), the sum of
+    the squared residuals per column where the rank is full and there are more rows, the
+    rank and the singular values (constants)."""
+    if not isinstance(a, np.ndarray | list | tuple) or np.asarray(a).dtype.kind not in "biuf":
+        raise InputError(
+            "numpy.linalg.lstsq of a matrix that depends on the inputs (its rank would too):"
+            " use np.linalg.pinv(a) @ b"
+        )
+    a = np.asarray(a, dtype=float)
+    if a.ndim != 2 or np.ndim(b) not in (1, 2) or np.shape(b)[0] != a.shape[0]:
+        raise InputError(f"numpy.linalg.lstsq: a of shape {a.shape} and b of {np.shape(b)}")
+    m, n = a.shape
+    cutoff = np.finfo(float).eps * max(m, n) if rcond is None or rcond < 0 else float(rcond)
+    s = np.linalg.svd(a, compute_uv=False)
+    rank = int(np.count_nonzero(s > cutoff * (s[0] if s.size else 0.0)))
+    solution = np.linalg.pinv(a, rcond=cutoff) @ b
+    if rank == n and m > n:
+        residuals = np.sum((a @ solution - b) ** 2, axis=0)
+        residuals = np.reshape(residuals, (1,)) if np.ndim(b) == 1 else residuals
+    else:
+        residuals = np.empty((0,))
+    return solution, residuals, rank, s
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.ptp: _ptp,
+    np.round: _round,
+    np.around: _round,
+    np.isclose: _isclose,
+    np.nansum: _nan_reduction("nansum", 0.0),
+    np.nanmax: _nan_reduction("nanmax", -np.inf),
+    np.nanmin: _nan_reduction("nanmin", np.inf),
+    np.nanmean: _nanmean,
+    np.cov: _cov,
+    np.corrcoef: _corrcoef,
+    np.linalg.lstsq: _lstsq,
+}

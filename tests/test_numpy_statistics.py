@@ -1,0 +1,106 @@
+"""NumPy's statistics, rounding, comparison and least-squares functions in NumPy code
+(:mod:`dgraph.frontends.numpy_statistics`, ``np.linalg.qr`` in the tracer), refused
+before ("numpy.cov on an array that depends on the inputs is not supported"): values,
+gradients and Hessians against JAX's functions of the same names (``jnp.cov``,
+``jnp.corrcoef``, ``jnp.nanmean``, ``jnp.round``, ``jnp.linalg.qr``, ...), and a count of a
+mask (``np.sum(x > 0)``) as a number without a derivative."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.errors import DGraphError
+from tests import jax_reference as jref
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jax.config.update("jax_enable_x64", True)
+
+A = np.sqrt(np.arange(1.0, 19.0)).reshape(6, 3)
+
+
+def _programs(xp):
+    return {
+        "cov": lambda x: (
+            xp.sum(xp.cov(x.reshape(2, 3)) ** 2)
+            + xp.sum(xp.cov(x.reshape(3, 2), rowvar=False, ddof=0) ** 3)
+            + xp.cov(x[:3], x[3:], bias=True)[0, 1]
+        ),
+        "corrcoef": lambda x: xp.sum(xp.corrcoef(x.reshape(2, 3) ** 2 + x.reshape(2, 3)) ** 2),
+        "nan": lambda x: (
+            xp.nanmax(x**2)
+            + xp.nanmin(x**3)
+            + xp.nanmean(xp.log(x + 1.0))
+            + xp.sum(xp.nansum(xp.sqrt(x.reshape(2, 3) + 1.5), axis=0) ** 2)
+        ),
+        "round": lambda x: (
+            xp.sum(xp.floor(x) * x**2 + xp.round(x, 1) * x + xp.round(x, -1) * x)
+            + xp.sum(xp.around(x) * x)
+        ),
+        "isclose": lambda x: xp.sum(xp.where(xp.isclose(x, 0.5), 1.0, xp.sin(x) * x)),
+        "ptp": lambda x: xp.ptp(x**2) + xp.sum(xp.ptp(x.reshape(2, 3), axis=0) ** 2),
+        "count": lambda x: xp.sum(x**2) * xp.sum(x > 0) + xp.mean(x < 0.5) * xp.sum(x**3),
+        "lstsq": lambda x: xp.sum(xp.linalg.lstsq(A, x, rcond=None)[0] ** 2),
+        "qr": lambda x: (
+            xp.sum(xp.linalg.qr(x.reshape(3, 2) + xp.eye(3, 2))[1] ** 2)
+            + xp.sum(xp.linalg.qr(x.reshape(3, 2) + xp.eye(3, 2))[0] ** 3)
+        ),
+    }
+
+
+X = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])  # log(x + 1) at -0.7..1.1: no NaN
+NAMES = list(_programs(np))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_against_jax(name):
+    f, f_jax = _programs(np)[name], _programs(jnp)[name]
+    assert np.isclose(f(X), float(f_jax(jnp.asarray(X))), rtol=1e-12)
+    H = dgraph.hessian(f, X)
+    want = np.asarray(jref.hessian(f_jax)(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X), want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+
+
+def test_nan_reductions_skip_nans_of_the_program():
+    """``np.log`` of a negative entry is NaN in the traced values: the nan-reductions
+    skip its value (the mean over the numbers), as NumPy and JAX do, and its derivative,
+    where JAX's reverse mode gives NaN (the unsafe ``where``)."""
+
+    def f(xp):
+        return lambda x: xp.nanmean(xp.log(x)) + xp.nansum(xp.log(x) ** 2)
+
+    x = np.array([0.5, -1.0, 2.0, 3.0])
+    with np.errstate(invalid="ignore"):
+        value = f(np)(x)
+        grad = dgraph.make_function(f(np), "jacobian", point=[x + 2.0])(x)
+    want = np.asarray(jax.grad(f(jnp))(jnp.asarray(x)))
+    assert np.isclose(value, float(f(jnp)(jnp.asarray(x))))
+    assert np.isnan(want[1]) and np.ravel(grad)[1] == 0.0
+    np.testing.assert_allclose(np.delete(np.ravel(grad), 1), np.delete(want, 1), rtol=1e-12)
+
+
+def test_lstsq_s_other_results_are_numpy_s():
+    def f(x):
+        solution, residuals, rank, s = np.linalg.lstsq(A, x, rcond=None)
+        return np.sum(solution**2) + residuals[0] * rank + np.sum(s)
+
+    got = dgraph.make_function(f, "jacobian", point=[X])
+    solution, residuals, rank, s = np.linalg.lstsq(A, X, rcond=None)
+    assert np.isclose(f(X), np.sum(solution**2) + residuals[0] * rank + np.sum(s))
+    P = np.linalg.pinv(A)
+    want = 2 * P.T @ (P @ X) + rank * 2 * (A @ P - np.eye(6)).T @ (A @ P @ X - X)
+    np.testing.assert_allclose(np.ravel(got(X)), want, rtol=1e-10, atol=1e-12)
+
+
+def test_builtin_round_and_refusals_in_one_line():
+    g = dgraph.make_function(lambda x: round(x[0] * 10.0, 1) * x[1] ** 2, "jacobian", point=[X])
+    np.testing.assert_allclose(np.ravel(g(X)), [0.0, 2 * round(3.0, 1) * X[1], 0, 0, 0, 0])
+    for f, words in [
+        (lambda x: np.linalg.lstsq(x.reshape(3, 2), x[:3])[0], "use np.linalg.pinv(a) @ b"),
+        (lambda x: np.linalg.qr(x.reshape(2, 3))[0], "at least as many rows as columns"),
+    ]:
+        with pytest.raises(DGraphError) as e:
+            dgraph.make_function(f, "jacobian", point=[X])
+        assert words in str(e.value) and "\n" not in str(e.value)
