@@ -396,3 +396,24 @@ def test_running_extremes_take_log_rounds(shape, axis):
         with jax.enable_x64(True):
             want_h = np.asarray(jref.hessian(twin)(jnp.asarray(x)))
         np.testing.assert_allclose(np.asarray(H(x)), want_h, rtol=1e-11, atol=1e-12)
+
+
+def test_a_product_with_a_constant_of_zeros_is_zeros():
+    """``np.zeros((2, 3)) @ x``, its ``einsum``, and ``np.fft.fft2`` of a real array
+    (whose imaginary part's zeros it multiplies): the product's block has no entry, so
+    its vertex had no edge and the graph was refused ("vertex 't1' is dangling: no
+    input reaches it", an internal line). Now the zeros are a constant; Hessians JAX's."""
+    jax = _jax()
+    jnp = jax.numpy
+
+    def program(xp):
+        def f(x):
+            zero = xp.sum(xp.zeros((2, 6)) @ x + 1.0) * xp.sum(x**2)
+            summed = xp.sum(xp.einsum("ij,j->i", xp.zeros((2, 6)), x) ** 2)
+            return zero + summed + xp.sum(xp.abs(xp.fft.fft2(x.reshape(2, 3))) ** 2)
+
+        return f
+
+    x = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
+    want = np.asarray(jax.hessian(program(jnp))(jnp.asarray(x)))
+    np.testing.assert_allclose(dgraph.hessian(program(np), x)(x), want, atol=1e-12)

@@ -1994,12 +1994,20 @@ def _repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
     return _take(x, np.repeat(np.arange(n), counts.reshape(-1)), d)
 
 
-def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
-    tape = _tape_of([lhs, rhs])
-    operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in (lhs, rhs))
-    numbers_ = (contract, ((), ()))
-    op = ArrayOp("dot_general", operands, (("dimension_numbers", numbers_),), shape)
-    return tape.new(op, shape)
+def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> Any:
+    return _contracted(lhs, rhs, (contract, ((), ())), shape)
+
+
+def _contracted(a: Any, b: Any, dims: tuple, shape: Shape) -> Any:
+    """``dot_general`` of ``a`` and ``b``; with a constant of zeros, the zeros it is (its
+    block has no entry: the vertex would have no edge, as ``0 @ x`` has no derivative;
+    ``np.fft.fft2`` of a real array so multiplies the imaginary part's zeros)."""
+    for x in (a, b):
+        if not _is_traced(x) and not np.any(_constant(x)):
+            return np.zeros(shape)
+    tape = _tape_of([a, b])
+    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
+    return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
 
 
 def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
@@ -2034,11 +2042,8 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     batch = _broadcast_shape([sa[:-2], sb[:-2]], "matmul")
     a, b = (_broadcast_to(x, batch + s[-2:]) for x, s in ((a, sa), (b, sb)))
     n = len(batch)
-    tape = _tape_of([a, b])
-    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
     dims = (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n))))
-    shape = (*batch, sa[-2], sb[-1])
-    return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
+    return _contracted(a, b, dims, (*batch, sa[-2], sb[-1]))
 
 
 def _np_dot(a: Any, b: Any, out=None) -> Any:
@@ -2500,11 +2505,7 @@ def _einsum_pair(
         (tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
         (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)),
     )
-    shape = tuple(sizes[c] for c in labels)
-    tape = _tape_of([a, b])
-    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
-    op = ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape)
-    return tape.new(op, shape), labels
+    return _contracted(a, b, dims, tuple(sizes[c] for c in labels)), labels
 
 
 # -- median, matrix_power ------------------------------------------------------------------
