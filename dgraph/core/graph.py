@@ -75,6 +75,14 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
         )
         # a step of a composite argument, floor(3*x): sympy's chain rule leaves Subs(0, ...)
         d = d.replace(lambda e: isinstance(e, sympy.Subs) and e.expr == 0, lambda _: sympy.S.Zero)
+    if d.has(sympy.Derivative):  # a function sympy cannot differentiate (Mod of a product)
+        left = next(e for e in sympy.preorder_traversal(d) if isinstance(e, sympy.Derivative))
+        what = sympy.sstr(left.expr)
+        raise GraphError(
+            f"no derivative of {what[:80]} with respect to {vertex!r}: sympy leaves it"
+            " unevaluated (write it with functions it differentiates, or read the function"
+            " at the array level)"
+        )
     return d
 
 

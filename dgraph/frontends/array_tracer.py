@@ -208,6 +208,12 @@ class _Value:
     def __rtruediv__(self, o):
         return _elementwise("div", (o, self))
 
+    def __mod__(self, o):  # Python's (and NumPy's) modulo: the sign of the divisor
+        return np.remainder(self, o)
+
+    def __rmod__(self, o):
+        return np.remainder(o, self)
+
     def __pow__(self, o):
         return _power(self, o)
 
@@ -1842,6 +1848,20 @@ def _passive_sum(x: Passive, axis: Any, keepdims: bool) -> Passive:
     return Passive(ArrayOp("reshape", (summed.op,), params, kept))
 
 
+def _any_all(what: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.any``/``numpy.all`` of a mask (of a traced array: of ``x != 0``): its count
+    over ``axis`` above 0, or equal to the entries counted; passive (no derivative)."""
+    _reduction_args(f"numpy.{what}", None, out, **kwargs)
+    if not _is_traced(x):
+        return getattr(np, what)(_constant(x), axis, keepdims=keepdims)
+    mask = x if isinstance(x, Passive) else _elementwise("ne", (x, 0.0))
+    count = _passive_sum(mask, axis, keepdims)
+    if what == "any":
+        return _elementwise("gt", (count, 0.0))
+    entries = math.prod(x.shape[k] for k in _axes(axis, x.ndim, f"numpy.{what}"))
+    return _elementwise("eq", (count, float(entries)))
+
+
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     _reduction_args("numpy.mean", dtype, out, **kwargs)  # where=: not the count of all
     if isinstance(x, Passive):  # the fraction of a mask
@@ -2844,6 +2864,12 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.einsum: _einsum,
     np.tensordot: _tensordot,
     np.median: _median,
+    np.any: lambda x, axis=None, out=None, keepdims=False, **k: _any_all(
+        "any", x, axis, out, keepdims, **k
+    ),
+    np.all: lambda x, axis=None, out=None, keepdims=False, **k: _any_all(
+        "all", x, axis, out, keepdims, **k
+    ),
     np.quantile: _quantile,
     np.percentile: _percentile,
     np.searchsorted: _searchsorted,

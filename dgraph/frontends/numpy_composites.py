@@ -355,7 +355,24 @@ POLYNOMIAL: dict[str, Callable[..., Any]] = {
     "polyder": _polynomial_polyder,
 }
 
+
+def _copysign(x1: Any, x2: Any) -> Any:
+    """``|x1|`` with the sign of ``x2`` (``-0.0`` negative: ``arctan2(-0.0, -1) = -π``)."""
+    negative = (x2 < 0) | ((x2 == 0) & (np.arctan2(x2, -1.0) < 0))
+    return np.where(negative, -np.abs(x1), np.abs(x1))
+
+
+def _remainder(x1: Any, x2: Any) -> Any:
+    """Python's modulo (the sign of ``x2``): C's ``fmod``, plus ``x2`` where it is nonzero
+    and its sign differs from ``x2``'s (JAX's ``remainder``: derivatives 1 and
+    ``-floor(x1 / x2)``)."""
+    r = np.fmod(x1, x2)
+    return np.where((r != 0) & ((r < 0) != (x2 < 0)), r + x2, r)
+
+
 UFUNCS: dict[str, Callable[..., Any]] = {
+    "copysign": _copysign,
+    "remainder": _remainder,
     "heaviside": _heaviside,
     "logaddexp2": lambda a, b: np.logaddexp(a * _LN2, b * _LN2) / _LN2,
     "deg2rad": lambda a: a * (math.pi / 180.0),

@@ -5,7 +5,8 @@ clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np
 ``np.nanmax``, ``np.nanmin`` (NaN replaced by the reduction's identity; a mean divided by
 the count of the numbers, which carries no derivative), ``np.round``/``np.around``
 (``rint`` of the scaled value, as NumPy rounds: half to even; derivative zero),
-``np.isclose`` (a comparison) and ``np.linalg.lstsq`` of a constant matrix (its
+``np.isclose`` (a comparison), ``np.select`` (nested ``np.where``), ``np.digitize`` (by
+``np.searchsorted``), ``np.linalg.cond`` and ``np.linalg.lstsq`` of a constant matrix (its
 pseudo-inverse, the cutoff NumPy's). Each calls NumPy on the traced values, so the
 tracer's operations and their derivative rules are all there is.
 
@@ -137,7 +138,41 @@ def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
     return solution, residuals, rank, s
 
 
+def _select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
+    """The first choice whose condition holds, else ``default``: nested ``np.where`` from
+    the last condition to the first."""
+    if len(condlist) != len(choicelist):
+        raise InputError("numpy.select: list of cases must be same length as list of conditions")
+    found = default
+    for condition, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        found = np.where(condition, choice, found)
+    return found
+
+
+def _digitize(x: Any, bins: Any, right: bool = False) -> Any:
+    """The bin of each entry of ``x`` among constant increasing ``bins`` (decreasing:
+    reversed), by ``np.searchsorted``: positions, no derivative."""
+    edges = np.asarray(bins, dtype=float)
+    if edges.ndim != 1:
+        raise InputError("numpy.digitize: bins must be a constant 1-D array")
+    if edges.size > 1 and edges[0] > edges[-1]:
+        return edges.size - np.searchsorted(edges[::-1], x, side="left" if right else "right")
+    return np.searchsorted(edges, x, side="left" if right else "right")
+
+
+def _cond(x: Any, p: Any = None) -> Any:
+    """The condition number: the ratio of the largest to the smallest singular value
+    (``p`` None, 2, -2), else ``norm(x, p) · norm(inv(x), p)``."""
+    if p is None or p in (2, -2):
+        s = np.linalg.svd(x, compute_uv=False)
+        return s[0] / s[-1] if p != -2 else s[-1] / s[0]
+    return np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)
+
+
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.select: _select,
+    np.digitize: _digitize,
+    np.linalg.cond: _cond,
     np.ptp: _ptp,
     np.round: _round,
     np.around: _round,

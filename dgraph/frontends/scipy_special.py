@@ -4,8 +4,9 @@ A NumPy objective for ``scipy.optimize`` calls ``expit``, ``gammaln``, ``xlogy``
 ``logsumexp`` as often as ``np.exp``. Most of scipy.special's functions are ufuncs: a traced
 array receives them through ``__array_ufunc__`` by name, like NumPy's own, and each is
 one array operation (:data:`UFUNCS`) or a few (:data:`COMPOSITE_UFUNCS`). ``logsumexp``,
-``softmax`` and ``log_softmax`` are Python functions that convert their argument with
-``np.asarray``; the tracer's proxy of ``scipy.special`` calls :data:`FUNCTIONS` instead.
+``softmax``, ``log_softmax`` and ``multigammaln`` are Python functions that convert their
+argument with ``np.asarray``; the tracer's proxy of ``scipy.special`` calls :data:`FUNCTIONS`
+instead.
 Each composite is written with NumPy's functions, which a traced array takes, and its
 derivatives of every order are those of JAX's definition: ``xlogy(x, y)`` at ``x = 0``
 has the partial ``log(y)`` (JAX's custom rule), the value 0 where ``y <= 0`` or is infinite.
@@ -24,6 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ..errors import InputError
 
 __all__ = ["COMPOSITE_UFUNCS", "FUNCTIONS", "UFUNCS"]
 
@@ -89,6 +92,30 @@ def _log_ndtr(op: Op, x: Any) -> Any:
     return np.where(upper, -p, np.where(middle, np.log(inside), tail))
 
 
+def _gamma_sign(x: Any) -> Any:
+    """The sign of Γ(x): 1 above 0, below it -1 on the intervals (-1, 0), (-3, -2), …
+    (``floor(x)`` odd); a constant of the point (no derivative)."""
+    return np.where(x > 0, 1.0, np.where(np.mod(np.floor(x), 2.0) == 1.0, -1.0, 1.0))
+
+
+def _gamma(op: Op, x: Any) -> Any:
+    """Γ(x) = sign · exp(log|Γ(x)|) (JAX's ``gamma``: ``gammasgn · exp(gammaln)``)."""
+    return _gamma_sign(x) * np.exp(op("lgamma", x))
+
+
+def _beta(op: Op, a: Any, b: Any) -> Any:
+    """B(a, b) = Γ(a)Γ(b)/Γ(a + b) by its logarithm and the three signs."""
+    sign = _gamma_sign(a) * _gamma_sign(b) * _gamma_sign(a + b)
+    return sign * np.exp(op("lgamma", a) + op("lgamma", b) - op("lgamma", a + b))
+
+
+def _ndtri(op: Op, p: Any) -> Any:
+    """The standard normal quantile, ``√2 · erfinv(2p − 1)`` (its derivative
+    ``√(2π) · exp(z²/2)``); in the far tails (p below 10⁻⁸) scipy's rational
+    approximation keeps digits this form loses."""
+    return math.sqrt(2.0) * op("erf_inv", 2.0 * p - 1.0)
+
+
 # ufunc name: the array operations it is, recorded by ``op``
 COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "logit": lambda op, p: np.log(p / (1.0 - p)),
@@ -99,6 +126,11 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "ndtr": _ndtr,
     "betaln": lambda op, a, b: op("lgamma", a) + op("lgamma", b) - op("lgamma", a + b),
     "log_ndtr": _log_ndtr,
+    "gamma": _gamma,
+    "beta": _beta,
+    "ndtri": _ndtri,
+    "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
+    "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
 }
 
 
@@ -140,7 +172,19 @@ def log_softmax(x: Any, axis: Any = None) -> Any:
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
+def multigammaln(a: Any, d: int) -> Any:
+    """The log of the multivariate Γ of dimension ``d``: ``d(d−1)/4·log π + Σ_j
+    gammaln(a + (1 − j)/2)``, j = 1 … d (scipy's definition)."""
+    if not isinstance(d, int | np.integer) or d < 1:
+        raise InputError(f"scipy.special.multigammaln: d must be a positive integer, not {d!r}")
+    import scipy.special  # the caller's (``import dgraph`` stays without scipy)
+
+    terms = sum(scipy.special.gammaln(a + (1 - j) / 2.0) for j in range(1, int(d) + 1))
+    return d * (d - 1) / 4.0 * math.log(math.pi) + terms
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "multigammaln": multigammaln,
     "logsumexp": logsumexp,
     "softmax": softmax,
     "log_softmax": log_softmax,
