@@ -59,6 +59,7 @@ from . import (
     numpy_statistics,
     scipy_sparse,
     scipy_special,
+    scipy_stats,
 )
 from .frames import call_keeping_locals
 from .reached import is_library, reached
@@ -3174,8 +3175,8 @@ class _Proxy:
                 return original if name in _SEQUENCES else _lists_gathered(original)
             return original
         traced = self._table.get(name)
-        if traced is None or isinstance(traced, _Proxy):  # a submodule's proxy: itself
-            return original if traced is None else traced
+        if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
+            return original if traced is None else traced  # a submodule's proxy: itself
         return _taking_arrays(original, traced)
 
 
@@ -3348,7 +3349,15 @@ def _patch_namespace(
             inner = {"special": _Proxy(value.special, scipy_special.FUNCTIONS)}
             if "scipy.sparse.linalg" in sys.modules:
                 inner["sparse"] = _sparse_proxy(value.sparse)
+            if "scipy.stats" in sys.modules:
+                inner["stats"] = _stats_proxy(value.stats)
             saved[key], namespace[key] = value, _Proxy(value, inner)
+        elif module == "scipy.stats":
+            saved[key], namespace[key] = value, _stats_proxy(value)
+        elif type(value).__module__.startswith("scipy.stats") and (
+            found := scipy_stats.wrap(value, _is_traced)
+        ):  # from scipy.stats import norm
+            saved[key], namespace[key] = value, found
         elif module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
             saved[key], namespace[key] = value, _sparse_proxy(value)
         elif module == "scipy.sparse.linalg":
@@ -3369,6 +3378,14 @@ def _patch_namespace(
     if "float" not in namespace:
         namespace["float"] = _Float
         added.append("float")
+
+
+def _stats_proxy(module: Any) -> _Proxy:
+    """scipy.stats with the distributions :mod:`.scipy_stats` reads taking traced arrays."""
+    found = {
+        name: scipy_stats.wrap(getattr(module, name), _is_traced) for name in scipy_stats.NAMES
+    }
+    return _Proxy(module, {name: d for name, d in found.items() if d is not None})
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:

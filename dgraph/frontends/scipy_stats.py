@@ -1,0 +1,262 @@
+"""scipy.stats' distributions on traced arrays: ``norm.logpdf(x, loc, scale)`` in a NumPy
+likelihood is read as the formula it is, written with NumPy's and scipy.special's
+functions (which a traced array takes), each of a standardized ``z = (x − loc) / scale``:
+``logpdf = log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs
+where the family has them in closed form. A call on constants is scipy's own; a method
+or family not listed here is refused in one line. Frozen distributions
+(``norm(loc, scale).logpdf(x)``) take the same rules.
+
+Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``,
+``beta``, ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``; ``poisson`` and
+``binom`` (``logpmf``, ``pmf``); ``multivariate_normal`` (``logpdf``, ``pdf``, rows of
+``x`` each a point).
+
+References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
+JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["FAMILIES", "NAMES", "Distribution", "wrap"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@functools.cache
+def _special() -> Any:
+    import scipy.special  # the caller's: a program that uses scipy.stats imported scipy
+
+    return scipy.special
+
+
+def _norm(z: Any) -> dict[str, Any]:
+    sp = _special()
+    return {
+        "logpdf": lambda: -0.5 * z * z - 0.5 * _LOG_2PI,
+        "cdf": lambda: sp.ndtr(z),
+        "logcdf": lambda: sp.log_ndtr(z),
+        "sf": lambda: sp.ndtr(-z),
+        "logsf": lambda: sp.log_ndtr(-z),
+    }
+
+
+def _t(z: Any, df: Any) -> dict[str, Any]:
+    sp = _special()
+    return {
+        "logpdf": lambda: (
+            sp.gammaln(0.5 * (df + 1.0))
+            - sp.gammaln(0.5 * df)
+            - 0.5 * np.log(df * math.pi)
+            - 0.5 * (df + 1.0) * np.log1p(z * z / df)
+        )
+    }
+
+
+def _gamma(z: Any, a: Any) -> dict[str, Any]:
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    return {
+        "logpdf": lambda: np.where(
+            z > 0, sp.xlogy(a - 1.0, inside) - inside - sp.gammaln(a), -np.inf
+        )
+    }
+
+
+def _beta(z: Any, a: Any, b: Any) -> dict[str, Any]:
+    sp = _special()
+    inside = np.where((z > 0) & (z < 1), z, 0.5)
+    value = sp.xlogy(a - 1.0, inside) + sp.xlog1py(b - 1.0, -inside) - sp.betaln(a, b)
+    return {"logpdf": lambda: np.where((z > 0) & (z < 1), value, -np.inf)}
+
+
+def _expon(z: Any) -> dict[str, Any]:
+    inside = np.where(z >= 0, z, 0.0)
+    return {
+        "logpdf": lambda: np.where(z >= 0, -inside, -np.inf),
+        "cdf": lambda: np.where(z >= 0, -np.expm1(-inside), 0.0),
+        "sf": lambda: np.where(z >= 0, np.exp(-inside), 1.0),
+        "logsf": lambda: np.where(z >= 0, -inside, 0.0),
+    }
+
+
+def _laplace(z: Any) -> dict[str, Any]:
+    return {
+        "logpdf": lambda: -np.abs(z) - math.log(2.0),
+        "cdf": lambda: np.where(
+            z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0))
+        ),
+    }
+
+
+def _cauchy(z: Any) -> dict[str, Any]:
+    return {
+        "logpdf": lambda: -np.log(math.pi * (1.0 + z * z)),
+        "cdf": lambda: 0.5 + np.arctan(z) / math.pi,
+    }
+
+
+def _logistic(z: Any) -> dict[str, Any]:
+    sp = _special()
+    return {
+        "logpdf": lambda: -z - 2.0 * np.logaddexp(0.0, -z),
+        "cdf": lambda: sp.expit(z),
+        "sf": lambda: sp.expit(-z),
+    }
+
+
+def _lognorm(z: Any, s: Any) -> dict[str, Any]:
+    inside = np.where(z > 0, z, 1.0)
+    log = np.log(inside)
+    value = -0.5 * log * log / (s * s) - np.log(s * inside) - 0.5 * _LOG_2PI
+    return {"logpdf": lambda: np.where(z > 0, value, -np.inf)}
+
+
+#: family: (standardized rules, the names of its shape parameters)
+FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
+    "norm": (_norm, ()),
+    "t": (_t, ("df",)),
+    "gamma": (_gamma, ("a",)),
+    "beta": (_beta, ("a", "b")),
+    "expon": (_expon, ()),
+    "laplace": (_laplace, ()),
+    "cauchy": (_cauchy, ()),
+    "logistic": (_logistic, ()),
+    "lognorm": (_lognorm, ("s",)),
+}
+
+_CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+
+
+class Distribution:
+    """A scipy.stats distribution whose methods take traced arrays (``traced``: the
+    tracer's test of a value): scipy's own where no argument is traced."""
+
+    def __init__(self, original: Any, traced: Callable[[Any], bool]) -> None:
+        self._original, self._traced = original, traced
+        self.name = getattr(original, "name", None) or "multivariate_normal"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """A frozen distribution: its parameters kept for each method."""
+        if not any(self._traced(a) for a in (*args, *kwargs.values())):
+            return self._original(*args, **kwargs)
+        return _Frozen(self, args, kwargs)
+
+    def __getattr__(self, method: str) -> Any:
+        original = getattr(self._original, method)
+        if not callable(original):
+            return original
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not any(self._traced(a) for a in (*args, *kwargs.values())):
+                return original(*args, **kwargs)
+            return _method(self.name, method, args, kwargs)
+
+        return call
+
+
+class _Frozen:
+    def __init__(self, family: Distribution, args: tuple, kwargs: dict) -> None:
+        self._family, self._args, self._kwargs = family, args, kwargs
+
+    def __getattr__(self, method: str) -> Any:
+        def call(x: Any) -> Any:
+            return getattr(self._family, method)(x, *self._args, **self._kwargs)
+
+        return call
+
+
+def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
+    what = f"scipy.stats.{family}.{method}"
+    if family in ("poisson", "binom"):
+        return _discrete(family, method, args, kwargs, what)
+    if family == "multivariate_normal":
+        return _multivariate_normal(method, args, kwargs, what)
+    if family not in FAMILIES or method not in _CONTINUOUS:
+        raise InputError(f"{what} of an array that depends on the inputs is not supported")
+    rules, shapes = FAMILIES[family]
+    names = ("x", *shapes, "loc", "scale")
+    given = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in names or key in given:
+            raise InputError(f"{what}: unexpected or repeated argument {key!r}")
+        given[key] = value
+    if "x" not in given or any(s not in given for s in shapes):
+        raise InputError(
+            f"{what}: needs x and the shape parameters {', '.join(shapes) or '(none)'}"
+        )
+    loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
+    z = (given["x"] - loc) / scale
+    found = rules(z, *(given[s] for s in shapes))
+    if method in ("logpdf", "pdf"):
+        value = found["logpdf"]() - np.log(scale)
+        return value if method == "logpdf" else np.exp(value)
+    if method in found:
+        return found[method]()
+    if method == "logcdf" and "cdf" in found:
+        return np.log(found["cdf"]())
+    if method == "logsf" and "sf" in found:
+        return np.log(found["sf"]())
+    if method == "sf" and "cdf" in found:
+        return 1.0 - found["cdf"]()
+    raise InputError(f"{what} of an array that depends on the inputs is not supported")
+
+
+def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
+    """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)`` (and ``pmf``), ``loc`` 0."""
+    sp = _special()
+    names = ("k", "mu") if family == "poisson" else ("k", "n", "p")
+    given = dict(zip(names, args, strict=False)) | kwargs
+    if method not in ("logpmf", "pmf") or set(given) != set(names):
+        raise InputError(f"{what} (arguments {', '.join(names)}) is not supported")
+    k = given["k"]
+    if family == "poisson":
+        value = sp.xlogy(k, given["mu"]) - given["mu"] - sp.gammaln(k + 1.0)
+    else:
+        n, p = given["n"], given["p"]
+        value = (
+            sp.gammaln(n + 1.0) - sp.gammaln(k + 1.0) - sp.gammaln(n - k + 1.0)
+            + sp.xlogy(k, p) + sp.xlog1py(n - k, -p)
+        )  # fmt: skip
+    return value if method == "logpmf" else np.exp(value)
+
+
+def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> Any:
+    """``logpdf(x, mean, cov)``: ``−(k log 2π + log det cov + dᵀ cov⁻¹ d) / 2`` per point
+    (a row of ``x``), ``d = x − mean``."""
+    names = ("x", "mean", "cov")
+    given = dict(zip(names, args, strict=False)) | kwargs
+    if method not in ("logpdf", "pdf") or not set(given) <= set(names) or "x" not in given:
+        raise InputError(f"{what} (arguments x, mean, cov) is not supported")
+    x = given["x"]
+    k = np.shape(x)[-1] if np.ndim(x) else 1
+    mean = given.get("mean", np.zeros(k))
+    cov = given.get("cov", 1.0)
+    cov = np.eye(k) * cov if np.ndim(cov) < 2 else cov
+    d = x - mean
+    solved = np.linalg.solve(cov, np.transpose(np.reshape(d, (-1, k))))
+    quadratic = np.sum(np.reshape(d, (-1, k)) * np.transpose(solved), axis=-1)
+    logdet = np.linalg.slogdet(cov)[1]
+    value = -0.5 * (k * _LOG_2PI + logdet + quadratic)
+    value = value[0] if np.ndim(x) < 2 else value
+    return value if method == "logpdf" else np.exp(value)
+
+
+NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal")
+
+
+def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:
+    """``original`` (a scipy.stats distribution) taking traced arrays, or None for one
+    whose family is not read here."""
+    name = getattr(original, "name", None)
+    if type(original).__name__ == "multivariate_normal_gen":
+        name = "multivariate_normal"
+    return Distribution(original, traced) if name in NAMES else None

@@ -1,0 +1,101 @@
+"""scipy.stats' distributions in NumPy likelihoods (:mod:`dgraph.frontends.scipy_stats`),
+refused before ("converting an array that depends on the inputs to a NumPy array"):
+values, gradients and Hessians against ``jax.scipy.stats`` of the same calls, for each
+family and method read, as a module (``stats.norm``), an imported name (``norm``) and a
+frozen distribution (``norm(loc, scale)``); scipy's own values on constants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.stats import norm
+
+import dgraph
+from dgraph.errors import DGraphError
+from tests import jax_reference as jref
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jst = pytest.importorskip("jax.scipy.stats")
+jax.config.update("jax_enable_x64", True)
+
+K = np.array([0.0, 2.0, 1.0, 4.0, 3.0, 1.0])  # counts
+
+
+def continuous(x):
+    s = 0.5 + x**2
+    return (
+        np.sum(norm.logpdf(x, loc=0.1, scale=s) + norm.cdf(x) + norm.logcdf(x) + norm.logsf(x))
+        + np.sum(stats.norm.pdf(x, 0.2, 1.5) + stats.norm.sf(x, scale=2.0))
+        + np.sum(stats.t.logpdf(x, 3.0, loc=0.1) + stats.t.logpdf(0.3, df=s))
+        + np.sum(stats.gamma.logpdf(s, 2.0, scale=1.5) + stats.beta.logpdf(s / (1 + s), 2.0, 3.0))
+        + np.sum(stats.expon.logpdf(s, scale=2.0) + stats.expon.cdf(s))
+        + np.sum(stats.laplace.logpdf(x, 0.1) + stats.laplace.cdf(x) + stats.cauchy.logpdf(x))
+        + np.sum(stats.cauchy.cdf(x) + stats.logistic.logpdf(x) + stats.logistic.cdf(x))
+        + np.sum(norm(0.3, s).logpdf(x))
+    )
+
+
+def continuous_jax(x):
+    s = 0.5 + x**2
+    n = jst.norm
+    return (
+        jnp.sum(n.logpdf(x, loc=0.1, scale=s) + n.cdf(x) + n.logcdf(x) + n.logsf(x))
+        + jnp.sum(n.pdf(x, 0.2, 1.5) + n.sf(x, scale=2.0))
+        + jnp.sum(jst.t.logpdf(x, 3.0, loc=0.1) + jst.t.logpdf(0.3, df=s))
+        + jnp.sum(jst.gamma.logpdf(s, 2.0, scale=1.5) + jst.beta.logpdf(s / (1 + s), 2.0, 3.0))
+        + jnp.sum(jst.expon.logpdf(s, scale=2.0) + jst.expon.cdf(s))
+        + jnp.sum(jst.laplace.logpdf(x, 0.1) + jst.laplace.cdf(x) + jst.cauchy.logpdf(x))
+        + jnp.sum(jst.cauchy.cdf(x) + jst.logistic.logpdf(x) + jst.logistic.cdf(x))
+        + jnp.sum(n.logpdf(x, 0.3, s))
+    )
+
+
+def counts(x):
+    mu = np.exp(x)
+    p = 1.0 / (1.0 + np.exp(-x))
+    points = x.reshape(3, 2)
+    cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+    return (
+        np.sum(stats.poisson.logpmf(K, mu))
+        + np.sum(stats.binom.logpmf(K, 5, p))
+        + np.sum(stats.multivariate_normal.logpdf(points, mean=np.array([0.1, -0.2]), cov=cov))
+        + np.sum(stats.lognorm.logpdf(mu, 0.7, scale=1.3))
+    )
+
+
+def counts_jax(x):
+    mu = jnp.exp(x)
+    p = 1.0 / (1.0 + jnp.exp(-x))
+    points = x.reshape(3, 2)
+    cov = jnp.array([[2.0, 0.3], [0.3, 1.0]])
+    z = jnp.log(mu / 1.3)  # lognorm: a normal of log(x / scale), over x
+    return (
+        jnp.sum(jst.poisson.logpmf(K, mu))
+        + jnp.sum(jst.binom.logpmf(K, 5, p))
+        + jnp.sum(jst.multivariate_normal.logpdf(points, jnp.array([0.1, -0.2]), cov))
+        + jnp.sum(jst.norm.logpdf(z, scale=0.7) - jnp.log(mu))
+    )
+
+
+X = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
+
+
+@pytest.mark.parametrize(("f", "f_jax"), [(continuous, continuous_jax), (counts, counts_jax)])
+def test_distributions_against_jax_scipy_stats(f, f_jax):
+    assert np.isclose(f(X), float(f_jax(jnp.asarray(X))), rtol=1e-12)
+    H = dgraph.hessian(f, X)
+    want = np.asarray(jref.hessian(f_jax)(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+def not_read(x):
+    return np.sum(stats.t.cdf(x, 3.0))
+
+
+def test_what_is_not_read_is_one_line():
+    with pytest.raises(DGraphError) as e:
+        dgraph.make_function(not_read, "jacobian", point=[X])
+    assert "scipy.stats.t.cdf of an array that depends on the inputs" in str(e.value)
+    assert "\n" not in str(e.value)
