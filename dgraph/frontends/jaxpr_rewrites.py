@@ -356,16 +356,24 @@ def _batched_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
 
     a_var, b_var, out = eqn.invars[0], eqn.invars[-1], eqn.outvars[0]
     a_shape, b_shape = tuple(a_var.aval.shape), tuple(b_var.aval.shape)
+    transposed = False  # a gradient's solve: by each matrix's transpose
     if np.allclose(got, np.einsum("kij,k...j->k...i", m, x)) and len(b_shape) == 3:
         rows = True  # x[k] @ m[k].T, the form vmap writes
     elif np.allclose(got, np.einsum("kij,kj...->ki...", m, x)):
         rows = len(b_shape) == 2
+    elif np.allclose(got, np.einsum("kji,k...j->k...i", m, x)) and len(b_shape) == 3:
+        rows, transposed = True, True  # x[k] @ m[k]
+    elif np.allclose(got, np.einsum("kji,kj...->ki...", m, x)):
+        rows, transposed = len(b_shape) == 2, True  # m[k].T @ x[k]
     else:
         raise InputError(f"{reader.where}: custom_linear_solve with a batched matvec other"
                          " than a product with one matrix each")  # fmt: skip
     parts = []
     for k in range(a_shape[0]):
         a_k = _batch_entry(reader, ins[0], k, a_shape, a_var.aval)
+        if transposed:
+            flip = ArrayOp("transpose", (a_k,), (("permutation", (1, 0)),), a_shape[1:])
+            a_k = reader.operand(reader.result(flip, a_var.aval))
         b_k = _batch_entry(reader, ins[-1], k, b_shape, b_var.aval)
         op = ArrayOp("linear_solve", (a_k, b_k), (("rows", rows),), b_shape[1:])
         solved = reader.operand(reader.result(op, out.aval))
@@ -424,8 +432,21 @@ def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return read_as(reader, eqn, ins, sort_method)
 
 
+def _signbit(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``jnp.signbit`` of a traced float (its sign bit by ``bitcast_convert_type``, which
+    the array level has no operation for; ``jnp.copysign``'s, ``jsp.special.gamma``'s):
+    below zero, or a zero whose reciprocal is negative (``arctan2(-0.0, -1) = -π``); a
+    NaN's sign bit is read as clear. A comparison: no derivative."""
+    import jax.numpy as jnp
+
+    if len(eqn.invars) != 1 or not _is_real(eqn.invars[0].aval.dtype):
+        return None
+    return read_as(reader, eqn, ins, lambda x: [(x < 0) | ((x == 0) & (jnp.arctan2(x, -1.0) < 0))])
+
+
 CALLED: dict[str, Callable[..., list[Any] | None]] = {
     "_searchsorted_scan_impl": _searchsorted,
+    "signbit": _signbit,
 }
 
 
