@@ -87,13 +87,14 @@ def special(x):  # scipy.special as a module global: multigammaln is a Python fu
 
 
 def bessel(x):
-    return np.sum(sps.i0(x) * sps.i1(x)) + np.sum(sps.multigammaln(x**2 + 2.5, 3))
+    orders = np.sum(sps.polygamma(1, x**2 + 1.5) + sps.polygamma(0, x**2 + 1.0))
+    return np.sum(sps.i0(x) * sps.i1(x)) + np.sum(sps.multigammaln(x**2 + 2.5, 3)) + orders
 
 
 def test_scipy_special_composites_against_jax():
     """``gamma`` (negative arguments: its sign), ``beta``, ``ndtri`` (Hessians), ``i0``,
-    ``i1``, ``multigammaln`` (gradients: JAX's Hessian of its Bessel series takes
-    seconds): refused before."""
+    ``i1``, ``multigammaln``, ``polygamma`` (gradients: JAX's Hessian of its Bessel series
+    takes seconds): refused before."""
     import jax.scipy.special as jsps
 
     def twin(x):
@@ -102,7 +103,8 @@ def test_scipy_special_composites_against_jax():
         return jnp.sum(jsps.gamma(y - 1.2) + jsps.beta(y, 2.0) + jsps.ndtri(p))
 
     def bessel_twin(x):
-        return jnp.sum(jsps.i0(x) * jsps.i1(x)) + jnp.sum(jsps.multigammaln(x**2 + 2.5, 3))
+        orders = jnp.sum(jsps.polygamma(1, x**2 + 1.5) + jsps.polygamma(0, x**2 + 1.0))
+        return jnp.sum(jsps.i0(x) * jsps.i1(x)) + jnp.sum(jsps.multigammaln(x**2 + 2.5, 3)) + orders
 
     assert np.isclose(special(X), float(twin(jnp.asarray(X))), rtol=1e-12)
     want = np.asarray(jref.hessian(twin)(jnp.asarray(X)))

@@ -3342,11 +3342,11 @@ def _patch_namespace(
         elif module == "numpy":
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif module == "scipy.special":
-            saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
+            saved[key], namespace[key] = value, _Proxy(value, _SCIPY_SPECIAL)
         elif module == "numpy.polynomial.polynomial":
             saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
         elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
-            inner = {"special": _Proxy(value.special, scipy_special.FUNCTIONS)}
+            inner = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
             if "scipy.sparse.linalg" in sys.modules:
                 inner["sparse"] = _sparse_proxy(value.sparse)
             if "scipy.stats" in sys.modules:
@@ -3380,6 +3380,30 @@ def _patch_namespace(
         added.append("float")
 
 
+def _polygamma(n: Any, x: Any) -> Any:
+    """``scipy.special.polygamma(n, x)`` of a constant order (an integer, or an array of
+    them broadcast against ``x``): ``digamma`` for order 0, else the ``polygamma``
+    operation JAX's reader makes (its derivative the next order's)."""
+    if _is_traced(n):
+        raise InputError(
+            "scipy.special.polygamma of an order that depends on the inputs has no derivative"
+        )
+    order = _constant(n)
+    if not np.all(order == np.floor(order)) or np.any(order < 0):
+        raise InputError("scipy.special.polygamma: the order must be a non-negative integer")
+    if not _is_traced(x):
+        import scipy.special  # the caller's: it called scipy.special
+
+        return scipy.special.polygamma(order, _constant(x))
+    if order.shape == () and order == 0:
+        return _elementwise("digamma", (x,))
+    return _elementwise("polygamma", (order.astype(float), x))
+
+
+#: scipy.special's Python functions the tracer reads (its ufuncs arrive by dispatch)
+_SCIPY_SPECIAL = {**scipy_special.FUNCTIONS, "polygamma": _polygamma}
+
+
 def _stats_proxy(module: Any) -> _Proxy:
     """scipy.stats with the distributions :mod:`.scipy_stats` reads taking traced arrays."""
     found = {
@@ -3400,7 +3424,7 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
     if module.startswith("sympy."):
         return _SYMPY
     if module.startswith("scipy.special"):
-        return scipy_special.FUNCTIONS
+        return _SCIPY_SPECIAL
     if module == "numpy.polynomial.polynomial":
         return numpy_composites.POLYNOMIAL
     if module.startswith("scipy.sparse.linalg"):
