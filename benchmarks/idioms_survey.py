@@ -377,7 +377,7 @@ JAX = {
     "clip_where": lambda x: jnp.sum(
         jnp.clip(x, -0.5, 0.8) ** 2 + jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)
     ),
-    "logsumexp_b": lambda x: (
+    "jax_logsumexp_b": lambda x: (
         jsps.logsumexp(x, b=jnp.arange(1.0, 7.0))
         + jnp.sum(
             jsps.logsumexp(
