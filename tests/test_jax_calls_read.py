@@ -24,10 +24,8 @@ C = jnp.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
 
 def signs(x):
     negative_zero = -(jnp.abs(x) * 0.0)  # -0.0 everywhere: copysign reads its sign bit
-    return (
-        jnp.sum(jnp.copysign(x**2, x - 0.35) + jnp.copysign(x**3, negative_zero))
-        + jnp.sum(jsps.gamma(x**2 - 1.3) + jsps.beta(x**2 + 0.5, 2.0))
-        + jnp.sum(jnp.signbit(x - 0.4) * x**2)
+    return jnp.sum(jnp.copysign(x**2, x - 0.35) + jnp.copysign(x**3, negative_zero)) + jnp.sum(
+        jsps.gamma(x**2 - 1.3)
     )
 
 
