@@ -1,8 +1,9 @@
 """``np.quantile`` and ``np.percentile`` in NumPy code (the NumPy tracer: the sorted axis
 read at ``q·(n - 1)`` by ``method``), refused before ("numpy.percentile on an array that
 depends on the inputs is not supported"): values against NumPy's, Hessians (whose graph
-holds the gradient's) against JAX's ``jnp.quantile``/``jnp.percentile`` of the same program, for each method
-JAX shares, along an axis and over all, ``keepdims``, several probabilities. The
+holds the gradient's) against JAX's ``jnp.quantile``/``jnp.percentile`` of the same
+program, for each method JAX shares, along an axis and over all, ``keepdims``, several
+probabilities. The
 nearest-rank percentile kept with its axis multiplied a sort's row by a block that is
 no move (an AttributeError out of ``blocks.permutation``); it is multiplied now."""
 
