@@ -1,7 +1,8 @@
 """``x[mask]`` with a mask computed from the inputs in NumPy code (the NumPy tracer's
 :class:`~dgraph.frontends.array_tracer.MaskedSelection`): written back (``y[y < 0] = 0``,
 ``y[m] = z[m]``, ``y[m] *= 2``, a Huber loss's ``out[big] = a[big] - 0.5``), combined
-elementwise and summed (``np.sum(x[x > 0] ** 2)``, ``np.mean``); each Hessian against
+elementwise and reduced (``np.sum(x[x > 0] ** 2)``, ``np.mean``, ``max``, ``min``, ``var``,
+``std``, ``np.dot`` of two selections, ``np.linalg.norm``); each Hessian against
 JAX's of the same program written with ``jnp.where`` (the Hessian's graph holds the
 gradient's), at points with entries on both sides of the mask. Before: refused
 ("positions that depend on the inputs", "a boolean mask … selects a number of entries
@@ -96,12 +97,35 @@ def _moments_jax(x):
     return jnp.sum(jnp.where(up, jnp.exp(x) ** 2, 0.0)) + mean + jnp.sum(jnp.where(x > 0, x, 0))
 
 
+def reductions(x):
+    r = np.tanh(x) - 0.2
+    m = r > 0
+    return (
+        np.max(r[m] ** 2) + r[m].min() + np.var(r[m]) + r[m].std(ddof=1)
+        + np.dot(r[m], x[m]) + np.linalg.norm(r[m])
+    )  # fmt: skip
+
+
+def reductions_jax(x):
+    r = jnp.tanh(x) - 0.2
+    m = r > 0
+    c = jnp.sum(m)
+    mean = jnp.sum(jnp.where(m, r, 0)) / c
+    squares = jnp.sum(jnp.where(m, (r - mean) ** 2, 0))
+    return (
+        jnp.max(jnp.where(m, r**2, -jnp.inf)) + jnp.min(jnp.where(m, r, jnp.inf))
+        + squares / c + jnp.sqrt(squares / (c - 1))
+        + jnp.sum(jnp.where(m, r * x, 0)) + jnp.sqrt(jnp.sum(jnp.where(m, r * r, 0)))
+    )  # fmt: skip
+
+
 CASES = [
     (clip_below, clip_below_jax),
     (copy_where, copy_where_jax),
     (scale_in_place, scale_in_place_jax),
     (huber, huber_jax),
     (selected_moments, selected_moments_jax),
+    (reductions, reductions_jax),
 ]
 X = np.array([-1.3, -0.4, 0.1, 0.45, 0.9, 1.6, 2.4])
 

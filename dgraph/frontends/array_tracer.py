@@ -1281,8 +1281,10 @@ class MaskedSelection:
     * written back, ``y[mask] = v`` (a number, or a selection by the same mask, as in
       ``y[m] = z[m]`` and ``y[m] *= 2``): ``np.where(mask, v, y)``;
     * elementwise with numbers and selections by the same mask: a selection again;
-    * summed, ``np.sum``/``np.mean`` (and the methods) over all of it: of
-      ``np.where(mask, x, 0)``, the mean divided by the count of the mask.
+    * reduced over all of it, ``np.sum``/``np.mean``/``np.max``/``np.min``/``np.var``/
+      ``np.std`` (and the methods), ``np.dot``/``np.vdot``/``np.inner`` of two selections by
+      it, ``np.linalg.norm``: of ``np.where(mask, x, 0)`` (±inf for the extremes), a mean
+      divided by the count of the mask.
 
     Anything else (its length, an index, another function) is refused in one line."""
 
@@ -1358,13 +1360,38 @@ class MaskedSelection:
         return self._apply(ufunc, *inputs)
 
     def __array_function__(self, func, types, args, kwargs):
-        if func is np.sum or func is np.mean:
+        if func in (np.sum, np.mean, np.max, np.min, np.var, np.std):
             return getattr(self, func.__name__)(*args[1:], **kwargs)
+        if func in (np.dot, np.vdot, np.inner) and len(args) == 2 and not kwargs:
+            a, b = self._values(args)  # the same mask: the sum of the products
+            return _sum(_where(self.mask, a * b, 0.0))
+        if func is np.linalg.norm and len(args) == 1 and not kwargs:
+            return np.sqrt((self * self).sum())
         raise DataDependentIndex(_MASKED)
 
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
+    def _whole(self, axis, out, keepdims) -> None:
         if axis is not None or out is not None or keepdims:
-            raise DataDependentIndex(_MASKED + " (summed over all its entries, it is read)")
+            raise DataDependentIndex(_MASKED + " (over all its entries, it is read)")
+
+    def max(self, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+        self._whole(axis, out, keepdims or kwargs)
+        return np.max(_where(self.mask, self.array, -np.inf))
+
+    def min(self, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+        self._whole(axis, out, keepdims or kwargs)
+        return np.min(_where(self.mask, self.array, np.inf))
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> Any:
+        self._whole(axis, out, keepdims)
+        count = _passive_sum(self.mask, None, False)
+        centred = self - self.mean()
+        return (centred * centred).sum() / (count - ddof)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False) -> Any:
+        return np.sqrt(self.var(axis, dtype, out, ddof, keepdims))
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
+        self._whole(axis, out, keepdims)
         return _sum(_where(self.mask, self.array, 0.0))
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False) -> Any:
