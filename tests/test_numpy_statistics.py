@@ -115,17 +115,6 @@ def test_scipy_special_composites_against_jax():
     np.testing.assert_allclose(np.ravel(grad), want, rtol=1e-10)
 
 
-def test_a_derivative_sympy_leaves_unevaluated_is_one_line():
-    """``Mod`` of a product read by sympy (a graph of scalars): sympy's chain rule leaves
-    ``Subs(Derivative(Mod(...)))``, which printed as a ValueError out of the value check."""
-    import sympy
-
-    a, b = sympy.symbols("a b")
-    with pytest.raises(DGraphError) as e:
-        dgraph.accumulate(dgraph.from_sympy([sympy.Mod(a * b, 0.9) + a**2], [a, b]), "forward")
-    assert "no derivative of Mod(" in str(e.value) and "\n" not in str(e.value)
-
-
 def test_nan_reductions_skip_nans_of_the_program():
     """``np.log`` of a negative entry is NaN in the traced values: the nan-reductions
     skip its value (the mean over the numbers), as NumPy and JAX do, and its derivative,

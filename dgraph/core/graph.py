@@ -53,8 +53,11 @@ def vertex_symbol(vertex: str) -> sympy.Symbol:
 
 def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     """d expr / d vertex as AD takes it: step functions (sign, Heaviside, floor, ceiling)
-    have derivative zero, which holds everywhere but at their jumps."""
+    have derivative zero, which holds everywhere but at their jumps; ``Mod(a, b)`` is
+    ``a − b·floor(a/b)``."""
     x = vertex_symbol(vertex)
+    if expr.has(sympy.Mod):  # a − b·floor(a/b), Python's modulo: derivatives 1 and −floor(a/b)
+        expr = expr.replace(sympy.Mod, lambda a, b: a - b * sympy.floor(a / b))
     d = _elemental_derivative(expr, x)
     if d is None:
         d = _term_derivative(expr, x)

@@ -231,6 +231,10 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
             break
     else:
         raise GraphError("hessian_graph: no adjoint names whose edge symbols are distinct")
+    read = _read_by(edges, list(gradient))
+    forward = [v for v in forward if g.role(v) == "input" or v in read]
+    vertices = {name: expr for name, expr in vertices.items() if name in read}
+    edges = [(u, v) for u, v in edges if v in read]
     H = DGraph(f"hessian({g.name})" if g.name else "hessian")
     for p in g.parameters:
         H.add_parameter(p)
@@ -249,6 +253,22 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
     if g.point is not None:
         H.set_point(g.point)
     return H
+
+
+def _read_by(edges: list[tuple[str, str]], outputs: list[str]) -> set[str]:
+    """The outputs and every vertex with a path to one: an adjoint whose only reader's
+    partial is zero (``t̄`` of ``t = Heaviside(x)``) is read by no output and is left out
+    (a vertex no output reads is no vertex of a Jacobian's graph)."""
+    readers: dict[str, list[str]] = {}
+    for u, v in edges:
+        readers.setdefault(v, []).append(u)
+    found, todo = set(outputs), list(outputs)
+    while todo:
+        for u in readers.get(todo.pop(), []):
+            if u not in found:
+                found.add(u)
+                todo.append(u)
+    return found
 
 
 def _edges(exprs: dict[str, sympy.Expr | None], known: set[str]) -> list[tuple[str, str]]:

@@ -7,14 +7,16 @@ Vertex expressions and partials are compiled once per graph into two Python func
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import itertools
 import linecache
 import operator
+import types
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
@@ -168,11 +170,30 @@ def _function(
             namespace[key] = getattr(importlib.import_module(module), key)
     source = "\n".join(lines) + "\n"
     filename = f"<dgraph-numeric-{next(_COUNTER)}>"
-    exec(compile(source, filename, "exec"), namespace)  # printed from sympy, as lambdify
+    code = compile(source, filename, "exec")
+    _refuse_unknown(code, namespace, arguments, steps)
+    exec(code, namespace)  # printed from sympy, as lambdify
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     function = namespace[name]
     weakref.finalize(function, linecache.cache.pop, filename, None)
     return function
+
+
+def _refuse_unknown(
+    code: types.CodeType, namespace: dict, arguments: list[str], steps: list[tuple[str, Any]]
+) -> None:
+    """A name the printed function reads that is neither its own nor in the namespace: a
+    function sympy prints with no NumPy or SciPy counterpart (``meijerg`` in the derivative
+    of ``uppergamma``), refused here in one line, not as a NameError when it is called."""
+    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    own = {*arguments, *(target for target, _ in steps), *inner.co_varnames}
+    unknown = sorted(n for n in inner.co_names if n not in own and n not in namespace)
+    unknown = [n for n in unknown if not hasattr(builtins, n)]
+    if unknown:
+        raise GraphError(
+            f"cannot evaluate {unknown[0]}(...) numerically: sympy's function has no NumPy"
+            " or SciPy counterpart (write the function without it)"
+        )
 
 
 def _compiled(graph: DGraph) -> tuple[dict, dict]:
