@@ -8,6 +8,7 @@ Vertex expressions and partials are compiled once per graph into two Python func
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import importlib
 import itertools
@@ -16,7 +17,7 @@ import operator
 import types
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
@@ -171,7 +172,7 @@ def _function(
     source = "\n".join(lines) + "\n"
     filename = f"<dgraph-numeric-{next(_COUNTER)}>"
     code = compile(source, filename, "exec")
-    _refuse_unknown(code, namespace, arguments, steps)
+    _refuse_unknown(code, namespace)
     exec(code, namespace)  # printed from sympy, as lambdify
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     function = namespace[name]
@@ -179,16 +180,13 @@ def _function(
     return function
 
 
-def _refuse_unknown(
-    code: types.CodeType, namespace: dict, arguments: list[str], steps: list[tuple[str, Any]]
-) -> None:
+def _refuse_unknown(code: types.CodeType, namespace: dict) -> None:
     """A name the printed function reads that is neither its own nor in the namespace: a
     function sympy prints with no NumPy or SciPy counterpart (``meijerg`` in the derivative
     of ``uppergamma``), refused here in one line, not as a NameError when it is called."""
     inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    own = {*arguments, *(target for target, _ in steps), *inner.co_varnames}
-    unknown = sorted(n for n in inner.co_names if n not in own and n not in namespace)
-    unknown = [n for n in unknown if not hasattr(builtins, n)]
+    read = {i.argval for i in dis.get_instructions(inner) if i.opname == "LOAD_GLOBAL"}
+    unknown = sorted(n for n in read if n not in namespace and not hasattr(builtins, n))
     if unknown:
         raise GraphError(
             f"cannot evaluate {unknown[0]}(...) numerically: sympy's function has no NumPy"
