@@ -16,7 +16,7 @@ from typing import Any
 
 import jax
 
-__all__ = ["forward_hessian", "hessian", "jacfwd", "jacobian", "jacrev"]
+__all__ = ["assert_hessian", "forward_hessian", "hessian", "jacfwd", "jacobian", "jacrev"]
 
 Argnums = int | Sequence[int]
 
@@ -55,3 +55,16 @@ def forward_hessian(g: Callable[..., Any]) -> Callable[..., Any]:
     """``jax.jit(jax.jacfwd(jax.jacfwd(g)))``: forward over forward (JAX's reverse mode
     refuses a while_loop)."""
     return jax.jit(jax.jacfwd(jax.jacfwd(g)))
+
+
+def assert_hessian(f: Callable[..., Any], f_jax: Callable[..., Any], x: Any, rtol: float = 1e-10):
+    """``dgraph.hessian(f, x)`` (a NumPy program) equals ``jax.hessian`` of its JAX twin at
+    ``x``, and so do the values, to ``rtol`` (absolute: ``rtol`` of the largest entry)."""
+    import numpy as np
+
+    import dgraph
+
+    assert np.isclose(f(x), float(f_jax(jax.numpy.asarray(x))), rtol=1e-12)
+    want = np.asarray(hessian(f_jax)(jax.numpy.asarray(x)))
+    got = dgraph.hessian(f, x)(x)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())

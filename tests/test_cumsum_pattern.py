@@ -259,16 +259,7 @@ def test_a_triangle_too_large_to_list_is_refused_before_it_is_made():
     from dgraph.blocks.cumulative import EXPLICIT_LIMIT
     from dgraph.errors import DGraphError
 
-    def program(n, xp=np):
-        h = 2.0 / (n - 1)
-
-        def f(u):
-            x = 1.0 + h * xp.cumsum(u - xp.sin(xp.arange(n) * h))
-            running = x**2 + 0.5 * u**2 + 0.1 * x**4
-            return xp.sum(running[1:] + running[:-1]) * h / 2 + 10.0 * (x[-1] - 0.5) ** 2
-
-        return f
-
+    program = _trapezoid_cost
     n = 20_000
     with pytest.raises(DGraphError) as e:
         dgraph.hessian(program(n), np.full(n, 0.3), sparse=True)
