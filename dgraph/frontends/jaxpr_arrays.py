@@ -551,8 +551,8 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "sort": ("dimension",),
 }
 _RENAMES = {"add_any": "add"}
-# the value passes through unchanged
-_ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier"}
+# the value passes through unchanged (``name``: ``jax.ad_checkpoint.checkpoint_name``'s tag)
+_ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier", "name"}
 # primitives whose operands after the first are indices
 # calls with a custom derivative rule, honoured as JAX's autodiff honours it
 _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}

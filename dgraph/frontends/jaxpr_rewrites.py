@@ -36,6 +36,8 @@ derivative is the one JAX's own rule gives, ties included.
   with the rows held is JAX's ``lu_jvp`` (``P·A = L·U``, ``X = L⁻¹·P·dA·U⁻¹``,
   ``dL = L·tril(X, -1)``, ``dU = triu(X)·U``); a batch of matrices is read as one
   elimination of each;
+* ``psum`` over positional axes (``lax.psum``, ``lax.pmean`` in a ``jax.vmap`` with an
+  ``axis_name``): a ``reduce_sum`` of each operand over them;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
   the first k of a stable ``argsort`` of the negated operand, the same order (so a
@@ -444,6 +446,22 @@ def _signbit(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return read_as(reader, eqn, ins, lambda x: [(x < 0) | ((x == 0) & (jnp.arctan2(x, -1.0) < 0))])
 
 
+def _psum(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``psum`` over positional axes (``lax.psum`` / ``lax.pmean`` under ``jax.vmap(...,
+    axis_name=...)``, which batching turns into the vmapped axis's number): a ``reduce_sum``
+    of each operand over those axes, as linear as the sum itself; None for a named axis or
+    ``axis_index_groups`` (a collective across devices)."""
+    import jax.numpy as jnp
+
+    axes = eqn.params.get("axes", ())
+    if eqn.params.get("axis_index_groups") is not None or not all(
+        isinstance(a, int | np.integer) for a in axes
+    ):
+        return None
+    axes = tuple(int(a) for a in axes)
+    return read_as(reader, eqn, ins, lambda *xs: [jnp.sum(x, axis=axes) for x in xs])
+
+
 CALLED: dict[str, Callable[..., list[Any] | None]] = {
     "_searchsorted_scan_impl": _searchsorted,
     "signbit": _signbit,
@@ -466,4 +484,5 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "reduce_and": _any_all,
     "top_k": _top_k,
     "lu": _lu,
+    "psum": _psum,
 }
