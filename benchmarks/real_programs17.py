@@ -641,6 +641,28 @@ def linear_transpose_custom_linear_solve(n):
     return jax_case(f, (data(r, n, scale=0.5),), False)
 
 
+@program(5, 30)
+def cg_matrix_free_objective(n):
+    """``jax.scipy.sparse.linalg.cg`` of a matrix-free SPD operator, the symmetric part (by
+    ``jax.linear_transpose``) of ``v ↦ (2 + x²) v + 0.4 (v − roll(v))`` plus a rank-one
+    term ``0.3 (x·v) x`` (tolerance 1e-14), a scalar
+    ``bᵀy + Σ y² x`` of the solution (its Hessian: the solve's second derivative)."""
+    r = _rng(n, 23)
+    b = jnp.asarray(r.normal(size=n))
+
+    def f(x):
+        def op(v):
+            return (2.0 + x**2) * v + 0.4 * (v - jnp.roll(v, 1)) + 0.3 * (x @ v) * x
+
+        def sym(v):
+            return 0.5 * (op(v) + jax.linear_transpose(op, v)(v)[0])
+
+        y, _ = jax.scipy.sparse.linalg.cg(sym, b, tol=1e-14, maxiter=200)
+        return b @ y + jnp.sum(y**2 * x)
+
+    return jax_case(f, (data(r, n, scale=0.5),), True)
+
+
 # ---------------------------------------------------------------- the survey
 
 #: each program at its small size, under its name (``dgraph codegen real_programs17.py:NAME``)

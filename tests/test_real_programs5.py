@@ -3,7 +3,8 @@ programs that differentiate inside themselves), each against ``jax.jacfwd`` /
 ``jax.hessian``: batch statistics by ``lax.pmean`` / ``lax.psum`` in a ``jax.vmap`` with an
 ``axis_name`` (its ``psum`` over the batched axis: refused), and
 ``jax.ad_checkpoint.checkpoint_name`` under a ``save_only_these_names`` policy (its ``name``
-primitive: refused)."""
+primitive: refused), and ``lax.custom_linear_solve`` / ``jax.scipy.sparse.linalg.cg`` of
+a matrix-free matvec (refused: only a product with one matrix was read)."""
 
 import numpy as np
 import pytest
@@ -79,3 +80,50 @@ def test_named_complex_and_constant():
     want = np.asarray(hessian(f)(X))
     found = dgraph.hessian(f, X)(X)
     np.testing.assert_allclose(found, want, rtol=1e-10, atol=1e-9)
+
+
+def stencil_solve(x):
+    a = 3.0 + x**2
+
+    def mv(v):
+        return a * v - 0.5 * jnp.roll(v, 1) - 0.3 * jnp.roll(v, -1)
+
+    def jacobi(matvec, b):
+        v = b / a
+        for _ in range(40):
+            v = v + (b - matvec(v)) / a
+        return v
+
+    return lax.custom_linear_solve(mv, jnp.cos(x), jacobi, jacobi) * x[0]
+
+
+def cg_objective(x):
+    def op(v):
+        return (2.0 + x**2) * v + 0.3 * (x @ v) * x
+
+    y, _ = jax.scipy.sparse.linalg.cg(op, jnp.sin(x) + 1.0, tol=1e-14, maxiter=100)
+    return jnp.sum(y**2 * x)
+
+
+def test_matrix_free_solve_jacobian():
+    want = np.asarray(jacfwd(stencil_solve)(X))
+    found = dgraph.make_function(stencil_solve, "jacobian", point=[X])(X)
+    np.testing.assert_allclose(np.reshape(found, want.shape), want, rtol=1e-10, atol=1e-12)
+
+
+def test_matrix_free_cg_hessian():
+    want = np.asarray(hessian(cg_objective)(X))
+    found = dgraph.hessian(cg_objective, X)(X)
+    np.testing.assert_allclose(found, want, rtol=1e-9, atol=1e-10)
+
+
+def test_matrix_free_solve_of_a_matrix_refused():
+    """Several right-hand sides of a matrix-free matvec: one clear line."""
+
+    def f(x):
+        B = jnp.stack([x, x**2], axis=1)
+        return lax.custom_linear_solve(lambda v: 2.0 * v + jnp.roll(v, 1, axis=0) * x[0, None],
+                                       B, lambda mv, b: b / 2.0)  # fmt: skip
+
+    with pytest.raises(dgraph.DGraphError, match="more than one vector"):
+        dgraph.make_function(f, "jacobian", point=[X])
