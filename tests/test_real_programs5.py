@@ -127,3 +127,20 @@ def test_matrix_free_solve_of_a_matrix_refused():
 
     with pytest.raises(dgraph.DGraphError, match="more than one vector"):
         dgraph.make_function(f, "jacobian", point=[X])
+
+
+def test_loose_iterative_solver_is_not_a_wrong_number():
+    """A ``cg`` stopped far from the solution (3 steps, tolerance 1e-2): the exact solve
+    the reader puts in its place differs from the program's value, so the result does not
+    verify: refused, never JAX's different numbers returned as its derivative."""
+
+    def f(x):
+        def op(v):
+            return (2.0 + x**2) * v + 0.9 * jnp.roll(v, 1) + 0.9 * jnp.roll(v, -1)
+
+        y, _ = jax.scipy.sparse.linalg.cg(op, jnp.sin(x) + 1.0, tol=1e-2, maxiter=3)
+        return y * x[0]
+
+    x = np.linspace(-1.0, 1.0, 8)
+    with pytest.raises(dgraph.DGraphError, match="did not verify"):
+        dgraph.make_function(f, "jacobian", point=[x])
