@@ -14,7 +14,13 @@ TD target (DQN, Mnih et al. 2015) and a straight-through estimator (Bengio et al
 ``in_axes=(0, None)``, ``out_axes=1``; ``jax.lax.map`` of a ``jax.grad``; ``jax.jacrev`` of a
 constraint inside a KKT residual; a ``jax.custom_jvp`` implicit function (a root by a
 ``while_loop``, its tangent by the implicit function theorem); ``jax.checkpoint`` with a
-policy; ``jax.named_call`` / ``jax.named_scope``.
+policy; ``jax.named_call`` / ``jax.named_scope``; a PINN whose weights are a pytree rebuilt
+by ``ravel_pytree``'s unravel with ``jax.value_and_grad(has_aux=True)``; batch statistics by
+``lax.pmean`` / ``lax.psum`` in ``jax.vmap(..., axis_name=...)``; a straight-through
+Gumbel-softmax (``jax.random.split``, ``jax.random.gumbel``); ``jax.lax.custom_root`` with a
+``while_loop`` Newton solver; a leapfrog ``lax.scan`` with ``jax.grad`` in its body;
+``checkpoint_name`` under ``save_only_these_names``; ``jax.linear_transpose`` and
+``lax.custom_linear_solve`` of a matrix-free stencil; ``jax.scipy.sparse.linalg.cg``.
 
 Columns are real_programs3's (``SizedSurvey`` of ``benchmarks/real_programs_harness.py``),
 every value against ``jax.jacfwd`` / ``jax.hessian`` of the same function, relative 1e-8.
