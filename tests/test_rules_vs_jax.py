@@ -30,6 +30,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
 jsl = jax.scipy.linalg
+from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
@@ -615,6 +616,15 @@ case("reduce_max", "numpy", lambda xp, x: xp.max(x, axis=0), point((3, 2), 104),
 # -- what the reader passes through or rewrites ---------------------------------------------
 
 case("copy_p", "n-d", lambda x: jnp.sin(lax.copy_p.bind(x)), point((2, 3), 70))
+case("name", "checkpoint_name", lambda x: jnp.sin(checkpoint_name(x, "a")),
+     point((2, 3), 71))  # fmt: skip
+case("device_put", "n-d", lambda x: jnp.sin(jax.device_put(x * x)), point((2, 3), 72))
+case("psum", "vmap-axis-name",
+     lambda x: jax.vmap(lambda r: jnp.sin(r) * lax.psum(r, "b"), axis_name="b")(x),
+     point((2, 3), 73))  # fmt: skip
+case("psum", "vmap-two-operands",
+     lambda x: jax.vmap(lambda r: sum(lax.psum((r, r * r), "b")), axis_name="b", in_axes=1)(x),
+     point((2, 3), 74))  # fmt: skip
 case(
     "reduce_precision",
     "n-d",

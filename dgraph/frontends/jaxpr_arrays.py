@@ -551,8 +551,9 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "sort": ("dimension",),
 }
 _RENAMES = {"add_any": "add"}
-# the value passes through unchanged
-_ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier"}
+# the value passes through unchanged (``name``: ``jax.ad_checkpoint.checkpoint_name``'s tag;
+# ``device_put``: ``jnp.asarray`` in ``jax.scipy.sparse.linalg.cg``'s gradient)
+_ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier", "name", "device_put"}
 # primitives whose operands after the first are indices
 # calls with a custom derivative rule, honoured as JAX's autodiff honours it
 _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}

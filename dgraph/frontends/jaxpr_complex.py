@@ -381,6 +381,7 @@ _PARTWISE = {
     "split",
     "reduce_precision",
     "sharding_constraint",
+    "name",
 }
 """Primitives that are linear and apply to each part alone (their other operands integer
 indices or a boolean predicate)."""

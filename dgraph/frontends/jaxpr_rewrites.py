@@ -24,7 +24,9 @@ derivative is the one JAX's own rule gives, ties included.
   as numbers, compared with 0;
 * ``custom_linear_solve`` whose matvec is a product with a matrix (``jnp.linalg.solve``,
   ``inv``): a ``linear_solve`` of that matrix (:mod:`dgraph.blocks.linalg`), the solve
-  function it carries (an LU factorization) not read;
+  function it carries (an LU factorization) not read; of a matrix-free matvec on one
+  vector of at most 256 entries (a stencil, ``jax.scipy.sparse.linalg.cg``), the matvec
+  applied to the identity's columns and that matrix solved, the user's solver not read;
 * ``lu`` (``lu_factor``, and JAX's gradient of ``det`` of n ≥ 4, which reads the factors,
   pivots and permutation as data): of one square matrix, one ``lu`` operation (its dense
   block JAX's ``lu_jvp`` rule, :mod:`dgraph.blocks.decompositions`) and its pivots and
@@ -36,6 +38,8 @@ derivative is the one JAX's own rule gives, ties included.
   with the rows held is JAX's ``lu_jvp`` (``P·A = L·U``, ``X = L⁻¹·P·dA·U⁻¹``,
   ``dL = L·tril(X, -1)``, ``dU = triu(X)·U``); a batch of matrices is read as one
   elimination of each;
+* ``psum`` over positional axes (``lax.psum``, ``lax.pmean`` in a ``jax.vmap`` with an
+  ``axis_name``): a ``reduce_sum`` of each operand over them;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
   the first k of a stable ``argsort`` of the negated operand, the same order (so a
@@ -61,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .jaxpr_values import Opaque, jax_module
+from .jaxpr_values import Opaque, jax_module, resolved
 
 __all__ = ["CALLED", "TRACED", "read_as", "read_linear_solve"]
 
@@ -314,7 +318,7 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     closed = eqn.params["jaxprs"].matvec
     b_vars = eqn.invars[sum(lengths) :]
     if lengths.matvec != 1 or len(b_vars) != 1:
-        raise InputError(f"{where} with a matvec other than a product with one matrix")
+        return _dense_solve(reader, eqn, ins, where)
     a_shape, b_shape = tuple(eqn.invars[0].aval.shape), tuple(b_vars[0].aval.shape)
     rng = np.random.default_rng(0)
     m, x = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
@@ -341,10 +345,48 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
         op = ArrayOp("transpose", (matrix,), (("permutation", (1, 0)),), a_shape)
         matrix = reader.operand(reader.result(op, eqn.invars[0].aval))
     if rows is None:
-        raise InputError(f"{where} with a matvec other than a product with one matrix")
+        return _dense_solve(reader, eqn, ins, where)
     operands = (matrix, reader.operand(ins[sum(lengths)]))
     op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
     return [reader.result(op, eqn.outvars[0].aval)]
+
+
+_DENSE_SOLVE = 256  # the most unknowns a matrix-free matvec is made a matrix for
+
+
+def _dense_solve(reader, eqn, ins: list[Any], where: str) -> list[Any]:
+    """``custom_linear_solve`` of a matrix-free matvec (``lax.custom_linear_solve`` of a
+    stencil, ``jax.scipy.sparse.linalg.cg``) on one vector ``b`` of ``n ≤ 256`` entries: its
+    matrix ``A`` the matvec applied to the identity's columns (``jax.vmap``), then
+    ``jnp.linalg.solve(A, b)``, the exact solution whose derivative is the implicit
+    function theorem's, as JAX's rule for the solve; the user's solver itself (iterative,
+    a tolerance) is not read. Refused in one line for several right-hand sides or more
+    unknowns."""
+    import jax.numpy as jnp
+
+    jax = jax_module()
+    lengths = eqn.params["const_lengths"]
+    closed = eqn.params["jaxprs"].matvec
+    start = sum(lengths)
+    b_vars = eqn.invars[start:]
+    n = int(b_vars[0].aval.size) if len(b_vars) == 1 else 0
+    if len(b_vars) != 1 or b_vars[0].aval.ndim != 1 or not 0 < n <= _DENSE_SOLVE:
+        raise InputError(
+            f"{where} with a matvec other than a product with one matrix, on more than one"
+            f" vector of at most {_DENSE_SOLVE} entries"
+        )
+    k = lengths.matvec
+
+    def solved(*args):
+        def matvec(v):
+            return jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args[:k], v)[0]
+
+        A = jax.vmap(matvec, in_axes=1, out_axes=1)(jnp.eye(n, dtype=args[-1].dtype))
+        return [jnp.linalg.solve(A, args[-1])]
+
+    specs = [*eqn.invars[:k], *b_vars]
+    operands = [resolved(x) for x in (*ins[:k], *ins[start:])]
+    return read_as(reader, eqn, operands, solved, specs=specs)
 
 
 def _batched_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
@@ -444,6 +486,22 @@ def _signbit(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return read_as(reader, eqn, ins, lambda x: [(x < 0) | ((x == 0) & (jnp.arctan2(x, -1.0) < 0))])
 
 
+def _psum(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``psum`` over positional axes (``lax.psum`` / ``lax.pmean`` under ``jax.vmap(...,
+    axis_name=...)``, which batching turns into the vmapped axis's number): a ``reduce_sum``
+    of each operand over those axes, as linear as the sum itself; None for a named axis or
+    ``axis_index_groups`` (a collective across devices)."""
+    import jax.numpy as jnp
+
+    axes = eqn.params.get("axes", ())
+    if eqn.params.get("axis_index_groups") is not None or not all(
+        isinstance(a, int | np.integer) for a in axes
+    ):
+        return None
+    axes = tuple(int(a) for a in axes)
+    return read_as(reader, eqn, ins, lambda *xs: [jnp.sum(x, axis=axes) for x in xs])
+
+
 CALLED: dict[str, Callable[..., list[Any] | None]] = {
     "_searchsorted_scan_impl": _searchsorted,
     "signbit": _signbit,
@@ -466,4 +524,5 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "reduce_and": _any_all,
     "top_k": _top_k,
     "lu": _lu,
+    "psum": _psum,
 }
