@@ -358,6 +358,19 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("output-is-input", ["compare", H("output_is_input.trace")], "output 'w' is an input"),
     ("unicode-id", ["structure", H("unicode_id.json")], "ASCII identifiers"),
+    # a singular lump of 48 vertices was named in full: a 700-character line
+    (
+        "inverse-singular-long",
+        [
+            "inverse",
+            H("singular_long.trace"),
+            "--granularity",
+            "elemental",
+            "--vector",
+            "1," * 11 + "1",
+        ],
+        "… 48 in all) is singular",
+    ),
     ("sqrt-negative", ["accumulate", H("sqrt_negative.trace")], "sqrt_negative.trace:3"),
     ("constant-complex", ["structure", H("constant_complex.trace")], "is complex"),
     ("template-zero", ["accumulate", H("template_zero.trace")], "is not finite"),
