@@ -59,7 +59,19 @@ for name in ("spherical_coordinates.trace", "naumann_discrepancy.json"):
 """
 
 
-SCRIPTS = {"best": BEST_SCRIPT, "zhou": ZHOU_SCRIPT, "methods": SCRIPT}
+INVERSE_SCRIPT = r"""
+from pathlib import Path
+import dgraph
+from dgraph.inverse.lumps import greedy_order, lumps
+
+data = Path(dgraph.__file__).parent.parent / "tests" / "data"
+g = dgraph.load(str(data / "lotka_volterra_elements.json"))
+order = greedy_order(g)
+print(order, [(lump.l, lump.mults) for lump in lumps(g, order)])
+"""
+
+
+SCRIPTS = {"best": BEST_SCRIPT, "zhou": ZHOU_SCRIPT, "methods": SCRIPT, "inverse": INVERSE_SCRIPT}
 
 
 def _combined() -> str:
@@ -108,7 +120,10 @@ def test_every_script_writes_the_same_under_every_hash_seed():
       (and costs) in another process. Two processes with different hash seeds must agree;
     - best: ``best`` with a budget (counted work, not time) and a seed: the same
       ``--json``, seconds aside, in processes with different hash seeds — and so on two
-      runs, whatever the load (tests/test_best.py runs it under a ten-times clock too).
+      runs, whatever the load (tests/test_best.py runs it under a ten-times clock too);
+    - inverse: the greedy lumping order of ``dgraph inverse`` (the element graph of a
+      Lotka-Volterra right-hand side, from benchmarks/methods_survey.py) took its next
+      breadth-first level from a set of downsets: other lumps, and 3 or 4 mults, per seed.
     """
     runs = _runs()
     methods = runs[1]["methods"]
@@ -119,3 +134,7 @@ def test_every_script_writes_the_same_under_every_hash_seed():
     best = runs[1]["best"]
     assert best.count("\n") == 2 and '"cut_by_time": false' in best
     assert best == runs[2]["best"], "best"
+    assert runs[1]["inverse"].startswith("['v5', 'v6', 'v7', 'v9', 'v10', 'v11', 'y0'"), runs[1][
+        "inverse"
+    ]
+    assert runs[1]["inverse"] == runs[2]["inverse"], "inverse"

@@ -349,6 +349,28 @@ CASES: list[tuple[str, list[str], str]] = [
     # values no graph may hold, and texts no parser should choke on
     ("divide-by-zero", ["accumulate", H("divide_by_zero.trace")], "divide_by_zero.trace:3"),
     ("imaginary", ["accumulate", H("imaginary.trace")], "imaginary.trace:3"),
+    # benchmarks/methods_survey.py: a unicode name got "expected 'name = expression'", an
+    # output that is an input "never assigned", a unicode id "letters" (α is one)
+    (
+        "unicode-name",
+        ["accumulate", H("unicode_name.trace")],
+        "'α' is not a valid variable name (ASCII",
+    ),
+    ("output-is-input", ["compare", H("output_is_input.trace")], "output 'w' is an input"),
+    ("unicode-id", ["structure", H("unicode_id.json")], "ASCII identifiers"),
+    # a singular lump of 48 vertices was named in full: a 700-character line
+    (
+        "inverse-singular-long",
+        [
+            "inverse",
+            H("singular_long.trace"),
+            "--granularity",
+            "elemental",
+            "--vector",
+            "1," * 11 + "1",
+        ],
+        "… 48 in all) is singular",
+    ),
     ("sqrt-negative", ["accumulate", H("sqrt_negative.trace")], "sqrt_negative.trace:3"),
     ("constant-complex", ["structure", H("constant_complex.trace")], "is complex"),
     ("template-zero", ["accumulate", H("template_zero.trace")], "is not finite"),

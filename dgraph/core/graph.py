@@ -501,7 +501,7 @@ class DGraph(Printable):
         make them so; reading each one's free symbols again is most of a vertex's cost)."""
         if not isinstance(vertex, str) or not _IDENT.match(vertex):
             shown = repr(vertex) if len(repr(vertex)) < 60 else repr(vertex)[:60] + "…"
-            raise GraphError(f"vertex {shown}: ids must be identifiers (letters, digits, _)")
+            raise GraphError(f"vertex {shown}: ids must be ASCII identifiers (A-Z, a-z, 0-9, _)")
         if keyword.iskeyword(vertex) or vertex in RESERVED:
             raise GraphError(f"vertex {vertex!r}: the name is reserved (a keyword or a constant)")
         if vertex in self._g:

@@ -32,7 +32,9 @@ Granularity = Literal["elemental", "binary", "statement"]
 GRANULARITIES = ("elemental", "binary", "statement")
 _HEADER = re.compile(r"\s*(inputs|outputs|parameters)\s*:(.*)\Z")
 _ASSIGN = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)(.*)\Z")
-_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# a statement whose name is not one (non-ASCII letters, a digit first): named in the error
+_ANY_ASSIGN = re.compile(r"\s*([^\s=]+)\s*=(?!=)")
 
 
 def _names(text: str, where: str) -> list[str]:
@@ -47,7 +49,10 @@ def _names(text: str, where: str) -> list[str]:
 def _check_name(name: str, where: str) -> None:
     shown = name if len(name) <= 40 else name[:40] + "…"
     if not _NAME.match(name):
-        raise InputError(f"{where}: {shown!r} is not a valid variable name")
+        raise InputError(
+            f"{where}: {shown!r} is not a valid variable name (ASCII letters, digits and _,"
+            " not a digit first)"
+        )
     if keyword.iskeyword(name) or name in RESERVED:
         raise InputError(f"{where}: {name!r} is reserved and cannot name a variable")
 
@@ -142,6 +147,9 @@ def _from_trace(
             continue
         assign = _ASSIGN.match(line)
         if not assign:
+            named = _ANY_ASSIGN.match(line)
+            if named:
+                _check_name(named.group(1), where)
             raise InputError(f"{where}: expected 'name = expression', got {line!r}")
         if builder is None:
             raise InputError(f"{where}: 'inputs:' must come before the first assignment")
@@ -163,6 +171,11 @@ def _from_trace(
     assert builder is not None
     builder.where = source
     for y in outputs:
+        if y not in assigned and y in inputs:
+            raise InputError(
+                f"{source}: output {y!r} is an input: an output is computed (assign a copy,"
+                f" e.g. '{y}_out = {y}', and list that)"
+            )
         if y not in assigned:
             raise InputError(f"{source}: output {y!r} is never assigned")
     return builder.build([(y, env[y]) for y in outputs], name)

@@ -251,7 +251,9 @@ class _Frontier:
                         wider.add(new)
             if found:
                 return min(found)[1]
-            level = {s: following[s] for s in wider}
+            # in the order found (a set's order would follow PYTHONHASHSEED: the paths
+            # kept, the visits before the budget and so the order chosen would too)
+            level = {s: path for s, path in following.items() if s in wider}
         return None
 
     def _candidates(self, added: frozenset[str]) -> list[str]:

@@ -120,11 +120,18 @@ def _blocks(
     return m[:, : lump.l], m[:, lump.l :], inner
 
 
+def _few(names: tuple[str, ...] | list[str], most: int = 6) -> str:
+    """Names for a one-line error: all of a few, else the first ``most`` and the count."""
+    if len(names) <= most:
+        return ", ".join(names)
+    return f"{', '.join(names[:most])}, … {len(names)} in all"
+
+
 def _where(t: int, lump: Lump) -> str:
     """How an error names a macro step: by its vertex, or by its lump's vertices."""
     if len(lump.vertices) == 1:
         return f"step {t} ({lump.vertices[0]})"
-    return f"lump {t} ({', '.join(lump.vertices)})"
+    return f"lump {t} ({_few(lump.vertices)})"
 
 
 def _singular_scalar(t: int, lump: Lump, a: object) -> SingularJacobian:
@@ -146,8 +153,8 @@ def _numeric_inverse(t: int, lump: Lump, A: np.ndarray, B: np.ndarray):
         return np.array([[1 / a]]), B / a
     if not np.all(np.isfinite(A)) or np.linalg.matrix_rank(A) < l:
         raise SingularJacobian(
-            f"{_where(t, lump)} is singular: its {l}×{l} block A = ∂({', '.join(lump.produced)})"
-            f"/∂({', '.join(lump.consumed)}) has rank {np.linalg.matrix_rank(A)} at this point,"
+            f"{_where(t, lump)} is singular: its {l}×{l} block A = ∂({_few(lump.produced)})"
+            f"/∂({_few(lump.consumed)}) has rank {np.linalg.matrix_rank(A)} at this point,"
             " so the Jacobian is singular"
         )
     solved = np.linalg.solve(A, np.hstack([np.eye(l), B]))
