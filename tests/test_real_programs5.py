@@ -129,3 +129,39 @@ def test_hessian(f):
     assert np.abs(want).max() > 0.1
     found = dgraph.hessian(f, X)(X)
     np.testing.assert_allclose(found, want, rtol=1e-9, atol=1e-10)
+
+
+@jax.custom_jvp
+def _cubic_root(theta):
+    """The real root of ``y³ + y = θ`` by Newton's method in a ``while_loop``; its tangent
+    by the implicit function theorem (benchmarks/real_programs17.py's implicit layer)."""
+
+    def body(c):
+        y, k = c
+        return y - (y**3 + y - theta) / (3 * y**2 + 1), k + 1
+
+    def cond(c):
+        return (jnp.max(jnp.abs(c[0] ** 3 + c[0] - theta)) > 1e-13) & (c[1] < 50)
+
+    return jax.lax.while_loop(cond, body, (theta / 2, 0))[0]
+
+
+@_cubic_root.defjvp
+def _cubic_root_jvp(primals, tangents):
+    (theta,), (dtheta,) = primals, tangents
+    y = _cubic_root(theta)
+    return y, dtheta / (3 * y**2 + 1)
+
+
+def test_a_loop_under_a_custom_rule_in_c():
+    """The primal while_loop under the custom rule's stop_gradient differentiates no
+    operand: its tangent sweep is zero columns wide, whose products C's shape inference
+    refused ("einsum('ab,bw->aw', …) (its shape (5, 1) is not matmul's)"); now it has no
+    product. C's Jacobian equals JAX's."""
+
+    def f(x):
+        y = _cubic_root(jnp.tanh(x) + 0.3)
+        return jnp.sum(y**2 * x) + jnp.sum(y) ** 2
+
+    J = dgraph.make_function(f, "jacobian", "c", point=[X])(X)
+    np.testing.assert_allclose(np.ravel(J), np.asarray(jax.grad(f)(X)), rtol=1e-10)

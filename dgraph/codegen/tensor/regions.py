@@ -321,8 +321,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             if not needed[o] or not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             block = blocks[(out, b.inputs[i])]
-            if _zeros(program, block):  # no term (a product of n × width zeros each step)
-                continue
+            if not held or _zeros(program, block):  # no term: n × 0 tangents (no operand is
+                continue  # differentiated: a loop under a custom rule), or n × width zeros
             if writes is not None and _rows(writes, block, size, b.shapes[i], name, rows):
                 continue
             term = None
