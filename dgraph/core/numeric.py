@@ -7,14 +7,11 @@ Vertex expressions and partials are compiled once per graph into two Python func
 
 from __future__ import annotations
 
-import builtins
-import dis
 import functools
 import importlib
 import itertools
 import linecache
 import operator
-import types
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -171,27 +168,28 @@ def _function(
             namespace[key] = getattr(importlib.import_module(module), key)
     source = "\n".join(lines) + "\n"
     filename = f"<dgraph-numeric-{next(_COUNTER)}>"
-    code = compile(source, filename, "exec")
-    _refuse_unknown(code, namespace)
-    exec(code, namespace)  # printed from sympy, as lambdify
+    exec(compile(source, filename, "exec"), namespace)  # printed from sympy, as lambdify
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     function = namespace[name]
     weakref.finalize(function, linecache.cache.pop, filename, None)
-    return function
+    return _known_names(function)
 
 
-def _refuse_unknown(code: types.CodeType, namespace: dict) -> None:
-    """A name the printed function reads that is neither its own nor in the namespace: a
-    function sympy prints with no NumPy or SciPy counterpart (``meijerg`` in the derivative
-    of ``uppergamma``), refused here in one line, not as a NameError when it is called."""
-    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    read = {i.argval for i in dis.get_instructions(inner) if i.opname == "LOAD_GLOBAL"}
-    unknown = sorted(n for n in read if n not in namespace and not hasattr(builtins, n))
-    if unknown:
-        raise GraphError(
-            f"cannot evaluate {unknown[0]}(...) numerically: sympy's function has no NumPy"
-            " or SciPy counterpart (write the function without it)"
-        )
+def _known_names(function):
+    """``function``, whose NameError (a function sympy prints with no NumPy or SciPy
+    counterpart: ``meijerg`` in the derivative of ``uppergamma``) is one line; caught
+    where it is called, so that compiling a large graph's labels reads no name twice."""
+
+    def run(values):
+        try:
+            return function(values)
+        except NameError as exc:
+            raise GraphError(
+                f"cannot evaluate {exc.name}(...) numerically: sympy's function has no NumPy"
+                " or SciPy counterpart (write the function without it)"
+            ) from None
+
+    return run
 
 
 def _compiled(graph: DGraph) -> tuple[dict, dict]:
