@@ -89,6 +89,20 @@ BESSEL_GRID = np.concatenate(
         [0.0, 29.999999, 30.0, 30.0000001, 700, 1e300, np.inf, -np.inf, np.nan],
     ]
 )
+INCOMPLETE_GRID = np.concatenate(
+    [
+        10 ** _RNG.uniform(-8, 5, 900),
+        _RNG.uniform(0, 50, 300),
+        [0.0, 1e-300, 2.5, 3.5, 40.0, 41.0, 1e4, 1.01e4, 1e300, np.inf, -1.0, np.nan],
+    ]
+)
+ZETA_GRID = np.concatenate(
+    [
+        10 ** _RNG.uniform(-6, 6, 600),
+        _RNG.uniform(0, 30, 300),
+        [0.0, -1.0, -2.5, -0.5, 1.0, 9.999, 10.0, 1e300, np.inf, np.nan],
+    ]
+)
 # name: (the call, SciPy's function of (n, x), the points, the relative floor, the
 # mutation the comparison must catch)
 CASES = {
@@ -120,16 +134,42 @@ CASES = {
         1e-300,
         ("q / (k * (double)(k + order))", "q / (k * (double)(k + order + 1e-9))"),
     ),
+    "gammainc": (
+        "dgraph_gammainc(n, x[k])",
+        special.gammainc,
+        INCOMPLETE_GRID,
+        1e-290,  # below, subnormal values: fewer digits
+        ("term *= x / (a + n);", "term *= x / (a + n + 1e-7);"),
+    ),
+    "gammaincc": (
+        "dgraph_gammaincc(n, x[k])",
+        special.gammaincc,
+        INCOMPLETE_GRID,
+        1e-290,  # below, subnormal values: fewer digits
+        ("double b = x + 1.0 - a,", "double b = x + 1.0 - a * (1 + 1e-7),"),
+    ),
+    "zeta": (
+        "dgraph_zeta(n, x[k])",
+        special.zeta,
+        ZETA_GRID,
+        1e-300,
+        ("1.0 / 42,", "1.0 / 43,"),
+    ),
 }
 ORDERS = [("polygamma", n) for n in range(5)] + [(name, 0) for name in ("erfinv", "i0e", "i1e")]
+# the incomplete gammas' shapes a (below and above Stirling's from 20), zeta's exponents
+ORDERS += [(name, a) for name in ("gammainc", "gammaincc") for a in (0.3, 2.5, 40.0, 1e4)]
+ORDERS += [("zeta", s) for s in (1.5, 2.0, 3.0, 30.0, 200.0)]
+_MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0}
 
 
 @needs_cc
 @pytest.mark.parametrize("name, n", ORDERS)
-def test_special_functions_in_c_equal_scipy(name: str, n: int) -> None:
+def test_special_functions_in_c_equal_scipy(name: str, n: float) -> None:
     """polygamma of orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4;
     erfinv up to 1e-16 from ±1 and down to 1e-300; i0e and i1e to ±1e3 and across the
-    switch at 30; poles, ±0, ±inf and NaN: SciPy's values within 1e-12 of |value|
+    switch at 30; the incomplete gammas from 1e-8 to 1e5 and zeta from 1e-6 to 1e6 and
+    below 0; poles, ±0, ±inf and NaN: SciPy's values within 1e-12 of |value|
     (polygamma's at least 1e-3)."""
     call, reference, x, floor, _ = CASES[name]
     y = _c_function(special_definitions(call), call)(n, x)
@@ -145,8 +185,9 @@ def test_a_wrong_definition_is_caught(name: str) -> None:
     right = special_definitions(call)
     wrong = [line.replace(old, new) for line in right]
     assert wrong != right
-    y = _c_function(wrong, call)(1 if name == "polygamma" else 0, x)
-    assert _worst(y, reference(1 if name == "polygamma" else 0, x), floor) > 1e-9
+    n = _MUTATED_AT.get(name, 0)
+    y = _c_function(wrong, call)(n, x)
+    assert _worst(y, reference(n, x), floor) > 1e-9
 
 
 def test_only_what_is_called_is_defined() -> None:

@@ -1398,7 +1398,14 @@ def test_real_processes(tmp_path, tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    "function,route", [("pendulum", "numpy"), ("spring", "jax"), ("scaled", "numpy")]
+    "function,route",
+    [
+        ("pendulum", "numpy"),
+        ("spring", "jax"),
+        ("scaled", "numpy"),
+        ("cdf", "jax"),
+        ("likelihood", "numpy"),
+    ],
 )
 def test_the_mixed_module_s_functions_load_each_by_its_own_route(function, route, capsys):
     """The corpus's one module that must load: ``dgraph accumulate mixed_model.py:pendulum

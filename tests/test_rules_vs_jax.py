@@ -30,6 +30,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
 jsl = jax.scipy.linalg
+jsps = jax.scipy.special
 from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 
 from dgraph import from_function, from_jax  # noqa: E402
@@ -58,7 +59,8 @@ SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 # operations of the array level only (dgraph.blocks.array_extra): their element level is
 # refused in one line
 ARRAY_ONLY = {
-    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "sort", "argsort", "argmax", "argmin",
+    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "igamma", "igammac", "zeta",
+    "sort", "argsort", "argmax", "argmin",
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
@@ -138,6 +140,7 @@ def shapes(member: str) -> dict[str, tuple[int, ...]]:
 
 
 _LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases of their own
+_LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -195,6 +198,18 @@ for _cls in SHAPES:  # the order m: a constant (JAX takes no derivative in it)
             lambda x, m=_m: lax.polygamma(jnp.full_like(x, m), x),
             point(_shape, 20, DOMAIN["lgamma"]),
         )
+# a constant first operand (the shape a, zeta's exponent): a number or an array
+for _name, _f in {"igamma": lax.igamma, "igammac": lax.igammac, "zeta": jsps.zeta}.items():
+    for _cls in shapes(_name):
+        _x = point(SHAPES[_cls], 21, (0.5, 1.5, False))
+        case(_name, f"const-first-{_cls}", lambda x, f=_f: f(jnp.full_like(x, 2.5), x), _x)
+    _c = point((2, 3), 22, (1.5, 3.0, False))
+    case(
+        _name,
+        "const-array-first",
+        lambda x, f=_f, c=_c: f(c, x),
+        point((2, 3), 23, (0.5, 1.5, False)),
+    )
 
 # -- integer powers ------------------------------------------------------------------------
 
@@ -968,6 +983,8 @@ case("take_dynamic", "lu-batched", lambda a: lax.linalg.lu(a)[0], point((2, 3, 3
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
+    "incomplete gamma shape": (lambda x: lax.igammac(x * x + 1, x + 1), (3,)),
+    "zeta exponent": (lambda x: jsps.zeta(x * x + 2, x + 1), (3,)),
     "scatter applying a function at a traced index": (  # JAX has no derivative of it
         lambda x: x.at[jnp.argmax(x)].apply(jnp.sin),
         (3,),

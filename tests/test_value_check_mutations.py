@@ -84,6 +84,9 @@ UNARY = {  # primitive: (function, point inside its domain)
     "cumlogsumexp": (lambda a: jax.lax.cumlogsumexp(a, axis=1, reverse=True), A),
     "sort": (lambda a: jnp.sort(a, axis=0), A),
     "polygamma": (lambda x: jss.polygamma(1, x), X),
+    "igamma": (lambda x: jss.gammainc(2.5, x * x), X),
+    "igammac": (lambda x: jss.gammaincc(0.7, x * x), X),
+    "zeta": (lambda x: jax.lax.zeta(3.0, x * x + 0.5), X),  # jss.zeta: its custom rule
     "gather_flat": (lambda a: a[np.array([0, 1]), np.array([1, 2])], A),
     "scatter": (lambda x: x.at[np.array([0])].set(x[1:2] * 2.0), X),
     "scatter_add": (lambda x: x.at[np.array([0, 0])].add(x[1:]), X),
@@ -128,12 +131,11 @@ BINARY = {
 }
 BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold them away
 
+_SECOND = ("polygamma", "igamma", "igammac", "zeta", "triangular_solve", "linear_solve")
 RULES = (
-    # polygamma(m, x) and a solve by a constant matrix: the second operand
-    [
-        (name, 1 if name in ("polygamma", "triangular_solve", "linear_solve") else 0)
-        for name in UNARY
-    ]
+    # polygamma(m, x), the incomplete gammas, zeta and a solve by a constant matrix: the
+    # second operand
+    [(name, 1 if name in _SECOND else 0) for name in UNARY]
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
     + [("scatter_add_dynamic", 2)]

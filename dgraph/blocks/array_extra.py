@@ -6,9 +6,11 @@ product reduction, ``sort``, and the integer results no derivative flows through
 what these operations add to it, each with its exact block:
 
 * the special functions (``lgamma``, ``digamma``, ``polygamma``, ``bessel_i0e``,
-  ``bessel_i1e``) and ``rem`` are elementwise, their derivatives sympy formulas as
-  JAX states them (``lax.special``'s JVP rules); ``polygamma``'s order ``m`` takes none,
-  as in JAX;
+  ``bessel_i1e``, the regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's
+  ``zeta``) and ``rem`` are elementwise, their derivatives sympy formulas as JAX states
+  them (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas'
+  shape ``a`` and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
+  no rule for ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
 * ``cumprod`` and ``cumlogsumexp`` along one axis: a block dense and triangular along it
@@ -51,6 +53,7 @@ __all__ = [
     "extra_block",
     "extra_forward",
     "extra_value",
+    "hurwitz_zeta",
     "i0e",
     "i1e",
     "permutes",
@@ -85,6 +88,13 @@ class i1e(sympy.Function):
     nargs = 1
 
 
+class hurwitz_zeta(sympy.Function):
+    """Hurwitz's zeta function ζ(s, q) = Σₖ (q + k)^(-s), SciPy's ``zeta(s, q)`` (sympy's
+    own ``zeta`` turns ζ(s, 1) into Riemann's one-argument form, which JAX's lacks)."""
+
+    nargs = 2
+
+
 # sympy functions the array printers write as special-function calls: the name in
 # scipy.special and jax.scipy.special (a class, or sympy's own name)
 SPECIAL_CALLS: dict[str, str] = {
@@ -93,11 +103,14 @@ SPECIAL_CALLS: dict[str, str] = {
     "polygamma": "polygamma",
     "i0e": "i0e",
     "i1e": "i1e",
+    "hurwitz_zeta": "zeta",
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
-SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e")}
+SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
 
 _ratio = A / B
+# ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
+_gamma_density = sympy.exp(-B + (A - 1) * sympy.log(B) - sympy.loggamma(A))
 EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "lgamma": (_scipy("gammaln"), (sympy.polygamma(0, A),)),
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
@@ -120,6 +133,11 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
             ),
         ),
     ),
+    # the regularized incomplete gammas P(a, x) and Q(a, x) = 1 - P(a, x), of a constant a
+    "igamma": (_scipy("gammainc"), (sympy.nan, _gamma_density)),
+    "igammac": (_scipy("gammaincc"), (sympy.nan, -_gamma_density)),
+    # ζ(s, q) of a constant s: ∂/∂q = -s·ζ(s + 1, q)
+    "zeta": (_scipy("zeta"), (sympy.nan, -A * hurwitz_zeta(A + 1, B))),
     # C's fmod: a - b·trunc(a/b)
     "rem": (np.fmod, (sympy.Integer(1), -sympy.sign(_ratio) * sympy.floor(sympy.Abs(_ratio)))),
 }

@@ -5,14 +5,18 @@ files that call them.
 log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
 ``dgraph_erfinv``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's ``erfinv``, ``i0e`` and
-``i1e``; ``dgraph_logaddexp`` is NumPy's ``logaddexp`` (the larger operand plus
-``log1p(exp(-|x - y|))``), the step of ``logaddexp.accumulate``. Written here because no
-C library the generated files may assume defines them.
+``i1e``; ``dgraph_gammainc``, ``dgraph_gammaincc`` and ``dgraph_zeta`` SciPy's
+``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_logaddexp`` is NumPy's ``logaddexp``
+(the larger operand plus ``log1p(exp(-|x - y|))``), the step of ``logaddexp.accumulate``.
+Written here because no C library the generated files may assume defines them.
 
 References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
-6.3.18, 6.4.6, 6.4.7, 6.4.11, 9.6.10 and 9.7.1.
+6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30 and 23.2.3.
+
+Lentz, W. J. (1976). Generating Bessel functions in Mie scattering calculations using
+continued fractions. *Applied Optics* 15(3).
 
 Winitzki, S. (2008). A handy approximation for the error function and its inverse.
 """
@@ -161,6 +165,94 @@ DGRAPH_SPECIAL double dgraph_logaddexp(double x, double y)
     return d;
 }
 """
+# The regularized incomplete gammas: P's power series (6.5.29) below x = a + 1, Q's
+# continued fraction (6.5.31) by Lentz's method above, each the other's complement; their
+# factor x^a e^-x / Gamma(a) from a = 20 by Stirling's series for log Gamma, whose terms
+# cancel there (a·log(x) against lgamma(a): 1e-11 of error at a = 10^4 otherwise).
+_IGAMMA = r"""
+/* P(a, x) (lower = 1) or Q(a, x) = 1 - P(a, x) (lower = 0), as SciPy's special.gammainc
+ * and gammaincc for a > 0, x >= 0 (NaN elsewhere but at a = 0 < x: P = 1). Abramowitz
+ * and Stegun 6.5.29, 6.5.31. */
+DGRAPH_SPECIAL double dgraph_igamma(int lower, double a, double x)
+{
+    const double eps = 1e-17, tiny = 1e-300;
+    if (!(a >= 0.0 && x >= 0.0) || (a == 0.0 && x == 0.0)) return NAN;
+    if (a == 0.0 || x == INFINITY) return lower ? 1.0 : 0.0;
+    if (x == 0.0) return lower ? 0.0 : 1.0;
+    double front;
+    if (a >= 20.0) { /* x^a e^-x / Gamma(a) by Stirling's series (6.1.41): no cancellation */
+        const double t = (x - a) / a, r = 1.0 / (a * a);
+        const double series = (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r / 1680))) / a;
+        const double u = t < -0.5 ? log(x / a) : log1p(t); /* log(x/a): 1 + t loses digits */
+        front = exp(a * (u - t) + 0.5 * log(a / (2 * 3.141592653589793)) - series);
+    } else {
+        front = exp(-x + a * log(x) - lgamma(a));
+    }
+    if (x < a + 1.0) {
+        double term = 1.0 / a, sum = term;
+        for (int n = 1; n < 100000 && fabs(term) > eps * fabs(sum); ++n) {
+            term *= x / (a + n);
+            sum += term;
+        }
+        return lower ? sum * front : 1.0 - sum * front;
+    }
+    double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+    for (int i = 1; i < 100000; ++i) {
+        const double an = -i * (i - a);
+        b += 2.0;
+        d = an * d + b;
+        if (fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        h *= d * c;
+        if (fabs(d * c - 1.0) <= eps) break;
+    }
+    return lower ? 1.0 - front * h : front * h;
+}
+DGRAPH_SPECIAL double dgraph_gammainc(double a, double x) { return dgraph_igamma(1, a, x); }
+DGRAPH_SPECIAL double dgraph_gammaincc(double a, double x) { return dgraph_igamma(0, a, x); }
+"""
+
+# Hurwitz's zeta by Euler-Maclaurin summation (23.2.3's remainder, Bernoulli numbers to
+# B_24): the terms (q + k)^-s summed directly until q + k >= max(10, (s + 24)/2) (the
+# corrections shrink like ((s + 2j)/(2 pi w))^2j), the tail's integral, half its first
+# term and twelve corrections; a sum whose tail is below its last digit stops there.
+_ZETA = r"""
+/* zeta(s, q) = sum_k (q + k)^-s as SciPy's special.zeta: inf at s = 1 and at q a
+ * non-positive integer, NaN for s < 1 and for q < 0 with s no integer. Abramowitz and
+ * Stegun 23.1.30, 23.2.3. */
+DGRAPH_SPECIAL double dgraph_zeta(double s, double q)
+{
+    const double bernoulli[12] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
+                                  -691.0 / 2730, 7.0 / 6, -3617.0 / 510, 43867.0 / 798,
+                                  -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
+    if (s != s || q != q || s < 1.0) return NAN;
+    if (s == 1.0) return INFINITY;
+    if (q <= 0.0) {
+        if (q == floor(q)) return INFINITY;
+        if (s != floor(s)) return NAN;
+    }
+    if (q == INFINITY) return 0.0;
+    double sum = 0.0, w = q, t = pow(w, -s);
+    for (; w < 10.0 || w < (s + 24.0) / 2.0; t = pow(w, -s)) {
+        sum += t;
+        w += 1.0;
+        if (w > 1.0 && t * (w / (s - 1.0) + 1.0) <= 1e-17 * fabs(sum)) return sum; /* no tail */
+    }
+    sum += pow(w, 1.0 - s) / (s - 1.0) + 0.5 * t;
+    double rising = s, power = t / w, factorial = 2.0;
+    for (int j = 0; j < 12; ++j) {
+        const double term = bernoulli[j] / factorial * rising * power;
+        sum += term;
+        if (fabs(term) <= 1e-17 * fabs(sum)) break;
+        rising *= (s + 2 * j + 1) * (s + 2 * j + 2);
+        power /= w * w;
+        factorial *= (2 * j + 3) * (2 * j + 4);
+    }
+    return sum;
+}
+"""
 # each function, the definitions it needs in order
 _FUNCTIONS = {
     "dgraph_logaddexp": (_LOGADDEXP,),
@@ -169,6 +261,9 @@ _FUNCTIONS = {
     "dgraph_erfinv": (_ERFINV,),
     "dgraph_i0e": (_BESSEL, _I0E),
     "dgraph_i1e": (_BESSEL, _I1E),
+    "dgraph_gammainc": (_IGAMMA,),
+    "dgraph_gammaincc": (_IGAMMA,),
+    "dgraph_zeta": (_ZETA,),
     **LINALG_FUNCTIONS,
     **SORT_FUNCTIONS,
 }

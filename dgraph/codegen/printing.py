@@ -57,12 +57,15 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "digamma": ("special.digamma", "dgraph_digamma"),
     "polygamma": ("special.polygamma", "dgraph_polygamma"),
     "bessel_i0e": ("special.i0e", "dgraph_i0e"), "bessel_i1e": ("special.i1e", "dgraph_i1e"),
-    "rem": ("fmod", "fmod"),
+    "rem": ("fmod", "fmod"), "igamma": ("special.gammainc", "dgraph_gammainc"),
+    "igammac": ("special.gammaincc", "dgraph_gammaincc"), "zeta": ("special.zeta", "dgraph_zeta"),
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
 IEEE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
-BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem"})
+BINARY = frozenset(
+    {"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem", "igamma", "igammac", "zeta"}
+)
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 

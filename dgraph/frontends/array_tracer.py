@@ -3428,7 +3428,14 @@ def _polygamma(n: Any, x: Any) -> Any:
 
 
 #: scipy.special's Python functions the tracer reads (its ufuncs arrive by dispatch)
-_SCIPY_SPECIAL = {**scipy_special.FUNCTIONS, "polygamma": _polygamma}
+_SCIPY_SPECIAL = {
+    **scipy_special.FUNCTIONS,
+    **{
+        name: functools.partial(function, lambda op, *args: _elementwise(op, args))
+        for name, function in scipy_special.OPERATIONS.items()
+    },
+    "polygamma": _polygamma,
+}
 
 
 def _stats_proxy(module: Any) -> _Proxy:

@@ -2,8 +2,8 @@
 dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a reshape),
 ``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
 operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, as
-``jax.random.permutation`` sorts, a ``take`` of constant indices) and ``polygamma``'s order
-(a constant, as JAX takes no derivative in it), and ``lu_pivots_to_permutation`` of an
+``jax.random.permutation`` sorts, a ``take`` of constant indices), the constant first
+operand of ``polygamma``, ``zeta`` and the incomplete gammas, and ``lu_pivots_to_permutation`` of an
 ``lu``'s pivots (``jax.scipy.linalg.lu_solve`` of ``lu_factor``'s pair) as that ``lu``'s own
 permutation (an integer of the same matrix). Each rewrite returns the equation's values,
 or None where the usual reading applies."""
@@ -111,12 +111,26 @@ def _constant_permutation(reader, eqn, ins: list[Any], d: int, count: int) -> li
     return outs
 
 
-def _polygamma(reader, eqn, ins: list[Any]) -> list[Any] | None:
+# operations whose first operand takes no derivative: what that operand is
+_CONSTANT_FIRST = {
+    "polygamma": ("polygamma with an order", "order"),
+    "igamma": ("gammainc with a shape a", "shape"),
+    "igammac": ("gammaincc with a shape a", "shape"),
+    "zeta": ("zeta with an exponent", "exponent"),
+}
+
+
+def _constant_first(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """None (read as the operation) where the first operand is a constant; else refused:
+    ``polygamma``'s order and ``zeta``'s exponent have no derivative in JAX, the
+    incomplete gammas' shape ``a`` only JAX's ``igamma_grad_a``, which has no derivative
+    and no SciPy or C99 function."""
     if isinstance(ins[0], np.ndarray):
         return None
+    what, noun = _CONSTANT_FIRST[eqn.primitive.name]
     raise InputError(
-        f"{reader.where}: polygamma with an order that depends on the inputs has no"
-        " derivative (as in JAX): give a constant order"
+        f"{reader.where}: {what} that depends on the inputs is not supported: give a"
+        f" constant {noun}"
     )
 
 
@@ -174,7 +188,7 @@ REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "lu_pivots_to_permutation": _lu_permutation,
     "tile": _tile,
     "sort": _sort,
-    "polygamma": _polygamma,
+    **dict.fromkeys(_CONSTANT_FIRST, _constant_first),
     **TRACED,  # read as the JAX function JAX differentiates them by
     **COMPAT,  # newer JAX's primitives, read as the older ones
     **BITWISE,  # shifts and bit masks of signed integers: integer arithmetic

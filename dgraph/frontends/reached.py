@@ -9,6 +9,7 @@ array tracer's NumPy, math and sympy take traced arrays
 from __future__ import annotations
 
 import contextlib
+import dis
 import functools
 import inspect
 import os
@@ -18,14 +19,22 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["LIBRARIES", "REACHED_MOST", "Reached", "is_library", "names_used", "reached"]
+__all__ = [
+    "LIBRARIES",
+    "REACHED_MOST",
+    "Reached",
+    "global_names",
+    "is_library",
+    "names_used",
+    "reached",
+]
 
 REACHED_MOST = 200
 """How many functions :func:`reached` looks into, at most."""
 
 Reached = tuple[Any, set[str], list[Any], dict[str, Any]]
-"""A function reached, the names its code uses, the values they (and its closure's cells)
-hold, and its module's namespace."""
+"""A function reached, the names its code uses (globals and attributes), the values its
+globals (and its closure's cells) hold, and its module's namespace."""
 
 
 def names_used(code: types.CodeType) -> set[str]:
@@ -36,6 +45,22 @@ def names_used(code: types.CodeType) -> set[str]:
     while stack:
         c = stack.pop()
         names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+_GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"})
+
+
+def global_names(code: types.CodeType) -> set[str]:
+    """The names ``code`` and the code objects nested in it read as globals, not as
+    attributes: ``stats.gamma.sf(x)`` reads ``stats``, not a global function ``sf``
+    beside it in the module."""
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(i.argval for i in dis.get_instructions(c) if i.opname in _GLOBAL_LOADS)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return names
 
@@ -68,7 +93,7 @@ def reached(f: Callable[..., Any], library: Callable[[Any], bool]) -> Iterator[R
             continue
         namespace = getattr(g, "__globals__", None) or {}
         names = names_used(code)
-        values = [g, *(namespace[n] for n in names if n in namespace)]
+        values = [g, *(namespace[n] for n in global_names(code) if n in namespace)]
         for cell in getattr(g, "__closure__", None) or ():
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)

@@ -4,9 +4,9 @@ A NumPy objective for ``scipy.optimize`` calls ``expit``, ``gammaln``, ``xlogy``
 ``logsumexp`` as often as ``np.exp``. Most of scipy.special's functions are ufuncs: a traced
 array receives them through ``__array_ufunc__`` by name, like NumPy's own, and each is
 one array operation (:data:`UFUNCS`) or a few (:data:`COMPOSITE_UFUNCS`). ``logsumexp``,
-``softmax``, ``log_softmax`` and ``multigammaln`` are Python functions that convert their
-argument with ``np.asarray``; the tracer's proxy of ``scipy.special`` calls :data:`FUNCTIONS`
-instead.
+``softmax``, ``log_softmax``, ``multigammaln`` and ``zeta`` are Python functions that
+convert their argument with ``np.asarray``; the tracer's proxy of ``scipy.special`` calls
+:data:`FUNCTIONS` instead (``zeta``, :data:`OPERATIONS`, with ``op`` as its first argument).
 Each composite is written with NumPy's functions, which a traced array takes, and its
 derivatives of every order are those of JAX's definition: ``xlogy(x, y)`` at ``x = 0``
 has the partial ``log(y)`` (JAX's custom rule), the value 0 where ``y <= 0`` or is infinite.
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["COMPOSITE_UFUNCS", "FUNCTIONS", "UFUNCS"]
+__all__ = ["COMPOSITE_UFUNCS", "FUNCTIONS", "OPERATIONS", "UFUNCS"]
 
 # ufunc name: the elementwise array operation (dgraph.blocks.arrays.ELEMENTWISE) it is
 UFUNCS: dict[str, str] = {
@@ -116,6 +116,28 @@ def _ndtri(op: Op, p: Any) -> Any:
     return math.sqrt(2.0) * op("erf_inv", 2.0 * p - 1.0)
 
 
+def _constant(name: str, what: str, a: Any) -> Any:
+    """``a``, refused in one line where it depends on the inputs (``what`` of ``name``
+    takes no derivative here, see :data:`dgraph.blocks.array_extra.EXTRA_ELEMENTWISE`)."""
+    if not isinstance(a, int | float | np.ndarray | np.generic):
+        raise InputError(
+            f"scipy.special.{name} with {what} that depends on the inputs is not supported:"
+            " give a constant"
+        )
+    return a
+
+
+def _incomplete_gamma(name: str, lower: bool, shape: Callable[..., Any], x: Callable) -> Any:
+    """A composite of one regularized incomplete gamma, P (``lower``) or Q, whose shape
+    ``shape(*args)`` must be a constant and whose argument is ``x(*args)``."""
+
+    def composite(op: Op, *args: Any) -> Any:
+        a = _constant(name, "a shape parameter", shape(*args))
+        return op("igamma" if lower else "igammac", a, x(*args))
+
+    return composite
+
+
 # ufunc name: the array operations it is, recorded by ``op``
 COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "logit": lambda op, p: np.log(p / (1.0 - p)),
@@ -131,6 +153,15 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "ndtri": _ndtri,
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
+    "gammainc": _incomplete_gamma("gammainc", True, lambda a, x: a, lambda a, x: x),
+    "gammaincc": _incomplete_gamma("gammaincc", False, lambda a, x: a, lambda a, x: x),
+    # the chi-squared, Poisson and gamma distributions' CDFs and their complements
+    "chdtr": _incomplete_gamma("chdtr", True, lambda v, x: v / 2.0, lambda v, x: x / 2.0),
+    "chdtrc": _incomplete_gamma("chdtrc", False, lambda v, x: v / 2.0, lambda v, x: x / 2.0),
+    "pdtr": _incomplete_gamma("pdtr", False, lambda k, m: np.floor(k) + 1.0, lambda k, m: m),
+    "pdtrc": _incomplete_gamma("pdtrc", True, lambda k, m: np.floor(k) + 1.0, lambda k, m: m),
+    "gdtr": _incomplete_gamma("gdtr", True, lambda a, b, x: b, lambda a, b, x: a * x),
+    "gdtrc": _incomplete_gamma("gdtrc", False, lambda a, b, x: b, lambda a, b, x: a * x),
 }
 
 
@@ -182,6 +213,16 @@ def multigammaln(a: Any, d: int) -> Any:
     terms = sum(scipy.special.gammaln(a + (1 - j) / 2.0) for j in range(1, int(d) + 1))
     return d * (d - 1) / 4.0 * math.log(math.pi) + terms
 
+
+def zeta(op: Op, x: Any, q: Any = None) -> Any:
+    """Hurwitz's ``zeta(x, q)`` of a constant exponent ``x`` (Riemann's, ``q = 1``, when
+    ``q`` is not given)."""
+    x = _constant("zeta", "an exponent", x)
+    return op("zeta", x, 1.0 if q is None else q)
+
+
+# Python functions of scipy.special made of array operations, ``op`` their first argument
+OPERATIONS: dict[str, Callable[..., Any]] = {"zeta": zeta}
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "multigammaln": multigammaln,

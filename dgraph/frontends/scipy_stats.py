@@ -6,10 +6,11 @@ where the family has them in closed form. A call on constants is scipy's own; a 
 or family not listed here is refused in one line. Frozen distributions
 (``norm(loc, scale).logpdf(x)``) take the same rules.
 
-Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``,
-``beta``, ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``; ``poisson`` and
-``binom`` (``logpmf``, ``pmf``); ``multivariate_normal`` (``logpdf``, ``pdf``, rows of
-``x`` each a point).
+Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``
+and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``beta``,
+``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``; ``poisson`` (``logpmf``,
+``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``);
+``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point).
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
 JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
@@ -62,13 +63,25 @@ def _t(z: Any, df: Any) -> dict[str, Any]:
 
 
 def _gamma(z: Any, a: Any) -> dict[str, Any]:
+    """Gamma's density and its CDF, the regularized incomplete gamma P(a, z) (the shape
+    ``a`` a constant: :mod:`.scipy_special`); at z ≤ 0 the CDF is 0 and its operand reads
+    1, whose density is finite (``inside``)."""
     sp = _special()
     inside = np.where(z > 0, z, 1.0)
     return {
         "logpdf": lambda: np.where(
             z > 0, sp.xlogy(a - 1.0, inside) - inside - sp.gammaln(a), -np.inf
-        )
+        ),
+        "cdf": lambda: np.where(z > 0, sp.gammainc(a, inside), 0.0),
+        "sf": lambda: np.where(z > 0, sp.gammaincc(a, inside), 1.0),
     }
+
+
+def _chi2(z: Any, df: Any) -> dict[str, Any]:
+    """χ² with ``df`` degrees of freedom: the gamma of shape df/2 at z/2, halved."""
+    found = _gamma(z / 2.0, df / 2.0)
+    found["logpdf"] = functools.partial(lambda f: f() - math.log(2.0), found["logpdf"])
+    return found
 
 
 def _beta(z: Any, a: Any, b: Any) -> dict[str, Any]:
@@ -125,6 +138,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
     "t": (_t, ("df",)),
     "gamma": (_gamma, ("a",)),
+    "chi2": (_chi2, ("df",)),
     "beta": (_beta, ("a", "b")),
     "expon": (_expon, ()),
     "laplace": (_laplace, ()),
@@ -146,8 +160,6 @@ class Distribution:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A frozen distribution: its parameters kept for each method."""
-        if not any(self._traced(a) for a in (*args, *kwargs.values())):
-            return self._original(*args, **kwargs)
         return _Frozen(self, args, kwargs)
 
     def __getattr__(self, method: str) -> Any:
@@ -164,12 +176,22 @@ class Distribution:
 
 
 class _Frozen:
+    """``family(*args, **kwargs)``: scipy's own frozen distribution where nothing is
+    traced, else each method the family's with the parameters after its own."""
+
     def __init__(self, family: Distribution, args: tuple, kwargs: dict) -> None:
         self._family, self._args, self._kwargs = family, args, kwargs
 
     def __getattr__(self, method: str) -> Any:
-        def call(x: Any) -> Any:
-            return getattr(self._family, method)(x, *self._args, **self._kwargs)
+        family, args, kwargs = self._family, self._args, self._kwargs
+        constant = not any(family._traced(a) for a in (*args, *kwargs.values()))
+        if constant and not callable(getattr(family._original, method, None)):
+            return getattr(family._original(*args, **kwargs), method)
+
+        def call(*xs: Any, **more: Any) -> Any:
+            if constant and not any(family._traced(a) for a in (*xs, *more.values())):
+                return getattr(family._original(*args, **kwargs), method)(*xs, **more)
+            return getattr(family, method)(*xs, *args, **more, **kwargs)
 
         return call
 
@@ -211,13 +233,22 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
-    """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)`` (and ``pmf``), ``loc`` 0."""
+    """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)`` (and ``pmf``), ``loc`` 0;
+    Poisson's ``cdf``/``sf`` (and logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P."""
     sp = _special()
     names = ("k", "mu") if family == "poisson" else ("k", "n", "p")
     given = dict(zip(names, args, strict=False)) | kwargs
-    if method not in ("logpmf", "pmf") or set(given) != set(names):
+    tails = ("cdf", "sf", "logcdf", "logsf") if family == "poisson" else ()
+    if method not in ("logpmf", "pmf", *tails) or set(given) != set(names):
         raise InputError(f"{what} (arguments {', '.join(names)}) is not supported")
     k = given["k"]
+    if method in tails:
+        shape, mu = np.floor(k) + 1.0, given["mu"]
+        upper = method.endswith("cdf")  # Q(k + 1, mu): at most k events
+        inside = np.where(k >= 0, shape, 1.0)
+        value = sp.gammaincc(inside, mu) if upper else sp.gammainc(inside, mu)
+        value = np.where(k >= 0, value, 0.0 if upper else 1.0)
+        return np.log(value) if method.startswith("log") else value
     if family == "poisson":
         value = sp.xlogy(k, given["mu"]) - given["mu"] - sp.gammaln(k + 1.0)
     else:

@@ -1,9 +1,10 @@
 """JAX and NumPy functions side by side (issue 40 item 4). Which reader takes a function
-is decided per function, not per module: the first three must load (exit 0), ``mixes``
+is decided per function, not per module: all but ``mixes`` must load (exit 0), ``mixes``
 is refused with one line."""
 
 import jax.numpy as jnp
 import numpy as np
+from scipy import stats
 
 
 def pendulum(x):
@@ -26,3 +27,15 @@ def scaled(x):
 def mixes(x):
     """NumPy on a JAX value and JAX on a traced one: neither route takes it."""
     return np.sin(x[0]) * jnp.cos(x[1])
+
+
+def cdf(x):
+    """JAX, named as scipy.stats' method."""
+    return jnp.sum(jnp.tanh(x))
+
+
+def likelihood(x):
+    """NumPy calling ``stats.norm.cdf``: an attribute, not the JAX ``cdf`` beside it
+    (read with JAX first before, which failed: a note and a fallback, and the Hessian's
+    route had none)."""
+    return np.sum(stats.norm.logpdf(x) + stats.norm.cdf(x))
