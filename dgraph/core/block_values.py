@@ -477,6 +477,9 @@ def _entries_from_blocks(
     return entries
 
 
+ROWS_ENTRIES = 2**18  # rows times the largest vertex's entries a chunk applies at most
+
+
 def _entries_from_rows(
     es: ExpressionData,
     parts: Mapping,
@@ -486,27 +489,35 @@ def _entries_from_rows(
 ) -> dict[tuple[str, str], np.ndarray]:
     """:func:`_entries` by rows: for each output y, the identity over y's entries (and
     again by magnitudes) applied to the entries from the left, each result's rows (J_yx
-    and |J|_yx as the expressions bracket it) times the tangent."""
+    and |J|_yx as the expressions bracket it) times the tangent. The rows go in chunks
+    of at most :data:`ROWS_ENTRIES` entries of the widest vertex: each result an
+    expression holds while it applies another (a sum's first terms, a reference's) is
+    the rows times its vertex's entries (a dense Hessian's gradient of 1,000 entries
+    through a scan's gradient: 2.2 GB at once; the chunks' sizes depend on the graph
+    only)."""
     graph = es.graph
     entries: dict[tuple[str, str], np.ndarray] = {}
+    widest = max(math.prod(graph.shape(v)) for v in graph.nx)
     for y in dict.fromkeys(y for y, _ in es.jacobian):
         m = math.prod(graph.shape(y))
-        applier = _Applier(es, parts, (False,) * m + (True,) * m, left=True, sizes=sizes)
-        rows = np.vstack([np.eye(m), np.eye(m)])
-        start = applier.token(("output", y))
-        for (yy, x), expr in es.jacobian.items():
-            if yy != y:
-                continue
-            part = applier.apply(expr, start, rows)
-            if part is None:
-                entries[(y, x)] = np.zeros((len(lanes), m))
-                continue
-            entries[(y, x)] = np.stack(
-                [
-                    part[m:] @ vector if absolute else part[:m] @ vector
-                    for absolute, vector in zip(lanes, flat[x], strict=True)
-                ]
-            )
+        reading = [(x, expr) for (yy, x), expr in es.jacobian.items() if yy == y]
+        found = {x: np.zeros((len(lanes), m)) for x, _ in reading}
+        begin, chunk = 0, max(1, ROWS_ENTRIES // widest)
+        while begin < 2 * m:
+            rows = np.arange(begin, min(2 * m, begin + chunk))  # ≥ m: by magnitudes
+            applier = _Applier(es, parts, tuple(bool(r >= m) for r in rows), left=True, sizes=sizes)
+            unit = np.zeros((rows.size, m))
+            unit[np.arange(rows.size), rows % m] = 1.0
+            start = applier.token(("output", y))
+            for x, expr in reading:
+                part = applier.apply(expr, start, unit)
+                if part is None:
+                    continue
+                for k, (absolute, vector) in enumerate(zip(lanes, flat[x], strict=True)):
+                    mine = (rows >= m) == absolute
+                    found[x][k, rows[mine] % m] = part[mine] @ vector
+            begin += rows.size
+        entries.update({(y, x): found[x] for x, _ in reading})
     return entries
 
 
