@@ -47,3 +47,65 @@ def test_the_hessian_of_a_step():
     H = dgraph.make_function(g, "hessian")
     at = np.array([0.7, 1.3])  # |a − b|·b = (b − a)·b here
     np.testing.assert_allclose(np.asarray(H(at)).reshape(2, 2), [[0.0, -1.0], [-1.0, 2.0 + 2.0]])
+
+
+# -- written in other terms (dgraph.frontends.functions.elementary), printed through SciPy
+
+k = sympy.Symbol("k", integer=True)
+
+
+@pytest.mark.parametrize(
+    ("expr", "same"),
+    [  # factorial(b) printed math.factorial, a TypeError on a float; frac had no derivative;
+        # a Sum or Product's index was printed as an undefined name
+        (sympy.factorial(b) * a, sympy.gamma(b + 1) * a),
+        (sympy.RisingFactorial(b, 3) + sympy.FallingFactorial(b, 2) * a, None),
+        (sympy.frac(3 * b) * a**2, (3 * b - 3) * a**2),  # floor(3.9) = 3 near the point
+        (sympy.Sum(a**k * b, (k, 1, 4)), a * b + a**2 * b + a**3 * b + a**4 * b),
+        (sympy.Product(a + k * b, (k, 1, 3)), (a + b) * (a + 2 * b) * (a + 3 * b)),
+    ],
+)
+def test_rewritten_functions_against_sympy_s_hessian(expr, same):
+    at = {a: 0.7, b: 1.3}
+    want = sympy.hessian(expr.doit() if same is None else same, [a, b]).subs(at)
+    H = dgraph.make_function(dgraph.from_sympy([expr], [a, b]), "hessian")
+    got = np.asarray(H(np.array([0.7, 1.3]))).reshape(2, 2)
+    if same is None:  # the rising and falling factorials: sympy's own polynomial
+        want = sympy.hessian(sympy.expand_func(expr), [a, b]).subs(at)
+    np.testing.assert_allclose(got, np.array(want, dtype=float), rtol=1e-12)
+
+
+def test_an_unbounded_sum_is_one_line():
+    with pytest.raises(DGraphError) as e:
+        dgraph.from_sympy([sympy.Sum(a**k / sympy.factorial(k), (k, 0, sympy.oo))], [a])
+    assert "is not a finite range of at most 10,000 terms" in str(e.value)
+
+
+def test_bessel_and_elliptic_functions_through_scipy():
+    """Bessel functions of any order and the complete elliptic integrals: SciPy's ``jv``,
+    ``yv``, ``iv``, ``kv``, ``ellipk``, ``ellipe`` in NumPy code ("cannot print besselj"
+    before); their derivatives sympy's recurrences; C and JAX have none: one line."""
+    from scipy import special
+
+    expr = (
+        sympy.besselj(0, a) * b
+        + sympy.bessely(1, b)
+        + sympy.besseli(1, a) * sympy.besselk(0, b)
+        + sympy.elliptic_k(a / 2) * sympy.elliptic_e(b / 3)
+    )
+    g = dgraph.from_sympy([expr], [a, b])
+    J = dgraph.make_function(g, "jacobian")
+    x, y = 0.7, 1.3
+    h = 1e-6  # central differences of SciPy's own values
+    f = lambda x, y: (  # noqa: E731
+        special.jv(0, x) * y + special.yv(1, y) + special.iv(1, x) * special.kv(0, y)
+        + special.ellipk(x / 2) * special.ellipe(y / 3)
+    )  # fmt: skip
+    want = [(f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)]
+    np.testing.assert_allclose(np.ravel(J(np.array([x, y]))), want, rtol=1e-8)
+    H = dgraph.make_function(g, "hessian")
+    assert np.asarray(H(np.array([x, y]))).shape in ((2, 2), (4,))
+    for lang, words in (("c", "in C: cannot print bessel"), ("jax", "cannot print math.")):
+        with pytest.raises(DGraphError) as e:
+            dgraph.make_function(g, "jacobian", lang=lang)
+        assert words in str(e.value) and "\n" not in str(e.value)

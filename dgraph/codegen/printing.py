@@ -26,6 +26,7 @@ __all__ = [
     "BINARY",
     "CALLS",
     "IEEE_TESTS",
+    "SCIPY_ONLY",
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
@@ -141,6 +142,19 @@ class PolygammaOrders:
         return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))  # type: ignore[attr-defined]
 
 
+# sympy functions only SciPy computes (neither NumPy, math, JAX nor C99): scipy.special's
+# name and the number of arguments it takes (Bessel functions of any real order, the
+# complete elliptic integrals of the parameter m)
+SCIPY_ONLY: dict[str, tuple[str, int]] = {
+    "besselj": ("jv", 2),
+    "bessely": ("yv", 2),
+    "besseli": ("iv", 2),
+    "besselk": ("kv", 2),
+    "elliptic_k": ("ellipk", 1),
+    "elliptic_e": ("ellipe", 1),
+}
+
+
 class SpecialFunctions(PolygammaOrders):
     """Mixin for a NumPy-like sympy printer: ``isfinite``, ``isnan`` and ``isinf`` (IEEE's
     tests as :mod:`dgraph.core.expand` writes them) from ``array_module``, and
@@ -152,10 +166,15 @@ class SpecialFunctions(PolygammaOrders):
 
     def _print_Function(self, expr: sympy.Expr) -> str:
         """``isfinite``, ``isnan``, ``isinf``: undefined functions to sympy (its printers
-        skip ``_print_<name>`` for those)."""
+        skip ``_print_<name>`` for those); the functions of :data:`SCIPY_ONLY` as
+        ``math.<name>(...)``, which the NumPy target calls through SciPy's ufunc (JAX's
+        refuses them in one line)."""
         name = expr.func.__name__
         if name in IEEE_TESTS and len(expr.args) == 1:
             return f"{self.array_module}.{name}({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+        if SCIPY_ONLY.get(name, (None, -1))[1] == len(expr.args):
+            self.module_imports["math"].add(name)  # type: ignore[attr-defined]
+            return f"math.{name}({', '.join(self._print(a) for a in expr.args)})"  # type: ignore[attr-defined]
         return super()._print_Function(expr)  # type: ignore[misc]
 
     def _print_polygamma(self, expr: sympy.Expr) -> str:

@@ -23,6 +23,7 @@ from .ir import Program, live_ranges
 from .loop_in_place import in_place
 from .lowering import batched, statements
 from .printing import (
+    SCIPY_ONLY,
     ArrayFunctions,
     ArrayPrinter,
     NumbersAsDoubles,
@@ -220,6 +221,7 @@ _PARAMETERS_DOC = " p: the PARAMETERS, (k,) or (B, k), broadcast against x."
 _SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SCIPY["polygamma"] = "polygamma"  # math has none: SciPy (a dependency) or a NameError
 _SCIPY["erfinv"] = "erfinv"
+_SCIPY.update({name: scipy for name, (scipy, _) in SCIPY_ONLY.items()})
 
 _ARRAY_HELPER = [
     "def _array(a, size, name):",

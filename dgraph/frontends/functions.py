@@ -131,6 +131,50 @@ def from_sympy(
         return _build(builder, env, names, exprs, input_names, name, variables)
 
 
+SUMMED_MOST = 10_000  # terms a finite Sum or Product is written out with
+
+
+def _written_out(e: sympy.Basic, name: str) -> sympy.Expr:
+    """A finite ``Sum``/``Product`` of at most :data:`SUMMED_MOST` terms, done."""
+    counts = [hi - lo + 1 for _, lo, hi in e.limits]
+    if not all(c.is_Integer and 0 <= c <= SUMMED_MOST for c in counts):
+        raise InputError(
+            f"output {name!r}: {type(e).__name__} over {sympy.sstr(e.limits)[:60]} is not a"
+            f" finite range of at most {SUMMED_MOST:,} terms: write it out"
+        )
+    return e.doit()
+
+
+# functions sympy differentiates or prints only in another form: that form
+_REWRITES: dict[type, Callable[..., sympy.Expr]] = {
+    sympy.factorial: lambda a: sympy.gamma(a + 1),
+    sympy.RisingFactorial: lambda a, k: sympy.gamma(a + k) / sympy.gamma(a),
+    sympy.FallingFactorial: lambda a, k: sympy.gamma(a + 1) / sympy.gamma(a - k + 1),
+    sympy.frac: lambda a: a - sympy.floor(a),
+}
+
+
+def elementary(expr: sympy.Expr, name: str) -> sympy.Expr:
+    """``expr`` with ``factorial``, the rising and falling factorials and ``frac`` in
+    terms of ``gamma`` and ``floor`` (whose derivatives sympy gives; ``factorial(x)``
+    printed ``math.factorial``, which takes integers only), and finite ``Sum``s and
+    ``Product``s written out."""
+    kinds = (*_REWRITES, sympy.Sum, sympy.Product)
+    for _ in range(8):  # a rewrite's arguments may hold more (factorial(factorial(x)))
+        found = [e for e in _subexpressions(expr) if isinstance(e, kinds)]
+        if not found:
+            return expr
+        expr = replace_shared(
+            expr,
+            {
+                e: _written_out(e, name) if isinstance(e, (sympy.Sum, sympy.Product))
+                else _REWRITES[type(e)](*e.args)
+                for e in found
+            },
+        )  # fmt: skip
+    return expr
+
+
 def _plain_functions_of_time(given: list[Any]) -> dict[sympy.Expr, sympy.Symbol]:
     """Each function of one symbol among ``given`` (``dynamicsymbols('q1')`` is
     ``q1(t)``) and the plain real symbol that stands for it."""
@@ -198,6 +242,7 @@ def _build(
             expr = sympy.sympify(expr)
         if not isinstance(expr, sympy.Expr):
             raise InputError(f"output {out_name!r} is not a sympy expression: {expr!r}")
+        expr = elementary(expr, out_name)
         value = builder.elemental(expr, env)
         values.append((out_name, value))
     live = builder._live([v for _, v in values if isinstance(v, int)])
