@@ -88,3 +88,48 @@ def test_whole_reads_between_writes_2d():
     want = np.asarray(jref.jacfwd(ref)(jnp.asarray(x)))
     np.testing.assert_allclose(np.asarray(J).reshape(want.shape), want, rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(np.ravel(value), np.asarray(ref(x)), rtol=1e-14)
+
+
+def _euler_rows(p):
+    """Explicit Euler into a preallocated (steps, 2) array, the rows read by entry or
+    whole: ``y[i, 0]`` and ``y[i]`` of a fresh array read before its first traced write
+    were refused ("after a view of it was taken"), as if the read were a live view."""
+    y = np.zeros((6, 2))
+    y[0] = [1.0, 0.0]
+    for i in range(5):
+        if i % 2:
+            y[i + 1] = y[i] + 0.1 * np.array([y[i, 1], -p[0] * np.sin(y[i, 0])])
+        else:
+            y[i + 1, 0] = y[i, 0] + 0.1 * y[i, 1]
+            y[i + 1, 1] = y[i, 1] - 0.1 * (p[0] * np.sin(y[i, 0]) + p[1] * y[i, 1])
+    return np.sum(y**2)
+
+
+def _euler_rows_jax(p):
+    y = [jnp.array([1.0, 0.0])]
+    for i in range(5):
+        a, b = y[-1][0], y[-1][1]
+        if i % 2:
+            y.append(jnp.stack([a + 0.1 * b, b - 0.1 * p[0] * jnp.sin(a)]))
+        else:
+            y.append(jnp.stack([a + 0.1 * b, b - 0.1 * (p[0] * jnp.sin(a) + p[1] * b)]))
+    return jnp.sum(jnp.stack(y) ** 2)
+
+
+def test_rows_of_a_fresh_array_read_before_it_is_written():
+    p = np.array([2.0, 0.3])
+    H = make_function(_euler_rows, "hessian", point=[p])
+    np.testing.assert_allclose(H(p), jref.hessian(_euler_rows_jax)(p), rtol=1e-12)
+
+
+def test_a_view_alive_at_the_write_is_still_refused():
+    """NumPy's ``r = y[0]`` sees a later ``y[0, 0] = …``; the trace would not."""
+
+    def live_view(p):
+        y = np.zeros((3, 2))
+        r = y[0]
+        y[0, 0] = p[0]
+        return np.sum(r) * p[1]
+
+    with pytest.raises(Exception, match="after a view of it was taken"):
+        make_function(live_view, "jacobian", point=[np.array([0.3, 0.5])])

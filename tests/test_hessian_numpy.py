@@ -631,3 +631,72 @@ def test_numpy_trace_and_diagonal_over_chosen_axes():
     x2 = x[::-1] * 0.7
     want = reference(lambda z: _traces(z, jnp), x2)
     np.testing.assert_allclose(H(x2).toarray(), want, rtol=1e-12, atol=1e-12)
+
+
+def _implicit_euler(xp):
+    def f(p):
+        A = xp.array([[0.0, 1.0], [-1.0, -0.1]])
+        y = xp.stack([p[0], p[1]])
+        for _ in range(2):
+            y = xp.linalg.solve(xp.eye(2) - 0.1 * (A + p[2] * xp.diag(xp.cos(y))), y)
+        return xp.sum(y**2) + p[3] ** 3
+
+    return f
+
+
+@pytest.mark.parametrize("lang", ["python", "jax", pytest.param("c", marks=needs_cc)])
+@pytest.mark.parametrize("mode", ["hessian", "value_gradient_hessian"])
+def test_a_pattern_whose_blocks_are_not_symmetric(lang, mode):
+    """Implicit Euler steps (a solve) of three unknowns and p₃³ beside them: the blocks'
+    union gave the gradient's entry for p₃ a dense row of the others (13 entries, not
+    the true 10), and the mirroring refused "the Hessian's pattern is not symmetric: a
+    bug" in every sparse form and C. The entries whose mirror images have no block are
+    dropped (zero, as those are): 10 entries, JAX's values."""
+    p = np.array([0.3, -0.7, 1.1, 0.5])
+    H = dgraph.make_function(_implicit_euler(np), mode, lang=lang, point=[p], sparse=True)
+    h = H(p) if mode == "hessian" else H(p)[2]
+    with jax.enable_x64(True):
+        want = np.asarray(jref.hessian(_implicit_euler(jnp))(p))
+    dense = h.todense() if hasattr(h, "todense") else h.toarray()
+    tol = 1e-6 if lang == "jax" else 1e-12  # JAX's module: floats unless x64 is global
+    np.testing.assert_allclose(np.asarray(dense), want, rtol=tol, atol=tol)
+    stored = h.nse if lang == "jax" else h.nnz  # BCOO's stored entries, CSR's
+    assert stored == 10 and np.count_nonzero(want) == 10
+
+
+@needs_cc
+def test_a_c_file_s_hessian_pattern_is_symmetric(tmp_path):
+    """``dgraph codegen --mode hessian --lang c``: its ``hessian_mirror`` bisects for each
+    upper entry's mirror image, so the index file's pattern must be symmetric."""
+    from dgraph.cli import main
+    from dgraph.codegen.tensor.c_values import read_index_file
+
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import numpy as np\n"
+        "def f(p):\n"
+        "    A = np.array([[0.0, 1.0], [-1.0, -0.1]])\n"
+        "    y = np.array([p[0], p[1]])\n"
+        "    y = np.linalg.solve(np.eye(2) - 0.1 * (A + p[2] * np.diag(np.cos(y))), y)\n"
+        "    return np.sum(y**2) + p[3]**3\n"
+    )
+    out = tmp_path / "h.c"
+    argv = ["codegen", f"{source}:f", "--inputs", "p:4", "--mode", "hessian", "--lang", "c"]
+    assert main([*argv, "--sparse", "-o", str(out)]) == 0
+    index = read_index_file(tmp_path / "h.bin")
+    indptr, indices = index["indptr"], index["indices"]
+    pairs = {(i, int(j)) for i in range(4) for j in indices[indptr[i] : indptr[i + 1]]}
+    assert len(pairs) == 10 and all((j, i) in pairs for i, j in pairs)
+
+
+def _names_jnp_for_a_constant(x):
+    return np.sum(np.sin(x) ** 2) * jnp.pi
+
+
+def test_a_numpy_function_naming_jnp_for_a_constant():
+    """Read with JAX first (it names ``jnp``), which cannot trace ``np.sin`` of its value:
+    the Hessian falls back to the NumPy tracer, as ``dgraph accumulate`` does (it raised
+    "tracing f with JAX failed")."""
+    x = np.array([0.3, -0.7, 1.1])
+    H = dgraph.make_function(_names_jnp_for_a_constant, "hessian", point=[x])
+    np.testing.assert_allclose(H(x), np.diag(2 * np.pi * np.cos(2 * x)), rtol=1e-13)

@@ -1152,6 +1152,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("complex-argument-jax", "argument 1 is complex"),
     ("text-point", "not numbers"),
     ("ragged-point", "not an array of numbers"),
+    ("tuple-point-jacobian", "point= entry 0 is a tuple, not an array or a number"),
+    ("dict-point", "argument 1: a dict, not an array of numbers (a dict or list of arrays"),
     ("empty-point", "has no entries"),
     ("negative-size", "positive integers, not -3"),
     ("huge-size", "more than 100,000,000"),
@@ -1211,6 +1213,9 @@ def _api_call(name: str):
         "complex-argument-jax": lambda: from_jax(total, x + 1j, level="array"),
         "text-point": lambda: hessian(total, np.array(["a", "b"])),
         "ragged-point": lambda: make(total, "hessian", point=[[[1.0], [1.0, 2.0]]]),
+        # a tuple of arrays: a ValueError out of np.iscomplexobj before
+        "tuple-point-jacobian": lambda: make(total, "jacobian", point=[(x, x[:2])]),
+        "dict-point": lambda: make(total, "hessian", point=[{"w": x}]),
         "empty-point": lambda: hessian(total, np.zeros(0)),
         "negative-size": lambda: hessian(total, -3),
         "huge-size": lambda: hessian(total, 10**12),

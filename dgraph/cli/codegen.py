@@ -305,12 +305,15 @@ def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
     C values' statements as kernels, checked through their host build, with
     ``hessian_mirror_launch`` (:func:`~dgraph.codegen.hessian_native.cuda_tensor_values`).
     One array's sparse H in Python or JAX is computed on and below the diagonal and
-    mirrored in the module, as ``make_function``'s is (``symmetric``)."""
+    mirrored in the module, as ``make_function``'s is (``symmetric``); every sparse
+    pattern keeps only the entries whose mirror images are in it (``mirrored``: C's
+    ``hessian_mirror`` reads it as symmetric)."""
     native = "c" if lang == "cuda" else lang
     symmetric = args.sparse and native != "c" and _one_block(gradient)
     code = make_tensor_function(
-        gradient, "jacobian", native, args.method, args.budget, args.sparse, symmetric=symmetric
-    )
+        gradient, "jacobian", native, args.method, args.budget, args.sparse,
+        symmetric=symmetric, mirrored=True,
+    )  # fmt: skip
     return cuda_tensor_values(code[0], "jacobian")[0] if lang == "cuda" else code[0]
 
 

@@ -267,9 +267,11 @@ def _make_function(
     tape: int | None = None,
     symmetric: bool = False,
     counted: Sequence[str] | None = None,
+    mirrored: bool = False,
 ) -> GeneratedFunction:
     """``counted``: the outputs whose rows the size limits count (a Hessian's: not the
-    value's row of ``value_gradient_hessian``); None, every output."""
+    value's row of ``value_gradient_hessian``); None, every output. ``mirrored``: a
+    Hessian's sparse pattern, kept symmetric (:func:`~.tensor.module.tensor_program`)."""
     if tape is not None and (mode != "vjp" or not isinstance(tape, int) or tape < 1):
         raise DGraphError(f"tape= bounds the states a vjp keeps: a positive integer, not {tape!r}")
     if mode not in MODES:
@@ -282,7 +284,7 @@ def _make_function(
     if graph.is_tensor:
         tensor, function = make_tensor_function(
             source, mode, lang, method, budget, sparse, tape=tape, symmetric=symmetric,
-            counted=counted,
+            counted=counted, mirrored=mirrored,
         )  # fmt: skip
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     printed = sparse and lang != "jax"  # JAX's module is dense: its BCOO is gathered here

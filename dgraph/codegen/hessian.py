@@ -129,7 +129,14 @@ def hessian_source(
     elif callable(source):
         args = _example_args(sizes, point)
         if uses_jax(source):
-            graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+            try:
+                graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+            except InputError as jax_failure:  # it names jnp, for a constant only: NumPy's
+                try:
+                    traced = traced_array_graph(source, args, params, point)
+                except InputError:
+                    raise jax_failure from None
+                graph = _array_gradient_graph(traced, args, weights, value)
         else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
             try:
                 traced = traced_array_graph(source, args, params, point)
@@ -444,7 +451,8 @@ def make_hessian(
             inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True,
                          counted=counted)  # fmt: skip
         else:
-            inner = make(graph, _INNER[mode], lang, method, budget, flags, counted=counted)
+            inner = make(graph, _INNER[mode], lang, method, budget, flags, counted=counted,
+                         mirrored=graph.is_tensor)  # fmt: skip
     triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner

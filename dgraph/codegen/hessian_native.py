@@ -153,7 +153,7 @@ def make_native_hessian(
         return wrap(generated, _INNER[mode], getattr(module, _INNER[mode])), function
     with hessian_limits():
         inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp",
-                     counted=hessian_rows(graph, mode))  # fmt: skip
+                     counted=hessian_rows(graph, mode), mirrored=True)  # fmt: skip
     if lang == "cuda":
         generated, stacked = cuda_tensor_values(inner.generated, _INNER[mode])
         inner = wrap(generated, _INNER[mode], stacked)

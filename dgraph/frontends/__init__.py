@@ -192,19 +192,21 @@ def _read_python(
     """:func:`from_python`'s reading, the parameters' values left to it; ``limit``: the
     element level's most scalar edges."""
     for k, value in enumerate(point or ()):
-        if np.iscomplexobj(value):  # was a ComplexWarning, the imaginary part dropped
-            raise InputError(
-                f"point= entry {k} is complex: the derivatives are of real arguments (give"
-                " its real and imaginary parts as arrays of their own)"
-            )
-        try:
-            np.asarray(value, dtype=float)
+        try:  # a ragged tuple of arrays: a ValueError out of iscomplexobj too
+            complex_ = np.iscomplexobj(value)
+            if not complex_:
+                np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             raise InputError(
                 f"point= entry {k} is a {type(value).__name__}, not an array or a number"
                 " (a dict or list of arrays: pass each array, or flatten them,"
                 " jax.flatten_util.ravel_pytree)"
             ) from None
+        if complex_:  # was a ComplexWarning, the imaginary part dropped
+            raise InputError(
+                f"point= entry {k} is complex: the derivatives are of real arguments (give"
+                " its real and imaginary parts as arrays of their own)"
+            )
     if sizes is None and point is not None and n_inputs is None:
         shapes = [np.shape(v) for v in point]  # the example arguments'
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]

@@ -325,7 +325,10 @@ class TracedArray(_Value):
         if _held(self):
             if _advanced(key):  # NumPy's copy: a fresh array (K[np.ix_(d, d)] += traced)
                 return _fresh(self.tape, self.tape.constants[self.name][key])
-            return np.asarray(self)[key]
+            entry = self.tape.constants[self.name][key]
+            if np.ndim(entry) and np.shares_memory(entry, self.tape.constants[self.name]):
+                _viewing(entry, self)  # a view (y[i] of a y written later): while it lives
+            return entry
         return _index(self, key)
 
     def __setitem__(self, key, value):
@@ -1099,8 +1102,10 @@ def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> Traced
     return y
 
 
-def _viewing(view: TracedArray, base: TracedArray) -> None:
-    """Record ``view`` as a view of ``base`` (and of what ``base`` is a view of)."""
+def _viewing(view: TracedArray | np.ndarray, base: TracedArray) -> None:
+    """Record ``view`` as a view of ``base`` (and of what ``base`` is a view of) while it
+    lives: a NumPy view of a fresh array's numbers too (``y[i] + …`` then ``y[i + 1] =
+    …``: the temporary row is gone before the write)."""
     views = base.tape.views
     known = views.get(id(base))
     roots = frozenset({base.name, *(known[1] if known and known[0]() is base else ())})

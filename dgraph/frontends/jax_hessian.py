@@ -60,10 +60,16 @@ def real_array(value: Any, what: str) -> np.ndarray:
     >>> real_array([1, 2], "x")
     array([1., 2.])
     """
+    pytree = (
+        f"{what}: a {type(value).__name__}, not an array of numbers (a dict or list of arrays:"
+        " pass each array, or flatten them, jax.flatten_util.ravel_pytree)"
+    )
     try:
         array = np.asarray(value)
-    except (ValueError, TypeError) as error:  # a ragged list
-        raise InputError(f"{what}: not an array of numbers ({error})") from None
+    except (ValueError, TypeError):  # a ragged list
+        raise InputError(pytree) from None
+    if array.dtype.kind == "O":
+        raise InputError(pytree)
     if array.dtype.kind == "c":
         raise InputError(
             f"{what}: complex numbers; the Hessian is of a real function of real arguments"

@@ -200,6 +200,7 @@ def make_tensor_function(
     tape: int | None = None,
     symmetric: bool = False,
     counted: Sequence[str] | None = None,
+    mirrored: bool = False,
 ) -> tuple[TensorGenerated, Any]:
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
@@ -208,7 +209,9 @@ def make_tensor_function(
     graph = source.graph if isinstance(source, ExpressionSet) else source
     refuse_unprinted(graph, (lang,))
     with codegen_call():
-        made, function = _make(source, mode, lang, method, budget, sparse, tape, symmetric, counted)
+        made, function = _make(
+            source, mode, lang, method, budget, sparse, tape, symmetric, counted, mirrored
+        )
     shapes = [graph.shape(x) for x in graph.inputs]  # one point per call (points.py)
     if mode not in SWEEP_MODES:
         return made, one_point_calls(function, graph.inputs, shapes, "Jacobian", sparse)
@@ -272,6 +275,7 @@ def _make(
     tape: int | None = None,
     symmetric: bool = False,
     counted: Sequence[str] | None = None,
+    mirrored: bool = False,
 ) -> tuple[TensorGenerated, Any]:
     """The checked ``mode`` function of a tensor graph and what was generated:
     ``jacobian`` from an expression set (without ``method``, the cheapest of
@@ -279,7 +283,9 @@ def _make(
     sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
     expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode).
     ``symmetric``: a sparse ``jacobian`` in NumPy or JAX known to be symmetric, computed
-    on and below the diagonal only (:func:`~.module.tensor_program`); C ignores it.
+    on and below the diagonal only (:func:`~.module.tensor_program`; C ignores it).
+    ``mirrored``: a Hessian's sparse pattern, only the entries whose mirror images are in
+    it (of its square part: ``value_and_jacobian``'s gradient row kept).
     ``counted``: the outputs whose rows the size limits count (None: all)."""
     if mode not in TENSOR_MODES:
         raise DGraphError(
@@ -335,7 +341,9 @@ def _make(
     if mode in SWEEP_MODES:
         return _sweep_made(es, es, mode, lang, tape)
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        program = tensor_program(es, "python", True, mode, keep_arrays=True, sparse_products=True)
+        program = tensor_program(
+            es, "python", True, mode, keep_arrays=True, sparse_products=True, mirrored=mirrored
+        )
         values = c_values(program)
         stacked = values.load()
         function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)
@@ -346,7 +354,7 @@ def _make(
         return generated, function
     if choice is not None and choice.chosen:  # the loops' sweeps count more: by columns
         return _by_columns(es, lang, choice, mode)
-    program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
+    program = tensor_program(es, lang, sparse, mode, symmetric=symmetric, mirrored=mirrored)
     text = program.text
     checked = load_python(text)
     module = checked

@@ -199,6 +199,7 @@ def tensor_program(
     extra: Sequence[ArrayOp] = (),
     cancel_later: bool = True,
     sparse_products: bool | None = None,
+    mirrored: bool = False,
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -239,7 +240,9 @@ def tensor_program(
     In NumPy and JAX the cancellation pass's first point is then the narrowed program's
     (:func:`~.cancel.none_cancel`); ``cancel_later`` False, or where an entry is still
     asked there, the pass runs before the narrowing, on the whole program
-    (:func:`~.cancel.drop_cancelled`).
+    (:func:`~.cancel.drop_cancelled`). ``mirrored`` (C's program of a Hessian, every
+    entry computed): only the pattern's entries whose mirror images are in it
+    (:func:`_sparse_parts`), as with ``symmetric``.
     """
     graph = es.graph
     if not graph.is_tensor:
@@ -330,7 +333,9 @@ def tensor_program(
     outside = None  # JAX's sparse pattern: a device array made once, outside the values
     coordinates = None  # a sparse J's pattern: its rows and columns, row-major
     if sparse:
-        found, pattern, shape, coordinates = _sparse_parts(w, graph, entries_of, shapes)
+        found, pattern, shape, coordinates = _sparse_parts(
+            w, graph, entries_of, shapes, symmetric or mirrored
+        )
         if symmetric:  # its values alone (none: an empty vector, not the empty matrix)
             found = found if pattern is not None else Call("zeros", (ir.Const(0),))
             results = [w.emit(found, "J_data").id]
@@ -1309,14 +1314,17 @@ def _repeats(flat: np.ndarray, size: int) -> bool:
 
 
 def _sparse_parts(
-    w: Writer, graph, entries_of: dict, shapes
+    w: Writer, graph, entries_of: dict, shapes, symmetric: bool = False
 ) -> tuple[Node, tuple[Name, Name | None] | None, tuple[int, int], tuple[np.ndarray, np.ndarray]]:
     """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
     output's rows and input's columns, sorted row-major once here; per call the values
     are read in that order (no gather where a single block is already in it). Its values,
     pattern (constants' names: NumPy's column indices and row pointers, JAX's (row,
     column) pairs), shape, and the pattern's rows and columns; where no entry has a
-    block, the empty matrix and no pattern."""
+    block, the empty matrix and no pattern. ``symmetric`` (a Hessian): an entry whose
+    mirror image has no block is dropped, being zero as that image is (the blocks' union
+    may hold more than the nonzeros: an implicit Euler step's solve gave the gradient's
+    entry of an unknown the solve never reads a dense row of the others)."""
     size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
     (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
@@ -1346,8 +1354,35 @@ def _sparse_parts(
             data = Index(w.emit(data), (w.constants.index(order),))
     if order is not None:
         rows_all, cols_all = rows_all[order], cols_all[order]
+    mirrored = _mirrored(rows_all, cols_all, n, m - n) if symmetric and m >= n else None
+    if mirrored is not None:
+        data = Index(w.emit(data), (w.constants.index(mirrored),))
+        rows_all, cols_all = rows_all[mirrored], cols_all[mirrored]
     pattern = _pattern(w, rows_all, cols_all, m, n)
     return data, pattern, (m, n), (rows_all, cols_all)
+
+
+def _mirrored(rows: np.ndarray, cols: np.ndarray, n: int, first: int = 0) -> np.ndarray | None:
+    """The positions of a row-major pattern's entries whose mirror image is in it, its
+    rows from ``first`` on the square (n × n) part (a ``value_and_jacobian``'s first: the
+    value's gradient, kept); None where every entry's is (one transposition: SciPy's
+    linear ``csr_tocsc``)."""
+    import scipy.sparse  # here: importing dgraph stays light
+
+    square = rows >= first
+    r, c = rows[square] - first, cols[square]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+    matrix = scipy.sparse.csr_array((np.ones(r.size, np.int8), c, indptr), shape=(n, n))
+    turned = matrix.T.tocsr()
+    if np.array_equal(turned.indptr, indptr) and np.array_equal(turned.indices, c):
+        return None
+    keys = r * n + c  # sorted: row-major
+    images = c * n + r
+    at = np.minimum(np.searchsorted(keys, images), keys.size - 1)
+    found = np.ones(rows.size, dtype=bool)
+    found[square] = keys[at] == images
+    return np.flatnonzero(found)
 
 
 def _pattern(
