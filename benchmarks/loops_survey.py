@@ -1,5 +1,7 @@
 """A mini-survey of loops as users write them in NumPy and JAX (session 36): explicit
-Euler into a preallocated array, a fixed count of Newton steps, a list appended to, an
+Euler into a preallocated array (by entries, rows and columns), in-place slice updates
+(explicit heat steps, ``+=``, a 2-d Jacobi sweep), a matrix from ``np.eye`` accumulated
+into and solved, a fixed count of Newton steps, a list appended to, an
 implicit Euler step (a solve per step), an early exit on a tolerance (refused: a branch on
 the inputs), tuple unpacking, a counted while, recursion, ``lax.fori_loop`` and a
 ``lax.while_loop`` to a tolerance. Each Hessian (``dgraph.hessian``) against central
@@ -108,6 +110,88 @@ def jnp_while_tol(p):
     return z * jnp.sum(p**2)
 
 
+# in-place writes (second part, six unknowns)
+X6 = np.array([0.3, -0.7, 1.1, 0.5, 0.2, -0.4])
+
+
+def col_writes(p):
+    y = np.zeros((2, 5))
+    y[:, 0] = p[:2]
+    for i in range(4):
+        y[:, i + 1] = y[:, i] + 0.1 * np.array([y[1, i], -p[2] * np.sin(y[0, i])])
+    return np.sum(y**2)
+
+
+def heat_slices(p):
+    u = p.copy()
+    for _ in range(5):
+        u[1:-1] = u[1:-1] + 0.2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return np.sum(u**3)
+
+
+def heat_augmented(p):
+    u = np.array(p)
+    for _ in range(5):
+        u[1:-1] += 0.2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return np.sum(u**3)
+
+
+def ellipsis_write(p):
+    out = np.empty(6)
+    out[...] = p * 2.0
+    out[::2] *= p[1::2]
+    return np.sum(np.sin(out))
+
+
+def diag_accum(p):
+    A = np.eye(3) * 2.0
+    for k in range(3):
+        A[k, k] += p[k] ** 2
+        A[k, (k + 1) % 3] -= p[k + 3]
+    return np.sum(np.linalg.solve(A, np.ones(3)))
+
+
+def jacobi_2d(p):
+    u = np.zeros((4, 4))
+    u[0, :] = p[:4]
+    u[:, 0] = p[2:]
+    for _ in range(3):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return np.sum(u**2)
+
+
+def copy_then_write(p):
+    s = p.copy()
+    s[0] = s[0] * s[1]
+    s[-1] += s[0]
+    t = s.copy()
+    t[2:4] = np.tanh(t[2:4])
+    return np.sum(t * s)
+
+
+def swap_rows(p):
+    M = p.reshape(2, 3).copy()
+    M[[0, 1]] = M[[1, 0]]
+    M[:, 0], M[:, 2] = M[:, 2].copy(), M[:, 0].copy()
+    return np.sum(M * np.arange(6.0).reshape(2, 3) * M)
+
+
+def running_max_loop(p):
+    best = p[0]
+    acc = 0.0
+    for k in range(1, 6):
+        best = np.maximum(best, p[k])
+        acc = acc + best * p[k]
+    return acc
+
+
+def list_of_rows(p):
+    rows = [p[:3]]
+    for k in range(3):
+        rows.append(np.roll(rows[-1], 1) * p[3 + k])
+    return np.sum(np.vstack(rows) ** 2)
+
+
 def differences(f, x, h=1e-4):
     n = x.size
     e = np.eye(n) * h
@@ -123,7 +207,11 @@ PROGRAMS = [euler_inplace, newton_fixed, list_append, implicit_euler, early_exit
             tuple_unpack_loop, while_counter, recursion, jnp_fori, jnp_while_tol]  # fmt: skip
 
 
-def cell(f) -> str:
+WRITES = [col_writes, heat_slices, heat_augmented, ellipsis_write, diag_accum, jacobi_2d,
+          copy_then_write, swap_rows, running_max_loop, list_of_rows]  # fmt: skip
+
+
+def cell(f, X=X) -> str:
     try:
         h = np.asarray(dgraph.hessian(f, X)(X))
     except Exception as exc:
@@ -145,6 +233,8 @@ def cell(f) -> str:
 def main() -> None:
     for f in PROGRAMS:
         print(f"{f.__name__:20s} {cell(f)}")
+    for f in WRITES:
+        print(f"{f.__name__:20s} {cell(f, X6)}")
 
 
 if __name__ == "__main__":

@@ -133,3 +133,29 @@ def test_a_view_alive_at_the_write_is_still_refused():
 
     with pytest.raises(Exception, match="after a view of it was taken"):
         make_function(live_view, "jacobian", point=[np.array([0.3, 0.5])])
+
+
+def _diagonal_accumulated(p):
+    """A matrix made as ``np.eye(3) * 2.0`` and written into (``A[k, k] += …``): np.eye's
+    array was NumPy's own, and an operation on a fresh array's numbers gave a NumPy array,
+    both refused ("assignment into a NumPy array")."""
+    A = np.eye(3) * 2.0
+    B = np.identity(3)
+    for k in range(3):
+        A[k, k] += p[k] ** 2
+        A[k, (k + 1) % 3] -= p[k + 3]
+        B[k, k] = p[k]
+    return np.sum(np.linalg.solve(A, np.ones(3))) + np.sum(B @ p[:3])
+
+
+def _diagonal_accumulated_jax(p):
+    A = jnp.eye(3) * 2.0
+    for k in range(3):
+        A = A.at[k, k].add(p[k] ** 2).at[k, (k + 1) % 3].add(-p[k + 3])
+    return jnp.sum(jnp.linalg.solve(A, jnp.ones(3))) + jnp.sum(p[:3] ** 2)
+
+
+def test_a_matrix_from_eye_written_into():
+    p = np.array([0.3, -0.7, 1.1, 0.5, 0.2, -0.4])
+    H = make_function(_diagonal_accumulated, "hessian", point=[p])
+    np.testing.assert_allclose(H(p), jref.hessian(_diagonal_accumulated_jax)(p), rtol=1e-11)

@@ -539,7 +539,11 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         return squared
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
-        return function(*[_constant(a) for a in args])
+        value = function(*[a.tape.constants[a.name] if _held(a) else _constant(a) for a in args])
+        fresh = next((a for a in args if _held(a)), None)
+        if fresh is not None and np.ndim(value) and np.asarray(value).dtype.kind == "f":
+            return _fresh(fresh.tape, value)  # a new array (np.eye(3) * 2): writable too
+        return value
     out = _broadcast_shape([_shape_of(a) for a in args], name)
     tape = _tape_of(args)
     same = _trivial(name, args, out)
@@ -3161,11 +3165,12 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
 _NUMPY: dict[str, Callable[..., Any]] = {}  # filled below: np.array, np.asarray
 
 
-_NEW_ARRAYS = frozenset({"zeros", "ones", "empty", "full"})
+_NEW_ARRAYS = frozenset({"zeros", "ones", "empty", "full", "eye", "identity"})
 
 
 def _new_array(original: Callable[..., Any], tape: _Tape) -> Callable[..., Any]:
-    """``np.zeros``, ``np.ones``, ``np.empty`` or ``np.full`` inside a trace: a float array
+    """``np.zeros``, ``np.ones``, ``np.empty``, ``np.full``, ``np.eye`` or ``np.identity``
+    inside a trace: a float array
     is a fresh one of ``tape`` (:func:`_fresh`: its numbers, until a value that depends on
     the inputs is written into it, ``K = np.zeros((n, n)); np.add.at(K, idx, ke)``); other
     dtypes are NumPy's arrays. ``np.empty`` holds zeros (NumPy's are arbitrary)."""
