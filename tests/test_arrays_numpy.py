@@ -771,10 +771,27 @@ def test_gradient_of_second_order_at_the_ends():
         np.testing.assert_allclose(jacobian(graph, inputs)[y] @ u.ravel(), want.ravel(),
                                    rtol=1e-12, atol=1e-12)  # fmt: skip
     short = (lambda u: np.gradient(u[:2], edge_order=2), "too short")
-    coordinates = (lambda u: np.gradient(u, np.arange(3.0), 1.0), "coordinate arrays")
-    for bad, needle in [short, coordinates]:
+    coordinates = (lambda u: np.gradient(u, np.arange(4.0), 1.0), "coordinates of shape")
+    traced = (lambda u: np.gradient(u, u[0], 1.0), "traced spacings")
+    for bad, needle in [short, coordinates, traced]:
         with pytest.raises(InputError, match=needle):
             from_function(bad, name="f", sizes=[(3, 3)], level="array")
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_on_coordinates_is_numpys(edge_order):
+    """``np.gradient`` on coordinate arrays (uneven along both axes, five and three points:
+    was refused: 'numpy.gradient with coordinate arrays'): linear, so NumPy's values and
+    its Jacobian times ``v`` NumPy's gradient of ``v``."""
+    u = RNG.normal(size=(5, 3))
+    t, s = np.array([0.0, 0.3, 0.5, 1.1, 1.6]), np.array([0.2, 0.9, 1.0])
+    graph = from_function(lambda u: np.gradient(u, t, s, edge_order=edge_order), sizes=[u.shape],
+                          level="array")  # fmt: skip
+    inputs = dict(zip(graph.inputs, [u], strict=True))
+    for y, want in zip(graph.outputs, np.gradient(u, t, s, edge_order=edge_order), strict=True):
+        np.testing.assert_allclose(forward(graph, inputs)[y], want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(jacobian(graph, inputs)[y] @ u.ravel(), want.ravel(),
+                                   rtol=1e-12, atol=1e-12)  # fmt: skip
 
 
 @pytest.mark.parametrize(

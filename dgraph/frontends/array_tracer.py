@@ -1764,10 +1764,11 @@ def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
 
 
 def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """``np.gradient`` with uniform spacings (none, one number, or one number an axis):
-    central differences inside, one-sided ones of ``edge_order`` 1 or 2 at the ends
-    (Fornberg 1988, the second-order stencils), each from slices of ``f``; coordinate
-    arrays refused in one line."""
+    """``np.gradient`` with uniform spacings (none, one number, or one number an axis) or
+    constant coordinate arrays: central differences inside, one-sided ones of
+    ``edge_order`` 1 or 2 at the ends (Fornberg 1988, the second-order stencils; on
+    coordinates NumPy's three-point weights, :func:`_gradient_weights`), each from slices
+    of ``f``; traced spacings refused in one line."""
     if _traced(f, "numpy.gradient") is None:
         return np.gradient(_constant(f), *varargs, axis=axis, edge_order=edge_order)
     dims = _axes(axis, f.ndim, "numpy.gradient")
@@ -1779,8 +1780,8 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
     spacings = spacings * len(dims) if len(spacings) == 1 else spacings
     out = []
     for d, h in zip(dims, spacings, strict=True):
-        if np.ndim(h) != 0 or _live(h):
-            raise _unsupported("numpy.gradient with coordinate arrays or traced spacings")
+        if _live(h):
+            raise _unsupported("numpy.gradient with traced spacings")
         if f.shape[d] < edge_order + 1:
             raise InputError(f"numpy.gradient: axis {d} of length {f.shape[d]} is too short"
                              f" for edge_order={edge_order}")  # fmt: skip
@@ -1790,6 +1791,9 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
             index[d] = piece
             return f[tuple(index)]
 
+        if np.ndim(h) != 0:
+            out.append(_gradient_on(at, _coordinates(h, f.shape[d]), edge_order, d, f.ndim))
+            continue
         h = float(h)
         inside = (at(slice(2, None)) - at(slice(None, -2))) / (2 * h)
         if edge_order == 1:
@@ -1800,6 +1804,57 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
             last = (3 * at(slice(-1, None)) - 4 * at(slice(-2, -1)) + at(slice(-3, -2))) / (2 * h)
         out.append(_concatenate([first, inside, last], d))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _coordinates(h: Any, n: int) -> np.ndarray:
+    """``np.gradient``'s coordinate array of an axis of length ``n``: 1-d, ``n`` entries."""
+    x = np.asarray(_constant(h), dtype=float)
+    if x.shape != (n,):
+        raise InputError(f"numpy.gradient: coordinates of shape {x.shape} for an axis of {n}")
+    return x
+
+
+def _gradient_weights(x: np.ndarray, edge_order: int) -> list[np.ndarray]:
+    """NumPy's weights of ``np.gradient`` on coordinates ``x`` (its three-point formulas,
+    second-order accurate inside, of ``edge_order`` at the ends): rows (first, inside...,
+    last) of the weights of ``f`` at the three points each uses, as three columns."""
+    dx = np.diff(x)
+    a, b = dx[:-1], dx[1:]  # inside: the steps below and above each point
+    inside = np.stack([-b / (a * (a + b)), (b - a) / (a * b), a / (b * (a + b))], axis=1)
+    if edge_order == 1:
+        first = np.array([[-1.0, 1.0, 0.0]]) / dx[0]
+        last = np.array([[0.0, -1.0, 1.0]]) / dx[-1]
+    else:
+        a, b = dx[0], dx[1]
+        first = np.array([[-(2 * a + b) / (a * (a + b)), (a + b) / (a * b), -a / (b * (a + b))]])
+        a, b = dx[-2], dx[-1]
+        last = np.array([[b / (a * (a + b)), -(a + b) / (a * b), (2 * b + a) / (b * (a + b))]])
+    return [first, inside, last]
+
+
+def _gradient_on(at: Callable[[slice], Any], x: np.ndarray, edge_order: int, d: int,
+                 ndim: int) -> Any:  # fmt: skip
+    """``np.gradient`` along axis ``d`` on coordinates ``x``: each piece a sum of three
+    slices of ``f`` (``at``) times constant weights (:func:`_gradient_weights`)."""
+    if x.size == 2:  # one step: both ends its difference
+        step = (at(slice(1, 2)) - at(slice(0, 1))) / float(x[1] - x[0])
+        return _concatenate([step, step], d)
+    first, inside, last = _gradient_weights(x, edge_order)
+
+    def along(w: np.ndarray) -> np.ndarray:
+        shape = [1] * ndim
+        shape[d] = w.size
+        return w.reshape(shape)
+
+    out = []
+    for w, start in [(first, 0), (inside, 0), (last, x.size - 3)]:
+        terms = [along(w[:, k]) * at(slice(start + k, start + k + w.shape[0])) for k in range(3)
+                 if np.any(w[:, k])]  # fmt: skip
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        out.append(total)
+    return _concatenate(out, d)
 
 
 # -- reductions and products ---------------------------------------------------------------
