@@ -51,10 +51,23 @@ A3 = np.array([[1.0, 0.2, -0.3], [0.4, 0.9, 0.1], [-0.2, 0.5, 1.2]])
 Q = np.linspace(-1.2, 1.4, 7)  # query points of the interpolations
 
 
-def _spd(x, xp=np):
+def _spd(x):
     """A symmetric positive definite 3 × 3 matrix of the first six unknowns."""
-    L = xp.array([[1.2 + x[0] ** 2, 0.0, 0.0], [x[1], 1.1 + x[2] ** 2, 0.0], [x[3], x[4], 1.3]])
-    return L @ L.T + x[5] ** 2 * xp.eye(3)
+    L = np.array([[1.2 + x[0] ** 2, 0.0, 0.0], [x[1], 1.1 + x[2] ** 2, 0.0], [x[3], x[4], 1.3]])
+    return L @ L.T + x[5] ** 2 * np.eye(3)
+
+
+def _spd_jax(x):
+    """:func:`_spd` in JAX."""
+    L = jnp.array([[1.2 + x[0] ** 2, 0.0, 0.0], [x[1], 1.1 + x[2] ** 2, 0.0], [x[3], x[4], 1.3]])
+    return L @ L.T + x[5] ** 2 * jnp.eye(3)
+
+
+def _scaled_sum(x, xp=np):
+    """Array-API style: the module a default argument."""
+    S = xp.outer(x[:3], x[:3]) + xp.diag(x[3:] ** 2 + 1.0)
+    w = xp.asarray([x[0] ** 2, 1.0, x[1]])
+    return xp.sum(xp.sin(x[:3]) * w) + xp.sum(xp.linalg.eigvalsh(S) ** 2)
 
 
 # ---------------------------------------------------------------- NumPy
@@ -364,6 +377,10 @@ def ndimage_convolve1d(x):
     return snd.convolve1d(x**2, K3, mode="nearest")
 
 
+def module_default_argument(x):
+    return np.array([_scaled_sum(x), _scaled_sum(x**2)])
+
+
 def spatial_cdist(x):
     P = x.reshape(3, 2)
     return cdist(P, np.array([[0.0, 0.0], [1.0, -0.5]])).ravel()
@@ -406,12 +423,12 @@ JAX = {
     "jnp_svd_eigvalsh": lambda x: jnp.concatenate(
         [
             jnp.linalg.svd(x.reshape(2, 3) + J3[:2], compute_uv=False),
-            jnp.linalg.eigvalsh(_spd(x, jnp)),
+            jnp.linalg.eigvalsh(_spd_jax(x)),
         ]
     ),
     "jnp_eigh_projector": lambda x: (
         lambda wv: jnp.concatenate([wv[0], jnp.outer(wv[1][:, 2], wv[1][:, 2]).ravel()])
-    )(jnp.linalg.eigh(_spd(x, jnp))),
+    )(jnp.linalg.eigh(_spd_jax(x))),
     "jnp_pinv_power": lambda x: jnp.concatenate(
         [
             jnp.linalg.pinv(x.reshape(3, 2) + J3[:, :2]).ravel(),
@@ -420,7 +437,7 @@ JAX = {
     ),
     "jnp_slogdet_norms": lambda x: jnp.stack(
         [
-            jnp.linalg.slogdet(_spd(x, jnp))[1],
+            jnp.linalg.slogdet(_spd_jax(x))[1],
             jnp.linalg.norm(x.reshape(2, 3) + J3[:2], 2),
             jnp.linalg.norm(x.reshape(2, 3) + J3[:2], "nuc"),
             jnp.linalg.norm(x, 4),
@@ -430,8 +447,8 @@ JAX = {
     "jsl_lu_det_inv": lambda x: jnp.concatenate(
         [
             jsl.lu_solve(jsl.lu_factor(J3 + jnp.diag(x[:3])), x[3:]),
-            jnp.atleast_1d(jsl.det(_spd(x, jnp))),
-            jsl.inv(_spd(x, jnp))[0],
+            jnp.atleast_1d(jsl.det(_spd_jax(x))),
+            jsl.inv(_spd_jax(x))[0],
         ]
     ),
     "jsl_lu_plu": lambda x: jnp.concatenate(
@@ -439,8 +456,8 @@ JAX = {
     ),
     "jsl_cho_triangular": lambda x: jnp.concatenate(
         [
-            jsl.cho_solve(jsl.cho_factor(_spd(x, jnp), lower=True), x[3:]),
-            jsl.solve_triangular(_spd(x, jnp), x[:3], lower=False, trans=1),
+            jsl.cho_solve(jsl.cho_factor(_spd_jax(x), lower=True), x[3:]),
+            jsl.solve_triangular(_spd_jax(x), x[:3], lower=False, trans=1),
         ]
     ),
     "jsl_expm_frechet": lambda x: jsl.expm(0.2 * (J3 + jnp.outer(x[:3], x[3:]))).ravel(),
