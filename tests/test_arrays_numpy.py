@@ -848,3 +848,21 @@ def test_a_local_named_as_a_constant_is_renamed_not_refused():
 
     graph = check(f, lambda x: f(x, jnp), [RNG.normal(size=5)])
     assert not {"E", "pi"} & set(graph.vertices)
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"), [(0, -1), ([0, 1], [1, 0]), ([0, 2], [2, 0]), ((2, 0), (0, 1))]
+)
+def test_moveaxis_is_a_transpose(source, destination):
+    """``np.moveaxis`` with one axis or several, in any order (was refused: 'numpy.moveaxis
+    on an array that depends on the inputs is not supported'); repeated axes one line."""
+
+    def moved(xp):
+        return lambda u: (
+            xp.sin(xp.moveaxis(u, source, destination))
+            * xp.arange(24.0).reshape(np.moveaxis(np.zeros((2, 3, 4)), source, destination).shape)
+        )
+
+    check(moved(np), moved(jnp), [RNG.normal(size=(2, 3, 4))])
+    with pytest.raises(InputError, match="distinct axes"):
+        from_function(lambda u: np.moveaxis(u, [0, 0], [1, 2]), sizes=[(2, 3, 4)], level="array")

@@ -57,6 +57,7 @@ from . import (
     array_signal,
     numpy_composites,
     numpy_statistics,
+    scipy_modules,
     scipy_sparse,
     scipy_special,
     scipy_stats,
@@ -1989,6 +1990,20 @@ def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     return _transpose(x, tuple(perm))
 
 
+def _moveaxis(x: Any, source: Any, destination: Any) -> Any:
+    """``np.moveaxis``: the transpose that puts axes ``source`` at ``destination``."""
+    if _traced(x, "numpy.moveaxis") is None:
+        return np.moveaxis(_constant(x), source, destination)
+    src, dst = ([_axis(a, x.ndim, "numpy.moveaxis") for a in np.atleast_1d(v)]
+                for v in (source, destination))  # fmt: skip
+    if len(src) != len(dst) or len(set(src)) < len(src) or len(set(dst)) < len(dst):
+        raise InputError("numpy.moveaxis: source and destination must be as many distinct axes")
+    rest = [a for a in range(x.ndim) if a not in src]
+    for d, a in sorted(zip(dst, src, strict=True)):
+        rest.insert(d, a)
+    return _transpose(x, tuple(rest))
+
+
 def _extreme(primitive: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     what = "numpy.max" if primitive == "reduce_max" else "numpy.min"
     _reduction_args(what, None, out, **kwargs)
@@ -2906,6 +2921,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.var: _var,
     np.std: _std,
     np.swapaxes: _swapaxes,
+    np.moveaxis: _moveaxis,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
         "reduce_max", x, axis, out, keepdims, **k
     ),
@@ -3196,7 +3212,7 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
 
     def function(*args: Any, **kwargs: Any) -> Any:
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
-        if any(isinstance(a, _Value) for a in flat):
+        if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             return traced(*args, **kwargs)
         if original in _ITERABLE and len(args) == 1 and not kwargs:
             items = list(args[0])
@@ -3379,6 +3395,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         with (
             _constants_dotting(f, namespaces[0]) if namespaces else contextlib.nullcontext(),
             scipy_sparse.traced_products(_is_traced),
+            _held_patched(f, tape),
         ):
             yield
     finally:
@@ -3416,43 +3433,9 @@ def _patch_namespace(
     """:func:`libraries_traced`'s replacements in one namespace, the originals kept in
     ``saved`` and the names it adds in ``added``."""
     for key, value in list(namespace.items()):
-        module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
-        if module == "math":
-            saved[key], namespace[key] = value, _Proxy(value, _MATH)
-        elif module == "sympy":
-            saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
-        elif module == "numpy":
-            saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
-        elif module == "scipy.special":
-            saved[key], namespace[key] = value, _Proxy(value, _SCIPY_SPECIAL)
-        elif module == "numpy.polynomial.polynomial":
-            saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
-        elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
-            inner = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
-            if "scipy.sparse.linalg" in sys.modules:
-                inner["sparse"] = _sparse_proxy(value.sparse)
-            if "scipy.stats" in sys.modules:
-                inner["stats"] = _stats_proxy(value.stats)
-            saved[key], namespace[key] = value, _Proxy(value, inner)
-        elif module == "scipy.stats":
-            saved[key], namespace[key] = value, _stats_proxy(value)
-        elif type(value).__module__.startswith("scipy.stats") and (
-            found := scipy_stats.wrap(value, _is_traced)
-        ):  # from scipy.stats import norm
+        found = _replacement(key, value, tape)
+        if found is not None:
             saved[key], namespace[key] = value, found
-        elif module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
-            saved[key], namespace[key] = value, _sparse_proxy(value)
-        elif module == "scipy.sparse.linalg":
-            saved[key], namespace[key] = value, _Proxy(value, scipy_sparse.LINALG)
-        elif any(value is getattr(np, n) for n in _AS_ARRAY):
-            saved[key], namespace[key] = value, _array_of(value)
-        elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
-            saved[key], namespace[key] = value, _new_array(value, tape)
-        elif callable(value) and not inspect.ismodule(value):
-            table = _library_of(value)
-            name = getattr(value, "__name__", key)
-            if table is not None and name in table:
-                saved[key], namespace[key] = value, _taking_arrays(value, table[name])
     for name, traced in _BUILTINS.items():
         if name not in namespace:
             namespace[name] = _taking_arrays(getattr(builtins, name), traced)
@@ -3460,6 +3443,94 @@ def _patch_namespace(
     if "float" not in namespace:
         namespace["float"] = _Float
         added.append("float")
+
+
+def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
+    """What a module or library function named ``key`` is while a function runs (a proxy
+    whose functions take traced arrays), None where it stays."""
+    module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
+    if module in _MODULE_TABLES:
+        return _Proxy(value, _MODULE_TABLES[module]())
+    if module == "numpy":
+        return _Proxy(value, _NUMPY, tape)
+    if module == "scipy.spatial":
+        return _spatial_proxy(value)
+    if module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
+        return _scipy_proxy(value)
+    if module == "scipy.stats":
+        return _stats_proxy(value)
+    if type(value).__module__.startswith("scipy.stats"):  # from scipy.stats import norm
+        return scipy_stats.wrap(value, _is_traced)
+    if module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
+        return _sparse_proxy(value)
+    if any(value is getattr(np, n) for n in _AS_ARRAY):
+        return _array_of(value)
+    if tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
+        return _new_array(value, tape)
+    if callable(value) and not inspect.ismodule(value):
+        table = _library_of(value)
+        name = getattr(value, "__name__", key)
+        if table is not None and name in table:
+            return _taking_arrays(value, table[name])
+    return None
+
+
+def _scipy_proxy(value: Any) -> _Proxy:
+    """``scipy`` whose submodules imported so far take traced arrays."""
+    inner: dict[str, Any] = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
+    for name, table in _SCIPY_MODULES.items():  # scipy.linalg.solve(...)
+        if name in sys.modules:
+            inner[name.split(".")[1]] = _Proxy(sys.modules[name], table)
+    if "scipy.spatial.distance" in sys.modules:
+        inner["spatial"] = _spatial_proxy(value.spatial)
+    if "scipy.sparse.linalg" in sys.modules:
+        inner["sparse"] = _sparse_proxy(value.sparse)
+    if "scipy.stats" in sys.modules:
+        inner["stats"] = _stats_proxy(value.stats)
+    return _Proxy(value, inner)
+
+
+@contextlib.contextmanager
+def _held_patched(f: Callable[..., Any], tape: _Tape | None) -> Iterator[None]:
+    """While ``f`` runs, the modules and library functions that the user's functions it
+    reaches hold in closure cells and default arguments (``def f(x, xp=np)``, array-API
+    style) replaced as in their modules (:func:`_replacement`)."""
+    cells: list[tuple[Any, Any]] = []
+    defaults: list[tuple[Any, str, Any]] = []
+    try:
+        for g, _, _, _ in reached(f, is_library):
+            if not inspect.isfunction(g) or is_library(g):
+                continue
+            for c in g.__closure__ or ():
+                found = _replacement("", _cell(c), tape)
+                if found is not None:
+                    cells.append((c, c.cell_contents))
+                    c.cell_contents = found
+            _patch_defaults(g, tape, defaults)
+        yield
+    finally:
+        for c, value in cells:
+            c.cell_contents = value
+        for g, attribute, value in defaults:
+            setattr(g, attribute, value)
+
+
+def _patch_defaults(g: Any, tape: _Tape | None, saved: list[tuple[Any, str, Any]]) -> None:
+    """``g``'s default arguments replaced (:func:`_held_patched`), the originals in ``saved``."""
+    if g.__defaults__:
+        new = tuple(_replacement("", v, tape) for v in g.__defaults__)
+        if any(v is not None for v in new):
+            saved.append((g, "__defaults__", g.__defaults__))
+            g.__defaults__ = tuple(
+                v if n is None else n for v, n in zip(g.__defaults__, new, strict=True)
+            )
+    if g.__kwdefaults__:
+        new_kw = {k: _replacement(k, v, tape) for k, v in g.__kwdefaults__.items()}
+        if any(v is not None for v in new_kw.values()):
+            saved.append((g, "__kwdefaults__", g.__kwdefaults__))
+            g.__kwdefaults__ = {
+                k: v if new_kw[k] is None else new_kw[k] for k, v in g.__kwdefaults__.items()
+            }
 
 
 def _polygamma(n: Any, x: Any) -> Any:
@@ -3486,6 +3557,34 @@ def _polygamma(n: Any, x: Any) -> Any:
 _SCIPY_SPECIAL = {**scipy_special.FUNCTIONS, "polygamma": _polygamma}
 
 
+#: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
+_SCIPY_MODULES = {
+    "scipy.linalg": scipy_modules.LINALG,
+    "scipy.integrate": scipy_modules.INTEGRATE,
+    "scipy.signal": scipy_modules.SIGNAL,
+    "scipy.ndimage": scipy_modules.NDIMAGE,
+    "scipy.spatial.distance": scipy_modules.DISTANCE,
+}
+
+
+#: the modules whose proxies take a table (made when needed: the tables refer to one another)
+_MODULE_TABLES: dict[str, Callable[[], Mapping[str, Any]]] = {
+    "math": lambda: _MATH,
+    "sympy": lambda: _SYMPY,
+    "scipy.special": lambda: _SCIPY_SPECIAL,
+    "numpy.polynomial.polynomial": lambda: numpy_composites.POLYNOMIAL,
+    "scipy.sparse.linalg": lambda: scipy_sparse.LINALG,
+    **{name: (lambda table=table: table) for name, table in _SCIPY_MODULES.items()},
+}
+
+
+def _spatial_proxy(module: Any) -> _Proxy:
+    """``scipy.spatial`` whose ``distance`` takes traced arrays."""
+    if "scipy.spatial.distance" not in sys.modules:
+        return _Proxy(module, {})
+    return _Proxy(module, {"distance": _Proxy(module.distance, scipy_modules.DISTANCE)})
+
+
 def _stats_proxy(module: Any) -> _Proxy:
     """scipy.stats with the distributions :mod:`.scipy_stats` reads taking traced arrays."""
     found = {
@@ -3507,6 +3606,9 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _SYMPY
     if module.startswith("scipy.special"):
         return _SCIPY_SPECIAL
+    for name, table in _SCIPY_MODULES.items():  # scipy.linalg._basic's solve, ...
+        if module == name or module.startswith(f"{name}._"):
+            return table
     if module == "numpy.polynomial.polynomial":
         return numpy_composites.POLYNOMIAL
     if module.startswith("scipy.sparse.linalg"):
