@@ -866,3 +866,28 @@ def test_moveaxis_is_a_transpose(source, destination):
     check(moved(np), moved(jnp), [RNG.normal(size=(2, 3, 4))])
     with pytest.raises(InputError, match="distinct axes"):
         from_function(lambda u: np.moveaxis(u, [0, 0], [1, 2]), sizes=[(2, 3, 4)], level="array")
+
+
+_PASSIVE_MOVES = {  # a value with no derivative (sign, floor, round), moved
+    "concatenate": lambda xp: lambda u: xp.concatenate([xp.sign(u), u**2]) * xp.arange(12.0),
+    "stack": lambda xp: lambda u: xp.stack([xp.floor(2 * u), u]).ravel() * xp.arange(12.0),
+    "reshape": lambda xp: lambda u: (xp.sign(u).reshape(2, 3) * u.reshape(2, 3) ** 2).ravel(),
+    "roll": lambda xp: lambda u: xp.roll(xp.round(u), 1) * u,
+    "slice": lambda xp: lambda u: xp.sign(u)[::-1] * u + xp.sign(u)[None, 2:4].T.ravel()[0] * u,
+    "flip": lambda xp: lambda u: xp.flip(xp.floor(u.reshape(2, 3)), axis=1).ravel() * u**2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PASSIVE_MOVES))
+def test_moves_of_values_without_derivative(name):
+    """``np.sign(x).reshape(2, 3)``, ``np.concatenate([np.sign(x), x**2])``, ``np.roll`` of
+    ``np.round(x)``, slices of ``np.sign(x)`` (were refused: 'numpy.concatenate of a
+    comparison', "'Passive' object has no attribute 'reshape'"): the move nested in the value,
+    which carries no derivative; a comparison itself is still refused in one line."""
+    make = _PASSIVE_MOVES[name]
+    check(make(np), make(jnp), [RNG.normal(size=6)])
+
+
+def test_a_moved_comparison_is_one_line():
+    with pytest.raises(InputError, match=r"numpy\.concatenate of a comparison"):
+        from_function(lambda u: np.concatenate([u > 0, u]), sizes=[(6,)], level="array")

@@ -446,7 +446,26 @@ class Passive(_Value):
         return f"Passive({self.op.primitive}, shape={self.shape})"
 
     def __getitem__(self, key):
+        basic = key if isinstance(key, tuple) else (key,)
+        if all(isinstance(k, (slice, numbers.Integral)) or k is None or k is Ellipsis
+               for k in basic):  # fmt: skip
+            return _index(self, key)  # type: ignore[arg-type]  # a nested slice
         raise _unsupported("indexing a comparison or positions (x > 0, np.argsort(x))[...]")
+
+    @property
+    def T(self) -> Any:
+        return _transpose(self)
+
+    def reshape(self, *shape: Any, order: str = "C") -> Any:
+        return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
+
+    def ravel(self, order: str = "C") -> Any:
+        return _reshape(self, (-1,), order)
+
+    flatten = ravel
+
+    def transpose(self, *axes: Any) -> Any:
+        return _transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -1084,16 +1103,27 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
 
 def _traced(x: Any, what: str) -> TracedArray | None:
     """``x`` where it is a traced array, None where it is constant; a passive value is
-    refused (moves of comparisons are not traced)."""
+    refused (moves of comparisons are not traced) but by the moves of :data:`_PASSIVE_MOVES`,
+    which move it as a nested operation (:func:`_move`)."""
     if isinstance(x, Passive):
+        if what in _PASSIVE_MOVES:
+            return x  # type: ignore[return-value]
         raise _unsupported(f"{what} of a comparison")
     return x if _live(x) else None
+
+
+#: moves that take a passive value (``np.sign(x).reshape(2, 3)``, ``np.flip(np.floor(x))``):
+#: the result passive too, the move nested in it
+_PASSIVE_MOVES = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "numpy.flip",
+                            "numpy.roll", "numpy.swapaxes", "numpy.moveaxis"})  # fmt: skip
 
 
 _VIEWS = frozenset({"slice", "reshape", "transpose", "squeeze", "expand_dims", "rev"})
 
 
 def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> TracedArray:
+    if isinstance(x, Passive):  # no derivative flows: a nested move, passive too
+        return Passive(ArrayOp(primitive, (x.op,), params, shape))  # type: ignore[return-value]
     y = x.tape.new(ArrayOp(primitive, (x.name,), params, shape), shape)
     if primitive in _VIEWS and shape:  # NumPy's result is a view: x not written while it lives
         _viewing(y, x)
@@ -1640,7 +1670,7 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
     arrays = [gathered(a) for a in arrays]
     if not arrays:
         raise InputError("numpy.concatenate: nothing to concatenate")
-    if any(isinstance(a, Passive) for a in arrays):
+    if any(isinstance(a, Passive) and a.op.primitive in _MASKS for a in arrays):
         raise _unsupported("numpy.concatenate of a comparison")
     if not any(_is_traced(a) for a in arrays):
         return np.concatenate([_constant(a) for a in arrays], axis)
@@ -1660,8 +1690,9 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
         return arrays[0]
     shape = tuple(sum(s[d] for s in shapes) if j == d else shapes[0][j] for j in range(ndim))
     tape = _tape_of(arrays)
-    operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in arrays)
-    return tape.new(ArrayOp("concatenate", operands, (("dimension", d),), shape), shape)
+    operands = tuple(a.name if _live(a) else a.op if isinstance(a, Passive)
+                     else Const.of(_constant(a)) for a in arrays)  # fmt: skip
+    return _result(ArrayOp("concatenate", operands, (("dimension", d),), shape), tape)
 
 
 def _holds_traced(value: Any) -> bool:
