@@ -9,7 +9,11 @@ entropies, ``lax``'s windows and convolutions, ``.at[]`` updates... Each idiom i
   ``jax.hessian`` (JAX), as ``idioms_survey.check_hessian`` checks;
 * ``jac``: ``dgraph.make_function(v, "jacobian")`` against central differences of ``v``
   (steps 1e-5, tolerance 1e-6 absolute and relative) or ``jax.jacfwd``;
-* ``c``: ``dgraph.hessian(f, lang="c")`` on the idioms of ``C_CELLS`` (a C compiler present).
+* ``c``: ``dgraph.hessian(f, lang="c")`` on the idioms of ``C_CELLS`` (a C compiler present;
+  on every idiom with ``SURVEY_C=all`` in the environment);
+* ``hess2``, ``jac2``: ``hess`` and ``jac`` built at ``X`` and called at ``X2``, whose
+  signs, orders, masks and active bounds differ (a function is built once, called at many
+  points).
 
 A cell is ok / refused (one line) / WRONG (the largest difference) / ERROR (an exception
 that is not dgraph's one line) / HANG (no answer in 60 s: the cells run in a child process,
@@ -49,6 +53,7 @@ K3 = np.array([0.25, 0.5, -0.25])
 S3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 A3 = np.array([[1.0, 0.2, -0.3], [0.4, 0.9, 0.1], [-0.2, 0.5, 1.2]])
 Q = np.linspace(-1.2, 1.4, 7)  # query points of the interpolations
+X2 = np.array([-0.52, 0.77, -1.21, 0.18, 0.66, -0.35])  # other signs, other orders
 
 
 def _spd(x):
@@ -296,6 +301,11 @@ def fancy_2d_repeats(x):
 def matmul_stacks(x):
     A = np.stack([np.outer(x[:3], x[3:]), A3 * x[0]])
     return np.concatenate([(A @ A).ravel(), (A @ x[:3]).ravel(), [x[:3] @ A3 @ x[3:]]])
+
+
+def moves_without_derivative(x):
+    s = np.sign(x)
+    return np.concatenate([s * x**2, np.roll(np.floor(2 * x), 1) * x, s.reshape(2, 3).T.ravel()])
 
 
 # ---------------------------------------------------------------- scipy
@@ -615,18 +625,18 @@ def _jacobian_differences(v, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
     return np.stack(columns, axis=-1)
 
 
-def check_jacobian(v, numpy: bool, point: np.ndarray = X) -> str:
-    """``make_function(v, "jacobian")`` against differences of ``v`` or ``jax.jacfwd``."""
+def check_jacobian(v, numpy: bool, point: np.ndarray = X, at: np.ndarray | None = None) -> str:
+    """``make_function(v, "jacobian")`` built at ``point``, called at ``at`` (``point``),
+    against differences of ``v`` or ``jax.jacfwd`` there."""
+    at = point if at is None else at
     try:
-        if numpy:
-            want = _jacobian_differences(v, point)
-        else:
-            want = np.asarray(jax.jacfwd(v)(jnp.asarray(point)))
+        reference = _jacobian_differences if numpy else lambda v, a: jax.jacfwd(v)(jnp.asarray(a))
+        want = np.asarray(reference(v, at))
     except Exception as exc:
         return f"no reference ({type(exc).__name__})"
     tolerance = (1e-6, 1e-6) if numpy else (1e-7, 1e-8)
     try:
-        got = np.asarray(dgraph.make_function(v, "jacobian", point=[point])(point))
+        got = np.asarray(dgraph.make_function(v, "jacobian", point=[point])(at))
     except dgraph.errors.DGraphError as exc:
         return f"refused: {str(exc)[:110]}"
     except Exception as exc:
@@ -638,17 +648,22 @@ def check_jacobian(v, numpy: bool, point: np.ndarray = X) -> str:
     return f"WRONG (largest difference {np.nanmax(np.abs(got - want)):.3g})"
 
 
+COLUMNS = ("hess", "jac", "c", "hess2", "jac2")
+
+
 def _cells(names: list[str]) -> list[tuple[str, str]]:
-    columns = ["hess", "jac"] + (["c"] if shutil.which("cc") else [])
-    return [(n, c) for n in names for c in columns if c != "c" or n in C_CELLS]
+    columns = ["hess", "jac", "hess2", "jac2"] + (["c"] if shutil.which("cc") else [])
+    every_c = os.environ.get("SURVEY_C") == "all"
+    return [(n, c) for n in names for c in columns if c != "c" or every_c or n in C_CELLS]
 
 
 def run_cell(name: str, column: str) -> str:
     numpy = name in NUMPY
     v = NUMPY[name] if numpy else JAX[name]
-    if column == "jac":
-        return check_jacobian(v, numpy)
-    return check_hessian(scalar(v, numpy), numpy, lang="c" if column == "c" else "python")
+    at = X2 if column.endswith("2") else X
+    if column.startswith("jac"):
+        return check_jacobian(v, numpy, at=at)
+    return check_hessian(scalar(v, numpy), numpy, lang="c" if column == "c" else "python", at=at)
 
 
 def _child(names: list[str]) -> None:
@@ -697,7 +712,7 @@ def main(argv: list[str]) -> None:
     found = _survey(names)
     counts: dict[str, int] = {}
     for name in names:
-        row = {c: found.get((name, c), "-") for c in ("hess", "jac", "c")}
+        row = {c: found.get((name, c), "-") for c in COLUMNS}
         print(f"{name:26s} " + " ".join(f"{row[c].split(' ')[0].rstrip(':'):8s}" for c in row))
         for column, cell in row.items():
             kind = cell.split(" ")[0].rstrip(":")
