@@ -875,14 +875,23 @@ _PASSIVE_MOVES = {  # a value with no derivative (sign, floor, round), moved
     "roll": lambda xp: lambda u: xp.roll(xp.round(u), 1) * u,
     "slice": lambda xp: lambda u: xp.sign(u)[::-1] * u + xp.sign(u)[None, 2:4].T.ravel()[0] * u,
     "flip": lambda xp: lambda u: xp.flip(xp.floor(u.reshape(2, 3)), axis=1).ravel() * u**2,
+    "matmul": lambda xp: (
+        lambda u: xp.concatenate(
+            [
+                (xp.sign(u.reshape(2, 3)).T @ u.reshape(2, 3)).ravel(),
+                u.reshape(2, 3) @ xp.sign(u[3:]),
+            ]
+        )
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(_PASSIVE_MOVES))
 def test_moves_of_values_without_derivative(name):
     """``np.sign(x).reshape(2, 3)``, ``np.concatenate([np.sign(x), x**2])``, ``np.roll`` of
-    ``np.round(x)``, slices of ``np.sign(x)`` (were refused: 'numpy.concatenate of a
-    comparison', "'Passive' object has no attribute 'reshape'"): the move nested in the value,
+    ``np.round(x)``, slices of ``np.sign(x)``, ``np.sign(X).T @ X`` (were refused: 'numpy.
+    concatenate of a comparison', "'Passive' object has no attribute 'reshape'", 'a product
+    (@) with a comparison'): the move (the product's operand) nested in the value,
     which carries no derivative; a comparison itself is still refused in one line."""
     make = _PASSIVE_MOVES[name]
     check(make(np), make(jnp), [RNG.normal(size=6)])
@@ -891,3 +900,5 @@ def test_moves_of_values_without_derivative(name):
 def test_a_moved_comparison_is_one_line():
     with pytest.raises(InputError, match=r"numpy\.concatenate of a comparison"):
         from_function(lambda u: np.concatenate([u > 0, u]), sizes=[(6,)], level="array")
+    with pytest.raises(InputError, match=r"a product \(@\) with a comparison"):
+        from_function(lambda u: (u > 0) @ u, sizes=[(6,)], level="array")

@@ -2155,7 +2155,8 @@ def _contracted(a: Any, b: Any, dims: tuple, shape: Shape) -> Any:
         if not _is_traced(x) and not np.any(_constant(x)):
             return np.zeros(shape)
     tape = _tape_of([a, b])
-    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
+    operands = tuple(x.name if _live(x) else x.op if isinstance(x, Passive)
+                     else Const.of(_constant(x)) for x in (a, b))  # fmt: skip
     return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
 
 
@@ -2165,7 +2166,8 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     axes (a Kronecker factor with an identity); stacks of equal batch shapes batch."""
     if kwargs:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
-    if isinstance(a, Passive) or isinstance(b, Passive):
+    if any(isinstance(x, Passive) and (x.op.primitive in _MASKS or not _live(y))
+           for x, y in ((a, b), (b, a))):  # fmt: skip
         raise _unsupported("a product (@) with a comparison")
     if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
         return scipy_sparse.product(b, a, left=True)
