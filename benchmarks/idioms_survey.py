@@ -414,14 +414,23 @@ def _differences(f, x: np.ndarray, h: float = 1e-4) -> np.ndarray:
 
 def cell(name: str) -> str:
     """One idiom's cell: ok, refused (its line), WRONG (the largest difference) or ERROR."""
-    f = NUMPY.get(name) or JAX[name]
+    return check_hessian(NUMPY.get(name) or JAX[name], numpy=name in NUMPY)
+
+
+def check_hessian(
+    f, numpy: bool, point: np.ndarray = X, lang: str = "python", at: np.ndarray | None = None
+) -> str:
+    """``dgraph.hessian(f, lang=lang)`` built at ``point`` and called at ``at`` (``point``)
+    against central differences of ``f`` (``numpy``) or ``jax.hessian`` there: ok, refused
+    (its line), WRONG (the largest difference) or ERROR."""
+    at = point if at is None else at
     try:
-        want = _differences(f, X) if name in NUMPY else np.asarray(jax.hessian(f)(jnp.asarray(X)))
+        want = _differences(f, at) if numpy else np.asarray(jax.hessian(f)(jnp.asarray(at)))
     except Exception as exc:  # the reference's own failure
         return f"no reference ({type(exc).__name__})"
-    tolerance = (1e-4, 1e-4) if name in NUMPY else (1e-7, 1e-8)
+    tolerance = (1e-4, 1e-4) if numpy else (1e-7, 1e-8)
     try:
-        got = np.asarray(dgraph.hessian(f, X)(X))
+        got = np.asarray(dgraph.hessian(f, point, lang=lang)(at))
     except dgraph.errors.DGraphError as exc:
         return f"refused: {str(exc)[:110]}"
     except Exception as exc:

@@ -771,10 +771,27 @@ def test_gradient_of_second_order_at_the_ends():
         np.testing.assert_allclose(jacobian(graph, inputs)[y] @ u.ravel(), want.ravel(),
                                    rtol=1e-12, atol=1e-12)  # fmt: skip
     short = (lambda u: np.gradient(u[:2], edge_order=2), "too short")
-    coordinates = (lambda u: np.gradient(u, np.arange(3.0), 1.0), "coordinate arrays")
-    for bad, needle in [short, coordinates]:
+    coordinates = (lambda u: np.gradient(u, np.arange(4.0), 1.0), "coordinates of shape")
+    traced = (lambda u: np.gradient(u, u[0], 1.0), "traced spacings")
+    for bad, needle in [short, coordinates, traced]:
         with pytest.raises(InputError, match=needle):
             from_function(bad, name="f", sizes=[(3, 3)], level="array")
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_on_coordinates_is_numpys(edge_order):
+    """``np.gradient`` on coordinate arrays (uneven along both axes, five and three points:
+    was refused: 'numpy.gradient with coordinate arrays'): linear, so NumPy's values and
+    its Jacobian times ``v`` NumPy's gradient of ``v``."""
+    u = RNG.normal(size=(5, 3))
+    t, s = np.array([0.0, 0.3, 0.5, 1.1, 1.6]), np.array([0.2, 0.9, 1.0])
+    graph = from_function(lambda u: np.gradient(u, t, s, edge_order=edge_order), sizes=[u.shape],
+                          level="array")  # fmt: skip
+    inputs = dict(zip(graph.inputs, [u], strict=True))
+    for y, want in zip(graph.outputs, np.gradient(u, t, s, edge_order=edge_order), strict=True):
+        np.testing.assert_allclose(forward(graph, inputs)[y], want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(jacobian(graph, inputs)[y] @ u.ravel(), want.ravel(),
+                                   rtol=1e-12, atol=1e-12)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -831,3 +848,57 @@ def test_a_local_named_as_a_constant_is_renamed_not_refused():
 
     graph = check(f, lambda x: f(x, jnp), [RNG.normal(size=5)])
     assert not {"E", "pi"} & set(graph.vertices)
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"), [(0, -1), ([0, 1], [1, 0]), ([0, 2], [2, 0]), ((2, 0), (0, 1))]
+)
+def test_moveaxis_is_a_transpose(source, destination):
+    """``np.moveaxis`` with one axis or several, in any order (was refused: 'numpy.moveaxis
+    on an array that depends on the inputs is not supported'); repeated axes one line."""
+
+    def moved(xp):
+        return lambda u: (
+            xp.sin(xp.moveaxis(u, source, destination))
+            * xp.arange(24.0).reshape(np.moveaxis(np.zeros((2, 3, 4)), source, destination).shape)
+        )
+
+    check(moved(np), moved(jnp), [RNG.normal(size=(2, 3, 4))])
+    with pytest.raises(InputError, match="distinct axes"):
+        from_function(lambda u: np.moveaxis(u, [0, 0], [1, 2]), sizes=[(2, 3, 4)], level="array")
+
+
+_PASSIVE_MOVES = {  # a value with no derivative (sign, floor, round), moved
+    "concatenate": lambda xp: lambda u: xp.concatenate([xp.sign(u), u**2]) * xp.arange(12.0),
+    "stack": lambda xp: lambda u: xp.stack([xp.floor(2 * u), u]).ravel() * xp.arange(12.0),
+    "reshape": lambda xp: lambda u: (xp.sign(u).reshape(2, 3) * u.reshape(2, 3) ** 2).ravel(),
+    "roll": lambda xp: lambda u: xp.roll(xp.round(u), 1) * u,
+    "slice": lambda xp: lambda u: xp.sign(u)[::-1] * u + xp.sign(u)[None, 2:4].T.ravel()[0] * u,
+    "flip": lambda xp: lambda u: xp.flip(xp.floor(u.reshape(2, 3)), axis=1).ravel() * u**2,
+    "matmul": lambda xp: (
+        lambda u: xp.concatenate(
+            [
+                (xp.sign(u.reshape(2, 3)).T @ u.reshape(2, 3)).ravel(),
+                u.reshape(2, 3) @ xp.sign(u[3:]),
+            ]
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PASSIVE_MOVES))
+def test_moves_of_values_without_derivative(name):
+    """``np.sign(x).reshape(2, 3)``, ``np.concatenate([np.sign(x), x**2])``, ``np.roll`` of
+    ``np.round(x)``, slices of ``np.sign(x)``, ``np.sign(X).T @ X`` (were refused: 'numpy.
+    concatenate of a comparison', "'Passive' object has no attribute 'reshape'", 'a product
+    (@) with a comparison'): the move (the product's operand) nested in the value,
+    which carries no derivative; a comparison itself is still refused in one line."""
+    make = _PASSIVE_MOVES[name]
+    check(make(np), make(jnp), [RNG.normal(size=6)])
+
+
+def test_a_moved_comparison_is_one_line():
+    with pytest.raises(InputError, match=r"numpy\.concatenate of a comparison"):
+        from_function(lambda u: np.concatenate([u > 0, u]), sizes=[(6,)], level="array")
+    with pytest.raises(InputError, match=r"a product \(@\) with a comparison"):
+        from_function(lambda u: (u > 0) @ u, sizes=[(6,)], level="array")

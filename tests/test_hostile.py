@@ -726,7 +726,17 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "scipy-special-ufunc",
         ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
-        "scipy.special.erfcx",
+        "scipy.special.dawsn",
+    ),
+    (
+        "scipy-linalg-expm",
+        ["structure", H("numpy_model.py") + ":matrix_exponential", "--inputs", "x:4"],
+        "scipy.linalg.expm of an array",
+    ),
+    (
+        "scipy-lu-factors-read",
+        ["structure", H("numpy_model.py") + ":lu_factors_read", "--inputs", "x:4"],
+        "read by scipy.linalg.lu_solve only",
     ),
     # complex values are read as real pairs: a complex output, and a DFT past 4096, are not
     (

@@ -22,7 +22,17 @@ from functools import lru_cache
 
 import sympy
 
-__all__ = ["derivative", "held", "jacobian", "released", "share", "substituted"]
+__all__ = [
+    "derivative",
+    "held",
+    "jacobian",
+    "released",
+    "share",
+    "steps_zeroed",
+    "substituted",
+]
+
+_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
 
 
 def share(kind: type, args: Sequence[sympy.Expr], i: int) -> sympy.Expr:
@@ -144,8 +154,24 @@ def derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr:
 
 def jacobian(exprs: Sequence[sympy.Expr], symbols: Sequence[sympy.Symbol]) -> sympy.Matrix:
     """``Matrix(exprs).jacobian(symbols)`` with every Max and Min differentiated by
-    :func:`share`."""
+    :func:`share` and every step's derivative zero (:func:`steps_zeroed`), as the graph's
+    partials take them."""
     if not any(e.has(sympy.Max, sympy.Min) for e in exprs):
-        return sympy.Matrix(exprs).jacobian(list(symbols))
+        return sympy.Matrix(exprs).jacobian(list(symbols)).applyfunc(steps_zeroed)
     found = sympy.Matrix([held(e) for e in exprs]).jacobian(list(symbols))
-    return found.applyfunc(released)
+    return found.applyfunc(lambda e: steps_zeroed(released(e)))
+
+
+def steps_zeroed(d: sympy.Expr) -> sympy.Expr:
+    """A derivative as AD takes it: step functions (sign, Heaviside, floor, ceiling) have
+    derivative zero, which holds everywhere but at their jumps (sympy's ``DiracDelta``,
+    its unevaluated ``Derivative`` of a step, and the ``Subs(0, ...)`` its chain rule
+    leaves for a step of a composite argument, ``floor(3*x)``, are zero)."""
+    if not d.has(sympy.DiracDelta, sympy.Derivative):
+        return d
+    d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
+    d = d.replace(
+        lambda e: isinstance(e, sympy.Derivative) and e.expr.func in _STEPS,
+        lambda _: sympy.S.Zero,
+    )
+    return d.replace(lambda e: isinstance(e, sympy.Subs) and e.expr == 0, lambda _: sympy.S.Zero)

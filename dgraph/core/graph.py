@@ -70,14 +70,7 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
         d = _extreme_derivative(expr, x)
     if d is None:
         d = extremes.derivative(expr, x)
-    if d.has(sympy.DiracDelta, sympy.Derivative):
-        d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
-        d = d.replace(
-            lambda e: isinstance(e, sympy.Derivative) and e.expr.func in _STEPS,
-            lambda _: sympy.S.Zero,
-        )
-        # a step of a composite argument, floor(3*x): sympy's chain rule leaves Subs(0, ...)
-        d = d.replace(lambda e: isinstance(e, sympy.Subs) and e.expr == 0, lambda _: sympy.S.Zero)
+    d = extremes.steps_zeroed(d)
     if d.has(sympy.Derivative):  # a function sympy cannot differentiate (Mod of a product)
         left = next(e for e in sympy.preorder_traversal(d) if isinstance(e, sympy.Derivative))
         what = sympy.sstr(left.expr)
@@ -87,9 +80,6 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
             " at the array level)"
         )
     return d
-
-
-_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
 
 
 def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:

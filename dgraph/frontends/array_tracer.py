@@ -57,6 +57,7 @@ from . import (
     array_signal,
     numpy_composites,
     numpy_statistics,
+    scipy_modules,
     scipy_sparse,
     scipy_special,
     scipy_stats,
@@ -448,7 +449,26 @@ class Passive(_Value):
         return f"Passive({self.op.primitive}, shape={self.shape})"
 
     def __getitem__(self, key):
+        basic = key if isinstance(key, tuple) else (key,)
+        if all(isinstance(k, (slice, numbers.Integral)) or k is None or k is Ellipsis
+               for k in basic):  # fmt: skip
+            return _index(self, key)  # type: ignore[arg-type]  # a nested slice
         raise _unsupported("indexing a comparison or positions (x > 0, np.argsort(x))[...]")
+
+    @property
+    def T(self) -> Any:
+        return _transpose(self)
+
+    def reshape(self, *shape: Any, order: str = "C") -> Any:
+        return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
+
+    def ravel(self, order: str = "C") -> Any:
+        return _reshape(self, (-1,), order)
+
+    flatten = ravel
+
+    def transpose(self, *axes: Any) -> Any:
+        return _transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -1090,16 +1110,27 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
 
 def _traced(x: Any, what: str) -> TracedArray | None:
     """``x`` where it is a traced array, None where it is constant; a passive value is
-    refused (moves of comparisons are not traced)."""
+    refused (moves of comparisons are not traced) but by the moves of :data:`_PASSIVE_MOVES`,
+    which move it as a nested operation (:func:`_move`)."""
     if isinstance(x, Passive):
+        if what in _PASSIVE_MOVES:
+            return x  # type: ignore[return-value]
         raise _unsupported(f"{what} of a comparison")
     return x if _live(x) else None
+
+
+#: moves that take a passive value (``np.sign(x).reshape(2, 3)``, ``np.flip(np.floor(x))``):
+#: the result passive too, the move nested in it
+_PASSIVE_MOVES = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "numpy.flip",
+                            "numpy.roll", "numpy.swapaxes", "numpy.moveaxis"})  # fmt: skip
 
 
 _VIEWS = frozenset({"slice", "reshape", "transpose", "squeeze", "expand_dims", "rev"})
 
 
 def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> TracedArray:
+    if isinstance(x, Passive):  # no derivative flows: a nested move, passive too
+        return Passive(ArrayOp(primitive, (x.op,), params, shape))  # type: ignore[return-value]
     y = x.tape.new(ArrayOp(primitive, (x.name,), params, shape), shape)
     if primitive in _VIEWS and shape:  # NumPy's result is a view: x not written while it lives
         _viewing(y, x)
@@ -1648,7 +1679,7 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
     arrays = [gathered(a) for a in arrays]
     if not arrays:
         raise InputError("numpy.concatenate: nothing to concatenate")
-    if any(isinstance(a, Passive) for a in arrays):
+    if any(isinstance(a, Passive) and a.op.primitive in _MASKS for a in arrays):
         raise _unsupported("numpy.concatenate of a comparison")
     if not any(_is_traced(a) for a in arrays):
         return np.concatenate([_constant(a) for a in arrays], axis)
@@ -1668,8 +1699,9 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
         return arrays[0]
     shape = tuple(sum(s[d] for s in shapes) if j == d else shapes[0][j] for j in range(ndim))
     tape = _tape_of(arrays)
-    operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in arrays)
-    return tape.new(ArrayOp("concatenate", operands, (("dimension", d),), shape), shape)
+    operands = tuple(a.name if _live(a) else a.op if isinstance(a, Passive)
+                     else Const.of(_constant(a)) for a in arrays)  # fmt: skip
+    return _result(ArrayOp("concatenate", operands, (("dimension", d),), shape), tape)
 
 
 def _holds_traced(value: Any) -> bool:
@@ -1773,10 +1805,11 @@ def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
 
 
 def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """``np.gradient`` with uniform spacings (none, one number, or one number an axis):
-    central differences inside, one-sided ones of ``edge_order`` 1 or 2 at the ends
-    (Fornberg 1988, the second-order stencils), each from slices of ``f``; coordinate
-    arrays refused in one line."""
+    """``np.gradient`` with uniform spacings (none, one number, or one number an axis) or
+    constant coordinate arrays: central differences inside, one-sided ones of
+    ``edge_order`` 1 or 2 at the ends (Fornberg 1988, the second-order stencils; on
+    coordinates NumPy's three-point weights, :func:`_gradient_weights`), each from slices
+    of ``f``; traced spacings refused in one line."""
     if _traced(f, "numpy.gradient") is None:
         return np.gradient(_constant(f), *varargs, axis=axis, edge_order=edge_order)
     dims = _axes(axis, f.ndim, "numpy.gradient")
@@ -1788,8 +1821,8 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
     spacings = spacings * len(dims) if len(spacings) == 1 else spacings
     out = []
     for d, h in zip(dims, spacings, strict=True):
-        if np.ndim(h) != 0 or _live(h):
-            raise _unsupported("numpy.gradient with coordinate arrays or traced spacings")
+        if _live(h):
+            raise _unsupported("numpy.gradient with traced spacings")
         if f.shape[d] < edge_order + 1:
             raise InputError(f"numpy.gradient: axis {d} of length {f.shape[d]} is too short"
                              f" for edge_order={edge_order}")  # fmt: skip
@@ -1799,6 +1832,9 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
             index[d] = piece
             return f[tuple(index)]
 
+        if np.ndim(h) != 0:
+            out.append(_gradient_on(at, _coordinates(h, f.shape[d]), edge_order, d, f.ndim))
+            continue
         h = float(h)
         inside = (at(slice(2, None)) - at(slice(None, -2))) / (2 * h)
         if edge_order == 1:
@@ -1809,6 +1845,57 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
             last = (3 * at(slice(-1, None)) - 4 * at(slice(-2, -1)) + at(slice(-3, -2))) / (2 * h)
         out.append(_concatenate([first, inside, last], d))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _coordinates(h: Any, n: int) -> np.ndarray:
+    """``np.gradient``'s coordinate array of an axis of length ``n``: 1-d, ``n`` entries."""
+    x = np.asarray(_constant(h), dtype=float)
+    if x.shape != (n,):
+        raise InputError(f"numpy.gradient: coordinates of shape {x.shape} for an axis of {n}")
+    return x
+
+
+def _gradient_weights(x: np.ndarray, edge_order: int) -> list[np.ndarray]:
+    """NumPy's weights of ``np.gradient`` on coordinates ``x`` (its three-point formulas,
+    second-order accurate inside, of ``edge_order`` at the ends): rows (first, inside...,
+    last) of the weights of ``f`` at the three points each uses, as three columns."""
+    dx = np.diff(x)
+    a, b = dx[:-1], dx[1:]  # inside: the steps below and above each point
+    inside = np.stack([-b / (a * (a + b)), (b - a) / (a * b), a / (b * (a + b))], axis=1)
+    if edge_order == 1:
+        first = np.array([[-1.0, 1.0, 0.0]]) / dx[0]
+        last = np.array([[0.0, -1.0, 1.0]]) / dx[-1]
+    else:
+        a, b = dx[0], dx[1]
+        first = np.array([[-(2 * a + b) / (a * (a + b)), (a + b) / (a * b), -a / (b * (a + b))]])
+        a, b = dx[-2], dx[-1]
+        last = np.array([[b / (a * (a + b)), -(a + b) / (a * b), (2 * b + a) / (b * (a + b))]])
+    return [first, inside, last]
+
+
+def _gradient_on(at: Callable[[slice], Any], x: np.ndarray, edge_order: int, d: int,
+                 ndim: int) -> Any:  # fmt: skip
+    """``np.gradient`` along axis ``d`` on coordinates ``x``: each piece a sum of three
+    slices of ``f`` (``at``) times constant weights (:func:`_gradient_weights`)."""
+    if x.size == 2:  # one step: both ends its difference
+        step = (at(slice(1, 2)) - at(slice(0, 1))) / float(x[1] - x[0])
+        return _concatenate([step, step], d)
+    first, inside, last = _gradient_weights(x, edge_order)
+
+    def along(w: np.ndarray) -> np.ndarray:
+        shape = [1] * ndim
+        shape[d] = w.size
+        return w.reshape(shape)
+
+    out = []
+    for w, start in [(first, 0), (inside, 0), (last, x.size - 3)]:
+        terms = [along(w[:, k]) * at(slice(start + k, start + k + w.shape[0])) for k in range(3)
+                 if np.any(w[:, k])]  # fmt: skip
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        out.append(total)
+    return _concatenate(out, d)
 
 
 # -- reductions and products ---------------------------------------------------------------
@@ -1943,6 +2030,20 @@ def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     return _transpose(x, tuple(perm))
 
 
+def _moveaxis(x: Any, source: Any, destination: Any) -> Any:
+    """``np.moveaxis``: the transpose that puts axes ``source`` at ``destination``."""
+    if _traced(x, "numpy.moveaxis") is None:
+        return np.moveaxis(_constant(x), source, destination)
+    src, dst = ([_axis(a, x.ndim, "numpy.moveaxis") for a in np.atleast_1d(v)]
+                for v in (source, destination))  # fmt: skip
+    if len(src) != len(dst) or len(set(src)) < len(src) or len(set(dst)) < len(dst):
+        raise InputError("numpy.moveaxis: source and destination must be as many distinct axes")
+    rest = [a for a in range(x.ndim) if a not in src]
+    for d, a in sorted(zip(dst, src, strict=True)):
+        rest.insert(d, a)
+    return _transpose(x, tuple(rest))
+
+
 def _extreme(primitive: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     what = "numpy.max" if primitive == "reduce_max" else "numpy.min"
     _reduction_args(what, None, out, **kwargs)
@@ -2063,7 +2164,8 @@ def _contracted(a: Any, b: Any, dims: tuple, shape: Shape) -> Any:
         if not _is_traced(x) and not np.any(_constant(x)):
             return np.zeros(shape)
     tape = _tape_of([a, b])
-    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
+    operands = tuple(x.name if _live(x) else x.op if isinstance(x, Passive)
+                     else Const.of(_constant(x)) for x in (a, b))  # fmt: skip
     return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
 
 
@@ -2073,7 +2175,8 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     axes (a Kronecker factor with an identity); stacks of equal batch shapes batch."""
     if kwargs:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
-    if isinstance(a, Passive) or isinstance(b, Passive):
+    if any(isinstance(x, Passive) and (x.op.primitive in _MASKS or not _live(y))
+           for x, y in ((a, b), (b, a))):  # fmt: skip
         raise _unsupported("a product (@) with a comparison")
     if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
         return scipy_sparse.product(b, a, left=True)
@@ -2860,6 +2963,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.var: _var,
     np.std: _std,
     np.swapaxes: _swapaxes,
+    np.moveaxis: _moveaxis,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
         "reduce_max", x, axis, out, keepdims, **k
     ),
@@ -3150,7 +3254,7 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
 
     def function(*args: Any, **kwargs: Any) -> Any:
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
-        if any(isinstance(a, _Value) for a in flat):
+        if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             return traced(*args, **kwargs)
         if original in _ITERABLE and len(args) == 1 and not kwargs:
             items = list(args[0])
@@ -3334,6 +3438,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
         with (
             _constants_dotting(f, namespaces[0]) if namespaces else contextlib.nullcontext(),
             scipy_sparse.traced_products(_is_traced),
+            _held_patched(f, tape),
         ):
             yield
     finally:
@@ -3371,43 +3476,9 @@ def _patch_namespace(
     """:func:`libraries_traced`'s replacements in one namespace, the originals kept in
     ``saved`` and the names it adds in ``added``."""
     for key, value in list(namespace.items()):
-        module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
-        if module == "math":
-            saved[key], namespace[key] = value, _Proxy(value, _MATH)
-        elif module == "sympy":
-            saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
-        elif module == "numpy":
-            saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
-        elif module == "scipy.special":
-            saved[key], namespace[key] = value, _Proxy(value, _SCIPY_SPECIAL)
-        elif module == "numpy.polynomial.polynomial":
-            saved[key], namespace[key] = value, _Proxy(value, numpy_composites.POLYNOMIAL)
-        elif module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
-            inner = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
-            if "scipy.sparse.linalg" in sys.modules:
-                inner["sparse"] = _sparse_proxy(value.sparse)
-            if "scipy.stats" in sys.modules:
-                inner["stats"] = _stats_proxy(value.stats)
-            saved[key], namespace[key] = value, _Proxy(value, inner)
-        elif module == "scipy.stats":
-            saved[key], namespace[key] = value, _stats_proxy(value)
-        elif type(value).__module__.startswith("scipy.stats") and (
-            found := scipy_stats.wrap(value, _is_traced)
-        ):  # from scipy.stats import norm
+        found = _replacement(key, value, tape)
+        if found is not None:
             saved[key], namespace[key] = value, found
-        elif module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
-            saved[key], namespace[key] = value, _sparse_proxy(value)
-        elif module == "scipy.sparse.linalg":
-            saved[key], namespace[key] = value, _Proxy(value, scipy_sparse.LINALG)
-        elif any(value is getattr(np, n) for n in _AS_ARRAY):
-            saved[key], namespace[key] = value, _array_of(value)
-        elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
-            saved[key], namespace[key] = value, _new_array(value, tape)
-        elif callable(value) and not inspect.ismodule(value):
-            table = _library_of(value)
-            name = getattr(value, "__name__", key)
-            if table is not None and name in table:
-                saved[key], namespace[key] = value, _taking_arrays(value, table[name])
     for name, traced in _BUILTINS.items():
         if name not in namespace:
             namespace[name] = _taking_arrays(getattr(builtins, name), traced)
@@ -3415,6 +3486,94 @@ def _patch_namespace(
     if "float" not in namespace:
         namespace["float"] = _Float
         added.append("float")
+
+
+def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
+    """What a module or library function named ``key`` is while a function runs (a proxy
+    whose functions take traced arrays), None where it stays."""
+    module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
+    if module in _MODULE_TABLES:
+        return _Proxy(value, _MODULE_TABLES[module]())
+    if module == "numpy":
+        return _Proxy(value, _NUMPY, tape)
+    if module == "scipy.spatial":
+        return _spatial_proxy(value)
+    if module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
+        return _scipy_proxy(value)
+    if module == "scipy.stats":
+        return _stats_proxy(value)
+    if type(value).__module__.startswith("scipy.stats"):  # from scipy.stats import norm
+        return scipy_stats.wrap(value, _is_traced)
+    if module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
+        return _sparse_proxy(value)
+    if any(value is getattr(np, n) for n in _AS_ARRAY):
+        return _array_of(value)
+    if tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
+        return _new_array(value, tape)
+    if callable(value) and not inspect.ismodule(value):
+        table = _library_of(value)
+        name = getattr(value, "__name__", key)
+        if table is not None and name in table:
+            return _taking_arrays(value, table[name])
+    return None
+
+
+def _scipy_proxy(value: Any) -> _Proxy:
+    """``scipy`` whose submodules imported so far take traced arrays."""
+    inner: dict[str, Any] = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
+    for name, table in _SCIPY_MODULES.items():  # scipy.linalg.solve(...)
+        if name in sys.modules:
+            inner[name.split(".")[1]] = _Proxy(sys.modules[name], table)
+    if "scipy.spatial.distance" in sys.modules:
+        inner["spatial"] = _spatial_proxy(value.spatial)
+    if "scipy.sparse.linalg" in sys.modules:
+        inner["sparse"] = _sparse_proxy(value.sparse)
+    if "scipy.stats" in sys.modules:
+        inner["stats"] = _stats_proxy(value.stats)
+    return _Proxy(value, inner)
+
+
+@contextlib.contextmanager
+def _held_patched(f: Callable[..., Any], tape: _Tape | None) -> Iterator[None]:
+    """While ``f`` runs, the modules and library functions that the user's functions it
+    reaches hold in closure cells and default arguments (``def f(x, xp=np)``, array-API
+    style) replaced as in their modules (:func:`_replacement`)."""
+    cells: list[tuple[Any, Any]] = []
+    defaults: list[tuple[Any, str, Any]] = []
+    try:
+        for g, _, _, _ in reached(f, is_library):
+            if not inspect.isfunction(g) or is_library(g):
+                continue
+            for c in g.__closure__ or ():
+                found = _replacement("", _cell(c), tape)
+                if found is not None:
+                    cells.append((c, c.cell_contents))
+                    c.cell_contents = found
+            _patch_defaults(g, tape, defaults)
+        yield
+    finally:
+        for c, value in cells:
+            c.cell_contents = value
+        for g, attribute, value in defaults:
+            setattr(g, attribute, value)
+
+
+def _patch_defaults(g: Any, tape: _Tape | None, saved: list[tuple[Any, str, Any]]) -> None:
+    """``g``'s default arguments replaced (:func:`_held_patched`), the originals in ``saved``."""
+    if g.__defaults__:
+        new = tuple(_replacement("", v, tape) for v in g.__defaults__)
+        if any(v is not None for v in new):
+            saved.append((g, "__defaults__", g.__defaults__))
+            g.__defaults__ = tuple(
+                v if n is None else n for v, n in zip(g.__defaults__, new, strict=True)
+            )
+    if g.__kwdefaults__:
+        new_kw = {k: _replacement(k, v, tape) for k, v in g.__kwdefaults__.items()}
+        if any(v is not None for v in new_kw.values()):
+            saved.append((g, "__kwdefaults__", g.__kwdefaults__))
+            g.__kwdefaults__ = {
+                k: v if new_kw[k] is None else new_kw[k] for k, v in g.__kwdefaults__.items()
+            }
 
 
 def _polygamma(n: Any, x: Any) -> Any:
@@ -3448,6 +3607,34 @@ _SCIPY_SPECIAL = {
 }
 
 
+#: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
+_SCIPY_MODULES = {
+    "scipy.linalg": scipy_modules.LINALG,
+    "scipy.integrate": scipy_modules.INTEGRATE,
+    "scipy.signal": scipy_modules.SIGNAL,
+    "scipy.ndimage": scipy_modules.NDIMAGE,
+    "scipy.spatial.distance": scipy_modules.DISTANCE,
+}
+
+
+#: the modules whose proxies take a table (made when needed: the tables refer to one another)
+_MODULE_TABLES: dict[str, Callable[[], Mapping[str, Any]]] = {
+    "math": lambda: _MATH,
+    "sympy": lambda: _SYMPY,
+    "scipy.special": lambda: _SCIPY_SPECIAL,
+    "numpy.polynomial.polynomial": lambda: numpy_composites.POLYNOMIAL,
+    "scipy.sparse.linalg": lambda: scipy_sparse.LINALG,
+    **{name: (lambda table=table: table) for name, table in _SCIPY_MODULES.items()},
+}
+
+
+def _spatial_proxy(module: Any) -> _Proxy:
+    """``scipy.spatial`` whose ``distance`` takes traced arrays."""
+    if "scipy.spatial.distance" not in sys.modules:
+        return _Proxy(module, {})
+    return _Proxy(module, {"distance": _Proxy(module.distance, scipy_modules.DISTANCE)})
+
+
 def _stats_proxy(module: Any) -> _Proxy:
     """scipy.stats with the distributions :mod:`.scipy_stats` reads taking traced arrays."""
     found = {
@@ -3469,6 +3656,9 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _SYMPY
     if module.startswith("scipy.special"):
         return _SCIPY_SPECIAL
+    for name, table in _SCIPY_MODULES.items():  # scipy.linalg._basic's solve, ...
+        if module == name or module.startswith(f"{name}._"):
+            return table
     if module == "numpy.polynomial.polynomial":
         return numpy_composites.POLYNOMIAL
     if module.startswith("scipy.sparse.linalg"):

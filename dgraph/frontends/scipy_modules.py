@@ -1,0 +1,299 @@
+"""scipy's linear algebra, quadrature, convolutions and distances on traced arrays, each a
+few NumPy operations of the same value (so the tracer's operations and their derivative
+rules are all there is), read where a function calls ``scipy.linalg``,
+``scipy.integrate``, ``scipy.signal``, ``scipy.ndimage`` or ``scipy.spatial.distance``.
+
+* ``scipy.linalg``: ``solve`` (``assume_a`` symmetric or positive: the matrix of the
+  triangle scipy reads, ``lower``), ``inv``, ``det``, ``cholesky``, ``cho_factor`` /
+  ``cho_solve`` (the factor's other triangle zero, not scipy's arbitrary entries),
+  ``solve_triangular`` (``trans``, ``unit_diagonal``), ``lu_factor`` / ``lu_solve`` (the
+  factors are held for ``lu_solve`` only: ``A x = b`` is solved, the pivots being values of
+  the point); ``expm``, ``logm``, ``sqrtm``, ``funm``, ``lu`` of a traced matrix are one line
+  (their steps depend on the values; JAX's readers read ``jax.scipy.linalg.expm``).
+* ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
+  ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
+  of the unit vectors).
+* ``scipy.signal``: ``convolve``, ``fftconvolve``, ``oaconvolve``, ``correlate`` of 1-d
+  arrays (``np.convolve``'s full product, sliced as scipy's ``mode``).
+* ``scipy.ndimage``: ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``,
+  ``uniform_filter1d`` with constant weights: affine along one axis, so the matrix and
+  offset scipy's own filter gives the unit vectors and zero (every ``mode``), for axes of
+  at most :data:`PROBED_MOST` entries.
+* ``scipy.spatial.distance``: ``cdist`` and ``pdist`` with the metrics ``euclidean``,
+  ``sqeuclidean``, ``cityblock``, ``chebyshev``, ``minkowski`` (``p``) and ``cosine``.
+
+References
+----------
+scipy authors, ``scipy/linalg/_basic.py``, ``scipy/integrate/_quadrature.py``,
+``scipy/signal/_signaltools.py``, ``scipy/spatial/distance.py``: the definitions matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["DISTANCE", "INTEGRATE", "LINALG", "NDIMAGE", "PROBED_MOST", "SIGNAL", "Factored"]
+
+PROBED_MOST = 2048
+"""The longest axis an ``ndimage`` filter is read on (its matrix is dense)."""
+
+
+def _refused(what: str, why: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise InputError(f"{what} of an array that depends on the inputs is not supported ({why})")
+
+    return refuse
+
+
+# -- scipy.linalg ----------------------------------------------------------------------------
+
+_SYMMETRIC = {"sym", "her", "pos", "symmetric", "hermitian", "positive definite"}
+
+
+def _symmetric_from(a: Any, lower: bool) -> Any:
+    """The symmetric matrix of ``a``'s lower (or upper) triangle, the one scipy reads."""
+    t = np.tril(a) if lower else np.triu(a)
+    return t + np.swapaxes(t, -1, -2) - t * np.eye(np.shape(a)[-1])
+
+
+def _solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
+           overwrite_b: bool = False, check_finite: bool = True, assume_a: Any = None,
+           transposed: bool = False) -> Any:  # fmt: skip
+    if assume_a in _SYMMETRIC:
+        a = _symmetric_from(a, lower)
+    elif assume_a not in (None, "gen", "general"):
+        raise InputError(f"scipy.linalg.solve(assume_a={assume_a!r}) is not supported")
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, b)
+
+
+def _cholesky(a: Any, lower: bool = False, overwrite_a: bool = False,
+              check_finite: bool = True) -> Any:  # fmt: skip
+    c = np.linalg.cholesky(_symmetric_from(a, lower))
+    return c if lower else np.swapaxes(c, -1, -2)
+
+
+def _cho_factor(a: Any, lower: bool = False, overwrite_a: bool = False,
+                check_finite: bool = True) -> tuple[Any, bool]:  # fmt: skip
+    return _cholesky(a, lower), lower
+
+
+def _cho_solve(c_and_lower: Any, b: Any, overwrite_b: bool = False,
+               check_finite: bool = True) -> Any:  # fmt: skip
+    c, lower = c_and_lower
+    low = np.tril(c) if lower else np.swapaxes(np.triu(c), -1, -2)
+    return np.linalg.solve(np.swapaxes(low, -1, -2), np.linalg.solve(low, b))
+
+
+def _solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
+                      unit_diagonal: bool = False, overwrite_b: bool = False,
+                      check_finite: bool = True) -> Any:  # fmt: skip
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        eye = np.eye(np.shape(a)[-1])
+        t = t - t * eye + eye
+    if trans in (1, 2, "T", "C"):
+        t = np.swapaxes(t, -1, -2)
+    elif trans not in (0, "N"):
+        raise InputError(f"scipy.linalg.solve_triangular: trans must be 0, 1 or 2, not {trans!r}")
+    return np.linalg.solve(t, b)
+
+
+class Factored:
+    """``scipy.linalg.lu_factor``'s factors of a traced matrix, held for ``lu_solve``:
+    their entries (and the pivots) depend on the values, so any other reading is one line."""
+
+    def __init__(self, a: Any) -> None:
+        self.matrix = a
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise InputError(
+            "scipy.linalg.lu_factor's factors of an array that depends on the inputs are read"
+            " by scipy.linalg.lu_solve only"
+        )
+
+    __array__ = __getitem__ = __array_ufunc__ = __array_function__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __matmul__ = _refuse
+
+
+def _lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    return Factored(a), None
+
+
+def _lu_solve(lu_and_piv: Any, b: Any, trans: int = 0, overwrite_b: bool = False,
+              check_finite: bool = True) -> Any:  # fmt: skip
+    lu, _ = lu_and_piv
+    if not isinstance(lu, Factored):
+        raise InputError("scipy.linalg.lu_solve of factors not made by lu_factor in the function")
+    a = lu.matrix
+    if trans not in (0, 1, 2):
+        raise InputError(f"scipy.linalg.lu_solve: trans must be 0, 1 or 2, not {trans!r}")
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if trans else a, b)
+
+
+_VALUED = "its steps depend on the values; jax.scipy.linalg's is read"
+LINALG: dict[str, Callable[..., Any]] = {
+    "solve": _solve,
+    "inv": lambda a, overwrite_a=False, check_finite=True: np.linalg.inv(a),
+    "det": lambda a, overwrite_a=False, check_finite=True: np.linalg.det(a),
+    "cholesky": _cholesky,
+    "cho_factor": _cho_factor,
+    "cho_solve": _cho_solve,
+    "solve_triangular": _solve_triangular,
+    "lu_factor": _lu_factor,
+    "lu_solve": _lu_solve,
+    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("expm", "logm", "sqrtm", "funm", "lu")},
+}
+
+# -- scipy.integrate -------------------------------------------------------------------------
+
+
+def _trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    return np.trapezoid(y, x=x, dx=dx, axis=axis)
+
+
+def _cumulative_trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1,
+                          initial: Any = None) -> Any:  # fmt: skip
+    """``Σ_{k≤i} d_k (y_k + y_{k+1})/2`` along ``axis``; ``initial`` (0) first."""
+    y = np.moveaxis(y, axis, -1)
+    d = dx if x is None else np.diff(x if np.ndim(x) == 1 else np.moveaxis(x, axis, -1))
+    out = np.cumsum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+    if initial is not None:
+        if np.ndim(initial) != 0 or initial != 0:
+            raise InputError("scipy.integrate.cumulative_trapezoid: initial must be 0 or None")
+        out = np.concatenate([np.zeros((*np.shape(out)[:-1], 1)), out], axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+def _simpson(y: Any, *, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """Linear in ``y`` for constant abscissae: ``Σ w_k y_k`` with scipy's weights."""
+    import scipy.integrate
+
+    if x is not None and not isinstance(x, np.ndarray | list | tuple):
+        raise InputError("scipy.integrate.simpson with abscissae that depend on the inputs")
+    n = np.shape(y)[axis]
+    w = scipy.integrate.simpson(np.eye(n), x=None if x is None else np.asarray(x), dx=dx, axis=-1)
+    return np.sum(np.moveaxis(y, axis, -1) * w, axis=-1)
+
+
+INTEGRATE: dict[str, Callable[..., Any]] = {
+    "trapezoid": _trapezoid,
+    "cumulative_trapezoid": _cumulative_trapezoid,
+    "simpson": _simpson,
+}
+
+# -- scipy.signal ----------------------------------------------------------------------------
+
+
+def _sliced(full: Any, la: int, lb: int, mode: str, what: str) -> Any:
+    """scipy's ``mode`` of a full 1-d convolution of lengths ``la`` and ``lb``."""
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (lb - 1) // 2
+        return full[start : start + la]
+    if mode == "valid":
+        short = min(la, lb)
+        return full[short - 1 : max(la, lb)]
+    raise InputError(f"scipy.signal.{what}: mode must be 'full', 'same' or 'valid', not {mode!r}")
+
+
+def _one_d(a: Any, b: Any, what: str) -> tuple[int, int]:
+    if np.ndim(a) != 1 or np.ndim(b) != 1:
+        raise InputError(f"scipy.signal.{what} of arrays other than two vectors is not supported")
+    return np.shape(a)[0], np.shape(b)[0]
+
+
+def _convolve(what: str) -> Callable[..., Any]:
+    def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto", **kw: Any) -> Any:
+        la, lb = _one_d(in1, in2, what)
+        return _sliced(np.convolve(in1, in2), la, lb, mode, what)
+
+    return convolve
+
+
+def _correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+    la, lb = _one_d(in1, in2, "correlate")
+    return _sliced(np.convolve(in1, in2[::-1]), la, lb, mode, "correlate")
+
+
+SIGNAL: dict[str, Callable[..., Any]] = {
+    "convolve": _convolve("convolve"),
+    "fftconvolve": _convolve("fftconvolve"),
+    "oaconvolve": _convolve("oaconvolve"),
+    "correlate": _correlate,
+}
+
+# -- scipy.ndimage ---------------------------------------------------------------------------
+
+
+def _probed(name: str) -> Callable[..., Any]:
+    """``scipy.ndimage.<name>`` along one axis: ``y = W x + c`` with ``W``, ``c`` scipy's
+    filter of the unit vectors and of zero (the constant ``cval`` of ``mode='constant'``)."""
+
+    def apply(input: Any, *args: Any, axis: int = -1, output: Any = None, **kwargs: Any) -> Any:
+        import scipy.ndimage
+
+        if output is not None:
+            raise InputError(f"scipy.ndimage.{name}(output=...) writes into an array")
+        if any(not isinstance(a, int | float | np.ndarray | list | tuple) for a in args) or any(
+            not isinstance(v, int | float | str | np.ndarray | list | tuple)
+            for v in kwargs.values()
+        ):
+            raise InputError(f"scipy.ndimage.{name} with weights that depend on the inputs")
+        n = np.shape(input)[axis]
+        if n > PROBED_MOST:
+            raise InputError(f"scipy.ndimage.{name} along an axis of {n} > {PROBED_MOST} entries")
+        own = getattr(scipy.ndimage, name)
+        offset = own(np.zeros(n), *args, axis=-1, **kwargs)
+        matrix = own(np.eye(n), *args, axis=-1, **kwargs) - offset  # row i: unit vector i's
+        moved = np.moveaxis(input, axis, -1)
+        return np.moveaxis(moved @ matrix + offset, -1, axis)
+
+    return apply
+
+
+NDIMAGE: dict[str, Callable[..., Any]] = {
+    n: _probed(n) for n in ("convolve1d", "correlate1d", "gaussian_filter1d", "uniform_filter1d")
+}
+
+# -- scipy.spatial.distance ------------------------------------------------------------------
+
+
+def _distances(a: Any, b: Any, metric: Any, p: float) -> Any:
+    """The ``metric`` between the rows of ``a`` and ``b`` (broadcast), over the last axis."""
+    d = a - b
+    if metric == "euclidean":
+        return np.sqrt(np.sum(d * d, axis=-1))
+    if metric == "sqeuclidean":
+        return np.sum(d * d, axis=-1)
+    if metric == "cityblock":
+        return np.sum(np.abs(d), axis=-1)
+    if metric == "chebyshev":
+        return np.max(np.abs(d), axis=-1)
+    if metric == "minkowski":
+        return np.sum(np.abs(d) ** p, axis=-1) ** (1.0 / p)
+    if metric == "cosine":
+        norms = np.sqrt(np.sum(a * a, axis=-1)) * np.sqrt(np.sum(b * b, axis=-1))
+        return 1.0 - np.sum(a * b, axis=-1) / norms
+    raise InputError(f"scipy.spatial.distance with metric={metric!r} is not supported")
+
+
+def _cdist(XA: Any, XB: Any, metric: Any = "euclidean", *, p: float = 2.0, **kw: Any) -> Any:
+    if kw or np.ndim(XA) != 2 or np.ndim(XB) != 2:
+        raise InputError("scipy.spatial.distance.cdist: two 2-d arrays and a metric's name")
+    return _distances(XA[:, None, :], XB[None, :, :], metric, p)
+
+
+def _pdist(X: Any, metric: Any = "euclidean", *, p: float = 2.0, **kw: Any) -> Any:
+    if kw or np.ndim(X) != 2:
+        raise InputError("scipy.spatial.distance.pdist: one 2-d array and a metric's name")
+    rows, cols = np.triu_indices(np.shape(X)[0], 1)
+    return _distances(X[rows], X[cols], metric, p)
+
+
+DISTANCE: dict[str, Callable[..., Any]] = {"cdist": _cdist, "pdist": _pdist}
