@@ -35,7 +35,7 @@ from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
-from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp  # noqa: E402
+from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp, Const  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
@@ -198,18 +198,17 @@ for _cls in SHAPES:  # the order m: a constant (JAX takes no derivative in it)
             lambda x, m=_m: lax.polygamma(jnp.full_like(x, m), x),
             point(_shape, 20, DOMAIN["lgamma"]),
         )
-# a constant first operand (the shape a, zeta's exponent): a number or an array
+# a constant first operand (the shape a, zeta's exponent): a number or an array. zeta's
+# graph is the operation itself (JAX's reader takes jsps.zeta's custom rule, and JAX has no
+# rule for lax.zeta), its reference jsps.zeta's
 for _name, _f in {"igamma": lax.igamma, "igammac": lax.igammac, "zeta": jsps.zeta}.items():
-    for _cls in shapes(_name):
-        _x = point(SHAPES[_cls], 21, (0.5, 1.5, False))
-        case(_name, f"const-first-{_cls}", lambda x, f=_f: f(jnp.full_like(x, 2.5), x), _x)
-    _c = point((2, 3), 22, (1.5, 3.0, False))
-    case(
-        _name,
-        "const-array-first",
-        lambda x, f=_f, c=_c: f(c, x),
-        point((2, 3), 23, (0.5, 1.5, False)),
-    )
+    _firsts = {f"const-first-{k}": (2.5, SHAPES[k]) for k in shapes(_name)}
+    _firsts["const-array-first"] = (point((2, 3), 22, (1.5, 3.0, False)), (2, 3))
+    for _cls, (_c, _shape) in _firsts.items():
+        _x = point(_shape, 21, (0.5, 1.5, False))
+        _op = ArrayOp(_name, (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
+        kind = {"builder": "graph", "op": _op} if _name == "zeta" else {}
+        case(_name, _cls, lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x), _x, **kind)
 
 # -- integer powers ------------------------------------------------------------------------
 
