@@ -84,28 +84,20 @@ FUNCTIONS = (
     ("value_gradient_hessian", "jax", False),
 )
 
-SYM = SimpleNamespace(
-    sin=sympy.sin,
-    cos=sympy.cos,
-    exp=sympy.exp,
-    log=sympy.log,
-    sqrt=sympy.sqrt,
-    abs=sympy.Abs,
-    max=sympy.Max,
-    min=sympy.Min,
-    lgamma=sympy.loggamma,
-)
-JNP = SimpleNamespace(
-    sin=jnp.sin,
-    cos=jnp.cos,
-    exp=jnp.exp,
-    log=jnp.log,
-    sqrt=jnp.sqrt,
-    abs=jnp.abs,
-    max=jnp.maximum,
-    min=jnp.minimum,
-    lgamma=jax.scipy.special.gammaln,
-)
+# the functions the programs below are written with, in sympy and in JAX
+_BOTH = {
+    "sin": (sympy.sin, jnp.sin),
+    "cos": (sympy.cos, jnp.cos),
+    "exp": (sympy.exp, jnp.exp),
+    "log": (sympy.log, jnp.log),
+    "sqrt": (sympy.sqrt, jnp.sqrt),
+    "abs": (sympy.Abs, jnp.abs),
+    "max": (sympy.Max, jnp.maximum),
+    "min": (sympy.Min, jnp.minimum),
+    "lgamma": (sympy.loggamma, jax.scipy.special.gammaln),
+}
+SYM = SimpleNamespace(**{name: pair[0] for name, pair in _BOTH.items()})
+JNP = SimpleNamespace(**{name: pair[1] for name, pair in _BOTH.items()})
 
 
 @dataclass
@@ -287,26 +279,32 @@ def constant_of(x):
     return 0.0 * jnp.sum(x) + 3.0
 
 
-def logsumexp_np(x):
-    m = np.max(x)
-    return m + np.log(np.sum(np.exp(x - m))) + 0.5 * np.sum((x[1:] - x[:-1]) ** 2)
+def _logsumexp(xp, name):
+    """log Σ exp(x) plus a chain of squared differences, written with ``xp``."""
+
+    def f(x):
+        m = xp.max(x)
+        return m + xp.log(xp.sum(xp.exp(x - m))) + 0.5 * xp.sum((x[1:] - x[:-1]) ** 2)
+
+    f.__name__ = f.__qualname__ = name
+    return f
 
 
-def huber_np(x):
-    r = x - np.array([0.1, -0.4, 0.9, 0.3, -1.5])
-    a = np.abs(r)
-    return np.sum(np.where(a < 0.5, 0.5 * r**2, 0.5 * (a - 0.25))) + np.prod(x[:2])
+def _huber(xp, name):
+    """A Huber loss of x's residuals plus a product, written with ``xp``."""
+
+    def f(x):
+        r = x - xp.array([0.1, -0.4, 0.9, 0.3, -1.5])
+        a = xp.abs(r)
+        return xp.sum(xp.where(a < 0.5, 0.5 * r**2, 0.5 * (a - 0.25))) + xp.prod(x[:2])
+
+    f.__name__ = f.__qualname__ = name
+    return f
 
 
-def logsumexp_ref(x):
-    m = jnp.max(x)
-    return m + jnp.log(jnp.sum(jnp.exp(x - m))) + 0.5 * jnp.sum((x[1:] - x[:-1]) ** 2)
-
-
-def huber_ref(x):
-    r = x - jnp.array([0.1, -0.4, 0.9, 0.3, -1.5])
-    a = jnp.abs(r)
-    return jnp.sum(jnp.where(a < 0.5, 0.5 * r**2, 0.5 * (a - 0.25))) + jnp.prod(x[:2])
+# NumPy programs (the command line reads them by these names) and their JAX references
+logsumexp_np, logsumexp_ref = _logsumexp(np, "logsumexp_np"), _logsumexp(jnp, "logsumexp_ref")
+huber_np, huber_ref = _huber(np, "huber_np"), _huber(jnp, "huber_ref")
 
 
 def _array_program(name, f, point, weights=None, reference=None) -> Program:
@@ -381,8 +379,8 @@ JSON_TWO = {
 
 
 def _file_programs(tmp: Path) -> dict[str, Callable[[], Program]]:
-    def trace(name, text, ref, point, weights=None):
-        path = tmp / f"{name}.trace"
+    def written(name, suffix, text, ref, point, weights=None):
+        path = tmp / f"{name}{suffix}"
         path.write_text(text)
         return lambda: Program(
             name,
@@ -393,17 +391,11 @@ def _file_programs(tmp: Path) -> dict[str, Callable[[], Program]]:
             file=str(path),
         )
 
+    def trace(name, text, ref, point, weights=None):
+        return written(name, ".trace", text, ref, point, weights)
+
     def graph(name, data, ref, point, weights=None):
-        path = tmp / f"{name}.json"
-        path.write_text(json.dumps(data))
-        return lambda: Program(
-            name,
-            np.asarray(point, float),
-            ref,
-            graph=dgraph.load(str(path)),
-            weights=weights,
-            file=str(path),
-        )
+        return written(name, ".json", json.dumps(data), ref, point, weights)
 
     return {
         "trace_unread": trace(
