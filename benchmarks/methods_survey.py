@@ -404,7 +404,8 @@ def _strip_seconds(obj):
         return {
             k: _strip_seconds(v)
             for k, v in obj.items()
-            if "seconds" not in k and k not in ("budget", "cut_by_time")
+            # budget_note names the CPU seconds of a time ceiling: a measurement
+            if "seconds" not in k and k not in ("budget", "cut_by_time", "budget_note")
         }
     if isinstance(obj, list):
         return [_strip_seconds(v) for v in obj]

@@ -661,3 +661,41 @@ def test_a_merged_sum_keeps_the_flags_of_its_merge():
         expected = blockops._places(merged, total.nnz)
         assert all(np.array_equal(p, q) for p, q in zip(places, expected[::-1], strict=True))
     assert blocks.merge_flags(a, b, total) is None
+
+
+def _affine(x):
+    return jnp.dot(jnp.array([1.0, -2.0, 0.5]), x) + 1.0
+
+
+def _affine_numpy(x):
+    return np.dot(np.array([1.0, -2.0, 0.5]), x) + 1.0
+
+
+@pytest.mark.parametrize("f", [_affine, _affine_numpy], ids=["jax", "numpy"])
+def test_value_gradient_hessian_of_an_affine_function(f):
+    """An affine f's gradient is a constant array: the gradient graph's outputs came out
+    as (∇f, f), the constant first, so value_gradient_hessian took the value's gradient
+    row for H ("the Hessian's pattern is not symmetric: a bug", and SciPy's transposition
+    of that 1 × 3 row as a 1 × 1 pattern corrupted the heap: free(): invalid pointer at a
+    later call; hessian_methods_survey). Now (f, ∇f, an empty H)."""
+    x = np.array([0.3, -0.2, 0.5])
+    vgh = dgraph.make_function(f, "value_gradient_hessian", point=[x], sparse=True)
+    for point in (x, np.array([-1.0, 2.0, 0.1])):
+        value, grad, H = vgh(point)
+        assert float(value) == pytest.approx(float(_affine_numpy(point)), rel=1e-15)
+        np.testing.assert_array_equal(grad, [1.0, -2.0, 0.5])
+        assert isinstance(H, scipy.sparse.csr_array) and H.shape == (3, 3) and H.nnz == 0
+
+
+def test_a_pattern_outside_n_by_n_is_refused_before_scipy_reads_it(monkeypatch):
+    """mirror_positions is given the entries of an n × n pattern; one outside it (a block
+    of another shape) is the one-line bug error, never SciPy's unchecked transposition
+    (which wrote past its arrays: the error came after the heap was corrupted)."""
+    from dgraph.codegen.tensor import triangle
+
+    def transposed(*_):
+        raise AssertionError("SciPy's transposition reached with indices outside n × n")
+
+    monkeypatch.setattr(triangle, "_transposed", transposed)
+    with pytest.raises(DGraphError, match="not symmetric"):
+        triangle.mirror_positions(np.array([0, 0, 0]), np.array([0, 1, 2]), 1, False)

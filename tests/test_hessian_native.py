@@ -146,6 +146,25 @@ def test_c_hvp_of_an_array_function_is_jax_s_jvp_of_its_gradient():
     np.testing.assert_allclose(lagrangian(Z, other, t), expected, rtol=1e-12, atol=1e-12)
 
 
+def softplus_of_a_shift(w):
+    """softplus(w[:-1] + w[-1]): its tangent sweep fills an array with ``1.0 * (1)``."""
+    return jnp.sum(jnp.logaddexp(0.0, w[:-1] + w[-1]))
+
+
+@needs_cc
+def test_c_hvp_whose_fill_value_is_an_operation_on_numbers():
+    """The sweep prints a fill value as ``numpy.full((n,), 1.0 * (1))`` (a product with a
+    formula of no operands): C refused it as "not a literal" (hessian_methods_survey's
+    logistic loss), now the number is folded as NumPy rounds it."""
+    point = np.array([0.2, -0.4, 0.1])
+    hvp = dgraph.make_function(softplus_of_a_shift, "hvp", "c", point=[point])
+    assert hvp.generated.verified
+    t = np.array([1.0, -2.0, 0.5])
+    for x in (point, np.array([-1.1, 0.3, 0.8])):
+        want = _hvp_reference(softplus_of_a_shift, x, t)
+        np.testing.assert_allclose(hvp(x, t), want, rtol=1e-12, atol=1e-12)
+
+
 @needs_cc
 def test_c_hvp_of_two_numpy_arguments_is_a_tuple_of_their_blocks():
     x, y = np.linspace(0.5, 1.5, 3), np.linspace(-1.0, 1.0, 4)

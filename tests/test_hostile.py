@@ -337,6 +337,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("cuts-twice", ["accumulate", DISCREPANCY, "-m", "layers", "--cuts", "i;i"], "listed twice"),
     # injection through every input path (and PWNED must not appear: see _check)
     ("inject-trace", ["accumulate", H("inject.trace")], "inject.trace:3"),
+    ("polygamma-order", ["accumulate", H("polygamma_order.trace")], "polygamma's order"),
     ("inject-trace-name", ["accumulate", H("inject_name.trace")], "inject_name.trace:3"),
     ("inject-label", ["accumulate", H("inject_label.json")], "inject_label.json"),
     ("inject-expr", ["codegen", H("inject_expr.json"), "-o", "j.py"], "inject_expr.json"),

@@ -250,3 +250,20 @@ def test_params_of_a_jax_function_are_the_graphs_parameters(tmp_path):
         "    return k * jnp.sum((q[1:] - q[:-1]) ** 2)\n"
     )
     assert main(["structure", f"{model}:spring", "--inputs", "q:3", "--params", "k"]) == 0
+
+
+def test_outputs_keep_the_order_the_function_returns_them_in():
+    """An output that does not depend on the inputs was added before the others, so the
+    graph's outputs (and a stacked Jacobian's rows) were not in return order:
+    make_function of ``lambda x: (x*x, c)`` gave the constant's zero rows first
+    (hessian_methods_survey: value_and_grad of an affine f)."""
+    x = np.array([0.3, -0.2, 0.5])
+
+    def f(x):
+        return x * x, jnp.array([1.0, 2.0, 3.0]), jnp.sin(x[0])
+
+    g = from_jax(f, x, level="array")
+    assert g.outputs == ["y0", "y1", "y2"]
+    J = np.asarray(dgraph.make_function(f, "jacobian", point=[x])(x))
+    want = np.vstack([np.diag(2 * x), np.zeros((3, 3)), [[np.cos(x[0]), 0.0, 0.0]]])
+    np.testing.assert_allclose(J, want, rtol=1e-14, atol=0)

@@ -92,6 +92,23 @@ _SYMPY_FUNCTIONS = (
     "Or",
     "Not",
 )
+MAX_POLYGAMMA = 100  # the largest order of polygamma the text may name
+
+
+def _polygamma(order: sympy.Basic, x: sympy.Basic) -> sympy.Basic:
+    """``polygamma(n, x)`` of a constant order ``n``, a whole number from 0 to
+    :data:`MAX_POLYGAMMA`: the derivatives of ``loggamma`` are written so (a graph's
+    labels and its Hessian graph's vertices), and no derivative in ``n`` exists."""
+    if not (isinstance(order, sympy.Number) and order.is_integer and 0 <= order <= MAX_POLYGAMMA):
+        raise _Fail(f"polygamma's order must be a whole number from 0 to {MAX_POLYGAMMA}")
+    return sympy.polygamma(sympy.Integer(int(order)), x)
+
+
+def _digamma(x: sympy.Basic) -> sympy.Basic:
+    """``digamma(x)``, ``polygamma(0, x)``: the derivative of ``loggamma``."""
+    return sympy.polygamma(0, x)
+
+
 FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     **{name: getattr(sympy, name) for name in _SYMPY_FUNCTIONS},
     "abs": sympy.Abs,
@@ -99,6 +116,8 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "min": sympy.Min,
     "ln": sympy.log,
     "lgamma": sympy.loggamma,
+    "polygamma": _polygamma,
+    "digamma": _digamma,
     "stop_gradient": StopGradient,
     "logistic": Logistic,
     "isfinite": isfinite,

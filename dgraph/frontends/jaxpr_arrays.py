@@ -1196,6 +1196,7 @@ def _graph(
         if isinstance(value, str) and value not in varies and parameters:
             raise InputError(f"{where}: output {key!r} depends on the parameters only")
     constant = _constant_outputs(outputs, where)
+    returned_order = [key for key, _ in outputs]  # the outputs' order: the function's
     outputs = [(key, value) for key, value in outputs if key not in constant]
     live = live_records(reader, [v for _, v in outputs], varies)
     read: set[str] = set()  # vertices a live one reads, through inlined operations too
@@ -1245,14 +1246,18 @@ def _graph(
             g.add_array_vertex(names[r.name], "intermediate", op.shape, op)
         else:
             inlined[r.name] = op
-    for key, value in constant.items():  # no edge: a zero Jacobian
-        op = _substitute(value, leaf) if isinstance(value, ArrayOp) else value
-        g.add_array_vertex(key, "output", op.shape, op)
-    for key, value in outputs:
-        op = returned.pop(value, None)
-        if op is None:
-            shape = g.shape(names[value])
-            op = ArrayOp("copy", (names[value],), (), shape)
+    computed = dict(outputs)
+    for key in returned_order:  # in return order, a constant one too (value_and_grad's
+        # (f, ∇f) of a linear f, whose gradient is constant, kept f first)
+        if key in constant:  # no edge: a zero Jacobian
+            value = constant[key]
+            op = _substitute(value, leaf) if isinstance(value, ArrayOp) else value
+        else:
+            value = computed[key]
+            op = returned.pop(value, None)
+            if op is None:
+                shape = g.shape(names[value])
+                op = ArrayOp("copy", (names[value],), (), shape)
         g.add_array_vertex(key, "output", op.shape, op)
     notes = [f"{where}: output {key!r} does not depend on the inputs" for key in constant]
     dead = [r.name for k, r in enumerate(records) if k not in live and r.name not in used]

@@ -2522,14 +2522,49 @@ def _permuted(view: _View, axes) -> _View:
     )
 
 
+_FOLDED = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+}
+
+
 def _literal(node: Node):
-    """The Python value of a literal node (a number, a string, a shape)."""
+    """The Python value of a literal node (a number, a string, a shape), or of a few
+    operations on numbers (``1.0 * (1)``: a fill value the sweeps print unfolded, its
+    ``1`` a formula of no operands), each
+    rounded as NumPy's scalar arithmetic rounds it (IEEE doubles)."""
     if isinstance(node, ir.Const):
         return node.value
     if isinstance(node, ir.UnaryOp) and node.op == "-" and isinstance(node.operand, ir.Const):
         return -node.operand.value
+    value = _folded(node, 8)
+    if value is not None:
+        return value
     printed = NumPyArrayPrinter().doprint(node)
     raise DGraphError(f"C values: {printed} is not a literal")
+
+
+def _folded(node: Node, depth: int) -> int | float | None:
+    """The number an operation on numbers makes (at most ``depth`` deep), else None."""
+    if isinstance(node, ir.Const):
+        value = node.value
+        number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+        return value if number else None
+    if isinstance(node, ir.Formula) and not node.operands and node.expr.is_Number:
+        return int(node.expr) if node.expr.is_Integer else float(node.expr)
+    if depth == 0:
+        return None
+    if isinstance(node, ir.UnaryOp) and node.op == "-":
+        inner = _folded(node.operand, depth - 1)
+        return None if inner is None else -inner
+    if isinstance(node, ir.BinOp) and node.op in _FOLDED:
+        left, right = _folded(node.left, depth - 1), _folded(node.right, depth - 1)
+        if left is None or right is None or (node.op == "/" and right == 0):
+            return None
+        return _FOLDED[node.op](left, right)
+    return None
 
 
 def _literal_shape(node: Node) -> tuple[int, ...]:

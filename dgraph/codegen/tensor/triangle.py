@@ -68,6 +68,10 @@ def mirror_positions(
     """
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
+    if rows.size and (min(rows.min(), cols.min()) < 0 or max(rows.max(), cols.max()) >= n):
+        # not an n × n pattern (a block of another shape): SciPy's transposition below
+        # trusts its indices, and writes past its arrays for any outside [0, n)
+        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
     keep = rows >= cols
     if tril:
         return np.flatnonzero(keep), keep
