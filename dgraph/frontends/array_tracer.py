@@ -553,7 +553,9 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     """``name`` (jax.lax's) of ``args``, broadcast against each other; constants only: NumPy
     computes it (folded). A complex operand makes it :mod:`~.array_complex`'s; the square
     of ``|z|`` is ``re² + im²`` (:func:`~.array_complex.squared_norm_of`)."""
-    if any(array_complex.is_complex(a) for a in args):
+    if any(array_complex.is_complex(a) for a in args) and any(
+        isinstance(a, array_complex.ComplexArray) or _is_traced(a) for a in args
+    ):  # a complex value that depends on the inputs (constants: NumPy's, below)
         return array_complex.elementwise(name, args)
     if name == "square" and (squared := array_complex.squared_norm_of(args[0])) is not None:
         return squared
