@@ -192,3 +192,14 @@ def test_command_line_hessian_of_sympy_code_on_a_vector_s_entries(tmp_path, monk
     want = sympy.hessian(g[0] ** 2 + g[1] ** 2, (a, b)).subs({a: 0.4, b: -0.7})
     found = module.hessian(np.array([0.4, -0.7]))
     np.testing.assert_allclose(found, np.array(want.evalf(), dtype=float), rtol=1e-12)
+
+
+def test_a_graph_of_scalars_lagrangian_hessian_says_it_takes_x_and_p():
+    """Its docstring named ``H(a, b, y_bar, z_bar)``; it takes the inputs as one vector
+    and the weights as another (survey36b)."""
+    g = from_trace("inputs: a, b\noutputs: y, z\ny = exp(a)*b\nz = a*b")
+    H = dgraph.make_function(g, "hessian", weights=[1.0, 2.0])
+    assert H.__doc__.startswith("H(x, p; x = (a, b), p = (y_bar, z_bar)): the Hessian")
+    a, b, w = 0.3, 0.5, np.array([1.0, 2.0])  # w·(exp(a)·b, a·b)
+    want = [[np.exp(a) * b, np.exp(a) + 2.0], [np.exp(a) + 2.0, 0.0]]
+    np.testing.assert_allclose(H(np.array([a, b]), w), want, rtol=1e-14)

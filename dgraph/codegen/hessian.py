@@ -792,7 +792,14 @@ def _shape(size: Any) -> tuple[int, ...]:
 
 
 def _doc(mode: str, src: HessianSource, sparse: bool, tril: bool) -> str:
-    args = ", ".join([*src.graph.inputs, *src.graph.parameters])
+    """The made function's docstring; a graph of scalars' takes its inputs as one vector
+    ``x`` and its parameters (the Lagrangian's weights among them) as another, ``p``."""
+    graph = src.graph
+    args = ", ".join([*graph.inputs, *graph.parameters])
+    if src.scalar:
+        args = f"x = ({', '.join(graph.inputs)})"
+        if graph.parameters:
+            args = f"x, p; {args}, p = ({', '.join(graph.parameters)})"
     kind = "sparse (CSR/BCOO)" if sparse else "dense"
     part = ", lower triangle" if tril else ""
     if mode == "hessian":
