@@ -1165,6 +1165,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("ragged-point", "not an array of numbers"),
     ("tuple-point-jacobian", "point= entry 0 is a tuple, not an array or a number"),
     ("dict-point", "argument 1: a dict, not an array of numbers (a dict or list of arrays"),
+    ("scalar-weights-missing", "the hessian takes x and p = (y_bar, z_bar): 1 argument(s) given"),
     ("empty-point", "has no entries"),
     ("negative-size", "positive integers, not -3"),
     ("huge-size", "more than 100,000,000"),
@@ -1227,6 +1228,8 @@ def _api_call(name: str):
         # a tuple of arrays: a ValueError out of np.iscomplexobj before
         "tuple-point-jacobian": lambda: make(total, "jacobian", point=[(x, x[:2])]),
         "dict-point": lambda: make(total, "hessian", point=[{"w": x}]),
+        # a graph of scalars' Lagrangian Hessian called without p: Python's TypeError before
+        "scalar-weights-missing": lambda: make(two, "hessian", weights=[1.0, 2.0])(x[:2]),
         "empty-point": lambda: hessian(total, np.zeros(0)),
         "negative-size": lambda: hessian(total, -3),
         "huge-size": lambda: hessian(total, 10**12),

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..errors import DGraphError
+from ..errors import DGraphError, InputError
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -312,7 +312,7 @@ def _one_point(
     tangents (``t_x``: the tangent of input ``x``)."""
     g = inner.generated
     if not isinstance(g, TensorGenerated):
-        return function
+        return _scalar_arguments(function, g.expression_set.graph, mode)
     graph = g.graph
     given = [*graph.inputs, *graph.parameters]  # H(x…, p…): the weights among p
     roles = ["input"] * len(graph.inputs) + ["parameter"] * len(graph.parameters)
@@ -323,6 +323,27 @@ def _one_point(
     n = len(graph.inputs)
     names, roles = [*given, *names[n:]], [*roles, *sweep_roles[n:]]
     return one_point_calls(function, names, [*shapes, *sweep_shapes[n:]], "hvp", False, roles)
+
+
+def _scalar_arguments(function: Callable[..., Any], graph: DGraph, mode: str) -> Callable[..., Any]:
+    """A graph of scalars' ``hessian`` / ``value_gradient_hessian``, which takes its inputs
+    as one vector ``x`` and its parameters (a Lagrangian's weights among them) as another
+    ``p``, refusing another number of arguments in one line (a TypeError naming ``p``
+    before)."""
+    if mode == "hvp":
+        return function
+    params = list(graph.parameters)
+    wanted = 2 if params else 1
+    what = f"x and p = ({', '.join(params)})" if params else "x alone"
+
+    def counted(*a: Any, **k: Any) -> Any:
+        if len(a) != wanted:
+            raise InputError(f"the {mode} takes {what}: {len(a)} argument(s) given")
+        return function(*a, **k)
+
+    counted.__name__ = getattr(function, "__name__", mode)
+    counted.__doc__ = getattr(function, "__doc__", None)
+    return counted
 
 
 def _element_sparse(
