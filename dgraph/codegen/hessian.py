@@ -452,7 +452,7 @@ def make_hessian(
                          counted=counted)  # fmt: skip
         else:
             inner = make(graph, _INNER[mode], lang, method, budget, flags, counted=counted,
-                         mirrored=graph.is_tensor)  # fmt: skip
+                         mirrored=True)  # fmt: skip
     triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner

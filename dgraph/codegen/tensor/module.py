@@ -74,7 +74,7 @@ from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_of, structural_valued
 from .regions import read_outputs, refuse_unprinted, region_block, region_value
 from .slice_loops import chunked
-from .triangle import mirror_positions, narrowed
+from .triangle import mirror_positions, mirrored_entries, narrowed
 
 __all__ = ["block_entries", "extra_values", "tensor_module", "tensor_program"]
 
@@ -1322,9 +1322,9 @@ def _sparse_parts(
     pattern (constants' names: NumPy's column indices and row pointers, JAX's (row,
     column) pairs), shape, and the pattern's rows and columns; where no entry has a
     block, the empty matrix and no pattern. ``symmetric`` (a Hessian): an entry whose
-    mirror image has no block is dropped, being zero as that image is (the blocks' union
-    may hold more than the nonzeros: an implicit Euler step's solve gave the gradient's
-    entry of an unknown the solve never reads a dense row of the others)."""
+    mirror image has no block is dropped (:func:`~.triangle.mirrored_entries`; an implicit
+    Euler step's solve gave the gradient's entry of an unknown the solve never reads a
+    dense row of the others)."""
     size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
     (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
@@ -1354,35 +1354,12 @@ def _sparse_parts(
             data = Index(w.emit(data), (w.constants.index(order),))
     if order is not None:
         rows_all, cols_all = rows_all[order], cols_all[order]
-    mirrored = _mirrored(rows_all, cols_all, n, m - n) if symmetric and m >= n else None
+    mirrored = mirrored_entries(rows_all, cols_all, n, m - n) if symmetric and m >= n else None
     if mirrored is not None:
         data = Index(w.emit(data), (w.constants.index(mirrored),))
         rows_all, cols_all = rows_all[mirrored], cols_all[mirrored]
     pattern = _pattern(w, rows_all, cols_all, m, n)
     return data, pattern, (m, n), (rows_all, cols_all)
-
-
-def _mirrored(rows: np.ndarray, cols: np.ndarray, n: int, first: int = 0) -> np.ndarray | None:
-    """The positions of a row-major pattern's entries whose mirror image is in it, its
-    rows from ``first`` on the square (n × n) part (a ``value_and_jacobian``'s first: the
-    value's gradient, kept); None where every entry's is (one transposition: SciPy's
-    linear ``csr_tocsc``)."""
-    import scipy.sparse  # here: importing dgraph stays light
-
-    square = rows >= first
-    r, c = rows[square] - first, cols[square]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
-    matrix = scipy.sparse.csr_array((np.ones(r.size, np.int8), c, indptr), shape=(n, n))
-    turned = matrix.T.tocsr()
-    if np.array_equal(turned.indptr, indptr) and np.array_equal(turned.indices, c):
-        return None
-    keys = r * n + c  # sorted: row-major
-    images = c * n + r
-    at = np.minimum(np.searchsorted(keys, images), keys.size - 1)
-    found = np.ones(rows.size, dtype=bool)
-    found[square] = keys[at] == images
-    return np.flatnonzero(found)
 
 
 def _pattern(

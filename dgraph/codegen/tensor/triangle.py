@@ -43,7 +43,7 @@ from ..ir import (
 from .constants import Constants
 from .entries import every, fills
 
-__all__ = ["mirror_positions", "narrowed"]
+__all__ = ["mirror_positions", "mirrored_entries", "narrowed"]
 
 _SHAPE_ONLY = ("ravel", "reshape", "asarray")  # the same entries in the same C order
 _ELEMENTWISE = ("where",)  # besides NumPy's and SciPy's ufuncs
@@ -79,11 +79,35 @@ def mirror_positions(
         return np.where(keep, np.arange(rows.size), _transposed(rows, cols, n)), keep
     keys = rows * n + cols
     order = np.argsort(keys, kind="stable")
-    mirrored = cols * n + rows
-    at = np.minimum(np.searchsorted(keys[order], mirrored), max(keys.size - 1, 0))
-    if keys.size and not bool((keys[order][at] == mirrored).all()):
+    at, found = _looked_up(keys[order], cols * n + rows)
+    if not bool(found.all()):
         raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
     return np.where(keep, np.arange(keys.size), order[at]), keep
+
+
+def mirrored_entries(
+    rows: np.ndarray, cols: np.ndarray, n: int, first: int = 0
+) -> np.ndarray | None:
+    """The positions of a row-major pattern's entries whose mirror image is in it, its
+    rows from ``first`` on the square (n × n) part (``value_and_jacobian``'s first row:
+    the value's gradient, kept); None where every entry's is (one transposition,
+    :func:`_mirror_images`). A Hessian's entry whose image is not in its pattern is zero,
+    as that image is: the blocks' union may hold more than the nonzeros."""
+    square = rows >= first
+    r, c = rows[square] - first, cols[square]
+    if _mirror_images(r, c, n) is not None:
+        return None
+    kept = np.ones(rows.size, dtype=bool)
+    kept[square] = _looked_up(r * n + c, c * n + r)[1]  # row-major: the keys sorted
+    return np.flatnonzero(kept)
+
+
+def _looked_up(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``wanted``: its position among the sorted ``keys`` (clipped) and
+    whether it is there."""
+    at = np.minimum(np.searchsorted(keys, wanted), max(keys.size - 1, 0))
+    found = keys[at] == wanted if keys.size else np.zeros(wanted.size, dtype=bool)
+    return at, found
 
 
 def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
@@ -95,16 +119,25 @@ def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
 
 
 def _transposed(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
-    """For a row-major pattern: each entry's mirror image's position, by one
-    transposition of the matrix holding each entry's position (SciPy's linear
-    ``csr_tocsc``: the transpose of a symmetric pattern is the pattern, in row-major
-    order, so its k-th value is the position of entry k's mirror image).
+    """For a row-major pattern: each entry's mirror image's position (:func:`_mirror_images`).
 
     Raises
     ------
     DGraphError
         The pattern is not symmetric (a bug).
     """
+    images = _mirror_images(rows, cols, n)
+    if images is None:
+        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
+    return images
+
+
+def _mirror_images(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray | None:
+    """For a row-major pattern: each entry's mirror image's position, by one
+    transposition of the matrix holding each entry's position (SciPy's linear
+    ``csr_tocsc``: the transpose of a symmetric pattern is the pattern, in row-major
+    order, so its k-th value is the position of entry k's mirror image); None where the
+    pattern is not symmetric."""
     import scipy.sparse  # here: importing dgraph stays light
 
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -114,7 +147,7 @@ def _transposed(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
     matrix.has_canonical_format = True
     turned = matrix.T.tocsr()  # compressed columns read as rows: the transpose
     if not (np.array_equal(turned.indptr, indptr) and np.array_equal(turned.indices, cols)):
-        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
+        return None
     return np.asarray(turned.data, dtype=np.int64)
 
 
