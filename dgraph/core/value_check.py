@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+import networkx as nx
 import numpy as np
 import sympy
 
@@ -469,7 +470,10 @@ Shifted = Callable[[np.ndarray], list[dict[str, np.ndarray]] | None]
 
 
 def richardson(
-    shifted: Shifted, unit: Mapping[str, np.ndarray], steps: Sequence[float] = STEPS
+    shifted: Shifted,
+    unit: Mapping[str, np.ndarray],
+    steps: Sequence[float] = STEPS,
+    constant: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict, dict, str] | str:
     """``J·v`` by central differences along a direction at steps t, t/2, t/4,
     extrapolated twice, for each output of ``unit`` (its ``|J|·|v|`` units), and an
@@ -477,7 +481,11 @@ def richardson(
     the values over the step). ``shifted(h)`` gives the outputs (flat) at the point moved
     by each step of ``h``, None where one is not finite. The step of ``steps`` with the
     smallest estimate relative to ``unit`` (the first below a tenth of :data:`RESOLVED`
-    ends the search); why there is none (a string) where no step resolves ``J·v``."""
+    ends the search); why there is none (a string) where no step resolves ``J·v``.
+    ``constant`` marks entries the graph's structure holds fixed (no path from a moved
+    input): their ``J·v`` is exactly zero, with no error to estimate."""
+    if constant is None:
+        constant = {}
     outputs = list(unit)
     best: tuple[float, dict, dict, float] | None = None
     for t in steps:
@@ -492,8 +500,9 @@ def richardson(
             d = [(f[k] - f[k + 1]) / (2 * hs[k]) for k in (0, 2, 4)]
             r1, r2 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
             largest = np.max(np.abs(f), axis=0)
-            value[y] = r2
-            estimate[y] = np.abs(r2 - r1) + 10 * EPS * largest / (t / 4)
+            fixed = constant.get(y, False)
+            value[y] = np.where(fixed, 0.0, r2)
+            estimate[y] = np.where(fixed, 0.0, np.abs(r2 - r1) + 10 * EPS * largest / (t / 4))
             with np.errstate(all="ignore"):
                 ratio = max(ratio, float(np.max(estimate[y] / unit[y], initial=0.0)))
         if best is None or ratio < best[0]:
@@ -578,7 +587,22 @@ def reference_jvp(
             out.append({y: values[y] for y in outputs})
         return out
 
-    return richardson(shifted, {y: unit[y] for y in outputs})
+    fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
+    constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
+    return richardson(shifted, {y: unit[y] for y in outputs}, constant=constant)
+
+
+def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> set[str]:
+    """The ``outputs`` no path of ``graph`` joins to a ``moved`` input: their values do
+    not change along the direction, so their ``J·v`` is exactly zero by the structure
+    (a linear objective's gradient: differences there resolve nothing against a zero
+    ``|J|·|v|``)."""
+    reached: set[str] = set()
+    for x in moved:
+        if x not in reached:
+            reached.add(x)
+            reached.update(nx.descendants(graph.nx, x))
+    return {y for y in outputs if y not in reached}
 
 
 # -- the check of a tensor graph --------------------------------------------------------------
@@ -1242,7 +1266,8 @@ def scalar_reference_jvp(
         rows = rows.reshape(len(hs), -1)
         return [{"": row} for row in rows] if np.isfinite(rows).all() else None
 
-    found = richardson(shifted, {"": unit})
+    fixed = _unreached(graph, [u for u, vu in zip(graph.inputs, v, strict=True) if vu], outputs)
+    found = richardson(shifted, {"": unit}, constant={"": np.isin(outputs, list(fixed))})
     if isinstance(found, str):
         return found
     value, estimate, label = found
