@@ -1167,6 +1167,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("dict-point", "argument 1: a dict, not an array of numbers (a dict or list of arrays"),
     ("scalar-weights-missing", "the hessian takes x and p = (y_bar, z_bar): 1 argument(s) given"),
     ("empty-point", "has no entries"),
+    ("no-example", "hessian(total): give example arguments, hessian(total, x, ...)"),
+    ("scalar-traced-vector", "0 axes; every argument is a scalar unless its length is given"),
     ("negative-size", "positive integers, not -3"),
     ("huge-size", "more than 100,000,000"),
     ("no-weights", "give weights="),
@@ -1197,7 +1199,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
 def _api_call(name: str):
     """The call of ``make_function`` / ``hessian`` that case ``name`` makes."""
     import dgraph
-    from dgraph.frontends import from_jax, from_trace
+    from dgraph.frontends import from_function, from_jax, from_trace
 
     jnp = pytest.importorskip("jax.numpy")
 
@@ -1231,6 +1233,10 @@ def _api_call(name: str):
         # a graph of scalars' Lagrangian Hessian called without p: Python's TypeError before
         "scalar-weights-missing": lambda: make(two, "hessian", weights=[1.0, 2.0])(x[:2]),
         "empty-point": lambda: hessian(total, np.zeros(0)),
+        # jax.hessian(f)'s call: "point= has 0 numbers" (no point= was given) before
+        "no-example": lambda: hessian(total),
+        # the array level's refusal had no hint of sizes= (the element level's had)
+        "scalar-traced-vector": lambda: from_function(lambda x: x[0] * x[1], level="array"),
         "negative-size": lambda: hessian(total, -3),
         "huge-size": lambda: hessian(total, 10**12),
         "no-weights": lambda: hessian(vector, x),

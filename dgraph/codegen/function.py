@@ -393,6 +393,12 @@ def hessian(
     >>> H(np.array([0.5, 1.0])).round(4).tolist()
     [[-0.4794, 1.0], [1.0, 0.0]]
     """
+    if not args_or_sizes and not isinstance(f, DGraph | ExpressionSet):
+        name = getattr(f, "__name__", "f")
+        raise InputError(
+            f"hessian({name}): give example arguments, hessian({name}, x, ...), or their"
+            f" shapes, hessian({name}, (n,), ...): the code is generated and checked for them"
+        )
     shapes = all(isinstance(a, int | tuple) for a in args_or_sizes) and args_or_sizes
     return make_function(
         f,

@@ -383,8 +383,7 @@ def _by_arrays(
     try:
         array = _from_arrays(f, label, n_inputs, sizes, [])
     except InputError as exc:
-        scalar = n_inputs is None and not any(sizes)
-        if scalar and any(w in str(exc) for w in ("0 axes", "0-d", "iteration over")):
+        if n_inputs is None and not any(sizes) and _scalar_refusal(exc):
             raise InputError(f"{exc}{_SIZES_HINT}") from None
         raise
     try:
@@ -399,8 +398,14 @@ def _by_arrays(
 
 _SIZES_HINT = (
     "; every argument is a scalar unless its length is given: sizes= (or point=, an"
-    " example), --inputs NAME:N on the command line"
+    " example; hessian(f, x) an example argument), --inputs NAME:N on the command line"
 )
+
+
+def _scalar_refusal(exc: InputError) -> bool:
+    """Whether ``exc`` is a scalar argument indexed or iterated: traced without sizes,
+    a vector argument."""
+    return any(w in str(exc) for w in ("0 axes", "0-d", "iteration over"))
 
 
 def _element_names(name: str, n: int, taken: set[str]) -> list[str]:
@@ -514,6 +519,7 @@ def _from_arrays(
     (``params``: the graph's array parameters, not differentiated)."""
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
+    guessed = n_inputs is None and not sizes  # every argument a scalar
     if n_inputs is not None:
         names, sizes = ["x"], [(n_inputs,)]
     else:
@@ -541,7 +547,12 @@ def _from_arrays(
         )
     if params and set(params) >= set(names):
         raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
-    return trace_arrays(f, shapes, names, label, _output_names, params)
+    try:
+        return trace_arrays(f, shapes, names, label, _output_names, params)
+    except InputError as exc:
+        if guessed and _scalar_refusal(exc):
+            raise InputError(f"{exc}{_SIZES_HINT}") from None
+        raise
 
 
 def _plain(value: Any) -> Any:
