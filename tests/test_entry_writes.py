@@ -159,3 +159,59 @@ def test_a_matrix_from_eye_written_into():
     p = np.array([0.3, -0.7, 1.1, 0.5, 0.2, -0.4])
     H = make_function(_diagonal_accumulated, "hessian", point=[p])
     np.testing.assert_allclose(H(p), jref.hessian(_diagonal_accumulated_jax)(p), rtol=1e-11)
+
+
+def _literal_matrices(p):
+    """Arrays of constants NumPy makes inside the function (a literal, ``np.asarray`` of
+    a list, ``np.diag``, ``np.arange``, ``np.linspace``, ``np.tile``, ``np.copy``) written
+    into: refused before ("assignment into a NumPy array"), as only ``np.zeros`` and its
+    kin made arrays that may be written into."""
+    M = np.array([[2.0, 1.0], [1.0, 3.0]])
+    M[0, 0] = p[0] ** 2
+    c = np.asarray([0.5, 1.5, 2.5])
+    c[2] += p[1]
+    D = np.diag([1.0, 2.0, 3.0])
+    D[0, 1] = p[2]
+    k = np.arange(3.0)
+    k[0] = p[0] * p[1]
+    s = np.linspace(0.0, 1.0, 3)
+    s[1] *= p[2]
+    t = np.tile([1.0, 2.0], 2)
+    t[3] = np.exp(p[0])
+    q = np.copy(s)
+    q[0] = p[1] ** 3
+    return M @ p[:2] @ p[:2] + c @ p**2 + p @ D @ p + k @ p + s @ p + t[1:] @ p + q @ p
+
+
+def _literal_matrices_jax(p):
+    M = jnp.array([[p[0] ** 2, 1.0], [1.0, 3.0]])
+    c = jnp.array([0.5, 1.5, 2.5 + p[1]])
+    D = jnp.diag(jnp.array([1.0, 2.0, 3.0])).at[0, 1].set(p[2])
+    k = jnp.array([p[0] * p[1], 1.0, 2.0])
+    s = jnp.array([0.0, 0.5 * p[2], 1.0])
+    t = jnp.array([2.0, 1.0, jnp.exp(p[0])])
+    q = s.at[0].set(p[1] ** 3)
+    return M @ p[:2] @ p[:2] + c @ p**2 + p @ D @ p + k @ p + s @ p + t @ p + q @ p
+
+
+def test_arrays_of_constants_numpy_makes_are_written_into():
+    p = np.array([0.3, -0.7, 1.1])
+    H = make_function(_literal_matrices, "hessian", point=[p])
+    np.testing.assert_allclose(H(p), jref.hessian(_literal_matrices_jax)(p), rtol=1e-12)
+
+
+def test_a_view_of_an_argument_made_by_numpy_is_still_refused():
+    """``np.asarray`` of a module's array is that array: writing into it would change the
+    module's numbers, so it stays refused."""
+
+    def into_held(p):
+        a = np.asarray(_HELD)
+        a[0] = p[0]
+        return a @ p
+
+    with pytest.raises(Exception, match=r"assignment x\[\.\.\.\] = \.\.\. into a NumPy array"):
+        make_function(into_held, "jacobian", point=[np.array([0.3, 0.5])])
+    np.testing.assert_array_equal(_HELD, [1.0, 2.0])
+
+
+_HELD = np.array([1.0, 2.0])

@@ -561,7 +561,7 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         return squared
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
-        value = function(*[a.tape.constants[a.name] if _held(a) else _constant(a) for a in args])
+        value = function(*[_numbers(a) for a in args])
         fresh = next((a for a in args if _held(a)), None)
         if fresh is not None and np.ndim(value) and np.asarray(value).dtype.kind == "f":
             return _fresh(fresh.tape, value)  # a new array (np.eye(3) * 2): writable too
@@ -575,6 +575,14 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         args = [a if _is_traced(a) else _as_number(a) for a in args]
     operands = tuple(_operand(a, out, tape) for a in args)
     return _result(ArrayOp(name, operands, params, out), tape)
+
+
+def _numbers(a: Any) -> Any:
+    """A constant operand's numbers: a fresh array's, a complex one's as it is (``1j * k``
+    of ``k = np.arange(3.0)``), any other's as :func:`_constant` reads it."""
+    if _held(a):
+        return a.tape.constants[a.name]
+    return a if array_complex.is_complex(a) else _constant(a)
 
 
 def _as_number(x: Any) -> Any:
@@ -1226,6 +1234,7 @@ def _index(x: TracedArray, key: Any) -> Any:
     ``None`` and ``...``; constant arrays: a ``take`` along one axis, else a
     ``gather_flat``; traced values as indices are refused."""
     key = key if isinstance(key, tuple) else (key,)
+    key = tuple(k.tape.constants[k.name] if _held(k) else k for k in key)  # fresh: numbers
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
     if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
         return _take(x, key[picked[0]], picked[0])  # constant indices along one axis
@@ -3293,6 +3302,40 @@ def _new_array(original: Callable[..., Any], tape: _Tape) -> Callable[..., Any]:
     return make
 
 
+def _made_fresh(call: Callable[..., Any], tape: _Tape | None) -> Callable[..., Any]:
+    """``call`` (a NumPy function) whose new float array of constants is a fresh one of
+    ``tape`` (:func:`_fresh`): ``M = np.array([[2.0, 1.0], [1.0, 3.0]]); M[0, 0] = x[0]``,
+    ``np.diag(d)``, ``np.arange(3.0)``, ``np.linspace`` are written into as ``np.zeros``'s
+    arrays are. A view of an argument (``np.asarray(a)`` of an array, ``np.diag`` of a
+    matrix) stays NumPy's: writing into it would write into the argument."""
+    if tape is None:
+        return call
+
+    def made(*args: Any, **kwargs: Any) -> Any:
+        result = call(*args, **kwargs)
+        if type(result) is not np.ndarray or result.dtype.kind != "f" or not result.ndim:
+            return result
+        if not result.flags.writeable or _shares_an_argument(result, (*args, *kwargs.values())):
+            return result
+        return _fresh(tape, result)
+
+    made.__name__, made.__doc__ = getattr(call, "__name__", "call"), call.__doc__
+    return made
+
+
+def _shares_an_argument(result: np.ndarray, arguments: Sequence[Any]) -> bool:
+    """Whether ``result`` may share memory with an array among ``arguments`` (or in a list
+    or tuple of them)."""
+    stack = list(arguments)
+    while stack:
+        a = stack.pop()
+        if isinstance(a, (list, tuple)):
+            stack.extend(a)
+        elif isinstance(a, np.ndarray) and np.may_share_memory(result, a):
+            return True
+    return False
+
+
 class _Proxy:
     """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
     the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
@@ -3306,7 +3349,7 @@ class _Proxy:
             if name in _NEW_ARRAYS and self._tape is not None:
                 return _new_array(original, self._tape)
             if name in _AS_ARRAY:
-                return _array_of(original)
+                return _made_fresh(_array_of(original), self._tape)
             if name == "vectorize":
                 return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
             if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
@@ -3315,7 +3358,8 @@ class _Proxy:
             if isinstance(original, np.ufunc):
                 return _Ufunc(original)
             if callable(original) and not isinstance(original, (np.ufunc, type)):
-                return original if name in _SEQUENCES else _lists_gathered(original)
+                call = original if name in _SEQUENCES else _lists_gathered(original)
+                return _made_fresh(call, self._tape)
             return original
         traced = self._table.get(name)
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
@@ -3441,6 +3485,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             _constants_dotting(f, namespaces[0]) if namespaces else contextlib.nullcontext(),
             scipy_sparse.traced_products(_is_traced),
             _held_patched(f, tape),
+            _imports_traced(namespaces, tape),
         ):
             yield
     finally:
@@ -3448,6 +3493,34 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             namespace.update(kept)
             for name in names:
                 namespace.pop(name, None)
+
+
+@contextlib.contextmanager
+def _imports_traced(namespaces: Sequence[dict[str, Any]], tape: _Tape | None) -> Iterator[None]:
+    """An ``import`` in the body of a function of ``namespaces`` (``import numpy as np``,
+    ``from scipy.special import logsumexp``, ``import math``) binds what a module-level
+    import of the user's file binds while the trace runs (:func:`_replacement`): NumPy's
+    arrays made there are fresh, math's and SciPy's functions take traced arrays. Other
+    code's imports (a library's, run meanwhile) are Python's own: ``__import__`` is given
+    the importing code's globals, and only the user's are among ``namespaces``."""
+    if not namespaces:
+        yield
+        return
+    ours = {id(namespace) for namespace in namespaces}
+    original = builtins.__import__
+
+    def traced_import(name, globals=None, locals=None, fromlist=(), level=0):
+        module = original(name, globals, locals, fromlist, level)
+        if globals is None or id(globals) not in ours or level:
+            return module
+        found = _replacement(name.partition(".")[0] if not fromlist else name, module, tape)
+        return module if found is None else found
+
+    builtins.__import__ = traced_import
+    try:
+        yield
+    finally:
+        builtins.__import__ = original
 
 
 def called_namespaces(f: Callable[..., Any]) -> list[dict[str, Any]]:
@@ -3508,10 +3581,9 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return scipy_stats.wrap(value, _is_traced)
     if module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
         return _sparse_proxy(value)
-    if any(value is getattr(np, n) for n in _AS_ARRAY):
-        return _array_of(value)
-    if tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
-        return _new_array(value, tape)
+    name = getattr(value, "__name__", None)
+    if callable(value) and isinstance(name, str) and getattr(np, name, None) is value:
+        return _Proxy(np, _NUMPY, tape).__getattr__(name)  # from numpy import array: np.array
     if callable(value) and not inspect.ismodule(value):
         table = _library_of(value)
         name = getattr(value, "__name__", key)
