@@ -215,3 +215,56 @@ def test_a_view_of_an_argument_made_by_numpy_is_still_refused():
 
 
 _HELD = np.array([1.0, 2.0])
+
+
+_TEMPLATE = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+
+
+def _augmented_and_copied(p):
+    """``y[1:] += v`` as a fresh array's first traced write (NumPy's in-place add of the
+    temporary ``y[1:]``: "numpy.add(..., out=...) writes into an array" before), and a
+    module's template matrix copied and filled in (``_TEMPLATE.copy()``, ``astype``,
+    ``copy.deepcopy``, arithmetic of it: NumPy's arrays before, refused when written)."""
+    import copy
+
+    y = np.zeros(4)
+    y[1:] += p**2
+    A = np.ones((3, 3))
+    A[0, :] *= p
+    A[:, 1] -= p**2
+    B = _TEMPLATE.copy()
+    B[0] += p
+    C = _TEMPLATE.astype(float)
+    C[1, 1] = p[1] ** 3
+    D = copy.deepcopy(_TEMPLATE) * 2.0
+    D[2, 0] = np.sin(p[2])
+    return y @ y + np.sum(A * A) + p @ B @ p + p @ C @ p + p @ D @ p
+
+
+def _augmented_and_copied_jax(p):
+    y = jnp.concatenate([jnp.zeros(1), p**2])
+    A = jnp.ones((3, 3)).at[0, :].multiply(p).at[:, 1].add(-(p**2))
+    B = jnp.asarray(_TEMPLATE).at[0].add(p)
+    C = jnp.asarray(_TEMPLATE).at[1, 1].set(p[1] ** 3)
+    D = (2.0 * jnp.asarray(_TEMPLATE)).at[2, 0].set(jnp.sin(p[2]))
+    return y @ y + jnp.sum(A * A) + p @ B @ p + p @ C @ p + p @ D @ p
+
+
+def test_augmented_writes_and_copies_of_a_module_s_matrix():
+    p = np.array([0.3, -0.7, 1.1])
+    H = make_function(_augmented_and_copied, "hessian", point=[p])
+    np.testing.assert_allclose(H(p), jref.hessian(_augmented_and_copied_jax)(p), rtol=1e-12)
+    np.testing.assert_array_equal(_TEMPLATE[0], [2.0, 1.0, 0.0])  # the module's, unchanged
+
+
+def test_an_in_place_operation_on_a_named_view_is_still_refused():
+    """``t = y[1:]; t += p`` changes ``y`` in NumPy; the trace would only rebind ``t``."""
+
+    def named_view(p):
+        y = np.zeros(3)
+        t = y[1:]
+        t += p[:2]
+        return np.sum(y * p)
+
+    with pytest.raises(Exception, match=r"numpy\.add\(\.\.\., out=\.\.\.\) writes into an array"):
+        make_function(named_view, "jacobian", point=[np.array([0.3, 0.5, 0.2])])

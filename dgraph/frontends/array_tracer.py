@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import dis
 import functools
 import inspect
 import keyword
@@ -743,9 +744,11 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
-        raise InputError(
-            f"numpy.{name}(..., out=...) writes into an array: not supported when tracing"
-        )
+        if not _stored_back(kwargs["out"], inputs):
+            raise InputError(
+                f"numpy.{name}(..., out=...) writes into an array: not supported when tracing"
+            )
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     if set(kwargs) - {"out", "dtype", "casting", "order", "subok"}:
         raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
     composite = _composite_ufuncs().get(name) or numpy_composites.UFUNCS.get(name)
@@ -758,6 +761,48 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     if op is None:
         raise _unsupported(f"{_ufunc_module(name)}.{name}")
     return _elementwise(op, inputs)
+
+
+def _stored_back(out: Any, inputs: tuple) -> bool:
+    """Whether ``out`` is NumPy's array written in place by an augmented assignment to a
+    subscript, ``y[1:] += v`` (``np.add(t, v, out=t)`` of the temporary ``t = y[1:]``,
+    which Python then stores back, ``y[1:] = t``): the result may then be a new value, and
+    the store writes it into ``y`` (a fresh array: its first traced write, ``y =
+    np.zeros(n); y[1:] += v``). The user's code is read at its current instruction: an
+    in-place binary operation whose next step is that store. Any other ``out=`` (a named
+    view ``t += v``, whose base NumPy would change too) is refused."""
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != 1 or type(out[0]) is not np.ndarray or not inputs or inputs[0] is not out[0]:
+        return False
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("dgraph."):
+        frame = frame.f_back
+    return frame is not None and _stores_subscript_after(frame.f_code, frame.f_lasti)
+
+
+@functools.lru_cache(maxsize=256)
+def _store_points(code: types.CodeType) -> frozenset[int]:
+    """The offsets of ``code``'s in-place binary operations whose result is stored into a
+    subscript next (``y[k] op= v``)."""
+    found = []
+    instructions = list(dis.get_instructions(code))
+    for k, ins in enumerate(instructions):
+        inplace = ins.opname.startswith("INPLACE_") or (
+            ins.opname == "BINARY_OP" and ins.argrepr.endswith("=")
+        )
+        if not inplace:
+            continue
+        after = (i.opname for i in instructions[k + 1 :] if i.opname not in _STACK_MOVES)
+        if next(after, None) == "STORE_SUBSCR":
+            found.append(ins.offset)
+    return frozenset(found)
+
+
+_STACK_MOVES = frozenset({"SWAP", "COPY", "ROT_TWO", "ROT_THREE", "CACHE", "EXTENDED_ARG", "NOP"})
+
+
+def _stores_subscript_after(code: types.CodeType, offset: int) -> bool:
+    return offset in _store_points(code)
 
 
 _ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
@@ -861,11 +906,19 @@ def _given(result: Any, args: tuple, kwargs: Mapping[str, Any]) -> bool:
 
 
 def _fresh(tape: _Tape, array: np.ndarray) -> TracedArray:
-    """A new array of ``array``'s numbers that may be assigned into."""
+    """A new array of ``array``'s numbers that may be assigned into. Its numbers are held
+    in ``tape.constants`` (read there while it holds only constants; the first write of a
+    value that depends on the inputs makes a vertex of them), and let go with the array:
+    a loop's arrays of constants (``np.linspace(0, 1, n) * i``) are not kept to the end
+    of the trace. Its vertex only names it, a broadcast zero."""
     held = np.array(array, dtype=float)
-    y = tape.new(ArrayOp("copy", (Const.of(held.copy()),), (), held.shape), held.shape)
+    y = tape.new(_broadcast_op(_ZERO, (), held.shape), held.shape)
     tape.constants[y.name] = held
+    weakref.finalize(y, tape.constants.pop, y.name, None)
     return y
+
+
+_ZERO = Const.of(0.0)
 
 
 def _copied(x: Any) -> Any:
@@ -3373,6 +3426,11 @@ class _Dotting(np.ndarray):
     without NumPy's dispatch, so ``X.dot(w)`` would be refused. Slices and transposes stay
     such views (``X[:, 1:].dot(w)``, ``X.T.dot(r)``); arithmetic gives plain arrays."""
 
+    tape: _Tape | None = None  # the trace's: a copy is a fresh array of it
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.tape = getattr(obj, "tape", None)
+
     def dot(self, b: Any, out: Any = None) -> Any:
         if isinstance(b, _Value) and out is None:
             return np.dot(self.view(np.ndarray), b)
@@ -3380,7 +3438,30 @@ class _Dotting(np.ndarray):
 
     def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False):
         array = array.view(np.ndarray)
-        return array[()] if return_scalar else array
+        return array[()] if return_scalar else self._new(array)
+
+    def _new(self, array: np.ndarray) -> Any:
+        """A new array of ``array``'s numbers (a copy, arithmetic): a fresh one of the
+        trace where it is of floats, written into as ``np.zeros``'s (``A = A0.copy();
+        A[0, 0] = x[0]``, the module's template matrix filled in)."""
+        if self.tape is None or array.dtype.kind != "f" or not array.ndim:
+            return array
+        return _fresh(self.tape, array)
+
+    def copy(self, order: str = "C") -> Any:
+        return self._new(np.ndarray.copy(self.view(np.ndarray), order))
+
+    def __copy__(self) -> Any:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
+               copy: bool = True) -> Any:  # fmt: skip
+        plain = self.view(np.ndarray)
+        array = plain.astype(dtype, order=order, casting=casting, copy=copy)
+        return array if array is plain or np.shares_memory(array, plain) else self._new(array)
 
 
 #: array operations a function ``np.vectorize`` lifts may record: elementwise ones
@@ -3424,24 +3505,29 @@ class _Vectorized:
         return _broadcast_to(out, shape) if _shape_of(out) != shape else out
 
 
-def _dotting(value: Any) -> Any:
-    """``value`` as a :class:`_Dotting` view where it is a numeric NumPy array, as a
-    :class:`_Vectorized` where it is an ``np.vectorize``, else None."""
+def _dotting(value: Any, tape: _Tape | None) -> Any:
+    """``value`` as a :class:`_Dotting` view (of ``tape``) where it is a numeric NumPy
+    array, as a :class:`_Vectorized` where it is an ``np.vectorize``, else None."""
     if type(value) is np.ndarray and value.dtype.kind in "biuf" and value.ndim:
-        return value.view(_Dotting)
+        view = value.view(_Dotting)
+        view.tape = tape
+        return view
     if type(value) is np.vectorize:
         return _Vectorized(value)
     return None
 
 
 @contextlib.contextmanager
-def _constants_dotting(f: Callable[..., Any], namespace: dict[str, Any]) -> Iterator[None]:
+def _constants_dotting(
+    f: Callable[..., Any], namespace: dict[str, Any], tape: _Tape | None
+) -> Iterator[None]:
     """While ``f`` runs, the NumPy arrays of its closure and of ``namespace`` (its module)
     are :class:`_Dotting` views of themselves, its ``np.vectorize`` objects
     :class:`_Vectorized`."""
     cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
-             if (v := _dotting(_cell(c))) is not None]  # fmt: skip
-    names = [(k, v) for k, value in namespace.items() if (v := _dotting(value)) is not None]
+             if (v := _dotting(_cell(c), tape)) is not None]  # fmt: skip
+    names = [(k, v) for k, value in namespace.items()
+             if (v := _dotting(value, tape)) is not None]  # fmt: skip
     saved_cells = [(c, c.cell_contents) for c, _ in cells]
     saved_names = {k: namespace[k] for k, _ in names}
     for c, v in cells:
@@ -3482,7 +3568,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             _patch_namespace(namespace, tape, saved[-1], added[-1])
         scipy_sparse.import_named(f)  # ``import scipy.sparse`` in f's body
         with (
-            _constants_dotting(f, namespaces[0]) if namespaces else contextlib.nullcontext(),
+            _constants_dotting(f, namespaces[0], tape) if namespaces else contextlib.nullcontext(),
             scipy_sparse.traced_products(_is_traced),
             _held_patched(f, tape),
             _imports_traced(namespaces, tape),
