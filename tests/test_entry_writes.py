@@ -5,6 +5,8 @@ are linear in the writes, not quadratic; values against JAX."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -268,3 +270,70 @@ def test_an_in_place_operation_on_a_named_view_is_still_refused():
 
     with pytest.raises(Exception, match=r"numpy\.add\(\.\.\., out=\.\.\.\) writes into an array"):
         make_function(named_view, "jacobian", point=[np.array([0.3, 0.5, 0.2])])
+
+
+class _Spring:
+    """A model whose method copies and fills in its own matrices (``self.K.copy()``)."""
+
+    def __init__(self) -> None:
+        self.K = np.array([[2.0, 1.0], [1.0, 3.0]])
+        self.w = np.array([0.5, 1.5])
+
+    def energy(self, p):
+        K = self.K.copy()
+        K[0, 0] = p[0] ** 2
+        b = self.w * 2.0
+        b[0] = np.exp(p[1])
+        return p @ K @ p + b @ p
+
+
+def test_a_bound_method_fills_in_a_copy_of_its_instance_s_matrix():
+    spring, p = _Spring(), np.array([0.3, 0.7])
+    H = make_function(spring.energy, "hessian", point=[p])
+
+    def reference(p):
+        K = jnp.array([[p[0] ** 2, 1.0], [1.0, 3.0]])
+        return p @ K @ p + jnp.exp(p[1]) * p[0] + 3.0 * p[1]
+
+    np.testing.assert_allclose(H(p), jref.hessian(reference)(p), rtol=1e-12)
+    assert type(spring.K) is np.ndarray and spring.K[0, 0] == 2.0  # given back unchanged
+
+
+class _Called:
+    """A callable instance: its ``__call__``'s module is read as a function's is."""
+
+    def __init__(self) -> None:
+        self.K = np.array([[2.0, 1.0], [1.0, 3.0]])
+
+    def __call__(self, p):
+        import math
+
+        K = self.K.copy()
+        K[0, 0] = p[0] ** 2
+        A = np.zeros((2, 2))
+        A[1, 1] = math.exp(p[1])
+        return p @ (K + A) @ p
+
+
+def _partial_body(p, c):
+    A = np.zeros((2, 2))
+    A[0, 1] = p[0] * c
+    return p @ A @ p + math.exp(p[1]) * c
+
+
+def test_a_callable_instance_and_a_partial_are_traced_as_functions():
+    """Neither had its module patched (no ``__globals__``): ``np.zeros`` was NumPy's,
+    ``math.exp`` of a traced value a float() error."""
+    import functools
+
+    p = np.array([0.3, 0.7])
+
+    def called(p):
+        K = jnp.array([[p[0] ** 2, 1.0], [1.0, 3.0 + jnp.exp(p[1])]])
+        return p @ K @ p
+
+    H = make_function(_Called(), "hessian", point=[p])
+    np.testing.assert_allclose(H(p), jref.hessian(called)(p), rtol=1e-12)
+    H = make_function(functools.partial(_partial_body, c=2.0), "hessian", point=[p])
+    reference = jref.hessian(lambda p: 2.0 * p[0] ** 2 * p[1] + 2.0 * jnp.exp(p[1]))
+    np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)

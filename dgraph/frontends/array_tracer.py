@@ -3521,24 +3521,40 @@ def _dotting(value: Any, tape: _Tape | None) -> Any:
 def _constants_dotting(
     f: Callable[..., Any], namespace: dict[str, Any], tape: _Tape | None
 ) -> Iterator[None]:
-    """While ``f`` runs, the NumPy arrays of its closure and of ``namespace`` (its module)
-    are :class:`_Dotting` views of themselves, its ``np.vectorize`` objects
-    :class:`_Vectorized`."""
+    """While ``f`` runs, the NumPy arrays of its closure, of ``namespace`` (its module)
+    and of its instance (a bound method's ``self.K``) are :class:`_Dotting` views of
+    themselves, its ``np.vectorize`` objects :class:`_Vectorized`."""
     cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
              if (v := _dotting(_cell(c), tape)) is not None]  # fmt: skip
     names = [(k, v) for k, value in namespace.items()
              if (v := _dotting(value, tape)) is not None]  # fmt: skip
+    owner = _instance_dict(f)
+    attributes = [(k, v) for k, value in owner.items()
+                  if (v := _dotting(value, tape)) is not None]  # fmt: skip
     saved_cells = [(c, c.cell_contents) for c, _ in cells]
     saved_names = {k: namespace[k] for k, _ in names}
+    saved_attributes = {k: owner[k] for k, _ in attributes}
     for c, v in cells:
         c.cell_contents = v
     namespace.update(names)
+    owner.update(attributes)
     try:
         yield
     finally:
         for c, value in saved_cells:
             c.cell_contents = value
         namespace.update(saved_names)
+        owner.update(saved_attributes)
+
+
+def _instance_dict(f: Callable[..., Any]) -> dict[str, Any]:
+    """The attributes of a bound method's instance (an empty dict for anything else: a
+    function, a module's, a class's)."""
+    owner = getattr(f, "__self__", None)
+    if owner is None or inspect.ismodule(owner) or isinstance(owner, type):
+        return {}
+    found = getattr(owner, "__dict__", None)
+    return found if type(found) is dict else {}
 
 
 def _cell(cell: Any) -> Any:
@@ -3558,6 +3574,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
     imported) make its fresh arrays, which may be written into. So too in the modules of
     the functions ``f`` calls (:func:`called_namespaces`: a helper imported from another
     file, a ``sympy.lambdify``-ed function whose namespace is NumPy's own names)."""
+    f = _python_function(f)
     namespaces = called_namespaces(f)
     saved: list[dict[str, Any]] = []
     added: list[list[str]] = []
@@ -3607,6 +3624,25 @@ def _imports_traced(namespaces: Sequence[dict[str, Any]], tape: _Tape | None) ->
         yield
     finally:
         builtins.__import__ = original
+
+
+def _python_function(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The Python function or bound method a callable runs: a ``functools.partial``'s
+    function, a callable instance's ``__call__`` (bound: its attributes are the
+    instance's), else ``f``; the modules it reads are then patched as a plain function's."""
+    for _ in range(REACHED_PARTIALS):
+        if isinstance(f, functools.partial):
+            f = f.func
+        elif inspect.isfunction(f) or inspect.ismethod(f):
+            return f
+        elif inspect.isfunction(inspect.getattr_static(type(f), "__call__", None)):
+            return f.__call__
+        else:
+            return f
+    return f
+
+
+REACHED_PARTIALS = 16  # partials of partials looked through
 
 
 def called_namespaces(f: Callable[..., Any]) -> list[dict[str, Any]]:
@@ -3702,6 +3738,7 @@ def _held_patched(f: Callable[..., Any], tape: _Tape | None) -> Iterator[None]:
     defaults: list[tuple[Any, str, Any]] = []
     try:
         for g, _, _, _ in reached(f, is_library):
+            g = getattr(g, "__func__", g)  # a bound method's function
             if not inspect.isfunction(g) or is_library(g):
                 continue
             for c in g.__closure__ or ():
