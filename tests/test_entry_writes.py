@@ -337,3 +337,20 @@ def test_a_callable_instance_and_a_partial_are_traced_as_functions():
     H = make_function(functools.partial(_partial_body, c=2.0), "hessian", point=[p])
     reference = jref.hessian(lambda p: 2.0 * p[0] ** 2 * p[1] + 2.0 * jnp.exp(p[1]))
     np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)
+
+
+def test_a_named_view_written_in_place_is_not_read_by_jax_instead():
+    """The array tracer refuses ``t = y[1:]; t += p``; the Hessian's route then read the
+    function with JAX's arrays, where ``t += p`` rebinds ``t`` and leaves ``y`` zero: a
+    zero Hessian, silently (``Σ pᵢ⁴``'s is not). JAX's reading is now compared with
+    NumPy's own run first."""
+    from dgraph import hessian
+
+    def named_view(p):
+        y = np.zeros(4)
+        t = y[1:]
+        t += p**2
+        return y @ y
+
+    with pytest.raises(Exception, match=r"numpy\.add\(\.\.\., out=\.\.\.\) writes into an array"):
+        hessian(named_view, np.array([0.3, -0.7, 1.1]))

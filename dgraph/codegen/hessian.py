@@ -145,6 +145,8 @@ def hessian_source(
                     graph = gradient_graph(
                         source, *args, weights=weights, params=params, value=value
                     )
+                    if not _read_as_run(source, args):
+                        raise DGraphError("JAX's arrays read another function")
                 except DGraphError:
                     elements = _element_graph(source, args, params, point)
                     if elements is None:
@@ -155,6 +157,39 @@ def hessian_source(
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
+
+
+NATIVE_AGREEMENT = 1e-6  # of the largest |value|: JAX's reading against NumPy's own run
+
+
+def _read_as_run(f: Callable[..., Any], args: Sequence[np.ndarray]) -> bool:
+    """Whether ``f``, a NumPy function the array tracer refused and JAX read, gives with
+    JAX's arrays the values it gives when NumPy runs it at ``args``: JAX's arrays do not
+    see NumPy's in-place writes (``t = y[1:]; t += x`` changes ``y`` in NumPy, rebinds
+    ``t`` in JAX), so JAX's reading would be another function, its Hessian silently
+    wrong. Where NumPy cannot run ``f`` (it needs JAX's arrays) there is nothing to
+    compare: True."""
+    import jax
+    import jax.numpy as jnp
+
+    with jax.enable_x64(True):
+        try:
+            native = _flat(jax, f(*[np.array(a, dtype=float) for a in args]))
+        except Exception:  # any failure: f is not NumPy's to run
+            return True
+        try:
+            jaxed = _flat(jax, f(*[jnp.asarray(a, dtype=float) for a in args]))
+        except Exception:  # read by JAX, not run by it: nothing says the two agree
+            return False
+    scale = max(1.0, float(np.max(np.abs(native), initial=0.0)))
+    return native.shape == jaxed.shape and np.allclose(
+        jaxed, native, rtol=NATIVE_AGREEMENT, atol=NATIVE_AGREEMENT * scale, equal_nan=True
+    )
+
+
+def _flat(jax: Any, value: Any) -> np.ndarray:
+    leaves = jax.tree_util.tree_leaves(value)
+    return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in leaves] or [[]])
 
 
 def _scalar_source(source: DGraph, weights: Any, value: bool) -> HessianSource:

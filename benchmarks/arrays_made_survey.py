@@ -1,0 +1,185 @@
+"""A mini-survey of arrays the function makes or copies and then writes into (session 37):
+literals (``np.array([[...]])``), ``np.asarray`` of a list, ``np.diag``, ``np.arange``,
+``np.linspace``, ``np.tile``, ``np.copy``; a module's, closure's or instance's template
+matrix copied (``A0.copy()``, ``astype``, ``copy.deepcopy``, arithmetic) and filled in;
+augmented writes (``y[1:] += v``, ``A[0, :] *= v``) as an array's first traced write;
+imports in the function's body (``import numpy``, ``import math``, ``from scipy.special
+import logsumexp``); NumPy's functions imported by name; a callable instance and a
+``functools.partial``. Each Hessian (``dgraph.hessian``) against central differences of
+the function, and the C Hessian against it (``loops_survey.cell``): ok / WRONG / the one
+line of a refusal. Two that stay refused: a ``partial``'s array argument copied and
+written (an argument, not a module's array), and ``t = y[1:]; t += v`` (a named view:
+NumPy would change ``y`` too).
+
+    python benchmarks/arrays_made_survey.py
+"""
+
+import copy
+import functools
+import warnings
+
+import numpy as np
+from loops_survey import cell
+from numpy import array, diag, linspace
+
+warnings.filterwarnings("ignore")
+X = np.array([0.3, -0.7, 1.1])
+A0 = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+
+
+def literal(x):
+    M = np.array([[2.0, 1.0], [1.0, 3.0]])
+    M[0, 0] = x[0] ** 2
+    return M @ x[:2] @ x[:2] + x[2]
+
+
+def asarray_list(x):
+    c = np.asarray([0.5, 1.5, 2.5])
+    c[2] += x[1]
+    return np.sum(c * x**2)
+
+
+def diag_arange(x):
+    D = np.diag([1.0, 2.0, 3.0])
+    D[0, 1] = x[2]
+    k = np.arange(3.0)
+    k[0] = x[0] * x[1]
+    return x @ D @ x + k @ x
+
+
+def linspace_tile(x):
+    s = np.linspace(0.0, 1.0, 3)
+    s[1] *= x[2]
+    t = np.tile([1.0, 2.0], 2)
+    t[3] = np.exp(x[0])
+    return s @ x + t[1:] @ x
+
+
+def names_imported(x):
+    M = array([[2.0, 1.0], [1.0, 3.0]])
+    M[0, 0] = x[0] ** 2
+    D = diag([1.0, 2.0, 3.0])
+    D[0, 1] = x[2]
+    s = linspace(0.0, 1.0, 3)
+    s[0] = np.exp(x[1])
+    return M @ x[:2] @ x[:2] + x @ D @ x + s @ x
+
+
+def template_copy(x):
+    A = A0.copy()
+    A[0, 0] = x[0] ** 2
+    return x @ A @ x
+
+
+def template_astype_deepcopy(x):
+    A = A0.astype(float)
+    A[1, 1] = x[1] ** 3
+    B = copy.deepcopy(A0) * 2.0
+    B[2, 0] = np.sin(x[2])
+    return x @ A @ x + x @ B @ x
+
+
+def template_row_added(x):
+    A = A0.copy()
+    A[0] += x
+    return x @ A @ x
+
+
+def first_write_augmented(x):
+    y = np.zeros(4)
+    y[1:] += x**2
+    A = np.ones((3, 3))
+    A[0, :] *= x
+    A[:, 1] -= x**2
+    return y @ y + np.sum(A * A)
+
+
+def closure_template(K0=A0):
+    def energy(x):
+        K = K0.copy()
+        K[1, 1] = x[1] ** 3
+        return x @ K @ x
+
+    return energy
+
+
+def numpy_in_body(x):
+    import numpy
+
+    M = numpy.zeros((3, 3))
+    M[0, 0] = x[0] ** 2
+    return numpy.sum(M) + x[1] * x[2]
+
+
+def math_in_body(x):
+    import math
+
+    return math.exp(x[0]) * x[1] + math.sin(x[2])
+
+
+def logsumexp_in_body(x):
+    from scipy.special import logsumexp
+
+    return logsumexp(x) * x[0]
+
+
+class Model:
+    def __init__(self):
+        self.K = A0.copy()
+        self.w = np.array([0.5, 1.5, 2.5])
+
+    def energy(self, x):
+        K = self.K.copy()
+        K[0, 0] = x[0] ** 2
+        b = self.w * 2.0
+        b[0] = np.exp(x[1])
+        return x @ K @ x + b @ x
+
+    def __call__(self, x):
+        import math
+
+        A = np.zeros((3, 3))
+        A[1, 1] = math.exp(x[1])
+        return x @ (self.K + A) @ x
+
+
+def _partial_body(x, c):
+    import math
+
+    A = np.zeros((3, 3))
+    A[0, 1] = x[0] * c
+    return x @ A @ x + math.exp(x[1]) * c
+
+
+def _partial_array(x, K0):
+    K = K0.copy()
+    K[0, 0] = x[0] ** 2
+    return x @ K @ x
+
+
+def named_view(x):
+    y = np.zeros(4)
+    t = y[1:]
+    t += x**2
+    return y @ y
+
+
+MODEL = Model()
+PROGRAMS = [
+    literal, asarray_list, diag_arange, linspace_tile, names_imported, template_copy,
+    template_astype_deepcopy, template_row_added, first_write_augmented, closure_template(),
+    numpy_in_body, math_in_body, logsumexp_in_body, MODEL.energy, MODEL,
+    functools.partial(_partial_body, c=2.0), functools.partial(_partial_array, K0=A0),
+    named_view,
+]  # fmt: skip
+
+
+def main() -> None:
+    for f in PROGRAMS:
+        if not hasattr(f, "__name__"):  # loops_survey.cell reads it
+            f.__name__ = f"partial({f.func.__name__})" if hasattr(f, "func") else "Model()"
+        print(f"{f.__name__:26s} {cell(f, X)}")
+
+
+if __name__ == "__main__":
+    main()
