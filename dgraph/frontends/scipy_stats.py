@@ -8,7 +8,8 @@ or family not listed here is refused in one line. Frozen distributions
 
 Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``
 and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``beta``,
-``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``; ``poisson`` (``logpmf``,
+``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
+``weibull_min``; ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point).
 
@@ -133,6 +134,40 @@ def _lognorm(z: Any, s: Any) -> dict[str, Any]:
     return {"logpdf": lambda: np.where(z > 0, value, -np.inf)}
 
 
+def _halfcauchy(z: Any) -> dict[str, Any]:
+    """The Cauchy folded at 0 (a scale's prior in hierarchical models, Gelman 2006)."""
+    inside = np.where(z >= 0, z, 0.0)
+    return {
+        "logpdf": lambda: np.where(z >= 0, math.log(2.0 / math.pi) - np.log1p(inside**2), -np.inf),
+        "cdf": lambda: np.where(z >= 0, 2.0 / math.pi * np.arctan(inside), 0.0),
+    }
+
+
+def _halfnorm(z: Any) -> dict[str, Any]:
+    sp = _special()
+    inside = np.where(z >= 0, z, 0.0)
+    return {
+        "logpdf": lambda: np.where(
+            z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * inside * inside, -np.inf
+        ),
+        "cdf": lambda: np.where(z >= 0, sp.erf(inside / math.sqrt(2.0)), 0.0),
+        "sf": lambda: np.where(z >= 0, sp.erfc(inside / math.sqrt(2.0)), 1.0),
+    }
+
+
+def _weibull_min(z: Any, c: Any) -> dict[str, Any]:
+    """Weibull's density ``c z^(c−1) exp(−z^c)`` for z > 0 (0 below, and ``z^c`` read at
+    1 there: ``inside``), its survival function ``exp(−z^c)``."""
+    inside = np.where(z > 0, z, 1.0)
+    power = inside**c
+    return {
+        "logpdf": lambda: np.where(z > 0, np.log(c) + (c - 1.0) * np.log(inside) - power, -np.inf),
+        "cdf": lambda: np.where(z > 0, -np.expm1(-power), 0.0),
+        "sf": lambda: np.where(z > 0, np.exp(-power), 1.0),
+        "logsf": lambda: np.where(z > 0, -power, 0.0),
+    }
+
+
 #: family: (standardized rules, the names of its shape parameters)
 FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
@@ -145,6 +180,9 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "cauchy": (_cauchy, ()),
     "logistic": (_logistic, ()),
     "lognorm": (_lognorm, ("s",)),
+    "halfcauchy": (_halfcauchy, ()),
+    "halfnorm": (_halfnorm, ()),
+    "weibull_min": (_weibull_min, ("c",)),
 }
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
