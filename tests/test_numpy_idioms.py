@@ -417,3 +417,38 @@ def test_a_product_with_a_constant_of_zeros_is_zeros():
     x = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
     want = np.asarray(jref.hessian(program(jnp))(jnp.asarray(x)))
     np.testing.assert_allclose(dgraph.hessian(program(np), x)(x), want, atol=1e-12)
+
+
+def reshape_order_none_and_cell_fraction(x):
+    """autograd's reverse pass writes ``np.reshape(g, shape, order=None)`` (NumPy reads
+    None as "C"); a semi-Lagrangian step's cell index ``np.floor(x).astype(int)`` and the
+    fraction of ``x`` inside its cell (fluidsim.py)."""
+    square = np.reshape(x, (2, 2), order=None) @ x.ravel(order=None)[:2]
+    cell = np.floor(2.0 * x).astype(int)
+    frac = 2.0 * x - cell
+    return np.sum(square**2) + np.sum(frac**3 * x) + np.sum(np.ceil(x).astype(float) * x**2)
+
+
+def test_reshape_order_none_and_whole_casts_of_passive_values():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    jax.config.update("jax_enable_x64", True)
+
+    def ref(x):
+        square = x.reshape(2, 2) @ x[:2]
+        frac = 2.0 * x - jnp.floor(2.0 * x)
+        return jnp.sum(square**2) + jnp.sum(frac**3 * x) + jnp.sum(jnp.ceil(x) * x**2)
+
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    H = dgraph.hessian(reshape_order_none_and_cell_fraction, x)(x)
+    np.testing.assert_allclose(H, np.asarray(jref.hessian(ref)(jnp.asarray(x))), rtol=1e-10)
+
+
+def cast_of_a_sign_product(x):
+    return np.sum((np.sign(x) * 0.5).astype(int) * x)
+
+
+def test_a_cast_to_int_of_a_value_not_known_whole_is_one_line():
+    with pytest.raises(InputError) as e:
+        dgraph.make_function(cast_of_a_sign_product, "jacobian", point=[np.ones(3)])
+    assert "astype(int64)" in str(e.value) and "\n" not in str(e.value)
