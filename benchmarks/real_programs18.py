@@ -221,6 +221,44 @@ def sgd_step_tree_map(n):
     return jax_case(f, (data(r, n + 1, scale=0.5),), True)
 
 
+@program(2, 6)
+def cookbook_hessian_of_dict_params(n):
+    """``jax.hessian`` of a loss of a dict of parameters (the cookbook: the Hessian is a
+    dict of dicts of blocks) inside a function: the traces of its diagonal blocks and the
+    norm of an off-diagonal one, a curvature regulariser (a scalar: fourth derivatives)."""
+    r = _rng(n, 30)
+    X = jnp.asarray(r.normal(size=(4, n)))
+    y = jnp.asarray(r.normal(size=4))
+
+    def loss(params):
+        return jnp.sum(jnp.tanh(X @ params["w"] + params["b"]) - y) ** 2 / 4.0
+
+    def f(theta):
+        params = {"w": theta[:n], "b": theta[n]}
+        H = jax.hessian(loss)(params)
+        return (
+            loss(params) + 0.1 * (jnp.trace(H["w"]["w"]) + H["b"]["b"]) + jnp.sum(H["w"]["b"] ** 2)
+        )
+
+    return jax_case(f, (data(r, n + 1, scale=0.5),), True)
+
+
+@program(3, 12)
+def cookbook_jacobian_by_vmap_jvp(n):
+    """The cookbook's Jacobian as ``jax.vmap`` of ``jax.jvp`` over the rows of
+    ``jnp.eye(n)`` (push-forwards of the basis), of a small map ``R^n -> R^n``, flattened
+    (a vector output: its Jacobian is a second derivative)."""
+
+    def g(x):
+        return jnp.sin(x) * jnp.roll(x, 1) + jnp.exp(0.3 * x) * jnp.sum(x**2)
+
+    def f(x):
+        columns = jax.vmap(lambda v: jax.jvp(g, (x,), (v,))[1])(jnp.eye(n))
+        return columns.T.ravel()
+
+    return jax_case(f, (data(_rng(n, 31), n, scale=0.5),), False)
+
+
 # ---------------------------------------------------------------- scipy.optimize's tutorial
 
 
@@ -285,6 +323,38 @@ def scipy_trust_constr_lagrangian(n):
         return _rosen(x) + v @ jnp.stack([x[0] ** 2 + x[1], x[0] ** 2 - x[1]]) + mult @ (A @ x)
 
     return (f, (np.array([0.41494356, 0.17010715]),), True, ref)
+
+
+@program(4, 30)
+def scipy_rosen_der_penalty(n):
+    """SciPy's own ``rosen`` and ``rosen_der`` (``scipy.optimize``, as the tutorial imports
+    them) in a gradient-norm penalised objective ``rosen(x) + 0.01 |rosen_der(x)|²``."""
+    from scipy.optimize import rosen, rosen_der
+
+    def f(x):
+        return rosen(x) + 0.01 * np.sum(rosen_der(x) ** 2)
+
+    def ref(x):
+        return _rosen(x) + 0.01 * jnp.sum(jax.grad(_rosen)(x) ** 2)
+
+    return (f, (0.5 + 0.3 * np.sin(np.arange(n)),), True, ref)
+
+
+@program(11, 40)
+def scipy_least_squares_soft_l1(n):
+    """``least_squares(fun, x0, loss="soft_l1", f_scale=0.1)``'s objective written out:
+    ``ρ(z) = 2(√(1 + z) − 1)`` of ``z = (r / f_scale)²`` of the enzyme-kinetics residuals,
+    ``0.5 f_scale² Σ ρ`` (a scalar of the 4 parameters)."""
+    u = np.linspace(0.0625, 4.0, n)
+    y = 0.19 * (u**2 + 0.19 * u) / (u**2 + 0.12 * u + 0.14) + _rng(n, 32).normal(size=n) * 0.02
+    f_scale = 0.1
+
+    def f(x):
+        r = x[0] * (u**2 + x[1] * u) / (u**2 + x[2] * u + x[3]) - y
+        z = (r / f_scale) ** 2
+        return 0.5 * f_scale**2 * np.sum(2 * ((1 + z) ** 0.5 - 1))
+
+    return np_case(f, (np.array([0.25, 0.39, 0.415, 0.39]),), True)
 
 
 @program(11, 40)

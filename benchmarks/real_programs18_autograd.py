@@ -243,6 +243,30 @@ def ag_gaussian_process_mvn(n):
     return case(f, (numpy.array([0.1, -1.0, 0.2, -0.1]),), True)
 
 
+@program(6, 30)
+def ag_gmm_mvn_cholesky(n):
+    """autograd's ``gmm.py``: a 2-component Gaussian mixture of ``n`` 2-D points, each
+    covariance ``chol chol.T`` of an unknown lower triangle (``np.tril``), the component
+    log-densities ``mvn.logpdf(data, mean, cov)`` of the rows, weights by a log-softmax,
+    the negative log-likelihood by ``logsumexp(..., axis=1)``."""
+    r = _rng(n, 20)
+    pts = r.normal(size=(n, 2))
+
+    def f(params):
+        log_w = params[:2] - logsumexp(params[:2])
+        means = np.reshape(params[2:6], (2, 2))
+        chols = np.reshape(params[6:], (2, 2, 2))
+        lls = [
+            log_w[k] + mvn.logpdf(pts, means[k], np.dot(np.tril(chols[k]), np.tril(chols[k]).T))
+            for k in range(2)
+        ]
+        return -np.sum(logsumexp(np.array(lls).T, axis=1))
+
+    p0 = numpy.concatenate([[0.1, -0.2], r.normal(size=4) * 0.5,
+                            numpy.array([1.0, 0.3, 0.0, 0.8, 0.7, -0.2, 0.0, 1.2])])  # fmt: skip
+    return case(f, (p0,), True)
+
+
 @program(4, 30)
 def ag_expected_improvement(n):
     """autograd's ``bayesian_optimization.py``: the expected improvement of ``n`` query
