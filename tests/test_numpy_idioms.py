@@ -452,3 +452,19 @@ def test_a_cast_to_int_of_a_value_not_known_whole_is_one_line():
     with pytest.raises(InputError) as e:
         dgraph.make_function(cast_of_a_sign_product, "jacobian", point=[np.ones(3)])
     assert "astype(int64)" in str(e.value) and "\n" not in str(e.value)
+
+
+def truncated_rounding(x):
+    return np.sum(np.round(x, 1).astype(int) * x)
+
+
+def test_a_truncated_rounding_s_derivative_is_its_value():
+    """``np.round(x, 1).astype(int)``: NumPy refuses the cast of a non-whole passive value,
+    JAX reads it (trunc of a rounding); zeroing the steps' derivatives in the product of
+    two ``Subs`` of a floor's derivative raised sympy's TypeError before (issue 55's
+    survey37a). The Jacobian is the truncated values, the Hessian zero."""
+    x = np.array([0.26, 1.73, -0.44, 2.96])
+    J = dgraph.make_function(truncated_rounding, "jacobian", point=[x])(x)
+    np.testing.assert_array_equal(np.ravel(J), np.round(x, 1).astype(int).astype(float))
+    H = dgraph.hessian(truncated_rounding, x)(x)
+    np.testing.assert_array_equal(H, np.zeros((4, 4)))
