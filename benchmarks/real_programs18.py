@@ -382,6 +382,18 @@ def curve_fit_model(n):
     return np_case(f, xs, False)
 
 
+@program(6, 50)
+def curve_fit_power_log10(n):
+    """curve_fit's model ``func(x, a, b, c) = a * np.power(x, b) + c * np.log10(x)`` of
+    positive abscissae and three scalar arguments."""
+
+    def f(x, a, b, c):
+        return a * np.power(x, b) + c * np.log10(x)
+
+    xs = (np.linspace(0.5, 3.0, n), np.array(1.7), np.array(0.6), np.array(-0.4))
+    return np_case(f, xs, False)
+
+
 # ---------------------------------------------------------------- PyMC / Stan log densities
 
 
@@ -427,6 +439,25 @@ def hierarchical_logistic(n):
         return -(loglik + prior)
 
     return np_case(f, (r.normal(size=n + 4) * 0.4,), True)
+
+
+@program(10, 100)
+def robust_regression_student_t(n):
+    """Robust regression as PyMC's GLM example writes it: ``stats.t.logpdf(y, df=ν,
+    loc=a + b x, scale=σ)`` with ``ν = 1 + exp(·)`` and ``σ = exp(·)`` unknown, a
+    ``stats.expon.logpdf`` prior on ``ν − 1`` and normal priors (a scalar of 4)."""
+    r = _rng(n, 14)
+    x = np.linspace(0.0, 1.0, n)
+    y = 1.0 + 2.0 * x + r.standard_t(3.0, size=n) * 0.3
+
+    def f(params):
+        a, b = params[0], params[1]
+        nu, sigma = 1.0 + np.exp(params[2]), np.exp(params[3])
+        lp = np.sum(stats.t.logpdf(y, df=nu, loc=a + b * x, scale=sigma))
+        lp = lp + stats.expon.logpdf(nu - 1.0, scale=10.0) + params[2] + params[3]
+        return -(lp + np.sum(stats.norm.logpdf(params[:2], 0, 10)))
+
+    return np_case(f, (np.array([0.8, 1.5, 1.0, -1.0]),), True)
 
 
 @program(12, 200)

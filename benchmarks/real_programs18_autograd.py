@@ -159,6 +159,70 @@ def ag_ode_net_rk4(n):
     return case(f, (data(r, 5 * n, scale=0.5),), True)
 
 
+@program(4, 8)
+def ag_convnet_relu_maxpool(n):
+    """A convnet layer as autograd's ``convnet.py`` builds it: ``convolve`` of a fixed
+    image with the unknown ``3 × 3`` kernel (``mode="valid"``), a ReLU by
+    ``np.maximum(0, ·)``, ``2 × 2`` max pooling by ``reshape`` and ``np.max`` over the axes
+    ``(1, 3)``, ``np.clip`` of the pooled values and a squared misfit (``n`` even)."""
+    r = _rng(n, 21)
+    img = r.normal(size=(n + 2, n + 2))
+    target = r.normal(size=(n // 2, n // 2)) * 0.3
+
+    def f(k):
+        conv = convolve(img, np.reshape(k, (3, 3)), mode="valid") + 0.1
+        pooled = np.max(np.reshape(np.maximum(0.0, conv), (n // 2, 2, n // 2, 2)), axis=(1, 3))
+        return np.sum((np.clip(pooled, 0.0, 1.5) - target) ** 2)
+
+    return case(f, (data(r, 9, scale=0.4),), True, convolve=jax.scipy.signal.convolve)
+
+
+@program(3, 10)
+def ag_bayes_linreg_evidence(n):
+    """The log evidence of Bayesian linear regression (Bishop 2006, §3.5.1) of ``n``
+    features: ``A = α I + β XᵀX``, the mean ``β A⁻¹ Xᵀy`` by ``np.linalg.solve``,
+    ``np.linalg.slogdet(A)`` and ``np.linalg.inv(A)``'s trace in a penalty; unknowns
+    ``log α``, ``log β`` and the ``n`` prior means."""
+    r = _rng(n, 22)
+    X = r.normal(size=(3 * n, n))
+    y = X @ r.normal(size=n) + r.normal(size=3 * n) * 0.3
+    N = 3 * n
+
+    def f(params):
+        alpha, beta, m0 = np.exp(params[0]), np.exp(params[1]), params[2:]
+        A = alpha * np.eye(n) + beta * np.dot(X.T, X)
+        mean = np.linalg.solve(A, beta * np.dot(X.T, y) + alpha * m0)
+        resid = y - np.dot(X, mean)
+        _sign, logdet = np.linalg.slogdet(A)
+        evidence = (0.5 * n * np.log(alpha) + 0.5 * N * np.log(beta)
+                    - 0.5 * beta * np.sum(resid**2) - 0.5 * alpha * np.sum((mean - m0) ** 2)
+                    - 0.5 * logdet - 0.5 * N * np.log(2 * np.pi))  # fmt: skip
+        return -evidence + 0.01 * np.trace(np.linalg.inv(A))
+
+    return case(f, (numpy.concatenate([[0.2, -0.3], r.normal(size=n) * 0.2]),), True)
+
+
+@program(3, 10)
+def ag_natural_gradient_fisher(n):
+    """A natural-gradient step's length for logistic regression (Amari 1998): per-example
+    gradients ``(σ(xᵀw) − t) x`` by ``np.outer``-free broadcasting, the empirical Fisher
+    ``np.einsum("ni,nj->ij", G, G) / N`` plus damping, ``gᵀ (F + λI)⁻¹ g`` by
+    ``np.linalg.solve``, plus the loss (a scalar of the weights)."""
+    r = _rng(n, 23)
+    X = r.normal(size=(8, n))
+    t = (r.uniform(size=8) > 0.5).astype(float)
+
+    def f(w):
+        p = sigmoid(np.dot(X, w))
+        G = (p - t)[:, None] * X
+        g = np.mean(G, axis=0)
+        F = np.einsum("ni,nj->ij", G, G) / len(t) + 0.1 * np.eye(n)
+        loss = -np.sum(t * np.log(p) + (1 - t) * np.log(1 - p))
+        return loss + np.dot(g, np.linalg.solve(F, g))
+
+    return case(f, (data(r, n, scale=0.5),), True)
+
+
 # ---------------------------------------------------------------- fluid simulation
 
 
