@@ -460,6 +460,23 @@ def robust_regression_student_t(n):
     return np_case(f, (np.array([0.8, 1.5, 1.0, -1.0]),), True)
 
 
+@program(4, 40)
+def dirichlet_categorical_softmax(n):
+    """A categorical model with a Dirichlet prior as PyMC writes it: probabilities
+    ``softmax(z)`` of ``n`` categories, ``stats.dirichlet.logpdf(p, α)`` plus the counts'
+    log-likelihood ``Σ c log p`` (a scalar of the ``n`` logits)."""
+    r = _rng(n, 15)
+    counts = r.integers(0, 6, size=n).astype(float)
+    alpha = 1.0 + r.uniform(size=n)
+
+    def f(z):
+        p = np.exp(z - np.max(z))
+        p = p / np.sum(p)
+        return -(stats.dirichlet.logpdf(p, alpha) + np.sum(counts * np.log(p)))
+
+    return np_case(f, (r.normal(size=n) * 0.5,), True)
+
+
 @program(12, 200)
 def ar2_loglik(n):
     """An AR(2) model's conditional log-likelihood as in Stan's manual: ``y[2:] ~ N(c + φ₁

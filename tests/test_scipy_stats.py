@@ -140,3 +140,29 @@ def test_folded_and_weibull_families_against_their_formulas():
     H = dgraph.hessian(folded_and_weibull, X)
     want = np.asarray(jref.hessian(folded_and_weibull_jax)(jnp.asarray(X)))
     np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+def dirichlet_prior(x):
+    p = np.exp(x) / np.sum(np.exp(x))
+    alpha = np.array([1.5, 2.0, 1.2, 3.0, 0.8, 2.5])
+    return (
+        stats.dirichlet.logpdf(p, alpha)
+        + stats.dirichlet.pdf(p[:5], 1.0 + x**2)
+        + stats.dirichlet(alpha).logpdf(p)
+    )
+
+
+def dirichlet_prior_jax(x):
+    p = jnp.exp(x) / jnp.sum(jnp.exp(x))
+    alpha = jnp.array([1.5, 2.0, 1.2, 3.0, 0.8, 2.5])
+    d = jst.dirichlet
+    return 2.0 * d.logpdf(p, alpha) + d.pdf(p, 1.0 + x**2)
+
+
+def test_dirichlet_against_jax():
+    """``dirichlet.logpdf``/``pdf`` of one point (all components, or all but the last),
+    frozen too, with traced ``alpha`` (autograd's ``gmm``/LDA priors; refused before)."""
+    assert np.isclose(dirichlet_prior(X), float(dirichlet_prior_jax(jnp.asarray(X))), rtol=1e-12)
+    H = dgraph.hessian(dirichlet_prior, X)
+    want = np.asarray(jref.hessian(dirichlet_prior_jax)(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())

@@ -11,7 +11,8 @@ and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), 
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
 ``weibull_min``; ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``);
-``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point).
+``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
+(``logpdf``, ``pdf`` of one point).
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
 JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
@@ -194,7 +195,7 @@ class Distribution:
 
     def __init__(self, original: Any, traced: Callable[[Any], bool]) -> None:
         self._original, self._traced = original, traced
-        self.name = getattr(original, "name", None) or "multivariate_normal"
+        self.name = getattr(original, "name", None) or type(original).__name__.removesuffix("_gen")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A frozen distribution: its parameters kept for each method."""
@@ -240,6 +241,8 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
         return _discrete(family, method, args, kwargs, what)
     if family == "multivariate_normal":
         return _multivariate_normal(method, args, kwargs, what)
+    if family == "dirichlet":
+        return _dirichlet(method, args, kwargs, what)
     if family not in FAMILIES or method not in _CONTINUOUS:
         raise InputError(f"{what} of an array that depends on the inputs is not supported")
     rules, shapes = FAMILIES[family]
@@ -319,13 +322,30 @@ def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> A
     return value if method == "logpdf" else np.exp(value)
 
 
-NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal")
+def _dirichlet(method: str, args: tuple, kwargs: dict, what: str) -> Any:
+    """``logpdf(x, alpha)`` of one point ``x`` on the simplex (its ``K`` components, or the
+    first ``K − 1``, the last ``1 − Σ``): ``log Γ(Σα) − Σ log Γ(α) + Σ (α − 1) log x``."""
+    given = dict(zip(("x", "alpha"), args, strict=False)) | kwargs
+    if method not in ("logpdf", "pdf") or set(given) != {"x", "alpha"}:
+        raise InputError(f"{what} (arguments x, alpha) is not supported")
+    x, alpha = given["x"], given["alpha"]
+    k = np.shape(alpha)[0] if np.ndim(alpha) == 1 else -1
+    if np.ndim(x) != 1 or np.shape(x)[0] not in (k, k - 1):
+        raise InputError(f"{what}: x must be one point, a vector of len(alpha) components")
+    if np.shape(x)[0] == k - 1:
+        x = np.concatenate([x, np.reshape(1.0 - np.sum(x), (1,))])
+    sp = _special()
+    value = sp.gammaln(np.sum(alpha)) - np.sum(sp.gammaln(alpha)) + np.sum(sp.xlogy(alpha - 1.0, x))
+    return value if method == "logpdf" else np.exp(value)
+
+
+NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal", "dirichlet")
 
 
 def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:
     """``original`` (a scipy.stats distribution) taking traced arrays, or None for one
     whose family is not read here."""
     name = getattr(original, "name", None)
-    if type(original).__name__ == "multivariate_normal_gen":
-        name = "multivariate_normal"
+    if type(original).__name__ in ("multivariate_normal_gen", "dirichlet_gen"):
+        name = type(original).__name__.removesuffix("_gen")
     return Distribution(original, traced) if name in NAMES else None
