@@ -468,3 +468,17 @@ def test_a_truncated_rounding_s_derivative_is_its_value():
     np.testing.assert_array_equal(np.ravel(J), np.round(x, 1).astype(int).astype(float))
     H = dgraph.hessian(truncated_rounding, x)(x)
     np.testing.assert_array_equal(H, np.zeros((4, 4)))
+
+
+def cell_lookup(x):
+    """fluidsim.py's bilinear lookup ``f[i, j]`` at cells ``np.floor(...).astype(int)``."""
+    f = np.reshape(x, (2, 2))
+    i = np.mod(np.floor(x[:2]).astype(int), 2)
+    j = np.mod(np.floor(x[2:]).astype(int), 2)
+    return np.sum(f[i, j] * x[:2])
+
+
+def test_a_lookup_at_computed_cells_along_two_axes_is_one_clear_line():
+    with pytest.raises(InputError) as e:
+        dgraph.make_function(cell_lookup, "jacobian", point=[np.array([0.3, 1.2, 0.7, 1.6])])
+    assert "not at several (x[i, j])" in str(e.value) and "\n" not in str(e.value)

@@ -1247,6 +1247,12 @@ def _index(x: TracedArray, key: Any) -> Any:
     computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
     if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
         return _take_computed(x, key[computed[0]], computed[0])
+    if computed:  # x[i, j] at cells found from the inputs (np.floor(u).astype(int))
+        raise DataDependentIndex(
+            "indexing at positions computed from the inputs is supported along one axis"
+            " (x[i], x[:, i], at positions from np.argmax, np.argmin or np.argsort), not at"
+            " several (x[i, j]) or beside other indices: use np.where"
+        )
     for k in key:
         if _is_traced(k):
             raise DataDependentIndex(
