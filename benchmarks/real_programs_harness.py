@@ -324,12 +324,44 @@ class _JaxAsNumpy:
         return jnp.concatenate([jnp.asarray(a) for a in arrays], axis=axis)
 
 
-def jnp_twin(f):
-    """The same NumPy code run with jax.numpy: the JAX reference of a NumPy program."""
-    twin = types.FunctionType(f.__code__, {**f.__globals__, "np": _JaxAsNumpy()}, f.__name__,
-                              f.__defaults__, f.__closure__)  # fmt: skip
+def jnp_twin(f, **names: Any):
+    """The same NumPy code run with jax.numpy: the JAX reference of a NumPy program; each
+    of ``names`` (``st=jax.scipy.stats``) replaces the global of that name too."""
+    namespace = {**f.__globals__, "np": _JaxAsNumpy(), **names}
+    twin = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
     twin.__kwdefaults__ = f.__kwdefaults__
     return twin
+
+
+def deep_twin(f, **names: Any):
+    """:func:`jnp_twin` of ``f`` and of the functions of its module that it calls (by a
+    global name or from a closure cell), and theirs in turn, all in one namespace where
+    ``np`` is jax.numpy and each of ``names`` replaces the global (or the closure's variable)
+    of that name: the JAX
+    reference of a program split into helpers (``import autograd.numpy as np``)."""
+    namespace = {**f.__globals__, "np": _JaxAsNumpy(), **names}
+    made: dict[int, Any] = {}
+
+    def twin(g):
+        if id(g) in made:
+            return made[id(g)]
+        cells = tuple(types.CellType() for _ in g.__closure__ or ())
+        made[id(g)] = new = types.FunctionType(g.__code__, namespace, g.__name__,
+                                               g.__defaults__, cells or None)  # fmt: skip
+        new.__kwdefaults__ = g.__kwdefaults__
+        for name, old, cell in zip(g.__code__.co_freevars, g.__closure__ or (), cells, strict=True):
+            with contextlib.suppress(ValueError):  # a cell not yet filled stays empty
+                cell.cell_contents = names[name] if name in names else _twinned(old.cell_contents)
+        return new
+
+    def _twinned(value):
+        own = inspect.isfunction(value) and value.__module__ == f.__module__
+        return twin(value) if own else value
+
+    for key, value in list(namespace.items()):
+        if key not in names and key != "np":
+            namespace[key] = _twinned(value)
+    return twin(f)
 
 
 def data(r: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:

@@ -658,6 +658,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":spring", "--inputs", "q:0"],
         "needs a size from 1 to 10000",
     ),
+    # autograd's grad inside the function: its boxes cannot hold a traced array (session 37)
+    (
+        "autograd-grad-inside",
+        ["codegen", H("autograd_model.py") + ":grad_inside", "--inputs", "x:3", "-o", "j.py"],
+        "autograd's own differentiation inside the function",
+    ),
     # a parameter left out of --inputs never silently becomes a scalar (issue 54 item 5)
     (
         "inputs-missing-one",

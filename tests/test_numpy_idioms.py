@@ -417,3 +417,68 @@ def test_a_product_with_a_constant_of_zeros_is_zeros():
     x = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
     want = np.asarray(jref.hessian(program(jnp))(jnp.asarray(x)))
     np.testing.assert_allclose(dgraph.hessian(program(np), x)(x), want, atol=1e-12)
+
+
+def reshape_order_none_and_cell_fraction(x):
+    """autograd's reverse pass writes ``np.reshape(g, shape, order=None)`` (NumPy reads
+    None as "C"); a semi-Lagrangian step's cell index ``np.floor(x).astype(int)`` and the
+    fraction of ``x`` inside its cell (fluidsim.py)."""
+    square = np.reshape(x, (2, 2), order=None) @ x.ravel(order=None)[:2]
+    cell = np.floor(2.0 * x).astype(int)
+    frac = 2.0 * x - cell
+    return np.sum(square**2) + np.sum(frac**3 * x) + np.sum(np.ceil(x).astype(float) * x**2)
+
+
+def test_reshape_order_none_and_whole_casts_of_passive_values():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    jax.config.update("jax_enable_x64", True)
+
+    def ref(x):
+        square = x.reshape(2, 2) @ x[:2]
+        frac = 2.0 * x - jnp.floor(2.0 * x)
+        return jnp.sum(square**2) + jnp.sum(frac**3 * x) + jnp.sum(jnp.ceil(x) * x**2)
+
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    H = dgraph.hessian(reshape_order_none_and_cell_fraction, x)(x)
+    np.testing.assert_allclose(H, np.asarray(jref.hessian(ref)(jnp.asarray(x))), rtol=1e-10)
+
+
+def cast_of_a_sign_product(x):
+    return np.sum((np.sign(x) * 0.5).astype(int) * x)
+
+
+def test_a_cast_to_int_of_a_value_not_known_whole_is_one_line():
+    with pytest.raises(InputError) as e:
+        dgraph.make_function(cast_of_a_sign_product, "jacobian", point=[np.ones(3)])
+    assert "astype(int64)" in str(e.value) and "\n" not in str(e.value)
+
+
+def truncated_rounding(x):
+    return np.sum(np.round(x, 1).astype(int) * x)
+
+
+def test_a_truncated_rounding_s_derivative_is_its_value():
+    """``np.round(x, 1).astype(int)``: NumPy refuses the cast of a non-whole passive value,
+    JAX reads it (trunc of a rounding); zeroing the steps' derivatives in the product of
+    two ``Subs`` of a floor's derivative raised sympy's TypeError before (issue 55's
+    survey37a). The Jacobian is the truncated values, the Hessian zero."""
+    x = np.array([0.26, 1.73, -0.44, 2.96])
+    J = dgraph.make_function(truncated_rounding, "jacobian", point=[x])(x)
+    np.testing.assert_array_equal(np.ravel(J), np.round(x, 1).astype(int).astype(float))
+    H = dgraph.hessian(truncated_rounding, x)(x)
+    np.testing.assert_array_equal(H, np.zeros((4, 4)))
+
+
+def cell_lookup(x):
+    """fluidsim.py's bilinear lookup ``f[i, j]`` at cells ``np.floor(...).astype(int)``."""
+    f = np.reshape(x, (2, 2))
+    i = np.mod(np.floor(x[:2]).astype(int), 2)
+    j = np.mod(np.floor(x[2:]).astype(int), 2)
+    return np.sum(f[i, j] * x[:2])
+
+
+def test_a_lookup_at_computed_cells_along_two_axes_is_one_clear_line():
+    with pytest.raises(InputError) as e:
+        dgraph.make_function(cell_lookup, "jacobian", point=[np.array([0.3, 1.2, 0.7, 1.6])])
+    assert "not at several (x[i, j])" in str(e.value) and "\n" not in str(e.value)

@@ -99,3 +99,70 @@ def test_what_is_not_read_is_one_line():
         dgraph.make_function(not_read, "jacobian", point=[X])
     assert "scipy.stats.t.cdf of an array that depends on the inputs" in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def folded_and_weibull(x):
+    """Eight schools' half-Cauchy, a half-normal scale prior and Weibull survival
+    (``weibull_min``'s density and survival function), each with traced parameters."""
+    s = 0.5 + x**2
+    return (
+        np.sum(stats.halfcauchy.logpdf(s, 0, 2.0) + stats.halfcauchy.cdf(s, scale=1.0 + x**2))
+        + np.sum(stats.halfnorm.logpdf(s, scale=1.5) + stats.halfnorm.cdf(s) + stats.halfnorm.sf(s))
+        + np.sum(stats.weibull_min.logpdf(s, 1.5 + 0.1 * x, scale=2.0))
+        + np.sum(stats.weibull_min.logsf(s, 1.7, scale=s + 1.0) + stats.weibull_min.cdf(s, 0.8))
+    )
+
+
+def folded_and_weibull_jax(x):
+    s = 0.5 + x**2
+    erf = jax.scipy.special.erf
+
+    def weibull(t, c, scale):
+        z = t / scale
+        return jnp.log(c / scale) + (c - 1.0) * jnp.log(z) - z**c, -(z**c)
+
+    half_cauchy = jnp.log(2.0 / jnp.pi) - jnp.log1p((s / 2.0) ** 2) - jnp.log(2.0)
+    half_norm = 0.5 * jnp.log(2.0 / jnp.pi) - 0.5 * (s / 1.5) ** 2 - jnp.log(1.5)
+    return (
+        jnp.sum(half_cauchy + 2.0 / jnp.pi * jnp.arctan(s / (1.0 + x**2)))
+        + jnp.sum(half_norm + erf(s / jnp.sqrt(2.0)) + 1.0 - erf(s / jnp.sqrt(2.0)))
+        + jnp.sum(weibull(s, 1.5 + 0.1 * x, 2.0)[0])
+        + jnp.sum(weibull(s, 1.7, s + 1.0)[1] + 1.0 - jnp.exp(weibull(s, 0.8, 1.0)[1]))
+    )
+
+
+def test_folded_and_weibull_families_against_their_formulas():
+    """scipy's values equal the formulas (the JAX function), and the Hessian read from
+    scipy.stats equals JAX's of the formulas (refused before session 37)."""
+    assert np.isclose(
+        folded_and_weibull(X), float(folded_and_weibull_jax(jnp.asarray(X))), rtol=1e-12
+    )
+    H = dgraph.hessian(folded_and_weibull, X)
+    want = np.asarray(jref.hessian(folded_and_weibull_jax)(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+def dirichlet_prior(x):
+    p = np.exp(x) / np.sum(np.exp(x))
+    alpha = np.array([1.5, 2.0, 1.2, 3.0, 0.8, 2.5])
+    return (
+        stats.dirichlet.logpdf(p, alpha)
+        + stats.dirichlet.pdf(p[:5], 1.0 + x**2)
+        + stats.dirichlet(alpha).logpdf(p)
+    )
+
+
+def dirichlet_prior_jax(x):
+    p = jnp.exp(x) / jnp.sum(jnp.exp(x))
+    alpha = jnp.array([1.5, 2.0, 1.2, 3.0, 0.8, 2.5])
+    d = jst.dirichlet
+    return 2.0 * d.logpdf(p, alpha) + d.pdf(p, 1.0 + x**2)
+
+
+def test_dirichlet_against_jax():
+    """``dirichlet.logpdf``/``pdf`` of one point (all components, or all but the last),
+    frozen too, with traced ``alpha`` (autograd's ``gmm``/LDA priors; refused before)."""
+    assert np.isclose(dirichlet_prior(X), float(dirichlet_prior_jax(jnp.asarray(X))), rtol=1e-12)
+    H = dgraph.hessian(dirichlet_prior, X)
+    want = np.asarray(jref.hessian(dirichlet_prior_jax)(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())

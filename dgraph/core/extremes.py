@@ -169,9 +169,14 @@ def steps_zeroed(d: sympy.Expr) -> sympy.Expr:
     leaves for a step of a composite argument, ``floor(3*x)``, are zero)."""
     if not d.has(sympy.DiracDelta, sympy.Derivative):
         return d
-    d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
-    d = d.replace(
-        lambda e: isinstance(e, sympy.Derivative) and e.expr.func in _STEPS,
-        lambda _: sympy.S.Zero,
-    )
-    return d.replace(lambda e: isinstance(e, sympy.Subs) and e.expr == 0, lambda _: sympy.S.Zero)
+    zero = dict.fromkeys(d.atoms(sympy.DiracDelta), sympy.S.Zero)
+    zero.update(dict.fromkeys(
+        (e for e in d.atoms(sympy.Derivative) if e.expr.func in _STEPS), sympy.S.Zero
+    ))  # fmt: skip
+    zero.update(dict.fromkeys(
+        (e for e in d.atoms(sympy.Subs) if e.expr.xreplace(zero) == 0), sympy.S.Zero
+    ))  # fmt: skip
+    # one substitution, outermost first: a product of two such ``Subs`` (trunc of a
+    # rounding, ``np.round(x, 1).astype(int)``) rebuilt with one of them still in it made
+    # sympy compare them and fail (TypeError)
+    return d.xreplace(zero)

@@ -40,6 +40,7 @@ import math
 import numbers
 import operator
 import sys
+import traceback
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -339,13 +340,13 @@ class TracedArray(_Value):
     def __iter__(self):
         return (self[k] for k in range(len(self)))
 
-    def reshape(self, *shape, order: str = "C"):
+    def reshape(self, *shape, order: str | None = "C"):
         return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
 
     def transpose(self, *axes):
         return _transpose(self, axes[0] if len(axes) == 1 else (axes or None))
 
-    def ravel(self, order: str = "C"):
+    def ravel(self, order: str | None = "C"):
         return _reshape(self, (-1,), order)
 
     flatten = ravel
@@ -460,16 +461,30 @@ class Passive(_Value):
     def T(self) -> Any:
         return _transpose(self)
 
-    def reshape(self, *shape: Any, order: str = "C") -> Any:
+    def reshape(self, *shape: Any, order: str | None = "C") -> Any:
         return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
 
-    def ravel(self, order: str = "C") -> Any:
+    def ravel(self, order: str | None = "C") -> Any:
         return _reshape(self, (-1,), order)
 
     flatten = ravel
 
     def transpose(self, *axes: Any) -> Any:
         return _transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Passive:
+        """Itself as floats, or as integers where its values are whole numbers already
+        (``np.floor(x).astype(int)``: a cell's index); any other cast is refused."""
+        kind = np.dtype(dtype).kind
+        if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
+            return self
+        raise _unsupported(f"astype({np.dtype(dtype)}) of {self.op.primitive}(...)")
+
+
+#: the passive operations whose values are whole numbers (``astype(int)`` keeps them)
+_WHOLE = frozenset({"floor", "ceil", "round", "sign", "eq", "ne", "lt", "le", "gt", "ge",
+                    "and", "or", "not", "is_finite", "argmax", "argmin", "argsort",
+                    "frexp_exponent"})  # fmt: skip
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -1211,8 +1226,8 @@ def _viewing(view: TracedArray | np.ndarray, base: TracedArray) -> None:
     views[key] = (weakref.ref(view, lambda _, key=key: views.pop(key, None)), roots)
 
 
-def _reshape(x: Any, shape: Any, order: str = "C") -> Any:
-    if order != "C":
+def _reshape(x: Any, shape: Any, order: str | None = "C") -> Any:
+    if order not in ("C", None):  # NumPy reads None as "C"
         raise _unsupported(f"reshape(order={order!r})")
     if _traced(x, "reshape") is None:
         return np.reshape(_constant(x), shape)
@@ -1294,6 +1309,12 @@ def _index(x: TracedArray, key: Any) -> Any:
     computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
     if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
         return _take_computed(x, key[computed[0]], computed[0])
+    if computed:  # x[i, j] at cells found from the inputs (np.floor(u).astype(int))
+        raise DataDependentIndex(
+            "indexing at positions computed from the inputs is supported along one axis"
+            " (x[i], x[:, i], at positions from np.argmax, np.argmin or np.argsort), not at"
+            " several (x[i, j]) or beside other indices: use np.where"
+        )
     for k in key:
         if _is_traced(k):
             raise DataDependentIndex(
@@ -3688,6 +3709,9 @@ def _patch_namespace(
 def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
     """What a module or library function named ``key`` is while a function runs (a proxy
     whose functions take traced arrays), None where it stays."""
+    mirrored = _autograd_mirror(value)
+    if mirrored is not None:
+        return _replacement(key, mirrored, tape) or mirrored
     module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
     if module in _MODULE_TABLES:
         return _Proxy(value, _MODULE_TABLES[module]())
@@ -3711,6 +3735,38 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         name = getattr(value, "__name__", key)
         if table is not None and name in table:
             return _taking_arrays(value, table[name])
+    return None
+
+
+#: autograd's modules of its own code, not NumPy's or SciPy's functions wrapped
+_AUTOGRAD_OWN = frozenset({"autograd.scipy.signal", "autograd.scipy.misc"})
+
+
+def _autograd_mirror(value: Any) -> Any:
+    """The NumPy or SciPy module (or scipy.stats distribution) that an autograd module
+    wraps (``autograd.numpy``, ``autograd.scipy.special``, ``autograd.scipy.stats.norm``),
+    or the function that an autograd primitive wraps (``from autograd.scipy.special import
+    logsumexp``), None for any other value. autograd's functions are NumPy's and SciPy's
+    called as they are where no argument is autograd's own box (Maclaurin, Duvenaud & Adams
+    2015), so a traced array reads them as NumPy's and SciPy's."""
+    if inspect.isfunction(value) and getattr(value, "_is_autograd_primitive", False):
+        raw = getattr(value, "fun", None)
+        owner = getattr(raw, "__self__", None)  # scipy.stats.norm.logpdf: a bound method
+        if owner is not None and type(owner).__module__.startswith("scipy.stats"):
+            wrapped = scipy_stats.wrap(owner, _is_traced)
+            return raw if wrapped is None else getattr(wrapped, raw.__name__)
+        return raw
+    if not inspect.ismodule(value):
+        return None
+    name = value.__name__
+    if not name.startswith(("autograd.numpy", "autograd.scipy")) or name in _AUTOGRAD_OWN:
+        return None
+    mirrored = name.removeprefix("autograd.")
+    if mirrored in sys.modules:
+        return sys.modules[mirrored]
+    parent, _, last = mirrored.rpartition(".")
+    if parent == "scipy.stats" and parent in sys.modules:  # autograd.scipy.stats.norm
+        return getattr(sys.modules[parent], last, None)
     return None
 
 
@@ -3900,19 +3956,45 @@ def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict
     try:
         with libraries_traced(f, args[0].tape if args else None):
             return call_keeping_locals(f, args)
-    except (InputError, GraphError) as exc:
-        text = str(exc)
-        raise type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}") from None
-    except RecursionError:
-        raise InputError(f"{label}: calling it with traced arrays recursed too deep") from None
-    except ValueError as exc:  # NumPy's, writing a traced value into one of its arrays
-        if "setting an array element" not in str(exc):
-            why = f"ValueError: {exc}".splitlines()[0][:200]
-            raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
-        raise InputError(f"{label}: {_INTO_NUMPY.format(what='assignment x[...] = ...')}") from None
     except Exception as exc:
-        why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-        raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
+        if _in_autograd_differentiation(exc):
+            raise InputError(f"{label}: {_AUTOGRAD_INSIDE}") from None
+        raise _reworded(exc, label) from None
+
+
+#: the refusal of autograd's own differentiation inside a traced function
+_AUTOGRAD_INSIDE = (
+    "autograd's own differentiation inside the function (grad, elementwise_grad, make_vjp,"
+    " flatten's unflatten) does not take traced arrays: differentiate the function with"
+    " dgraph, or write the derivative it needs with NumPy"
+)
+
+#: autograd's functions that differentiate (its tracer and reverse pass)
+_AUTOGRAD_DIFFERENTIATES = frozenset({"trace", "new_box", "backward_pass", "make_vjp"})
+
+
+def _in_autograd_differentiation(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while autograd traced or ran a reverse pass."""
+    return any(
+        frame.f_globals.get("__name__", "").startswith("autograd.")
+        and frame.f_code.co_name in _AUTOGRAD_DIFFERENTIATES
+        for frame, _ in traceback.walk_tb(exc.__traceback__)
+    )
+
+
+def _reworded(exc: Exception, label: str) -> InputError | GraphError:
+    """:func:`_call`'s failure ``exc`` as one line naming ``label``: dgraph's own error
+    with the label before it, any other an :class:`InputError`."""
+    if isinstance(exc, (InputError, GraphError)):
+        text = str(exc)
+        return type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}")
+    if isinstance(exc, RecursionError):
+        return InputError(f"{label}: calling it with traced arrays recursed too deep")
+    if isinstance(exc, ValueError) and "setting an array element" in str(exc):
+        # NumPy's, writing a traced value into one of its arrays
+        return InputError(f"{label}: {_INTO_NUMPY.format(what='assignment x[...] = ...')}")
+    why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+    return InputError(f"{label}: calling it with traced arrays failed: {why}")
 
 
 def _outputs(

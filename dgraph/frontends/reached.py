@@ -106,7 +106,9 @@ def reached(f: Callable[..., Any], library: Callable[[Any], bool]) -> Iterator[R
                 stack.extend(h for n in names if inspect.isfunction(h := held.get(n)))
 
 
-LIBRARIES = frozenset({"dgraph", "numpy", "scipy", "sympy", "jax", "jaxlib", "networkx"})
+LIBRARIES = frozenset(
+    {"dgraph", "numpy", "scipy", "sympy", "jax", "jaxlib", "networkx", "autograd"}
+)
 """Top-level packages that are libraries wherever they are installed (an editable
 install's files are not under the interpreter's library directories)."""
 

@@ -8,9 +8,11 @@ or family not listed here is refused in one line. Frozen distributions
 
 Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``
 and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``beta``,
-``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``; ``poisson`` (``logpmf``,
+``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
+``weibull_min``; ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``);
-``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point).
+``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
+(``logpdf``, ``pdf`` of one point).
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
 JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
@@ -133,6 +135,40 @@ def _lognorm(z: Any, s: Any) -> dict[str, Any]:
     return {"logpdf": lambda: np.where(z > 0, value, -np.inf)}
 
 
+def _halfcauchy(z: Any) -> dict[str, Any]:
+    """The Cauchy folded at 0 (a scale's prior in hierarchical models, Gelman 2006)."""
+    inside = np.where(z >= 0, z, 0.0)
+    return {
+        "logpdf": lambda: np.where(z >= 0, math.log(2.0 / math.pi) - np.log1p(inside**2), -np.inf),
+        "cdf": lambda: np.where(z >= 0, 2.0 / math.pi * np.arctan(inside), 0.0),
+    }
+
+
+def _halfnorm(z: Any) -> dict[str, Any]:
+    sp = _special()
+    inside = np.where(z >= 0, z, 0.0)
+    return {
+        "logpdf": lambda: np.where(
+            z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * inside * inside, -np.inf
+        ),
+        "cdf": lambda: np.where(z >= 0, sp.erf(inside / math.sqrt(2.0)), 0.0),
+        "sf": lambda: np.where(z >= 0, sp.erfc(inside / math.sqrt(2.0)), 1.0),
+    }
+
+
+def _weibull_min(z: Any, c: Any) -> dict[str, Any]:
+    """Weibull's density ``c z^(c−1) exp(−z^c)`` for z > 0 (0 below, and ``z^c`` read at
+    1 there: ``inside``), its survival function ``exp(−z^c)``."""
+    inside = np.where(z > 0, z, 1.0)
+    power = inside**c
+    return {
+        "logpdf": lambda: np.where(z > 0, np.log(c) + (c - 1.0) * np.log(inside) - power, -np.inf),
+        "cdf": lambda: np.where(z > 0, -np.expm1(-power), 0.0),
+        "sf": lambda: np.where(z > 0, np.exp(-power), 1.0),
+        "logsf": lambda: np.where(z > 0, -power, 0.0),
+    }
+
+
 #: family: (standardized rules, the names of its shape parameters)
 FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
@@ -145,6 +181,9 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "cauchy": (_cauchy, ()),
     "logistic": (_logistic, ()),
     "lognorm": (_lognorm, ("s",)),
+    "halfcauchy": (_halfcauchy, ()),
+    "halfnorm": (_halfnorm, ()),
+    "weibull_min": (_weibull_min, ("c",)),
 }
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
@@ -156,7 +195,7 @@ class Distribution:
 
     def __init__(self, original: Any, traced: Callable[[Any], bool]) -> None:
         self._original, self._traced = original, traced
-        self.name = getattr(original, "name", None) or "multivariate_normal"
+        self.name = getattr(original, "name", None) or type(original).__name__.removesuffix("_gen")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A frozen distribution: its parameters kept for each method."""
@@ -202,6 +241,8 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
         return _discrete(family, method, args, kwargs, what)
     if family == "multivariate_normal":
         return _multivariate_normal(method, args, kwargs, what)
+    if family == "dirichlet":
+        return _dirichlet(method, args, kwargs, what)
     if family not in FAMILIES or method not in _CONTINUOUS:
         raise InputError(f"{what} of an array that depends on the inputs is not supported")
     rules, shapes = FAMILIES[family]
@@ -281,13 +322,30 @@ def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> A
     return value if method == "logpdf" else np.exp(value)
 
 
-NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal")
+def _dirichlet(method: str, args: tuple, kwargs: dict, what: str) -> Any:
+    """``logpdf(x, alpha)`` of one point ``x`` on the simplex (its ``K`` components, or the
+    first ``K − 1``, the last ``1 − Σ``): ``log Γ(Σα) − Σ log Γ(α) + Σ (α − 1) log x``."""
+    given = dict(zip(("x", "alpha"), args, strict=False)) | kwargs
+    if method not in ("logpdf", "pdf") or set(given) != {"x", "alpha"}:
+        raise InputError(f"{what} (arguments x, alpha) is not supported")
+    x, alpha = given["x"], given["alpha"]
+    k = np.shape(alpha)[0] if np.ndim(alpha) == 1 else -1
+    if np.ndim(x) != 1 or np.shape(x)[0] not in (k, k - 1):
+        raise InputError(f"{what}: x must be one point, a vector of len(alpha) components")
+    if np.shape(x)[0] == k - 1:
+        x = np.concatenate([x, np.reshape(1.0 - np.sum(x), (1,))])
+    sp = _special()
+    value = sp.gammaln(np.sum(alpha)) - np.sum(sp.gammaln(alpha)) + np.sum(sp.xlogy(alpha - 1.0, x))
+    return value if method == "logpdf" else np.exp(value)
+
+
+NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal", "dirichlet")
 
 
 def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:
     """``original`` (a scipy.stats distribution) taking traced arrays, or None for one
     whose family is not read here."""
     name = getattr(original, "name", None)
-    if type(original).__name__ == "multivariate_normal_gen":
-        name = "multivariate_normal"
+    if type(original).__name__ in ("multivariate_normal_gen", "dirichlet_gen"):
+        name = type(original).__name__.removesuffix("_gen")
     return Distribution(original, traced) if name in NAMES else None
