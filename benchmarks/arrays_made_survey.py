@@ -7,9 +7,8 @@ imports in the function's body (``import numpy``, ``import math``, ``from scipy.
 import logsumexp``); NumPy's functions imported by name; a callable instance and a
 ``functools.partial``. Each Hessian (``dgraph.hessian``) against central differences of
 the function, and the C Hessian against it (``loops_survey.cell``): ok / WRONG / the one
-line of a refusal. Two that stay refused: a ``partial``'s array argument copied and
-written (an argument, not a module's array), and ``t = y[1:]; t += v`` (a named view:
-NumPy would change ``y`` too).
+line of a refusal. One stays refused: ``t = y[1:]; t += v`` (a named view: NumPy would
+change ``y`` too; it was silently wrong, read by JAX).
 
     python benchmarks/arrays_made_survey.py
 """

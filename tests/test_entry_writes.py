@@ -354,3 +354,23 @@ def test_a_named_view_written_in_place_is_not_read_by_jax_instead():
 
     with pytest.raises(Exception, match=r"numpy\.add\(\.\.\., out=\.\.\.\) writes into an array"):
         hessian(named_view, np.array([0.3, -0.7, 1.1]))
+
+
+def _filled(K0, p, c=1.0):
+    K = K0.copy()
+    K[0, 0] = p[0] ** 2
+    return c * (p @ K @ p)
+
+
+def test_a_partial_s_array_argument_copied_and_filled_in():
+    """``partial(energy, K0)``: its array argument is the trace's while it runs, as a
+    module's is (``K0.copy()`` was NumPy's array, refused when written), and the partial
+    holds its own array again after."""
+    import functools
+
+    K0, p = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([0.3, 0.7])
+    partial = functools.partial(_filled, K0, c=2.0)
+    H = make_function(partial, "hessian", point=[p])
+    reference = jref.hessian(lambda p: 2.0 * (p[0] ** 4 + 2 * p[0] * p[1] + 3 * p[1] ** 2))
+    np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)
+    assert type(partial.args[0]) is np.ndarray and partial.args[0] is K0

@@ -3568,6 +3568,32 @@ def _constants_dotting(
         owner.update(saved_attributes)
 
 
+@contextlib.contextmanager
+def _partials_dotting(f: Callable[..., Any], tape: _Tape | None) -> Iterator[None]:
+    """While ``f`` runs, the NumPy arrays a ``functools.partial`` (and the partials it
+    wraps) holds as arguments are :class:`_Dotting` views, as a module's are: ``K =
+    K0.copy()`` of ``partial(energy, K0=K0)`` may be written into."""
+    saved: list[tuple[functools.partial, tuple]] = []
+    try:
+        for _ in range(REACHED_PARTIALS):
+            if not isinstance(f, functools.partial):
+                break
+            state = f.__reduce__()[2]
+            args = tuple(v if (d := _dotting(v, tape)) is None else d for v in f.args)
+            keywords = {k: v if (d := _dotting(v, tape)) is None else d
+                        for k, v in f.keywords.items()}  # fmt: skip
+            pairs = [*zip(args, f.args, strict=True)]
+            pairs += [(keywords[k], v) for k, v in f.keywords.items()]
+            if any(new is not old for new, old in pairs):
+                saved.append((f, state))
+                f.__setstate__((state[0], args, keywords, state[3]))
+            f = f.func
+        yield
+    finally:
+        for partial, state in reversed(saved):
+            partial.__setstate__(state)
+
+
 def _instance_dict(f: Callable[..., Any]) -> dict[str, Any]:
     """The attributes of a bound method's instance (an empty dict for anything else: a
     function, a module's, a class's)."""
@@ -3595,7 +3621,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
     imported) make its fresh arrays, which may be written into. So too in the modules of
     the functions ``f`` calls (:func:`called_namespaces`: a helper imported from another
     file, a ``sympy.lambdify``-ed function whose namespace is NumPy's own names)."""
-    f = _python_function(f)
+    given, f = f, _python_function(f)
     namespaces = called_namespaces(f)
     saved: list[dict[str, Any]] = []
     added: list[list[str]] = []
@@ -3610,6 +3636,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             scipy_sparse.traced_products(_is_traced),
             _held_patched(f, tape),
             _imports_traced(namespaces, tape),
+            _partials_dotting(given, tape),
         ):
             yield
     finally:
