@@ -374,3 +374,35 @@ def test_a_partial_s_array_argument_copied_and_filled_in():
     reference = jref.hessian(lambda p: 2.0 * (p[0] ** 4 + 2 * p[0] * p[1] + 3 * p[1] ** 2))
     np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)
     assert type(partial.args[0]) is np.ndarray and partial.args[0] is K0
+
+
+_HELPER = """import numpy as np
+
+K_TEMPLATE = np.array([[2.0, 1.0], [1.0, 3.0]])
+
+
+def stiffness(p):
+    K = K_TEMPLATE.copy()
+    K[0, 0] = p[0] ** 2
+    return K
+"""
+
+
+def test_a_helper_module_s_template_copied_and_filled_in(tmp_path):
+    """The helper's module arrays are the trace's too, not only ``f``'s module's."""
+    import importlib.util
+
+    path = tmp_path / "entry_writes_helper.py"
+    path.write_text(_HELPER)
+    spec = importlib.util.spec_from_file_location("entry_writes_helper", path)
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+
+    def f(p):
+        return p @ helper.stiffness(p) @ p
+
+    p = np.array([0.3, 0.7])
+    H = make_function(f, "hessian", point=[p])
+    reference = jref.hessian(lambda p: p[0] ** 4 + 2 * p[0] * p[1] + 3 * p[1] ** 2)
+    np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)
+    assert type(helper.K_TEMPLATE) is np.ndarray  # given back

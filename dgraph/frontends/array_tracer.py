@@ -3540,32 +3540,32 @@ def _dotting(value: Any, tape: _Tape | None) -> Any:
 
 @contextlib.contextmanager
 def _constants_dotting(
-    f: Callable[..., Any], namespace: dict[str, Any], tape: _Tape | None
+    f: Callable[..., Any], namespaces: Sequence[dict[str, Any]], tape: _Tape | None
 ) -> Iterator[None]:
-    """While ``f`` runs, the NumPy arrays of its closure, of ``namespace`` (its module)
-    and of its instance (a bound method's ``self.K``) are :class:`_Dotting` views of
-    themselves, its ``np.vectorize`` objects :class:`_Vectorized`."""
+    """While ``f`` runs, the NumPy arrays of its closure, of ``namespaces`` (its module's
+    and those of the user's functions it calls: a helper's ``K_TEMPLATE.copy()``) and of
+    its instance (a bound method's ``self.K``) are :class:`_Dotting` views of themselves,
+    its ``np.vectorize`` objects :class:`_Vectorized`."""
     cells = [(c, v) for c in getattr(f, "__closure__", None) or ()
              if (v := _dotting(_cell(c), tape)) is not None]  # fmt: skip
-    names = [(k, v) for k, value in namespace.items()
-             if (v := _dotting(value, tape)) is not None]  # fmt: skip
-    owner = _instance_dict(f)
-    attributes = [(k, v) for k, value in owner.items()
-                  if (v := _dotting(value, tape)) is not None]  # fmt: skip
+    held = [*namespaces, _instance_dict(f)]
+    replaced = [
+        {k: v for k, value in namespace.items() if (v := _dotting(value, tape)) is not None}
+        for namespace in held
+    ]
     saved_cells = [(c, c.cell_contents) for c, _ in cells]
-    saved_names = {k: namespace[k] for k, _ in names}
-    saved_attributes = {k: owner[k] for k, _ in attributes}
+    saved = [{k: namespace[k] for k in new} for namespace, new in zip(held, replaced, strict=True)]
     for c, v in cells:
         c.cell_contents = v
-    namespace.update(names)
-    owner.update(attributes)
     try:
+        for namespace, new in zip(held, replaced, strict=True):
+            namespace.update(new)
         yield
     finally:
         for c, value in saved_cells:
             c.cell_contents = value
-        namespace.update(saved_names)
-        owner.update(saved_attributes)
+        for namespace, old in zip(held, saved, strict=True):
+            namespace.update(old)
 
 
 @contextlib.contextmanager
@@ -3632,7 +3632,7 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             _patch_namespace(namespace, tape, saved[-1], added[-1])
         scipy_sparse.import_named(f)  # ``import scipy.sparse`` in f's body
         with (
-            _constants_dotting(f, namespaces[0], tape) if namespaces else contextlib.nullcontext(),
+            _constants_dotting(f, namespaces, tape),
             scipy_sparse.traced_products(_is_traced),
             _held_patched(f, tape),
             _imports_traced(namespaces, tape),
