@@ -404,6 +404,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ("passive-unknown", ["accumulate", H("passive_unknown.json")], "which no input reaches"),
     ("duplicate-inputs", ["accumulate", H("duplicate_inputs.json")], "listed twice"),
     ("returns-none", ["accumulate", H("returns_none.py") + ":f"], "returned NoneType"),
+    # a function the file does not define: the line lists those it does (survey37b)
+    ("misnamed", ["accumulate", H("misnamed.py") + ":kinetic"], "(it defines energy, residual)"),
+    ("misnamed-empty", ["structure", H("misnamed.py") + ":"], "name a function after ':'"),
+    ("misnamed-constant", ["codegen", H("misnamed.py") + ":G", "-o", "j.py"], "'G' is a float"),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (

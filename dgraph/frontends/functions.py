@@ -648,8 +648,25 @@ def load_function(spec: str) -> Callable[..., Any]:
             sys.modules.pop(module.__name__, None)
     f = getattr(module, func_name, None)
     if not callable(f):
-        raise InputError(f"{path}: has no function {func_name!r}")
+        raise InputError(f"{path}: {_no_function(module, func_name)}")
     return f
+
+
+def _no_function(module: Any, name: str) -> str:
+    """Why ``file.py:name`` names no function, with the functions the file defines (what
+    a user who misspelled one, or left it out, needs to know)."""
+    own = [
+        k
+        for k, v in vars(module).items()
+        if callable(v) and not k.startswith("_") and getattr(v, "__module__", "") == module.__name__
+    ]
+    more = ", ..." if len(own) > 10 else ""
+    defines = f" (it defines {', '.join(own[:10])}{more})" if own else ""
+    if not name:
+        return f"name a function after ':', path/to/file.py:function{defines}"
+    if hasattr(module, name):
+        return f"{name!r} is a {type(getattr(module, name)).__name__}, not a function{defines}"
+    return f"has no function {name!r}{defines}"
 
 
 def _is_jax(value: Any) -> bool:
