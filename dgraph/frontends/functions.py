@@ -640,7 +640,8 @@ def load_function(spec: str) -> Callable[..., Any]:
     # unless the name is taken (a file ``numpy.py`` still imports NumPy)
     registered = sys.modules.setdefault(module.__name__, module) is module
     try:
-        module_spec.loader.exec_module(module)
+        with _beside(path):
+            module_spec.loader.exec_module(module)
     except Exception as exc:
         raise InputError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
     finally:
@@ -650,6 +651,26 @@ def load_function(spec: str) -> Callable[..., Any]:
     if not callable(f):
         raise InputError(f"{path}: {_no_function(module, func_name)}")
     return f
+
+
+@contextlib.contextmanager
+def _beside(path: Path) -> Iterator[None]:
+    """While ``path`` is imported, its folder first on ``sys.path``, as ``python path``
+    runs a script: ``from helpers import g`` finds the ``helpers.py`` beside it. The
+    files beside it imported so are taken out of ``sys.modules`` again (the functions
+    keep them), so that another folder's ``helpers.py`` is read as its own."""
+    folder = path.resolve().parent
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(folder))
+        for name in set(sys.modules) - before:
+            origin = getattr(sys.modules[name], "__file__", None)
+            if "." not in name and origin and Path(origin).resolve().parent == folder:
+                sys.modules.pop(name, None)
 
 
 def _no_function(module: Any, name: str) -> str:
