@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dgraph.cli import main
@@ -311,3 +312,22 @@ def test_a_jax_model_s_prints_stay_out_of_codegen_s_json(tmp_path, capsys):
         code, out, err = run(capsys, *argv, "--json")
         assert code == 0, err
         assert json.loads(out)["verified"] is True and "g called" in err
+
+
+def test_a_function_decorated_with_np_vectorize_is_read_by_its_parameters(tmp_path, capsys):
+    """``@np.vectorize def f(x, y)``: the object's parameters are ``*args``, and it was
+    refused ("needs plain positional parameters"); it is read as the function it lifts
+    (survey37b)."""
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import numpy as np\n\n\n@np.vectorize\ndef f(x, y):\n    return np.sin(x) * y + x\n"
+    )
+    target = tmp_path / "j.py"
+    code, out, err = run(capsys, "codegen", f"{model}:f", "-o", str(target), "--json")
+    assert code == 0, err
+    assert json.loads(out)["verified"] is True
+    namespace: dict = {}
+    exec(compile(target.read_text(), str(target), "exec"), namespace)
+    x, y = 0.7, 1.3
+    J = namespace["jacobian"](np.array([x, y]))
+    assert np.allclose(J, [[np.cos(x) * y + 1, np.sin(x)]], rtol=1e-14)

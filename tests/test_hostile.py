@@ -408,6 +408,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("misnamed", ["accumulate", H("misnamed.py") + ":kinetic"], "(it defines energy, residual)"),
     ("misnamed-empty", ["structure", H("misnamed.py") + ":"], "name a function after ':'"),
     ("misnamed-constant", ["codegen", H("misnamed.py") + ":G", "-o", "j.py"], "'G' is a float"),
+    ("star-args", ["accumulate", H("star_args.py") + ":total"], "write them out, def f(x, y, z)"),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (

@@ -428,7 +428,10 @@ def _positional_parameters(f: Callable[..., Any], label: str) -> list[inspect.Pa
             )
     positional = [p for p in signature if p.kind in kinds]
     if not positional or any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in signature):
-        raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+        raise InputError(
+            f"{label}: needs plain positional parameters, one per input: write them out,"
+            " def f(x, y, z) (in Python, or give n_inputs=)"
+        )
     return positional
 
 
@@ -650,7 +653,21 @@ def load_function(spec: str) -> Callable[..., Any]:
     f = getattr(module, func_name, None)
     if not callable(f):
         raise InputError(f"{path}: {_no_function(module, func_name)}")
-    return f
+    return _lifted(f) if type(f) is np.vectorize else f
+
+
+def _lifted(vectorized: np.vectorize) -> Callable[..., Any]:
+    """``@np.vectorize def f(x, y)`` as a function of ``f``'s parameters (the object's
+    own are ``*args``) that calls it, so that the tracers read it as they read an
+    ``np.vectorize`` a function calls (from its closure)."""
+
+    def lifted(*args: Any) -> Any:
+        return vectorized(*args)
+
+    pyfunc = vectorized.pyfunc
+    lifted.__signature__ = inspect.signature(pyfunc)  # type: ignore[attr-defined]
+    lifted.__name__ = lifted.__qualname__ = getattr(pyfunc, "__name__", "f")
+    return lifted
 
 
 @contextlib.contextmanager
