@@ -604,7 +604,9 @@ CASES: list[tuple[str, list[str], str]] = [
         hessian_cli(H("no_partial.json")),
         "the Hessian graph needs every local partial",
     ),
-    ("hessian-json-nan-label", hessian_cli(H("nan_label.json")), "labels must be finite"),
+    ("hessian-json-nan-label", hessian_cli(H("nan_label.json")), "labels and points must be"),
+    # a bare NaN as the point: the line said "labels must be finite" (survey37b)
+    ("json-nan-point", ["structure", H("nan_point.json")], "labels and points must be finite"),
     (
         "hessian-json-solved",
         hessian_cli(H("solved_zero_pivot.json")),
