@@ -20,7 +20,8 @@ reference written here, apart from dgraph (1e-6 relative + absolute; Hessians 1e
 The CPU seconds of each cell (``/usr/bin/time``, both runs) are kept; the slowest are
 printed at the end.
 
-    PYTHONPATH=. python benchmarks/cli_files_survey.py [FILE[:COMMAND,...] ...] [--jobs=2] [--all]
+    PYTHONPATH=. python benchmarks/cli_files_survey.py [FILE[:COMMAND,...] ...] [--jobs=2]
+        [--all | --light]
 
 (``DGRAPH_SOURCE=DIR``: run the commands with the dgraph in DIR, a checkout of another
 commit, for a before/after table.)
@@ -740,7 +741,18 @@ FILES = [
     ),
     File("cycle_trace", TRACE_CYCLE, ".trace", commands=BAD),
     File("huge_number_trace", TRACE_HUGE_NUMBER, ".trace", commands=BAD),
-    File("overflow_trace", TRACE_OVERFLOW, ".trace", commands=BAD, point=(1.0,)),
+    File(
+        "overflow_trace",  # a good file: exp overflows past x = 0.71 only
+        TRACE_OVERFLOW,
+        ".trace",
+        None,
+        (),
+        lambda x: np.exp(1000 * x),
+        ("x",),
+        1,
+        commands=BAD,
+        point=(0.3,),
+    ),
     File("valid_json", JSON_VALID, ".json", None, (), _ref_json, ("x0", "x1")),
     File("cycle_json", JSON_CYCLE, ".json", commands=BAD),
     File("missing_json", JSON_MISSING, ".json", commands=BAD),
@@ -813,10 +825,15 @@ DEFAULT = frozenset(
 )
 
 
-def _commands(f: File, m: int, every: bool = False) -> list[str]:
+#: ``--light``: fewer commands for a loaded machine (no compare, sparse, svg)
+LIGHT = DEFAULT - {"compare", "codegen-sparse", "render-svg"}
+
+
+def _commands(f: File, m: int, every: bool = False, light: bool = False) -> list[str]:
     if f.commands is not None:
         return list(f.commands)
-    names = [c for c in COMMANDS if not c.startswith("hessian") and (every or c in DEFAULT)]
+    chosen = LIGHT if light else DEFAULT
+    names = [c for c in COMMANDS if not c.startswith("hessian") and (every or c in chosen)]
     if f.scalar:
         names.append("hessian-py")
     elif f.suffix == ".py":
@@ -1109,7 +1126,7 @@ def main(argv: list[str] | None = None) -> int:
             directory.mkdir()
             path = _write(directory, f)
             m = _outputs(f)
-            for command in _commands(f, m, "--all" in argv):
+            for command in _commands(f, m, "--all" in argv, "--light" in argv):
                 if f.name in picked and command not in picked[f.name]:
                     continue
                 tasks.append((f, path, command, m))
