@@ -992,6 +992,9 @@ def _values(f: File, command: str, cwd: Path, output: str) -> str:
     names = tuple(getattr(module, "INPUTS", f.inputs))
     if f.inputs and names != f.inputs and not hasattr(module, "SHAPES"):
         return f"INPUTS {names} (expected {f.inputs})"
+    if hasattr(module, "SHAPES") and command == "codegen-vjp":  # arrays in, arrays out
+        w = rng.normal(size=J_ref.shape[0])
+        return "" if _close(_tensor_vjp(module, x, w), w @ J_ref, 1e-6) else "vᵀJ off"
     if hasattr(module, "SHAPES"):  # a tensor graph's module: jax.jacobian's blocks
         J = _matrix(module, "jacobian", x, ())
         return "" if _close(J, J_ref, 1e-6) else f"J off by {_off(J, f, x)}"
@@ -1049,6 +1052,21 @@ def _matrix(module, name: str, x: np.ndarray, extra: tuple) -> np.ndarray:
             for i, row in enumerate(grid)
         ]
     )
+
+
+def _split(module, names, flat: np.ndarray) -> list[np.ndarray]:
+    """``flat`` cut into the arrays ``names`` (their ``SHAPES``)."""
+    shapes = [tuple(module.SHAPES[k]) for k in names]
+    starts = np.cumsum([0, *(math.prod(s) for s in shapes)])
+    return [flat[a:b].reshape(s) for a, b, s in zip(starts, starts[1:], shapes, strict=False)]
+
+
+def _tensor_vjp(module, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A tensor module's ``vjp(*inputs, *cotangents)`` as one flat vector."""
+    xs, ws = _split(module, module.INPUTS, x), _split(module, module.OUTPUTS, w)
+    out = module.vjp(*xs, *ws)
+    parts = [out] if len(module.INPUTS) == 1 else list(out)
+    return np.concatenate([np.ravel(np.asarray(p)) for p in parts])
 
 
 def _off(J, f, x) -> str:
