@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dgraph.cli import main
@@ -264,3 +265,69 @@ def test_passive_vertices_are_folded_with_a_note_on_stderr(capsys, tmp_path):
     code, out, err = run(capsys, "accumulate", path, "-m", "forward", "--json")
     assert code == 0 and json.loads(out)["verified"] is True
     assert err == "dgraph: note: c: no input reaches it; its value 2*pi is folded into y\n"
+
+
+HELPERS = "import numpy as np\n\nSCALE = 1.7\n\n\ndef smooth(v):\n    return np.log1p(np.exp(v))\n"
+MODEL = """from helpers import SCALE, smooth
+
+print("loading the model")
+
+
+def f(x, y):
+    print("f called")
+    return SCALE * smooth(x) * y
+"""
+
+
+def test_a_model_imports_the_files_beside_it_and_its_prints_go_to_stderr(
+    tmp_path, monkeypatch, capsys
+):
+    """As ``python model.py`` would: ``from helpers import …`` finds ``helpers.py`` beside
+    the model (it was "No module named 'helpers'"), and what the model prints is not part
+    of ``--json``'s one object (survey37b)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "helpers.py").write_text(HELPERS)
+    (folder / "model.py").write_text(MODEL)
+    monkeypatch.chdir(tmp_path)  # not the model's folder
+    code, out, err = run(capsys, "structure", "project/model.py:f", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["inputs"] == ["x", "y"] and "log" in " ".join(data["expressions"].values())
+    assert "loading the model" in err and "f called" in err
+    assert "helpers" not in sys.modules and str(folder) not in sys.path
+
+
+def test_a_jax_model_s_prints_stay_out_of_codegen_s_json(tmp_path, capsys):
+    """The check runs a JAX function again (its jvp): what it prints goes to stderr."""
+    pytest.importorskip("jax", reason="JAX is not installed")
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import jax.numpy as jnp\n\n\ndef g(x):\n    print('g called')\n"
+        "    return jnp.sum(jnp.sin(x) * x)\n"
+    )
+    for mode in ("jacobian", "hessian"):
+        target = str(tmp_path / f"{mode}.py")
+        argv = ("codegen", f"{model}:g", "--inputs", "x:2", "--mode", mode, "-o", target)
+        code, out, err = run(capsys, *argv, "--json")
+        assert code == 0, err
+        assert json.loads(out)["verified"] is True and "g called" in err
+
+
+def test_a_function_decorated_with_np_vectorize_is_read_by_its_parameters(tmp_path, capsys):
+    """``@np.vectorize def f(x, y)``: the object's parameters are ``*args``, and it was
+    refused ("needs plain positional parameters"); it is read as the function it lifts
+    (survey37b)."""
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import numpy as np\n\n\n@np.vectorize\ndef f(x, y):\n    return np.sin(x) * y + x\n"
+    )
+    target = tmp_path / "j.py"
+    code, out, err = run(capsys, "codegen", f"{model}:f", "-o", str(target), "--json")
+    assert code == 0, err
+    assert json.loads(out)["verified"] is True
+    namespace: dict = {}
+    exec(compile(target.read_text(), str(target), "exec"), namespace)
+    x, y = 0.7, 1.3
+    J = namespace["jacobian"](np.array([x, y]))
+    assert np.allclose(J, [[np.cos(x) * y + 1, np.sin(x)]], rtol=1e-14)

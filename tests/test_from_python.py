@@ -99,7 +99,8 @@ def test_a_large_function_is_read_at_the_array_level_by_default():
     g = from_python(where, point=[x], level=None)
     assert g.is_tensor and g.inputs == ["x"] and g.traced_with == "jax"
     assert DEFAULT_EDGE_LIMIT < 8_000 <= EDGE_LIMIT
-    assert "8,000 scalar edges" in g.notes[-1] and 'level="element" reads it' in g.notes[-1]
+    assert "8,000 scalar edges" in g.notes[-1] and 'level="element", on' in g.notes[-1]
+    assert "the command line --level element, reads it" in g.notes[-1]  # survey37b
     J = dgraph.make_function(where, point=[x], sparse=True)  # the same default
     assert J.generated.__class__.__name__ == "TensorGenerated"
     np.testing.assert_allclose(J(x).diagonal(), np.where(x > 0, 2 * x, np.cos(x)), atol=1e-15)

@@ -404,6 +404,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("passive-unknown", ["accumulate", H("passive_unknown.json")], "which no input reaches"),
     ("duplicate-inputs", ["accumulate", H("duplicate_inputs.json")], "listed twice"),
     ("returns-none", ["accumulate", H("returns_none.py") + ":f"], "returned NoneType"),
+    # a function the file does not define: the line lists those it does (survey37b)
+    ("misnamed", ["accumulate", H("misnamed.py") + ":kinetic"], "(it defines energy, residual)"),
+    ("misnamed-empty", ["structure", H("misnamed.py") + ":"], "name a function after ':'"),
+    ("misnamed-constant", ["codegen", H("misnamed.py") + ":G", "-o", "j.py"], "'G' is a float"),
+    ("star-args", ["accumulate", H("star_args.py") + ":total"], "write them out, def f(x, y, z)"),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (
@@ -599,7 +604,9 @@ CASES: list[tuple[str, list[str], str]] = [
         hessian_cli(H("no_partial.json")),
         "the Hessian graph needs every local partial",
     ),
-    ("hessian-json-nan-label", hessian_cli(H("nan_label.json")), "labels must be finite"),
+    ("hessian-json-nan-label", hessian_cli(H("nan_label.json")), "labels and points must be"),
+    # a bare NaN as the point: the line said "labels must be finite" (survey37b)
+    ("json-nan-point", ["structure", H("nan_point.json")], "labels and points must be finite"),
     (
         "hessian-json-solved",
         hessian_cli(H("solved_zero_pivot.json")),

@@ -23,6 +23,7 @@ from dgraph.cli import main
 from dgraph.errors import DGraphError
 from dgraph.faces.examples import circular_example
 from dgraph.frontends import bundled
+from dgraph.render import viewer as viewer_module
 from dgraph.render.drawing import lay_out_svgs, pipe_all, pngs
 from dgraph.render.scene import place_scripts
 from dgraph.render.stepviews import frames, steps
@@ -144,6 +145,20 @@ def test_viewers(discrepancy_graph, tmp_path):
     assert all(f.read_bytes().startswith(b"%PDF") for f in files)
     (page,) = viewer.save(tmp_path / "d.html")
     assert "dgraph-live" in page.read_text()
+
+
+def test_a_viewer_s_html_is_the_same_bytes_in_every_run(monkeypatch):
+    """``render --steps -o f.html`` wrote a random element id (uuid4): two runs of one
+    command gave other bytes (survey37b). The id now comes from the content and the
+    viewers made before it in the process: the same in every run, other for a second
+    viewer on the same page."""
+    viewer = steps(circular_example().graph, "markowitz")
+    monkeypatch.setattr(viewer_module, "_VIEWERS", itertools.count(), raising=False)
+    first, second = viewer._repr_html_(), viewer._repr_html_()
+    monkeypatch.setattr(viewer_module, "_VIEWERS", itertools.count(), raising=False)
+    assert viewer._repr_html_() == first  # a new run: the same bytes
+    ids = [re.findall(r"id='(dgraph-steps-[0-9a-f]+)'", h) for h in (first, second)]
+    assert len(ids[0]) == len(ids[1]) == 1 and ids[0] != ids[1]  # two on one page
 
 
 def _positions(svg: str) -> dict[str, tuple]:

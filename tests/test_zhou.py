@@ -22,7 +22,7 @@ from dgraph.zhou.factorize import _paths_between, zhou
 from dgraph.zhou.layers import _bracketing, layer_chain, layers
 from dgraph.zhou.listing import list_paths
 from dgraph.zhou.segment import segment
-from dgraph.zhou.structure import zhou_structure
+from dgraph.zhou.structure import undivided_bipartite, zhou_structure
 from tests import jax_reference as jref
 
 from .strategies import dags
@@ -444,3 +444,22 @@ def test_zhou_inlines_each_distinct_candidate_once(monkeypatch):
         "pairs/forward": 48,
     }
     np.testing.assert_allclose(es.evaluate(x), jref.jacfwd(f)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_segmenting_a_value_read_at_every_level_builds_its_copies_once(monkeypatch):
+    """A value read by every step of a long program (``t = t*c + y`` 10⁴ times) crosses
+    every level: its copies are one chain that each edge extends, each link added once
+    (walking the whole chain per edge made ``dgraph structure`` quadratic, survey37b)."""
+    steps = "\n".join(f"t{k + 1} = t{k}*y + x" for k in range(60))
+    graph = dgraph.from_trace(f"inputs: x, y\noutputs: t60\nt0 = x*y\n{steps}\n")
+    added = []
+    real = nx.Graph.add_edge
+    monkeypatch.setattr(
+        nx.Graph, "add_edge", lambda g, u, v, **a: added.append(1) or real(g, u, v, **a)
+    )
+    pieces = undivided_bipartite(graph)
+    names = {w for p in pieces for w in p["upper"] + p["lower"]}
+    copies = names - set(graph.nx)
+    assert len(copies) > 100  # x and y copied up every level
+    assert len(added) == graph.n_edges + len(copies)  # each link once
+    assert all(p["upper"] and p["lower"] for p in pieces)

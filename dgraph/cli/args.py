@@ -6,6 +6,7 @@ values in a message comes from the same tuple as the option's ``--help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
@@ -105,21 +106,30 @@ def method_argument(p: argparse.ArgumentParser, what: str) -> None:
 def load_graph(args: argparse.Namespace, refuse=None) -> DGraph:
     """The command's graph (``args.graph`` at ``args.granularity``); what the builder did
     silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line,
-    after ``refuse(graph)`` (a command's own refusal: its one line comes alone)."""
-    graph = load(
-        args.graph,
-        args.granularity,
-        ",".join(getattr(args, "inputs", None) or ()) or None,
-        names(getattr(args, "params", None), "--params"),
-        names(getattr(args, "solve", None), "--solve"),
-        getattr(args, "level", None),
-        None if getattr(args, "at", None) is None else numbers(args.at, "--at"),
-    )
+    after ``refuse(graph)`` (a command's own refusal: its one line comes alone). What a
+    user's ``file.py`` prints goes to stderr (:func:`user_code`)."""
+    with user_code():
+        graph = load(
+            args.graph,
+            args.granularity,
+            ",".join(getattr(args, "inputs", None) or ()) or None,
+            names(getattr(args, "params", None), "--params"),
+            names(getattr(args, "solve", None), "--solve"),
+            getattr(args, "level", None),
+            None if getattr(args, "at", None) is None else numbers(args.at, "--at"),
+        )
     if refuse is not None:
         refuse(graph)
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)
     return graph
+
+
+def user_code() -> contextlib.AbstractContextManager:
+    """Where a user's ``file.py`` runs (imported, traced, read again for its gradient):
+    what it prints goes to stderr, since stdout is the command's answer (``--json``: one
+    JSON object)."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def names(text: str | None, option: str) -> list[str]:

@@ -54,6 +54,7 @@ from .args import (
     load_graph,
     numbers,
     output_path,
+    user_code,
     write_atomic,
 )
 
@@ -147,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
         else ("jacobian",)
         for lang in langs
     }
-    generated = generate_all(graph, langs, args.method, modes, args.sparse, args.budget)
+    with user_code():  # the check may run a JAX function again (its jvp)
+        generated = generate_all(graph, langs, args.method, modes, args.sparse, args.budget)
     for output, code in zip(outputs, generated, strict=True):
         write_atomic(output, code.text)  # only once every check passed
     for name, code in zip(args.output, generated, strict=True):
@@ -196,15 +198,16 @@ def _run_tensor(
             raise InputError(f"{companion}: the index file of {output} is also given as -o")
     made = []
     for lang in langs:  # CUDA: the C values' statements as kernels, checked as C here
-        code = make_tensor_function(
-            graph,
-            mode,
-            "c" if lang == "cuda" else lang,
-            args.method,
-            args.budget,
-            args.sparse,
-            tape=args.tape,
-        )[0]
+        with user_code():  # the check may run a JAX function again (its jvp)
+            code = make_tensor_function(
+                graph,
+                mode,
+                "c" if lang == "cuda" else lang,
+                args.method,
+                args.budget,
+                args.sparse,
+                tape=args.tape,
+            )[0]
         made.append(replace(code, text=code.values.cuda, lang=lang) if lang == "cuda" else code)
     for output, code, companion in zip(outputs, made, companions, strict=True):
         if companion is not None:
@@ -233,27 +236,9 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
     per ``-o``, ``hessian`` at its end, written once all were checked."""
     graph = _hessian_graph(args)
     weights = None if args.weights is None else _weights(args.weights, graph)
-    gradient = hessian_source(graph, weights=weights).graph
-    if gradient.is_tensor:
-        for native in ("c", "cuda"):
-            if native in langs and not args.sparse:
-                raise InputError(
-                    f"--mode hessian --lang {native} of an array function writes the sparse"
-                    " Hessian's values: give --sparse"
-                )
-        with hessian_limits():
-            made = [_tensor_hessian(gradient, lang, args) for lang in langs]
-    else:
-        plain = [lang for lang in langs if lang != "cuda"]
-        modes = {lang: ("jacobian",) for lang in plain}
-        found = iter(generate_all(gradient, plain, args.method, modes, args.sparse, args.budget)
-                     if plain else [])  # fmt: skip
-        made = [
-            cuda_scalar_hessian(gradient, "hessian", args.method, args.budget, args.sparse)
-            if lang == "cuda"
-            else next(found)
-            for lang in langs
-        ]
+    with user_code():  # a JAX function is read again: jax.grad(f), its jvp in the check
+        gradient = hessian_source(graph, weights=weights).graph
+        made = _hessian_programs(gradient, langs, args)
     tails = [_hessian_tail(code, gradient, args.sparse) for code in made]
     companions = [
         _index_path(o) if code.lang in ("c", "cuda") and gradient.is_tensor else None
@@ -279,6 +264,33 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
             continue
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
+
+
+def _hessian_programs(gradient: DGraph, langs: list[str], args: argparse.Namespace) -> list:
+    """``--mode hessian``'s checked programs, one per language: the Jacobian of the
+    gradient graph (an array function's, :func:`_tensor_hessian`; a graph of scalars' by
+    :func:`generate_all`, CUDA's by :func:`cuda_scalar_hessian`)."""
+    if gradient.is_tensor:
+        for native in ("c", "cuda"):
+            if native in langs and not args.sparse:
+                raise InputError(
+                    f"--mode hessian --lang {native} of an array function writes the sparse"
+                    " Hessian's values: give --sparse"
+                )
+        with hessian_limits():
+            made = [_tensor_hessian(gradient, lang, args) for lang in langs]
+    else:
+        plain = [lang for lang in langs if lang != "cuda"]
+        modes = {lang: ("jacobian",) for lang in plain}
+        found = iter(generate_all(gradient, plain, args.method, modes, args.sparse, args.budget)
+                     if plain else [])  # fmt: skip
+        made = [
+            cuda_scalar_hessian(gradient, "hessian", args.method, args.budget, args.sparse)
+            if lang == "cuda"
+            else next(found)
+            for lang in langs
+        ]
+    return made
 
 
 def _hessian_graph(args: argparse.Namespace) -> DGraph:

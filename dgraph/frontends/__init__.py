@@ -226,7 +226,7 @@ def _read_python(
                     f"the element level would have {exc.edges:,} scalar edges, over the"
                     f" {DEFAULT_EDGE_LIMIT:,} read when no level is named"
                     + (
-                        ' (level="element" reads it)'
+                        ' (level="element", on the command line --level element, reads it)'
                         if exc.edges <= EDGE_LIMIT
                         else f" and the limit of {EDGE_LIMIT:,}"
                     )

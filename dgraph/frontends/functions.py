@@ -433,7 +433,10 @@ def _positional_parameters(f: Callable[..., Any], label: str) -> list[inspect.Pa
             )
     positional = [p for p in signature if p.kind in kinds]
     if not positional or any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in signature):
-        raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+        raise InputError(
+            f"{label}: needs plain positional parameters, one per input: write them out,"
+            " def f(x, y, z) (in Python, or give n_inputs=)"
+        )
     return positional
 
 
@@ -651,7 +654,8 @@ def load_function(spec: str) -> Callable[..., Any]:
     # unless the name is taken (a file ``numpy.py`` still imports NumPy)
     registered = sys.modules.setdefault(module.__name__, module) is module
     try:
-        module_spec.loader.exec_module(module)
+        with _beside(path):
+            module_spec.loader.exec_module(module)
     except Exception as exc:
         raise InputError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
     finally:
@@ -659,8 +663,59 @@ def load_function(spec: str) -> Callable[..., Any]:
             sys.modules.pop(module.__name__, None)
     f = getattr(module, func_name, None)
     if not callable(f):
-        raise InputError(f"{path}: has no function {func_name!r}")
-    return f
+        raise InputError(f"{path}: {_no_function(module, func_name)}")
+    return _lifted(f) if type(f) is np.vectorize else f
+
+
+def _lifted(vectorized: np.vectorize) -> Callable[..., Any]:
+    """``@np.vectorize def f(x, y)`` as a function of ``f``'s parameters (the object's
+    own are ``*args``) that calls it, so that the tracers read it as they read an
+    ``np.vectorize`` a function calls (from its closure)."""
+
+    def lifted(*args: Any) -> Any:
+        return vectorized(*args)
+
+    pyfunc = vectorized.pyfunc
+    lifted.__signature__ = inspect.signature(pyfunc)  # type: ignore[attr-defined]
+    lifted.__name__ = lifted.__qualname__ = getattr(pyfunc, "__name__", "f")
+    return lifted
+
+
+@contextlib.contextmanager
+def _beside(path: Path) -> Iterator[None]:
+    """While ``path`` is imported, its folder first on ``sys.path``, as ``python path``
+    runs a script: ``from helpers import g`` finds the ``helpers.py`` beside it. The
+    files beside it imported so are taken out of ``sys.modules`` again (the functions
+    keep them), so that another folder's ``helpers.py`` is read as its own."""
+    folder = path.resolve().parent
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(folder))
+        for name in set(sys.modules) - before:
+            origin = getattr(sys.modules[name], "__file__", None)
+            if "." not in name and origin and Path(origin).resolve().parent == folder:
+                sys.modules.pop(name, None)
+
+
+def _no_function(module: Any, name: str) -> str:
+    """Why ``file.py:name`` names no function, with the functions the file defines (what
+    a user who misspelled one, or left it out, needs to know)."""
+    own = [
+        k
+        for k, v in vars(module).items()
+        if callable(v) and not k.startswith("_") and getattr(v, "__module__", "") == module.__name__
+    ]
+    more = ", ..." if len(own) > 10 else ""
+    defines = f" (it defines {', '.join(own[:10])}{more})" if own else ""
+    if not name:
+        return f"name a function after ':', path/to/file.py:function{defines}"
+    if hasattr(module, name):
+        return f"{name!r} is a {type(getattr(module, name)).__name__}, not a function{defines}"
+    return f"has no function {name!r}{defines}"
 
 
 def _is_jax(value: Any) -> bool:

@@ -31,7 +31,12 @@ FORMAT = "dgraph/1"
 
 
 def _no_constant(name: str) -> None:
-    raise InputError(f"{name} is not a number dgraph accepts (labels must be finite)")
+    """A bare ``NaN``/``Infinity`` anywhere in the file (a label, a point, a constant:
+    Python's ``json`` reads them, JSON has none)."""
+    raise InputError(
+        f"{name} is not a number dgraph accepts (labels and points must be finite; a tensor"
+        ' constant writes "inf", "-inf" or "nan" as a string)'
+    )
 
 
 def from_json(text: str, source: str = "<json>", params: Iterable[str] = ()) -> DGraph:

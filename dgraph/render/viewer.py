@@ -17,9 +17,10 @@ changes, not with frames × graph.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html as _html
+import itertools
 import re
-import uuid
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -159,13 +160,24 @@ def slider_html(frames) -> str:
     """The frames with a slider where scripts run, else a static strip of PNG frames.
     The live viewer (:func:`live_html`) travels base64-encoded in an attribute, so that
     a sanitizer that removes scripts and SVG leaves no stray text behind."""
-    uid = f"dgraph-steps-{uuid.uuid4().hex[:10]}"
     payload = base64.b64encode(live_html(frames).encode()).decode()
+    uid = _viewer_id(payload)
     return (
         f"<div id='{uid}' class='dgraph-steps'>{_strip_html(frames)}"
         f"<div class='dgraph-live' data-live='{payload}' style='display:none'></div>"
         f"{_SCRIPT.replace('UID', uid)}</div>"
     )
+
+
+_VIEWERS = itertools.count()  # the viewers made in this process, each id its own
+
+
+def _viewer_id(payload: str) -> str:
+    """An element id for one viewer: from its content and how many viewers this process
+    made before, so that two viewers on one page never share it and the same program
+    writes the same bytes (``dgraph render --steps -o f.html`` under any hash seed)."""
+    key = f"{next(_VIEWERS)}:{payload}".encode()
+    return f"dgraph-steps-{hashlib.sha256(key).hexdigest()[:10]}"
 
 
 def _pt(value: str | None) -> float:
