@@ -331,3 +331,18 @@ def test_a_function_decorated_with_np_vectorize_is_read_by_its_parameters(tmp_pa
     x, y = 0.7, 1.3
     J = namespace["jacobian"](np.array([x, y]))
     assert np.allclose(J, [[np.cos(x) * y + 1, np.sin(x)]], rtol=1e-14)
+
+
+def test_codegen_refusal_of_a_tensor_graph_s_options_comes_alone(tmp_path, monkeypatch, capsys):
+    """A function read at the array level (its element level over the default edges)
+    written to C without --sparse: the refusal was the second line on stderr, after the
+    builder's note (survey37b's huge file); it is now the only one, exit 2."""
+    lines = ["def f(x, y):", "    t = x"]
+    lines += [f"    t = t * 0.9999 + {k % 7}e-4 * y" for k in range(200)]
+    (tmp_path / "long.py").write_text("\n".join([*lines, "    return t, t * y", ""]))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "codegen", "long.py:f", "-o", "j.c")
+    assert code == 2
+    err = err.strip().splitlines()
+    assert len(err) == 1 and "give --sparse" in err[0], err
+    assert not (tmp_path / "j.c").exists()

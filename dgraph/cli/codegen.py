@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_hessian(args, outputs, langs)
     if args.weights is not None:
         raise InputError("--weights is for --mode hessian")
-    graph = load_graph(args, lambda g: refuse_unprinted(g, langs))  # one line, alone
+    graph = load_graph(args, lambda g: _refuse(g, args, langs))  # one line, alone
     if graph.is_tensor:
         return _run_tensor(args, outputs, langs, graph)
     if args.tape is not None:
@@ -168,11 +168,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_tensor(
-    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph
-) -> int:
-    """``codegen`` of a tensor graph: one checked module per ``-o``, written only once
-    every one was generated and checked."""
+def _refuse(graph: DGraph, args: argparse.Namespace, langs: list[str]) -> None:
+    """What ``codegen`` refuses of the graph it read, before the builder's notes are
+    said (a refusal's line comes alone)."""
+    refuse_unprinted(graph, langs)
+    if graph.is_tensor:
+        _refuse_tensor_options(args, langs)
+
+
+def _refuse_tensor_options(args: argparse.Namespace, langs: list[str]) -> None:
+    """The options a tensor graph's code does not take."""
     mode = args.mode or "jacobian"
     if mode not in TENSOR_MODES:
         raise InputError(
@@ -188,6 +193,14 @@ def _run_tensor(
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
     if args.tape is not None and (mode != "vjp" or args.tape < 1):
         raise InputError(f"--tape {args.tape}: the states a vjp keeps, a positive integer")
+
+
+def _run_tensor(
+    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph
+) -> int:
+    """``codegen`` of a tensor graph: one checked module per ``-o``, written only once
+    every one was generated and checked (its options refused before, :func:`_refuse`)."""
+    mode = args.mode or "jacobian"
     companions = [
         _index_path(o) if lang in ("c", "cuda") else None
         for o, lang in zip(outputs, langs, strict=True)
