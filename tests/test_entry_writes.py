@@ -406,3 +406,33 @@ def test_a_helper_module_s_template_copied_and_filled_in(tmp_path):
     reference = jref.hessian(lambda p: p[0] ** 4 + 2 * p[0] * p[1] + 3 * p[1] ** 2)
     np.testing.assert_allclose(H(p), reference(p), rtol=1e-12)
     assert type(helper.K_TEMPLATE) is np.ndarray  # given back
+
+
+def _constants_as_arguments(p):
+    """Arrays of constants made in the function (fresh, so writable) passed beside traced
+    values to functions that take a constant there: ``np.linalg.lstsq``'s matrix
+    ("a matrix that depends on the inputs" when the literal became fresh),
+    ``gammaincc``'s shape, ``np.interp``'s table."""
+    import scipy.special
+
+    K = np.array([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 4.0]])
+    shape = np.array([0.7, 1.5, 3.0])
+    table = np.array([0.2, 0.5, 0.9])
+    fit = np.linalg.lstsq(K, p, rcond=None)[0]
+    return (
+        fit @ fit + np.sum(scipy.special.gammaincc(shape, p**2)) + np.interp(p, table, table**2) @ p
+    )
+
+
+def test_arrays_of_constants_are_constants_to_the_functions_they_are_given_to():
+    p = np.array([0.3, 0.7, 1.1])
+    H = make_function(_constants_as_arguments, "hessian", point=[p])
+
+    def reference(p):
+        K = jnp.array([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 4.0]])
+        fit = jnp.linalg.solve(K, p)
+        table = jnp.array([0.2, 0.5, 0.9])
+        gamma = jax.scipy.special.gammaincc(jnp.array([0.7, 1.5, 3.0]), p**2)
+        return fit @ fit + jnp.sum(gamma) + jnp.interp(p, table, table**2) @ p
+
+    np.testing.assert_allclose(H(p), jref.hessian(reference)(p), rtol=1e-10, atol=1e-12)

@@ -1266,7 +1266,8 @@ def scalar_reference_jvp(
         rows = rows.reshape(len(hs), -1)
         return [{"": row} for row in rows] if np.isfinite(rows).all() else None
 
-    fixed = _unreached(graph, [u for u, vu in zip(graph.inputs, v, strict=True) if vu], outputs)
+    moved = [u for u, vu in zip(graph.inputs, v, strict=True) if vu]
+    fixed = set() if graph.solved else _unreached(graph, moved, outputs)  # s: no vertex
     found = richardson(shifted, {"": unit}, constant={"": np.isin(outputs, list(fixed))})
     if isinstance(found, str):
         return found

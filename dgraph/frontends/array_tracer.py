@@ -285,6 +285,10 @@ class _Value:
             module = getattr(func, "__module__", "numpy") or "numpy"
             module = "numpy" if module.startswith("numpy") and module.count(".") == 0 else module
             raise _unsupported(f"{module}.{func.__name__}")
+        values = [*args, *kwargs.values()]
+        if _any_of(_held, values) and _any_of(_is_traced, values):  # held: constants here
+            args = tuple(_unheld_in(a) for a in args)
+            kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
         return handler(*args, **kwargs)
 
 
@@ -593,6 +597,24 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     return _result(ArrayOp(name, operands, params, out), tape)
 
 
+def _any_of(test: Callable[[Any], bool], values: Sequence[Any]) -> bool:
+    """Whether ``test`` holds of a value, or of one in a list or tuple among them."""
+    return any(test(v) or (isinstance(v, list | tuple) and any(test(w) for w in v)) for v in values)
+
+
+def _unheld_in(a: Any) -> Any:
+    """:func:`_unheld` of ``a``, or of each value of a list or tuple ``a``."""
+    if type(a) in (list, tuple):
+        return type(a)(_unheld(v) for v in a)
+    return _unheld(a)
+
+
+def _unheld(a: Any) -> Any:
+    """A fresh array that holds constants as its numbers (a library's function reads it as
+    a constant: ``gammaincc(np.array([0.7, 1.5]), x)``'s shape); anything else as it is."""
+    return a.tape.constants[a.name] if _held(a) else a
+
+
 def _numbers(a: Any) -> Any:
     """A constant operand's numbers: a fresh array's, a complex one's as it is (``1j * k``
     of ``k = np.arange(3.0)``), any other's as :func:`_constant` reads it."""
@@ -768,10 +790,10 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
     composite = _composite_ufuncs().get(name) or numpy_composites.UFUNCS.get(name)
     if composite is not None:
-        return composite(*inputs)
+        return composite(*map(_unheld, inputs))
     special = scipy_special.COMPOSITE_UFUNCS.get(name)
     if special is not None:
-        return special(lambda op, *args: _elementwise(op, args), *inputs)
+        return special(lambda op, *args: _elementwise(op, args), *map(_unheld, inputs))
     op = _UFUNCS.get(name) or scipy_special.UFUNCS.get(name)
     if op is None:
         raise _unsupported(f"{_ufunc_module(name)}.{name}")
@@ -3338,6 +3360,9 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
     sympy ``Piecewise``'s pieces or ``max``'s one iterable) is ``traced``'s."""
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if any(_held(a) for a in (*args, *kwargs.values())):  # a fresh array's numbers
+            args = tuple(_unheld(a) for a in args)
+            kwargs = {k: _unheld(a) for k, a in kwargs.items()}
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             return traced(*args, **kwargs)
