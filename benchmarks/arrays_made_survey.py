@@ -5,7 +5,9 @@ matrix copied (``A0.copy()``, ``astype``, ``copy.deepcopy``, arithmetic) and fil
 augmented writes (``y[1:] += v``, ``A[0, :] *= v``) as an array's first traced write;
 imports in the function's body (``import numpy``, ``import math``, ``from scipy.special
 import logsumexp``); NumPy's functions imported by name; a callable instance and a
-``functools.partial``. Each Hessian (``dgraph.hessian``) against central differences of
+``functools.partial``; such arrays given beside a traced value to a function that takes a
+constant there (``np.linalg.lstsq``'s matrix, ``gammaincc``'s shape, ``np.interp``'s
+table, ...). Each Hessian (``dgraph.hessian``) against central differences of
 the function, and the C Hessian against it (``loops_survey.cell``): ok / WRONG / the one
 line of a refusal. One stays refused: ``t = y[1:]; t += v`` (a named view: NumPy would
 change ``y`` too; it was silently wrong, read by JAX).
@@ -18,6 +20,10 @@ import functools
 import warnings
 
 import numpy as np
+import scipy.linalg
+import scipy.signal
+import scipy.special
+import scipy.stats
 from loops_survey import cell
 from numpy import array, diag, linspace
 
@@ -173,7 +179,41 @@ PROGRAMS = [
 ]  # fmt: skip
 
 
+def _K():
+    return np.array([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 4.0]])
+
+
+def _v():
+    return np.array([0.2, 0.5, 0.9])
+
+
+#: arrays of constants made in the function (fresh: writable) given beside a traced value
+#: to a function that takes a constant there (each read as a constant)
+CONSTANT_ARGUMENTS = {
+    "interp": lambda x: np.sum(np.interp(x, _v(), _v() ** 2) * x),
+    "convolve": lambda x: np.sum(np.convolve(x, _v(), mode="same") ** 2),
+    "polyval": lambda x: np.sum(np.polyval(_v(), x) * x),
+    "einsum": lambda x: np.einsum("ij,i,j->", _K(), x, x),
+    "kron": lambda x: np.sum(np.kron(_v(), x) ** 2),
+    "solve": lambda x: x @ np.linalg.solve(_K(), x),
+    "cho_solve": lambda x: x @ scipy.linalg.cho_solve(scipy.linalg.cho_factor(_K()), x),
+    "lstsq": lambda x: np.sum(np.linalg.lstsq(_K(), x, rcond=None)[0] ** 2),
+    "where_clip": lambda x: np.sum(np.where(_v() > 0.4, x**2, np.clip(x, _v() - 0.5, 1.0))),
+    "concatenate": lambda x: np.sum(np.concatenate([_v(), x**2]) ** 2),
+    "norm_logpdf": lambda x: np.sum(scipy.stats.norm.logpdf(x, loc=_v(), scale=_v() + 1)),
+    "gammaincc_shape": lambda x: np.sum(scipy.special.gammaincc(_v() + 1.0, x**2)),
+    "xlogy": lambda x: np.sum(scipy.special.xlogy(_v(), x**2 + 1.0)),
+    "trapezoid": lambda x: np.trapezoid(x**2, _v()),
+    "fftconvolve": lambda x: np.sum(scipy.signal.fftconvolve(x, _v(), mode="same") ** 2),
+    "logsumexp_b": lambda x: scipy.special.logsumexp(x, b=_v()),
+    "average": lambda x: np.average(x**2, weights=_v()),
+}
+
+
 def main() -> None:
+    for name, f in CONSTANT_ARGUMENTS.items():
+        f.__name__ = name
+        PROGRAMS.append(f)
     for f in PROGRAMS:
         if not hasattr(f, "__name__"):  # loops_survey.cell reads it
             f.__name__ = f"partial({f.func.__name__})" if hasattr(f, "func") else "Model()"
