@@ -830,7 +830,7 @@ def _store_points(code: types.CodeType) -> frozenset[int]:
         if not inplace:
             continue
         after = (i.opname for i in instructions[k + 1 :] if i.opname not in _STACK_MOVES)
-        if next(after, None) == "STORE_SUBSCR":
+        if next(after, None) in ("STORE_SUBSCR", "STORE_SLICE"):  # y[a:b] from Python 3.12
             found.append(ins.offset)
     return frozenset(found)
 
