@@ -50,7 +50,6 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-import networkx as nx
 import numpy as np
 import sympy
 
@@ -596,12 +595,15 @@ def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> s
     """The ``outputs`` no path of ``graph`` joins to a ``moved`` input: their values do
     not change along the direction, so their ``J·v`` is exactly zero by the structure
     (a linear objective's gradient: differences there resolve nothing against a zero
-    ``|J|·|v|``)."""
-    reached: set[str] = set()
-    for x in moved:
-        if x not in reached:
-            reached.add(x)
-            reached.update(nx.descendants(graph.nx, x))
+    ``|J|·|v|``). One walk from all of them: O(V + E), not a search per input."""
+    reached = set(moved)
+    stack = list(reached)
+    successors = graph.nx.succ
+    while stack:
+        for w in successors[stack.pop()]:
+            if w not in reached:
+                reached.add(w)
+                stack.append(w)
     return {y for y in outputs if y not in reached}
 
 
