@@ -618,9 +618,9 @@ def _unheld(a: Any) -> Any:
 def _numbers(a: Any) -> Any:
     """A constant operand's numbers: a fresh array's, a complex one's as it is (``1j * k``
     of ``k = np.arange(3.0)``), any other's as :func:`_constant` reads it."""
-    if _held(a):
-        return a.tape.constants[a.name]
-    return a if array_complex.is_complex(a) else _constant(a)
+    if _held(a) or array_complex.is_complex(a):
+        return _unheld(a)
+    return _constant(a)
 
 
 def _as_number(x: Any) -> Any:
@@ -814,7 +814,7 @@ def _stored_back(out: Any, inputs: tuple) -> bool:
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("dgraph."):
         frame = frame.f_back
-    return frame is not None and _stores_subscript_after(frame.f_code, frame.f_lasti)
+    return frame is not None and frame.f_lasti in _store_points(frame.f_code)
 
 
 @functools.lru_cache(maxsize=256)
@@ -836,10 +836,6 @@ def _store_points(code: types.CodeType) -> frozenset[int]:
 
 
 _STACK_MOVES = frozenset({"SWAP", "COPY", "ROT_TWO", "ROT_THREE", "CACHE", "EXTENDED_ARG", "NOP"})
-
-
-def _stores_subscript_after(code: types.CodeType, offset: int) -> bool:
-    return offset in _store_points(code)
 
 
 _ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
@@ -3360,9 +3356,9 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
     sympy ``Piecewise``'s pieces or ``max``'s one iterable) is ``traced``'s."""
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        if any(_held(a) for a in (*args, *kwargs.values())):  # a fresh array's numbers
-            args = tuple(_unheld(a) for a in args)
-            kwargs = {k: _unheld(a) for k, a in kwargs.items()}
+        if _any_of(_held, (*args, *kwargs.values())):  # a fresh array's numbers
+            args = tuple(_unheld_in(a) for a in args)
+            kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             return traced(*args, **kwargs)
