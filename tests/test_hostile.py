@@ -409,6 +409,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("misnamed-empty", ["structure", H("misnamed.py") + ":"], "name a function after ':'"),
     ("misnamed-constant", ["codegen", H("misnamed.py") + ":G", "-o", "j.py"], "'G' is a float"),
     ("star-args", ["accumulate", H("star_args.py") + ":total"], "write them out, def f(x, y, z)"),
+    # read at the array level with a note: the note came before the refusal (two lines)
+    ("tensor-c-without-sparse", ["codegen", H("long_chain.py") + ":f", "-o", "j.c"], "--sparse"),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (
