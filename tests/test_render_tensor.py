@@ -247,6 +247,49 @@ def test_structure_reports_the_jacobian_pattern_per_row():
     assert j["per_row"][1] == (5 * 49 - 4 * 7) / 49
 
 
+def test_the_jacobian_pattern_is_that_of_the_forward_expression_set():
+    """structure's Jacobian blocks come from forward elimination over blocks alone; they
+    are those of the forward expression set's entries (its labels are edge symbols, so
+    nothing cancels): same type and nonzeros on a layer, a stencil with a gather and a
+    select, a softmax, a matrix chain and a selection of nothing of an input."""
+    import numpy as np
+
+    from dgraph.core.block_costs import expression_blocks
+    from dgraph.frontends import from_function
+    from dgraph.methods.structure import jacobian_pattern
+
+    def stencil(u):
+        p = np.pad(u, 1)
+        inner = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u
+        return np.where(u > 0.5, inner, u**2)[::-1]
+
+    def softmax(z, w):
+        e = np.exp(z @ w)
+        return e / e.sum(axis=1, keepdims=True), (z * z).sum()
+
+    def matrices(a, b):
+        return (a @ b @ a.T).T, np.tanh(b).sum(axis=0)
+
+    def picks(x, w):  # the path from x selects nothing of it: a zero block
+        return np.concatenate([x, w])[3:] * 2.0
+
+    graphs = [
+        _layer(),
+        from_function(stencil, sizes=[(5, 5)], level="array"),
+        from_function(softmax, sizes=[(4, 3), (3, 5)], level="array"),
+        from_function(matrices, sizes=[(3, 4), (4, 4)], level="array"),
+        from_function(picks, sizes=[3, 4], level="array"),
+    ]
+    for g in graphs:
+        priced, _ = expression_blocks(accumulate(g, "forward", verify=False))
+        got = {tuple(e["entry"]): e for e in jacobian_pattern(g)}
+        assert len(got) == len(g.outputs) * len(g.inputs)
+        for (y, x), entry in got.items():
+            block = priced[y, x].block if (y, x) in priced else None
+            expected = ("zero", 0) if block is None else (block.type_name, block.nnz)
+            assert (entry["type"], entry["nnz"]) == expected, (g.name, y, x)
+
+
 @needs_dot
 def test_render_steps_command_writes_a_frame_per_step(monkeypatch, capsys, tmp_path):
     g = _layer()

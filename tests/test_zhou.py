@@ -14,15 +14,18 @@ from hypothesis import strategies as st
 import dgraph
 from dgraph.core.expressions import ExpressionSet, make_expression_set, reference_symbol
 from dgraph.core.verify import verify
+from dgraph.dominance.trees import Tree
 from dgraph.elimination.labeled import LabeledGraph
 from dgraph.errors import DGraphError
 from dgraph.frontends.random_graphs import random_composition, random_series_parallel
+from dgraph.zhou import structure as structure_module
 from dgraph.zhou.convert import expression_graph
 from dgraph.zhou.factorize import _paths_between, zhou
 from dgraph.zhou.layers import _bracketing, layer_chain, layers
 from dgraph.zhou.listing import list_paths
 from dgraph.zhou.segment import segment
-from dgraph.zhou.structure import undivided_bipartite, zhou_structure
+from dgraph.zhou.simple import decompose
+from dgraph.zhou.structure import complex_blocks, undivided_bipartite, zhou_structure
 from tests import jax_reference as jref
 
 from .strategies import dags
@@ -463,3 +466,115 @@ def test_segmenting_a_value_read_at_every_level_builds_its_copies_once(monkeypat
     assert len(copies) > 100  # x and y copied up every level
     assert len(added) == graph.n_edges + len(copies)  # each link once
     assert all(p["upper"] and p["lower"] for p in pieces)
+
+
+def _blocks_as_defined(h: nx.DiGraph) -> list[tuple[str, str, frozenset]]:
+    """Def. 3.1 searched by brute force: for each intermediate (in order), its
+    dominators from the roots nearest first, for each its postdominators towards the
+    terminals nearest first, the first region whose inner vertices (dominated by u,
+    postdominated by v) take edges only from inner/v and feed only inner/u."""
+    flow = nx.DiGraph(h.edges)
+    flow.add_nodes_from(h)
+    flow.add_edges_from(("__s", x) for x, r in h.nodes(data="role") if r == "input")
+    flow.add_edges_from((y, "__t") for y, r in h.nodes(data="role") if r == "output")
+    pdom = nx.immediate_dominators(flow, "__s")  # towards the terminals
+    dom = nx.immediate_dominators(flow.reverse(), "__t")  # from the roots
+
+    def chain(tree, v, root):
+        out = []
+        while tree[v] != root:
+            v = tree[v]
+            out.append(v)
+        return out
+
+    def below(tree, a, root):
+        return {w for w in tree if w != root and (w == a or a in chain(tree, w, root))}
+
+    found: dict = {}
+    for x, role in h.nodes(data="role"):
+        if role != "intermediate":
+            continue
+        hit = None
+        for u in chain(dom, x, "__t"):
+            for v in chain(pdom, x, "__s"):
+                inner = (below(dom, u, "__t") & below(pdom, v, "__s")) - {u, v}
+                if all(
+                    set(h.predecessors(w)) <= inner | {v} and set(h.successors(w)) <= inner | {u}
+                    for w in inner
+                ):
+                    hit = (u, v, frozenset(inner))
+                    break
+            if hit:
+                break
+        if hit:
+            found.setdefault(hit[:2], hit[2])
+    return [(u, v, inner) for (u, v), inner in found.items()]
+
+
+@st.composite
+def _cores_in_series(draw):
+    """Complex blocks (complete bipartite cores of 2-3 by 2-3 vertices between two ends)
+    in series, and a few edges skipping ahead: regions that leak above and below."""
+    order, edges = ["x"], set()
+    for k in range(draw(st.integers(1, 4))):
+        top = [f"a{k}_{i}" for i in range(draw(st.integers(2, 3)))]
+        low = [f"b{k}_{i}" for i in range(draw(st.integers(2, 3)))]
+        end = f"e{k}"
+        edges |= {(order[-1], a) for a in top} | {(a, b) for a in top for b in low}
+        edges |= {(b, end) for b in low}
+        order += [*top, *low, end]
+    n = len(order)
+    skips = draw(st.lists(st.tuples(st.integers(0, n - 2), st.integers(1, n - 1)), max_size=5))
+    edges |= {(order[i], order[j]) for i, j in skips if i < j}
+    data = {
+        "format": "dgraph/1",
+        "name": "cores",
+        "inputs": ["x"],
+        "outputs": [v for v in order[1:] if not any(a == v for a, _ in edges)],
+        "edges": [{"source": a, "target": b} for a, b in sorted(edges)],
+    }
+    return dgraph.from_json(json.dumps(data))
+
+
+@given(st.one_of(dags(max_inputs=2, max_intermediates=16, max_outputs=2), _cores_in_series()))
+def test_complex_blocks_are_the_first_closed_regions_as_defined(g):
+    """The search that skips regions an edge is known to leave finds, for every vertex,
+    the region the plain search of Def. 3.1 finds."""
+    h, _ = decompose(g.nx)
+    got = [(u, v, frozenset(inner)) for u, v, inner in complex_blocks(h)]
+    assert got == _blocks_as_defined(h)
+
+
+def test_complex_blocks_look_at_each_region_once():
+    """A term fed to every step of a chain (``t = 0.9 t + s``): each vertex's first
+    region leaks below, and the search climbs at once to the block (y, x) around all of
+    them. Each region is looked at once, and the trees walked once: before, every
+    vertex tried every dominator above it (a cubic number of membership tests)."""
+    n = 120
+    source = "inputs: x\noutputs: y\ns = sin(x)\nt0 = x\n"
+    source += "".join(f"t{k + 1} = 0.9*t{k} + s\n" for k in range(n))
+    g = dgraph.from_trace(source.replace(f"t{n} =", "y ="))
+    h, _ = decompose(g.nx)
+    looked = []
+    original = structure_module._leak
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(structure_module, "_leak", lambda *a: looked.append(a[3:]) or original(*a))
+        tests = _counted(mp, Tree, "is_ancestor")
+        steps = _counted(mp, structure_module, "_parent")
+        ((u, v, inner),) = complex_blocks(h)
+    assert (u, v) == ("y", "x") and len(inner) == len(h) - 2
+    assert len(looked) == len(set(looked)) <= 2 * n
+    assert steps[0] <= 8 * len(h)
+    assert tests[0] <= 16 * len(h)  # 15 a vertex at 60, 120, 240 and 480 steps
+
+
+def _counted(mp, cls, name):
+    calls = [0]
+    original = getattr(cls, name)
+
+    def counted(*args):
+        calls[0] += 1
+        return original(*args)
+
+    mp.setattr(cls, name, counted)
+    return calls

@@ -53,6 +53,7 @@ from ..core.expressions import (
 from ..core.graph import DGraph
 from ..core.paths import joined_pairs
 from ..errors import DGraphError
+from .lengauer_tarjan import immediate_dominators
 
 __all__ = [
     "ORGANIZATIONS",
@@ -138,12 +139,12 @@ def factor_subgraphs(g: nx.DiGraph, root: str, leaf: str) -> list[FactorSubgraph
 
 def _toward(g: nx.DiGraph, root: str) -> dict[str, str]:
     """Guenter's dominators from the root: immediate postdominators toward it."""
-    return nx.immediate_dominators(g.reverse(copy=False), root)
+    return immediate_dominators(g.reverse(copy=False), root)
 
 
 def _from(g: nx.DiGraph, leaf: str) -> dict[str, str]:
     """Guenter's postdominators toward the leaf: immediate dominators from it."""
-    return nx.immediate_dominators(g, leaf)
+    return immediate_dominators(g, leaf)
 
 
 class _Sums:

@@ -1,5 +1,5 @@
-"""Dominator and postdominator trees of differentiation graphs (networkx's Cooper-Harvey-
-Kennedy ``immediate_dominators``; no all-pairs search anywhere).
+"""Dominator and postdominator trees of differentiation graphs (Lengauer-Tarjan
+immediate dominators, :mod:`dgraph.dominance.lengauer_tarjan`; no all-pairs search).
 
 In data-flow direction: ``v`` is dominated by ``u`` when every path from the source to
 ``v`` passes ``u``; ``u`` is postdominated by ``v`` when every path from ``u`` to the sink
@@ -10,9 +10,12 @@ one input and end at one output.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import networkx as nx
+
+from .lengauer_tarjan import immediate_dominators
 
 __all__ = ["SINK", "SOURCE", "Tree", "dominator_tree", "postdominator_tree"]
 
@@ -50,17 +53,24 @@ class Tree:
         """Whether ``a`` is ``v`` or above it."""
         return self.enter[a] <= self.enter[v] and self.leave[v] <= self.leave[a]
 
+    def size(self, a: str) -> int:
+        """The number of vertices in ``a``'s subtree, ``a`` included."""
+        return self.leave[a] - self.enter[a]
+
     def post_order(self) -> list[str]:
         """Every vertex after all of its descendants (children first)."""
         return sorted(self.leave, key=self.leave.__getitem__)
 
     def subtree(self, a: str) -> list[str]:
-        out, stack = [], [a]
+        return list(self.walk(a))
+
+    def walk(self, a: str) -> Iterator[str]:
+        """``a``'s subtree, ``a`` first, one vertex at a time (a caller may stop early)."""
+        stack = [a]
         while stack:
             v = stack.pop()
-            out.append(v)
+            yield v
             stack.extend(self.children.get(v, ()))
-        return out
 
 
 def _rooted(idom: dict, root: str) -> dict[str, str]:
@@ -89,7 +99,7 @@ def dominator_tree(g: nx.DiGraph, start: str | None = None) -> Tree:
         h = _structure(g, reverse=False)
         h.add_edges_from((SOURCE, x) for x, role in g.nodes(data="role") if role == "input")
         start = SOURCE
-    return Tree(start, _rooted(nx.immediate_dominators(h, start), start))
+    return Tree(start, _rooted(immediate_dominators(h, start), start))
 
 
 def postdominator_tree(g: nx.DiGraph, end: str | None = None) -> Tree:
@@ -103,4 +113,4 @@ def postdominator_tree(g: nx.DiGraph, end: str | None = None) -> Tree:
     if end is None:
         h.add_edges_from((SINK, y) for y, role in g.nodes(data="role") if role == "output")
         end = SINK
-    return Tree(end, _rooted(nx.immediate_dominators(h, end), end))
+    return Tree(end, _rooted(immediate_dominators(h, end), end))
