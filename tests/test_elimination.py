@@ -278,8 +278,8 @@ def test_a_tensor_elimination_keeps_only_the_blocks_its_edges_hold():
     labeled = LabeledGraph(g)
     for v in order:
         labeled.eliminate_vertex(v)
-        live = {label for out in labeled.succ.values() for label in out.values()}
-        assert set(labeled.algebra.tensor) == live
+        live = {id(label) for out in labeled.succ.values() for label in out.values()}
+        assert set(labeled.algebra.tensor) == live  # kept by identity, the label beside
     es = labeled.result("reverse")
     assert (
         sum(step.mults for step in labeled.steps) == es.mults == vertex_elimination(g, order).mults
@@ -319,3 +319,33 @@ def test_the_as_computed_form_of_a_tensor_elimination_multiplies_no_block(monkey
     assert tuple(priced.steps) == es.steps
     assert dict(computed.references) == dict(priced.references)
     assert dict(computed.jacobian) == dict(priced.entries())
+
+
+def test_a_tensor_chain_elimination_hashes_no_long_product(monkeypatch):
+    """A chain's products are as long as the chain: the blocks kept beside the symbolic
+    labels are found by the labels' identity, so no product's factors are hashed again
+    (by the expression: 107,653 hashes at 200 steps, 375,253 at 400; now 4,623)."""
+    import sympy
+
+    n = 200
+
+    def f(x, y):
+        t = x
+        for k in range(n):
+            t = t * 0.9999 + 0.001 * (k % 7 + 1) * y
+        return t, t * y
+
+    g = dgraph.from_function(f, level="array")
+    assert g.is_tensor and len(g.intermediates) == 3 * n
+    calls = [0]
+    original = sympy.Basic.__hash__
+
+    def counted(self):
+        calls[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(sympy.Basic, "__hash__", counted)
+    es = dgraph.accumulate(g, "forward", verify=False)
+    monkeypatch.undo()
+    assert calls[0] <= 10 * len(g.intermediates)
+    assert sum(step.mults for step in es.steps) == es.mults > 0  # priced as built

@@ -156,11 +156,16 @@ class Symbolic(Algebra):
     def __init__(
         self,
         references: dict[sympy.Symbol, sympy.Expr] | None = None,
-        tensor: dict[sympy.Expr, Any] | None = None,
+        tensor: dict[int, tuple[sympy.Expr, Any]] | None = None,
         priced: bool = True,
     ) -> None:
         self.references: dict[sympy.Symbol, sympy.Expr] = {} if references is None else references
-        self.tensor = tensor  # each label's block, on a tensor graph (None: a zero block)
+        # each label's block on a tensor graph (None: a zero block), by the label's
+        # identity, the label kept beside it (so its id is not reused while it is here):
+        # keyed by the expression, every new product hashed all its factors, and a
+        # chain's products are as long as the chain (quadratic: 14 of 47 CPU-s of
+        # codegen at 4,000 statements)
+        self.tensor = tensor
         self.priced = priced  # False: no blocks kept, a product costs as on a scalar graph
         self.held: Counter | None = None  # the edges holding each label (settle's count)
         self.fresh: list[sympy.Expr] = []  # the labels given blocks since the last settle
@@ -170,8 +175,11 @@ class Symbolic(Algebra):
         return bool(self.tensor)
 
     def _keep(self, label: sympy.Expr, block: Any) -> None:
-        self.tensor[label] = block  # type: ignore[index]
+        self.tensor[id(label)] = (label, block)  # type: ignore[index]
         self.fresh.append(label)
+
+    def _kept(self, label: sympy.Expr) -> bool:
+        return self.tensor is not None and id(label) in self.tensor
 
     def leaf(self, graph: DGraph, u: str, v: str) -> sympy.Expr:
         sym = graph.symbol(u, v)
@@ -183,14 +191,14 @@ class Symbolic(Algebra):
 
     def factor(self, label: sympy.Expr) -> sympy.Expr:
         named = as_factor(self.references, label)
-        if self.tensor is not None and label in self.tensor:
-            self._keep(named, self.tensor[label])
+        if self._kept(label):
+            self._keep(named, self.tensor[id(label)][1])  # type: ignore[index]
         return named
 
     def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> Product:
         a, b = upper, lower
         product = nc_product(a, b)
-        if self.tensor is None or a not in self.tensor or b not in self.tensor:
+        if not (self._kept(a) and self._kept(b)):
             return Product(int(a != 1 and b != 1), product)
         cost, block = BLOCKS.multiply(self._block(a), self._block(b))
         self._keep(product, block)
@@ -198,12 +206,12 @@ class Symbolic(Algebra):
 
     def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
         total = nc_sum(a, b)
-        if self.tensor is not None and a in self.tensor and b in self.tensor:
+        if self._kept(a) and self._kept(b):
             self._keep(total, BLOCKS.add(self._block(a), self._block(b)))
         return total
 
     def _block(self, label: sympy.Expr) -> Any:
-        block = self.tensor[label]  # type: ignore[index]
+        block = self.tensor[id(label)][1]  # type: ignore[index]
         return Blocks.ZERO if block is None else block
 
     def settle(self, succ: dict[str, dict[str, Any]], change: Change | None = None) -> None:
@@ -211,26 +219,27 @@ class Symbolic(Algebra):
         summed into another, a label replaced by its name): only an edge's label is ever
         multiplied, added or named, and an elimination's blocks, some 10⁷ entries each at
         10⁶ unknowns, would otherwise all be kept to its end. Each label's edges are
-        counted (:attr:`held`) once, then kept up to date from each move's ``change``:
-        only the labels it took off edges and those given blocks since are looked at, not
-        every edge after every move (which made an elimination quadratic in its moves)."""
+        counted (:attr:`held`, by the label's identity) once, then kept up to date from
+        each move's ``change``: only the labels it took off edges and those given blocks
+        since are looked at, not every edge after every move (which made an elimination
+        quadratic in its moves)."""
         fresh, self.fresh = self.fresh, []
         if not self.tensor:
             self.held = None
             return
         if change is None or self.held is None:
-            self.held = Counter(label for out in succ.values() for label in out.values())
+            self.held = Counter(id(label) for out in succ.values() for label in out.values())
             looked = list(self.tensor)
         else:
             before, after = change
-            self.held.subtract(before)
-            self.held.update(after)
-            looked = [*before, *fresh]
+            self.held.subtract(map(id, before))
+            self.held.update(map(id, after))
+            looked = [*map(id, before), *map(id, fresh)]
         held, tensor = self.held, self.tensor
-        for label in looked:
-            if held[label] <= 0:
-                held.pop(label, None)
-                tensor.pop(label, None)
+        for key in looked:
+            if held[key] <= 0:
+                held.pop(key, None)
+                tensor.pop(key, None)
 
     def relabelled(self) -> None:
         self.held = None
