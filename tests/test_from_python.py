@@ -150,3 +150,30 @@ def test_a_function_given_jax_as_a_default_is_read_by_jax_at_either_level():
     J = dgraph.make_function(namespaced, point=[x], sparse=True)
     want = (1 - np.tanh(x) ** 2) * np.cos(x) - np.tanh(x) * np.sin(x)
     np.testing.assert_allclose(J(x).diagonal(), want, atol=1e-15)
+
+
+def test_a_numpy_function_over_the_edges_is_traced_once(monkeypatch):
+    """With no level named, the element level is the array trace expanded; over the
+    default's edges the array level is that same trace (traced twice before), with the
+    user's point and the note, and the graph the array level's own reading gives."""
+    from dgraph.frontends import array_tracer
+
+    def f(x, w):
+        return np.tanh(np.outer(x, w) @ w).sum() + x @ x
+
+    x, w = np.linspace(0.1, 1.0, 40), np.linspace(-1.0, 1.0, 30)
+    traced = []
+    original = array_tracer.trace_arrays
+
+    def counted(*args, **kwargs):
+        traced.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(array_tracer, "trace_arrays", counted)
+    monkeypatch.setattr(dgraph.frontends.functions, "trace_arrays", counted)
+    g = from_python(f, point=[x, w], level=None)
+    assert traced == [[(40,), (30,)]]
+    assert g.is_tensor and any("read at the array level" in n for n in g.notes)
+    np.testing.assert_array_equal(g.point["w"], w)
+    array = from_python(f, point=[x, w], level="array")
+    assert g.to_json() == array.to_json()

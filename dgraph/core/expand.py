@@ -90,6 +90,7 @@ class NoElementLevel(InputError):
     def __init__(self, message: str, edges: int | None = None) -> None:
         super().__init__(message)
         self.edges = edges
+        self.array: DGraph | None = None  # the array level, where a reader has it read
 
 
 def _select(pred, *cases):

@@ -32,6 +32,7 @@ from .collector import collector_paused
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
+from .label_text import label_str
 from .provenance import Bound, Provenance
 from .verify import Verification, verify
 
@@ -487,8 +488,8 @@ class ExpressionSet(Printable):
         data = self.summary()
         data.update(_plain(self.info))
         data["steps"] = [s.to_dict() for s in self.steps]
-        data["references"] = [[str(n), sympy.sstr(d)] for n, d in self.references.items()]
-        data["jacobian"] = [[y, x, sympy.sstr(e)] for (y, x), e in self.jacobian.items()]
+        data["references"] = [[str(n), label_str(d)] for n, d in self.references.items()]
+        data["jacobian"] = [[y, x, label_str(e)] for (y, x), e in self.jacobian.items()]
         return data
 
     def __repr__(self) -> str:

@@ -16,7 +16,7 @@ from ..core.files import check_file, read_text
 from ..core.graph import DGraph
 from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
-from .functions import LEVELS, from_function, from_sympy, load_function, uses_jax
+from .functions import LEVELS, at_point, from_function, from_sympy, load_function, uses_jax
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
@@ -217,9 +217,13 @@ def _read_python(
                 limit=DEFAULT_EDGE_LIMIT,
             )  # fmt: skip
         except NoElementLevel as exc:
-            graph = _read_python(
-                f, name, n_inputs, sizes, params, "array", point, False, parameter_values
-            )
+            if exc.array is not None and not uses_jax(f):  # traced already: the same
+                label = name or getattr(f, "__name__", "function")
+                graph = exc.array if point is None else at_point(exc.array, f, point, label)
+            else:
+                graph = _read_python(
+                    f, name, n_inputs, sizes, params, "array", point, False, parameter_values
+                )
             why = str(exc)
             if exc.edges is not None:  # over the default's limit, maybe not over the limit
                 why = (

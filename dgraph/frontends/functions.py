@@ -337,10 +337,7 @@ def from_function(
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
     if point is not None:
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
-        values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
-        graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
-        check_point_values(graph, f, point, label)
-        return graph
+        return at_point(graph, f, point, label)
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
     if n_inputs is not None and params:
@@ -388,7 +385,10 @@ def _by_arrays(
         raise
     try:
         graph = expand(array, limit, parameters=params, binary=binary)
-    except NoElementLevel:
+    except NoElementLevel as exc:
+        # the array level as from_function(level="array") reads it (the same trace,
+        # with no parameters): a reader that falls back to it need not trace f again
+        exc.array = None if params else array
         raise
     except InputError as exc:
         raise _Final(str(exc)) from None
@@ -508,6 +508,15 @@ def _by_sympy(
         params=parameters,
     )
     graph.traced_with = "sympy"
+    return graph
+
+
+def at_point(graph: DGraph, f: Callable[..., Any], point: Sequence[Any], label: str) -> DGraph:
+    """``graph`` with ``point`` (one array per differentiated parameter) as its
+    :attr:`~dgraph.core.graph.DGraph.point`, checked against ``f``'s own values there."""
+    values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
+    graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
+    check_point_values(graph, f, point, label)
     return graph
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import html as _html
 from typing import Any
 
-import sympy
-
+from ..core.label_text import label_str
 from .labels import adjoint_pairs, expr_label, hessian_entry, symbol_names, vertex_label
 
 __all__ = [
@@ -94,8 +93,8 @@ def expression_set_markdown(es, math: bool = True) -> str:
         lines += ["| | |", "|---:|:---|"]
         lines += [f"| ${lhs}$ | $= {rhs}$ |" for lhs, rhs in _rows(es, "tex")]
     else:
-        lines += [f"- `{n} = {sympy.sstr(d)}`" for n, d in es.references.items()]
-        lines += [f"- `d{y}/d{x} = {sympy.sstr(e)}`" for (y, x), e in es.jacobian.items()]
+        lines += [f"- `{n} = {label_str(d)}`" for n, d in es.references.items()]
+        lines += [f"- `d{y}/d{x} = {label_str(e)}`" for (y, x), e in es.jacobian.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -24,6 +24,7 @@ import sympy
 
 from ..core.expressions import ExpressionSet, Step, StepKind
 from ..core.graph import DGraph
+from ..core.label_text import label_str
 from ..core.paths import depths
 from ..elimination.kernel import BLOCKS, Elimination
 from ..elimination.labeled import LabeledGraph
@@ -90,9 +91,9 @@ class Frame:
     def lines(self) -> list[str]:
         """The expression set so far, as text (on a tensor graph each entry with the type
         of its block)."""
-        out = [f"{n} = {sympy.sstr(d)}" for n, d in self.references]
+        out = [f"{n} = {label_str(d)}" for n, d in self.references]
         return out + [
-            f"d{y}/d{x} = {sympy.sstr(e)}{self.block_note(x, y)}" for (y, x), e in self.entries
+            f"d{y}/d{x} = {label_str(e)}{self.block_note(x, y)}" for (y, x), e in self.entries
         ]
 
     def block_note(self, x: str, y: str) -> str:

@@ -9,8 +9,10 @@ from typing import Any
 
 import sympy
 
+from ..core.block_costs import post_order
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.label_text import label_latex, label_str
 from ..core.paths import count_paths, path_length
 from ..methods.structure import block_text
 from .labels import adjoint_pairs, adjoint_stem, hessian_entry
@@ -41,8 +43,8 @@ def counted(n: int, noun: str) -> str:
 def expression_set_text(es: ExpressionSet) -> str:
     """One line per equation, references first: ``r1 = ...``, ``dy/dx = ...``; on a
     tensor graph, then every block the equations use, with its shape and type."""
-    lines = [f"{name} = {sympy.sstr(d)}" for name, d in es.references.items()]
-    lines += [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in es.jacobian.items()]
+    lines = [f"{name} = {label_str(d)}" for name, d in es.references.items()]
+    lines += [f"d{y}/d{x} = {label_str(e)}" for (y, x), e in es.jacobian.items()]
     if es.graph.is_tensor:
         lines += ["where", *block_legend(es)]
     return "\n".join(lines)
@@ -58,7 +60,7 @@ def block_legend(es: ExpressionSet) -> list[str]:
     graph = es.graph
     used: set[sympy.Basic] = set()
     for e in (*es.references.values(), *es.jacobian.values()):
-        used |= e.free_symbols
+        used.update(s for s in post_order(e) if s.is_Symbol)  # no recursion: deep sums
     lines = []
     for u, v in graph.edges():
         sym = graph.symbol(u, v)
@@ -94,7 +96,7 @@ def latex_rows(
     names.update({r: f"r_{{{str(r)[1:]}}}" for r in references})
 
     def tex(e: sympy.Expr) -> str:
-        return sympy.latex(e, symbol_names=names)
+        return label_latex(e, names)
 
     rows = [f"{names[n]} &= {tex(d)}" for n, d in references.items()]
     rows += [f"{_entry_tex(graph, y, x)} &= {tex(e)}" for (y, x), e in entries.items()]

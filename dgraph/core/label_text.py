@@ -1,0 +1,132 @@
+"""Labels as text and LaTeX at any depth.
+
+An expression set's labels are sums and products of edge symbols and references. On a
+chain of 10⁴ statements a Horner-like sum nests as deep as the chain, and sympy's
+printers recurse per level (with ``sort_key`` inside): 1,000 statements exceeded
+Python's recursion limit in ``dgraph accumulate``. Labels up to :data:`SHALLOW` levels
+deep are printed by sympy as before; deeper ones by the loop below, which prints sums,
+products, powers and numbers the way sympy's printers do, bottom up with no recursion.
+
+>>> from dgraph.core.algebra import nc_product, nc_sum, nc_symbol
+>>> a, b, c = (nc_symbol(n) for n in "abc")
+>>> e = nc_sum(a, nc_product(b, nc_sum(c, -a)))
+>>> label_str(e) == sympy.sstr(e), flat_str(e)
+(True, 'a + b*(c - a)')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import sympy
+
+__all__ = ["SHALLOW", "depth", "flat_latex", "flat_str", "label_latex", "label_str"]
+
+SHALLOW = 60  # levels sympy's printers take safely (some 15 frames a level)
+
+_ADD, _MUL, _POW, _ATOM = 40, 50, 60, 1000  # sympy's precedences
+
+
+def depth(expr: sympy.Basic) -> int:
+    """Levels of ``expr``'s tree (an atom: 1), without recursion, each shared
+    subexpression walked once."""
+    levels: dict[int, int] = {}
+    stack = [(expr, False)]
+    while stack:
+        e, done = stack.pop()
+        if id(e) in levels:
+            continue
+        if done or not e.args:
+            levels[id(e)] = 1 + max((levels[id(a)] for a in e.args), default=0)
+        else:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if id(a) not in levels)
+    return levels[id(expr)]
+
+
+def label_str(expr: sympy.Basic) -> str:
+    """``sympy.sstr(expr)``, or :func:`flat_str` where ``expr`` is too deep for it."""
+    return sympy.sstr(expr) if depth(expr) <= SHALLOW else flat_str(expr)
+
+
+def label_latex(expr: sympy.Basic, symbol_names: Mapping[sympy.Basic, str]) -> str:
+    """``sympy.latex(expr, symbol_names=...)``, or :func:`flat_latex` where too deep."""
+    if depth(expr) <= SHALLOW:
+        return sympy.latex(expr, symbol_names=symbol_names)
+    return flat_latex(expr, symbol_names)
+
+
+def flat_str(expr: sympy.Basic) -> str:
+    """``expr`` as sympy's ``sstr`` prints a noncommutative label (terms and factors in
+    the order held), without recursion."""
+    return _printed(expr, sympy.sstr, "*", "-", "(", ")", lambda b, e: f"{b}**{e}")
+
+
+def flat_latex(expr: sympy.Basic, symbol_names: Mapping[sympy.Basic, str]) -> str:
+    """``expr`` as ``sympy.latex`` prints a noncommutative label, without recursion."""
+
+    def atom(e: sympy.Basic) -> str:
+        return symbol_names.get(e) or sympy.latex(e)
+
+    return _printed(expr, atom, " ", "- ", r"\left(", r"\right)", lambda b, e: f"{b}^{{{e}}}")
+
+
+def _printed(
+    expr: sympy.Basic,
+    atom: Callable[[sympy.Basic], str],
+    times: str,
+    minus: str,
+    left: str,
+    right: str,
+    power: Callable[[str, str], str],
+) -> str:
+    """Bottom up: each node's text, its precedence, and whether it is a sum (``minus``:
+    the sign of a negative product, sympy's ``-`` in text, ``- `` in LaTeX)."""
+    done: dict[int, tuple[str, int, bool]] = {}
+
+    def inner(a: sympy.Basic, level: int) -> str:
+        text, prec, _ = done[id(a)]
+        return text if prec >= level else f"{left}{text}{right}"
+
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in done:
+            continue
+        if not ready and e.args and (e.is_Add or e.is_Mul or e.is_Pow):
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if id(a) not in done)
+            continue
+        if e.is_Add:
+            out: list[str] = []
+            for a in e.args:
+                text, _, is_sum = done[id(a)]
+                if a.is_Mul and len(a.args) == 2 and a.args[0] == -1 and a.args[1].is_Add:
+                    out += ["-", f"{left}{done[id(a.args[1])][0]}{right}"]  # sympy's a - (b + c)
+                    continue
+                sign = "+"
+                if text.startswith("-") and not is_sum:
+                    sign = "-"
+                    text = text[len(minus) :] if text.startswith(minus) else text[1:]
+                out += [sign, text]
+            first = out.pop(0)
+            done[id(e)] = ((minus if first == "-" else "") + " ".join(out), _ADD, True)
+        elif e.is_Mul:
+            coefficient, factors = e.args[0], list(e.args[1:])
+            if not coefficient.is_Number:
+                coefficient, factors = sympy.S.One, list(e.args)
+            sign = minus if coefficient.is_negative else ""
+            coefficient = -coefficient if sign else coefficient
+            texts = [] if coefficient is sympy.S.One else [atom(coefficient)]
+            if sign and not texts and len(factors) == 1 and factors[0].is_Add:
+                texts = [f"({done[id(factors[0])][0]})"]  # sympy's -(a + b), in LaTeX too
+            else:
+                texts += [inner(f, _MUL) for f in factors]
+            done[id(e)] = (sign + times.join(texts), _MUL, False)
+        elif e.is_Pow:
+            done[id(e)] = (power(inner(e.base, _POW), inner(e.exp, _POW)), _POW, False)
+        else:
+            text = atom(e)
+            prec = _ADD if text.startswith("-") else _MUL if "/" in text else _ATOM
+            done[id(e)] = (text, prec, False)
+    return done[id(expr)][0]
