@@ -16,7 +16,9 @@ from sympy.parsing.sympy_parser import parse_expr
 
 import dgraph
 from dgraph.core.algebra import nc_product, nc_sum, nc_symbol
+from dgraph.core.block_costs import post_order
 from dgraph.core.label_text import SHALLOW, depth, flat_latex, flat_str, label_str
+from dgraph.zhou.convert import expression_graph, span
 
 NAMES = ["a", "b", "c", "d_t1_x", "r12"]
 SYMBOLS = {n: nc_symbol(n) for n in NAMES}
@@ -63,7 +65,7 @@ def _symbols(e: sympy.Basic) -> set[str]:
     return names
 
 
-def test_a_thousand_statements_print_as_text_json_and_latex():
+def test_a_thousand_statements_print_and_draw():
     """The set of a 1,000-statement chain: text, JSON and LaTeX (sympy's printers
     recursed past the limit). The deepest label's text names every symbol it holds and
     its parentheses balance (too deep for Python's parser to read back: the shallow
@@ -82,3 +84,34 @@ def test_a_thousand_statements_print_as_text_json_and_latex():
     assert min(opened) == 0 and opened[-1] == 0 and max(opened) > 2 * SHALLOW
     rows = es.to_latex().split("\\\\\n")
     assert len(rows) == len(es.references) + len(es.jacobian)
+    laid = expression_graph(es)  # the set drawn: laid out without recursion too
+    assert len(laid.graph.order()) > len(es.graph.intermediates)
+    assert all(span(es, e) == (y, x) for (y, x), e in es.jacobian.items())
+
+
+def test_a_deep_new_expression_is_walked_without_hashing_it_whole():
+    """post_order knows nodes by identity: the first hash of a deep expression new from
+    an elimination recursed through all of it (dgraph accumulate -m dstar at 1,000
+    statements: internal error: RecursionError)."""
+    a, b = nc_symbol("a"), nc_symbol("b")
+    e = nc_symbol("c")
+    for _ in range(3000):
+        e = nc_sum(b, nc_product(a, e))
+    order = post_order(e)
+    assert order[-1] is e and len(order) == 3 + 2 * 3000
+
+
+def test_forward_mode_on_a_running_value_counts_verifies_and_prints():
+    """Forward mode's labels of a running value nest twice per statement (599 levels at
+    300): counting, checking and printing them recursed past Python's limit
+    (core.algebra.fold). Forward mode's count is the chain's: a product and a product
+    into a sum per statement."""
+    n = 300
+    source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
+    source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
+    source += f"t = t{n}\nu = t{n}*y\n"
+    es = dgraph.accumulate(dgraph.from_trace(source), "forward")
+    labels = (*es.references.values(), *es.jacobian.values())
+    assert es.verified and depth(max(labels, key=depth)) > 8 * SHALLOW
+    assert es.mults == 5 * n + 1
+    assert len(es.to_text().splitlines()) == len(es.references) + len(es.jacobian)

@@ -325,23 +325,37 @@ def fold(
     add: Callable[[list[T]], T],
     mul: Callable[[list[T]], T],
 ) -> T:
-    """Evaluate ``expr`` bottom-up; factors reach ``mul`` in noncommutative order."""
-
-    def walk(e: sympy.Expr) -> T:
+    """Evaluate ``expr`` bottom-up; factors reach ``mul`` in noncommutative order. No
+    recursion: a running value's labels nest as deep as the program (forward mode on
+    300 statements exceeded Python's limit); each node is evaluated once."""
+    done: dict[int, T] = {}
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in done:
+            continue
         if e.is_Symbol:
-            return leaf(e)
+            done[id(e)] = leaf(e)
+            continue
         if e.is_Number:
-            return number(e)
-        if e.is_Add:
-            return add([walk(a) for a in e.args])
-        if e.is_Mul:
-            return mul([walk(a) for a in e.args])
-        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-            base = walk(e.base)
-            return mul([base] * int(e.exp))
-        raise VerificationError(f"unsupported term in an expression set: {e}")
-
-    return walk(expr)
+            done[id(e)] = number(e)
+            continue
+        if e.is_Add or e.is_Mul:
+            parts = e.args
+        elif e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            parts = (e.base,)
+        else:
+            raise VerificationError(f"unsupported term in an expression set: {e}")
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in reversed(parts) if id(a) not in done)  # in order
+        elif e.is_Add:
+            done[id(e)] = add([done[id(a)] for a in parts])
+        elif e.is_Mul:
+            done[id(e)] = mul([done[id(a)] for a in parts])
+        else:
+            done[id(e)] = mul([done[id(e.base)]] * int(e.exp))
+    return done[id(expr)]
 
 
 def check_sympy_internals() -> None:

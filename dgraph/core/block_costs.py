@@ -128,22 +128,25 @@ def along_bracketing(tree: object, factors: list[T], multiply: Callable[[T, T], 
 
 def post_order(expr: sympy.Expr) -> list[sympy.Basic]:
     """The sums, products and symbols of an expression set's entry, each once, every one
-    after its arguments (numbers left out), without recursion on the expression's depth."""
-    seen: set[sympy.Basic] = set()
+    after its arguments (numbers left out), without recursion on the expression's depth:
+    each node is known by its identity here (hashing a deep expression new from an
+    elimination hashes all of it, recursively), and hashed after its arguments by
+    whoever keys on it."""
+    seen: set[int] = set()
     order: list[sympy.Basic] = []
     stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
     while stack:
         e, ready = stack.pop()
-        if e in seen:
+        if id(e) in seen:
             continue
         if ready or e.is_Symbol:
-            seen.add(e)
+            seen.add(id(e))
             order.append(e)
             continue
         if not (e.is_Add or e.is_Mul):
             raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
         stack.append((e, True))
-        stack.extend((a, False) for a in e.args if not a.is_Number and a not in seen)
+        stack.extend((a, False) for a in e.args if not a.is_Number and id(a) not in seen)
     return order
 
 

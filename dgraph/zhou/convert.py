@@ -25,33 +25,56 @@ __all__ = ["ExpressionGraph", "expression_graph", "span"]
 
 def span(es: ExpressionSet, expr: sympy.Expr) -> tuple[str, str]:
     """The (upper, lower) vertices an expression runs between; refuses one that does not
-    chain or whose terms run between different vertices."""
+    chain or whose terms run between different vertices. Bottom up without recursion
+    (a running value's sums nest as deep as the program), references followed."""
     graph = es.graph
-    if expr.is_Symbol:
-        if expr in es.references:
-            return span(es, es.references[expr])
+    done: dict[int, tuple[str, str]] = {}
+
+    def parts(e: sympy.Expr) -> list[sympy.Expr]:
+        if e.is_Symbol:
+            return [es.references[e]] if e in es.references else []
+        return list(e.args) if e.is_Add else _factors(e) if e.is_Mul else []
+
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in done:
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((p, False) for p in reversed(parts(e)) if id(p) not in done)
+            continue
+        done[id(e)] = _span_of(graph, e, [done[id(p)] for p in parts(e)], parts(e))
+    return done[id(expr)]
+
+
+def _span_of(
+    graph: DGraph, e: sympy.Expr, spans: list[tuple[str, str]], parts: list[sympy.Expr]
+) -> tuple[str, str]:
+    """``e``'s span from its parts' (a reference's definition, a sum's terms, a
+    product's factors)."""
+    if e.is_Symbol:
+        if spans:  # a reference
+            return spans[0]
         try:
-            source, target = graph.edge_of(expr)
+            source, target = graph.edge_of(e)
         except KeyError:
-            raise DGraphError(f"{expr} is neither an edge symbol nor a reference") from None
+            raise DGraphError(f"{e} is neither an edge symbol nor a reference") from None
         return target, source
-    if expr.is_Add:
-        spans = {span(es, t) for t in expr.args}
-        if len(spans) != 1:
-            raise DGraphError(f"the terms of {expr} run between different vertices")
-        return spans.pop()
-    if expr.is_Mul:
-        factors = _factors(expr)
-        spans = [span(es, f) for f in factors]
-        for k in range(len(factors) - 1):
+    if e.is_Add:
+        if len(set(spans)) != 1:
+            raise DGraphError(f"the terms of {e} run between different vertices")
+        return spans[0]
+    if e.is_Mul:
+        for k in range(len(parts) - 1):
             low, high = spans[k][1], spans[k + 1][0]
             if low != high:
-                f, g = factors[k], factors[k + 1]
+                f, g = parts[k], parts[k + 1]
                 raise DGraphError(
                     f"{f}*{g} does not chain: {f} ends at {low}, {g} starts at {high}"
                 )
         return spans[0][0], spans[-1][1]
-    raise DGraphError(f"{expr} cannot be drawn as a graph")
+    raise DGraphError(f"{e} cannot be drawn as a graph")
 
 
 def _factors(expr: sympy.Expr) -> list[sympy.Expr]:
@@ -100,21 +123,31 @@ def expression_graph(es: ExpressionSet) -> ExpressionGraph:
         return name
 
     def lay(expr: sympy.Expr, top: str, bottom: str) -> None:
-        if expr.is_Symbol and expr in es.references:
-            lay(es.references[expr], top, bottom)
-        elif expr.is_Symbol:
-            edges.append((bottom, top, expr))
-        elif expr.is_Add:
-            for term in expr.args:
-                lay(term, top, bottom)
-        else:
-            factors = _factors(expr)
-            upper = top
-            for f in factors[:-1]:
-                lower = vertex(span(es, f)[1])
-                lay(f, upper, lower)
-                upper = lower
-            lay(factors[-1], upper, bottom)
+        """Each term and factor laid out in turn, as a recursion would, from a stack
+        (a product's next factor waits, with its upper vertex, below the factor before)."""
+        stack: list[tuple[sympy.Expr, str, str] | tuple[list, int, str, str]] = [
+            (expr, top, bottom)
+        ]
+        while stack:
+            item = stack.pop()
+            if len(item) == 4:  # factor k of a product, from ``upper`` down
+                factors, k, upper, low = item  # type: ignore[misc]
+                if k == len(factors) - 1:
+                    stack.append((factors[k], upper, low))
+                    continue
+                lower = vertex(span(es, factors[k])[1])
+                stack.append((factors, k + 1, lower, low))
+                stack.append((factors[k], upper, lower))
+                continue
+            e, high, low = item  # type: ignore[misc]
+            if e.is_Symbol and e in es.references:
+                stack.append((es.references[e], high, low))
+            elif e.is_Symbol:
+                edges.append((low, high, e))
+            elif e.is_Add:
+                stack.extend((term, high, low) for term in reversed(e.args))
+            else:
+                stack.append((_factors(e), 0, high, low))
 
     for (y, x), entry in es.jacobian.items():
         if span(es, entry) != (y, x):
