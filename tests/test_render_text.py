@@ -1,10 +1,13 @@
 """The render path's own text: DOT written directly (:func:`dgraph.render.scene.dot_lines`)
-is what graphviz's ``Digraph`` methods write (the method it replaces, kept here as a
-reference)."""
+is what graphviz's ``Digraph`` methods write, and the step viewers' shared SVG groups each
+frame's elements as parsing and serializing every element did (the methods they replace,
+kept here as references)."""
 
 from __future__ import annotations
 
+import shutil
 import warnings
+import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
@@ -26,6 +29,16 @@ from dgraph.render.scene import (
 )
 from dgraph.render.stepviews import steps
 from dgraph.render.styles import get_style
+from dgraph.render.viewer import (
+    SVG_NS,
+    AnimatedSVG,
+    _outline,
+    _pt,
+    _without_id,
+    shared_svg,
+)
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz dot not installed")
 
 
 def _digraph(scene: Scene, sized: bool = False) -> graphviz.Digraph:
@@ -150,3 +163,130 @@ def test_dot_id_quotes_as_graphviz_does():
         warnings.simplefilter("always")
         assert dot_id("a\\") == graphviz.quoting.quote("a\\")
     assert len(seen) == 2
+
+
+def _reference_shared(frames, rows: bool = False) -> str:
+    """shared_svg by parsing every frame whole and serializing each of its elements to
+    tell versions apart (the method :func:`shared_svg` replaces), as text."""
+    from dgraph.render.viewer import _math_rows, _tspans
+
+    pieces = [ET.fromstring(f.drawing.pipe("svg")) for f in frames]
+    n = len(frames)
+    width = max(_pt(p.get("width")) for p in pieces)
+    graph_h = max(_pt(p.get("height")) for p in pieces)
+    math = [_math_rows(f) for f in frames] if rows else []
+    n_rows = max(map(len, math), default=0)
+    height = graph_h + (16.0 * (n_rows + 1) + 8 if rows else 0)
+    root = ET.Element(
+        f"{{{SVG_NS}}}svg",
+        {
+            "width": f"{width:.0f}pt",
+            "height": f"{height:.0f}pt",
+            "viewBox": f"0 0 {width:.1f} {height:.1f}",
+            "font-family": "Times,serif",
+            "font-size": "12",
+        },
+    )
+    ET.SubElement(root, f"{{{SVG_NS}}}rect", {"width": "100%", "height": "100%", "fill": "white"})
+    parsed = []
+    for p in pieces:
+        graph = p.find(f"{{{SVG_NS}}}g")
+        out, loose = [], 0
+        for child in graph if graph is not None else []:
+            child.attrib.pop("id", None)
+            title = child.find(f"{{{SVG_NS}}}title")
+            if title is not None:
+                out.append(((child.get("class"), title.text), child))
+            else:
+                out.append((("loose", loose), child))
+                loose += 1
+        parsed.append((graph.get("transform") if graph is not None else None, out))
+    transforms = {t for t, _ in parsed}
+    items: dict = {}
+    if len(transforms) == 1 and None not in transforms:
+        holder = ET.SubElement(root, f"{{{SVG_NS}}}g", {"transform": transforms.pop()})
+        for k, (_, children) in enumerate(parsed):
+            for key, child in children:
+                items.setdefault(key, []).append((k, child))
+    else:
+        holder = root
+        for k, piece in enumerate(pieces):
+            piece.set("x", "0")
+            piece.set("y", "0")
+            piece.set("width", f"{_pt(piece.get('width')):g}")
+            piece.set("height", f"{_pt(piece.get('height')):g}")
+            items[("frame", k)] = [(k, piece)]
+
+    def place(parent, versions):
+        groups: dict = {}
+        for k, element in versions:
+            text = ET.tostring(element, encoding="unicode")
+            groups.setdefault(text, ([], element))[0].append(k)
+        if len(groups) == 1 and len(versions) == n:
+            parent.append(versions[0][1])
+            return
+        for shown, element in groups.values():
+            attrs = {"data-frames": " ".join(map(str, shown))}
+            attrs["display"] = "inline" if shown[0] == 0 else "none"
+            ET.SubElement(parent, f"{{{SVG_NS}}}g", attrs).append(element)
+
+    for versions in items.values():
+        place(holder, versions)
+    for i in range(n_rows):
+        versions = []
+        for k, frame_rows in enumerate(math):
+            if i < len(frame_rows):
+                text = ET.Element(
+                    f"{{{SVG_NS}}}text", {"x": "8", "y": f"{graph_h + 16.0 * (i + 1):.1f}"}
+                )
+                _tspans(text, f"{frame_rows[i][0]} = {frame_rows[i][1]}")
+                versions.append((k, text))
+        place(root, versions)
+    return ET.tostring(root, encoding="unicode")
+
+
+@needs_dot
+@pytest.mark.parametrize(
+    ("name", "method"),
+    [("naumann_sin.trace", "reverse"), ("zhou_two_blocks.json", "markowitz")],
+)
+def test_shared_svg_groups_what_serializing_every_element_grouped(name, method):
+    frames = steps(bundled(name), method).frames
+    shared = shared_svg(frames)
+    assert shared.svg() == _reference_shared(frames)
+    assert len(shared.varying) > 0  # some element changes from frame to frame
+    assert shared_svg(frames, rows=True).svg() == _reference_shared(frames, rows=True)
+    animated = AnimatedSVG(frames).svg()
+    assert animated.count("<set ") >= len(shared.varying)
+
+
+def test_outline_finds_the_graph_groups_children_and_their_tails():
+    """Comments and declarations skipped, a '>' inside a quoted value, a self-closing
+    child, nested groups, and an id that is not the first attribute."""
+    text = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN"\n "x.dtd">\n'
+        "<!-- <g> in a comment -->\n"
+        f'<svg width="10pt" height="5pt" xmlns="{SVG_NS}">\n'
+        '<g id="graph0" class="graph" transform="scale(1)">\n'
+        "<title>f</title>\n"
+        '<polygon fill="white" points="0,0"/>\n'
+        "<!-- a -->\n"
+        '<g class="node" id="node1"><title>a&gt;b</title><g id="a_x"><a title="1/>0">t</a></g></g>'
+        " &amp; \n"
+        "</g>\n</svg>\n"
+    )
+    outline = _outline(text)
+    assert outline.root.startswith("<svg ") and 'id="graph0"' in outline.group
+    pieces = [text[a:c] for a, _, c, _ in outline.children]
+    assert pieces[0] == "<title>f</title>"
+    assert pieces[1] == '<polygon fill="white" points="0,0"/>'
+    assert pieces[2].startswith('<g class="node"') and pieces[2].endswith("</a></g></g>")
+    assert [text[c:d] for _, _, c, d in outline.children] == ["\n", "\n<!-- a -->\n", " &amp; \n"]
+
+
+def test_ids_dropped_wherever_they_stand():
+    assert _without_id('<g id="node1" class="node">') == '<g class="node">'
+    assert _without_id('<g class="node" id="node1">') == '<g class="node">'
+    assert _without_id('<g data-id="3" id="x"/>') == '<g data-id="3"/>'
+    assert _without_id("<g class='a id=\"b\"' id='c'>") == "<g class='a id=\"b\"'>"
+    assert _without_id('<polygon fill="white"/>') == '<polygon fill="white"/>'
