@@ -8,6 +8,7 @@ layout as TikZ.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -387,7 +388,13 @@ def _a_list(attrs: dict[str, str | None], label_first: bool = False) -> str:
     items = sorted(attrs.items())
     if label_first and attrs.get("label") is not None:
         items = [("label", attrs["label"]), *(kv for kv in items if kv[0] != "label")]
-    return " ".join(f"{dot_id(k)}={dot_id(v)}" for k, v in items if v is not None)
+    return " ".join(_pair(k, v) for k, v in items if v is not None)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _pair(name: str, value: str) -> str:
+    """``name=value`` quoted (frames of a step view repeat most of theirs)."""
+    return f"{dot_id(name)}={dot_id(value)}"
 
 
 def _statement(head: str, attrs: dict[str, str | None], label_first: bool = True) -> str:
