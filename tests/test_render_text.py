@@ -1,7 +1,7 @@
 """The render path's own text: DOT written directly (:func:`dgraph.render.scene.dot_lines`)
-is what graphviz's ``Digraph`` methods write, and the step viewers' shared SVG groups each
+is what graphviz's ``Digraph`` methods write, the step viewers' shared SVG groups each
 frame's elements as parsing and serializing every element did (the methods they replace,
-kept here as references)."""
+kept here as references), and labels printed once are those printed afresh."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
+import sympy
 
 from dgraph.frontends import bundled
 from dgraph.render.drawing import draw
-from dgraph.render.labels import text_label
+from dgraph.render.labels import Label, SymbolNames, _printed, expr_label, text_label
 from dgraph.render.scene import (
     _NODE_MARGIN,
     Cluster,
@@ -290,3 +291,23 @@ def test_ids_dropped_wherever_they_stand():
     assert _without_id('<g data-id="3" id="x"/>') == '<g data-id="3"/>'
     assert _without_id("<g class='a id=\"b\"' id='c'>") == "<g class='a id=\"b\"'>"
     assert _without_id('<polygon fill="white"/>') == '<polygon fill="white"/>'
+
+
+def test_labels_printed_once_per_expression_and_the_names_of_its_symbols():
+    """expr_label remembers what it printed, keyed by the expression (sympy's == is
+    structural) and by the names of its symbols alone: the same as printing afresh."""
+    x, d, r = sympy.symbols("x d_y_x r1")
+    near = [x + 2, x + sympy.Float(2.0), x + sympy.Float("2.0", 30)]  # equal hashes
+    assert [expr_label(e).text for e in near] == ["x + 2", "x + 2.0", "x + 2.0"]
+    assert [expr_label(e).tex for e in near] == [
+        _printed(e, SymbolNames({}, {}), True, 0).tex for e in near
+    ]
+    names = SymbolNames({d: "<I>a</I>"}, {d: "a"})
+    assert expr_label(d * x, names).html == "<I>a</I>·<I>x</I>"
+    names.html[d], names.tex[d] = "<I>b</I>", "b"  # names change (name_edge_symbols)
+    assert expr_label(d * x, names) == Label("d_y_x*x", "<I>b</I>·<I>x</I>", "b x")
+    assert expr_label(d * x, names, math=False).html == "d_y_x*x"
+    other = SymbolNames({r: "<I>r</I><SUB>1</SUB>", x: "ξ"}, {})  # x named, r1 unused
+    e = d * x + sympy.sin(x) ** 2 + 3
+    for given, limit in ((names, 0), (other, 0), (other, 8), (names, 8)):
+        assert expr_label(e, given, True, limit) == _printed(e, given, True, limit)
