@@ -171,6 +171,7 @@ def inline_labels(scene: Scene) -> Scene:
 _SCRIPT = re.compile(r"<(SUB|SUP)>(.*?)</\1>", re.S)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def sized_scripts(html: str, size: float) -> str:
     """Sub- and superscripts of an HTML-like label at :data:`SCRIPT_SCALE` of ``size``,
     so that graphviz measures them at the size they are drawn (its SVG draws ``<SUB>``
@@ -401,7 +402,14 @@ def _statement(head: str, attrs: dict[str, str | None], label_first: bool = True
     """A node or an edge statement, ``head [attributes]``, or ``head`` alone where no
     attribute has a value; ``label_first=False`` for a ``node`` or ``edge`` statement
     (defaults), whose attributes are sorted alike."""
-    listed = _a_list(attrs, label_first)
+    return _written(head, tuple(attrs.items()), label_first)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _written(head: str, items: tuple[tuple[str, str | None], ...], label_first: bool) -> str:
+    """:func:`_statement`'s text, written once (the frames of a step view repeat most of
+    their statements)."""
+    listed = _a_list(dict(items), label_first)
     return f"\t{head} [{listed}]\n" if listed else f"\t{head}\n"
 
 
