@@ -262,8 +262,8 @@ def test_shared_svg_groups_what_serializing_every_element_grouped(name, method):
 
 
 def test_outline_finds_the_graph_groups_children_and_their_tails():
-    """Comments and declarations skipped, a '>' inside a quoted value, a self-closing
-    child, nested groups, and an id that is not the first attribute."""
+    """Comments and declarations skipped, a '/>' inside a quoted value, a self-closing
+    child, nested groups, a closing tag inside a comment and one with a space."""
     text = (
         '<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN"\n "x.dtd">\n'
         "<!-- <g> in a comment -->\n"
@@ -274,6 +274,8 @@ def test_outline_finds_the_graph_groups_children_and_their_tails():
         "<!-- a -->\n"
         '<g class="node" id="node1"><title>a&gt;b</title><g id="a_x"><a title="1/>0">t</a></g></g>'
         " &amp; \n"
+        '<g class="edge" id="edge1"><!-- </g> --><title>e</title></g>\n'
+        '<g class="node" id="node2"><title>s</title></g >\n'
         "</g>\n</svg>\n"
     )
     outline = _outline(text)
@@ -282,7 +284,10 @@ def test_outline_finds_the_graph_groups_children_and_their_tails():
     assert pieces[0] == "<title>f</title>"
     assert pieces[1] == '<polygon fill="white" points="0,0"/>'
     assert pieces[2].startswith('<g class="node"') and pieces[2].endswith("</a></g></g>")
-    assert [text[c:d] for _, _, c, d in outline.children] == ["\n", "\n<!-- a -->\n", " &amp; \n"]
+    assert pieces[3] == '<g class="edge" id="edge1"><!-- </g> --><title>e</title></g>'
+    assert pieces[4] == '<g class="node" id="node2"><title>s</title></g >'
+    tails = [text[c:d] for _, _, c, d in outline.children]
+    assert tails == ["\n", "\n<!-- a -->\n", " &amp; \n", "\n", "\n"]
 
 
 def test_ids_dropped_wherever_they_stand():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import html as _html
 import itertools
@@ -250,33 +251,70 @@ class _Outline:
 
 def _outline(text: str) -> _Outline:
     """The :class:`_Outline` of an SVG document, from its tags alone (nothing parsed)."""
-    root, group, depth = "", None, 0
-    children: list[tuple[int, int, int, int]] = []
-    start = opened = 0
+    root, depth = "", 0
     for m in _TOKEN.finditer(text):
         closing, name, _, empty = m.groups()
         if name is None:
             continue
         if closing:
             depth -= 1
-            if group is not None and depth == 2:
-                children.append((start, opened, m.end(), 0))
-            elif group is not None and depth == 1:
-                return _Outline(root, group, _with_tails(children, m.start()))
             continue
         if depth == 0:
             root = m.group(0)
-        elif depth == 1 and group is None and name == "g":
-            group = m.group(0)
+        elif depth == 1 and name == "g":
             if empty:
-                return _Outline(root, group, [])
-        elif depth == 2 and group is not None:
-            start, opened = m.start(), m.end()
-            if empty:
-                children.append((start, opened, m.end(), 0))
+                return _Outline(root, m.group(0), [])
+            children, end = _children(text, m.end())
+            return _Outline(root, m.group(0), _with_tails(children, end))
         if not empty:
             depth += 1
     return _Outline(root, None, [])
+
+
+def _children(text: str, at: int) -> tuple[list[tuple[int, int, int, int]], int]:
+    """The elements from ``at`` to the end of the group they are in: (start, end of the
+    opening tag, end, 0) each, and where the group's closing tag starts."""
+    children: list[tuple[int, int, int, int]] = []
+    while True:
+        start = text.find("<", at)
+        if start < 0 or text.startswith("</", start):
+            return children, len(text) if start < 0 else start
+        m = _TOKEN.match(text, start)
+        if m is None:  # not well formed: ET refuses it when it reads the element
+            return children, start
+        _, name, _, empty = m.groups()
+        at = m.end() if name is None or empty else _element_end(text, m.end(), name)
+        if name is not None:
+            children.append((start, m.end(), at, 0))
+
+
+def _element_end(text: str, opened: int, name: str) -> int:
+    """Where the element whose opening tag (``name``) ends at ``opened`` ends: after the
+    first closing tag of its name when no element of that name, comment, CDATA or
+    processing instruction comes before it (the usual case: found without reading the
+    tags between), else where its tags balance."""
+    closing, nested = _closers(name)
+    close = closing.search(text, opened)
+    if close is not None:
+        before = close.start()
+        plain = text.find("<!", opened, before) < 0 and text.find("<?", opened, before) < 0
+        if plain and nested.search(text, opened, before) is None:
+            return close.end()
+    depth = 1
+    for m in _TOKEN.finditer(text, opened):
+        closed, tag, _, empty = m.groups()
+        if tag is None or empty:
+            continue
+        depth += -1 if closed else 1
+        if depth == 0:
+            return m.end()
+    return len(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _closers(name: str) -> tuple[re.Pattern, re.Pattern]:
+    """A closing tag of ``name``, and an opening one."""
+    return re.compile(rf"</{re.escape(name)}\s*>"), re.compile(rf"<{re.escape(name)}[\s/>]")
 
 
 def _with_tails(children: list[tuple[int, int, int, int]], end: int):
