@@ -6,7 +6,7 @@ elimination step in one HTML explorer) on functions of n operations: n/4 stateme
 alternate between them (A, B, A, B, ...) and the pages they write must be byte-identical.
 
     python benchmarks/render_steps_scale.py                         # this checkout
-    python benchmarks/render_steps_scale.py --trees /tmp/main .    # A/B, medians
+    python benchmarks/render_steps_scale.py --trees /tmp/base .    # A/B, medians
     python benchmarks/render_steps_scale.py --sizes 25 50 100 --runs 3
 
 Prints per size and tree the median CPU-s and the growth exponent from the size before
@@ -49,14 +49,29 @@ def run(tree: str, program: Path, out: Path, command: list[str]) -> tuple[float,
     and the sha256 of what it wrote."""
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
     before = children_cpu()
-    subprocess.run(
+    subprocess.run(  # in the program's folder: ``-m`` puts the working folder first
         [sys.executable, "-m", "dgraph", *command, f"{program}:f", "-o", str(out)],
         env=env,
+        cwd=program.parent,
         check=True,
         stdout=subprocess.DEVNULL,
     )
     spent = children_cpu() - before
     return spent, hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+def check_tree(tree: str, folder: Path) -> None:
+    """Stop unless a process started as :func:`run` starts one imports dgraph from ``tree``."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import dgraph; print(dgraph.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(Path(tree).resolve())},
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not Path(found).resolve().is_relative_to(Path(tree).resolve()):
+        sys.exit(f"{tree}: dgraph is imported from {found}")
 
 
 def slope(points: list[tuple[int, float]]) -> float:
@@ -83,6 +98,8 @@ def main() -> None:
     command = args.command.split()
     times: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        for tree in args.trees:
+            check_tree(tree, Path(tmp))
         for n in args.sizes:
             program = Path(tmp) / f"ops{n}.py"
             program.write_text(source(n))
