@@ -61,7 +61,11 @@ def run(tree: str, program: Path, out: Path, command: list[str]) -> tuple[float,
 
 
 def check_tree(tree: str, folder: Path) -> None:
-    """Stop unless a process started as :func:`run` starts one imports dgraph from ``tree``."""
+    """Compile ``tree``'s dgraph (processes that may not write bytecode would compile it
+    at every start, PYTHONDONTWRITEBYTECODE), and stop unless a process started as
+    :func:`run` starts one imports dgraph from ``tree``."""
+    package = Path(tree).resolve() / "dgraph"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
     found = subprocess.run(
         [sys.executable, "-c", "import dgraph; print(dgraph.__file__)"],
         env={**os.environ, "PYTHONPATH": str(Path(tree).resolve())},
