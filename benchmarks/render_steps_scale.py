@@ -26,17 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-def source(n: int) -> str:
-    """A function of 4 scalars with ``n`` operations (n/4 statements of 4)."""
-    lines = ["import numpy as np", "", "", "def f(a, b, c, d):"]
-    names = ["a", "b", "c", "d"]
-    for k in range(n // 4):
-        u, v, w = names[-1], names[-2], names[-3]
-        lines.append(f"    t{k} = np.sin({u}) * {v} + {w} / (1 + {u} * {u})")
-        names.append(f"t{k}")
-    lines.append(f"    return {names[-1]}, {names[-2]} * {names[-4]}")
-    return "\n".join(lines) + "\n"
+from cli_files_survey import hundred_ops  # benchmarks/, first on the path
 
 
 def children_cpu() -> float:
@@ -106,7 +96,7 @@ def main() -> None:
             check_tree(tree, Path(tmp))
         for n in args.sizes:
             program = Path(tmp) / f"ops{n}.py"
-            program.write_text(source(n))
+            program.write_text(hundred_ops(n))
             for _ in range(args.runs):
                 digests = set()
                 for tree in args.trees:  # alternated
