@@ -14,6 +14,7 @@ import pytest
 import sympy
 
 from dgraph.frontends import bundled
+from dgraph.methods import accumulate
 from dgraph.render.drawing import draw
 from dgraph.render.labels import Label, SymbolNames, _printed, expr_label, text_label
 from dgraph.render.scene import (
@@ -28,7 +29,7 @@ from dgraph.render.scene import (
     inline_labels,
     to_graphviz,
 )
-from dgraph.render.stepviews import steps
+from dgraph.render.stepviews import graph_frames, steps
 from dgraph.render.styles import get_style
 from dgraph.render.viewer import (
     SVG_NS,
@@ -38,6 +39,9 @@ from dgraph.render.viewer import (
     _without_id,
     shared_svg,
 )
+from dgraph.render.widget import start_layout
+
+from .test_render_tensor import _layer
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz dot not installed")
 
@@ -287,3 +291,28 @@ def test_labels_printed_once_per_expression_and_the_names_of_its_symbols():
     e = d * x + sympy.sin(x) ** 2 + 3
     for given, limit in ((names, 0), (other, 0), (other, 8), (names, 8)):
         assert expr_label(e, given, True, limit) == _printed(e, given, True, limit)
+
+
+@pytest.mark.parametrize(
+    ("graph", "method"),
+    [
+        (lambda: bundled("naumann_sin.trace"), "reverse"),
+        (lambda: bundled("zhou_two_blocks.json"), "markowitz"),
+        (lambda: _layer(), "reverse"),  # a tensor graph: the legend has every frame's blocks
+        (lambda: _layer(), "forward"),
+    ],
+)
+def test_the_last_frame_alone_is_the_last_of_all_frames(graph, method):
+    """graph_frames(last=True), the explorer's drawing of its state after its moves: the
+    same frame as the last of every frame, whether on its own layout or on the start's."""
+    g = graph()
+    es = accumulate(g, method)
+    style = get_style("paper")
+    fields = ("title", "references", "entries", "mults", "price", "blocks")
+    for layout in (None, start_layout(g)):
+        every = graph_frames(g, method, "dataflow", style, list(es.steps), layout)
+        (alone,) = graph_frames(g, method, "dataflow", style, list(es.steps), layout, last=True)
+        assert [getattr(alone, f) for f in fields] == [getattr(every[-1], f) for f in fields]
+        assert alone.pinning.scenes == every[-1].pinning.scenes[-1:]
+        if layout is not None:  # on the start's layout: drawn alike (else laid out alone)
+            assert alone.drawing.source == every[-1].drawing.source
