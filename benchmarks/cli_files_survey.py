@@ -305,11 +305,12 @@ def rhs(u):
 '''
 
 
-def hundred_ops() -> str:
-    """A function of 4 scalars with 100 operations (25 statements of 4)."""
+def hundred_ops(n: int = 100) -> str:
+    """A function of 4 scalars with ``n`` operations (n/4 statements of 4; 100 here, more
+    or fewer in benchmarks/render_steps_scale.py)."""
     lines = ["import numpy as np", "", "", "def f(a, b, c, d):"]
     names = ["a", "b", "c", "d"]
-    for k in range(25):
+    for k in range(n // 4):
         u, v, w = names[-1], names[-2], names[-3]
         lines.append(f"    t{k} = np.sin({u}) * {v} + {w} / (1 + {u} * {u})")
         names.append(f"t{k}")

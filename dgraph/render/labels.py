@@ -10,6 +10,7 @@ reference ``r<k>`` becomes ``r_k``. Products keep their noncommutative order.
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import re
 from collections.abc import Callable
@@ -153,6 +154,7 @@ def _base_tex(base: str) -> str:
     return base if len(base) == 1 else rf"\mathit{{{base}}}"
 
 
+@functools.lru_cache(maxsize=1 << 12)  # the same names, frame after frame
 def _vertex_html(name: str) -> str:
     stem = adjoint_stem(name)
     parts = _parts(stem or name)
@@ -163,6 +165,7 @@ def _vertex_html(name: str) -> str:
     return head + (f"<SUB>{','.join(subs)}</SUB>" if subs else "")
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _vertex_tex(name: str) -> str:
     stem = adjoint_stem(name)
     parts = _parts(stem or name)
@@ -177,6 +180,7 @@ def _vertex_tex(name: str) -> str:
     return head + (f"_{{{sub}}}" if sub else "")
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _flat(name: str) -> str:
     """A vertex name inside a subscript: no nested subscript (x_2 and x2 both read x2;
     an adjoint x_bar reads x̄)."""
@@ -188,6 +192,7 @@ def _flat(name: str) -> str:
     return greek_unicode.get(base, base) + ("\u0304" if stem else "") + "".join(subs)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def vertex_label(name: str, math: bool = True) -> Label:
     """A vertex name as math: ``x0`` -> *x*₀, ``theta`` -> θ, ``x_2`` -> *x*₂, an
     adjoint ``x1_bar`` -> x̄₁."""
@@ -306,14 +311,32 @@ def expr_label(
     expr: sympy.Expr | str, names: SymbolNames | None = None, math: bool = True, limit: int = 0
 ) -> Label:
     """An expression (a partial, an edge symbol, a sum of products) in every form; with
-    ``limit``, text longer than that breaks a sum into one term per line."""
+    ``limit``, text longer than that breaks a sum into one term per line. Printed once
+    per expression and names of its symbols (the frames of a step view label the same
+    edges and entries over and over)."""
     if isinstance(expr, str):
         return text_label(expr)
+    names = names or SymbolNames({}, {})
+    if not isinstance(expr, sympy.Basic):
+        return _printed(expr, names, math, limit)
+    symbols = expr.atoms(sympy.Symbol) if math else ()
+    html = frozenset((s, names.html[s]) for s in symbols if s in names.html)
+    tex = frozenset((s, names.tex[s]) for s in symbols if s in names.tex)
+    return _printed_once(expr, html, tex, math, limit)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _printed_once(expr: sympy.Basic, html: frozenset, tex: frozenset, math: bool, limit: int):
+    """:func:`_printed` with the names of the expression's symbols alone (sympy's ``==``
+    is structural: ``2`` and ``2.0``, or floats of two precisions, are not equal)."""
+    return _printed(expr, SymbolNames(dict(html), dict(tex)), math, limit)
+
+
+def _printed(expr, names: SymbolNames, math: bool, limit: int) -> Label:
     text = sympy.sstr(expr)
     if not math:
         lab = text_label(text)
     else:
-        names = names or SymbolNames({}, {})
         tex_names = dict(names.tex)
         for s in _symbols(expr):
             if s not in tex_names:

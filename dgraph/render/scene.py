@@ -8,6 +8,7 @@ layout as TikZ.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -24,6 +25,8 @@ __all__ = [
     "Edge",
     "Node",
     "Scene",
+    "dot_id",
+    "dot_lines",
     "inline_labels",
     "place_scripts",
     "sized_scripts",
@@ -168,6 +171,7 @@ def inline_labels(scene: Scene) -> Scene:
 _SCRIPT = re.compile(r"<(SUB|SUP)>(.*?)</\1>", re.S)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def sized_scripts(html: str, size: float) -> str:
     """Sub- and superscripts of an HTML-like label at :data:`SCRIPT_SCALE` of ``size``,
     so that graphviz measures them at the size they are drawn (its SVG draws ``<SUB>``
@@ -311,26 +315,36 @@ _NODE_MARGIN = "0.06,0.04"
 def to_graphviz(scene: Scene, sized: bool = False) -> graphviz.Digraph:
     """The scene as a graphviz ``Digraph``, labels as HTML-like labels; ``sized`` gives
     scripts their drawn size (:func:`sized_scripts`) for graphviz's SVG, which draws them
-    at full size (its cairo formats, PNG and PDF, shrink them themselves)."""
+    at full size (its cairo formats, PNG and PDF, shrink them themselves). Its DOT lines
+    are written directly (:func:`dot_lines`), as ``Digraph``'s methods would write them."""
+    engine = "neato" if scene.pinned else "dot"
+    return graphviz.Digraph(scene.name or "dgraph", engine=engine, body=dot_lines(scene, sized))
+
+
+def dot_lines(scene: Scene, sized: bool = False) -> list[str]:
+    """The body of the scene's DOT graph, line by line: graph, node and edge attributes,
+    clusters (nested subgraphs) with their nodes, rank groups, then edges; attributes
+    sorted by name, identifiers quoted only where DOT needs it (:func:`dot_id`)."""
     scene = inline_labels(scene)
     style = scene.style
-    dot = graphviz.Digraph(scene.name or "dgraph", engine="neato" if scene.pinned else "dot")
-    dot.attr(**_graph_attrs(scene, sized))
-    dot.attr(
-        "node",
-        fontname=style.font,
-        fontsize=str(style.fontsize),
-        style="filled",
-        margin=_NODE_MARGIN,
-        penwidth="1",
-    )
-    dot.attr(
-        "edge",
-        fontname=style.font,
-        fontsize=str(style.edge_fontsize),
-        arrowsize="0.7",
-        color=style.edge_color,
-    )
+    node_defaults = {
+        "fontname": style.font,
+        "fontsize": str(style.fontsize),
+        "style": "filled",
+        "margin": _NODE_MARGIN,
+        "penwidth": "1",
+    }
+    edge_defaults = {
+        "fontname": style.font,
+        "fontsize": str(style.edge_fontsize),
+        "arrowsize": "0.7",
+        "color": style.edge_color,
+    }
+    lines = [
+        *_graph_attr_line(_graph_attrs(scene, sized)),
+        _statement("node", node_defaults, label_first=False),
+        _statement("edge", edge_defaults, label_first=False),
+    ]
     children: dict[str | None, list[Cluster]] = {}
     for c in scene.clusters.values():
         children.setdefault(c.parent, []).append(c)
@@ -338,32 +352,98 @@ def to_graphviz(scene: Scene, sized: bool = False) -> graphviz.Digraph:
     for n in scene.nodes.values():
         members.setdefault(n.cluster if n.cluster in scene.clusters else None, []).append(n)
 
-    def fill(g: graphviz.Digraph, cluster: str | None) -> None:
+    def fill(cluster: str | None) -> list[str]:
+        out: list[str] = []
         for c in children.get(cluster, []):
-            with g.subgraph(name=f"cluster_{c.id}") as sub:
-                attrs = {
-                    "style": "dashed",
-                    "color": "#666666",
-                    "fontsize": str(style.edge_fontsize),
-                }
-                # a cluster inherits the graph's label (title, legend) unless given one
-                attrs["label"] = _label(c.label, float(attrs["fontsize"]) if sized else None)
-                attrs.update(c.attrs)
-                sub.attr(**attrs)
-                fill(sub, c.id)
+            attrs = {"style": "dashed", "color": "#666666", "fontsize": str(style.edge_fontsize)}
+            # a cluster inherits the graph's label (title, legend) unless given one
+            attrs["label"] = _label(c.label, float(attrs["fontsize"]) if sized else None)
+            attrs.update(c.attrs)
+            inner = [*_graph_attr_line(attrs), *fill(c.id)]
+            out += _subgraph(f"subgraph {dot_id(f'cluster_{c.id}')} ", inner)
         for n in members.get(cluster, []):
-            g.node(n.id, **_node_attrs(scene, n, sized))
+            out.append(_statement(dot_id(n.id), _node_attrs(scene, n, sized)))
+        return out
 
-    fill(dot, None)
+    lines += fill(None)
     for rank, ids in scene.ranks:
-        with dot.subgraph() as same:
-            same.attr(rank=rank)
-            for v in ids:
-                same.node(v)
+        inner = [*_graph_attr_line({"rank": rank}), *(f"\t{dot_id(v)}\n" for v in ids)]
+        lines += _subgraph("", inner)
     for e in scene.edges:
         attrs = dict(e.attrs)
         if e.label is not None:
             size = float(attrs.get("fontsize", style.edge_fontsize))
             attrs["label"] = _html(e.label, size if sized else None)
-        dot.edge(e.tail, e.head, **attrs)
-    return dot
+        lines.append(_statement(f"{_dot_end(e.tail)} -> {_dot_end(e.head)}", attrs))
+    return lines
+
+
+def _subgraph(head: str, inner: list[str]) -> list[str]:
+    """A subgraph's lines in its parent's body: ``head{``, its body, ``}``, indented."""
+    return [f"\t{line}" for line in (f"{head}{{\n", *inner, "}\n")]
+
+
+def _a_list(attrs: dict[str, str | None], label_first: bool = False) -> str:
+    """``name=value`` pairs sorted by name (``label`` first where ``label_first``: a node's
+    or an edge's), ``None`` values left out."""
+    items = sorted(attrs.items())
+    if label_first and attrs.get("label") is not None:
+        items = [("label", attrs["label"]), *(kv for kv in items if kv[0] != "label")]
+    return " ".join(_pair(k, v) for k, v in items if v is not None)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _pair(name: str, value: str) -> str:
+    """``name=value`` quoted (frames of a step view repeat most of theirs)."""
+    return f"{dot_id(name)}={dot_id(value)}"
+
+
+def _statement(head: str, attrs: dict[str, str | None], label_first: bool = True) -> str:
+    """A node or an edge statement, ``head [attributes]``, or ``head`` alone where no
+    attribute has a value; ``label_first=False`` for a ``node`` or ``edge`` statement
+    (defaults), whose attributes are sorted alike."""
+    return _written(head, tuple(attrs.items()), label_first)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _written(head: str, items: tuple[tuple[str, str | None], ...], label_first: bool) -> str:
+    """:func:`_statement`'s text, written once (the frames of a step view repeat most of
+    their statements)."""
+    listed = _a_list(dict(items), label_first)
+    return f"\t{head} [{listed}]\n" if listed else f"\t{head}\n"
+
+
+def _graph_attr_line(attrs: dict[str, str | None]) -> list[str]:
+    """A (sub)graph's attributes as one line of ``name=value`` pairs; none without any."""
+    return [f"\t{_a_list(attrs)}\n"] if attrs else []
+
+
+_DOT_ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))")
+_DOT_KEYWORDS = frozenset({"node", "edge", "graph", "digraph", "subgraph", "strict"})
+
+
+def dot_id(text: str) -> str:
+    """``text`` as a DOT identifier: as it is where DOT reads it as one (a name, a number,
+    an HTML-like ``<...>`` string), else in double quotes, as the ``graphviz`` package
+    quotes it (whose own quoting takes a string with quotes, newlines or a final
+    backslash, and warns where DOT cannot read it).
+
+    >>> dot_id("t1"), dot_id("-4.5"), dot_id("<<I>x</I>>"), dot_id("label-a-b"), dot_id("node")
+    ('t1', '-4.5', '<<I>x</I>>', '"label-a-b"', '"node"')
+    """
+    if text.startswith("<") and text.endswith(">"):
+        return text
+    if _DOT_ID.fullmatch(text) and text.lower() not in _DOT_KEYWORDS:
+        return text
+    if '"' in text or text.endswith("\\") or "\n" in text:
+        return graphviz.quoting.quote(text)  # its escapes and warnings, exactly
+    return f'"{text}"'
+
+
+def _dot_end(end: str) -> str:
+    """An edge's end as DOT reads it: ``node[:port[:compass]]``."""
+    node, _, rest = end.partition(":")
+    if not rest:
+        return dot_id(node)
+    port, _, compass = rest.partition(":")
+    return ":".join([dot_id(node), dot_id(port), *([compass] if compass else [])])

@@ -176,11 +176,13 @@ def graph_frames(
     style: Style,
     frames_for: list[Step],
     layout: Layout | None = None,
+    last: bool = False,
 ) -> list[Frame]:
     """A frame before the first of ``frames_for`` (vertex and edge eliminations, Zhou's
     chains and splits, umbrella contractions, in the order ``method`` made them on
     ``graph``) and one after each, drawn on one pinned layout: their union's, or
-    ``layout`` where given (:func:`~dgraph.render.pinned.pin`)."""
+    ``layout`` where given (:func:`~dgraph.render.pinned.pin`). ``last``: the last frame
+    alone (every step replayed, one scene drawn: the explorer's state after its moves)."""
     lg = LabeledGraph(graph)
     priced = Elimination(graph, BLOCKS) if graph.is_tensor else None
     shapes = {v: graph.shape(v) for v in graph.order()} if priced is not None else None
@@ -208,6 +210,11 @@ def graph_frames(
                 cost = price = _replay(priced, step)
             total += cost
         labels = {(u, v): d["label"] for u, v, d in lg.g.edges(data=True)}
+        if last and k < len(frames_for):  # not drawn: what the next frames need from it
+            if priced is not None:
+                frame_types.append(_block_types(priced))
+            previous = labels
+            continue
         snapshot = DGraph(graph.name)
         for v in graph.order():
             snapshot.add_vertex(v, graph.role(v))

@@ -17,6 +17,8 @@ changes, not with frames × graph.
 from __future__ import annotations
 
 import base64
+import copy
+import functools
 import hashlib
 import html as _html
 import itertools
@@ -226,24 +228,173 @@ class SharedSVG:
         return ET.tostring(self.root, encoding="unicode")
 
 
-def _parts(svg: ET.Element) -> tuple[str | None, list[tuple[tuple, ET.Element]]]:
-    """The transform of graphviz's graph group and its children, each keyed by what
+_TOKEN = re.compile(
+    r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![^>]*>"
+    r"|<(/?)([\w:.-]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>",
+    re.S,
+)  # a comment, a processing instruction, CDATA, a declaration; else a tag (/, name, attributes, /)
+_NAME = re.compile(r"<[\w:.-]+")
+_FIRST_ID = re.compile(r"""\s+id\s*=\s*(?:"[^"]*"|'[^']*')""")
+_ATTRIBUTE = re.compile(r"""\s+([^\s=/>]+)\s*=\s*(?:"[^"]*"|'[^']*')""")
+
+
+@dataclass
+class _Outline:
+    """Where the parts of one graphviz SVG lie: its root's opening tag, its graph group's
+    (the root's first ``g``; None without one), and each child of the graph group as
+    (start, end of its opening tag, end, end of its tail) offsets in the text."""
+
+    root: str
+    group: str | None
+    children: list[tuple[int, int, int, int]]
+
+
+def _outline(text: str) -> _Outline:
+    """The :class:`_Outline` of an SVG document, from its tags alone (nothing parsed)."""
+    root, depth = "", 0
+    for m in _TOKEN.finditer(text):
+        closing, name, _, empty = m.groups()
+        if name is None:
+            continue
+        if closing:
+            depth -= 1
+            continue
+        if depth == 0:
+            root = m.group(0)
+        elif depth == 1 and name == "g":
+            if empty:
+                return _Outline(root, m.group(0), [])
+            children, end = _children(text, m.end())
+            return _Outline(root, m.group(0), _with_tails(children, end))
+        if not empty:
+            depth += 1
+    return _Outline(root, None, [])
+
+
+def _children(text: str, at: int) -> tuple[list[tuple[int, int, int, int]], int]:
+    """The elements from ``at`` to the end of the group they are in: (start, end of the
+    opening tag, end, 0) each, and where the group's closing tag starts."""
+    children: list[tuple[int, int, int, int]] = []
+    while True:
+        start = text.find("<", at)
+        if start < 0 or text.startswith("</", start):
+            return children, len(text) if start < 0 else start
+        m = _TOKEN.match(text, start)
+        if m is None:  # not well formed: ET refuses it when it reads the element
+            return children, start
+        _, name, _, empty = m.groups()
+        at = m.end() if name is None or empty else _element_end(text, m.end(), name)
+        if name is not None:
+            children.append((start, m.end(), at, 0))
+
+
+def _element_end(text: str, opened: int, name: str) -> int:
+    """Where the element whose opening tag (``name``) ends at ``opened`` ends: after the
+    first closing tag of its name when no element of that name, comment, CDATA or
+    processing instruction comes before it (the usual case: found without reading the
+    tags between), else where its tags balance."""
+    closing, nested = _closers(name)
+    close = closing.search(text, opened)
+    if close is not None:
+        before = close.start()
+        plain = text.find("<!", opened, before) < 0 and text.find("<?", opened, before) < 0
+        if plain and nested.search(text, opened, before) is None:
+            return close.end()
+    depth = 1
+    for m in _TOKEN.finditer(text, opened):
+        closed, tag, _, empty = m.groups()
+        if tag is None or empty:
+            continue
+        depth += -1 if closed else 1
+        if depth == 0:
+            return m.end()
+    return len(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _closers(name: str) -> tuple[re.Pattern, re.Pattern]:
+    """A closing tag of ``name``, and an opening one."""
+    return re.compile(rf"</{re.escape(name)}\s*>"), re.compile(rf"<{re.escape(name)}[\s/>]")
+
+
+def _with_tails(children: list[tuple[int, int, int, int]], end: int):
+    """Each child's tail ends where the next child (or the group) begins."""
+    nexts = [c[0] for c in children[1:]] + [end]
+    return [(a, b, c, d) for (a, b, c, _), d in zip(children, nexts, strict=True)]
+
+
+def _without_id(tag: str) -> str:
+    """An opening tag without its ``id`` attribute (graphviz numbers its groups in order,
+    node12, edge5: not the same across frames)."""
+    name = _NAME.match(tag).end()
+    first = _FIRST_ID.match(tag, name)  # graphviz writes the id first
+    if first is not None:
+        return tag[: first.start()] + tag[first.end() :]
+    if "id" not in tag:
+        return tag
+    attributes = list(_ATTRIBUTE.finditer(tag, name))
+    rest = attributes[-1].end() if attributes else name
+    kept = "".join(a.group(0) for a in attributes if a.group(1) != "id")
+    return tag[:name] + kept + tag[rest:]
+
+
+def _tail(raw: str) -> str | None:
+    """The text an element's tail holds (entities read, comments dropped), as ET reads it."""
+    if "<" not in raw and "&" not in raw:
+        return raw or None
+    return ET.fromstring(f"<t>{raw}</t>").text
+
+
+class _Children:
+    """The graph groups' children of frames drawn on one layout, each keyed by what
     identifies it across frames: its title (node and edge names), else its place among
-    the untitled ones (background, caption)."""
-    graph = svg.find(f"{{{SVG_NS}}}g")
-    if graph is None:
-        return None, []
-    out, loose = [], 0
-    for child in graph:
-        # graphviz numbers its groups in order (node12, edge5): not the same across frames
-        child.attrib.pop("id", None)
-        title = child.find(f"{{{SVG_NS}}}title")
-        if title is not None:
-            out.append(((child.get("class"), title.text), child))
-        else:
-            out.append((("loose", loose), child))
-            loose += 1
-    return graph.get("transform"), out
+    the untitled ones (background, caption). Each distinct child is parsed once: what
+    changes is parsed once per version, not once per frame."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root  # an opening tag with the namespaces the children need
+        self.parsed: dict[tuple[str, str, str], tuple[tuple | None, ET.Element]] = {}
+        self.placed: dict[int, tuple] = {}  # an element's id: the key it was first kept at
+
+    def element(self, text: str, child: tuple[int, int, int, int], loose: int) -> tuple:
+        """The child's key, its element (id dropped, tail as ET reads it) and whether it is
+        untitled."""
+        start, opened, end, tail_end = child
+        raw = (_without_id(text[start:opened]), text[opened:end], text[end:tail_end])
+        found = self.parsed.get(raw)
+        if found is None:
+            element = ET.fromstring(f"{self.root}{raw[0]}{raw[1]}</svg>")[0]
+            element.tail = _tail(raw[2])
+            title = element.find(f"{{{SVG_NS}}}title")
+            titled = (element.get("class"), title.text) if title is not None else None
+            found = self.parsed[raw] = (titled, element)
+        key, element = found[0] or ("loose", loose), found[1]
+        if self.placed.setdefault(id(element), key) != key:  # one text at two places
+            element = copy.deepcopy(element)
+        return key, element, found[0] is None
+
+
+def _frame_items(texts: list[str], outlines: list[_Outline]) -> dict[tuple, list]:
+    """Each child of the frames' graph groups, by key: the versions (frame, element)."""
+    items: dict[tuple, list[tuple[int, ET.Element]]] = {}
+    children = _Children(outlines[0].root)
+    for k, (text, outline) in enumerate(zip(texts, outlines, strict=True)):
+        loose = 0
+        for child in outline.children:
+            key, element, untitled = children.element(text, child, loose)
+            loose += untitled
+            items.setdefault(key, []).append((k, element))
+    return items
+
+
+def _root_attrs(outline: _Outline) -> dict[str, str]:
+    return dict(ET.fromstring(f"{outline.root}</svg>").attrib)
+
+
+def _transform(outline: _Outline) -> str | None:
+    if outline.group is None:
+        return None
+    return ET.fromstring(f"{outline.root}{outline.group}</g></svg>")[0].get("transform")
 
 
 def shared_svg(frames, rows: bool = False) -> SharedSVG:
@@ -252,11 +403,13 @@ def shared_svg(frames, rows: bool = False) -> SharedSVG:
     version of the whole drawing. ``rows`` adds each frame's expression set as lines of
     text under the drawing."""
     lay_out_svgs([f.drawing for f in frames])  # in one graphviz process
-    pieces = [ET.fromstring(f.drawing.pipe("svg")) for f in frames]
+    texts = [f.drawing.pipe("svg").decode() for f in frames]
+    outlines = [_outline(t) for t in texts]
+    sizes = [_root_attrs(o) for o in outlines]
     n = len(frames)
     line = 16.0
-    width = max(_pt(p.get("width")) for p in pieces)
-    graph_h = max(_pt(p.get("height")) for p in pieces)
+    width = max(_pt(p.get("width")) for p in sizes)
+    graph_h = max(_pt(p.get("height")) for p in sizes)
     math = [_math_rows(f) for f in frames] if rows else []
     n_rows = max(map(len, math), default=0)
     height = graph_h + (line * (n_rows + 1) + 8 if rows else 0)
@@ -271,29 +424,26 @@ def shared_svg(frames, rows: bool = False) -> SharedSVG:
         },
     )
     ET.SubElement(root, f"{{{SVG_NS}}}rect", {"width": "100%", "height": "100%", "fill": "white"})
-    parsed = [_parts(p) for p in pieces]
-    transforms = {t for t, _ in parsed}
-    items: dict[tuple, list[tuple[int, ET.Element]]] = {}
+    transforms = {_transform(o) for o in outlines}
     if len(transforms) == 1 and None not in transforms:
         holder = ET.SubElement(root, f"{{{SVG_NS}}}g", {"transform": transforms.pop()})
-        for k, (_, children) in enumerate(parsed):
-            for key, child in children:
-                items.setdefault(key, []).append((k, child))
+        items = _frame_items(texts, outlines)
     else:
         holder = root
-        for k, piece in enumerate(pieces):
-            piece.set("x", "0")
-            piece.set("y", "0")
-            piece.set("width", f"{_pt(piece.get('width')):g}")  # user units = points
-            piece.set("height", f"{_pt(piece.get('height')):g}")
-            items[("frame", k)] = [(k, piece)]
+        items = {("frame", k): [(k, _whole(text))] for k, text in enumerate(texts)}
     varying: list[tuple[ET.Element, list[int]]] = []
+    contents: dict[int, tuple[ET.Element, tuple]] = {}  # by id, the element kept alive
+
+    def content(element: ET.Element) -> tuple:
+        found = contents.get(id(element))
+        if found is None:
+            found = contents[id(element)] = (element, _content(element))
+        return found[1]
 
     def place(parent: ET.Element, versions: list[tuple[int, ET.Element]]) -> None:
-        groups: dict[str, tuple[list[int], ET.Element]] = {}
+        groups: dict[tuple, tuple[list[int], ET.Element]] = {}
         for k, element in versions:
-            text = ET.tostring(element, encoding="unicode")
-            groups.setdefault(text, ([], element))[0].append(k)
+            groups.setdefault(content(element), ([], element))[0].append(k)
         if len(groups) == 1 and len(versions) == n:
             parent.append(versions[0][1])
             return
@@ -317,6 +467,29 @@ def shared_svg(frames, rows: bool = False) -> SharedSVG:
                 versions.append((k, text))
         place(root, versions)
     return SharedSVG(root, varying, n)
+
+
+def _whole(text: str) -> ET.Element:
+    """A frame's whole drawing, placed at the top left, sized in user units (points)."""
+    piece = ET.fromstring(text.encode())
+    piece.set("x", "0")
+    piece.set("y", "0")
+    piece.set("width", f"{_pt(piece.get('width')):g}")
+    piece.set("height", f"{_pt(piece.get('height')):g}")
+    return piece
+
+
+def _content(element: ET.Element) -> tuple:
+    """What ``ET.tostring(element)`` writes, as a tuple: equal for two elements exactly
+    where their serializations are (tag, attributes in order, text, children, tail), and
+    cheaper to build and compare than the text."""
+    return (
+        element.tag,
+        tuple(element.items()),
+        element.text,
+        element.tail,
+        tuple(map(_content, element)),
+    )
 
 
 class AnimatedSVG:

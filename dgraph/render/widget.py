@@ -211,7 +211,7 @@ def drawing(
     if layout is None:
         layout = start_layout(exploration.graph, direction, style)
     frame = graph_frames(
-        exploration.graph, "explore", direction, get_style(style), exploration.steps, layout
+        exploration.graph, "explore", direction, get_style(style), exploration.steps, layout, True
     )[-1]
     scene = frame.drawing.scene
     scene.title = None  # the widget's own line tells the counts; every state one size
