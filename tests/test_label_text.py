@@ -101,7 +101,7 @@ def test_a_deep_new_expression_is_walked_without_hashing_it_whole():
     assert order[-1] is e and len(order) == 3 + 2 * 3000
 
 
-def test_forward_mode_on_a_running_value_counts_verifies_and_prints():
+def test_forward_mode_and_dstar_on_a_running_value_count_verify_and_print():
     """Forward mode's labels of a running value nest twice per statement (599 levels at
     300): counting, checking and printing them recursed past Python's limit
     (core.algebra.fold). Forward mode's count is the chain's: a product and a product
@@ -110,8 +110,13 @@ def test_forward_mode_on_a_running_value_counts_verifies_and_prints():
     source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
     source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
     source += f"t = t{n}\nu = t{n}*y\n"
-    es = dgraph.accumulate(dgraph.from_trace(source), "forward")
+    graph = dgraph.from_trace(source)
+    es = dgraph.accumulate(graph, "forward")
     labels = (*es.references.values(), *es.jacobian.values())
     assert es.verified and depth(max(labels, key=depth)) > 8 * SHALLOW
     assert es.mults == 5 * n + 1
     assert len(es.to_text().splitlines()) == len(es.references) + len(es.jacobian)
+    # D* compares its organizations' sets by their text (sympy's hash and == recursed)
+    # and inlines the winner's single-use references in a loop (nc_substitute)
+    dstar = dgraph.accumulate(graph, "dstar")
+    assert dstar.verified and (dstar.mults, dstar.adds) == (5 * n + 1, n)

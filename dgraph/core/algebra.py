@@ -281,30 +281,29 @@ def nc_substitute(
     >>> nc_substitute(r * x + y, {r: x * y})
     x*y*x + y
     """
-    memo = {} if memo is None else memo
-
-    def walk(e: sympy.Expr) -> sympy.Expr:
-        if e.is_Symbol:
-            return mapping.get(e, e)
-        if e.is_Atom:
-            return e
-        done = memo.get(e)
-        if done is not None:
-            return done
-        if e.is_Mul or e.is_Add:
-            args = [walk(a) for a in e.args]
-            if all(x is y for x, y in zip(args, e.args, strict=True)):
-                out = e
-            elif e.is_Add:
-                out = nc_sum_of(args)
-            else:
-                out = nc_product_of(args)
+    memo = {} if memo is None else memo  # id -> (subexpression, rebuilt): kept alive
+    stack = [(expr, False)]
+    while stack:  # no recursion: a running value's sums nest as deep as the program
+        e, ready = stack.pop()
+        if id(e) in memo:
+            continue
+        if e.is_Symbol or e.is_Atom or not (e.is_Mul or e.is_Add):
+            out = mapping.get(e, e) if e.is_Symbol else e if e.is_Atom else e.xreplace(mapping)
+            memo[id(e)] = (e, out)
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in reversed(e.args) if id(a) not in memo)
+            continue
+        args = [memo[id(a)][1] for a in e.args]
+        if all(x is y for x, y in zip(args, e.args, strict=True)):
+            out = e
+        elif e.is_Add:
+            out = nc_sum_of(args)
         else:
-            out = e.xreplace(mapping)
-        memo[e] = out
-        return out
-
-    return walk(expr)
+            out = nc_product_of(args)
+        memo[id(e)] = (e, out)
+    return memo[id(expr)][1]
 
 
 def _scaled(term: sympy.Expr) -> bool:

@@ -32,7 +32,7 @@ from .collector import collector_paused
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
-from .label_text import label_str
+from .label_text import flat_str, label_str
 from .provenance import Bound, Provenance
 from .verify import Verification, verify
 
@@ -626,7 +626,12 @@ def comparable(candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
             if es.computed is not None:  # inlined already
                 out.append(es)
                 continue
-            key = (tuple(es.references.items()), tuple(es.jacobian.items()))
+            # by the expressions' text: sympy's hash and equality recurse per level, and
+            # a running value's labels nest as deep as the program
+            key = (
+                tuple((n, flat_str(d)) for n, d in es.references.items()),
+                tuple((k, flat_str(e)) for k, e in es.jacobian.items()),
+            )
             if key in inlined:  # the same expressions: a copy with es's own history
                 out.append(_with_history(inlined[key], es))
             else:
