@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import numpy as np
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,7 +18,7 @@ from sympy.parsing.sympy_parser import parse_expr
 import dgraph
 from dgraph.core.algebra import nc_product, nc_sum, nc_symbol
 from dgraph.core.block_costs import post_order
-from dgraph.core.label_text import SHALLOW, depth, flat_latex, flat_str, label_str
+from dgraph.core.label_text import SHALLOW, depth, flat_latex, flat_str, label_str, split_deep
 from dgraph.zhou.convert import expression_graph, span
 
 NAMES = ["a", "b", "c", "d_t1_x", "r12"]
@@ -120,3 +121,28 @@ def test_forward_mode_and_dstar_on_a_running_value_count_verify_and_print():
     # and inlines the winner's single-use references in a loop (nc_substitute)
     dstar = dgraph.accumulate(graph, "dstar")
     assert dstar.verified and (dstar.mults, dstar.adds) == (5 * n + 1, n)
+
+
+def test_code_of_labels_deeper_than_sympy_recurses():
+    """Forward mode on 600 statements (labels 1,199 levels deep): the labels are split
+    into named temporaries 40 levels deep before sympy substitutes and prints them
+    (its xreplace recursed past Python's limit), and the code's Jacobian is the chain's."""
+    n = 600
+    source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
+    source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
+    graph = dgraph.from_trace(source + f"t = t{n}\nu = t{n}*y\n")
+    es = dgraph.accumulate(graph, "forward", verify=False)
+    references, entries = split_deep(es.references, es.jacobian)
+    assert max(depth(e) for e in (*references.values(), *entries.values())) <= 40
+    assert len(references) > len(es.references) + 2 * n // 40
+    jacobian = dgraph.make_function(graph, method="forward")
+    x, y, h = 0.7, 1.3, 1e-6
+
+    def f(x, y):
+        t = x
+        for k in range(n):
+            t = 0.9999 * t + 0.001 * (k % 7 + 1) * y
+        return np.array([t, t * y])
+
+    by_x, by_y = (f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)
+    np.testing.assert_allclose(jacobian(np.array([x, y])), np.stack([by_x, by_y]).T, rtol=1e-7)

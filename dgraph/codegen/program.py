@@ -26,6 +26,7 @@ import sympy
 from ..core import extremes
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
+from ..core.label_text import split_deep
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
 from .implicit import Factors, ordered, solution, solve, solve_transposed, temporaries
@@ -155,11 +156,12 @@ def _in_terms_of(expr: sympy.Expr, value: sympy.Expr, name: sympy.Symbol) -> sym
 def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], sympy.Expr]]:
     """Values, partials and references as commutative assignments, and the entries."""
     labels, partials = _labels(es.graph)
+    references, jacobian = split_deep(es.references, es.jacobian)  # sympy recurses per level
     mapping = dict(labels)
-    mapping.update({r: sympy.Symbol(str(r)) for r in es.references})
+    mapping.update({r: sympy.Symbol(str(r)) for r in references})
     named = _values(es.graph) + partials
-    named += [(mapping[r], d.xreplace(mapping)) for r, d in es.references.items()]
-    entries = {k: e.xreplace(mapping) for k, e in es.jacobian.items()}
+    named += [(mapping[r], d.xreplace(mapping)) for r, d in references.items()]
+    entries = {k: e.xreplace(mapping) for k, e in jacobian.items()}
     return named, entries
 
 
@@ -275,10 +277,11 @@ def jacobian_estimate(es: ExpressionSet) -> Ops:
     3
     """
     labels, _ = _labels(es.graph)
+    references, jacobian = split_deep(es.references, es.jacobian)
     mapping = dict(labels)
-    mapping.update({r: sympy.Symbol(str(r)) for r in es.references})
-    exprs = [d.xreplace(mapping) for d in es.references.values()]
-    exprs += [e.xreplace(mapping) for e in es.jacobian.values()]
+    mapping.update({r: sympy.Symbol(str(r)) for r in references})
+    exprs = [d.xreplace(mapping) for d in references.values()]
+    exprs += [e.xreplace(mapping) for e in jacobian.values()]
     return count_ops([fold_constants(e) for e in exprs])
 
 

@@ -16,11 +16,22 @@ products, powers and numbers the way sympy's printers do, bottom up with no recu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 
 import sympy
 
-__all__ = ["SHALLOW", "depth", "flat_latex", "flat_str", "label_latex", "label_str"]
+from .algebra import nc_product_of, nc_sum_of, nc_symbol
+
+__all__ = [
+    "SHALLOW",
+    "depth",
+    "flat_latex",
+    "flat_str",
+    "label_latex",
+    "label_str",
+    "split_deep",
+]
 
 SHALLOW = 60  # levels sympy's printers take safely (some 15 frames a level)
 
@@ -130,3 +141,53 @@ def _printed(
             prec = _ADD if text.startswith("-") else _MUL if "/" in text else _ATOM
             done[id(e)] = (text, prec, False)
     return done[id(expr)][0]
+
+
+def split_deep(
+    references: Mapping[sympy.Symbol, sympy.Expr],
+    entries: Mapping[tuple[str, str], sympy.Expr],
+    most: int = 40,
+) -> tuple[dict[sympy.Symbol, sympy.Expr], dict[tuple[str, str], sympy.Expr]]:
+    """The same references and entries, no label deeper than ``most`` levels: each
+    subexpression that reaches it is named as a new reference (``rd1``, ``rd2``, ...,
+    before its first user), bottom up without recursion. What sympy does to a label
+    (substitution, common subexpressions, printing code) recurses per level; the
+    computation is the same, its temporaries named."""
+    taken = {str(r) for r in references}
+    fresh = (f"rd{k}" for k in itertools.count(1))
+    out: dict[sympy.Symbol, sympy.Expr] = {}
+
+    def shallow(expr: sympy.Expr) -> sympy.Expr:
+        done: dict[int, tuple[sympy.Expr, int]] = {}
+        stack = [(expr, False)]
+        while stack:
+            e, ready = stack.pop()
+            if id(e) in done:
+                continue
+            if not e.args or not (e.is_Add or e.is_Mul or e.is_Pow):
+                done[id(e)] = (e, 1)
+                continue
+            if not ready:
+                stack.append((e, True))
+                stack.extend((a, False) for a in reversed(e.args) if id(a) not in done)
+                continue
+            args = [done[id(a)][0] for a in e.args]
+            level = 1 + max(done[id(a)][1] for a in e.args)
+            if all(x is y for x, y in zip(args, e.args, strict=True)):
+                new = e
+            elif e.is_Add:
+                new = nc_sum_of(args)
+            elif e.is_Mul:
+                new = nc_product_of(args)
+            else:
+                new = sympy.Pow(*args)
+            if level >= most and e is not expr:
+                name = nc_symbol(next(n for n in fresh if n not in taken))
+                out[name] = new
+                new, level = name, 1
+            done[id(e)] = (new, level)
+        return done[id(expr)][0]
+
+    for r, definition in references.items():
+        out[r] = shallow(definition)
+    return out, {k: shallow(e) for k, e in entries.items()}
