@@ -411,6 +411,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ("star-args", ["accumulate", H("star_args.py") + ":total"], "write them out, def f(x, y, z)"),
     # read at the array level with a note: the note came before the refusal (two lines)
     ("tensor-c-without-sparse", ["codegen", H("long_chain.py") + ":f", "-o", "j.c"], "--sparse"),
+    # labels as deep as the program: the expression graph was laid out recursively
+    (
+        "deep-graph-out",
+        ["accumulate", H("running_value_1000.trace"), "--graph-out", "g.svg"],
+        "a drawing of more than 1000 is not legible",
+    ),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (
