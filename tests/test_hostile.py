@@ -414,7 +414,7 @@ CASES: list[tuple[str, list[str], str]] = [
     # labels as deep as the program: the expression graph was laid out recursively
     (
         "deep-graph-out",
-        ["accumulate", H("running_value_1000.trace"), "--graph-out", "g.svg"],
+        ["accumulate", H("running_value_1000.trace"), "-m", "forward", "--graph-out", "g.svg"],
         "a drawing of more than 1000 is not legible",
     ),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
