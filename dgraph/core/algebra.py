@@ -25,6 +25,7 @@ __all__ = [
     "fold",
     "nc_product",
     "nc_product_of",
+    "nc_rebuilt",
     "nc_substitute",
     "nc_sum",
     "nc_sum_of",
@@ -295,15 +296,18 @@ def nc_substitute(
             stack.append((e, True))
             stack.extend((a, False) for a in reversed(e.args) if id(a) not in memo)
             continue
-        args = [memo[id(a)][1] for a in e.args]
-        if all(x is y for x, y in zip(args, e.args, strict=True)):
-            out = e
-        elif e.is_Add:
-            out = nc_sum_of(args)
-        else:
-            out = nc_product_of(args)
-        memo[id(e)] = (e, out)
+        memo[id(e)] = (e, nc_rebuilt(e, [memo[id(a)][1] for a in e.args]))
     return memo[id(expr)][1]
+
+
+def nc_rebuilt(e: sympy.Expr, args: list[sympy.Expr]) -> sympy.Expr:
+    """The sum, product or power ``e`` with ``args`` for its arguments (``e`` itself
+    where they are its own), built as :func:`nc_sum_of` and :func:`nc_product_of` build."""
+    if all(x is y for x, y in zip(args, e.args, strict=True)):
+        return e
+    if e.is_Add:
+        return nc_sum_of(args)
+    return nc_product_of(args) if e.is_Mul else sympy.Pow(*args)
 
 
 def _scaled(term: sympy.Expr) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 
 import sympy
 
-from .algebra import nc_product_of, nc_sum_of, nc_symbol
+from .algebra import nc_rebuilt, nc_symbol
 
 __all__ = [
     "SHALLOW",
@@ -171,16 +171,8 @@ def split_deep(
                 stack.append((e, True))
                 stack.extend((a, False) for a in reversed(e.args) if id(a) not in done)
                 continue
-            args = [done[id(a)][0] for a in e.args]
+            new = nc_rebuilt(e, [done[id(a)][0] for a in e.args])
             level = 1 + max(done[id(a)][1] for a in e.args)
-            if all(x is y for x, y in zip(args, e.args, strict=True)):
-                new = e
-            elif e.is_Add:
-                new = nc_sum_of(args)
-            elif e.is_Mul:
-                new = nc_product_of(args)
-            else:
-                new = sympy.Pow(*args)
             if level >= most and e is not expr:
                 name = nc_symbol(next(n for n in fresh if n not in taken))
                 out[name] = new
