@@ -38,7 +38,14 @@ from ..ir import (
     names_in,
 )
 
-__all__ = ["PEAK_MOST", "Total", "entries_at_most", "peak_entries", "refuse_large_program"]
+__all__ = [
+    "PEAK_MOST",
+    "Total",
+    "entries_at_most",
+    "peak_entries",
+    "read_argument",
+    "refuse_large_program",
+]
 
 # the most array entries a program may hold at once (3.2 GB of doubles). The process's
 # peak follows the count: the eigvalsh Hessian at n = 384 (count 4.07 n³ = 2.3·10⁸, 1.8 GB
@@ -242,7 +249,7 @@ def _summed(s: ArrayStatement, shape_of: Callable[[str], tuple | None], total: T
     value = s.value
     if isinstance(value, Loop):
         return False
-    read = _read_argument(value)
+    read = read_argument(value)
     if read is not None:
         total.env[read[0]] = read[1]
     names = set(names_in(value)).union(*(names_in(a) for a in s.at))
@@ -266,7 +273,7 @@ def _summed(s: ArrayStatement, shape_of: Callable[[str], tuple | None], total: T
     return True
 
 
-def _read_argument(value: Node) -> tuple[str, tuple] | None:
+def read_argument(value: Node) -> tuple[str, tuple] | None:
     """The argument and its shape where ``value`` reads one (``reshape(asarray(x),
     shape)``, as :func:`~.module.read_input` writes it)."""
     if (
