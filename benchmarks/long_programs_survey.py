@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from cli_files_survey import _matrix
 
 warnings.filterwarnings("ignore")
 ROOT = Path(__file__).resolve().parent.parent
@@ -383,30 +384,11 @@ def _user(shape: Shape, module, n: int):
 
 
 def _generated(module, name: str, x: np.ndarray, extra: tuple = ()) -> np.ndarray:
-    """``module.name`` at the flat ``x`` as one matrix (a tensor module's blocks too)."""
+    """``module.name`` at the flat ``x`` as one matrix (a tensor module's blocks too, as
+    benchmarks/cli_files_survey.py assembles them)."""
     if not hasattr(module, "SHAPES"):
         return np.atleast_2d(np.asarray(getattr(module, name)(x, *extra), dtype=float))
-    shapes = [tuple(module.SHAPES[k]) for k in module.INPUTS]
-    sizes = [math.prod(s) for s in shapes]
-    starts = np.cumsum([0, *sizes])
-    parts = [x[a:b].reshape(s) for a, b, s in zip(starts, starts[1:], shapes, strict=False)]
-    result = getattr(module, name)(*parts, *extra)
-    outputs, inputs = len(module.OUTPUTS), len(module.INPUTS)
-    if outputs == 1 and inputs == 1:
-        grid = [[result]]
-    elif outputs == 1:
-        grid = [list(result)]
-    elif inputs == 1:
-        grid = [[r] for r in result]
-    else:
-        grid = [list(r) for r in result]
-    out_sizes = [math.prod(module.SHAPES[k]) for k in module.OUTPUTS]
-    return np.block(
-        [
-            [np.reshape(np.asarray(b), (out_sizes[i], sizes[j])) for j, b in enumerate(row)]
-            for i, row in enumerate(grid)
-        ]
-    )
+    return _matrix(module, name, x, extra)
 
 
 def _check(shape: Shape, n: int, source: Path, output: Path, hessian: bool) -> str:
