@@ -351,3 +351,70 @@ def test_rows_from_the_left_go_in_chunks(monkeypatch):
     for a, b in zip(whole, chunked, strict=True):
         for y in a:
             np.testing.assert_allclose(a[y], b[y], rtol=1e-14)
+
+
+def _cse_program(n: int):
+    """Straight-line scalar code as sympy's cse emits it: each temporary reads two of the
+    last twelve, an output every 25 (scalars, read at the array level for its length)."""
+    rng = np.random.default_rng(0)
+    picks = [rng.choice(12, 2, replace=False) for _ in range(n)]
+
+    def f(a, b, c, d, e, g):
+        names, outputs = [a, b, c, d, e, g], []
+        for k in range(n):
+            i, j = (names[-1 - int(t)] if t < len(names) else names[0] for t in picks[k])
+            op = k % 4
+            if op == 0:
+                v = i * j
+            elif op == 1:
+                v = i + 0.7 * j
+            else:
+                v = np.sin(i) if op == 2 else i / (1 + j * j)
+            names.append(v)
+            if k % 25 == 24:
+                outputs.append(v)
+        return tuple(outputs)
+
+    return f
+
+
+def test_a_long_scalar_program_forms_each_reference_once(monkeypatch):
+    """A scalar program of 300 statements and 12 outputs at the array level: its entries
+    are formed from their blocks, each reference and entry once (block_values.NARROW),
+    not applied to each input's tangent through the references it reaches (829,516
+    edge applications, dry runs included, against 854 references and entries)."""
+    g = from_function(_cse_program(300), sizes=[()] * 6, level="array")
+    assert len(g.edge_symbols) > block_values.NARROW_EDGES
+    es = accumulate(g, "markowitz", verify=False)
+    seen = {"applied": 0, "formed": 0, "checks": 0}
+    direct, evaluate = block_values._Applier._direct, block_values._evaluate
+    entries = block_values._entries
+
+    def checking(*args):
+        seen["checks"] += 1
+        return entries(*args)
+
+    def applying(self, e, token, vector):
+        seen["applied"] += 1
+        return direct(self, e, token, vector)
+
+    def forming(expr, atom, absolute=False):
+        seen["formed"] += 1
+        return evaluate(expr, atom, absolute)
+
+    monkeypatch.setattr(block_values._Applier, "_direct", applying)
+    monkeypatch.setattr(block_values, "_evaluate", forming)
+    monkeypatch.setattr(block_values, "_entries", checking)
+    assert es.verify()
+    computed = es.as_computed or es  # the form whose blocks are formed
+    once = len(computed.references) + len(computed.jacobian)
+    assert 1 <= seen["checks"] <= 2
+    # each reference and entry once per lane (values, magnitudes) and check
+    assert seen["applied"] + seen["formed"] <= 2 * once * seen["checks"]
+    rng = np.random.default_rng(1)
+    values = vertex_values(g, {x: rng.uniform(0.5, 1.5, ()) for x in g.inputs})
+    tangents = {x: rng.standard_normal(()) for x in g.inputs}
+    got = jvp_of_expressions(es, values, tangents, by_entry=True)
+    for (y, x), part in jacobian_blocks(es, values).items():
+        expected = np.zeros(1) if part is None else to_matrix(*part) @ tangents[x].ravel()
+        np.testing.assert_allclose(got[(y, x)], expected, rtol=1e-12, atol=1e-12)

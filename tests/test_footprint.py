@@ -105,6 +105,14 @@ def test_a_loops_entries_found_once_per_shape(monkeypatch):
     assert len(calls) == 2
 
 
+def _per_block(monkeypatch) -> None:
+    """Each block counted, as where the sum of what every statement makes is over the
+    bound or unknown (footprint.entries_at_most: here it is far below it)."""
+    from dgraph.codegen.tensor import module
+
+    monkeypatch.setattr(module, "entries_at_most", lambda *args: None)
+
+
 def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
     """A sparse module of two inputs and two outputs (four blocks reading shared vertex
     values, then the whole program once more after its loops over slices, module._chunked):
@@ -135,6 +143,7 @@ def test_the_generated_modules_blocks_count_each_statement_once(monkeypatch):
         return got
 
     monkeypatch.setattr(footprint, "peak_entries", peak_entries)
+    _per_block(monkeypatch)
     with jax.enable_x64(True):
         es = accumulate(from_jax(f, x, y, level="array"), "forward")
         program = tensor_program(es, "python", sparse=True)
@@ -183,6 +192,7 @@ def test_the_count_after_the_narrowing_reuses_the_values_counted_before(monkeypa
         calls.append((len(statements), looked_up, memo is not None, same))
 
     monkeypatch.setattr(module, "refuse_large_program", spy)
+    _per_block(monkeypatch)
     with jax.enable_x64(True):
         h = dgraph.hessian(f, x, sparse=True)
         want = np.asarray(jref.hessian(f)(jnp.asarray(x)))
@@ -208,3 +218,62 @@ def test_a_sparse_matrix_holds_its_values_not_its_shape():
     peak, where, _ = footprint.peak_entries(statements, shapes)
     assert peak == nnz and where == "v"
     footprint.refuse_large_program(statements, shapes, "J")  # not refused
+
+
+def test_the_sum_of_what_every_statement_makes_bounds_the_count(monkeypatch):
+    """entries_at_most sums each statement once across calls (summed from where it
+    stopped) and bounds the count of the program and of every part of it; a loop or a
+    shape not found gives no bound."""
+    statements = _by_hand(5)
+    shapes = {"x": (5,)}
+    seen = _counted(monkeypatch)
+    total = footprint.Total()
+    first = footprint.entries_at_most(statements[:3], shapes.get, total)
+    assert first == 5 + 25 + 25 + 25  # 2·x; the outer product; sin(b), sin(b)·b
+    whole = footprint.entries_at_most(statements, shapes.get, total)
+    assert len(seen) == len(statements)  # each statement's shapes looked up once
+    assert whole >= footprint.peak_entries(statements, shapes)[0]
+    for part in (statements[:3], statements[1:3], statements[::2]):
+        assert whole >= footprint.peak_entries(part, shapes)[0]
+    assert footprint.entries_at_most(statements, {}.get, footprint.Total()) is None  # x?
+    rewritten = [*statements[:-1], ir.ArrayStatement("f", ir.Call("cos", (ir.Name("b"),)))]
+    assert footprint.entries_at_most(rewritten, shapes.get, total) is None
+
+
+def test_a_long_scalar_programs_code_counts_each_statement_once(monkeypatch):
+    """The code of a scalar program of 150 statements and 6 outputs at the array level
+    (36 blocks, each reading much of the program): the refusal's count sums each
+    statement once (footprint.entries_at_most), where each block's count walked the
+    statements it reads (module._refuse_large: quadratic in the outputs); the code's
+    Jacobian is the blocks' (the expression set's, verified)."""
+    from dgraph.blocks import to_matrix
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor import module
+    from dgraph.core.block_values import jacobian_blocks, vertex_values
+    from dgraph.frontends import from_function
+    from dgraph.methods import accumulate
+
+    from .test_block_jvp import _cse_program
+
+    g = from_function(_cse_program(150), sizes=[()] * 6, level="array")
+    es = accumulate(g, "markowitz")
+    assert es.verified
+    walked = []
+    inner = module.refuse_large_program
+
+    def counting(statements, shapes, what, memo=None):
+        walked.append(len(statements))
+        return inner(statements, shapes, what, memo)
+
+    monkeypatch.setattr(module, "refuse_large_program", counting)
+    seen = _counted(monkeypatch)
+    program = module.tensor_program(es, "python")
+    statements = len(program.statements)
+    assert len(seen) <= 3 * statements and sum(walked) <= 3 * statements
+    x = np.random.default_rng(2).uniform(0.5, 1.5, 6)
+    got = load_python(program.text).jacobian(*x)
+    blocks = jacobian_blocks(es, vertex_values(g, dict(zip(g.inputs, x, strict=True))))
+    for (y, v), part in blocks.items():
+        k, j = g.outputs.index(y), g.inputs.index(v)
+        want = 0.0 if part is None else to_matrix(*part)[0, 0]
+        np.testing.assert_allclose(got[k][j], want, rtol=1e-12, atol=1e-14)

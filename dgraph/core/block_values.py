@@ -388,7 +388,8 @@ def _entries(
     lanes: tuple[bool, ...],
 ) -> dict[tuple[str, str], np.ndarray]:
     """Each entry's product with its input's tangent, one row per lane (True: by
-    magnitudes): applied to the tangent from the right, or, where :func:`applied_side`
+    magnitudes): from the entries' blocks in a long narrow graph (:func:`_narrow`); else
+    applied to the tangent from the right, or, where :func:`applied_side`
     finds that cheaper, each output's rows of the entry applied from the left to the
     identity (then times the tangent)."""
     graph = es.graph
@@ -400,6 +401,8 @@ def _entries(
         if vector.size != size:
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
         flat[x] = np.stack([np.abs(vector) if absolute else vector for absolute in lanes])
+    if _narrow(graph):
+        return _entries_from_blocks(es, values, flat, lanes)
     if applied_side(es, parts) == "left":
         return _entries_from_rows(es, parts, flat, lanes, sizes)
     if _paths_blow_up(es, parts):
@@ -411,6 +414,26 @@ def _entries(
         size = math.prod(graph.shape(y))
         entries[(y, x)] = np.zeros((len(lanes), size)) if part is None else part
     return entries
+
+
+#: the most entries of every vertex of a graph whose entries are formed from blocks at
+#: once: each product of its blocks at most NARROW³ multiplications, so forming each
+#: reference and entry once is linear in the expression set, where applying the entries
+#: to tangents from either side visits a reference once per vector it meets (a scalar
+#: program of 4,000 statements and 160 outputs, sympy-cse style: 476 entries each
+#: applied through most of the graph, and a dry run as long to find that out)
+NARROW = 16
+NARROW_EDGES = 500  # edges past which a narrow graph's entries are formed from blocks
+
+
+def _narrow(graph: DGraph) -> bool:
+    """Whether every vertex of ``graph`` has at most :data:`NARROW` entries and it has
+    over :data:`NARROW_EDGES` edges: a scalar program read at the array level for its
+    length, whose entries are formed from blocks (below that, either way is cheap and
+    the entries are applied matrix-free)."""
+    if len(graph.edge_symbols) <= NARROW_EDGES:
+        return False
+    return all(math.prod(graph.shape(v)) <= NARROW for v in graph.nx)
 
 
 PATHS_OVER = 20  # edge applications per edge and reference and end past which blocks are formed

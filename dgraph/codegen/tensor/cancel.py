@@ -41,12 +41,13 @@ from ...errors import DGraphError
 from ..array_passes import node_shapes
 from ..bounds import Bounded, BoundEvaluator, Scalar, bound_of, plain, run_bounded
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Loop, Name, Node, names_in
+from ..ir import ArrayStatement, Loop, Name, Node, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
 from .entry_values import EntryValues, Whole, demand
 from .entry_values import values as entry_values
+from .footprint import read_argument
 from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
@@ -673,18 +674,7 @@ def _near_at_entries(
 def _argument_shapes(statements, arguments: set[str]) -> dict | None:
     """Each argument's shape, from the statement that reads it
     (``reshape(asarray(x), shape)``); None where one is not found."""
-    shapes = {}
-    for s in statements:
-        v = s.value
-        if (
-            isinstance(v, Call)
-            and v.func == "reshape"
-            and isinstance(v.args[0], Call)
-            and v.args[0].func == "asarray"
-            and isinstance(v.args[0].args[0], Name)
-            and isinstance(v.args[1], Const)
-        ):
-            shapes[v.args[0].args[0].id] = tuple(v.args[1].value)
+    shapes = dict(filter(None, (read_argument(s.value) for s in statements)))
     if not arguments <= shapes.keys():
         return None
     return shapes

@@ -21,7 +21,7 @@ stacked ys. The names no statement makes (arguments, constants) are not counted.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ...errors import DGraphError
 from ..array_passes import loop_arguments, node_shapes
@@ -38,7 +38,14 @@ from ..ir import (
     names_in,
 )
 
-__all__ = ["PEAK_MOST", "peak_entries", "refuse_large_program"]
+__all__ = [
+    "PEAK_MOST",
+    "Total",
+    "entries_at_most",
+    "peak_entries",
+    "read_argument",
+    "refuse_large_program",
+]
 
 # the most array entries a program may hold at once (3.2 GB of doubles). The process's
 # peak follows the count: the eigvalsh Hessian at n = 384 (count 4.07 n³ = 2.3·10⁸, 1.8 GB
@@ -194,6 +201,91 @@ def _loop_entries(loop: Loop, found: dict) -> tuple[int, int] | None:
     if not isinstance(stacked, list):
         return None
     return peak, sum(_size(y) for y in stacked[loop.carries :])
+
+
+class Total:
+    """The entries every statement of a program being written makes, summed over its
+    statements so far (:func:`entries_at_most`), each counted once however many blocks'
+    checks ask: kept by the caller across calls; ``known`` False once a shape is not
+    found or a loop is met (then no bound)."""
+
+    __slots__ = ("counted", "env", "known", "last", "total")
+
+    def __init__(self) -> None:
+        self.counted = 0  # statements summed
+        self.last: ArrayStatement | None = None  # the last of them (it must stay there)
+        self.env: dict[str, tuple] = {}  # the shapes of the names they made
+        self.total = 0
+        self.known = True
+
+
+def entries_at_most(
+    statements: Sequence[ArrayStatement], shape_of: Callable[[str], tuple | None], total: Total
+) -> int | None:
+    """An upper bound on the entries any part of ``statements`` holds at once, whatever
+    statements it leaves out (:func:`peak_entries` of any of their subsequences counts
+    at most every array their operations make); ``shape_of``: a constant's shape (None:
+    not a constant). Summed from
+    where ``total`` stopped: linear in the statements over all calls, where each call of
+    :func:`peak_entries` walks the statements it is given (a block's, every block: a
+    scalar program's 240 entries walked 1,000 statements each). None where a shape is
+    not found, a loop is met, or the statements are not the ones summed before."""
+    if total.counted and (
+        total.counted > len(statements) or statements[total.counted - 1] is not total.last
+    ):
+        total.known = False  # rewritten: not the statements summed
+    for s in statements[total.counted :]:
+        if not total.known:
+            break
+        total.known = _summed(s, shape_of, total)
+    total.counted = len(statements)
+    total.last = statements[-1] if statements else None
+    return total.total if total.known else None
+
+
+def _summed(s: ArrayStatement, shape_of: Callable[[str], tuple | None], total: Total) -> bool:
+    """Add the entries ``s`` makes (every node that is not a view: its shape's) to
+    ``total``; False where a shape is not found or ``s`` is a loop."""
+    value = s.value
+    if isinstance(value, Loop):
+        return False
+    read = read_argument(value)
+    if read is not None:
+        total.env[read[0]] = read[1]
+    names = set(names_in(value)).union(*(names_in(a) for a in s.at))
+    env = {n: total.env[n] if n in total.env else shape_of(n) for n in names}
+    found = node_shapes(value, env)
+    todo = [value]
+    while todo:
+        n = todo.pop()
+        todo.extend(n.children())
+        if _view(n):
+            continue
+        shape = found.get(id(n))
+        if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
+            return False
+        total.total += _size(shape)
+    shape = found.get(id(value))
+    if not s.at:
+        if not isinstance(shape, tuple):
+            return False
+        total.env[s.target] = shape
+    return True
+
+
+def read_argument(value: Node) -> tuple[str, tuple] | None:
+    """The argument and its shape where ``value`` reads one (``reshape(asarray(x),
+    shape)``, as :func:`~.module.read_input` writes it)."""
+    if (
+        isinstance(value, Call)
+        and value.func == "reshape"
+        and isinstance(value.args[0], Call)
+        and value.args[0].func == "asarray"
+        and isinstance(value.args[0].args[0], Name)
+        and isinstance(value.args[1], Const)
+    ):
+        return value.args[0].args[0].id, tuple(value.args[1].value)
+    return None
 
 
 def refuse_large_program(

@@ -12,6 +12,7 @@ embedded (:mod:`.constants`); per call only values are computed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import keyword
 import math
 import re
@@ -56,7 +57,7 @@ from .delta_form import DeltaPattern, delta_form
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .exact_fold import numpy_exact
-from .footprint import refuse_large_program
+from .footprint import PEAK_MOST, Total, entries_at_most, refuse_large_program
 from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -108,6 +109,8 @@ class Writer:
         # what the count of entries held at once found of each statement, kept for the
         # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
         self.footprint: dict = {}
+        # the entries every statement so far makes, summed once (footprint.Total)
+        self.total = Total()
         # the delta forms output_node made (by the node's identity: the node and its
         # pattern), and the patterns of those emitted as blocks, by name (the program's)
         self.deltas: dict[int, tuple[Node, DeltaPattern]] = {}
@@ -1056,8 +1059,12 @@ def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     cancellation pass, the code check or a call evaluates them; ``looped``: counted with
     their runs of large stacked arrays a slice at a time (:mod:`.slice_loops`), as the
     pass (:mod:`.slices`) and the code (:func:`_chunked`: all but C's and a loop body's)
-    compute them."""
+    compute them. Not counted where the entries every statement so far makes, summed
+    once (:func:`~.footprint.entries_at_most`), are within the bound already."""
     if valued is None or isinstance(valued[0], RunTime):
+        return
+    at_most = entries_at_most(w.statements, functools.partial(_constant_shape, w), w.total)
+    if at_most is not None and at_most <= PEAK_MOST:  # no part of the program holds more
         return
     values = valued[1]
     parts = values.parts if isinstance(values, Terms) else ((None, values),)
@@ -1072,6 +1079,13 @@ def _refuse_large(w: Writer, valued: Valued, looped: bool = False) -> None:
     reads = set().union(*(ir.names_in(data) for _, data in parts if isinstance(data, Node)))
     found = chunked(statements, tuple(arguments), shapes, reads, w.constants) if looped else None
     refuse_large_program(found or statements, shapes, "the derivative's code", w.footprint)
+
+
+def _constant_shape(w: Writer, name: str) -> tuple | None:
+    """The shape of the module constant ``name`` (None: not a constant)."""
+    if name in w.constants.arrays:
+        return np.shape(w.constants.arrays[name])
+    return w.constants.shapes.get(name)
 
 
 def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
