@@ -578,3 +578,27 @@ def _counted(mp, cls, name):
 
     mp.setattr(cls, name, counted)
     return calls
+
+
+def test_structure_of_a_sum_nesting_its_blocks_as_deep_as_the_program():
+    """``s += w[i] * x[i] ** 2`` over 600 entries, read at the array level: the
+    series-parallel decomposition nests its blocks as deep as the loop, walked and listed
+    without recursion (it was RecursionError: Component.vertices, zhou_structure's visit)."""
+    import numpy as np
+
+    n = 600
+    w = np.linspace(0.5, 1.5, n)
+
+    def f(x):
+        s = 0.0
+        for i in range(n):
+            s += w[i] * x[i] ** 2
+        return s
+
+    g = dgraph.from_function(f, sizes=[n], level="array")
+    _, tops = decompose(g.nx)
+    deepest = max(len(list(c.walk())) for c in tops)
+    assert deepest > 2 * n
+    s = zhou_structure(g)
+    nested = [b for b in s["blocks"] if b["parent"] is not None]
+    assert len(nested) >= n - 2 and len(s["blocks"][-1]["inner"]) < len(s["blocks"][0]["inner"])

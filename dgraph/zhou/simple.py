@@ -76,16 +76,18 @@ class Component:
         return all(p.kind == "edge" or (p.kind == "chain" and p.direct) for p in self.parts)
 
     def vertices(self) -> list[str]:
-        """Every vertex strictly inside, nested parts included."""
-        out = list(self.inner)
-        for p in self.parts:
-            out.extend(p.vertices())
-        return list(dict.fromkeys(out))
+        """Every vertex strictly inside, nested parts included (each once, parts in
+        order)."""
+        return list(dict.fromkeys(v for c in self.walk() for v in c.inner))
 
     def walk(self) -> Iterable[Component]:
-        yield self
-        for p in self.parts:
-            yield from p.walk()
+        """This component and every nested one, each before its parts, in order; no
+        recursion (a sum over n terms nests n blocks)."""
+        stack = [self]
+        while stack:
+            c = stack.pop()
+            yield c
+            stack.extend(reversed(c.parts))
 
 
 class Decomposition(NamedTuple):

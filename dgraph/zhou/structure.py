@@ -189,24 +189,27 @@ def zhou_structure(graph: DGraph) -> dict[str, Any]:
     chains: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
 
-    def visit(c: Component, parent_block: int | None) -> None:
-        if c.kind == "chain":
-            entry = _component_entry(c, order)
-            entry.update(kind="direct" if c.direct else "indirect", simple=True, block=parent_block)
-            chains.append(entry)
-            for p in c.parts:
-                visit(p, parent_block)
-        elif c.kind == "block":
-            entry = _component_entry(c, order)
-            entry.update(kind="simple", parent=parent_block)
-            blocks.append(entry)
-            index = len(blocks) - 1
-            for p in c.parts:
-                visit(p, index)
+    def visit(top: Component) -> None:
+        """Each chain and block of ``top`` listed before its parts, in order (a stack:
+        a sum over n terms nests n blocks)."""
+        stack: list[tuple[Component, int | None]] = [(top, None)]
+        while stack:
+            c, parent_block = stack.pop()
+            if c.kind == "chain":
+                entry = _component_entry(c, order)
+                kind = "direct" if c.direct else "indirect"
+                entry.update(kind=kind, simple=True, block=parent_block)
+                chains.append(entry)
+                stack.extend((p, parent_block) for p in reversed(c.parts))
+            elif c.kind == "block":
+                entry = _component_entry(c, order)
+                entry.update(kind="simple", parent=parent_block)
+                blocks.append(entry)
+                stack.extend((p, len(blocks) - 1) for p in reversed(c.parts))
 
     simple_top: dict[tuple[str, str], int] = {}
     for c in tops:
-        visit(c, None)
+        visit(c)
         if c.kind == "block":
             simple_top[c.source, c.sink] = len(blocks) - 1
     for u, v, inner in sorted(complex_blocks(h), key=lambda b: -len(b[2])):
