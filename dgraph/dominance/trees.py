@@ -17,7 +17,7 @@ import networkx as nx
 
 from .lengauer_tarjan import immediate_dominators
 
-__all__ = ["SINK", "SOURCE", "Tree", "dominator_tree", "postdominator_tree"]
+__all__ = ["SINK", "SOURCE", "Tree", "between", "dominator_tree", "postdominator_tree"]
 
 SOURCE, SINK = "__s__", "__t__"
 
@@ -71,6 +71,15 @@ class Tree:
             v = stack.pop()
             yield v
             stack.extend(self.children.get(v, ()))
+
+
+def between(one: Tree, other: Tree, a: str, b: str) -> Iterator[str]:
+    """The vertices in both ``a``'s subtree of ``one`` and ``b``'s of ``other`` (those
+    dominated by one end and postdominated by the other: on the paths between them),
+    walked from the smaller subtree, the other's tested by its interval."""
+    if one.size(a) > other.size(b):
+        one, other, a, b = other, one, b, a
+    return (w for w in one.walk(a) if w in other.enter and other.is_ancestor(b, w))
 
 
 def _rooted(idom: dict, root: str) -> dict[str, str]:

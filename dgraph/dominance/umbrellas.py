@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ..core.graph import DGraph
-from .trees import SINK, SOURCE, Tree, dominator_tree, postdominator_tree
+from .trees import SINK, SOURCE, Tree, between, dominator_tree, postdominator_tree
 
 __all__ = [
     "ClosedUmbrella",
@@ -102,8 +102,7 @@ class ClosedUmbrella:
 
 def _between(dom: Tree, pdom: Tree, u: str, v: str, order: dict[str, int]) -> list[str]:
     """Vertices dominated by u and postdominated by v: those on paths from u to v."""
-    inside = [w for w in dom.subtree(u) if w in pdom.enter and pdom.is_ancestor(v, w)]
-    return sorted(inside, key=order.__getitem__)
+    return sorted(between(dom, pdom, u, v), key=order.__getitem__)
 
 
 def closed_umbrellas(graph: DGraph, hierarchy: bool = False) -> list[ClosedUmbrella]:

@@ -22,7 +22,7 @@ import networkx as nx
 
 from ..core.graph import DGraph
 from ..core.paths import depth_levels, depths
-from ..dominance.trees import Tree, dominator_tree, postdominator_tree
+from ..dominance.trees import Tree, between, dominator_tree, postdominator_tree
 from .levels import cross_level_edges, root_degrees, terminal_degrees
 from .segment import copy_name
 from .simple import Component, decompose
@@ -55,16 +55,14 @@ def _leak(h: nx.DiGraph, above: Tree, below: Tree, u: str, v: str) -> tuple[str 
     """An edge leaving the candidate block from ``u`` down to ``v`` (inner vertices:
     dominated by ``u`` from the roots, postdominated by ``v`` towards the terminals,
     neither end): an inner vertex's successor outside, not ``u``, or its predecessor
-    outside, not ``v`` (the first met; both None: the block is closed). The inner
-    vertices are walked from the smaller subtree, the other's tested by its interval,
-    and the walk stops at the first leak."""
+    outside, not ``v`` (the first met; both None: the block is closed); the walk stops
+    at the first leak."""
 
     def inside(w: str) -> bool:
         return w != u and w != v and above.is_ancestor(u, w) and below.is_ancestor(v, w)
 
-    tree, top = (above, u) if above.size(u) <= below.size(v) else (below, v)
-    for w in tree.walk(top):
-        if not inside(w):
+    for w in between(above, below, u, v):
+        if w in (u, v):
             continue
         for s in h.successors(w):
             if s != u and not inside(s):
@@ -77,10 +75,7 @@ def _leak(h: nx.DiGraph, above: Tree, below: Tree, u: str, v: str) -> tuple[str 
 
 def _region(above: Tree, below: Tree, u: str, v: str) -> set[str]:
     """The inner vertices of the block from ``u`` down to ``v``."""
-    tree, top, other, end = (above, u, below, v)
-    if above.size(u) > below.size(v):
-        tree, top, other, end = (below, v, above, u)
-    return {w for w in tree.walk(top) if other.is_ancestor(end, w)} - {u, v}
+    return set(between(above, below, u, v)) - {u, v}
 
 
 def complex_blocks(h: nx.DiGraph) -> list[tuple[str, str, set[str]]]:
