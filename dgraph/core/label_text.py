@@ -6,6 +6,8 @@ printers recurse per level (with ``sort_key`` inside): 1,000 statements exceeded
 Python's recursion limit in ``dgraph accumulate``. Labels up to :data:`SHALLOW` levels
 deep are printed by sympy as before; deeper ones by the loop below, which prints sums,
 products, powers and numbers the way sympy's printers do, bottom up with no recursion.
+Where sympy must work on the labels themselves (code generation substitutes into them),
+:func:`split_deep` names their deep parts first.
 
 >>> from dgraph.core.algebra import nc_product, nc_sum, nc_symbol
 >>> a, b, c = (nc_symbol(n) for n in "abc")
