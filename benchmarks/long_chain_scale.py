@@ -1,4 +1,4 @@
-"""CPU-s of ``dgraph structure``, ``accumulate`` and ``codegen -o j.py`` on one running
+"""CPU-s of ``dgraph structure``, ``accumulate``, ``codegen -o j.py`` (and ``faces``) on one running
 scalar value updated by n statements (``t = t*0.9999 + c*y``, cli_files_survey's
 ``huge``), and their growth exponents between successive sizes. Each command runs in a
 child process (its CPU-s from ``resource``, a process's start included); ``--root DIR``
@@ -6,6 +6,7 @@ runs another checkout's ``dgraph`` package (an A/B against an older commit:
 ``git archive REV dgraph | tar -x -C DIR``).
 
     python benchmarks/long_chain_scale.py [--root DIR] [--sizes 1000,2000,4000,8000]
+        [--commands structure,accumulate,codegen,faces]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ COMMANDS = {
     "structure": ["structure", "{file}:f"],
     "accumulate": ["accumulate", "{file}:f"],
     "codegen": ["codegen", "{file}:f", "-o", "{dir}/j.py"],
+    "faces": ["faces", "{file}:f"],
 }
 LIMIT = 600  # seconds of wall time a command may take
 
@@ -63,11 +65,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--root", default=None)
     parser.add_argument("--sizes", default="1000,2000,4000,8000")
+    parser.add_argument("--commands", default="structure,accumulate,codegen")
     args = parser.parse_args()
+    commands = {c: COMMANDS[c] for c in args.commands.split(",")}
     sizes = [int(s) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         print("command     " + "".join(f"{n:>9}" for n in sizes) + "   exponents")
-        for command, template in COMMANDS.items():
+        for command, template in commands.items():
             seconds = []
             for n in sizes:
                 file = Path(tmp, f"chain{n}.py")

@@ -25,7 +25,7 @@ from dgraph.faces.line_graph import intermediate_faces, line_graph
 from dgraph.faces.optimal import FACE_LIMIT, _contents, face_optimal
 from dgraph.faces.realize import check_faces, check_faces_paths
 from dgraph.faces.relations import conflicting_pairs, multiplication_relations
-from dgraph.frontends import bundled
+from dgraph.frontends import bundled, load
 from dgraph.frontends.random_graphs import random_composition, random_dag, random_program
 from dgraph.methods import accumulate
 from dgraph.search.rank_bound import rank_lower_bound
@@ -429,3 +429,19 @@ def test_dstar_on_spherical_harmonics_has_circular_dependencies():
         assert dep.waits_for == nxt.face
     for method in ("zhou", "umbrella"):
         assert check_faces(accumulate(g, method)).realized
+
+
+def test_a_scalar_program_read_at_the_array_level_is_realized_at_its_block_price(tmp_path, capsys):
+    """A running value with constant coefficients read at the array level: its blocks
+    of constants fold for free, so the expression set costs 2 mults; the face
+    simulation eliminates 117 faces and its realization costs the same 2 (it used to
+    compare the face count with the block price and say "not realized at its cost")."""
+    lines = ["def f(x, y):", "    t = x"]
+    lines += [f"    t = t * 0.9999 + {k % 7 + 1} * y" for k in range(30)]
+    (tmp_path / "chain.py").write_text("\n".join([*lines, "    return t, t * y"]) + "\n")
+    es = accumulate(load(f"{tmp_path / 'chain.py'}:f", level="array"), "markowitz")
+    assert es.graph.is_tensor and es.mults == 2
+    check = check_faces(es)
+    assert check.realized and check.simulated_mults == 2 and len(check.order) == 117
+    assert main(["faces", f"{tmp_path / 'chain.py'}:f", "--level", "array"]) == 0
+    assert "acyclic, realized: 117 face eliminations, 2 mults" in capsys.readouterr().out

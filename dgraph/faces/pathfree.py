@@ -532,6 +532,8 @@ class LineState(LineGraphState):
         self.left: dict[int, set[int]] = {}
         self.right: dict[int, set[int]] = {}
         self.touched: set[Frame] = set()  # multiplications done on some paths already
+        self.at: dict[str, dict[Face, None]] = defaultdict(dict)  # faces by vertex joined
+        self.moved: set[str] = set()  # vertices whose faces changed (see take_moved)
         self._version: dict[int, int] = defaultdict(int)  # bumped when left/right change
         self._joins: dict[Face, tuple[tuple[int, int], frozenset[int]]] = {}
         self.references: dict[sympy.Symbol, sympy.Expr] = {}
@@ -590,9 +592,12 @@ class LineState(LineGraphState):
     def _link(self, a: int, b: int) -> None:
         self.succ[a][b] = None
         self.pred[b][a] = None
+        if not self.is_terminal(a) and not self.is_terminal(b):
+            self.at[self.span[a][1]][a, b] = None
 
     def _unlink(self, a: int, b: int) -> None:
         del self.succ[a][b], self.pred[b][a]
+        self.at[self.span[a][1]].pop((a, b), None)
 
     def _topological(self) -> list[int]:
         indeg = {v: len(self.pred[v]) for v in self.succ}
@@ -632,6 +637,17 @@ class LineState(LineGraphState):
 
     def is_terminal(self, v: int) -> bool:
         return v in self._terminal
+
+    def _faces_at(self, m: str):
+        return self.at.get(m, {})
+
+    def take_moved(self) -> set[str]:
+        """The graph vertices whose faces may have changed since the last call: the ends
+        of every vertex an elimination or merge made, changed or removed. A face's stacks
+        change only with its own vertices', and a product is touched at the vertex where
+        its face joins, so no other face's reading changes."""
+        moved, self.moved = self.moved, set()
+        return moved
 
     def face_stacks(self, i: int, j: int) -> set[int]:
         """The stacks of the paths through the face ``(i, j)``."""
@@ -691,9 +707,9 @@ class LineState(LineGraphState):
             for s in list(self.succ[j]):
                 self._unlink(j, s)
         for p in sorted(preds):
-            self.succ[p][k] = self.pred[k][p] = None
+            self._link(p, k)
         for s in sorted(succs):
-            self.succ[k][s] = self.pred[s][k] = None
+            self._link(k, s)
         for v in (i, j):
             self._drop_if_dead(v)
         self.left[k] = self._read_left(k)
@@ -704,6 +720,7 @@ class LineState(LineGraphState):
             self.right[i] = self._read_right(i)
         for v in (i, j, k):
             self._version[v] += 1
+        self.moved.update((lo, self.span[i][1], hi))
         self._merge_around({i, j, k} | preds | succs)
         self.mults += 1
         self.mults_effective += effective
@@ -717,6 +734,7 @@ class LineState(LineGraphState):
         self.items[keep] |= self.items[gone]
         self.length[keep] = max(self.length[keep], self.length[gone])
         self._version[keep] += 1
+        self.moved.update(self.span[keep])
         self.left[keep] = set(self.stacks.union(self.left[keep] | self.left[gone]))
         self.right[keep] = set(self.stacks.union(self.right[keep] | self.right[gone]))
         for p in list(self.pred[gone]):

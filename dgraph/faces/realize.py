@@ -31,7 +31,9 @@ Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15
 
 from __future__ import annotations
 
+import heapq
 import itertools
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -291,6 +293,13 @@ class _PathChecker:
             hi - lo for lo, _, hi in (_join(state, w, face) for w in state.paths_through(*face))
         )
 
+    def changed(self, state: FaceState) -> None:
+        """Every face is read again after each elimination (None): paths are few here."""
+        return None
+
+    def statuses(self, state: FaceState, vertices: set[str] | None) -> dict[Face, str]:
+        return {f: self.status(state, f) for f in state.faces()}
+
     def cycle(self, state: FaceState, faces: list[Face]) -> list[Dependency]:
         return _cycle(state, faces, self.forms)
 
@@ -301,37 +310,40 @@ class _PathFreeChecker:
 
     def __init__(self, es: ExpressionSet, dag: ExprDag) -> None:
         self.es, self.dag = es, dag
-        self._at: dict[str, list[Face]] = {}
-        self._steps = -1
-        self._state: LineState | None = None
 
     def start(self) -> LineState:
         return LineState(self.es.graph, self.dag)
 
-    def _refresh(self, state: LineState) -> None:
-        """The faces at each graph vertex, once per state (a face's status compares its
-        joins with those of the other faces at its vertex)."""
-        if self._steps != len(state.steps) or self._state is not state:
-            self._state, self._steps = state, len(state.steps)
-            self._at = {}
-            for f in state.faces():
-                self._at.setdefault(state.span[f[0]][1], []).append(f)
-
     def status(self, state: LineState, face: Face) -> str:
-        self._refresh(state)
-        i, j = face
-        joins = state.joins(i, j)
-        if not joins:
+        status = self.statuses(state, {state.span[face[0]][1]})[face]
+        if status == "undecided":
             raise Undecided("a face no stack passes")
-        if not all(state.keeps(i, j, y) for y in joins):
-            return "blocked"
-        m = state.span[i][1]
-        index = self.dag.index
-        keys = {(y, index[y][m]) for y in joins}
-        others = set().union(*(state.joins(*f) for f in self._at[m] if f != face))
-        if keys & state.touched or joins & others:
-            return "partial"
-        return "exact" if len(joins) == 1 else "shared"
+        return status
+
+    def changed(self, state: LineState) -> set[str]:
+        """The vertices whose faces' statuses may differ since the last call."""
+        return state.take_moved()
+
+    def statuses(self, state: LineState, vertices: set[str] | None) -> dict[Face, str]:
+        """The status of every face joining at ``vertices`` (None: every vertex); a face
+        compares its joins with those of the other faces at its vertex, so they are
+        read together ("undecided": no stack passes the face)."""
+        out: dict[Face, str] = {}
+        for m in state.at if vertices is None else vertices:
+            faces = state.at.get(m, {})
+            joins = {f: state.joins(*f) for f in faces}
+            shared = Counter(y for js in joins.values() for y in js)
+            index = self.dag.index
+            for (i, j), js in joins.items():
+                if not js:
+                    out[i, j] = "undecided"
+                elif not all(state.keeps(i, j, y) for y in js):
+                    out[i, j] = "blocked"
+                elif any((y, index[y][m]) in state.touched or shared[y] > 1 for y in js):
+                    out[i, j] = "partial"
+                else:
+                    out[i, j] = "exact" if len(js) == 1 else "shared"
+        return out
 
     def width(self, state: LineState, face: Face) -> int:
         return state.width(*face)
@@ -502,35 +514,58 @@ def _replay_steps(es: ExpressionSet, checker) -> FaceCheck | None:
     return _finished(es, state, done)
 
 
+_TIERS = {"exact": 0, "shared": 1, "partial": 2}
+
+
 def _simulate(es: ExpressionSet, checker, rank: dict[str, int]) -> FaceCheck:
     """Eliminate faces that keep every parenthesis of the checker's form (``es`` or the
     same set as computed), exact ones first, by ``rank`` of the vertex they join at, then
-    innermost; a cycle if none is left to eliminate."""
+    innermost; a cycle if none is left to eliminate.
+
+    The faces that could go next wait in a heap; after each elimination only the faces
+    at the vertices the checker names as changed are read again (every face where it
+    names none), so a step costs what it changed, not the whole line graph."""
     state = checker.start()
+    checker.changed(state)
     done: list[tuple[str, str]] = []
-    while faces := state.faces():
-        status = {f: checker.status(state, f) for f in faces}
-        ready = next(
-            (
-                [f for f in faces if status[f] == kind]
-                for kind in ("exact", "shared", "partial")
-                if kind in status.values()
-            ),
-            [],
-        )
-        if not ready:
-            return FaceCheck(es, False, None, checker.cycle(state, faces), None, None, done)
-        face = min(ready, key=lambda f: (rank[state.span[f[0]][1]], checker.width(state, f), f))
+    heap: list[tuple] = []
+    keyed: dict[Face, tuple] = {}  # each ready face's current heap entry
+    at: dict[str, set[Face]] = defaultdict(set)  # the ready faces by the vertex they join
+    vertices: set[str] | None = None  # first: every face
+    while True:
+        if vertices is None:
+            heap.clear(), keyed.clear(), at.clear()
+        for m in vertices or ():
+            for f in at.pop(m, ()):
+                del keyed[f]
+        for f, status in checker.statuses(state, vertices).items():
+            if status == "undecided":
+                raise Undecided("a face no stack passes")
+            if status != "blocked":
+                m = state.span[f[0]][1]
+                keyed[f] = key = (_TIERS[status], rank[m], checker.width(state, f), f)
+                at[m].add(f)
+                heapq.heappush(heap, key)
+        while heap and keyed.get(heap[0][-1]) != heap[0]:
+            heapq.heappop(heap)  # a face read again or gone since it was pushed
+        if not heap:
+            break
+        face = heapq.heappop(heap)[-1]
         done.append((state.name[face[0]], state.name[face[1]]))
         state.eliminate(*face)
+        vertices = checker.changed(state)
+    if faces := state.faces():
+        return FaceCheck(es, False, None, checker.cycle(state, faces), None, None, done)
     return _finished(es, state, done)
 
 
 def _finished(es: ExpressionSet, state, done: list[tuple[str, str]]) -> FaceCheck:
-    """An acyclic answer: the order, and its simulation verified against Bauer's formula."""
+    """An acyclic answer: the order, and its simulation verified against Bauer's formula,
+    priced as the expression set is (what the built realization counts: on a tensor
+    graph, its block products, where a face of constant blocks folds for free)."""
     realization = state.result(f"faces:{es.method}")
     realization.verify()
-    return FaceCheck(es, True, done, None, state.mults, realization, done)
+    return FaceCheck(es, True, done, None, realization.mults, realization, done)
 
 
 def _cycle(state: FaceState, faces: list[Face], forms: Forms) -> list[Dependency]:

@@ -67,12 +67,17 @@ class LineGraphState:
         the line graph is still that of a c-graph (only such steps taken so far)."""
         span = self.span
         if op == "vertex":
-            return [(i, j) for i, j in self.faces() if span[i][1] == target]
+            return sorted(self._faces_at(target))
         if op == "forward":
-            return [(i, j) for i, j in self.faces() if span[j] == tuple(target)]
+            return sorted(f for f in self._faces_at(target[0]) if span[f[1]] == tuple(target))
         if op == "backward":
-            return [(i, j) for i, j in self.faces() if span[i] == tuple(target)]
+            return sorted(f for f in self._faces_at(target[1]) if span[f[0]] == tuple(target))
         raise DGraphError(f"{op!r} is not a vertex or edge elimination")
+
+    def _faces_at(self, m: str):
+        """The intermediate faces joining at graph vertex ``m`` (a class that indexes
+        them by vertex reads its index)."""
+        return (f for f in self.faces() if self.span[f[0]][1] == m)
 
     def _factor(self, v: int) -> sympy.Expr:
         """The label of ``v`` for use in a product; compound labels become references."""

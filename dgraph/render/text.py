@@ -248,7 +248,7 @@ def face_check_text(check: Any) -> str:
     )
     order = ", ".join(f"[{a}, {b}]" for a, b in check.order or [])
     proof = str(bool(check.realization and check.realization.verified)).lower()
-    return (
-        f"{head}; acyclic, {verdict}: {check.simulated_mults} face eliminations"
-        f" (simulation verified: {proof})\n  order: {order}"
-    )
+    count = f"{check.simulated_mults} face eliminations"
+    if len(check.order or []) != check.simulated_mults:  # blocks: constant faces fold
+        count = f"{len(check.order or [])} face eliminations, {check.simulated_mults} mults"
+    return f"{head}; acyclic, {verdict}: {count} (simulation verified: {proof})\n  order: {order}"
