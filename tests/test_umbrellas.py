@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import networkx as nx
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,10 @@ from dgraph.dominance.umbrellas import (
     contraction,
     umbrellas,
 )
+from dgraph.elimination import orders
+from dgraph.frontends import from_sympy
 from dgraph.frontends.random_graphs import random_composition
+from dgraph.methods import accumulate
 
 from .strategies import dags
 
@@ -147,3 +151,28 @@ def test_contraction_benefit(two_blocks_graph, sin_graph):
     (piece,) = [p for p in contractible_components(sin_graph) if ("x0", "v2") in p]
     _, delta = contraction(sin_graph, piece)
     assert delta >= 0
+
+
+def test_an_umbrella_of_one_inner_vertex_is_not_searched(monkeypatch):
+    """An umbrella with one inner vertex has one elimination order: the umbrella method
+    takes it without the exact search (on a running value, every umbrella but the last
+    has one, and each search ran a max-flow bound over all the umbrella's inputs)."""
+    searched = []
+    search = orders.vertex_optimal_search
+
+    def counted(graph, *args, **kwargs):
+        searched.append(len(graph.intermediates))
+        return search(graph, *args, **kwargs)
+
+    monkeypatch.setattr(orders, "vertex_optimal_search", counted)
+    x, y = sympy.symbols("x y")
+    t = x
+    for _ in range(12):
+        t = sympy.sin(t) * y + x
+    es = accumulate(from_sympy(t, [x, y]), "umbrella")
+    assert es.verified and searched and 1 not in searched, searched
+    assert orders.cheapest_order(
+        orders.structure_graph(
+            {"a": ["b"], "x": ["a"]}, {"a": ["x"], "b": ["a"]}, ["a"], output="b"
+        )
+    ) == ["a"]

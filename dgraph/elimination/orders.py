@@ -65,6 +65,8 @@ def order_cost(graph: DGraph, order: list[str]) -> int:
 def cheapest_order(graph: DGraph, exact_limit: int = EXACT_LIMIT) -> list[str]:
     """The cheapest of forward, reverse and Markowitz orders, or the optimum if small."""
     inner = graph.intermediates
+    if len(inner) <= 1:  # one order: nothing to search (an umbrella of one vertex)
+        return list(inner)
     if len(inner) <= exact_limit:
         return [target for _, target in vertex_optimal_search(graph).moves]
     candidates = [inner, inner[::-1]]
