@@ -311,6 +311,27 @@ def test_unsupported_is_one_line(f, needle):
     assert needle in text and "\n" not in text and text.startswith("f: ")
 
 
+def test_a_numpy_function_without_a_reading_computes_on_constants():
+    """A NumPy function the tracer has no reading of, called on fresh arrays that hold
+    constants (``np.array`` of numbers under the tracer), is NumPy's to compute; its
+    floating result is fresh again (written into below). It was refused as 'on an array
+    that depends on the inputs'; on a traced array it still is."""
+
+    def f(u):
+        h = np.histogram_bin_edges(np.array([0.0, 1.0]), bins=4)
+        counts, _ = np.histogram(np.array([0.1, 0.6, 0.7]), bins=2, range=(0.0, 1.0))
+        h[0] = u[0] ** 2
+        return u * h[1:] + h[0] * counts.sum()
+
+    def fj(u):
+        h = jnp.linspace(0.0, 1.0, 5).at[0].set(u[0] ** 2)
+        return u * h[1:] + h[0] * 3.0
+
+    check(f, fj, [np.array([0.3, -0.2, 0.9, 0.4])])
+    with pytest.raises(InputError, match=r"numpy\.histogram_bin_edges on an array that depends"):
+        from_function(lambda u: np.histogram_bin_edges(u, bins=4), sizes=[(4,)], level="array")
+
+
 def test_assignment_into_a_fresh_array():
     """``r = np.zeros_like(u); r[1:-1] = ...`` and ``np.add.at``: a ``scatter`` (and
     ``scatter_add``) into the fresh array, its values and Jacobian those of NumPy and of

@@ -281,15 +281,31 @@ class _Value:
         if any(issubclass(t, array_complex.ComplexArray) for t in types):
             return NotImplemented  # a complex value's (array_complex)
         handler = _FUNCTIONS.get(func)
+        values = [*args, *kwargs.values()]
+        if handler is None and not _any_of(_is_traced, values):
+            return _of_constants(self.tape, func, args, kwargs)
         if handler is None:
             module = getattr(func, "__module__", "numpy") or "numpy"
             module = "numpy" if module.startswith("numpy") and module.count(".") == 0 else module
             raise _unsupported(f"{module}.{func.__name__}")
-        values = [*args, *kwargs.values()]
         if _any_of(_held, values) and _any_of(_is_traced, values):  # held: constants here
             args = tuple(_unheld_in(a) for a in args)
             kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
         return handler(*args, **kwargs)
+
+
+def _of_constants(tape: _Tape, func: Callable, args: tuple, kwargs: dict) -> Any:
+    """A NumPy function no handler reads, on fresh arrays that still hold constants
+    (``np.histogram_bin_edges(np.array([0.0, 1.0]), bins=4)``): NumPy computes it, and a
+    floating array it returns is fresh again (it may be assigned into)."""
+    out = func(*(_unheld_in(a) for a in args), **{k: _unheld_in(a) for k, a in kwargs.items()})
+
+    def fresh(r: Any) -> Any:
+        if isinstance(r, np.ndarray) and r.dtype.kind == "f":
+            return _fresh(tape, r)
+        return r
+
+    return type(out)(fresh(r) for r in out) if type(out) is tuple else fresh(out)
 
 
 def _advanced(key: Any) -> bool:
