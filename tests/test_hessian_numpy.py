@@ -307,8 +307,15 @@ def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypat
     )
     monkeypatch.chdir(tmp_path)
     argv = ["codegen", "model.py:rosenbrock", "--inputs", f"x:{N}", "--mode", "hessian"]
-    assert main([*argv, "-o", "dense.c"]) == 2  # C is the sparse values
+    assert main([*argv, "--level", "array", "-o", "dense.c"]) == 2  # C: the sparse values
     assert "give --sparse" in capsys.readouterr().err and not (tmp_path / "dense.c").exists()
+    # no level named: a small function is read at the element level, a dense hessian(x, H)
+    assert main([*argv, "-o", "dense.c"]) == 0
+    assert "hessian(rosenbrock) gradient graph" in capsys.readouterr().out
+    dense = _compiled(tmp_path / "dense.c", tmp_path)
+    h = np.zeros((N, N))
+    dense.hessian(_pointer(np.ascontiguousarray(X)), _pointer(h))
+    np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
     assert main([*argv, "--sparse", "-o", "hess.c"]) == 0
     assert "hess.bin" in capsys.readouterr().out
     arrays = read_index_file(tmp_path / "hess.bin")

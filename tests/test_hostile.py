@@ -530,13 +530,13 @@ CASES: list[tuple[str, list[str], str]] = [
         "f returns a scalar",
     ),
     (
-        "hessian-c-dense",
-        ["codegen", *HESSIAN_SCALAR, "-o", "h.c"],
+        "hessian-c-dense",  # the array level's Hessian is sparse values in C
+        ["codegen", *HESSIAN_SCALAR, "--level", "array", "-o", "h.c"],
         "give --sparse",
     ),
     (
-        "hessian-cuda-dense",
-        ["codegen", *HESSIAN_SCALAR, "-o", "h.cu"],
+        "hessian-cuda-dense",  # the array level's Hessian is sparse values in C
+        ["codegen", *HESSIAN_SCALAR, "--level", "array", "-o", "h.cu"],
         "give --sparse",
     ),
     (

@@ -247,7 +247,7 @@ def _run_tensor(
 def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian`` at its end, written once all were checked."""
-    graph = _hessian_graph(args)
+    graph = _hessian_graph(args, langs)
     weights = None if args.weights is None else _weights(args.weights, graph)
     with user_code():  # a JAX function is read again: jax.grad(f), its jvp in the check
         gradient = hessian_source(graph, weights=weights).graph
@@ -287,8 +287,8 @@ def _hessian_programs(gradient: DGraph, langs: list[str], args: argparse.Namespa
         for native in ("c", "cuda"):
             if native in langs and not args.sparse:
                 raise InputError(
-                    f"--mode hessian --lang {native} of an array function writes the sparse"
-                    " Hessian's values: give --sparse"
+                    f"--mode hessian --lang {native} of a function read at the array level"
+                    " writes the sparse Hessian's values: give --sparse"
                 )
         with hessian_limits():
             made = [_tensor_hessian(gradient, lang, args) for lang in langs]
@@ -306,14 +306,18 @@ def _hessian_programs(gradient: DGraph, langs: list[str], args: argparse.Namespa
     return made
 
 
-def _hessian_graph(args: argparse.Namespace) -> DGraph:
+def _hessian_graph(args: argparse.Namespace, langs: list[str]) -> DGraph:
     """The graph ``--mode hessian`` differentiates: a function at the array level unless
     ``--level`` says otherwise; a Python function the array tracer refuses (sympy's
     functions of its entries, ``GRAD.subs({a: x[0]})``) at the element level, run on sympy
     symbols, as ``make_function``'s Hessian falls back to it
     (:func:`~dgraph.codegen.hessian.hessian_source`); where that fails too, the array
-    level's refusal."""
+    level's refusal. C or CUDA without ``--sparse`` write a dense ``hessian(x, H)``, which
+    only a graph of scalars has: there the level is the one read when none is named (the
+    element level of a small function)."""
     if args.level is not None:
+        return load_graph(args)
+    if not args.sparse and any(lang in ("c", "cuda") for lang in langs):
         return load_graph(args)
     args.level = "array"
     try:
