@@ -469,6 +469,20 @@ def test_cli_graph_and_random(capsys, tmp_path):
     assert first["q"] == 12 and read_problem(written) == random_problem(12, 9, 5)
 
 
+def test_cli_graph_of_a_function_of_a_vector(capsys, tmp_path):
+    """``--graph file.py:f`` takes the shapes of its parameters (``--inputs``), as every
+    other command reading a function does (it was refused as an unknown argument)."""
+    (tmp_path / "arm.py").write_text(
+        "import numpy as np\n\n\ndef f(t):\n"
+        "    x = np.cos(t[0]) + 0.8 * np.cos(t[0] + t[1])\n"
+        "    return np.array([x, np.sin(t[0]) + 0.8 * np.sin(t[0] + t[1])])\n"
+    )
+    out = _json(capsys, "--graph", f"{tmp_path / 'arm.py'}:f", "--inputs", "t:2")
+    assert out["cuts"][0] == ["t0", "t1"] and out["cuts"][-1] == ["y0", "y1"]
+    assert out["factors"][0][1] == 2 and out["factors"][-1][0] == 2 and out["methods"]
+    assert all(row["verified"] for row in out["methods"])
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -165,6 +165,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("chain-huge-number", ["chain", H("chain_huge_number.txt")], "below 10^18"),
     ("chain-many-factors", ["chain", "many.txt", "--json"], "exceed the limit of 500"),
     ("chain-no-source", ["chain"], "exactly one of"),
+    ("chain-graph-as-problem", ["chain", SIN], "a graph is cut into stages with --graph"),
+    ("chain-inputs-alone", ["chain", "--random", "3", "--inputs", "x:3"], "apply to --graph"),
     ("chain-cuts-unknown", ["chain", "--graph", DISCREPANCY, "--cuts", "q"], "unknown vertex 'q'"),
     ("chain-methods-vertex", ["chain", "--graph", SIN, "--methods", "vertex"], "--methods"),
     ("chain-hessian-not-integer", ["chain", "--hessian", H("chain_not_integer.txt")], "line 3"),

@@ -53,6 +53,26 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         help="vertices per operation (default), per two-operand operation as a tape records"
         " them (binary), or per assignment of a trace (statement)",
     )
+    input_options(p)
+    p.add_argument(
+        "--solve",
+        metavar="NAME,...",
+        help="parameters the outputs are solved for, one per output: the outputs are the"
+        " residuals F - M s of a linear system M s = F, affine in these s; generated code"
+        " returns s and ds/dx (declare them with --params or in the file)",
+    )
+    p.add_argument(
+        "--at",
+        metavar="NUMBERS",
+        help="the inputs' values, comma-separated, one per input entry in the inputs' order"
+        " (arrays flattened, last axis fastest): where a tensor graph's values are checked"
+        " first, before random points (a program finite only near it is checked there)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def input_options(p: Any) -> None:
+    """``--inputs``, ``--level`` and ``--params``: how a Python function is read."""
     p.add_argument(
         "--inputs",
         metavar="NAME[:SHAPE],...",
@@ -74,21 +94,6 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         " parameters or names a trace or JSON labels use; generated code takes them as its"
         " last argument p",
     )
-    p.add_argument(
-        "--solve",
-        metavar="NAME,...",
-        help="parameters the outputs are solved for, one per output: the outputs are the"
-        " residuals F - M s of a linear system M s = F, affine in these s; generated code"
-        " returns s and ds/dx (declare them with --params or in the file)",
-    )
-    p.add_argument(
-        "--at",
-        metavar="NUMBERS",
-        help="the inputs' values, comma-separated, one per input entry in the inputs' order"
-        " (arrays flattened, last axis fastest): where a tensor graph's values are checked"
-        " first, before random points (a program finite only near it is checked there)",
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def method_argument(p: argparse.ArgumentParser, what: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from ..chain.dynamic import (
@@ -26,7 +27,7 @@ from ..chain.reference import reference_solve
 from ..errors import DGraphError, InputError
 from ..frontends.trace import GRANULARITIES
 from ..methods.chain import ELIMINATION_METHODS
-from .args import cut_list, load_graph, output_path, write_atomic
+from .args import cut_list, input_options, load_graph, output_path, write_atomic
 from .chain_hessian import run_hessian
 
 __all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "run"]
@@ -79,6 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         " the local minima of the live-value count (default: levels)",
     )
     g.add_argument("--granularity", choices=GRANULARITIES, default="elemental")
+    input_options(g)
     g.add_argument(
         "--methods",
         help="elimination methods to compare (default: "
@@ -195,6 +197,14 @@ def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, An
     return stages.problem, extra
 
 
+def _names_a_graph(problem: str) -> bool:
+    """Whether PROBLEM names what ``--graph`` reads: a function, or a regular file of a
+    JSON graph or a trace (anything else is read as a chain, with that reader's errors)."""
+    if problem.rpartition(":")[0].endswith(".py") or problem.endswith(".py"):
+        return True
+    return problem.endswith((".json", ".trace")) and Path(problem).is_file()
+
+
 def check_size(problem: ChainProblem) -> None:
     """Refuse, in one line, a problem the dynamic program cannot solve in seconds."""
     if max(*problem.m, *problem.n, *problem.edges) > MAX_ENTRY:
@@ -214,8 +224,17 @@ def run(args: argparse.Namespace) -> int:
     sources = [s for s in (args.problem, args.graph, args.random) if s is not None]
     if len(sources) != 1:
         raise DGraphError("dgraph chain: give exactly one of PROBLEM, --graph or --random")
-    if args.graph is None and (args.cuts or args.methods):
-        raise DGraphError("dgraph chain: --cuts and --methods apply to --graph")
+    if args.graph is None and (
+        args.cuts or args.methods or args.inputs or args.level or args.params
+    ):
+        raise DGraphError(
+            "dgraph chain: --cuts, --methods, --inputs, --level and --params apply to --graph"
+        )
+    if args.problem is not None and _names_a_graph(args.problem):
+        raise InputError(
+            f"{args.problem}: a graph is cut into stages with --graph {args.problem}"
+            " (PROBLEM is a chain in ADMission text format)"
+        )
     if args.random is None and args.size != 10:
         raise DGraphError("dgraph chain: --size applies to --random")
     if args.random is not None and args.random > MAX_FACTORS:
