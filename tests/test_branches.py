@@ -338,3 +338,28 @@ def test_a_branch_output_read_from_a_loop_in_the_branch():
     h = dgraph.hessian(_squared_in_a_branch, x)(x)
     h = h.toarray() if hasattr(h, "toarray") else np.asarray(h)
     np.testing.assert_allclose(h, jref.hessian(_squared_in_a_branch)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_a_jax_switch_promotes_a_branch_s_integer_result_to_the_other_s_floats():
+    """A branch may pass on an operand of integers (a zero tangent folded to the int32
+    constant of the program's counter) where the other computes floats: lax.switch
+    requires one type per result, so the module's ``_jit_switch`` gives each result the
+    type its branches' promote to (it raised "switch branches must have equal output
+    types" from the generated Hessian of a function calling jax.scipy.linalg.expm)."""
+    from dgraph.codegen.jaxcode import LOOP_HELPERS, JaxArrayPrinter
+
+    b0 = LoopBody(("a", "k"), (ArrayStatement("r", Call("sin", (Name("a"),))),), ("r",))
+    b1 = LoopBody(("a", "k"), (), ("k",))
+    cond = Cond(Name("i"), (Name("x"), Name("k")), (b0, b1))
+    statements = [ArrayStatement("c", cond), ArrayStatement("y", Item(Name("c"), 0))]
+    printer = JaxArrayPrinter()
+    space = {"numpy": np, "jnp": jnp, "jax": jax}
+    exec(LOOP_HELPERS, space)
+    lines = ["def f(i, x, k):", *(printer.statement(s) for s in statements), "    return y"]
+    exec("\n".join(lines), space)
+    x, k = np.array([0.5, 1.5]), np.zeros(2, dtype=np.int32)
+    with jax.enable_x64(True):
+        for i, want in ((0, np.sin(x)), (1, np.zeros(2))):
+            got = space["f"](np.array(i), x, k)
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-15)

@@ -386,10 +386,21 @@ def _jit_while(cond, body, init, invariants):
 
 
 def _jit_switch(branches, index, operands):
-    """lax.switch(index, branches, *operands) (the index clamped)."""
+    """lax.switch(index, branches, *operands) (the index clamped), each result in the type
+    its branches' results promote to: lax.switch requires one, and a branch may pass on a
+    constant of integers (zeros) where another computes floats."""
 
     def make():
-        return lambda index, operands: jax.lax.switch(index, branches, *operands)
+        def run(index, operands):
+            outs = [jax.eval_shape(b, *operands) for b in branches]
+            types = [jnp.result_type(*(o[k].dtype for o in outs)) for k in range(len(outs[0]))]
+
+            def typed(b):
+                return lambda *a: tuple(jnp.asarray(r, t) for r, t in zip(b(*a), types))
+
+            return jax.lax.switch(index, [typed(b) for b in branches], *operands)
+
+        return run
 
     return _loop_run(branches, ("switch",), make)(index, operands)'''
 
