@@ -550,3 +550,35 @@ def test_gpu_kernels_take_parameters_and_return_value_and_jacobian():
         _close(cupy.asnumpy(value), host.primal(xs, ps), rtol)
         last = module.jacobian(cupy.asarray(xs.T), cupy.asarray(ps[0]), layout="batch_last")
         _close(np.moveaxis(cupy.asnumpy(last), -1, 0), host.jacobian(xs, ps[0]), rtol)
+
+
+@needs_cxx
+def test_a_host_build_has_the_ieee_tests_of_a_softplus():
+    """JAX's softplus (``logaddexp``) tests ``isinf`` and ``isnan``: CUDA has them as
+    functions, the host build's C++ as ``std::`` ones (g++ said "'isinf' was not declared
+    in this scope" of a generated file, and the command line only its context line)."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+
+    def f(x):
+        return jax.nn.softplus(x) * x[::-1]
+
+    x = np.array([0.3, -1.2, 2.0])
+    graph = dgraph.from_jax(f, x)
+    gen = generate(graph, "cuda", "forward", ("jacobian",))
+    assert "isinf(" in gen.text and gen.verified
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jacfwd(f)(jnp.asarray(x)))
+    _close(load_cuda_host(gen.text).jacobian(x), want, 1e-13)
+
+
+def test_a_compiler_failure_names_its_first_error_line():
+    from dgraph.codegen.native_build import first_error
+
+    stderr = (
+        "g.cu: In instantiation of 'void primal_point(const T*)':\n"
+        "g.cu:174:60: error: 'isinf' was not declared in this scope\n"
+        "g.cu:180:1: error: later\n"
+    )
+    assert first_error(stderr) == "g.cu:174:60: error: 'isinf' was not declared in this scope"
+    assert first_error("ld: cannot find -lfoo\n") == "ld: cannot find -lfoo"

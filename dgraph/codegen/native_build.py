@@ -20,6 +20,13 @@ from ..errors import DGraphError
 _LOADED: dict[str, ctypes.CDLL] = {}
 
 
+def first_error(stderr: str) -> str:
+    """A compiler's first line that says ``error`` (g++ opens with "In instantiation of"
+    context lines), else its first line."""
+    lines = stderr.strip().splitlines() or ["unknown error"]
+    return next((line for line in lines if "error" in line), lines[0])
+
+
 def shared_library(
     compiler: str,
     flags: tuple[str, ...],
@@ -44,8 +51,7 @@ def shared_library(
         command = [compiler, *flags, "-shared", "-fPIC", "-o", str(built), str(source)]
         done = subprocess.run([*command, *libraries], capture_output=True, text=True)
         if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
-            raise DGraphError(f"the {what} compiler failed: {first}")
+            raise DGraphError(f"the {what} compiler failed: {first_error(done.stderr)}")
         library = ctypes.CDLL(str(built))
     _LOADED[key] = library
     return library
