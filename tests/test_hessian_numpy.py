@@ -331,6 +331,39 @@ def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypat
     np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
 
 
+@needs_cc
+def test_command_line_writes_a_hessian_vector_product(tmp_path, monkeypatch, capsys):
+    """``codegen --mode hvp``: H·v as the gradient graph's tangent sweep, ``hvp`` (= ``jvp``)
+    in Python and JAX, ``jvp`` in C; an array function's in C is refused in one line."""
+    from dgraph.cli import main
+    from dgraph.codegen.python import load_python
+
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef rosenbrock(x):\n"
+        "    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:rosenbrock", "--inputs", f"x:{N}", "--mode", "hvp"]
+    v = np.linspace(-1.0, 1.0, N)
+    want = reference(rosenbrock_jnp, X) @ v
+    assert main([*argv, "-o", "hvp.py"]) == 0
+    assert main([*argv, "-o", "hvp_jax.py", "--lang", "jax"]) == 0
+    for name in ("hvp.py", "hvp_jax.py"):
+        module = load_python((tmp_path / name).read_text())
+        with jax.enable_x64(True):  # JAX computes in float32 unless asked
+            got = np.asarray(module.hvp(X, v))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert main([*argv, "-o", "hvp.c"]) == 0  # a small function: its graph of scalars
+    lib = _compiled(tmp_path / "hvp.c", tmp_path)
+    got = np.zeros(N)
+    lib.jvp(*(_pointer(np.ascontiguousarray(a)) for a in (X, v, got)))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    capsys.readouterr()
+    assert main([*argv, "--level", "array", "-o", "array.c"]) == 2
+    assert "the command line writes its H·v in python and jax" in capsys.readouterr().err
+    assert not (tmp_path / "array.c").exists()
+
+
 def _fem_np(u):
     """A 1-D finite-element energy as NumPy users assemble it: ``np.add.at`` of each
     element's 2×2 stiffness into ``np.zeros((n, n))`` (benchmarks/real_programs3.py)."""

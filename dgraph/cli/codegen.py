@@ -87,10 +87,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--mode",
-        choices=(*MODES, "hessian"),
+        choices=(*MODES, "hessian", "hvp"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
         " for a tensor graph: jacobian); hessian: the Hessian of a function or a graph (python,"
-        " jax; c and cuda: an array function's with --sparse)",
+        " jax; c and cuda: an array function's with --sparse); hvp: H·v as jvp(x, v) of the"
+        " gradient graph, H never formed",
     )
     p.add_argument(
         "--weights",
@@ -133,11 +134,54 @@ def run(args: argparse.Namespace) -> int:
     langs = [language(o, args.lang) for o in args.output]
     if args.mode == "hessian":
         return _run_hessian(args, outputs, langs)
+    if args.mode == "hvp":
+        return _run_hvp(args, outputs, langs)
     if args.weights is not None:
-        raise InputError("--weights is for --mode hessian")
+        raise InputError("--weights is for --mode hessian and hvp")
     graph = load_graph(args, lambda g: _refuse(g, args, langs))  # one line, alone
+    return _run_graph(args, outputs, langs, graph)
+
+
+def _run_hvp(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
+    """``codegen --mode hvp``: the Hessian-vector product as the gradient graph's tangent
+    sweep, ``jvp(x, v)`` (forward over reverse: H is never formed), the function read as
+    ``--mode hessian`` reads it."""
+    graph = _hessian_graph(args, langs)
+    weights = None if args.weights is None else _weights(args.weights, graph)
+    with user_code():
+        gradient = hessian_source(graph, weights=weights).graph
+    native = [lang for lang in langs if lang in ("c", "cuda")]
+    if gradient.is_tensor and native:
+        raise InputError(
+            f"--mode hvp --lang {native[0]} of a function read at the array level: the command"
+            " line writes its H·v in python and jax (make_function(f, 'hvp', lang="
+            f"'{native[0]}') compiles it)"
+        )
+    _refuse(gradient, replace_mode(args, "jvp"), langs)
+    return _run_graph(replace_mode(args, "jvp"), outputs, langs, gradient, _hvp_tail)
+
+
+def _hvp_tail(code) -> str:
+    """What ends a ``--mode hvp`` file: in Python and JAX ``hvp = jvp``; C and CUDA name
+    H·v ``jvp`` (the gradient graph's tangent sweep)."""
+    if code.lang in ("c", "cuda"):
+        return ""
+    return "\n\nhvp = jvp  # H·v: the gradient graph's tangent sweep, H never formed\n"
+
+
+def replace_mode(args: argparse.Namespace, mode: str) -> argparse.Namespace:
+    """``args`` with another ``--mode``."""
+    return argparse.Namespace(**{**vars(args), "mode": mode})
+
+
+def _run_graph(
+    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph, tail=None
+) -> int:
+    """Generate, check and write ``args.mode`` of ``graph`` (a tensor graph's by
+    :func:`_run_tensor`), each file ending with ``tail(code)`` where given."""
+    tail = tail or (lambda code: "")
     if graph.is_tensor:
-        return _run_tensor(args, outputs, langs, graph)
+        return _run_tensor(args, outputs, langs, graph, tail)
     if args.tape is not None:
         raise InputError("--tape is for a tensor graph's vjp (its loops' states)")
     modes = {
@@ -151,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     with user_code():  # the check may run a JAX function again (its jvp)
         generated = generate_all(graph, langs, args.method, modes, args.sparse, args.budget)
     for output, code in zip(outputs, generated, strict=True):
-        write_atomic(output, code.text)  # only once every check passed
+        write_atomic(output, code.text + tail(code))  # only once every check passed
     for name, code in zip(args.output, generated, strict=True):
         summary = code.summary(name)
         if args.json:
@@ -196,7 +240,7 @@ def _refuse_tensor_options(args: argparse.Namespace, langs: list[str]) -> None:
 
 
 def _run_tensor(
-    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph
+    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph, tail
 ) -> int:
     """``codegen`` of a tensor graph: one checked module per ``-o``, written only once
     every one was generated and checked (its options refused before, :func:`_refuse`)."""
@@ -225,7 +269,7 @@ def _run_tensor(
     for output, code, companion in zip(outputs, made, companions, strict=True):
         if companion is not None:
             write_atomic(companion, code.values.index_bytes())  # once every check passed
-        write_atomic(output, code.text)
+        write_atomic(output, code.text + tail(code))
     for name, code, companion in zip(args.output, made, companions, strict=True):
         if args.json:
             summary = code.summary(name)
