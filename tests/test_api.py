@@ -246,3 +246,13 @@ def test_sizes_with_parameters_cover_every_argument():
     assert np.allclose(J([0.5, 2.0], [3.0]), [[6.0, 1.5]])
     with pytest.raises(DGraphError, match="give sizes= for every argument"):
         dgraph.make_function(lambda x, k: k * x, params=["k"], point=[1.0])
+
+
+def test_hessian_of_a_graph_needs_no_arguments():
+    """``dgraph.hessian(graph)``: a graph has its own inputs (it was refused with
+    "params=, sizes= and point= are for a Python function", none of them given)."""
+    x, y = sympy.symbols("x y")
+    h = dgraph.hessian(dgraph.from_sympy(x**2 * sympy.sin(y), [x, y]))
+    got = np.asarray(h(np.array([0.5, 2.0])))
+    want = [[2 * np.sin(2.0), 2 * 0.5 * np.cos(2.0)], [2 * 0.5 * np.cos(2.0), -0.25 * np.sin(2.0)]]
+    np.testing.assert_allclose(got, want, rtol=1e-14)

@@ -410,5 +410,5 @@ def hessian(
         weights=weights,
         params=params,
         sizes=list(args_or_sizes) if shapes else None,
-        point=None if shapes else list(args_or_sizes),
+        point=None if shapes or not args_or_sizes else list(args_or_sizes),
     )
