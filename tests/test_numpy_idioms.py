@@ -482,3 +482,37 @@ def test_a_lookup_at_computed_cells_along_two_axes_is_one_clear_line():
     with pytest.raises(InputError) as e:
         dgraph.make_function(cell_lookup, "jacobian", point=[np.array([0.3, 1.2, 0.7, 1.6])])
     assert "not at several (x[i, j])" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_array_api_norms_a_count_of_nonzeros_and_ldexp():
+    """NumPy 2's ``np.linalg.vector_norm`` (every axis, or some) and ``matrix_norm``,
+    ``np.count_nonzero`` of a comparison (a count: no derivative) and ``np.ldexp`` by
+    constant integers: each was refused ('on an array that depends on the inputs');
+    gradient and Hessian equal JAX's."""
+    jax = _jax()
+    jnp = jax.numpy
+    if not hasattr(np.linalg, "vector_norm"):
+        pytest.skip("NumPy 1 has no vector_norm")
+
+    def f(x):
+        M = x.reshape(2, 3)
+        return (
+            np.linalg.vector_norm(M) + np.sum(np.linalg.vector_norm(M, axis=1, ord=3))
+            + np.linalg.matrix_norm(M, ord=1) + np.count_nonzero(x > 0.5) * x[0] ** 2
+            + np.sum(np.ldexp(x, np.array([1, 0, -1, 2, 3, 0])) ** 2)
+        )  # fmt: skip
+
+    def ref(x):
+        M = x.reshape(2, 3)
+        return (
+            jnp.linalg.vector_norm(M) + jnp.sum(jnp.linalg.vector_norm(M, axis=1, ord=3))
+            + jnp.linalg.matrix_norm(M, ord=1) + jnp.count_nonzero(x > 0.5) * x[0] ** 2
+            + jnp.sum((x * 2.0 ** jnp.array([1, 0, -1, 2, 3, 0])) ** 2)
+        )  # fmt: skip
+
+    x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
+    value, gradient, hessian = _jax_derivatives(ref, x)
+    assert f(x) == pytest.approx(value, rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)

@@ -2402,16 +2402,10 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
         return np.linalg.norm(_constant(x), ord, axis, keepdims)
     axes = _axes(axis, x.ndim, "numpy.linalg.norm")
     vector = len(axes) == 1
-    if ord is None or (ord == "fro" and not vector) or (ord == 2 and vector):
+    if ord is None or (ord == "fro" and not vector):
         return _sum(x * x, axes, keepdims=keepdims) ** 0.5
-    if vector and ord == 1:
-        return _sum(abs(x), axes, keepdims=keepdims)
-    if vector and ord == np.inf:
-        return _extreme("reduce_max", abs(x), axes, None, keepdims)
-    if vector and ord == -np.inf:
-        return _extreme("reduce_min", abs(x), axes, None, keepdims)
-    if vector and isinstance(ord, (int, float, np.integer, np.floating)) and ord != 0:
-        return _sum(abs(x) ** ord, axes, keepdims=keepdims) ** (1.0 / ord)
+    if vector:
+        return _vector_norm_over(x, ord, axes, keepdims, "numpy.linalg.norm")
     if not vector and ord in (1, -1, np.inf, -np.inf):  # the largest (smallest) column sum
         rows, cols = axes
         summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
@@ -2425,6 +2419,47 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
     if not vector and x.ndim == 2 and (ord in (2, -2) or ord == "nuc"):
         return _singular_norm(x, ord, keepdims)
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
+
+
+def _vector_norm_over(x: Any, ord: Any, axes: tuple, keepdims: bool, what: str) -> Any:
+    """The ``ord``-norm of the entries over ``axes`` read as one vector: sums and extremes
+    of ``|x|`` (``ord`` 0, the count of nonzeros, has no derivative: refused)."""
+    if ord == 2:
+        return _sum(x * x, axes, keepdims=keepdims) ** 0.5
+    if ord == 1:
+        return _sum(abs(x), axes, keepdims=keepdims)
+    if ord == np.inf:
+        return _extreme("reduce_max", abs(x), axes, None, keepdims)
+    if ord == -np.inf:
+        return _extreme("reduce_min", abs(x), axes, None, keepdims)
+    if isinstance(ord, (int, float, np.integer, np.floating)) and ord != 0:
+        return _sum(abs(x) ** ord, axes, keepdims=keepdims) ** (1.0 / ord)
+    raise _unsupported(f"{what}(ord={ord!r}) of a vector")
+
+
+def _vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
+    """``np.linalg.vector_norm`` (NumPy 2, the array API): the entries over ``axis`` (every
+    axis when None) as one vector."""
+    if _traced(x, "numpy.linalg.vector_norm") is None:
+        return np.linalg.vector_norm(_constant(x), axis=axis, keepdims=keepdims, ord=ord)
+    axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "numpy.linalg.vector_norm")
+    return _vector_norm_over(x, ord, axes, keepdims, "numpy.linalg.vector_norm")
+
+
+def _matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
+    """``np.linalg.matrix_norm`` (NumPy 2): ``np.linalg.norm`` over the last two axes."""
+    if _traced(x, "numpy.linalg.matrix_norm") is None:
+        return np.linalg.matrix_norm(_constant(x), keepdims=keepdims, ord=ord)
+    return _norm(x, ord, (x.ndim - 2, x.ndim - 1), keepdims)
+
+
+def _count_nonzero(x: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    """``np.count_nonzero``: a count, passive (no derivative) where ``x`` depends on the
+    inputs (``np.count_nonzero(x > 1)``)."""
+    if not _is_traced(x):
+        return np.count_nonzero(_constant(x), axis, keepdims=keepdims)
+    masked = isinstance(x, Passive) and x.op.primitive in _MASKS
+    return _passive_sum(x if masked else _elementwise("ne", (x, 0.0)), axis, keepdims)
 
 
 def _singular_norm(x: TracedArray, ord: Any, keepdims: bool) -> Any:
@@ -3065,6 +3100,15 @@ def _qr(a: Any, mode: str = "reduced") -> Any:
 
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
+    np.count_nonzero: _count_nonzero,
+    **{
+        f: h
+        for f, h in (
+            (getattr(np.linalg, "vector_norm", None), _vector_norm),
+            (getattr(np.linalg, "matrix_norm", None), _matrix_norm),
+        )
+        if f is not None  # NumPy 2's
+    },
     np.linalg.slogdet: _slogdet,
     np.linalg.svd: _svd,
     np.linalg.qr: _qr,

@@ -375,6 +375,7 @@ UFUNCS: dict[str, Callable[..., Any]] = {
     "remainder": _remainder,
     "heaviside": _heaviside,
     "logaddexp2": lambda a, b: np.logaddexp(a * _LN2, b * _LN2) / _LN2,
+    "ldexp": lambda a, k: a * np.exp2(np.asarray(k, dtype=float)),  # k: integers, constant
     "deg2rad": lambda a: a * (math.pi / 180.0),
     "radians": lambda a: a * (math.pi / 180.0),
     "rad2deg": lambda a: a * (180.0 / math.pi),
