@@ -933,10 +933,11 @@ CASES: list[tuple[str, list[str], str]] = [
             ("lang-c", ["--lang", "c", "-o", "j.py"], "give --sparse"),
             ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's CUDA code"),
             (
-                "c-value-and-jacobian",
-                ["--mode", "value_and_jacobian", "--sparse", "-o", "j.c"],
-                "j.c: a tensor graph's C code is the values of the sparse",
+                "c-value-and-jacobian",  # with --sparse: the values (tests/test_hessian_numpy)
+                ["--mode", "value_and_jacobian", "-o", "j.c"],
+                "j.c: a tensor graph's C code is the values of the sparse value_and_jacobian",
             ),
+            ("c-vjp", ["--mode", "vjp", "-o", "j.c"], "or a jvp; not a vjp"),
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],

@@ -150,13 +150,6 @@ def _run_hvp(args: argparse.Namespace, outputs: list[Path], langs: list[str]) ->
     weights = None if args.weights is None else _weights(args.weights, graph)
     with user_code():
         gradient = hessian_source(graph, weights=weights).graph
-    native = [lang for lang in langs if lang in ("c", "cuda")]
-    if gradient.is_tensor and native:
-        raise InputError(
-            f"--mode hvp --lang {native[0]} of a function read at the array level: the command"
-            " line writes its H·v in python and jax (make_function(f, 'hvp', lang="
-            f"'{native[0]}') compiles it)"
-        )
     _refuse(gradient, replace_mode(args, "jvp"), langs)
     return _run_graph(replace_mode(args, "jvp"), outputs, langs, gradient, _hvp_tail)
 
@@ -228,10 +221,15 @@ def _refuse_tensor_options(args: argparse.Namespace, langs: list[str]) -> None:
             f"--mode {mode}: a tensor graph's code is {', '.join(TENSOR_MODES)}, not {mode}"
         )
     for name, lang in zip(args.output, langs, strict=True):
-        if lang in ("c", "cuda") and (mode != "jacobian" or not args.sparse):
+        if lang in ("c", "cuda") and mode == "vjp":
             raise InputError(
                 f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
-                " jacobian; give --sparse (and --mode jacobian)"
+                " jacobian or value_and_jacobian (--sparse), or a jvp; not a vjp"
+            )
+        if lang in ("c", "cuda") and mode != "jvp" and not args.sparse:
+            raise InputError(
+                f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
+                f" {mode}; give --sparse (or --mode jvp)"
             )
     if args.sparse and mode not in ("jacobian", "value_and_jacobian"):
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
