@@ -89,7 +89,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mode",
         choices=(*MODES, "hessian", "hvp"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
-        " for a tensor graph: jacobian); hessian: the Hessian of a function or a graph (python,"
+        " for a tensor graph: jacobian; in c and cuda a tensor graph's jvp, or its jacobian and"
+        " value_and_jacobian with --sparse); hessian: the Hessian of a function or a graph (python,"
         " jax; c and cuda: an array function's with --sparse); hvp: H·v as jvp(x, v) of the"
         " gradient graph, H never formed",
     )
