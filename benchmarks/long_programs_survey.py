@@ -29,8 +29,9 @@ code is imported and checked at a random point against the user's function itsel
 ``J·v`` against a central difference (step 1e-6), ``uᵀHv`` against JAX's forward over
 reverse where the program traces with ``math`` and ``np`` bound to ``jax.numpy`` (to
 1e-9 of ``|u|ᵀ|H||v|``), else against a four-point difference extrapolated from steps
-2e-4 and 1e-4, allowed what the extrapolation changed (session 39). Verdicts: ``ok``; ``WRONG`` (a value off); ``ERROR`` (an exit code that is not
-0, or exit 2 with not one line); ``refused`` (exit 2 with one line); ``HANG`` (over 120 s
+2e-4 and 1e-4, allowed what the extrapolation changed (session 39). Verdicts: ``ok``;
+``WRONG`` (a value off); ``ERROR`` (an exit code that is not 0, or exit 2 with not one
+line); ``refused`` (exit 2 with one line); ``HANG`` (over 120 s
 of wall time); ``skip`` (the previous size already took over 60 CPU-s: predicted HANG).
 
     PYTHONPATH=. python benchmarks/long_programs_survey.py [SHAPE[:N,N,N] ...]
