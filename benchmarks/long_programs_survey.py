@@ -25,10 +25,13 @@ Each cell runs ``python -m dgraph COMMAND model.py:f`` in a child process: ``str
 output is a scalar, ``codegen --mode hessian -o h.py``, each on the default path (no
 ``--level``). Its CPU seconds (user + system of the child, from its rusage) are printed,
 and the growth exponent ``log(t2/t1)/log(n2/n1)`` from the previous size. The generated
-code is imported and checked at a random point against central differences of the user's
-function itself: ``J·v`` (step 1e-6) and ``uᵀHv`` (four points, step 1e-4) along random
-directions. Verdicts: ``ok``; ``WRONG`` (a value off); ``ERROR`` (an exit code that is not
-0, or exit 2 with not one line); ``refused`` (exit 2 with one line); ``HANG`` (over 120 s
+code is imported and checked at a random point against the user's function itself:
+``J·v`` against a central difference (step 1e-6), ``uᵀHv`` against JAX's forward over
+reverse where the program traces with ``math`` and ``np`` bound to ``jax.numpy`` (to
+1e-9 of ``|u|ᵀ|H||v|``), else against a four-point difference extrapolated from steps
+2e-4 and 1e-4, allowed what the extrapolation changed (session 39). Verdicts: ``ok``;
+``WRONG`` (a value off); ``ERROR`` (an exit code that is not 0, or exit 2 with not one
+line); ``refused`` (exit 2 with one line); ``HANG`` (over 120 s
 of wall time); ``skip`` (the previous size already took over 60 CPU-s: predicted HANG).
 
     PYTHONPATH=. python benchmarks/long_programs_survey.py [SHAPE[:N,N,N] ...]
@@ -412,18 +415,64 @@ def _check(shape: Shape, n: int, source: Path, output: Path, hessian: bool) -> s
         return "" if ok else f"J·v off by {np.max(np.abs(got - ref)):.3g}"
     H = _generated(generated, "hessian", x)
     w = rng.normal(size=x.size)
-    h = 1e-4
+    got = float(w @ H @ v)
+    scale = float(np.abs(w) @ np.abs(H) @ np.abs(v))
+    ref, tolerance, by = _reference_uhv(shape, source, n, user, (x, w, v))
+    ok = abs(got - ref) <= tolerance * (1 + scale)
+    return "" if ok else f"uᵀHv {got:.6g} vs {ref:.6g} ({by})"
+
+
+def _args(shape: Shape, n: int, z) -> list:
+    """The flat input ``z`` (a JAX array) as the user's arguments."""
+    args, at = [], 0
+    for s in _sizes(shape, n):
+        args.append(z[at : at + s] if s else z[at])
+        at += max(s, 1)
+    return args
+
+
+def _jax_uhv(shape: Shape, source: Path, n: int, xwv: tuple) -> float:
+    """``wᵀ H v`` of the user's function by JAX (forward over reverse). The module is
+    imported again with its ``math`` and ``np`` bound to ``jax.numpy``, so that
+    ``math.sin``, ``np.array`` and the like trace; raises where the program does not."""
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    module = _import(source, f"jaxed_{shape.name}_{n}")
+    for name in ("math", "np"):
+        if name in vars(module):
+            setattr(module, name, jnp)
+
+    def g(z):
+        return jnp.ravel(jnp.asarray(module.f(*_args(shape, n, z))))[0]
+
+    x, w, v = (jnp.asarray(a) for a in xwv)
+    return float(jnp.dot(w, jax.jvp(jax.grad(g), (x,), (v,))[1]))
+
+
+def _reference_uhv(shape: Shape, source: Path, n: int, user, xwv: tuple) -> tuple:
+    """(``wᵀ H v`` of the user's function, the tolerance relative to ``|w|ᵀ|H||v|``, by
+    what): by JAX where the program traces with ``jax.numpy`` (1e-9); else a four-point
+    central difference Richardson-extrapolated from steps 2h and h, allowed 1e-4 or ten
+    times the change the extrapolation made (the truncation error of factors
+    ``sin(k x)`` with k in the hundreds is the difference's, not the generated code's)."""
+    try:
+        return _jax_uhv(shape, source, n, xwv), 1e-9, "jax"
+    except Exception:  # the program does not trace: differences of the user's code
+        pass
+    x, w, v = xwv
 
     def g(z):
         return float(user(z)[0])
 
-    ref = (g(x + h * w + h * v) - g(x + h * w - h * v) - g(x - h * w + h * v)) + g(
-        x - h * w - h * v
-    )
-    ref /= 4 * h * h
-    got = float(w @ H @ v)
-    scale = float(np.abs(w) @ np.abs(H) @ np.abs(v))
-    return "" if abs(got - ref) <= 1e-4 * (1 + scale) else f"uᵀHv {got:.6g} vs {ref:.6g}"
+    def four(h: float) -> float:
+        a = g(x + h * w + h * v) - g(x + h * w - h * v) - g(x - h * w + h * v)
+        return (a + g(x - h * w - h * v)) / (4 * h * h)
+
+    coarse, fine = four(2e-4), four(1e-4)
+    ref = (4 * fine - coarse) / 3
+    return ref, max(1e-4, 10 * abs(ref - fine) / (1 + abs(ref))), "differences"
 
 
 def cell(shape: Shape, n: int, command: str, work: Path) -> tuple[str, float, str]:

@@ -436,3 +436,66 @@ def test_arrays_of_constants_are_constants_to_the_functions_they_are_given_to():
         return fit @ fit + jnp.sum(gamma) + jnp.interp(p, table, table**2) @ p
 
     np.testing.assert_allclose(H(p), jref.hessian(reference)(p), rtol=1e-10, atol=1e-12)
+
+
+def _assembly(n):
+    """A 1-D finite-element residual assembled element by element: ``r[e + 1]`` is read
+    (never written yet) between the writes of ``r[e]`` and ``r[e + 1]``."""
+
+    def f(u):
+        r = np.zeros(n + 1)
+        for e in range(n):
+            flux = (1.0 + 0.25 * (u[e] + u[e + 1]) ** 2) * (u[e + 1] - u[e])
+            r[e] -= flux
+            r[e + 1] += flux
+            r[e] += 0.5 * np.sin(u[e])
+        return r
+
+    def ref(u):
+        r = jnp.zeros(n + 1)
+        for e in range(n):
+            flux = (1.0 + 0.25 * (u[e] + u[e + 1]) ** 2) * (u[e + 1] - u[e])
+            r = r.at[e].add(-flux).at[e + 1].add(flux).at[e].add(0.5 * jnp.sin(u[e]))
+        return r
+
+    return f, ref
+
+
+def test_reads_of_entries_not_written_put_nothing_in():
+    """A read of an entry not written among single-entry writes is that entry before
+    them: the assembly is one scatter of n + 1 positions (main: a scatter over all of r
+    per element, 3n scatters and about 3n² positions)."""
+    n = 12
+    f, ref = _assembly(n)
+    graph = from_function(f, sizes=[(n + 1,)], level="array")
+    assert len(_scatters(graph)) == 1  # main: 36 scatters
+    assert _positions(graph) == n + 1  # main: 468
+    u = np.random.default_rng(1).uniform(0.5, 1.5, n + 1)
+    value, J = make_function(f, "value_and_jacobian", point=[u])(u)
+    want = np.asarray(jref.jacfwd(ref)(jnp.asarray(u)))
+    np.testing.assert_allclose(np.asarray(J).reshape(want.shape), want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(np.ravel(value), np.asarray(ref(u)), rtol=1e-14, atol=1e-15)
+
+
+def test_an_entry_of_a_traced_array_read_among_writes():
+    """The same for an array that already depends on the inputs (no numbers held): the
+    unwritten entry read is the array's before the writes."""
+
+    def f(u):
+        r = u * u
+        for e in range(3):
+            r[e] = r[e + 1] * u[e]
+        return r
+
+    def ref(u):
+        r = u * u
+        for e in range(3):
+            r = r.at[e].set(r[e + 1] * u[e])
+        return r
+
+    u = np.array([0.3, -1.1, 0.7, 1.4])
+    graph = from_function(f, sizes=[(4,)], level="array")
+    assert len(_scatters(graph)) == 1  # main: 3
+    J = make_function(f, "jacobian", point=[u])(u)
+    want = np.asarray(jref.jacfwd(ref)(jnp.asarray(u)))
+    np.testing.assert_allclose(np.asarray(J).reshape(want.shape), want, rtol=1e-13, atol=1e-14)

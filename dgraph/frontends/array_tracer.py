@@ -343,8 +343,10 @@ class TracedArray(_Value):
         return _transpose(self)
 
     def __getitem__(self, key):
-        if self._writes and (at := _entry(self, key)) in self._writes:
-            return TracedArray(self.tape, self._writes[at], ())
+        if self._writes and (at := _entry(self, key)) is not None:
+            if at in self._writes:
+                return TracedArray(self.tape, self._writes[at], ())
+            return _unwritten(self, key)
         if _held(self):
             if _advanced(key):  # NumPy's copy: a fresh array (K[np.ix_(d, d)] += traced)
                 return _fresh(self.tape, self.tape.constants[self.name][key])
@@ -1056,6 +1058,17 @@ def _write_entry(x: TracedArray, key: Any, value: Any) -> bool:
         x._writes = {}
     x._writes[at] = value.name
     return True
+
+
+def _unwritten(x: TracedArray, key: Any) -> Any:
+    """``x[key]`` of one entry not among the writes :func:`_write_entry` kept aside: that
+    entry of ``x`` before them (its number where ``x`` still holds numbers), so a read
+    between single-entry writes puts nothing in. An assembly ``r[e] -= f; r[e + 1] += f``
+    over n elements so makes one scatter of n + 1 entries, not a scatter over all of
+    ``r`` per element (O(n²) positions)."""
+    if x._name in x.tape.constants:
+        return x.tape.constants[x._name][key]
+    return _index(TracedArray(x.tape, x._name, x.shape), key)
 
 
 def _put_entries(x: TracedArray) -> None:

@@ -16,6 +16,7 @@ its upper end (nearer the roots, i.e. the outputs), its ``sink`` the lower end.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import networkx as nx
@@ -231,16 +232,43 @@ def zhou_structure(graph: DGraph) -> dict[str, Any]:
 
 
 def _nest_complex(blocks: list[dict[str, Any]]) -> None:
-    """A block's parent is the smallest complex block strictly containing it."""
-    for i, b in enumerate(blocks):
-        inside = set(b["inner"]) | {b["source"], b["sink"]}
-        best = None
-        for j, c in enumerate(blocks):
-            if j == i or c["kind"] != "complex":
-                continue
-            outer = set(c["inner"])
-            contains = inside - {c["source"], c["sink"]} <= outer and len(outer) > len(b["inner"])
-            if contains and (best is None or len(outer) < len(blocks[best]["inner"])):
-                best = j
-        if best is not None and (b["parent"] is None or b["kind"] == "complex"):
-            b["parent"] = best
+    """A block's parent is the smallest complex block strictly containing it (of those
+    as small, the first listed): one whose inner vertices hold every vertex of the block
+    but its own two ends, and more of them. Such a block holds any one vertex of the
+    block as an inner vertex or an end, so only the complex blocks at the block's vertex
+    that the fewest complex blocks hold are tried, smallest first, and the first that
+    contains it is taken: for blocks nested or apart, one try each (every pair was)."""
+    at, sizes, inner = _complex_at(blocks)
+    for b in blocks:
+        if b["parent"] is not None and b["kind"] != "complex":
+            continue  # a simple block inside a simple one keeps that parent
+        inside = [*b["inner"], b["source"], b["sink"]]
+        pivot = min(inside, key=lambda w: len(at.get(w, ())))
+        k = bisect.bisect_right(sizes.get(pivot, []), len(b["inner"]))
+        for j in at.get(pivot, [])[k:]:
+            if blocks[j] is not b and _holds(blocks[j], inner[j], inside):
+                b["parent"] = j
+                break
+
+
+def _holds(c: dict[str, Any], inner: set[str], inside: list[str]) -> bool:
+    """Whether the complex block ``c`` (its ``inner`` vertices) holds every vertex
+    ``inside`` another block as an inner vertex or one of its ends."""
+    ends = (c["source"], c["sink"])
+    return all(w in inner or w in ends for w in inside)
+
+
+def _complex_at(blocks: list[dict[str, Any]]) -> tuple[dict, dict, dict[int, set[str]]]:
+    """(the complex blocks at each vertex, as an inner vertex or an end, ordered by
+    (size, place in ``blocks``); their sizes in that order; each one's inner vertices)."""
+    at: dict[str, list[tuple[int, int]]] = {}
+    inner: dict[int, set[str]] = {}
+    for j, c in enumerate(blocks):
+        if c["kind"] == "complex":
+            inner[j] = set(c["inner"])
+            for w in inner[j] | {c["source"], c["sink"]}:
+                at.setdefault(w, []).append((len(inner[j]), j))
+    for pairs in at.values():
+        pairs.sort()
+    sizes = {w: [size for size, _ in pairs] for w, pairs in at.items()}
+    return {w: [j for _, j in pairs] for w, pairs in at.items()}, sizes, inner
