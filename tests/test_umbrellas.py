@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dgraph.dominance.umbrellas import (
+    ClosedUmbrella,
+    _outermost,
     closed_umbrellas,
     contractible_components,
     contraction,
@@ -176,3 +178,26 @@ def test_an_umbrella_of_one_inner_vertex_is_not_searched(monkeypatch):
             {"a": ["b"], "x": ["a"]}, {"a": ["x"], "b": ["a"]}, ["a"], output="b"
         )
     ) == ["a"]
+
+
+class _CountedList(list):
+    """A vertex list that counts how often it is read through."""
+
+    reads = 0
+
+    def __iter__(self):
+        _CountedList.reads += 1
+        return super().__iter__()
+
+
+def test_the_outermost_candidates_read_each_owner_once():
+    """Dropping the T↑↓ maxima inside another's closed umbrella reads each owner's
+    vertices once, not once per candidate it holds (fem's assembly at 100 elements: 902
+    candidates × 2,706 vertices, a quarter of ``structure``'s time at 800)."""
+    big = ClosedUmbrella("a", "z", _CountedList(["a", *(f"v{k}" for k in range(50)), "z"]))
+    inside = [ClosedUmbrella(f"v{k}", f"v{k + 1}", [f"v{k}", f"v{k + 1}"]) for k in range(40)]
+    outside = ClosedUmbrella("v3", "w", ["v3", "w"])
+    _CountedList.reads = 0
+    kept = _outermost([big, *inside, outside])
+    assert kept == [big, outside]
+    assert _CountedList.reads <= 2, _CountedList.reads

@@ -158,9 +158,12 @@ def _outermost(candidates: list[ClosedUmbrella]) -> list[ClosedUmbrella]:
         for v in candidates[i].vertices:
             owner.setdefault(v, i)
     kept = []
+    held: dict[int, set[str]] = {}  # each owner's vertices, made once (not per candidate)
     for i, c in enumerate(candidates):
         j = owner[c.input]
-        if j == i or not set(c.vertices) <= set(candidates[j].vertices):
+        if j != i and j not in held:
+            held[j] = set(candidates[j].vertices)
+        if j == i or not all(v in held[j] for v in c.vertices):
             kept.append(c)
     return kept
 
