@@ -126,3 +126,29 @@ def test_digamma_reads_as_polygamma_of_order_0():
     assert parse_expression("digamma(x) + polygamma(2, x)", {"x"}) == sympy.polygamma(
         0, x
     ) + sympy.polygamma(2, x)
+
+
+def test_a_trace_reads_every_function_a_graph_of_sympy_expressions_takes():
+    """``Mod``, the Bessel functions and the complete elliptic integrals: ``from_sympy``
+    reads them (their derivatives, SciPy's code), so a trace or a JSON label may name
+    them too (a trace with ``Mod(x2, 1)`` was refused: unknown function 'Mod'); the
+    generated Jacobian equals sympy's (``Mod(x1, 1)`` is ``x1 - 1`` near 1.3), by mpmath."""
+    import numpy as np
+
+    import dgraph
+
+    text = (
+        "inputs: x0, x1\noutputs: y\n"
+        "v = Mod(x1, 1) * x0 + besselj(1, x0) * bessely(0, x1) + besseli(2, x0) * x1\n"
+        "y = v + besselk(1, x1) + elliptic_k(x0 / 4) * elliptic_e(x1 / 4)\n"
+    )
+    graph = dgraph.from_trace(text)
+    jac = dgraph.make_function(graph, "jacobian")
+    a, b = sympy.symbols("x0 x1", real=True)
+    y = (
+        (b - 1) * a + sympy.besselj(1, a) * sympy.bessely(0, b) + sympy.besseli(2, a) * b
+        + sympy.besselk(1, b) + sympy.elliptic_k(a / 4) * sympy.elliptic_e(b / 4)
+    )  # fmt: skip
+    point = {a: 0.7, b: 1.3}
+    want = [float(sympy.diff(y, v).subs(point).evalf(30)) for v in (a, b)]
+    np.testing.assert_allclose(np.ravel(jac(np.array([0.7, 1.3]))), want, rtol=1e-12)
