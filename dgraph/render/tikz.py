@@ -199,7 +199,7 @@ class TikzPrinter:
         # a pinned scene's positions are points for ``neato -n2``; without it neato reads
         # them as inches (72 times too far: beyond TeX's largest dimension)
         no_op = 2 if scene.pinned else None
-        layout = json.loads(dot.pipe(format="json", neato_no_op=no_op))
+        layout = json.loads(dot.pipe(format="json", neato_no_op=no_op, quiet=True))
         objects = layout.get("objects", [])
         # subgraphs first, then nodes, in one _gvid numbering; only nodes have "pos"
         by_name = {o["name"]: o for o in objects if "pos" in o and "nodes" not in o}
