@@ -396,7 +396,7 @@ def check_png_frames(frames: list[Frame]) -> None:
     """Refuse PNG files of frames drawn on one layout with more than
     :data:`PNG_PIXEL_LIMIT` pixels in all: every frame is as large as the union of all
     frames (a 100-operation function's 150 Markowitz frames: 6,905 × 23,375 pixels each,
-    5.4 CPU-s each to rasterize), where the SVG frames or the HTML viewer take seconds."""
+    5.4 CPU-s each to rasterize), where its SVG frames or HTML viewer take 10 CPU-s in all."""
     if len(frames) < 2 or "bb" not in frames[0].drawing.scene.attrs:
         return
     scene = frames[0].drawing.scene
