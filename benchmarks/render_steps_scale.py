@@ -8,9 +8,11 @@ alternate between them (A, B, A, B, ...) and the pages they write must be byte-i
     python benchmarks/render_steps_scale.py                         # this checkout
     python benchmarks/render_steps_scale.py --trees /tmp/base .    # A/B, medians
     python benchmarks/render_steps_scale.py --sizes 25 50 100 --runs 3
+    python benchmarks/render_steps_scale.py --command "render --view pages" --suffix .svg
 
 Prints per size and tree the median CPU-s and the growth exponent from the size before
-(log t2/t1 over log n2/n1), then the exponent fitted over all sizes.
+(log t2/t1 over log n2/n1), then the exponent fitted over all sizes, and the medians of
+what dgraph's own process spent and what its children (graphviz) spent.
 """
 
 from __future__ import annotations
@@ -34,20 +36,37 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(tree: str, program: Path, out: Path, command: list[str]) -> tuple[float, str]:
-    """One ``dgraph`` process on ``program`` with ``tree`` first on the path: its CPU-s
-    and the sha256 of what it wrote."""
+# ``python -m dgraph`` that writes, as it exits, its own CPU-s and its children's
+SPLIT = """import atexit, resource, runpy, sys
+path = sys.argv.pop(1)
+def split():
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(path, "w") as f:
+        f.write(f"{me.ru_utime + me.ru_stime} {kids.ru_utime + kids.ru_stime}")
+atexit.register(split)
+runpy.run_module("dgraph", run_name="__main__", alter_sys=True)
+"""
+
+
+def run(
+    tree: str, program: Path, out: Path, command: list[str]
+) -> tuple[float, str, tuple[float, float]]:
+    """One ``dgraph`` process on ``program`` with ``tree`` first on the path: its CPU-s,
+    the sha256 of what it wrote, and its CPU-s split into its own and its children's."""
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    split = program.parent / "split.txt"
     before = children_cpu()
-    subprocess.run(  # in the program's folder: ``-m`` puts the working folder first
-        [sys.executable, "-m", "dgraph", *command, f"{program}:f", "-o", str(out)],
+    subprocess.run(  # in the program's folder: ``-c`` puts the working folder first
+        [sys.executable, "-c", SPLIT, str(split), *command, f"{program}:f", "-o", str(out)],
         env=env,
         cwd=program.parent,
         check=True,
         stdout=subprocess.DEVNULL,
     )
     spent = children_cpu() - before
-    return spent, hashlib.sha256(out.read_bytes()).hexdigest()
+    own, graphviz = map(float, split.read_text().split())
+    return spent, hashlib.sha256(out.read_bytes()).hexdigest(), (own, graphviz)
 
 
 def check_tree(tree: str, folder: Path) -> None:
@@ -91,6 +110,7 @@ def main() -> None:
     args = p.parse_args()
     command = args.command.split()
     times: dict[tuple[str, int], list[float]] = {}
+    parts: dict[tuple[str, int], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for tree in args.trees:
             check_tree(tree, Path(tmp))
@@ -101,8 +121,9 @@ def main() -> None:
                 digests = set()
                 for tree in args.trees:  # alternated
                     out = Path(tmp) / f"out{n}{args.suffix}"
-                    spent, digest = run(tree, program, out, command)
+                    spent, digest, split = run(tree, program, out, command)
                     times.setdefault((tree, n), []).append(spent)
+                    parts.setdefault((tree, n), []).append(split)
                     digests.add(digest)
                 if len(digests) != 1:
                     sys.exit(f"n = {n}: the trees wrote different files")
@@ -124,6 +145,14 @@ def main() -> None:
             slope([(n, statistics.median(times[t, n])) for n in args.sizes]) for t in args.trees
         ]
         print("fitted exponent: " + "  ".join(f"{f:.2f}" for f in fits))
+    print("\nown + graphviz CPU-s (medians)")
+    for n in args.sizes:
+        row = f"{n:>5}"
+        for tree in args.trees:
+            own = statistics.median(p[0] for p in parts[tree, n])
+            graphviz = statistics.median(p[1] for p in parts[tree, n])
+            row += f"  {own:>12.2f} + {graphviz:<10.2f}"
+        print(row)
 
 
 if __name__ == "__main__":

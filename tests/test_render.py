@@ -22,6 +22,7 @@ from dgraph.core.paths import count_paths
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FaceState, input_output_paths
 from dgraph.frontends import bundled
+from dgraph.render import regions as region_module
 from dgraph.render.dot import metagraph_dot, render, render_svg, to_dot
 from dgraph.render.drawing import FORMATS, VIEWS, draw, fit_width
 from dgraph.render.faces import face_state_dot
@@ -332,6 +333,69 @@ def test_pages_partition_the_paths(name):
     pages = page_regions(g)
     assert sum(_paths_in(p, g) for p in pages) == count_paths(g)
     assert all(p.edges <= set(g.edges()) for p in pages)
+
+
+def _chain(n: int) -> dgraph.DGraph:
+    """The n-operation function of benchmarks/cli_files_survey.py's ``hundred_ops``: each
+    statement uses the three before it, so Zhou's pages name references of references."""
+
+    def f(a, b, c, d):
+        names = [a, b, c, d]
+        for _ in range(n // 4):
+            u, v, w = names[-1], names[-2], names[-3]
+            names.append(sympy.sin(u) * v + w / (1 + u * u))
+        return names[-1], names[-2] * names[-4]
+
+    return dgraph.from_function(f)
+
+
+def test_pages_find_their_edges_without_substituting_references(monkeypatch):
+    """A page's edges are found through the references' edges, never by substituting the
+    references into its entries: the substituted trees grow exponentially with the chain
+    of references (32 operations: 8,688 sympy ``free_symbols`` walks, 40: 56,508; the 100-operation
+    file's pages view ran for minutes). The walks are counted here, at most one per node
+    of the unsubstituted expressions."""
+    graph = _chain(32)
+    walks = [0]
+    walk = sympy.Basic.free_symbols.fget
+
+    def counted(self):
+        walks[0] += 1
+        return walk(self)
+
+    monkeypatch.setattr(sympy.Basic, "free_symbols", property(counted))
+    pages = page_regions(graph)
+    assert len(pages) == 9
+    assert 0 < walks[0] < 10 * len(graph.edges())
+    assert set().union(*(p.edges for p in pages)) == set(graph.edges())
+
+
+def _through_by_substitution(references, symbols):
+    """Each reference's edges as the edge symbols of its definition with every earlier
+    reference substituted (what ``_edges_through`` finds without substituting)."""
+    resolved = {}
+    for name, definition in references.items():
+        resolved[name] = definition.xreplace(resolved)
+    return {
+        name: frozenset(symbols[s] for s in e.free_symbols if s in symbols)
+        for name, e in resolved.items()
+    }
+
+
+@settings(max_examples=25)
+@given(dags())
+def test_pages_are_those_of_substituted_references(graph):
+    found = page_regions(graph, "forward"), page_regions(graph)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(region_module, "_edges_through", _through_by_substitution)
+        assert (page_regions(graph, "forward"), page_regions(graph)) == found
+
+
+def test_pages_of_a_long_chain_are_those_of_substituted_references(monkeypatch):
+    graph = _chain(24)
+    found = page_regions(graph)
+    monkeypatch.setattr(region_module, "_edges_through", _through_by_substitution)
+    assert page_regions(graph) == found
 
 
 def test_spherical_pages_and_umbrellas():

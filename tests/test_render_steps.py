@@ -279,6 +279,71 @@ def test_render_command_bad_input_exits_2(tmp_path, capsys):
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (argv, err)
 
 
+def test_png_frames_past_the_pixel_limit_are_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    """Every frame is as large as all frames together: the 150 PNG frames of a
+    100-operation function (24 gigapixels) took 5.4 CPU-s each. Past
+    ``PNG_PIXEL_LIMIT`` (here lowered to 10⁶: naumann_sin's 3 reverse-mode frames are 609×940
+    pixels each) the command says so in one line and writes nothing; ``--force`` writes
+    them, each at least as large as the refusal said (graphviz adds a padding and the
+    caption)."""
+    from dgraph.render import stepviews
+
+    monkeypatch.setattr(stepviews, "PNG_PIXEL_LIMIT", 10**6)
+    monkeypatch.chdir(tmp_path)
+    code = main(["render", SIN, "--steps", "-m", "reverse", "-o", "s.png"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    said = re.match(r"dgraph: error: 3 PNG frames of at least (\d+)×(\d+) pixels each: 1\.5 ", err)
+    assert said is not None and "--force" in err, err
+    assert not list(tmp_path.iterdir())
+    assert main(["render", SIN, "--steps", "-m", "reverse", "-o", "s.png", "--force"]) == 0
+    pngs = sorted(tmp_path.iterdir())
+    assert [p.name for p in pngs] == ["s-00.png", "s-01.png", "s-02.png"]
+    for png in pngs:
+        size = png.read_bytes()[16:24]
+        width, height = int.from_bytes(size[:4], "big"), int.from_bytes(size[4:], "big")
+        assert 1 <= width / int(said[1]) < 1.15 and 1 <= height / int(said[2]) < 1.15
+    viewer = steps(dgraph.bundled("naumann_sin.trace"), "reverse")
+    with pytest.raises(DGraphError, match="3 PNG frames of at least"):
+        viewer.save(tmp_path / "api.png")
+    monkeypatch.setattr(stepviews, "PNG_PIXEL_LIMIT", 2 * 10**6)
+    assert len(viewer.save(tmp_path / "api.png")) == 3
+
+
+def test_a_graphviz_crash_is_one_clear_line(tmp_path, monkeypatch, capsys):
+    """graphviz 2.43's ``dot`` crashes (SIGSEGV) laying out the union of a 300-operation
+    function's 450 frames, after 58 CPU-s: that was ``dgraph: internal error:
+    CalledProcessError ...``. Here ``dot`` and ``neato`` are scripts that crash the same
+    way (a signal to themselves): every graphviz run of a drawing, a step view and a TikZ
+    export says so in one line (exit 2), and the API raises a DGraphError."""
+    import os
+    import stat
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for program in ("dot", "neato"):
+        script = fake / program
+        script.write_text("#!/bin/sh\ncat > /dev/null\necho 'out of luck' >&2\nkill -SEGV $$\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    for argv, program in (
+        (["-o", "g.svg"], "dot"),
+        (["-o", "g.png"], "dot"),
+        (["-o", "g.tex"], "dot"),
+        (["--steps", "-m", "reverse", "-o", "s.html"], "dot"),
+    ):
+        assert main(["render", SIN, *argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "internal error" not in err, err
+        assert err.startswith(f"dgraph: error: graphviz's {program} crashed (SIGSEGV)"), err
+        assert "(out of luck)" in err, err
+    frame = steps(dgraph.bundled("naumann_sin.trace"), "reverse").frames[1]
+    with pytest.raises(DGraphError, match="graphviz's dot crashed"):
+        frame.drawing.svg()  # the frames' layout: dot on their union
+    assert not [p for p in tmp_path.iterdir() if p.name != "bin"]
+
+
 def test_a_frame_title_appears_once_in_the_viewer(sin_graph):
     viewer = steps(dgraph.accumulate(sin_graph, "forward"))
     live = _live(viewer._repr_html_())

@@ -305,3 +305,21 @@ def test_render_steps_command_writes_a_frame_per_step(monkeypatch, capsys, tmp_p
     assert summary["step_mults"] == [0, 0, 120] and summary["mults"] == 120
     last = (tmp_path / "steps-03.svg").read_text()
     assert "120 mults so far" in last and "dense 1 ← 3×4" in last and "5×4" in last
+
+
+@needs_dot
+def test_tikz_export_leaves_stderr_alone(capfd):
+    """graphviz's warnings on a legend's table (``cell size too small for content``, from
+    the layout the TikZ export reads) reached the command's stderr: ``dgraph render
+    f.py:f --level array -o g.tex`` wrote three stray lines after its notes."""
+    import numpy as np
+
+    from dgraph.frontends import from_function
+
+    def f(x, W, b):
+        return np.sum(np.tanh(W @ x + b) * x)
+
+    drawing = draw(from_function(f, sizes=[4, (4, 4), 4], level="array"))
+    capfd.readouterr()
+    assert "tikzpicture" in drawing.tikz()
+    assert capfd.readouterr().err == ""

@@ -57,7 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="draw a graph of more than 1,000 vertices anyway (not legible; slow layout)",
+        help="draw a graph of more than 1,000 vertices anyway (not legible; slow layout),"
+        " or --steps PNG frames of more than 10⁹ pixels in all (slow)",
     )
     p.add_argument(
         "--standalone", action="store_true", help=".tex: a whole LaTeX document, not a picture"
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             **options,
         )
         with staged(out.parent) as temporary:
-            saved = viewer.save(temporary / out.name)
+            saved = viewer.save(temporary / out.name, force=args.force)
         paths = [out.parent / p.name for p in saved]
         summary = {
             "file": str(paths[0]),

@@ -20,7 +20,7 @@ from ..faces.elimination import FaceState
 from ..zhou.convert import expression_graph
 from .labels import symbol_names
 from .regions import Region, regions
-from .scene import Scene, place_scripts, to_graphviz
+from .scene import Scene, graphviz_failures, place_scripts, to_graphviz
 from .styles import Style, get_style
 from .views import graph_scene, levels_scene, line_scene, pages_scene
 
@@ -69,7 +69,9 @@ class Drawing:
     def _svg(self) -> bytes:
         # laid out once: viewers, notebooks and files ask for the same SVG many times
         need_dot()
-        return _placed_svg(self._svg_dot.pipe(format="svg", neato_no_op=self._no_op, quiet=True))
+        with graphviz_failures():
+            svg = self._svg_dot.pipe(format="svg", neato_no_op=self._no_op, quiet=True)
+        return _placed_svg(svg)
 
     @property
     def _no_op(self) -> int | None:
@@ -92,7 +94,8 @@ class Drawing:
         if fmt == "svg":
             return self._svg
         dot = self._png_dot(dpi) if fmt == "png" else self.dot
-        return dot.pipe(format=fmt, neato_no_op=self._no_op, quiet=True)
+        with graphviz_failures():
+            return dot.pipe(format=fmt, neato_no_op=self._no_op, quiet=True)
 
     def svg(self) -> str:
         return self.pipe("svg").decode()
@@ -160,11 +163,13 @@ def pipe_all(dots: list[graphviz.Digraph], fmt: str, neato_no_op: int | None) ->
     split = _SPLIT.get(fmt)
     if split is not None and len(dots) > 1 and len({d.engine for d in dots}) == 1:
         data = "".join(d.source for d in dots).encode(dots[0].encoding)
-        out = graphviz.pipe(dots[0].engine, fmt, data, neato_no_op=neato_no_op, quiet=True)
+        with graphviz_failures():
+            out = graphviz.pipe(dots[0].engine, fmt, data, neato_no_op=neato_no_op, quiet=True)
         pieces = split(out)
         if len(pieces) == len(dots):
             return pieces
-    return [d.pipe(format=fmt, neato_no_op=neato_no_op, quiet=True) for d in dots]
+    with graphviz_failures():
+        return [d.pipe(format=fmt, neato_no_op=neato_no_op, quiet=True) for d in dots]
 
 
 def _split_svg(out: bytes) -> list[bytes]:

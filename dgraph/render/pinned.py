@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, replace
 
 from .labels import text_label
-from .scene import Edge, Node, Scene, inline_labels, to_graphviz
+from .scene import Edge, Node, Scene, graphviz_failures, inline_labels, to_graphviz
 
 __all__ = ["Layout", "layout_of", "pin", "pin_scenes"]
 
@@ -64,13 +64,15 @@ def _title_width(scenes: list[Scene]) -> float | None:
     probe = Scene("titles", first.style, attrs={"fontsize": str(first.style.fontsize + 1)})
     for k, title in enumerate(titles):
         probe.node(f"t{k}", title, "note", fontsize=str(first.style.fontsize + 1))
-    data = json.loads(to_graphviz(probe, sized=True).pipe(format="json"))
+    with graphviz_failures():
+        data = json.loads(to_graphviz(probe, sized=True).pipe(format="json", quiet=True))
     return max(float(o["width"]) for o in data["objects"]) * 72 + 8
 
 
 def _placed(scene: Scene) -> tuple[dict, dict, str]:
     """Node positions and sizes, edge routes and the bounding box of dot's layout."""
-    data = json.loads(to_graphviz(scene, sized=True).pipe(format="json"))
+    with graphviz_failures():
+        data = json.loads(to_graphviz(scene, sized=True).pipe(format="json", quiet=True))
     objects = {o["_gvid"]: o for o in data.get("objects", [])}
     nodes = {
         o["name"]: {"pos": o["pos"], "width": o["width"], "height": o["height"]}

@@ -10,10 +10,11 @@ leaves outside so that chained regions can sit side by side.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
+import sympy
 
 from ..core.graph import DGraph
 from ..dominance.dstar import factor_subgraphs, pair_graph
@@ -131,20 +132,48 @@ def page_regions(graph: DGraph, variant: str = "backward") -> list[Region]:
     reduce_simple(base)
     base.name_references()
     parts = pages(base, variant)
-    resolved: dict = {}
-    for name, definition in base.references.items():
-        resolved[name] = definition.xreplace(resolved)
     symbols = graph.edge_symbols
+    through = _edges_through(base.references, symbols)
     out = []
     for part in parts:
-        edges = set()
+        edges: set[tuple[str, str]] = set()
         for entry in part.entries().values():
-            expanded = entry.xreplace(resolved)
-            edges.update(symbols[s] for s in expanded.free_symbols if s in symbols)
+            edges.update(_edges_of(entry, symbols, through))
         if edges:
             vertices = frozenset(w for e in edges for w in e)
             out.append(Region(f"page {len(out) + 1}", vertices, frozenset(edges)))
     return out
+
+
+def _edges_of(
+    expr: sympy.Basic,
+    symbols: Mapping[sympy.Symbol, tuple[str, str]],
+    through: Mapping[sympy.Symbol, frozenset[tuple[str, str]]],
+) -> set[tuple[str, str]]:
+    """The edges whose symbols ``expr`` holds, directly or through the references of
+    ``through``."""
+    edges: set[tuple[str, str]] = set()
+    for s in expr.free_symbols:
+        if s in symbols:
+            edges.add(symbols[s])
+        elif s in through:
+            edges |= through[s]
+    return edges
+
+
+def _edges_through(
+    references: Mapping[sympy.Symbol, sympy.Basic],
+    symbols: Mapping[sympy.Symbol, tuple[str, str]],
+) -> dict[sympy.Symbol, frozenset[tuple[str, str]]]:
+    """Each reference's edges: those whose symbols its definition holds once every earlier
+    reference is substituted into it, found from the earlier references' edges without
+    substituting (a substituted expression is a tree that can grow exponentially with the
+    chain of references, and so does a sympy ``free_symbols`` walk over it). Definitions
+    are sums and products of edge symbols and references, so nothing cancels."""
+    through: dict[sympy.Symbol, frozenset[tuple[str, str]]] = {}
+    for name, definition in references.items():
+        through[name] = frozenset(_edges_of(definition, symbols, through))
+    return through
 
 
 REGION_KINDS: dict[str, Callable[[DGraph], list[Region]]] = {

@@ -13,7 +13,7 @@ import json
 import re
 
 from .labels import Label
-from .scene import Cluster, Edge, Node, Scene, inline_labels, to_graphviz
+from .scene import Cluster, Edge, Node, Scene, graphviz_failures, inline_labels, to_graphviz
 
 __all__ = ["TikzPrinter", "to_tikz"]
 
@@ -199,7 +199,8 @@ class TikzPrinter:
         # a pinned scene's positions are points for ``neato -n2``; without it neato reads
         # them as inches (72 times too far: beyond TeX's largest dimension)
         no_op = 2 if scene.pinned else None
-        layout = json.loads(dot.pipe(format="json", neato_no_op=no_op))
+        with graphviz_failures():
+            layout = json.loads(dot.pipe(format="json", neato_no_op=no_op, quiet=True))
         objects = layout.get("objects", [])
         # subgraphs first, then nodes, in one _gvid numbering; only nodes have "pos"
         by_name = {o["name"]: o for o in objects if "pos" in o and "nodes" not in o}
