@@ -162,6 +162,15 @@ def _jax_derivatives(ref, x):
     return float(value), np.asarray(grad), np.asarray(hessian)
 
 
+def _assert_like_jax(f, ref, x):
+    """``f``'s value, dgraph's gradient and Hessian of it at ``x`` equal JAX's of ``ref``."""
+    value, gradient, hessian = _jax_derivatives(ref, x)
+    assert f(x) == pytest.approx(value, rel=1e-14)
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
+    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+
+
 def test_log_ndtr_is_log_phi_in_every_piece():
     """``scipy.special.log_ndtr`` (statsmodels' probit): refused on main ("log_ndtr on an
     array that depends on the inputs"); now the value equals SciPy's and the gradient and
@@ -204,11 +213,7 @@ def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
         return 2.0 * jnp.sum((x[:4] * x[2:]) ** 2 + 0.5 * x[:4] * x[1:5]) + jnp.sum(jnp.sin(x))
 
     x = np.array([0.3, -0.6, 0.2, 0.9, -0.4, 0.7])
-    value, gradient, hessian = _jax_derivatives(ref, x)
-    assert f(x) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+    _assert_like_jax(f, ref, x)
 
 
 def test_accumulate_and_vector_and_matrix_norms():
@@ -235,11 +240,7 @@ def test_accumulate_and_vector_and_matrix_norms():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    value, gradient, hessian = _jax_derivatives(ref, x)
-    assert f(x) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+    _assert_like_jax(f, ref, x)
 
 
 def test_ufunc_reduce_of_arrays_and_of_lists():
@@ -268,11 +269,7 @@ def test_ufunc_reduce_of_arrays_and_of_lists():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    value, gradient, hessian = _jax_derivatives(ref, x)
-    assert f(x) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+    _assert_like_jax(f, ref, x)
 
 
 def test_det_of_stacks_of_small_matrices():
@@ -511,8 +508,4 @@ def test_array_api_norms_a_count_of_nonzeros_and_ldexp():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    value, gradient, hessian = _jax_derivatives(ref, x)
-    assert f(x) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+    _assert_like_jax(f, ref, x)
