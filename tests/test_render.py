@@ -98,7 +98,9 @@ def test_every_format_every_view(tmp_path, name, view):
     files = {suffix: d.save(tmp_path / f"g{suffix}") for suffix in FORMATS}
     svg = files[".svg"].read_text()
     assert ET.fromstring(svg).tag.endswith("svg") and svg.count("<svg") == 1
-    assert files[".pdf"].read_bytes().startswith(b"%PDF")
+    pdf = files[".pdf"].read_bytes()
+    assert pdf.startswith(b"%PDF")  # dated 2000-01-01 (cairo's clock: a new file each second)
+    assert re.findall(rb"/CreationDate \(D:\d+", pdf) == [b"/CreationDate (D:20000101000000"]
     assert files[".png"].read_bytes().startswith(PNG)
     assert _declared_nodes(files[".dot"]) >= set(d.scene.nodes)
     tex = files[".tex"].read_text()

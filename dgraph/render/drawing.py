@@ -95,7 +95,8 @@ class Drawing:
             return self._svg
         dot = self._png_dot(dpi) if fmt == "png" else self.dot
         with graphviz_failures():
-            return dot.pipe(format=fmt, neato_no_op=self._no_op, quiet=True)
+            out = dot.pipe(format=fmt, neato_no_op=self._no_op, quiet=True)
+        return _undated(out) if fmt == "pdf" else out
 
     def svg(self) -> str:
         return self.pipe("svg").decode()
@@ -149,6 +150,16 @@ class Drawing:
     def __repr__(self) -> str:
         s = self.scene
         return f"<Drawing {s.name!r}: {len(s.nodes)} nodes, {len(s.edges)} edges>"
+
+
+_CREATED = re.compile(rb"/CreationDate \(D:\d{14}")
+
+
+def _undated(pdf: bytes) -> bytes:
+    """Cairo's PDF with its creation time set to 2000-01-01 (the same length: the offsets
+    in its cross-reference table stay right), so the same drawing is the same bytes on
+    every run."""
+    return _CREATED.sub(b"/CreationDate (D:20000101000000", pdf, count=1)
 
 
 def _placed_svg(svg: bytes) -> bytes:
