@@ -472,7 +472,8 @@ def test_elemental_partials_are_what_diff_gives(seed):
     assert hits > 0
 
 
-_NOT_UNARY = ("atan2", "Piecewise", "Eq", "Ne", "And", "Or", "Not", "polygamma")
+_NOT_UNARY = ("atan2", "Piecewise", "Eq", "Ne", "And", "Or", "Not", "polygamma", "Mod")
+_NOT_UNARY += ("besselj", "bessely", "besseli", "besselk")  # an order, then the argument
 _UNARY = [name for name in sorted(parse.FUNCTIONS) if name not in _NOT_UNARY]
 _DECLINED = {"Abs", "abs", "sign", "floor", "ceiling", "Heaviside", "Max", "Min", "max", "min"}
 _DECLINED |= {"stop_gradient"}  # its own rule: 0, without differentiating its argument

@@ -531,10 +531,12 @@ def _simulate(es: ExpressionSet, checker, rank: dict[str, int]) -> FaceCheck:
     heap: list[tuple] = []
     keyed: dict[Face, tuple] = {}  # each ready face's current heap entry
     at: dict[str, set[Face]] = defaultdict(set)  # the ready faces by the vertex they join
-    vertices: set[str] | None = None  # first: every face
+    vertices: set[str] | None = None  # first, or a checker that names none: every face
     while True:
         if vertices is None:
-            heap.clear(), keyed.clear(), at.clear()
+            heap.clear()
+            keyed.clear()
+            at.clear()
         for m in vertices or ():
             for f in at.pop(m, ()):
                 del keyed[f]
