@@ -361,3 +361,34 @@ def test_a_tensor_graph_s_jvp_and_value_and_jacobian_in_c(tmp_path, capsys):
     assert main([*argv, "--mode", "value_and_jacobian", "--sparse", "-o", str(out)]) == 0
     assert "value_and_jacobian of a tensor graph" in capsys.readouterr().out
     assert (tmp_path / "vj.bin").exists()
+
+
+def test_accumulate_compare_and_render_take_hessian(tmp_path, capsys):
+    """``--hessian``: the commands work on Dixon's Hessian graph of a graph of scalars,
+    with the Hessian methods besides the Jacobian ones (``accumulate`` defaults to
+    symmetric elimination), the same counts as the API's, and the symmetric drawing."""
+    import sympy
+
+    import dgraph
+
+    trace = tmp_path / "f.trace"
+    trace.write_text("inputs: x, y\noutputs: f\nt = sin(x*y)\nf = t*x + exp(y)\n")
+    x, y = sympy.symbols("x y")
+    g = dgraph.from_sympy({"f": sympy.sin(x * y) * x + sympy.exp(y)}, [x, y])
+    assert main(["accumulate", str(trace), "--hessian", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["method"] == "symmetric" and got["verified"]
+    assert got["mults"] == dgraph.accumulate_hessian(dgraph.load(str(trace))).mults
+    assert main(["accumulate", str(trace), "--hessian", "-m", "markowitz"]) == 0
+    assert "markowitz:" in capsys.readouterr().out
+    assert main(["compare", str(trace), "--hessian", "--json", "-q"]) == 0
+    rows = json.loads(capsys.readouterr().out)["methods"]
+    assert [r["method"] for r in rows][:3] == ["forward-over-reverse", "edge-pushing", "symmetric"]
+    assert all(r["verified"] for r in rows) and rows[0]["mults"] == 11
+    assert rows[0]["mults"] == dgraph.accumulate_hessian(g, "forward-over-reverse").mults
+    svg = tmp_path / "h.svg"
+    assert main(["render", str(trace), "--hessian", "-o", str(svg)]) == 0
+    assert svg.read_text().count("<svg") == 1 and "x_bar" in svg.read_text()
+    html = tmp_path / "h.html"
+    argv = ["render", str(trace), "--hessian", "--steps", "-m", "edge-pushing", "-o", str(html)]
+    assert main(argv) == 0 and "<title>edge-pushing: hessian(f)</title>" in html.read_text()

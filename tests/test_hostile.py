@@ -165,6 +165,29 @@ CASES: list[tuple[str, list[str], str]] = [
     ("chain-huge-number", ["chain", H("chain_huge_number.txt")], "below 10^18"),
     ("chain-many-factors", ["chain", "many.txt", "--json"], "exceed the limit of 500"),
     ("chain-no-source", ["chain"], "exactly one of"),
+    # --hessian on accumulate, compare and render: a graph of scalars, its options only
+    ("hessian-method-alone", ["accumulate", SIN, "-m", "symmetric"], "give --hessian"),
+    ("hessian-weights-alone", ["compare", SIN, "--weights", "1"], "--weights is for --hessian"),
+    (
+        "hessian-weights-count",
+        ["accumulate", SIN, "--hessian", "--weights", "1,2"],
+        "--weights: 2 numbers for 1 outputs",
+    ),
+    (
+        "hessian-of-a-tensor-graph",
+        ["accumulate", H("array_model.py") + ":residual", "--inputs", "u:4x3", "--hessian"],
+        "--hessian draws and accumulates the Hessian graph of a graph of scalars",
+    ),
+    (
+        "hessian-render-view",
+        ["render", SIN, "--hessian", "--view", "line", "-o", "h.svg"],
+        "--view does not apply to --hessian",
+    ),
+    (
+        "hessian-accumulate-order",
+        ["accumulate", SIN, "--hessian", "--order", "v1"],
+        "--order is for",
+    ),
     ("chain-graph-as-problem", ["chain", SIN], "a graph is cut into stages with --graph"),
     ("chain-inputs-alone", ["chain", "--random", "3", "--inputs", "x:3"], "apply to --graph"),
     ("chain-cuts-unknown", ["chain", "--graph", DISCREPANCY, "--cuts", "q"], "unknown vertex 'q'"),

@@ -96,16 +96,56 @@ def input_options(p: Any) -> None:
     )
 
 
-def method_argument(p: argparse.ArgumentParser, what: str) -> None:
-    """``--method/-m M``: one of :data:`dgraph.methods.METHODS`, listed in the help."""
+def method_argument(p: argparse.ArgumentParser, what: str, extra: Sequence[str] = ()) -> None:
+    """``--method/-m M``: one of :data:`dgraph.methods.METHODS` (and ``extra``), listed in
+    the help."""
     p.add_argument(
         "--method",
         "-m",
-        choices=tuple(METHODS),
+        choices=(*METHODS, *extra),
         default="markowitz",
         metavar="M",
-        help=f"{what}: {', '.join(METHODS)}",
+        help=f"{what}: {', '.join(METHODS)}"
+        + (f"; with --hessian also {', '.join(extra)}" if extra else ""),
     )
+
+
+def hessian_options(p: argparse.ArgumentParser) -> None:
+    """``--hessian`` (the graph's Hessian graph instead of the graph) and ``--weights``."""
+    p.add_argument(
+        "--hessian",
+        action="store_true",
+        help="work on the Hessian graph (Dixon's symmetric graph of the gradient) of a graph"
+        " of scalars: the Hessian of its output, or of the Lagrangian with --weights",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="NUMBERS",
+        help="--hessian of several outputs: the Lagrangian's weights, one per output"
+        " (comma-separated)",
+    )
+
+
+def hessian_weights(args: argparse.Namespace, graph: DGraph) -> dict[str, float] | None:
+    """``--weights`` as the outputs' weights (one per output); one clear line otherwise,
+    and for a tensor graph, whose Hessian graph is :func:`codegen`'s (``--mode hessian``)."""
+    if args.weights is not None and not args.hessian:
+        raise InputError("--weights is for --hessian")
+    if graph.is_tensor:
+        raise InputError(
+            "--hessian draws and accumulates the Hessian graph of a graph of scalars: read"
+            " the function at the element level (--level element); an array function's"
+            " Hessian is codegen --mode hessian's"
+        )
+    if args.weights is None:
+        return None
+    values = numbers(args.weights, "--weights")
+    if len(values) != len(graph.outputs):
+        raise InputError(
+            f"--weights: {len(values)} numbers for {len(graph.outputs)} outputs"
+            f" ({', '.join(graph.outputs)})"
+        )
+    return dict(zip(graph.outputs, values, strict=True))
 
 
 def load_graph(args: argparse.Namespace, refuse=None) -> DGraph:

@@ -29,22 +29,27 @@ from ..bench.suite import SUITES
 from ..chain.partition import vertex_cuts
 from ..codegen.selection import choice_seconds, codegen_choice
 from ..core.budget import Deadline, now
+from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
 from ..faces.optimal import FACE_LIMIT
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.compare import IN_PROCESS_EDGES, Comparison, compare_ceiling
+from ..methods.hessian import COMPARED_HESSIAN, accumulate_hessian, compare_hessian
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
 from ..render.text import comparison_text, cost_line, counted, graph_summary, selection_text
 from ..search.timebox import Background, ChildDied, timeboxed
+from ..second_order import HESSIAN_METHODS
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import (
     BUDGET_HELP,
     choice_list,
     cut_list,
+    hessian_options,
+    hessian_weights,
     load_graph,
     method_argument,
     method_options,
@@ -104,7 +109,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("accumulate", help="accumulate the Jacobian by one method")
     _graph_args(p)
-    method_argument(p, "one of")
+    method_argument(
+        p, "one of (default markowitz; with --hessian symmetric)", tuple(HESSIAN_METHODS)
+    )
+    p.set_defaults(method=None)
+    hessian_options(p)
     p.add_argument(
         "--budget",
         type=_budget,
@@ -157,8 +166,11 @@ def _parser() -> argparse.ArgumentParser:
     _graph_args(p)
     p.add_argument(
         "--methods",
-        help=f"comma-separated, from: {', '.join(_COMPARABLE)} (default: {','.join(COMPARED)})",
+        help=f"comma-separated, from: {', '.join(_COMPARABLE)} (default: {','.join(COMPARED)});"
+        f" with --hessian also {', '.join(HESSIAN_METHODS)} (default:"
+        f" {','.join(COMPARED_HESSIAN)})",
     )
+    hessian_options(p)
     p.add_argument(
         "--budget",
         type=_budget,
@@ -229,7 +241,14 @@ def _pairs(graph: DGraph, texts: list[str]) -> list[tuple[str, str]]:
 
 def cmd_accumulate(args: argparse.Namespace) -> int:
     graph_out = output_path(args.graph_out, FORMATS) if args.graph_out else None
+    args.method = args.method or ("symmetric" if args.hessian else "markowitz")
+    if args.method in HESSIAN_METHODS and not args.hessian:
+        raise InputError(f"--method {args.method} accumulates a Hessian: give --hessian")
+    if args.weights is not None and not args.hessian:
+        raise InputError("--weights is for --hessian")
     graph = load_graph(args)
+    if args.hessian:
+        return _accumulate_hessian(args, graph)
     options = method_options(graph, args.method, args.order)
     if args.pair:
         options["pairs"] = _pairs(graph, args.pair)
@@ -249,17 +268,35 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
         laid_out = expression_graph(es)
         drawing = draw(laid_out.graph, direction="dependence", edge_labels=laid_out.label)
         save_drawing(drawing, graph_out)
+    _report(args, graph, es)
+    return 0 if es.verified else 1
+
+
+def _accumulate_hessian(args: argparse.Namespace, graph: DGraph) -> int:
+    """``accumulate --hessian``: a Hessian method, or a Jacobian one on the Hessian graph
+    (:func:`~dgraph.methods.hessian.accumulate_hessian`), reported as ``accumulate`` is."""
+    weights = hessian_weights(args, graph)
+    extra = {k: getattr(args, k) for k in ("order", "pair", "cuts", "graph_out", "seed")}
+    given = [f"--{k.replace('_', '-')}" for k, v in extra.items() if v]
+    if given:
+        raise InputError(f"{given[0]} is for a Jacobian's accumulation, not --hessian")
+    es = accumulate_hessian(graph, args.method, weights, budget=args.budget)
+    _report(args, es.graph, es)
+    return 0 if es.verified else 1
+
+
+def _report(args: argparse.Namespace, graph: DGraph, es: ExpressionSet) -> None:
+    """``accumulate``'s answer: JSON, or the report and the set as text or LaTeX."""
     if args.json:
         print(json.dumps(es.to_dict()))
+        return
+    report = [graph_summary(graph), cost_line(es), "steps: " + ", ".join(map(str, es.steps))]
+    if args.latex:  # stdout is LaTeX only: the report lines become comments
+        print("\n".join(_tex_comment(line) for line in report))
+        print(es.to_latex())
     else:
-        report = [graph_summary(graph), cost_line(es), "steps: " + ", ".join(map(str, es.steps))]
-        if args.latex:  # stdout is LaTeX only: the report lines become comments
-            print("\n".join(_tex_comment(line) for line in report))
-            print(es.to_latex())
-        else:
-            print("\n".join(report))
-            print(es.to_text())
-    return 0 if es.verified else 1
+        print("\n".join(report))
+        print(es.to_text())
 
 
 def _tex_comment(line: str) -> str:
@@ -273,6 +310,10 @@ def _progress(quiet: bool) -> contextlib.AbstractContextManager:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    if args.hessian:
+        return _compare_hessian(args)
+    if args.weights is not None:
+        raise InputError("--weights is for --hessian")
     methods = (
         None
         if args.methods is None
@@ -314,6 +355,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
             )
         if choice.note:
             print(f"note: {choice.note}")
+    return 0 if all(es.verified for es in comparison.results.values()) else 1
+
+
+def _compare_hessian(args: argparse.Namespace) -> int:
+    """``compare --hessian``: the Hessian methods and the Jacobian ones on the Hessian graph
+    (:func:`~dgraph.methods.hessian.compare_hessian`), ranked on the lower triangle."""
+    names = (*HESSIAN_METHODS, *_COMPARABLE)
+    methods = (
+        None if args.methods is None else choice_list(args.methods, names, "--methods", "method")
+    )
+    graph = load_graph(args)
+    weights = hessian_weights(args, graph)
+    with _progress(quiet=args.json or args.quiet):
+        comparison = compare_hessian(
+            graph, methods, weights, budget=args.budget, seed=args.seed, objective=args.objective
+        )
+    if args.json:
+        print(json.dumps(comparison.to_dict()))
+    else:
+        print(graph_summary(comparison.graph))
+        print(comparison_text(comparison))
     return 0 if all(es.verified for es in comparison.results.values()) else 1
 
 

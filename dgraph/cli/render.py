@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from ..core.files import staged
+from ..errors import InputError
 from ..render.drawing import FORMATS, VIEWS, Drawing
 from ..render.regions import REGION_KINDS
 from ..render.styles import STYLES
@@ -19,6 +20,8 @@ from .args import (
     budget,
     choice_list,
     graph_args,
+    hessian_options,
+    hessian_weights,
     load_graph,
     method_argument,
     method_options,
@@ -26,6 +29,9 @@ from .args import (
 )
 
 __all__ = ["add_arguments", "run", "save_drawing"]
+
+_HESSIAN_METHODS = ("forward-over-reverse", "edge-pushing", "symmetric")
+_HESSIAN_REFUSED = ("highlight", "order", "strategy", "standalone")
 
 _STEP_FORMATS = (*FORMATS, ".html")
 
@@ -74,7 +80,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="one frame per step of --method: FILE-00.svg, FILE-01.svg, ... (or one .html)",
     )
-    method_argument(p, "the method drawn by --steps")
+    method_argument(
+        p,
+        "the method drawn by --steps (default markowitz; with --hessian symmetric)",
+        _HESSIAN_METHODS,
+    )
+    p.set_defaults(method=None)
+    hessian_options(p)
     p.add_argument(
         "--order",
         help="--steps with method vertex 'v1,v2', edges 'f:i>j,b:k>l' or faces"
@@ -96,7 +108,6 @@ def save_drawing(drawing: Drawing, path: Path, standalone: bool = False) -> Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
     from ..render.drawing import draw
 
     out = output_path(args.output, _STEP_FORMATS if args.steps else FORMATS)
@@ -110,8 +121,15 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.steps and args.order is not None:
         raise InputError("--order applies to --steps")
+    if args.weights is not None and not args.hessian:
+        raise InputError("--weights is for --hessian")
+    args.method = args.method or ("symmetric" if args.hessian else "markowitz")
+    if args.method in _HESSIAN_METHODS and not args.hessian:
+        raise InputError(f"--method {args.method} accumulates a Hessian: give --hessian")
     graph = load_graph(args)
-    if args.steps:
+    if args.hessian:
+        summary = _hessian(args, graph, out)
+    elif args.steps:
         from ..render.stepviews import steps
         from ..render.styles import get_style
 
@@ -163,3 +181,40 @@ def run(args: argparse.Namespace) -> int:
             + (f" ... {files[-1]} ({len(files)} frames)" if len(files) > 1 else "")
         )
     return 0
+
+
+def _hessian(args: argparse.Namespace, graph, out: Path) -> dict:
+    """``render --hessian``: Dixon's Hessian graph drawn as the symmetric graph
+    (:func:`~dgraph.render.hessian.draw_hessian`), or with ``--steps`` a Hessian method's
+    steps on its mirror layout; the summary ``run`` prints."""
+    from ..methods.hessian import accumulate_hessian
+    from ..render.hessian import draw_hessian, hessian_layout
+    from ..render.stepviews import steps
+    from ..render.styles import get_style
+
+    weights = hessian_weights(args, graph)
+    given = [f"--{k}" for k in _HESSIAN_REFUSED if getattr(args, k, None)]
+    if args.view != "graph" or args.direction is not None or given:
+        what = given[0] if given else "--view" if args.view != "graph" else "--direction"
+        raise InputError(f"{what} does not apply to --hessian (the symmetric graph's own layout)")
+    if not args.steps:
+        drawing = draw_hessian(
+            graph, weights, style=args.style, font=args.font, labels=not args.no_labels,
+            title=args.title, force=args.force,
+        )  # fmt: skip
+        path = save_drawing(drawing, out)
+        return {"file": str(path), "files": [str(path)], "view": "hessian"}
+    es = accumulate_hessian(graph, args.method, weights, budget=args.budget)
+    style = get_style(args.style, args.font)
+    layout = hessian_layout(graph, es.graph, style, labels="symbol")
+    viewer = steps(es, style=style, force=args.force, layout=layout)
+    with staged(out.parent) as temporary:
+        saved = viewer.save(temporary / out.name, force=args.force)
+    paths = [out.parent / p.name for p in saved]
+    return {
+        "file": str(paths[0]),
+        "files": [str(p) for p in paths],
+        "frames": len(viewer),
+        "method": es.method,
+        "mults": es.mults,
+    }
