@@ -393,3 +393,26 @@ def test_a_tensor_step_view_makes_its_shared_legend_once(monkeypatch):
     assert len(viewer.frames) >= 3 and len(made) == 1
     legends = {tuple(f.pinning.scenes[f.index].legend) for f in viewer.frames}
     assert len(legends) >= 1 and all(len(rows) for rows in legends)
+
+
+def test_the_room_around_a_label_is_the_brute_force_minimum():
+    """``pin``'s distance from a candidate label spot to the nearest point taken (x
+    counting a third) is the same number as over every point, while points are added
+    (a k-d tree finds the candidates near the nearest; the distance is computed as
+    written over those)."""
+    import random
+
+    from dgraph.render.pinned import _Taken
+
+    rng = random.Random(5)
+    for trial in range(20):
+        points = [(rng.uniform(0, 900), rng.uniform(0, 600)) for _ in range(rng.randint(0, 300))]
+        taken = _Taken(points)
+        for _ in range(150):
+            x, y = rng.uniform(-50, 950), rng.uniform(-50, 650)
+            want = min((((x - u) / 3) ** 2 + (y - v) ** 2 for u, v in points), default=0.0)
+            assert taken.room(x, y) == want, trial
+            if rng.random() < 0.5:
+                p = (round(rng.uniform(0, 900)), round(rng.uniform(0, 600)))  # ties too
+                taken.append(p)
+                points.append(p)

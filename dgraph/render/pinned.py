@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
+from scipy.spatial import cKDTree
+
 from .labels import text_label
 from .scene import Edge, Node, Scene, graphviz_failures, inline_labels, to_graphviz
 
@@ -127,7 +129,7 @@ def pin(s: Scene, layout: Layout) -> Scene:
     for e in s.edges:
         ends.setdefault(e.head, ["", ""])[0] = e.tail
         ends.setdefault(e.tail, ["", ""])[1] = e.head
-    taken = [_point(nodes[nid]["pos"]) for nid in s.nodes if nid in nodes]
+    taken = _Taken([_point(nodes[nid]["pos"]) for nid in s.nodes if nid in nodes])
     for nid, node in s.nodes.items():
         node = replace(node, attrs=dict(node.attrs))
         if nid in nodes:
@@ -163,15 +165,42 @@ def _point(pos: str) -> tuple[float, float]:
 _ALONG = (0.5, 0.35, 0.65, 0.25, 0.75, 0.42, 0.58)  # where on its edge a new label may go
 
 
+class _Taken:
+    """The points taken so far, for the distance from a point to the nearest of them
+    (labels are wide: horizontal distance counts a third). A k-d tree over x/3 and y
+    finds the few candidates near the nearest, and the distance is then computed as
+    written over those only: the same number as over all of them (a Hessian's step view
+    of 295 frames measured every label against every point: 184 million distances)."""
+
+    def __init__(self, points: list[tuple[float, float]]) -> None:
+        self.points = list(points)
+        self._tree = None
+        self._indexed = 0
+
+    def append(self, point: tuple[float, float]) -> None:
+        self.points.append(point)
+
+    def room(self, x: float, y: float) -> float:
+        if not self.points:
+            return 0.0
+        if len(self.points) - self._indexed > 64:
+            self._tree = cKDTree([(u / 3, v) for u, v in self.points])
+            self._indexed = len(self.points)
+        near = self.points[self._indexed :]
+        if self._tree is not None:
+            d, _ = self._tree.query((x / 3, y))
+            ball = self._tree.query_ball_point((x / 3, y), d * (1 + 1e-9) + 1e-9)
+            near = near + [self.points[k] for k in ball]
+        return min(((x - u) / 3) ** 2 + (y - v) ** 2 for u, v in near)
+
+
 def _free_point(
-    a: tuple[float, float], b: tuple[float, float], taken: list[tuple[float, float]]
+    a: tuple[float, float], b: tuple[float, float], taken: _Taken
 ) -> tuple[float, float]:
-    """The point of the segment a-b (among :data:`_ALONG`) farthest from those taken
-    (labels are wide: horizontal distance counts a third)."""
+    """The point of the segment a-b (among :data:`_ALONG`) farthest from those taken."""
 
     def room(t: float) -> float:
-        x, y = a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
-        return min((((x - u) / 3) ** 2 + (y - v) ** 2 for u, v in taken), default=0.0)
+        return taken.room(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
 
     t = max(_ALONG, key=room)
     return a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
