@@ -171,7 +171,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "hessian-weights-count",
         ["accumulate", SIN, "--hessian", "--weights", "1,2"],
-        "--weights: 2 numbers for 1 outputs",
+        "--weights are for the Lagrangian of several outputs; the graph has one output",
     ),
     (
         "hessian-of-a-tensor-graph",

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from ..core.files import output_path, write_atomic
 from ..core.graph import DGraph
@@ -126,9 +127,37 @@ def hessian_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def output_weights(text: str, graph: DGraph) -> np.ndarray:
+    """``--weights``: one number for every output entry, or one per entry (a graph of
+    scalars: per output, and only where it has several; a tensor graph's several outputs:
+    their entries in order)."""
+    values = np.array(numbers(text, "--weights"))
+    if not graph.is_tensor:
+        count = len(graph.outputs)
+        if count == 1:
+            raise InputError(
+                "--weights are for the Lagrangian of several outputs; the graph has one output"
+            )
+        if values.size not in (1, count):
+            raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
+        return np.broadcast_to(values, (count,)).copy()
+    shapes = [graph.shape(y) for y in graph.outputs]
+    # several outputs (a list of scalars, several arrays): one vector of their entries
+    shape = shapes[0] if len(shapes) == 1 else (sum(int(np.prod(s)) for s in shapes),)
+    if values.size == 1:
+        return np.full(shape, values[0])
+    if values.size != int(np.prod(shape)):
+        what = "an output" if len(shapes) == 1 else f"{len(shapes)} outputs"
+        raise InputError(
+            f"--weights: {values.size} numbers for {what} of {int(np.prod(shape))} entries"
+        )
+    return values.reshape(shape)
+
+
 def hessian_weights(args: argparse.Namespace, graph: DGraph) -> dict[str, float] | None:
-    """``--weights`` as the outputs' weights (one per output); one clear line otherwise,
-    and for a tensor graph, whose Hessian graph is :func:`codegen`'s (``--mode hessian``)."""
+    """``--weights`` as the outputs' weights (:func:`output_weights`, as ``codegen --mode
+    hessian`` reads them); one clear line otherwise, and for a tensor graph, whose Hessian
+    is ``codegen --mode hessian``'s."""
     if args.weights is not None and not args.hessian:
         raise InputError("--weights is for --hessian")
     if graph.is_tensor:
@@ -139,13 +168,8 @@ def hessian_weights(args: argparse.Namespace, graph: DGraph) -> dict[str, float]
         )
     if args.weights is None:
         return None
-    values = numbers(args.weights, "--weights")
-    if len(values) != len(graph.outputs):
-        raise InputError(
-            f"--weights: {len(values)} numbers for {len(graph.outputs)} outputs"
-            f" ({', '.join(graph.outputs)})"
-        )
-    return dict(zip(graph.outputs, values, strict=True))
+    values = output_weights(args.weights, graph)
+    return dict(zip(graph.outputs, map(float, values), strict=True))
 
 
 def load_graph(args: argparse.Namespace, refuse=None) -> DGraph:

@@ -38,8 +38,6 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from ..codegen.generate import LANGS, MODES, generate_all
 from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_limits, hessian_source
 from ..codegen.hessian_native import cuda_scalar_hessian, cuda_tensor_values
@@ -52,8 +50,8 @@ from .args import (
     budget,
     graph_args,
     load_graph,
-    numbers,
     output_path,
+    output_weights,
     user_code,
     write_atomic,
 )
@@ -148,11 +146,11 @@ def _run_hvp(args: argparse.Namespace, outputs: list[Path], langs: list[str]) ->
     sweep, ``jvp(x, v)`` (forward over reverse: H is never formed), the function read as
     ``--mode hessian`` reads it."""
     graph = _hessian_graph(args, langs)
-    weights = None if args.weights is None else _weights(args.weights, graph)
+    weights = None if args.weights is None else output_weights(args.weights, graph)
     with user_code():
         gradient = hessian_source(graph, weights=weights).graph
-    _refuse(gradient, replace_mode(args, "jvp"), langs)
-    return _run_graph(replace_mode(args, "jvp"), outputs, langs, gradient, _hvp_tail)
+    _refuse(gradient, _with_mode(args, "jvp"), langs)
+    return _run_graph(_with_mode(args, "jvp"), outputs, langs, gradient, _hvp_tail)
 
 
 def _hvp_tail(code) -> str:
@@ -163,7 +161,7 @@ def _hvp_tail(code) -> str:
     return "\n\nhvp = jvp  # H·v: the gradient graph's tangent sweep, H never formed\n"
 
 
-def replace_mode(args: argparse.Namespace, mode: str) -> argparse.Namespace:
+def _with_mode(args: argparse.Namespace, mode: str) -> argparse.Namespace:
     """``args`` with another ``--mode``."""
     return argparse.Namespace(**{**vars(args), "mode": mode})
 
@@ -291,7 +289,7 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian`` at its end, written once all were checked."""
     graph = _hessian_graph(args, langs)
-    weights = None if args.weights is None else _weights(args.weights, graph)
+    weights = None if args.weights is None else output_weights(args.weights, graph)
     with user_code():  # a JAX function is read again: jax.grad(f), its jvp in the check
         gradient = hessian_source(graph, weights=weights).graph
         made = _hessian_programs(gradient, langs, args)
@@ -358,9 +356,7 @@ def _hessian_graph(args: argparse.Namespace, langs: list[str]) -> DGraph:
     level's refusal. C or CUDA without ``--sparse`` write a dense ``hessian(x, H)``, which
     only a graph of scalars has: there the level is the one read when none is named (the
     element level of a small function)."""
-    if args.level is not None:
-        return load_graph(args)
-    if not args.sparse and any(lang in ("c", "cuda") for lang in langs):
+    if args.level is not None or (not args.sparse and {"c", "cuda"} & set(langs)):
         return load_graph(args)
     args.level = "array"
     try:
@@ -447,33 +443,6 @@ def _python_hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
         f"    lower = {xp}.tril(square)\n"
         f"    return {mirrored}\n"
     )
-
-
-def _weights(text: str, graph: DGraph) -> np.ndarray:
-    """``--weights``: one number for every output entry, or one per entry (a graph of
-    scalars: per output, and only where it has several; a tensor graph's several outputs:
-    their entries in order)."""
-    values = np.array(numbers(text, "--weights"))
-    if not graph.is_tensor:
-        count = len(graph.outputs)
-        if count == 1:
-            raise InputError(
-                "--weights are for the Lagrangian of several outputs; the graph has one output"
-            )
-        if values.size not in (1, count):
-            raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
-        return np.broadcast_to(values, (count,)).copy()
-    shapes = [graph.shape(y) for y in graph.outputs]
-    # several outputs (a list of scalars, several arrays): one vector of their entries
-    shape = shapes[0] if len(shapes) == 1 else (sum(int(np.prod(s)) for s in shapes),)
-    if values.size == 1:
-        return np.full(shape, values[0])
-    if values.size != int(np.prod(shape)):
-        what = "an output" if len(shapes) == 1 else f"{len(shapes)} outputs"
-        raise InputError(
-            f"--weights: {values.size} numbers for {what} of {int(np.prod(shape))} entries"
-        )
-    return values.reshape(shape)
 
 
 def _index_path(output: Path) -> Path:
