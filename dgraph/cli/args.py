@@ -23,6 +23,7 @@ from ..faces.sequence import parse_faces
 from ..frontends import LEVELS, load
 from ..frontends.trace import GRANULARITIES
 from ..methods import METHODS
+from ..second_order import HESSIAN_METHODS
 
 __all__ = [
     "BUDGET_HELP",
@@ -154,12 +155,20 @@ def output_weights(text: str, graph: DGraph) -> np.ndarray:
     return values.reshape(shape)
 
 
+def hessian_method(args: argparse.Namespace) -> None:
+    """``--method``'s default, ``symmetric`` with ``--hessian`` and ``markowitz`` without;
+    a Hessian method, and ``--weights``, only with ``--hessian``."""
+    args.method = args.method or ("symmetric" if args.hessian else "markowitz")
+    if args.method in HESSIAN_METHODS and not args.hessian:
+        raise InputError(f"--method {args.method} accumulates a Hessian: give --hessian")
+    if args.weights is not None and not args.hessian:
+        raise InputError("--weights is for --hessian")
+
+
 def hessian_weights(args: argparse.Namespace, graph: DGraph) -> dict[str, float] | None:
     """``--weights`` as the outputs' weights (:func:`output_weights`, as ``codegen --mode
     hessian`` reads them); one clear line otherwise, and for a tensor graph, whose Hessian
     is ``codegen --mode hessian``'s."""
-    if args.weights is not None and not args.hessian:
-        raise InputError("--weights is for --hessian")
     if graph.is_tensor:
         raise InputError(
             "--hessian draws and accumulates the Hessian graph of a graph of scalars: read"

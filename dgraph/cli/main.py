@@ -48,6 +48,7 @@ from .args import (
     BUDGET_HELP,
     choice_list,
     cut_list,
+    hessian_method,
     hessian_options,
     hessian_weights,
     load_graph,
@@ -241,11 +242,7 @@ def _pairs(graph: DGraph, texts: list[str]) -> list[tuple[str, str]]:
 
 def cmd_accumulate(args: argparse.Namespace) -> int:
     graph_out = output_path(args.graph_out, FORMATS) if args.graph_out else None
-    args.method = args.method or ("symmetric" if args.hessian else "markowitz")
-    if args.method in HESSIAN_METHODS and not args.hessian:
-        raise InputError(f"--method {args.method} accumulates a Hessian: give --hessian")
-    if args.weights is not None and not args.hessian:
-        raise InputError("--weights is for --hessian")
+    hessian_method(args)
     graph = load_graph(args)
     if args.hessian:
         return _accumulate_hessian(args, graph)

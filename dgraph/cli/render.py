@@ -15,11 +15,13 @@ from ..errors import InputError
 from ..render.drawing import FORMATS, VIEWS, Drawing
 from ..render.regions import REGION_KINDS
 from ..render.styles import STYLES
+from ..second_order import HESSIAN_METHODS
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import (
     budget,
     choice_list,
     graph_args,
+    hessian_method,
     hessian_options,
     hessian_weights,
     load_graph,
@@ -30,7 +32,6 @@ from .args import (
 
 __all__ = ["add_arguments", "run", "save_drawing"]
 
-_HESSIAN_METHODS = ("forward-over-reverse", "edge-pushing", "symmetric")
 _HESSIAN_REFUSED = ("highlight", "order", "strategy", "standalone")
 
 _STEP_FORMATS = (*FORMATS, ".html")
@@ -83,7 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     method_argument(
         p,
         "the method drawn by --steps (default markowitz; with --hessian symmetric)",
-        _HESSIAN_METHODS,
+        tuple(HESSIAN_METHODS),
     )
     p.set_defaults(method=None)
     hessian_options(p)
@@ -121,30 +122,17 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.steps and args.order is not None:
         raise InputError("--order applies to --steps")
-    if args.weights is not None and not args.hessian:
-        raise InputError("--weights is for --hessian")
-    args.method = args.method or ("symmetric" if args.hessian else "markowitz")
-    if args.method in _HESSIAN_METHODS and not args.hessian:
-        raise InputError(f"--method {args.method} accumulates a Hessian: give --hessian")
-    graph = load_graph(args)
+    hessian_method(args)
     if args.hessian:
-        summary = _hessian(args, graph, out)
-    elif args.steps:
-        from ..render.stepviews import steps
-        from ..render.styles import get_style
-
-        options = method_options(graph, args.method, args.order)
-        if args.strategy is not None:  # given: the method refuses it unless it is zhou
-            options["strategy"] = args.strategy
-        viewer = steps(
-            graph,
-            args.method,
-            direction=args.direction or "dataflow",
-            style=get_style(args.style, args.font),
-            budget=args.budget,
-            force=args.force,
-            **options,
-        )
+        given = [f"--{k}" for k in _HESSIAN_REFUSED if getattr(args, k, None)]
+        given += ["--view"] * (args.view != "graph") + ["--direction"] * bool(args.direction)
+        if given:
+            raise InputError(
+                f"{given[0]} does not apply to --hessian (the symmetric graph's own layout)"
+            )
+    graph = load_graph(args)
+    if args.steps:
+        viewer = _hessian_steps(args, graph) if args.hessian else _steps(args, graph)
         with staged(out.parent) as temporary:
             saved = viewer.save(temporary / out.name, force=args.force)
         paths = [out.parent / p.name for p in saved]
@@ -155,8 +143,17 @@ def run(args: argparse.Namespace) -> int:
             "method": viewer.expression_set.method,
             "mults": viewer.expression_set.mults,
         }
-        if graph.is_tensor:  # each step's price in scalar multiplications of its blocks
+        if viewer.expression_set.graph.is_tensor:  # each step's price in its blocks' mults
             summary["step_mults"] = [frame.price for frame in viewer.frames[1:]]
+    elif args.hessian:
+        from ..render.hessian import draw_hessian
+
+        drawing = draw_hessian(
+            graph, hessian_weights(args, graph), style=args.style, font=args.font,
+            labels=not args.no_labels, title=args.title, force=args.force,
+        )  # fmt: skip
+        path = save_drawing(drawing, out)
+        summary = {"file": str(path), "files": [str(path)], "view": "hessian"}
     else:
         drawing = draw(
             graph,
@@ -183,38 +180,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hessian(args: argparse.Namespace, graph, out: Path) -> dict:
-    """``render --hessian``: Dixon's Hessian graph drawn as the symmetric graph
-    (:func:`~dgraph.render.hessian.draw_hessian`), or with ``--steps`` a Hessian method's
-    steps on its mirror layout; the summary ``run`` prints."""
-    from ..methods.hessian import accumulate_hessian
-    from ..render.hessian import draw_hessian, hessian_layout
+def _steps(args: argparse.Namespace, graph):
+    """``--steps``: the frames of ``--method`` on the graph."""
     from ..render.stepviews import steps
     from ..render.styles import get_style
 
-    weights = hessian_weights(args, graph)
-    given = [f"--{k}" for k in _HESSIAN_REFUSED if getattr(args, k, None)]
-    if args.view != "graph" or args.direction is not None or given:
-        what = given[0] if given else "--view" if args.view != "graph" else "--direction"
-        raise InputError(f"{what} does not apply to --hessian (the symmetric graph's own layout)")
-    if not args.steps:
-        drawing = draw_hessian(
-            graph, weights, style=args.style, font=args.font, labels=not args.no_labels,
-            title=args.title, force=args.force,
-        )  # fmt: skip
-        path = save_drawing(drawing, out)
-        return {"file": str(path), "files": [str(path)], "view": "hessian"}
-    es = accumulate_hessian(graph, args.method, weights, budget=args.budget)
+    options = method_options(graph, args.method, args.order)
+    if args.strategy is not None:  # given: the method refuses it unless it is zhou
+        options["strategy"] = args.strategy
+    return steps(
+        graph,
+        args.method,
+        direction=args.direction or "dataflow",
+        style=get_style(args.style, args.font),
+        budget=args.budget,
+        force=args.force,
+        **options,
+    )
+
+
+def _hessian_steps(args: argparse.Namespace, graph):
+    """``--hessian --steps``: a Hessian method's frames on the Hessian graph, drawn on
+    Dixon's mirror layout (:func:`~dgraph.render.hessian.hessian_layout`)."""
+    from ..methods.hessian import accumulate_hessian
+    from ..render.hessian import hessian_layout
+    from ..render.stepviews import steps
+    from ..render.styles import get_style
+
+    es = accumulate_hessian(graph, args.method, hessian_weights(args, graph), budget=args.budget)
     style = get_style(args.style, args.font)
     layout = hessian_layout(graph, es.graph, style, labels="symbol")
-    viewer = steps(es, style=style, force=args.force, layout=layout)
-    with staged(out.parent) as temporary:
-        saved = viewer.save(temporary / out.name, force=args.force)
-    paths = [out.parent / p.name for p in saved]
-    return {
-        "file": str(paths[0]),
-        "files": [str(p) for p in paths],
-        "frames": len(viewer),
-        "method": es.method,
-        "mults": es.mults,
-    }
+    return steps(es, style=style, force=args.force, layout=layout)
