@@ -329,11 +329,10 @@ class _PathFreeChecker:
         compares its joins with those of the other faces at its vertex, so they are
         read together ("undecided": no stack passes the face)."""
         out: dict[Face, str] = {}
+        index = self.dag.index
         for m in state.at if vertices is None else vertices:
-            faces = state.at.get(m, {})
-            joins = {f: state.joins(*f) for f in faces}
+            joins = {f: state.joins(*f) for f in state.at.get(m, {})}
             shared = Counter(y for js in joins.values() for y in js)
-            index = self.dag.index
             for (i, j), js in joins.items():
                 if not js:
                     out[i, j] = "undecided"
@@ -530,15 +529,15 @@ def _simulate(es: ExpressionSet, checker, rank: dict[str, int]) -> FaceCheck:
     done: list[tuple[str, str]] = []
     heap: list[tuple] = []
     keyed: dict[Face, tuple] = {}  # each ready face's current heap entry
-    at: dict[str, set[Face]] = defaultdict(set)  # the ready faces by the vertex they join
+    ready_at: dict[str, set[Face]] = defaultdict(set)  # the ready faces by their vertex
     vertices: set[str] | None = None  # first, or a checker that names none: every face
     while True:
         if vertices is None:
             heap.clear()
             keyed.clear()
-            at.clear()
+            ready_at.clear()
         for m in vertices or ():
-            for f in at.pop(m, ()):
+            for f in ready_at.pop(m, ()):
                 del keyed[f]
         for f, status in checker.statuses(state, vertices).items():
             if status == "undecided":
@@ -546,7 +545,7 @@ def _simulate(es: ExpressionSet, checker, rank: dict[str, int]) -> FaceCheck:
             if status != "blocked":
                 m = state.span[f[0]][1]
                 keyed[f] = key = (_TIERS[status], rank[m], checker.width(state, f), f)
-                at[m].add(f)
+                ready_at[m].add(f)
                 heapq.heappush(heap, key)
         while heap and keyed.get(heap[0][-1]) != heap[0]:
             heapq.heappop(heap)  # a face read again or gone since it was pushed
