@@ -81,6 +81,16 @@ ERFINV_GRID = np.concatenate(
         [0.0, 1.0, -1.0, 1.5, -2.0, np.nan, np.inf, 0.5, 0.4999999],
     ]
 )
+# both tails down to the subnormals (below Phi(-37) = 6e-300: the asymptotic series), the
+# middle (erfinv of an exact 2p - 1) and its edges at 1/4 and 3/4
+NDTRI_GRID = np.concatenate(
+    [
+        _RNG.uniform(0, 1, 600),
+        10 ** _RNG.uniform(-323, -1, 600),
+        1 - 10 ** _RNG.uniform(-16, -1, 300),
+        [0.0, 1.0, -0.5, 1.5, np.nan, np.inf, 0.25, 0.75, 0.2499999, 0.7500001, 5e-324, 1e-300],
+    ]
+)
 BESSEL_GRID = np.concatenate(
     [
         _RNG.uniform(-40, 40, 600),
@@ -120,6 +130,13 @@ CASES = {
         1e-300,
         ("(1.0 - a) - erfc(y)", "(1.0 - a) - erfc(y) * (1 + 1e-9)"),
     ),
+    "ndtri": (
+        "dgraph_ndtri(x[k])",
+        lambda n, x: special.ndtri(x),
+        NDTRI_GRID,
+        1e-300,
+        ("term *= -(2 * j - 1) * w;", "term *= -(2 * j - 1.01) * w;"),
+    ),
     "i0e": (
         "dgraph_i0e(x[k])",
         lambda n, x: special.i0e(x),
@@ -156,7 +173,8 @@ CASES = {
         ("1.0 / 42,", "1.0 / 43,"),
     ),
 }
-ORDERS = [("polygamma", n) for n in range(5)] + [(name, 0) for name in ("erfinv", "i0e", "i1e")]
+ORDERS = [("polygamma", n) for n in range(5)]
+ORDERS += [(name, 0) for name in ("erfinv", "ndtri", "i0e", "i1e")]
 # the incomplete gammas' shapes a (below and above Stirling's from 20), zeta's exponents
 ORDERS += [(name, a) for name in ("gammainc", "gammaincc") for a in (0.3, 2.5, 40.0, 1e4)]
 ORDERS += [("zeta", s) for s in (1.5, 2.0, 3.0, 30.0, 200.0)]
@@ -167,10 +185,10 @@ _MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0}
 @pytest.mark.parametrize("name, n", ORDERS)
 def test_special_functions_in_c_equal_scipy(name: str, n: float) -> None:
     """polygamma of orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4;
-    erfinv up to 1e-16 from ±1 and down to 1e-300; i0e and i1e to ±1e3 and across the
-    switch at 30; the incomplete gammas from 1e-8 to 1e5 and zeta from 1e-6 to 1e6 and
-    below 0; poles, ±0, ±inf and NaN: SciPy's values within 1e-12 of |value|
-    (polygamma's at least 1e-3)."""
+    erfinv up to 1e-16 from ±1 and down to 1e-300; ndtri from 5e-324 to 1 - 1e-16; i0e
+    and i1e to ±1e3 and across the switch at 30; the incomplete gammas from 1e-8 to 1e5
+    and zeta from 1e-6 to 1e6 and below 0; poles, ±0, ±inf and NaN: SciPy's values within
+    1e-12 of |value| (polygamma's at least 1e-3)."""
     call, reference, x, floor, _ = CASES[name]
     y = _c_function(special_definitions(call), call)(n, x)
     assert _worst(y, reference(n, x), floor) < 1e-12

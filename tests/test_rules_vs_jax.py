@@ -141,6 +141,7 @@ def shapes(member: str) -> dict[str, tuple[int, ...]]:
 
 _LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases of their own
 _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
+_LAX["ndtri"] = None  # jax.scipy.special.ndtri is a composite: the operation on its own
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -209,6 +210,16 @@ for _name, _f in {"igamma": lax.igamma, "igammac": lax.igammac, "zeta": jsps.zet
         _op = ArrayOp(_name, (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
         kind = {"builder": "graph", "op": _op} if _name == "zeta" else {}
         case(_name, _cls, lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x), _x, **kind)
+
+for _cls, _shape in shapes("ndtri").items():  # SciPy's normal quantile, p in (0, 1)
+    case(
+        "ndtri",
+        _cls,
+        jsps.ndtri,
+        point(_shape, 23, (0.02, 0.98, False)),
+        builder="graph",
+        op=ArrayOp("ndtri", ("x",), (), _shape),
+    )
 
 # -- integer powers ------------------------------------------------------------------------
 

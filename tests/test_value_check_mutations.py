@@ -129,7 +129,8 @@ BINARY = {
     "rem": lambda x, y: jax.lax.rem(x, y + 0.13),  # away from rem's jumps
     "conv_general_dilated": lambda x, y: jnp.convolve(x, y),
 }
-BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold them away
+# JAX's jaxprs fold them away; jax.scipy.special.ndtri is a composite of rational functions
+BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri")
 
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "triangular_solve", "linear_solve")
 RULES = (

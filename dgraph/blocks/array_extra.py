@@ -6,10 +6,12 @@ product reduction, ``sort``, and the integer results no derivative flows through
 what these operations add to it, each with its exact block:
 
 * the special functions (``lgamma``, ``digamma``, ``polygamma``, ``bessel_i0e``,
-  ``bessel_i1e``, the regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's
-  ``zeta``) and ``rem`` are elementwise, their derivatives sympy formulas as JAX states
-  them (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas'
-  shape ``a`` and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
+  ``bessel_i1e``, the normal quantile ``ndtri`` (SciPy's; JAX's is a composite of
+  rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
+  regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``) and
+  ``rem`` are elementwise, their derivatives sympy formulas as JAX states them
+  (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas' shape
+  ``a`` and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
   no rule for ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
@@ -56,6 +58,7 @@ __all__ = [
     "hurwitz_zeta",
     "i0e",
     "i1e",
+    "ndtri",
     "permutes",
     "sort_onehot",
     "sort_order",
@@ -88,6 +91,16 @@ class i1e(sympy.Function):
     nargs = 1
 
 
+class ndtri(sympy.Function):
+    """The standard normal quantile Φ⁻¹(p), SciPy's ``ndtri``: its derivative is
+    1/φ(Φ⁻¹(p)) = √(2π)·exp(ndtri(p)²/2)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        return sympy.sqrt(2 * sympy.pi) * sympy.exp(self**2 / 2)
+
+
 class hurwitz_zeta(sympy.Function):
     """Hurwitz's zeta function ζ(s, q) = Σₖ (q + k)^(-s), SciPy's ``zeta(s, q)`` (sympy's
     own ``zeta`` turns ζ(s, 1) into Riemann's one-argument form, which JAX's lacks)."""
@@ -104,9 +117,11 @@ SPECIAL_CALLS: dict[str, str] = {
     "i0e": "i0e",
     "i1e": "i1e",
     "hurwitz_zeta": "zeta",
+    "ndtri": "ndtri",
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
+SPECIAL_NUMPY["ndtri"] = _scipy("ndtri")
 
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
@@ -116,6 +131,7 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
+    "ndtri": (_scipy("ndtri"), (ndtri(A).fdiff(),)),
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
     # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
     # the division by x is of 1 there (no warning from a printer that computes both pieces)

@@ -73,7 +73,7 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
 
     _kf: ClassVar[dict[str, str]] = {
         **C99CodePrinter._kf,
-        **{name: f"dgraph_{name}" for name in ("erfinv", "i0e", "i1e")},
+        **{name: f"dgraph_{name}" for name in ("erfinv", "i0e", "i1e", "ndtri")},
         "hurwitz_zeta": "dgraph_zeta",
     }
 

@@ -4,16 +4,18 @@ files that call them.
 ``lgamma`` is C99's, but its derivatives (digamma, trigamma, …) are not: a Jacobian of a
 log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
-``dgraph_erfinv``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's ``erfinv``, ``i0e`` and
-``i1e``; ``dgraph_gammainc``, ``dgraph_gammaincc`` and ``dgraph_zeta`` SciPy's
-``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_logaddexp`` is NumPy's ``logaddexp``
-(the larger operand plus ``log1p(exp(-|x - y|))``), the step of ``logaddexp.accumulate``.
+``dgraph_erfinv``, ``dgraph_ndtri``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's
+``erfinv``, ``ndtri``, ``i0e`` and ``i1e``; ``dgraph_gammainc``, ``dgraph_gammaincc`` and
+``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_logaddexp`` is
+NumPy's ``logaddexp`` (the larger operand plus ``log1p(exp(-|x - y|))``), the step of
+``logaddexp.accumulate``.
 Written here because no C library the generated files may assume defines them.
 
 References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
-6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30 and 23.2.3.
+6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30, 23.2.3
+and 26.2.12.
 
 Lentz, W. J. (1976). Generating Bessel functions in Mie scattering calculations using
 continued fractions. *Applied Optics* 15(3).
@@ -111,6 +113,45 @@ DGRAPH_SPECIAL double dgraph_erfinv(double x)
         if (fabs(step) <= 1e-17 * y) break;
     }
     return x < 0 ? -y : y;
+}
+"""
+
+# Between 1/4 and 3/4 erfinv's argument 2p - 1 is exact; in the tails Newton's method on
+# g(z) = log Phi(z) - log q, q = min(p, 1 - p) (1 - p exact above 1/2): g is concave, so
+# after one step the iterates rise to the root from below, and its step g Phi / phi keeps
+# its digits where Phi underflows (log Phi by the asymptotic series below z = -37).
+_NDTRI = r"""
+/* The standard normal quantile as SciPy's special.ndtri: -inf at 0, inf at 1, NaN
+ * outside [0, 1]. Abramowitz and Stegun 26.2.12 (Phi's asymptotic series). */
+DGRAPH_SPECIAL double dgraph_ndtri(double p)
+{
+    const double root2 = 1.4142135623730951, root2pi = 2.5066282746310002;
+    if (!(p >= 0.0 && p <= 1.0)) return NAN;
+    if (p == 0.0 || p == 1.0) return p == 0.0 ? -INFINITY : INFINITY;
+    if (p >= 0.25 && p <= 0.75) return root2 * dgraph_erfinv(2.0 * p - 1.0);
+    const double target = log(p < 0.5 ? p : 1.0 - p), u = -2.0 * target;
+    double z = -sqrt(fmax(u - log(2 * 3.141592653589793 * u), 0.5));
+    for (int k = 0; k < 100; ++k) {
+        double log_phi, ratio; /* log Phi(z) and Phi(z) / phi(z) */
+        if (z > -37.0) {
+            const double phi = 0.5 * erfc(-z / root2);
+            log_phi = log(phi);
+            ratio = phi * root2pi * exp(0.5 * z * z);
+        } else { /* Phi(z) = phi(z) / -z * (1 - 1/z^2 + 3/z^4 - 15/z^6 + ...) */
+            const double w = 1.0 / (z * z);
+            double term = 1.0, series = 1.0;
+            for (int j = 1; j < 12; ++j) {
+                term *= -(2 * j - 1) * w;
+                series += term;
+            }
+            ratio = series / -z;
+            log_phi = -0.5 * z * z - log(root2pi) + log(ratio);
+        }
+        const double step = (log_phi - target) * ratio;
+        z -= step;
+        if (fabs(step) <= 1e-14 * fabs(z)) break;
+    }
+    return p < 0.5 ? z : -z;
 }
 """
 
@@ -259,6 +300,7 @@ _FUNCTIONS = {
     "dgraph_polygamma": (_POLYGAMMA,),
     "dgraph_digamma": (_POLYGAMMA, _DIGAMMA),
     "dgraph_erfinv": (_ERFINV,),
+    "dgraph_ndtri": (_ERFINV, _NDTRI),
     "dgraph_i0e": (_BESSEL, _I0E),
     "dgraph_i1e": (_BESSEL, _I1E),
     "dgraph_gammainc": (_IGAMMA,),

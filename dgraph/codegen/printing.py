@@ -60,6 +60,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "bessel_i0e": ("special.i0e", "dgraph_i0e"), "bessel_i1e": ("special.i1e", "dgraph_i1e"),
     "rem": ("fmod", "fmod"), "igamma": ("special.gammainc", "dgraph_gammainc"),
     "igammac": ("special.gammaincc", "dgraph_gammaincc"), "zeta": ("special.zeta", "dgraph_zeta"),
+    "ndtri": ("special.ndtri", "dgraph_ndtri"),
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
@@ -159,7 +160,8 @@ class SpecialFunctions(PolygammaOrders):
     """Mixin for a NumPy-like sympy printer: ``isfinite``, ``isnan`` and ``isinf`` (IEEE's
     tests as :mod:`dgraph.core.expand` writes them) from ``array_module``, and
     ``polygamma``/``digamma`` as
-    ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` as ``math.erfinv(x)``,
+    ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` and ``ndtri`` as
+    ``math.erfinv(x)`` and ``math.ndtri(x)``,
     which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
@@ -187,6 +189,10 @@ class SpecialFunctions(PolygammaOrders):
     def _print_erfinv(self, expr: sympy.Expr) -> str:
         self.module_imports["math"].add("erfinv")  # type: ignore[attr-defined]
         return f"math.erfinv({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+
+    def _print_ndtri(self, expr: sympy.Expr) -> str:
+        self.module_imports["math"].add("ndtri")  # type: ignore[attr-defined]
+        return f"math.ndtri({self._print(expr.args[0])})"  # type: ignore[attr-defined]
 
 
 class PowersAsProducts:

@@ -45,7 +45,7 @@ import numpy as np
 import sympy
 from sympy.logic.boolalg import Boolean
 
-from ..blocks import convolution, scatter
+from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
@@ -334,6 +334,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "erf": sympy.erf,
     "erfc": sympy.erfc,
     "erf_inv": sympy.erfinv,
+    "ndtri": array_extra.ndtri,
     "lgamma": sympy.loggamma,
     "digamma": lambda a: sympy.polygamma(0, a),
     "abs": sympy.Abs,

@@ -41,6 +41,7 @@ UFUNCS: dict[str, str] = {
     "digamma": "digamma",
     "erfc": "erfc",
     "erfinv": "erf_inv",
+    "ndtri": "ndtri",
     "i0e": "bessel_i0e",
     "i1e": "bessel_i1e",
 }
@@ -112,11 +113,10 @@ def _beta(op: Op, a: Any, b: Any) -> Any:
     return sign * np.exp(op("lgamma", a) + op("lgamma", b) - op("lgamma", a + b))
 
 
-def _ndtri(op: Op, p: Any) -> Any:
-    """The standard normal quantile, ``√2 · erfinv(2p − 1)`` (its derivative
-    ``√(2π) · exp(z²/2)``); in the far tails (p below 10⁻⁸) scipy's rational
-    approximation keeps digits this form loses."""
-    return math.sqrt(2.0) * op("erf_inv", 2.0 * p - 1.0)
+def _erfcinv(op: Op, y: Any) -> Any:
+    """``erfcinv(y) = −ndtri(y/2)/√2``: ``y/2`` is exact, so the tail near ``y = 0``
+    keeps its digits (``erfinv(1 − y)`` would round ``1 − y`` first)."""
+    return -op("ndtri", 0.5 * y) / math.sqrt(2.0)
 
 
 def _constant(name: str, what: str, a: Any) -> Any:
@@ -214,7 +214,7 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "log_ndtr": _log_ndtr,
     "gamma": _gamma,
     "beta": _beta,
-    "ndtri": _ndtri,
+    "erfcinv": _erfcinv,
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
     "gammainc": _incomplete_gamma("gammainc", True, lambda a, x: a, lambda a, x: x),

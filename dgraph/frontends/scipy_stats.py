@@ -1,10 +1,12 @@
 """scipy.stats' distributions on traced arrays: ``norm.logpdf(x, loc, scale)`` in a NumPy
-likelihood is read as the formula it is, written with NumPy's and scipy.special's
-functions (which a traced array takes), each of a standardized ``z = (x − loc) / scale``:
-``logpdf = log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs
-where the family has them in closed form. A call on constants is scipy's own; a method
-or family not listed here is refused in one line. Frozen distributions
-(``norm(loc, scale).logpdf(x)``) take the same rules.
+likelihood is read as the formula it is, written with NumPy's and scipy.special's functions
+(which a traced array takes), each of a standardized ``z = (x − loc) / scale``: ``logpdf =
+log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs where the
+family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, ``expon``,
+``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy`` and
+``weibull_min`` (``loc + scale·Q(q)``). A call on constants is scipy's own; a method or
+family not listed here is refused in one line. Frozen distributions (``norm(loc,
+scale).logpdf(x)``) take the same rules.
 
 Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``
 and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``beta``,
@@ -189,6 +191,46 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 
+def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
+    """The standardized quantile ``ppf(q)`` and its complement ``isf(q) = ppf(1 − q)``
+    where the family has them in closed form (None where not), each written so that its
+    tail keeps its digits: ``isf`` never forms ``1 − q``."""
+    sp = _special()
+    ndtri = sp.ndtri
+    if family in ("norm", "laplace", "cauchy", "logistic"):  # symmetric: isf = −ppf
+        ppf = {
+            "norm": lambda: ndtri(q),
+            "laplace": lambda: np.where(
+                q < 0.5, np.log(2.0 * q), -np.log(2.0 - 2.0 * np.maximum(q, 0.5))
+            ),
+            # −cot(πq), by the nearer end: πq and π(1 − q) keep their digits
+            "cauchy": lambda: np.where(
+                q < 0.5, -1.0 / np.tan(math.pi * q), 1.0 / np.tan(math.pi * (1.0 - q))
+            ),
+            "logistic": lambda: sp.logit(q),
+        }[family]
+        return {"ppf": ppf, "isf": lambda: -ppf()}
+    if family == "expon":
+        return {"ppf": lambda: -np.log1p(-q), "isf": lambda: -np.log(q)}
+    if family == "halfnorm":
+        return {"ppf": lambda: ndtri(0.5 + 0.5 * q), "isf": lambda: -ndtri(0.5 * q)}
+    if family == "halfcauchy":
+        return {
+            "ppf": lambda: np.tan(0.5 * math.pi * q),
+            "isf": lambda: 1.0 / np.tan(0.5 * math.pi * q),
+        }
+    if family == "lognorm":
+        (s,) = shapes
+        return {"ppf": lambda: np.exp(s * ndtri(q)), "isf": lambda: np.exp(-s * ndtri(q))}
+    if family == "weibull_min":
+        (c,) = shapes
+        return {
+            "ppf": lambda: (-np.log1p(-q)) ** (1.0 / c),
+            "isf": lambda: (-np.log(q)) ** (1.0 / c),
+        }
+    return None
+
+
 class Distribution:
     """A scipy.stats distribution whose methods take traced arrays (``traced``: the
     tracer's test of a value): scipy's own where no argument is traced."""
@@ -243,20 +285,26 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
         return _multivariate_normal(method, args, kwargs, what)
     if family == "dirichlet":
         return _dirichlet(method, args, kwargs, what)
-    if family not in FAMILIES or method not in _CONTINUOUS:
+    quantile = method in ("ppf", "isf")
+    if family not in FAMILIES or not (method in _CONTINUOUS or quantile):
         raise InputError(f"{what} of an array that depends on the inputs is not supported")
     rules, shapes = FAMILIES[family]
-    names = ("x", *shapes, "loc", "scale")
+    names = ("q" if quantile else "x", *shapes, "loc", "scale")
     given = dict(zip(names, args, strict=False))
     for key, value in kwargs.items():
         if key not in names or key in given:
             raise InputError(f"{what}: unexpected or repeated argument {key!r}")
         given[key] = value
-    if "x" not in given or any(s not in given for s in shapes):
+    if names[0] not in given or any(s not in given for s in shapes):
         raise InputError(
-            f"{what}: needs x and the shape parameters {', '.join(shapes) or '(none)'}"
+            f"{what}: needs {names[0]} and the shape parameters {', '.join(shapes) or '(none)'}"
         )
     loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
+    if quantile:
+        found = _quantiles(family, given["q"], *(given[s] for s in shapes))
+        if found is None:
+            raise InputError(f"{what} of an array that depends on the inputs is not supported")
+        return loc + scale * found[method]()
     z = (given["x"] - loc) / scale
     found = rules(z, *(given[s] for s in shapes))
     if method in ("logpdf", "pdf"):
