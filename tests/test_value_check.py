@@ -521,3 +521,27 @@ def test_a_compile_option_xla_does_not_know_is_left_out(monkeypatch):
         got = quick_jit(jax, lambda x: jnp.sin(x) * x, options)(np.array([0.5, 2.0]))
     np.testing.assert_allclose(got, np.sin([0.5, 2.0]) * [0.5, 2.0], rtol=1e-15)
     assert known_options(options) == REFERENCE_COMPILE
+
+
+def _near_a_pole(x):
+    return 1.0 / (x * x)
+
+
+def test_differences_across_a_pole_are_no_evidence():
+    """1/x² at x = 1e-9 beside entries of 1: the direction moves that entry by 1e-3 of the
+    largest, so the first steps span the pole, where the differences grow as the step
+    shrinks. Their extrapolations agreed with each other to 5e-10 of |J|·|v|, and the
+    right Jacobian was reported "wrong" (and generated code refused); such steps are now
+    no estimate, and a smaller one verifies it."""
+    from dgraph.core.value_check import richardson, scaled
+
+    x = np.array([1e-9, 0.5, 0.7])
+    v = scaled(x, np.array([1.0, -0.6, 0.4]))
+    unit = {"y": np.abs(-2 / x**3) * np.abs(v)}
+    spanning = richardson(lambda hs: [{"y": _near_a_pole(x + h * v)} for h in hs], unit, (1e-3,))
+    assert isinstance(spanning, str) and "cannot resolve" in spanning
+    graph = from_function(_near_a_pole, sizes=[3], point=[x], level="array")
+    es = accumulate(graph, "reverse")
+    assert es.verification.status == "verified", es.verification.detail
+    J = make_function(_near_a_pole, "jacobian", point=[x])(x)
+    np.testing.assert_allclose(np.diag(J), -2 / x**3, rtol=1e-14)
