@@ -776,9 +776,9 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.special.dawsn",
     ),
     (
-        "scipy-linalg-expm",
-        ["structure", H("numpy_model.py") + ":matrix_exponential", "--inputs", "x:4"],
-        "scipy.linalg.expm of an array",
+        "scipy-linalg-logm",
+        ["structure", H("numpy_model.py") + ":matrix_logarithm", "--inputs", "x:4"],
+        "scipy.linalg.logm of an array",
     ),
     (
         "scipy-lu-factors-read",

@@ -8,8 +8,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   ``cho_solve`` (the factor's other triangle zero, not scipy's arbitrary entries),
   ``solve_triangular`` (``trans``, ``unit_diagonal``), ``lu_factor`` / ``lu_solve`` (the
   factors are held for ``lu_solve`` only: ``A x = b`` is solved, the pivots being values of
-  the point); ``expm``, ``logm``, ``sqrtm``, ``funm``, ``lu`` of a traced matrix are one line
-  (their steps depend on the values; JAX's readers read ``jax.scipy.linalg.expm``).
+  the point); ``expm`` by scaling and squaring (Higham's [13/13] Padé approximant, the
+  squarings selected by the 1-norm, as JAX's); ``logm``, ``sqrtm``, ``funm``, ``lu`` of a
+  traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
   of the unit vectors).
@@ -24,20 +25,34 @@ rules are all there is), read where a function calls ``scipy.linalg``,
 
 References
 ----------
+Higham, N. J. (2005). The scaling and squaring method for the matrix exponential
+revisited. *SIAM J. Matrix Anal. Appl.* 26(4), 1179–1193.
+
 scipy authors, ``scipy/linalg/_basic.py``, ``scipy/integrate/_quadrature.py``,
 ``scipy/signal/_signaltools.py``, ``scipy/spatial/distance.py``: the definitions matched.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["DISTANCE", "INTEGRATE", "LINALG", "NDIMAGE", "PROBED_MOST", "SIGNAL", "Factored"]
+__all__ = [
+    "DISTANCE",
+    "INTEGRATE",
+    "LINALG",
+    "MAX_SQUARINGS",
+    "NDIMAGE",
+    "PROBED_MOST",
+    "SIGNAL",
+    "Factored",
+]
 
 PROBED_MOST = 2048
 """The longest axis an ``ndimage`` filter is read on (its matrix is dense)."""
@@ -135,6 +150,46 @@ def _lu_solve(lu_and_piv: Any, b: Any, trans: int = 0, overwrite_b: bool = False
     return np.linalg.solve(np.swapaxes(a, -1, -2) if trans else a, b)
 
 
+_PADE = 13  # the degree of expm's Padé approximant, and the norm it is exact to (Higham, 2005)
+_THETA = 5.371920351148152
+MAX_SQUARINGS = 16
+"""``expm``'s squarings are ``s = ⌈log₂(‖A‖₁/θ₁₃)⌉`` at most this many (JAX's bound):
+each is taken where ``s`` reaches it, so the graph is one for every point."""
+
+
+def _pade_coefficients(m: int) -> list[float]:
+    """The [m/m] Padé approximant of e^x: ``N(x) = Σ c_j x^j``, ``D(x) = N(−x)``, with
+    ``c_j = (2m − j)! m! / ((2m)! j! (m − j)!)``, normalized so that ``c_m = 1``."""
+    f = math.factorial
+    c = [Fraction(f(2 * m - j) * f(m), f(2 * m) * f(j) * f(m - j)) for j in range(m + 1)]
+    return [float(cj / c[m]) for cj in c]
+
+
+def _expm(a: Any) -> Any:
+    """e^A by scaling and squaring with the [13/13] Padé approximant (Higham 2005): A
+    scaled by 2^-s, ``s`` from its 1-norm (a step function: no derivative), the
+    approximant ``(V − U)⁻¹(V + U)`` from six products and a solve, then squared where
+    ``s`` reaches each of :data:`MAX_SQUARINGS` squarings (stacks of matrices too). Its
+    derivative is the approximant's, which JAX's ``expm`` also differentiates."""
+    if np.ndim(a) < 2 or np.shape(a)[-1] != np.shape(a)[-2]:
+        raise InputError(f"scipy.linalg.expm needs square matrices, not shape {np.shape(a)}")
+    b = _pade_coefficients(_PADE)
+    norm = np.max(np.sum(np.abs(a), axis=-2), axis=-1)
+    s = np.maximum(np.ceil(np.log2(np.maximum(norm, _THETA) / _THETA)), 0.0)
+    a = a * np.exp2(-s)[..., None, None]
+    eye = np.eye(np.shape(a)[-1])
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * eye)  # fmt: skip
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = np.linalg.solve(v - u, v + u)
+    for k in range(MAX_SQUARINGS):
+        r = np.where((s > k)[..., None, None], r @ r, r)
+    return r
+
+
 _VALUED = "its steps depend on the values; jax.scipy.linalg's is read"
 LINALG: dict[str, Callable[..., Any]] = {
     "solve": _solve,
@@ -146,7 +201,8 @@ LINALG: dict[str, Callable[..., Any]] = {
     "solve_triangular": _solve_triangular,
     "lu_factor": _lu_factor,
     "lu_solve": _lu_solve,
-    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("expm", "logm", "sqrtm", "funm", "lu")},
+    "expm": lambda A: _expm(A),
+    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "sqrtm", "funm", "lu")},
 }
 
 # -- scipy.integrate -------------------------------------------------------------------------

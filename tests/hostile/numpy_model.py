@@ -125,8 +125,8 @@ def masked_vector_write(x):
     return np.sum(y)
 
 
-def matrix_exponential(x):
-    return np.sum(linalg.expm(x.reshape(2, 2)))  # its scaling steps depend on the values
+def matrix_logarithm(x):
+    return np.sum(linalg.logm(x.reshape(2, 2)))  # its Schur steps depend on the values
 
 
 def lu_factors_read(x):
