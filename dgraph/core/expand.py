@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.codegen.cfunctions import expm1, log1p
 from sympy.logic.boolalg import Boolean
 
 from ..blocks import array_extra, convolution, scatter
@@ -314,9 +315,9 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "cbrt": _cbrt,
     "exp": sympy.exp,
     "exp2": lambda a: 2**a,
-    "expm1": lambda a: sympy.exp(a) - 1,
+    "expm1": expm1,  # not exp(a) - 1, which loses the digits of a small a
     "log": sympy.log,
-    "log1p": lambda a: sympy.log(1 + a),
+    "log1p": log1p,
     "sin": sympy.sin,
     "cos": sympy.cos,
     "tan": sympy.tan,

@@ -25,9 +25,11 @@ import re
 from collections.abc import Callable, Collection, KeysView, Mapping
 
 import sympy
+from sympy.codegen.cfunctions import expm1, log1p
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
+from ..blocks.array_extra import ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
@@ -126,6 +128,10 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "polygamma": _polygamma,
     "digamma": _digamma,
     "stop_gradient": StopGradient,
+    "expm1": expm1,
+    "log1p": log1p,
+    "erfinv": sympy.erfinv,
+    "ndtri": ndtri,
     "logistic": Logistic,
     "isfinite": isfinite,
     "isnan": isnan,

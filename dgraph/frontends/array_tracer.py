@@ -773,13 +773,18 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
 
 
 def _logaddexp(a: Any, b: Any) -> Any:
-    """``log(exp(a) + exp(b))`` as ``m + log(exp(a - m) + exp(b - m))``, ``m = max(a, b)``:
-    no overflow, and ``m``'s partials cancel identically, so the derivatives of every order
-    are those of the smooth function also where ``a == b`` (``logaddexp(0, z)`` at ``z = 0``).
-    """
+    """``log(exp(a) + exp(b))`` as ``m + log(exp(a - m) + exp(b - m))``, ``m = max(a, b)``,
+    where ``|a - b| < 1``: no overflow, and ``m``'s partials cancel identically, so the
+    derivatives of every order are those of the smooth function also where ``a == b``
+    (``logaddexp(0, z)`` at ``z = 0``). Farther apart, NumPy's ``m + log1p(exp(-|a - b|))``:
+    there ``1 + exp(-|a - b|)`` would round the smaller term away (``logaddexp(1e-10, -40)``
+    lost its 4e-18)."""
     m = _elementwise("max", (a, b))
+    gap = _elementwise("abs", (a - b,))
     exps = _elementwise("exp", (a - m,)) + _elementwise("exp", (b - m,))
-    return m + _elementwise("log", (exps,))
+    near = m + _elementwise("log", (exps,))
+    far = m + _elementwise("log1p", (_elementwise("exp", (-gap,)),))
+    return _where(gap < 1.0, near, far)
 
 
 def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
