@@ -3,8 +3,9 @@
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
-``np.polyder``, ``np.sinc``, ``np.rot90``, ``np.meshgrid``, ``np.piecewise`` (nested
-``np.where``), ``np.apply_along_axis`` (a loop over the slices),
+``np.polyder``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
+of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
+``np.piecewise`` (nested ``np.where``), ``np.apply_along_axis`` (a loop over the slices),
 ``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
@@ -325,6 +326,24 @@ def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: An
     return np.transpose(out, (*range(axis), *range(k, k + m), *range(axis, k)))
 
 
+def _i0(x: Any) -> Any:
+    """The modified Bessel function I₀: ``i0e(x)·e^|x|`` (scipy's ``i0e``, one operation)."""
+    import scipy.special
+
+    return scipy.special.i0e(x) * np.exp(np.abs(x))
+
+
+def _polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None,
+             cov: bool = False) -> Any:  # fmt: skip
+    """The least-squares polynomial of a constant ``x``: ``lstsq`` of Vandermonde's matrix
+    (linear in ``y``; NumPy scales its columns first, which changes rounding only)."""
+    if not isinstance(x, np.ndarray | list | tuple) or np.ndim(x) != 1:
+        raise InputError("numpy.polyfit: x must be a constant vector")
+    if full or cov or w is not None:
+        raise InputError("numpy.polyfit with full=, cov= or w= is not supported")
+    return np.linalg.lstsq(np.vander(np.asarray(x, dtype=float), int(deg) + 1), y, rcond=rcond)[0]
+
+
 _LN2 = math.log(2.0)
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
@@ -341,6 +360,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.polyval: _polyval,
     np.polyder: _polyder,
     np.sinc: _sinc,
+    np.i0: _i0,
+    np.polyfit: _polyfit,
     np.linalg.pinv: _pinv,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,

@@ -9,8 +9,8 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   ``solve_triangular`` (``trans``, ``unit_diagonal``), ``lu_factor`` / ``lu_solve`` (the
   factors are held for ``lu_solve`` only: ``A x = b`` is solved, the pivots being values of
   the point); ``expm`` by scaling and squaring (Higham's [13/13] Padé approximant, the
-  squarings selected by the 1-norm, as JAX's); ``logm``, ``sqrtm``, ``funm``, ``lu`` of a
-  traced matrix are one line (their steps depend on the values).
+  squarings selected by the 1-norm, as JAX's), ``norm`` (NumPy's); ``logm``, ``sqrtm``,
+  ``funm``, ``lu`` of a traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
   of the unit vectors).
@@ -202,6 +202,9 @@ LINALG: dict[str, Callable[..., Any]] = {
     "lu_factor": _lu_factor,
     "lu_solve": _lu_solve,
     "expm": lambda A: _expm(A),
+    "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
+        a, ord, axis, keepdims
+    ),
     **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "sqrtm", "funm", "lu")},
 }
 

@@ -119,6 +119,90 @@ def _erfcinv(op: Op, y: Any) -> Any:
     return -op("ndtri", 0.5 * y) / math.sqrt(2.0)
 
 
+def _ndtri_exp(op: Op, y: Any) -> Any:
+    """``ndtri(exp(y))`` of a log-probability: below log ½ the quantile of ``exp(y)``,
+    above it ``−ndtri(−expm1(y))`` (``1 − exp(y)`` kept exact); NaN where ``exp(y)``
+    underflows (y < −700), which scipy still resolves."""
+    low = y < -math.log(2.0)
+    far = np.where(y < -700.0, np.nan, np.exp(np.where(low, y, -1.0)))
+    near = -op("ndtri", -np.expm1(np.where(low, -0.5, y)))
+    return np.where(low, op("ndtri", far), near)
+
+
+def _exprel(op: Op, x: Any) -> Any:
+    """``(eˣ − 1)/x``, 1 at 0: Taylor's series to x⁵ below |x| = 10⁻³ (its error 10⁻²²
+    there; its derivative ½ at 0, where ``expm1(x)/x`` is 0/0)."""
+    small = np.abs(x) < 1e-3
+    series = 1.0 + x * (1 / 2 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120 + x / 720))))
+    inside = np.where(small, 1.0, x)
+    return np.where(small, series, np.expm1(inside) / inside)
+
+
+def _poch(op: Op, z: Any, m: Any) -> Any:
+    """Pochhammer's ``(z)_m = Γ(z + m)/Γ(z)`` by logarithms and the two signs."""
+    sign = _gamma_sign(z + m) * _gamma_sign(z)
+    return sign * np.exp(op("lgamma", z + m) - op("lgamma", z))
+
+
+def _rgamma(op: Op, x: Any) -> Any:
+    """``1/Γ(x)``: 0 at the poles, where ``lgamma`` is infinite."""
+    return _gamma_sign(x) * np.exp(-op("lgamma", x))
+
+
+def _loggamma(op: Op, x: Any) -> Any:
+    """scipy's ``loggamma`` of a real argument: ``lgamma`` above 0, NaN at and below it."""
+    inside = np.where(x > 0, x, 1.0)
+    return np.where(x > 0, op("lgamma", inside), np.nan)
+
+
+def _degree(name: str, n: Any) -> int:
+    """The polynomial's degree: a constant whole number (scipy's other orders are
+    hypergeometric functions, not read here)."""
+    if not isinstance(n, int | float | np.integer | np.floating | np.ndarray):
+        raise InputError(f"scipy.special.{name} with a degree that depends on the inputs")
+    values = np.unique(np.asarray(n, dtype=float))
+    if values.size != 1 or values[0] < 0 or values[0] != np.floor(values[0]):
+        raise InputError(f"scipy.special.{name}: give one whole degree n >= 0, not {n!r}")
+    return int(values[0])
+
+
+# the three-term recurrences p_(k+1) = a_k(x)·p_k − b_k·p_(k−1), from p_0 = 1 and p_1
+# (Abramowitz and Stegun 22.7): each (p_1(x), a_k(x), b_k)
+_RECURRENCES: dict[str, tuple[Callable, Callable, Callable]] = {
+    "eval_legendre": (
+        lambda x: x,
+        lambda k, x: (2 * k + 1) / (k + 1) * x,
+        lambda k: k / (k + 1),
+    ),
+    "eval_chebyt": (lambda x: x, lambda k, x: 2.0 * x, lambda k: 1.0),
+    "eval_chebyu": (lambda x: 2.0 * x, lambda k, x: 2.0 * x, lambda k: 1.0),
+    "eval_hermite": (lambda x: 2.0 * x, lambda k, x: 2.0 * x, lambda k: 2.0 * k),
+    "eval_hermitenorm": (lambda x: x, lambda k, x: x, lambda k: float(k)),
+    "eval_laguerre": (
+        lambda x: 1.0 - x,
+        lambda k, x: (2 * k + 1 - x) / (k + 1),
+        lambda k: k / (k + 1),
+    ),
+}
+
+
+def _orthogonal(name: str) -> Callable[..., Any]:
+    """The classical orthogonal polynomial ``name(n, x)`` of a constant degree, by its
+    recurrence (scipy evaluates the same polynomials)."""
+    first, a, b = _RECURRENCES[name]
+
+    def evaluate(op: Op, n: Any, x: Any) -> Any:
+        degree = _degree(name, n)
+        before, current = np.ones_like(x) if degree == 0 else 1.0, first(x)
+        if degree == 0:
+            return before
+        for k in range(1, degree):
+            before, current = current, a(k, x) * current - b(k) * before
+        return current
+
+    return evaluate
+
+
 def _constant(name: str, what: str, a: Any) -> Any:
     """``a``, refused in one line where it depends on the inputs (``what`` of ``name``
     takes no derivative here, see :data:`dgraph.blocks.array_extra.EXTRA_ELEMENTWISE`)."""
@@ -215,6 +299,13 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "gamma": _gamma,
     "beta": _beta,
     "erfcinv": _erfcinv,
+    "ndtri_exp": _ndtri_exp,
+    "exprel": _exprel,
+    "poch": _poch,
+    "rgamma": _rgamma,
+    "loggamma": _loggamma,
+    "binom": lambda op, n, k: 1.0 / ((n + 1.0) * _beta(op, n - k + 1.0, k + 1.0)),
+    **{name: _orthogonal(name) for name in _RECURRENCES},
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
     "gammainc": _incomplete_gamma("gammainc", True, lambda a, x: a, lambda a, x: x),
