@@ -139,14 +139,7 @@ def test_a_million_paths_in_seconds(monkeypatch):
     assert count_paths(g) >= 10**6 > FACE_PATH_LIMIT
     with pytest.raises(DGraphError, match="input-output paths"):
         check_faces_paths(accumulate(g, "forward"))
-    asked = []
-    status = realize._PathFreeChecker.status
-
-    def counted(self, state, face):
-        asked[-1] += 1
-        return status(self, state, face)
-
-    monkeypatch.setattr(realize._PathFreeChecker, "status", counted)
+    asked = _count_calls(monkeypatch, realize._PathFreeChecker, "status")
     for method in ("forward", "reverse", "markowitz"):
         work = []
         for n in (10, 20):
@@ -156,6 +149,20 @@ def test_a_million_paths_in_seconds(monkeypatch):
             assert check.realized and check.simulated_mults == es.mults, method
             work.append(asked[-1])
         assert 0 < work[1] <= 2.5 * work[0], (method, work)
+
+
+def _count_calls(monkeypatch, owner: type, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` in the last entry of the returned list (append
+    a 0 to start a count)."""
+    calls: list[int] = []
+    method = getattr(owner, name)
+
+    def counted(self, *args):
+        calls[-1] += 1
+        return method(self, *args)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
 
 
 def test_random_layered_beyond_the_path_limit():
@@ -387,14 +394,7 @@ def test_a_running_value_reads_its_chain_once(tmp_path, monkeypatch):
     same stack: with what is found kept, the stack lookups grow linearly with the
     statements (read as defined, 2,648 -> 9,109 from 25 to 50 statements; 2,975,408 at
     1,000, the check's 9.6 CPU-s of 10.3)."""
-    lookups = []
-    node = pathfree.Stacks.node
-
-    def counted(self, frame, parents):
-        lookups[-1] += 1
-        return node(self, frame, parents)
-
-    monkeypatch.setattr(pathfree.Stacks, "node", counted)
+    lookups = _count_calls(monkeypatch, pathfree.Stacks, "node")
     for n in (25, 50):
         es = _running_value(tmp_path, n)
         lookups.append(0)
