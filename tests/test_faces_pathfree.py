@@ -375,16 +375,20 @@ def _checked_with(stacks: type, es, monkeypatch) -> tuple:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_index_and_kept_stacks_read_as_the_definition(seed, tmp_path, monkeypatch):
-    """On random expression sets, a running value and the circular example: the same
-    answer (order, cycle and its witnesses, cost) and the very same stack nodes, made in
-    the same order, as reading every product of a region and finding the stacks below it
+    """On random expression sets, a running value and two cycles: the same answer
+    (order, cycle and its witnesses, cost) and the very same stack nodes, made in the
+    same order, as reading every product of a region and finding the stacks below it
     anew on every read."""
-    graphs = [random_composition(seed, 3, 2), random_layered(seed, 4, 3, 2), diamonds(2 + seed)]
+    from dgraph.bench.suite import spherical_harmonics
+
+    graphs = [random_composition(seed, 3, 2), random_layered(seed, 5, 3, 2), diamonds(2 + seed)]
     methods = ("markowitz", "zhou", "dstar", "forward", "reverse")
     sets = [accumulate(g, m, budget=0.5) for g in graphs for m in methods]
     sets += [circular_example(), _running_value(tmp_path, 6 + 4 * seed)]
+    sets.append(accumulate(spherical_harmonics(4), "dstar"))  # a cycle, read for witnesses
+    stacks = pathfree.Stacks  # the reading under test (_checked_with replaces the name)
     for es in sets:
-        kept = _checked_with(pathfree.Stacks, es, monkeypatch)
+        kept = _checked_with(stacks, es, monkeypatch)
         assert kept == _checked_with(_ReadByDefinition, es, monkeypatch), es.method
         assert kept[2] and all(frames for frames, _ in kept[2])
 
