@@ -17,13 +17,13 @@ from dgraph.cli import main
 from dgraph.core.graph import DGraph
 from dgraph.core.paths import count_paths
 from dgraph.errors import DGraphError
-from dgraph.faces import realize
+from dgraph.faces import pathfree, realize
 from dgraph.faces.elimination import FACE_PATH_LIMIT
 from dgraph.faces.examples import circular_example
 from dgraph.faces.line_graph import SUPER_SINK, SUPER_SOURCE
 from dgraph.faces.pathfree import creation_order
 from dgraph.faces.realize import check_faces, check_faces_pathfree, check_faces_paths
-from dgraph.frontends import from_sympy
+from dgraph.frontends import from_sympy, load
 from dgraph.frontends.random_graphs import diamond_chain, random_composition, random_layered
 from dgraph.methods import accumulate, methods
 
@@ -139,14 +139,7 @@ def test_a_million_paths_in_seconds(monkeypatch):
     assert count_paths(g) >= 10**6 > FACE_PATH_LIMIT
     with pytest.raises(DGraphError, match="input-output paths"):
         check_faces_paths(accumulate(g, "forward"))
-    asked = []
-    status = realize._PathFreeChecker.status
-
-    def counted(self, state, face):
-        asked[-1] += 1
-        return status(self, state, face)
-
-    monkeypatch.setattr(realize._PathFreeChecker, "status", counted)
+    asked = _count_calls(monkeypatch, realize._PathFreeChecker, "status")
     for method in ("forward", "reverse", "markowitz"):
         work = []
         for n in (10, 20):
@@ -156,6 +149,20 @@ def test_a_million_paths_in_seconds(monkeypatch):
             assert check.realized and check.simulated_mults == es.mults, method
             work.append(asked[-1])
         assert 0 < work[1] <= 2.5 * work[0], (method, work)
+
+
+def _count_calls(monkeypatch, owner: type, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` in the last entry of the returned list (append
+    a 0 to start a count)."""
+    calls: list[int] = []
+    method = getattr(owner, name)
+
+    def counted(self, *args):
+        calls[-1] += 1
+        return method(self, *args)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
 
 
 def test_random_layered_beyond_the_path_limit():
@@ -313,3 +320,87 @@ def test_a_chain_simulation_reads_each_face_a_bounded_number_of_times(monkeypatc
         assert check.acyclic
         per_n[n] = sum(reads)
     assert per_n[80] <= 2.2 * per_n[40], per_n
+
+
+# -- reading a left-nested chain -----------------------------------------------------------
+
+
+class _ReadByDefinition(pathfree.Stacks):
+    """The reading as defined (the path-free check before session 40): each item tested
+    against every product of the region, and the stacks below the region found anew on
+    every read. The reference for the index and the kept stacks."""
+
+    def _opened_by(self, z: int, node: int, slot: int, side: str) -> list[int]:
+        dag = self.dag
+        return [
+            w
+            for w in self._region(node, slot, side)
+            if z in dag.trans[dag.kids[w][0 if side == "left" else -1]]
+        ]
+
+    def _below(self, n: int, side: str):
+        self._belows.clear()
+        return super()._below(n, side)
+
+
+def _running_value(tmp_path, n: int):
+    """Markowitz's expression set of ``t = t*0.9999 + c*y`` over ``n`` statements (the
+    shape of benchmarks/long_chain_scale.py): its derivative in ``y`` is a Horner chain,
+    left-nested ``n`` deep, whose every level starts at ``y``."""
+    lines = ["def f(x, y):", "    t = x"]
+    lines += [f"    t = t * 0.9999 + {1e-4 * (k % 7):.4f} * y" for k in range(n)]
+    lines.append("    return t, t * y")
+    file = tmp_path / f"chain{n}.py"
+    file.write_text("\n".join(lines) + "\n")
+    return accumulate(load(f"{file}:f"), "markowitz")
+
+
+def _checked_with(stacks: type, es, monkeypatch) -> tuple:
+    """The path-free check of ``es`` reading stacks with ``stacks``: its answer, every
+    priority's simulation of the written form (the check stops at the computed form when
+    that realizes), and every stack node each simulation made, in order."""
+    made = []
+
+    class Recorded(stacks):
+        def __init__(self, dag) -> None:
+            super().__init__(dag)
+            made.append(self)
+
+    monkeypatch.setattr(pathfree, "Stacks", Recorded)
+    check = check_faces_pathfree(es)
+    cycle = [str(d) for d in check.cycle] if check.cycle else None
+    answer = (check.acyclic, check.order, cycle, check.simulated_mults, check.faces_done)
+    return answer, _simulations(es), [(s.frame, s.parents) for s in made]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_index_and_kept_stacks_read_as_the_definition(seed, tmp_path, monkeypatch):
+    """On random expression sets, a running value and two cycles: the same answer
+    (order, cycle and its witnesses, cost) and the very same stack nodes, made in the
+    same order, as reading every product of a region and finding the stacks below it
+    anew on every read."""
+    from dgraph.bench.suite import spherical_harmonics
+
+    graphs = [random_composition(seed, 3, 2), random_layered(seed, 5, 3, 2), diamonds(2 + seed)]
+    methods = ("markowitz", "zhou", "dstar", "forward", "reverse")
+    sets = [accumulate(g, m, budget=0.5) for g in graphs for m in methods]
+    sets += [circular_example(), _running_value(tmp_path, 6 + 4 * seed)]
+    sets.append(accumulate(spherical_harmonics(4), "dstar"))  # a cycle, read for witnesses
+    stacks = pathfree.Stacks  # the reading under test (_checked_with replaces the name)
+    for es in sets:
+        kept = _checked_with(stacks, es, monkeypatch)
+        assert kept == _checked_with(_ReadByDefinition, es, monkeypatch), es.method
+        assert kept[2] and all(frames for frames, _ in kept[2])
+
+
+def test_a_running_value_reads_its_chain_once(tmp_path, monkeypatch):
+    """Every label that opens a level of the running value's Horner chain reads from the
+    same stack: with what is found kept, the stack lookups grow linearly with the
+    statements (read as defined, 2,648 -> 9,109 from 25 to 50 statements; 2,975,408 at
+    1,000, the check's 9.6 CPU-s of 10.3)."""
+    lookups = _count_calls(monkeypatch, pathfree.Stacks, "node")
+    for n in (25, 50):
+        es = _running_value(tmp_path, n)
+        lookups.append(0)
+        assert check_faces_pathfree(es).realized
+    assert lookups[1] <= 2.2 * lookups[0], lookups

@@ -197,6 +197,8 @@ class Stacks:
         self._ids: dict[tuple[Frame, frozenset[int]], int] = {}
         self._meet: dict[tuple[int, int], int | None] = {}
         self._regions: dict[tuple[int, int, str], dict[int, list[int | None]]] = {}
+        self._outer: dict[tuple[int, int, str], dict[int, list[int]]] = {}
+        self._belows: dict[tuple[int, str], dict[int, frozenset[int]]] = {}
         self._unions: dict[frozenset[int], frozenset[int]] = {}
         self._tops: dict[tuple[int, int, str], frozenset[int]] = {}
 
@@ -312,11 +314,28 @@ class Stacks:
             self._regions[key] = region
         return self._regions[key]
 
-    def _below(self, n: int, region, side: str) -> Any:
+    def _opened_by(self, z: int, node: int, slot: int, side: str) -> list[int]:
+        """The products of a region whose outer factor (first for side "left", last for
+        "right") can be the DAG node ``z``, in the region's order: those a label's item
+        ``z`` opens. Indexed once per region rather than testing each product on every
+        read: a left-nested chain's region holds all its levels."""
+        key = (node, slot, side)
+        if key not in self._outer:
+            dag, outer = self.dag, defaultdict(list)
+            for w in self._region(node, slot, side):
+                for u in dag.trans[dag.kids[w][0 if side == "left" else -1]]:
+                    outer[u].append(w)
+            self._outer[key] = dict(outer)
+        return self._outer[key].get(z, [])
+
+    def _below(self, n: int, side: str) -> Any:
         """The stacks under each product of a region pushed on ``n`` (its frame read as
         the factor the region descends into); those of the products it is reached from
-        first, on an explicit stack."""
-        dag, memo = self.dag, {}
+        first, on an explicit stack. Nodes never change, so what is found is kept for the
+        next read from ``n``: a left-nested chain's region is read again from the same
+        stack by every label that opens a level of it."""
+        dag, region = self.dag, self._region(*self.frame[n], side)
+        memo = self._belows.setdefault((n, side), {})
 
         def below(w: int) -> frozenset[int]:
             todo = [w]
@@ -389,7 +408,7 @@ class Stacks:
         if t >= dag.size(y):
             return set()
         region = self._region(y, t, "left")
-        below = self._below(n, region, "left")
+        below = self._below(n, "left")
         out: set[int] = set()
         for item in items:
             if item[0] == "run":
@@ -402,9 +421,8 @@ class Stacks:
                 z = item[1]
                 if z in dag.trans[dag.kids[y][t]]:
                     out |= self._top_left(n, t + 1)
-                for w in region:
-                    if z in dag.trans[dag.kids[w][0]]:
-                        out.add(self.node((w, 1), below(w)))
+                for w in self._opened_by(z, y, t, "left"):
+                    out.add(self.node((w, 1), below(w)))
         return set(self.union(out))
 
     def read_right(self, n: int, items: set[Item]) -> set[int]:
@@ -414,7 +432,7 @@ class Stacks:
         if t <= 0:
             return set()
         region = self._region(y, t - 1, "right")
-        below = self._below(self.node((y, t - 1), self.parents[n]), region, "right")
+        below = self._below(self.node((y, t - 1), self.parents[n]), "right")
         out: set[int] = set()
         for item in items:
             if item[0] == "run":
@@ -427,10 +445,8 @@ class Stacks:
                 z = item[1]
                 if z in dag.trans[dag.kids[y][t - 1]]:
                     out |= self._top_right(n, t - 1)
-                for w in region:
-                    if z in dag.trans[dag.kids[w][-1]]:
-                        k = dag.size(w)
-                        out.add(self.node((w, k - 1), below(w)))
+                for w in self._opened_by(z, y, t - 1, "right"):
+                    out.add(self.node((w, dag.size(w) - 1), below(w)))
         return set(self.union(out))
 
     def witness(self, n: int, want: frozenset[str] = frozenset()) -> tuple[int, list[str]]:
