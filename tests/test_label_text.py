@@ -57,6 +57,18 @@ def test_the_loop_prints_what_sympy_prints(e):
     assert label_str(e) == sympy.sstr(e)  # shallow: sympy's own
 
 
+def test_a_first_negated_sum_is_written_as_sympy_writes_it():
+    """sympy's LaTeX writes a first term -(b + c) with plain parentheses (its product's
+    own), a later one with \\left( \\right); hypothesis found the loop using the latter
+    for both."""
+    a = SYMBOLS["a"]
+    s = nc_sum(a, a**2)
+    names = {v: f"s_{{{v.name}}}" for v in SYMBOLS.values()}
+    for e in (nc_sum(-1 * s, nc_product(s, a**2)), nc_sum(-1 * s, SYMBOLS["b"])):
+        assert flat_latex(e, names) == sympy.latex(e, symbol_names=names)
+        assert flat_str(e) == sympy.sstr(e)
+
+
 def _symbols(e: sympy.Basic) -> set[str]:
     names, stack = set(), [e]
     while stack:

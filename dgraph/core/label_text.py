@@ -174,9 +174,10 @@ def _printed(
             continue
         if e.is_Add:
             out: list[_Text] = []
-            for a in e.args:
+            for i, a in enumerate(e.args):
                 text, _, is_sum = done[id(a)]
-                if a.is_Mul and len(a.args) == 2 and a.args[0] == -1 and a.args[1].is_Add:
+                # a first term -(b + c) is the product's own text (sympy's LaTeX: "- (")
+                if i and a.is_Mul and len(a.args) == 2 and a.args[0] == -1 and a.args[1].is_Add:
                     out += ["-", _Rope((left, done[id(a.args[1])][0], right))]  # a - (b + c)
                     continue
                 sign = "+"
