@@ -47,6 +47,9 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     name = eqn.primitive.name
     where = f"{reader.where}: the body of {name}"
     params = eqn.params
+    in_shapes = [tuple(v.aval.shape) for v in eqn.invars]
+    if name == "while" and params["cond_jaxpr"].out_avals[0].shape != ():
+        params, ins, in_shapes = scalar_predicate(params, ins, in_shapes)
     if name == "scan":
         closed, n_consts, n_carry = scan_layout(params)
         n_cond = 0
@@ -54,7 +57,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         closed = params["body_jaxpr"]
         n_consts, n_carry = int(params["body_nconsts"]), 0
         n_cond = int(params["cond_nconsts"])
-        n_carry = len(eqn.invars) - n_cond - n_consts
+        n_carry = len(in_shapes) - n_cond - n_consts
     hoisted = None
     if name == "scan":  # a key's draws: computed before the program runs (jaxpr_hoist)
         hoisted = hoist(
@@ -80,7 +83,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         steps = StepReads(reader, counters, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
     ins = [*ins, *(steps.operands if steps else [])]
-    operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]  # a key's stand-in: the same
+    operand_shapes = list(in_shapes)  # a key's stand-in: the same
     operand_shapes += [a.shape for a in (hoisted.operands if hoisted else [])]
     operand_shapes += [a.shape for a in (steps.avals if steps else [])]
     active = [isinstance(x, str) for x in ins]
@@ -115,6 +118,45 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     if name == "scan":
         outs = _counted_outputs(eqn, body_ins, closed, n_consts, n_carry, outs)
     return outs
+
+
+def scalar_predicate(params: dict, ins: list[Any], in_shapes: list[tuple]) -> tuple:
+    """A ``while`` whose condition is an array (``vmap`` of a ``while_loop``, as in JAX's
+    ``exp1``) as one of a scalar condition: XLA loops while any entry holds and keeps each
+    carry where its own entry no longer does (JAX's lowering, ``_pred_bcast_select_hlo``
+    in ``lax/control_flow/loops.py``), which is ``any`` of the condition and a body that
+    selects. The new body reads the condition's constants first, so they are passed twice:
+    the parameters, operands and operand shapes of that loop."""
+    import jax
+    import jax.numpy as jnp
+    from jax.extend.core import jaxpr_as_fun
+
+    cond, body = params["cond_jaxpr"], params["body_jaxpr"]
+    n_cond, n_body = int(params["cond_nconsts"]), int(params["body_nconsts"])
+    test, step = jaxpr_as_fun(cond), jaxpr_as_fun(body)
+
+    def any_holds(*args: Any) -> Any:
+        return jnp.any(test(*args)[0])
+
+    def selected(*args: Any) -> list[Any]:
+        consts, carry = args[: n_cond + n_body], args[n_cond + n_body :]
+        holds = test(*consts[:n_cond], *carry)[0]
+        new = step(*consts[n_cond:], *carry)
+        return [
+            jnp.where(jnp.reshape(holds, holds.shape + (1,) * (jnp.ndim(b) - holds.ndim)), a, b)
+            for a, b in zip(new, carry, strict=True)
+        ]
+
+    def structs(avals) -> list[Any]:
+        return [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+
+    new_params = dict(params)
+    new_params["cond_jaxpr"] = jax.make_jaxpr(any_holds)(*structs(cond.in_avals))
+    new_params["body_jaxpr"] = jax.make_jaxpr(selected)(
+        *structs([*cond.in_avals[:n_cond], *body.in_avals])
+    )
+    new_params["body_nconsts"] = n_cond + n_body
+    return new_params, [*ins[:n_cond], *ins], [*in_shapes[:n_cond], *in_shapes]
 
 
 def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
