@@ -378,13 +378,16 @@ def hessian(
     tril: bool = False,
     lang: str = "python",
     method: str | None = None,
+    point: Sequence[Any] | None = None,
+    sizes: Sequence[Any] | None = None,
 ) -> GeneratedFunction:
     """The generated Hessian of a function written with JAX or NumPy, as
     :func:`jax.hessian` returns one: ``make_function(f, "hessian", ...)``
     (:mod:`dgraph.codegen.hessian`).
 
     ``args_or_sizes`` are example arguments (arrays: the point the code is checked at
-    first), or their shapes (ints or tuples). For ``f`` returning an array, ``weights``
+    first), or their shapes (ints or tuples); ``point=`` and ``sizes=`` name them as
+    :func:`make_function` and :func:`~dgraph.jacobian` do. For ``f`` returning an array, ``weights``
     (one per output entry) make it the Hessian of the Lagrangian ``vᵀf``, a function
     ``H(x, v)``.
 
@@ -393,6 +396,13 @@ def hessian(
     >>> H(np.array([0.5, 1.0])).round(4).tolist()
     [[-0.4794, 1.0], [1.0, 0.0]]
     """
+    named = [k for k, v in (("point", point), ("sizes", sizes)) if v is not None]
+    if named and (args_or_sizes or len(named) > 1):
+        raise InputError(
+            "hessian: give the example arguments once: positionally, point= or sizes="
+        )
+    if named:
+        args_or_sizes = tuple(point if point is not None else sizes)  # type: ignore[arg-type]
     if not args_or_sizes and not isinstance(f, DGraph | ExpressionSet):
         name = getattr(f, "__name__", "f")
         raise InputError(
