@@ -61,3 +61,13 @@ def test_element_graph_reads_back_from_json(f) -> None:
         str(graph.expr(v)) for v in graph.order()
     ]
     assert dgraph.accumulate(again, "reverse").verified
+
+
+def test_latex_names_the_functions() -> None:
+    """sympy's LaTeX took ``expm1``'s trailing digit for a subscript (``expm_1``)."""
+    import sympy
+
+    graph = dgraph.from_function(lambda x: np.log1p(np.expm1(x) * 2), sizes=[1])
+    text = " ".join(sympy.latex(graph.expr(v)) for v in graph.order() if graph.expr(v) is not None)
+    assert r"\operatorname{expm1}" in text and r"\operatorname{log1p}" in text
+    assert "expm}_{1}" not in text

@@ -12,6 +12,11 @@ derivative ``σ(1 - σ)``: written out as ``1/(1 + exp(-x))``, sympy would diffe
 to ``exp(-x)/(1 + exp(-x))**2``, which is ``inf/inf`` (NaN) where ``exp(-x)`` overflows
 (``x < -709``) though the derivative is 0 there.
 
+:class:`expm1` and :class:`log1p` are sympy's (``sympy.codegen.cfunctions``: C99's,
+NumPy's and JAX's functions in code, so a small argument keeps its digits, as
+``exp(x) - 1`` does not), written ``expm1``/``log1p`` in LaTeX too (sympy's LaTeX takes a
+name's trailing digit for a subscript: ``expm_1``).
+
 :data:`isfinite`, :data:`isnan` and :data:`isinf` are IEEE 754's tests, functions sympy
 knows nothing of (so it never folds them: it takes a real symbol for a finite number),
 under NumPy's, JAX's and C99's names, which lambdify, the printers and the parser read.
@@ -20,8 +25,9 @@ under NumPy's, JAX's and C99's names, which lambdify, the printers and the parse
 from __future__ import annotations
 
 import sympy
+from sympy.codegen import cfunctions
 
-__all__ = ["Logistic", "StopGradient", "isfinite", "isinf", "isnan"]
+__all__ = ["Logistic", "StopGradient", "expm1", "isfinite", "isinf", "isnan", "log1p"]
 
 isfinite = sympy.Function("isfinite")
 isnan = sympy.Function("isnan")
@@ -131,3 +137,17 @@ class Logistic(sympy.Function):
 
 def _written(x: sympy.Expr) -> sympy.Expr:
     return 1 / (1 + sympy.exp(-x))
+
+
+class expm1(cfunctions.expm1):  # lower case: the printers look it up by its name
+    """sympy's ``expm1``, its LaTeX ``\\operatorname{expm1}``."""
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{expm1}}\left({printer._print(self.args[0])}\right)"
+
+
+class log1p(cfunctions.log1p):
+    """sympy's ``log1p``, its LaTeX ``\\operatorname{log1p}``."""
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{log1p}}\left({printer._print(self.args[0])}\right)"

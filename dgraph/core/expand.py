@@ -43,14 +43,13 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.codegen.cfunctions import expm1, log1p
 from sympy.logic.boolalg import Boolean
 
 from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
+from .elementary import Logistic, StopGradient, expm1, isfinite, isinf, isnan, log1p
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.

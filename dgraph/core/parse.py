@@ -25,7 +25,6 @@ import re
 from collections.abc import Callable, Collection, KeysView, Mapping
 
 import sympy
-from sympy.codegen.cfunctions import expm1, log1p
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
@@ -33,7 +32,7 @@ from ..blocks.array_extra import ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient, isfinite, isinf, isnan
+from .elementary import Logistic, StopGradient, expm1, isfinite, isinf, isnan, log1p
 from .nesting import run_nested
 
 __all__ = [
