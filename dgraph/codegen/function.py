@@ -398,9 +398,7 @@ def hessian(
     """
     named = [k for k, v in (("point", point), ("sizes", sizes)) if v is not None]
     if named and (args_or_sizes or len(named) > 1):
-        raise InputError(
-            "hessian: give the example arguments once: positionally, point= or sizes="
-        )
+        raise InputError("hessian: give the example arguments once: positionally, point= or sizes=")
     if named:
         args_or_sizes = tuple(point if point is not None else sizes)  # type: ignore[arg-type]
     if not args_or_sizes and not isinstance(f, DGraph | ExpressionSet):
