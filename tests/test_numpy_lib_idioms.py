@@ -197,6 +197,28 @@ def test_interp_of_traced_values():
     _check(bounded_lookup, bounded_lookup_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5]))
 
 
+def learned_lookup(z):  # a learned table: queries and the values both traced
+    xq, fp = z[:4], z[4:]
+    return np.interp(xq, XP, fp) ** 2 + np.interp(xq[::-1], XP, fp * xq[0], right=0.5)
+
+
+def learned_lookup_ref(z):
+    xq, fp = z[:4], z[4:]
+    return jnp.interp(xq, XP, fp) ** 2 + jnp.interp(xq[::-1], XP, fp * xq[0], right=0.5)
+
+
+def test_interp_of_traced_queries_and_values():
+    """np.interp(xq, XP, fp), xq and fp both depending on the inputs (a spline's values
+    learned, a survey program): refused ("numpy.interp with period=, or xp, fp, ... that
+    depend on the inputs"); each segment's slope is affine in fp now. Queries inside,
+    below and beyond XP, on a knot's left side."""
+    z = np.concatenate([[0.05, 0.33, -0.3, 1.2], [0.3, -1.2, 0.8, 0.1, 1.5]])
+    _check(learned_lookup, learned_lookup_ref, z)
+    H = dgraph.hessian(lambda z: np.sum(learned_lookup(z)), z)(z)
+    want = jref.hessian(lambda z: jnp.sum(learned_lookup_ref(z)))(jnp.asarray(z))
+    np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
+
+
 def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance
     n = k.shape[0]
     K = np.zeros((n + 1, n + 1))

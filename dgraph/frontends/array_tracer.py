@@ -2992,7 +2992,7 @@ def _interp_values(x: np.ndarray, xp: np.ndarray, fp: Any, left: Any, right: Any
 
 
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
-    """``numpy.interp`` at traced ``x`` of constant ``xp``, ``fp``: JAX's rule (the
+    """``numpy.interp`` at traced ``x`` of constant ``xp`` (``fp`` traced too): JAX's rule (the
     segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
     segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
     line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
@@ -3003,16 +3003,18 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
         if _is_traced(fp):
             return _interp_values(_constant(x), _constant(xp), fp, left, right, period)
         return np.interp(_constant(x), xp, fp, left, right, period)
-    if period is not None or any(_is_traced(t) for t in (xp, fp, left, right)):
-        raise _unsupported(
-            f"{what} with period=, or xp, fp, left or right that depend on the inputs"
-        )
-    xs, fs = np.asarray(_constant(xp), float), np.asarray(_constant(fp), float)
-    if xs.ndim != 1 or xs.shape != fs.shape or xs.size < 2:
+    if period is not None or isinstance(fp, Passive) or any(map(_is_traced, (xp, left, right))):
+        raise _unsupported(f"{what} with period=, or xp, left or right that depend on the inputs")
+    xs = np.asarray(_constant(xp), float)
+    fs = fp if _is_traced(fp) else np.asarray(_constant(fp), float)  # a learned table: traced
+    if xs.ndim != 1 or _shape_of(fs) != xs.shape or xs.size < 2:
         raise InputError(f"{what}: xp and fp must be 1-D of one length (at least 2)")
     dx = np.diff(xs)
     flat = np.abs(dx) <= np.spacing(np.finfo(float).eps)
-    slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
+    if _is_traced(fs):  # each segment's slope, affine in fp (0 on a segment of length 0)
+        slope = (fs[1:] - fs[:-1]) * np.where(flat, 0.0, 1.0 / np.where(flat, 1.0, dx))
+    else:
+        slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
     lower, upper = xs[:-1].copy(), xs[1:].copy()
     lower[0], upper[-1] = -np.inf, np.inf
     column = _reshape(x, (*_shape_of(x), 1))
