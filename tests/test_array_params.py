@@ -95,3 +95,24 @@ def test_bad_parameters_are_one_line():
         from_jax(lambda x, w: jnp.sum(w) * jnp.ones(2), X, W, level="array", params=["w"])
     with pytest.raises(InputError, match="depends on the parameters only"):
         from_function(lambda x, w: w * 2.0, sizes=[(3,), (3,)], level="array", params=["w"])
+
+
+def test_element_code_with_parameters_is_checked_against_jax_s_jvp():
+    """A JAX function with parameters and a ``stop_gradient`` (``logsumexp``'s shift):
+    central differences cannot check its code, and with parameters the element level had
+    no JAX ``jvp`` reference, so softmax cross-entropy with its labels as params (and
+    logistic regression with its data) came back "not verified". JAX's ``jvp`` now takes
+    the parameters' values (a vector and a scalar here: in their order, or the check
+    fails); the code verifies and gives JAX's values."""
+
+    def loss(z, y, s):
+        return s * jax.scipy.special.logsumexp(z * s) - jnp.dot(z, y)
+
+    z, y, s = np.array([0.3, -1.2, 2.0]), np.array([0.0, 1.0, 0.0]), 1.7
+    for lang in ("python", "c") if compiler() else ("python",):
+        J = dgraph.make_function(loss, params=["y", "s"], point=[z, y, s], lang=lang)
+        assert J.generated.verified and "JAX's jvp" in J.generated.check.against
+        y2, s2 = np.array([0.2, 0.3, 0.5]), 0.6
+        with jax.enable_x64(True):
+            want = jref.jacobian(loss)(jnp.asarray(z), jnp.asarray(y2), s2)
+        np.testing.assert_allclose(np.ravel(J(z, np.append(y2, s2))), want, rtol=1e-12)
