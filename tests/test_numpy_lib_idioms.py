@@ -219,6 +219,45 @@ def test_interp_of_traced_queries_and_values():
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
 
 
+KNOTS = np.array([0.0, 0.2, 0.5, 0.7, 0.9, 1.0])
+COEFFS = np.arange(20.0).reshape(4, 5) / 10
+
+
+def spline(z):  # a piecewise cubic: each query's segment by searchsorted, clipped
+    c, xq = z[:5], z[5:]
+    i = np.clip(np.searchsorted(KNOTS, xq) - 1, 0, 4)
+    t = xq - KNOTS[i]  # a module's constant table at those positions
+    cell = np.clip(np.floor(xq * 5), 0, 4).astype(int)
+    return c[i] + t * (COEFFS[1, i] + t * np.take(COEFFS[2], i)) + c[cell] * t**3
+
+
+def spline_ref(z):
+    c, xq = z[:5], z[5:]
+    knots, coeffs = jnp.asarray(KNOTS), jnp.asarray(COEFFS)
+    i = jnp.clip(jnp.searchsorted(knots, xq) - 1, 0, 4)
+    t = xq - knots[i]
+    cell = jnp.clip(jnp.floor(xq * 5), 0, 4).astype(int)
+    return c[i] + t * (coeffs[1, i] + t * jnp.take(coeffs[2], i)) + c[cell] * t**3
+
+
+def test_a_spline_reads_tables_at_positions_from_searchsorted():
+    """np.searchsorted's segment, clipped to the table (and np.floor's cell, clipped),
+    indexes a traced array (c[i]) and a module's constant ones (KNOTS[i], COEFFS[1, i],
+    np.take(COEFFS[2], i)): refused ("converting an array that depends on the inputs to
+    a NumPy array", "supported at positions from np.argmax, np.argmin or np.argsort");
+    positions bounded to the axis are a take_dynamic now (of a constant: a passive value).
+    Unbounded ones stay refused. Jacobian and Hessian against JAX."""
+    z = np.concatenate([[0.3, -1.2, 0.8, 0.1, 1.5], [0.1, 0.55, 0.95, -0.2, 1.3]])
+    _check(spline, spline_ref, z)  # the array level: take_dynamic has no element level
+    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z)(z)
+    want = jref.hessian(lambda z: jnp.sum(spline_ref(z) ** 2))(jnp.asarray(z))
+    np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
+    for unbounded in (lambda x: x * x[np.searchsorted(KNOTS, x) - 1],
+                      lambda x: x * KNOTS[np.floor(x).astype(int)]):  # fmt: skip
+        with pytest.raises(InputError, match="supported"):
+            dgraph.from_function(unbounded, sizes=[(3,)], level="array")
+
+
 def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance
     n = k.shape[0]
     K = np.zeros((n + 1, n + 1))
