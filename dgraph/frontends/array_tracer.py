@@ -4312,9 +4312,6 @@ def _build(
     for name, op, _ in tape.entries:
         if op is not None and any(u in varies for u in op.vertices()):
             varies.add(name)
-    for out_name, name in returned:
-        if name not in varies and params:
-            raise InputError(f"{label}: output {out_name!r} depends on the parameters only")
     active = {name for _, name in returned}
     for name, op, _ in reversed(tape.entries):
         if name in active and op is not None:

@@ -1193,10 +1193,11 @@ def _graph(
     records = reader.records
     parameters = parameters or {}
     varies = _varying(reader, {n for n, _ in inputs})
-    for key, value in outputs:
-        if isinstance(value, str) and value not in varies and parameters:
-            raise InputError(f"{where}: output {key!r} depends on the parameters only")
     constant = _constant_outputs(outputs, where)
+    for key, value in outputs:  # of the parameters only: computed from them, no edge
+        if isinstance(value, str) and value not in varies:
+            shape = parameters.get(value) or records[reader.index[value]].op.shape
+            constant[key] = ArrayOp("copy", (value,), (), tuple(shape))
     returned_order = [key for key, _ in outputs]  # the outputs' order: the function's
     outputs = [(key, value) for key, value in outputs if key not in constant]
     live = live_records(reader, [v for _, v in outputs], varies)
