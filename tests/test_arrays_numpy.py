@@ -576,6 +576,12 @@ def scalar(a, b):
 
 def running(u):
     return np.cumprod(u, axis=0) + np.exp(u)
+
+
+def kalman_gain(x, P):
+    H, R = np.array([[1.0, 0.0]]), np.array([[0.1]])
+    K = P @ H.T @ np.linalg.inv(H @ P @ H.T + R)
+    return x + K @ (np.array([0.7]) - H @ x)
 """
 
 
@@ -592,6 +598,16 @@ def test_cli_inputs_with_a_shape_build_the_array_level(module, capsys):
         data = json.loads(capsys.readouterr().out)
         assert data["inputs"] == ["u"] and data["outputs"] == ["y"]
         assert len(data["intermediates"]) == 11  # pad, 4 slices, 3 adds, mul, sub, exp
+
+
+def test_a_one_by_one_constant_is_described_as_its_number(module, capsys):
+    """A Kalman update's 1×1 noise matrix R: structure, accumulate and render printed the
+    blocks' legend with float() of the (1, 1) array, an internal error ("only
+    0-dimensional arrays can be converted to Python scalars", exit 1)."""
+    argv = [f"{module}:kalman_gain", "--inputs", "x:2,P:2x2"]
+    for command in ("structure", "accumulate"):
+        assert main([command, *argv]) == 0
+        assert "verified" in capsys.readouterr().out or command == "structure"
 
 
 def test_cli_several_inputs_and_level(module, capsys):
