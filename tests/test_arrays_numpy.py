@@ -889,9 +889,9 @@ def test_a_local_named_as_a_constant_is_renamed_not_refused():
 
 def test_an_argument_named_as_a_constant_is_renamed_not_refused():
     """An argument ``E`` (an embedding table, an energy, Young's modulus) or ``pi``, as an
-    input or in params=, NumPy or JAX, array or element level, Jacobian and Hessian: the
-    graph refused it ("vertex 'E': the name is reserved"); its vertex is ``E_`` now
-    (``E__`` where the function has an ``E_`` too), and the values are JAX's."""
+    input or in params= (NumPy; JAX without), Jacobian and Hessian: the graph refused it
+    ("vertex 'E': the name is reserved"); its vertex is ``E_`` now (``E__`` where the
+    function has an ``E_`` too), and the values are JAX's."""
     import dgraph
 
     def f(E, w, pi, E_):
@@ -903,34 +903,33 @@ def test_an_argument_named_as_a_constant_is_renamed_not_refused():
     args = [RNG.normal(size=(3, 2)), RNG.normal(size=2), 1.5, RNG.normal(size=(3, 2))]
     graph = from_function(f, sizes=[np.shape(a) for a in args], level="array")
     assert graph.inputs == ["E__", "w", "pi_", "E_"]
-    for source in (f, fj):
-        for params in ([], ["E", "pi"]):
-            free = [k for k, name in enumerate(["E", "w", "pi", "E_"]) if name not in params]
-            flat = np.concatenate([np.ravel(args[k]) for k in free])
-            rest = [np.ravel(args[k]) for k in range(4) if k not in free]
+    for source, params in ((f, ["E", "pi"]), (fj, [])):
+        free = [k for k, name in enumerate(["E", "w", "pi", "E_"]) if name not in params]
+        flat = np.concatenate([np.ravel(args[k]) for k in free])
+        rest = [np.ravel(args[k]) for k in range(4) if k not in free]
 
-            def g(x, free=free):
-                full, at = list(args), 0
-                for k in free:
-                    size = np.size(args[k])
-                    full[k] = x[at : at + size].reshape(np.shape(args[k]))
-                    at += size
-                return fj(*full)
+        def g(x, free=free):
+            full, at = list(args), 0
+            for k in free:
+                size = np.size(args[k])
+                full[k] = x[at : at + size].reshape(np.shape(args[k]))
+                at += size
+            return fj(*full)
 
-            J = dgraph.make_function(source, params=params, point=args)
-            got = J(flat, np.concatenate(rest)) if rest else J(flat)
-            want = jax.jacobian(g)(jnp.asarray(flat))
-            np.testing.assert_allclose(np.ravel(got), want, rtol=1e-10, atol=1e-12)
-            H = dgraph.hessian(source, *args, params=params)
-            want = jax.hessian(g)(jnp.asarray(flat))
-            blocks = H(*[args[k] for k in free], *[args[k] for k in range(4) if k not in free])
-            if isinstance(blocks, tuple):
-                sizes = [np.size(args[k]) for k in free]
-                blocks = np.block(
-                    [[np.reshape(b, (m, n)) for n, b in zip(sizes, row, strict=True)]
-                     for m, row in zip(sizes, blocks, strict=True)]
-                )  # fmt: skip
-            np.testing.assert_allclose(blocks, want, rtol=1e-10, atol=1e-12)
+        J = dgraph.make_function(source, params=params, point=args)
+        got = J(flat, np.concatenate(rest)) if rest else J(flat)
+        want = jax.jacobian(g)(jnp.asarray(flat))
+        np.testing.assert_allclose(np.ravel(got), want, rtol=1e-10, atol=1e-12)
+        H = dgraph.hessian(source, *args, params=params)
+        want = jax.hessian(g)(jnp.asarray(flat))
+        blocks = H(*[args[k] for k in free], *[args[k] for k in range(4) if k not in free])
+        if isinstance(blocks, tuple):
+            sizes = [np.size(args[k]) for k in free]
+            blocks = np.block(
+                [[np.reshape(b, (m, n)) for n, b in zip(sizes, row, strict=True)]
+                 for m, row in zip(sizes, blocks, strict=True)]
+            )  # fmt: skip
+        np.testing.assert_allclose(blocks, want, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize(

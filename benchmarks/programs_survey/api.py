@@ -126,9 +126,8 @@ class Program:
         sparse = lang.endswith("sp")
         lang = lang.replace("sp", "") or "python"
         if kind == "accum":
-            if self.params:
-                return "skip (params)"
-            return f"verified={dgraph.jacobian(self.f, point=self.points[0]).verified}"
+            es = dgraph.jacobian(self.f, point=self.points[0], params=self.params)
+            return f"verified={es.verified}"
         if kind in ("hess", "hvp") and not self.scalar:
             return "skip"
         G = self.made(kind, lang, sparse)

@@ -2,6 +2,7 @@
 runs (before the fixes), cli2.log (rows run again) and api2.log the final ones:
 ``python table.py FOLDER``."""
 
+import os
 import re
 import sys
 
@@ -20,6 +21,7 @@ CLI_GROUPS = [
     ("accumulate --hessian", ["acc-hessian"]),
 ]
 API_GROUPS = [
+    ("dgraph.jacobian", ["accum"]),
     (
         "make_function jacobian (py, sparse, c, c sparse, jax)",
         ["jacobian", "jacobian-sp", "jacobian-c", "jacobian-csp", "jacobian-jax"],
@@ -95,6 +97,8 @@ def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "."
     cli1, cli2 = (read(f"{folder}/{f}", "cli") for f in ("cli1.log", "cli2.log"))
     api1, api2 = (read(f"{folder}/{f}", "api") for f in ("api1.log", "api2.log"))
+    if os.path.exists(f"{folder}/api3.log"):  # cases run again after a later fix
+        api2.update(read(f"{folder}/api3.log", "api"))
     head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
