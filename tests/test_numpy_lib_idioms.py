@@ -255,6 +255,32 @@ def test_a_spline_reads_tables_at_positions_from_searchsorted():
             dgraph.from_function(unbounded, sizes=[(3,)], level="array")
 
 
+def bilinear(z, xp=np):  # an image sampled at points: its cell by np.floor, clipped
+    img, pts = z[:25].reshape(5, 5), z[25:].reshape(3, 2)
+    x, y = pts[:, 0], pts[:, 1]
+    i = xp.clip(xp.floor(x), 0, 3).astype(int)
+    j = xp.clip(xp.floor(y), 0, 3).astype(int)
+    tx, ty = x - i, y - j
+    top = img[i, j] * (1 - tx) + img[i + 1, j] * tx
+    return top * (1 - ty) + (img[i, j + 1] * (1 - tx) + img[i + 1, j + 1] * tx) * ty
+
+
+def test_an_image_read_at_cells_from_np_floor():
+    """img[i, j] at cells np.floor finds, clipped (bilinear sampling, survey40): refused
+    ("supported along one axis ..., not at several (x[i, j])"); with every axis bounded
+    it is the flat image at i·n + j. A cell past the last column stays refused (NumPy
+    would raise at run time, a flat read would take the next row)."""
+    z = np.concatenate([np.linspace(-1.0, 1.0, 25) ** 3, [0.3, 1.6, 2.2, 3.7, 3.5, 0.4]])
+    _check(bilinear, lambda z: bilinear(z, jnp), z)
+
+    def past_the_last_column(u):  # i·5 + j within the 25 entries, j not within 5
+        i, j = (np.clip(np.floor(u[k]), 0, 3).astype(int) for k in (0, 1))
+        return u[i, j + 2] * u[2]
+
+    with pytest.raises(InputError, match="not at several"):
+        dgraph.from_function(past_the_last_column, sizes=[(5, 5)], level="array")
+
+
 def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance
     n = k.shape[0]
     K = np.zeros((n + 1, n + 1))

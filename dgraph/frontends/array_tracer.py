@@ -1365,11 +1365,15 @@ def _index(x: TracedArray, key: Any) -> Any:
         and all(k == slice(None) for k in key[at + 1 :])
     ):  # c[0, i]: NumPy's advanced indices side by side, as c[0][i]
         return _take_computed(_index(x, key[:at]), key[at], 0)
+    flat = _cell_positions(x.shape, key) if computed else None
+    if flat is not None:  # img[i, j]: the flat array at i·n + j
+        return _take_computed(_reshape(x, (-1,)), flat, 0)
     if computed:  # x[i, j] at cells found from the inputs (np.floor(u).astype(int))
         raise DataDependentIndex(
             "indexing at positions computed from the inputs is supported along one axis"
             " (x[i], x[:, i], at positions from np.argmax, np.argmin or np.argsort), not at"
-            " several (x[i, j]) or beside other indices: use np.where"
+            " several (x[i, j]) or beside other indices unless every axis has one, bounded"
+            " to it (np.clip(np.floor(u), 0, n - 1)): else use np.where"
         )
     for k in key:
         if _is_traced(k):
@@ -1647,10 +1651,35 @@ class MaskedSelection:
         raise DataDependentIndex(f"{_MASKED} (.{name} of it is not read)")
 
 
+def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
+    """``x[i, j]``'s flat positions ``i·n + j`` (a passive value) where every axis has an
+    index, each an integer or whole numbers bounded to its axis (:func:`whole_range`),
+    the computed ones of one shape (at most 1-D); else None."""
+    if len(key) != len(shape) or not all(isinstance(k, (Passive, numbers.Integral)) for k in key):
+        return None
+    computed = [k for k in key if isinstance(k, Passive)]
+    if len({k.shape for k in computed}) != 1 or computed[0].ndim > 1:
+        return None
+    flat: Any = 0
+    for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
+        if isinstance(k, Passive):
+            found = whole_range(k.op)
+            if found is None or found[0] < 0 or found[1] > n - 1:
+                return None
+        elif not -n <= k < n:
+            return None
+        flat = flat + k * int(stride) if isinstance(k, Passive) else flat + (k % n) * int(stride)
+    return flat
+
+
 def _constant_at(table: np.ndarray, key: Any) -> Any:
     """A constant array at positions computed from the inputs: one such index along one
-    axis, after integers (``table[0, i]``) and before full slices (``table[i, :]``)."""
+    axis, after integers (``table[0, i]``) and before full slices (``table[i, :]``), or
+    one on every axis (``table[i, j]``)."""
     key = key if isinstance(key, tuple) else (key,)
+    flat = _cell_positions(table.shape, key)
+    if flat is not None:
+        return _take_computed(Const.of(np.ravel(table).astype(float)), flat, 0)
     at = [j for j, k in enumerate(key) if isinstance(k, Passive)]
     if (
         len(at) != 1
