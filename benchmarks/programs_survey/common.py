@@ -1,4 +1,4 @@
-"""Programs as users write them (session 40, survey40): 27 small ML and science
+"""Programs as users write them (session 40, survey40): 37 small ML and science
 programs in ``programs/``, each ``<name>_np.py`` (NumPy, read with ``--inputs``) and
 ``<name>_jax.py`` (jax.numpy), their inputs (``INPUTS``), parameters (``PARAMS``) and
 points (``POINT``) in the NumPy file. ``api.py`` compares every API case with JAX,
@@ -12,7 +12,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "programs"))
 
-SCALAR = {"xent", "embed", "logreg", "lj", "convlax", "mlploss"}
+SCALAR = {"xent", "embed", "logreg", "lj", "convlax", "mlploss", "gmm", "pendulum", "tv", "huber"}
 NAMES = [
     "mlp",
     "mlploss",
@@ -41,6 +41,16 @@ NAMES = [
     "cumdiff",
     "fft",
     "complex",
+    "gru",
+    "rk4",
+    "gmm",
+    "heat",
+    "masked",
+    "pendulum",
+    "tv",
+    "huber",
+    "polar",
+    "bilinear",
 ]
 
 

@@ -97,15 +97,20 @@ def cell(before, after):
 
 # cli1.log ran these after their fix was in the tree; the base tree (41bb1d24) refused
 # each at reading: the argument E, the spline's positions, np.interp of traced fp
-REFUSED_BEFORE = {"embed", "spline", "interp"}
+REFUSED_BEFORE = {"embed", "spline", "interp", "bilinear"}
+REFUSED_BEFORE_API = {("bilinear", "np")}  # img[i, j] (its first run, interactive)
 
 
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "."
     cli1, cli2 = (read(f"{folder}/{f}", "cli") for f in ("cli1.log", "cli2.log"))
     api1, api2 = (read(f"{folder}/{f}", "api") for f in ("api1.log", "api2.log"))
-    if os.path.exists(f"{folder}/api3.log"):  # cases run again after a later fix
-        api2.update(read(f"{folder}/api3.log", "api"))
+    for later in ("cli3.log", "cli4.log"):  # the ten programs added later: one run each
+        if os.path.exists(f"{folder}/{later}"):
+            cli1.update(read(f"{folder}/{later}", "cli"))
+    for later in ("api3.log", "api4.log"):  # cases run again after a later fix; the ten
+        if os.path.exists(f"{folder}/{later}"):
+            api2.update(read(f"{folder}/{later}", "api"))
     head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -125,6 +130,10 @@ def main():
                 after = merge([api_state(api2.get((n, v, k))) for k in keys])
                 first = [api1.get((n, v, k)) if k != "hvp" else api2.get((n, v, k)) for k in keys]
                 before = merge([api_state(line) for line in first])  # hvp: the harness's
+                if (n, v) in REFUSED_BEFORE_API:
+                    before = "ref"
+                elif not any(first):  # a program added later: its one run
+                    before = after
                 cells.append(cell(before, after) if after != "-" else "-")
             row.append(" / ".join(cells))
         print("| " + " | ".join(row) + " |")
