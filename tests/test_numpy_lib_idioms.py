@@ -279,6 +279,8 @@ def test_an_image_read_at_cells_from_np_floor():
 
     with pytest.raises(InputError, match="not at several"):
         dgraph.from_function(past_the_last_column, sizes=[(5, 5)], level="array")
+    with pytest.raises(InputError, match="not at several"):  # masks: NumPy's nonzero, not 0/1
+        dgraph.from_function(lambda u: u[u[0] > 0, u[1] > 0], sizes=[(2, 2)], level="array")
 
 
 def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance

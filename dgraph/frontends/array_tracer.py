@@ -1660,6 +1660,8 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
     computed = [k for k in key if isinstance(k, Passive)]
     if len({k.shape for k in computed}) != 1 or computed[0].ndim > 1:
         return None
+    if any(k.op.primitive in _MASKS for k in computed):  # x[mask, mask2]: NumPy's nonzero
+        return None
     flat: Any = 0
     for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
         if isinstance(k, Passive):
