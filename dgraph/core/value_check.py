@@ -581,9 +581,10 @@ def reference_jvp(
             inputs = {**point.inputs}  # array parameters kept
             inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
             values = vertex_values(graph, inputs, point.frozen)
-            if not _finite(values):
-                return None
-            out.append({y: values[y] for y in outputs})
+            moved = {y: values[y] for y in outputs}
+            if not _finite(moved):  # an infinity inside (a mask's -inf before exp): its
+                return None  # outputs' differences still measure J·v (the point's rule)
+            out.append(moved)
         return out
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
