@@ -77,6 +77,23 @@ def read(path, kind):
     return found
 
 
+def logs(folder, kind, first, final):
+    """The first run of each row (the first log that has it) and the final one (the
+    last): cli3/cli4 and api4 hold the ten programs added later; cli2, cli4 and api3
+    rows run again after a fix."""
+    before, after = {}, {}
+    for name in first:
+        path = f"{folder}/{name}.log"
+        if os.path.exists(path):
+            for key, line in read(path, kind).items():
+                before.setdefault(key, line)
+    for name in final:
+        path = f"{folder}/{name}.log"
+        if os.path.exists(path):
+            after.update(read(path, kind))
+    return before, after
+
+
 def merge(states):
     states = [s for s in states if s not in (None, "-")]
     if not states:
@@ -103,14 +120,8 @@ REFUSED_BEFORE_API = {("bilinear", "np")}  # img[i, j] (its first run, interacti
 
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else "."
-    cli1, cli2 = (read(f"{folder}/{f}", "cli") for f in ("cli1.log", "cli2.log"))
-    api1, api2 = (read(f"{folder}/{f}", "api") for f in ("api1.log", "api2.log"))
-    for later in ("cli3.log", "cli4.log"):  # the ten programs added later: one run each
-        if os.path.exists(f"{folder}/{later}"):
-            cli1.update(read(f"{folder}/{later}", "cli"))
-    for later in ("api3.log", "api4.log"):  # cases run again after a later fix; the ten
-        if os.path.exists(f"{folder}/{later}"):
-            api2.update(read(f"{folder}/{later}", "api"))
+    cli1, cli2 = logs(folder, "cli", ("cli1", "cli3", "cli4"), ("cli1", "cli3", "cli2", "cli4"))
+    api1, api2 = logs(folder, "api", ("api1", "api4"), ("api2", "api4", "api3"))
     head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
