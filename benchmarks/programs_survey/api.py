@@ -33,20 +33,11 @@ def dense(b):
 
 
 def assemble(res, out_sizes, in_sizes):
-    """A tensor function's blocks (JAX's nesting) as one matrix."""
-    no, ni = len(out_sizes), len(in_sizes)
-    if no == 1 and ni == 1:
-        grid = [[res]]
-    elif no == 1:
-        grid = [list(res)]
-    elif ni == 1:
-        grid = [[r] for r in res]
-    else:
-        grid = [list(r) for r in res]
-    return np.block(
-        [[dense(grid[i][j]).reshape(out_sizes[i], in_sizes[j]) for j in range(ni)]
-         for i in range(no)]
-    )  # fmt: skip
+    """A tensor function's blocks as one matrix: JAX's nesting (a tuple over the outputs
+    of tuples over the inputs, one level dropped where there is one) lists them row by
+    row."""
+    blocks = iter(jax.tree_util.tree_leaves(res, is_leaf=lambda a: not isinstance(a, tuple)))
+    return np.block([[dense(next(blocks)).reshape(m, n) for n in in_sizes] for m in out_sizes])
 
 
 def split(v, sizes, shapes):

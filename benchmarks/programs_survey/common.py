@@ -1,16 +1,21 @@
 """Programs as users write them (session 40, survey40): 37 small ML and science
-programs in ``programs/``, each ``<name>_np.py`` (NumPy, read with ``--inputs``) and
-``<name>_jax.py`` (jax.numpy), their inputs (``INPUTS``), parameters (``PARAMS``) and
+programs in ``programs/``, each ``<name>_np.py`` (NumPy, read with ``--inputs``) and a
+JAX version (``<name>_jax.py`` where it is written apart, else the NumPy one in
+jax.numpy), their inputs (``INPUTS``), parameters (``PARAMS``) and
 points (``POINT``) in the NumPy file. ``api.py`` compares every API case with JAX,
 ``cli.py`` runs every command twice, ``table.py`` tabulates the two logs."""
 
 import importlib
 import os
+import re
 import sys
+import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "programs"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TWINS = tempfile.mkdtemp(prefix="jax_twins_")  # the JAX versions read off the NumPy ones
+sys.path[:0] = [os.path.join(HERE, "programs"), TWINS]
 
 SCALAR = {"xent", "embed", "logreg", "lj", "convlax", "mlploss", "gmm", "pendulum", "tv", "huber"}
 NAMES = [
@@ -54,11 +59,25 @@ NAMES = [
 ]
 
 
+def _jax_twin(name):
+    """``<name>_jax``: its file where the JAX version is written apart (``jax.nn``,
+    ``logsumexp``, ``lax``), else the NumPy file with ``np.`` read as ``jnp.``, written to
+    a folder of its own and imported from there."""
+    if os.path.exists(os.path.join(HERE, "programs", name + "_jax.py")):
+        return importlib.import_module(name + "_jax")
+    with open(os.path.join(HERE, "programs", name + "_np.py"), encoding="utf-8") as fh:
+        text = fh.read()
+    text = "import jax.numpy as jnp\n" + re.sub(r"\bnp\.", "jnp.", text)
+    with open(os.path.join(TWINS, name + "_jax.py"), "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return importlib.import_module(name + "_jax")
+
+
 def load(name):
     np_mod = None
-    if os.path.exists(os.path.join(os.path.dirname(__file__), "programs", name + "_np.py")):
+    if os.path.exists(os.path.join(HERE, "programs", name + "_np.py")):
         np_mod = importlib.import_module(name + "_np")
-    jax_mod = importlib.import_module(name + "_jax")
+    jax_mod = _jax_twin(name)
     spec_mod = np_mod or jax_mod
     specs = []
     for item in spec_mod.INPUTS.split(","):
