@@ -37,6 +37,30 @@ def test_jacobian_of_a_function_agrees_with_sympy():
     assert np.allclose(np.array(got.evalf(), dtype=float), _sympy_jacobian((1.5, 0.3)))
 
 
+def test_jacobian_takes_params_as_make_function_does():
+    """``dgraph.jacobian(loss, point=[w, X, y], params=["X", "y"])``: a logistic loss over
+    a data matrix was refused ("method 'markowitz' takes no option 'params'") while
+    make_function and hessian took params=. The verified set's code gives JAX's
+    gradient at other data."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def loss(w, X, y, xp=np):
+        return xp.mean(xp.logaddexp(0.0, -y * (X @ w))) + 0.01 * xp.dot(w, w)
+
+    rng = np.random.default_rng(0)
+    w, X, y = rng.normal(size=3), rng.normal(size=(6, 3)), np.sign(rng.normal(size=6))
+    es = dgraph.jacobian(lambda w, X, y: loss(w, X, y), point=[w, X, y], params=["X", "y"])
+    assert es.verified and len(es.graph.inputs) == 3
+    X2 = X[::-1] * 0.5
+    with jax.enable_x64(True):
+        want = jax.grad(lambda w: loss(w, X2, y, jnp))(w)
+    got = dgraph.make_function(es)(w, np.concatenate([X2.ravel(), y]))
+    np.testing.assert_allclose(np.ravel(got), want, rtol=1e-12)
+    with pytest.raises(DGraphError, match="params= are for a Python function"):
+        dgraph.jacobian(es.graph, params=["X"])
+
+
 def test_as_matrix_is_noncommutative_with_zeros_where_no_path(two_blocks_graph):
     es = dgraph.accumulate(two_blocks_graph, "markowitz")
     M = es.as_matrix()

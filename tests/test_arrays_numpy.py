@@ -576,6 +576,18 @@ def scalar(a, b):
 
 def running(u):
     return np.cumprod(u, axis=0) + np.exp(u)
+
+
+def causal_softmax(s):
+    masked = np.where(np.tril(np.ones((3, 3))) > 0, s, -np.inf)
+    e = np.exp(masked - np.max(masked, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def kalman_gain(x, P):
+    H, R = np.array([[1.0, 0.0]]), np.array([[0.1]])
+    K = P @ H.T @ np.linalg.inv(H @ P @ H.T + R)
+    return x + K @ (np.array([0.7]) - H @ x)
 """
 
 
@@ -592,6 +604,25 @@ def test_cli_inputs_with_a_shape_build_the_array_level(module, capsys):
         data = json.loads(capsys.readouterr().out)
         assert data["inputs"] == ["u"] and data["outputs"] == ["y"]
         assert len(data["intermediates"]) == 11  # pad, 4 slices, 3 adds, mul, sub, exp
+
+
+def test_a_one_by_one_constant_is_described_as_its_number(module, capsys):
+    """A Kalman update's 1×1 noise matrix R: structure, accumulate and render printed the
+    blocks' legend with float() of the (1, 1) array, an internal error ("only
+    0-dimensional arrays can be converted to Python scalars", exit 1)."""
+    argv = [f"{module}:kalman_gain", "--inputs", "x:2,P:2x2"]
+    for command in ("structure", "accumulate"):
+        assert main([command, *argv]) == 0
+        assert "verified" in capsys.readouterr().out or command == "structure"
+
+
+def test_a_causal_mask_s_infinities_leave_the_check_its_differences(module, capsys):
+    """Attention's causal mask, ``np.where(mask, s, -np.inf)`` before the softmax:
+    ``accumulate`` said "NOT verified: ... the program is not finite beside the point"
+    and exited 1, central differences refusing any point whose intermediates are not all
+    finite. The outputs are finite there, and their differences are the reference."""
+    assert main(["accumulate", f"{module}:causal_softmax", "--inputs", "s:3x3"]) == 0
+    assert "verified (exact" in capsys.readouterr().out
 
 
 def test_cli_several_inputs_and_level(module, capsys):
@@ -869,6 +900,51 @@ def test_a_local_named_as_a_constant_is_renamed_not_refused():
 
     graph = check(f, lambda x: f(x, jnp), [RNG.normal(size=5)])
     assert not {"E", "pi"} & set(graph.vertices)
+
+
+def test_an_argument_named_as_a_constant_is_renamed_not_refused():
+    """An argument ``E`` (an embedding table, an energy, Young's modulus) or ``pi``, as an
+    input or in params= (NumPy; JAX without), Jacobian and Hessian: the graph refused it
+    ("vertex 'E': the name is reserved"); its vertex is ``E_`` now (``E__`` where the
+    function has an ``E_`` too), and the values are JAX's."""
+    import dgraph
+
+    def f(E, w, pi, E_):
+        return np.sum(np.tanh(E @ w) ** 2) * pi + np.sum(E * E_**2)
+
+    def fj(E, w, pi, E_):
+        return jnp.sum(jnp.tanh(E @ w) ** 2) * pi + jnp.sum(E * E_**2)
+
+    args = [RNG.normal(size=(3, 2)), RNG.normal(size=2), 1.5, RNG.normal(size=(3, 2))]
+    graph = from_function(f, sizes=[np.shape(a) for a in args], level="array")
+    assert graph.inputs == ["E__", "w", "pi_", "E_"]
+    for source, params in ((f, ["E", "pi"]), (fj, [])):
+        free = [k for k, name in enumerate(["E", "w", "pi", "E_"]) if name not in params]
+        flat = np.concatenate([np.ravel(args[k]) for k in free])
+        rest = [np.ravel(args[k]) for k in range(4) if k not in free]
+
+        def g(x, free=free):
+            full, at = list(args), 0
+            for k in free:
+                size = np.size(args[k])
+                full[k] = x[at : at + size].reshape(np.shape(args[k]))
+                at += size
+            return fj(*full)
+
+        J = dgraph.make_function(source, params=params, point=args)
+        got = J(flat, np.concatenate(rest)) if rest else J(flat)
+        want = jax.jacobian(g)(jnp.asarray(flat))
+        np.testing.assert_allclose(np.ravel(got), want, rtol=1e-10, atol=1e-12)
+        H = dgraph.hessian(source, *args, params=params)
+        want = jax.hessian(g)(jnp.asarray(flat))
+        blocks = H(*[args[k] for k in free], *[args[k] for k in range(4) if k not in free])
+        if isinstance(blocks, tuple):
+            sizes = [np.size(args[k]) for k in free]
+            blocks = np.block(
+                [[np.reshape(b, (m, n)) for n, b in zip(sizes, row, strict=True)]
+                 for m, row in zip(sizes, blocks, strict=True)]
+            )  # fmt: skip
+        np.testing.assert_allclose(blocks, want, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize(

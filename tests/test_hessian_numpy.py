@@ -184,6 +184,28 @@ def test_a_parameter_of_a_numpy_function_is_taken_per_call():
     np.testing.assert_allclose(H(X, b), ref, rtol=1e-13, atol=1e-13)
 
 
+def test_a_parameter_before_the_input_is_taken_in_its_place():
+    """``f(a, x)`` with ``params=["a"]``: the graph takes x, then a (H(x, a), as the JAX
+    path); the example arguments were given to it in f's order, a for x (a traceback
+    where their shapes differ: "cannot reshape array of size 4 into shape (7,)", a check
+    at a swapped point where they agree). Hessian and hvp, python and C."""
+
+    def f(a, x):
+        return np.sum(a[1:] * np.tanh(x * a[0]) ** 2)
+
+    a = np.linspace(0.5, 1.5, N + 1)
+    b = a[::-1] * 0.5
+    with jax.enable_x64(True):
+        g = jax.hessian(lambda x: jnp.sum(b[1:] * jnp.tanh(x * b[0]) ** 2))
+        ref = np.asarray(g(jnp.asarray(X)))
+    v = np.linspace(-1.0, 1.0, N)
+    for lang in ("python", "c") if compiler() else ("python",):
+        H = dgraph.hessian(f, a, X, params=["a"], lang=lang)
+        np.testing.assert_allclose(H(X, b), ref, rtol=1e-12, atol=1e-14)
+    hvp = dgraph.make_function(f, "hvp", params=["a"], point=[a, X])
+    np.testing.assert_allclose(hvp(X, b, v), ref @ v, rtol=1e-12, atol=1e-14)
+
+
 class _Namespace:
     xp = jnp  # JAX reached through an attribute: uses_jax does not see it
 

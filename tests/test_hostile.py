@@ -762,11 +762,6 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":masked_vector_write", "--inputs", "x:4"],
         "assignment x[mask] = value by a mask computed from the inputs takes a number",
     ),
-    (  # a local so named is renamed (real_programs6.py's numpy_tv_pad_reflect); an argument is not
-        "numpy-argument-named-e",
-        ["structure", H("numpy_model.py") + ":energy_named_e", "--inputs", "E:4"],
-        "vertex 'E': the name is reserved (a keyword or a constant)",
-    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of an array"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.spacing"),

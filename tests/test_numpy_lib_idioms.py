@@ -197,6 +197,92 @@ def test_interp_of_traced_values():
     _check(bounded_lookup, bounded_lookup_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5]))
 
 
+def learned_lookup(z):  # a learned table: queries and the values both traced
+    xq, fp = z[:4], z[4:]
+    return np.interp(xq, XP, fp) ** 2 + np.interp(xq[::-1], XP, fp * xq[0], right=0.5)
+
+
+def learned_lookup_ref(z):
+    xq, fp = z[:4], z[4:]
+    return jnp.interp(xq, XP, fp) ** 2 + jnp.interp(xq[::-1], XP, fp * xq[0], right=0.5)
+
+
+def test_interp_of_traced_queries_and_values():
+    """np.interp(xq, XP, fp), xq and fp both depending on the inputs (a spline's values
+    learned, a survey program): refused ("numpy.interp with period=, or xp, fp, ... that
+    depend on the inputs"); each segment's slope is affine in fp now. Queries inside,
+    below and beyond XP, on a knot's left side."""
+    z = np.concatenate([[0.05, 0.33, -0.3, 1.2], [0.3, -1.2, 0.8, 0.1, 1.5]])
+    _check(learned_lookup, learned_lookup_ref, z)
+
+
+KNOTS = np.array([0.0, 0.2, 0.5, 0.7, 0.9, 1.0])
+COEFFS = np.arange(20.0).reshape(4, 5) / 10
+
+
+def spline(z):  # a piecewise cubic: each query's segment by searchsorted, clipped
+    c, xq = z[:5], z[5:]
+    i = np.clip(np.searchsorted(KNOTS, xq) - 1, 0, 4)
+    t = xq - KNOTS[i]  # a module's constant table at those positions
+    cell = np.clip(np.floor(xq * 5), 0, 4).astype(int)
+    return c[i] + t * (COEFFS[1, i] + t * np.take(COEFFS[2], i)) + c[cell] * t**3
+
+
+def spline_ref(z):
+    c, xq = z[:5], z[5:]
+    knots, coeffs = jnp.asarray(KNOTS), jnp.asarray(COEFFS)
+    i = jnp.clip(jnp.searchsorted(knots, xq) - 1, 0, 4)
+    t = xq - knots[i]
+    cell = jnp.clip(jnp.floor(xq * 5), 0, 4).astype(int)
+    return c[i] + t * (coeffs[1, i] + t * jnp.take(coeffs[2], i)) + c[cell] * t**3
+
+
+def test_a_spline_reads_tables_at_positions_from_searchsorted():
+    """np.searchsorted's segment, clipped to the table (and np.floor's cell, clipped),
+    indexes a traced array (c[i]) and a module's constant ones (KNOTS[i], COEFFS[1, i],
+    np.take(COEFFS[2], i)): refused ("converting an array that depends on the inputs to
+    a NumPy array", "supported at positions from np.argmax, np.argmin or np.argsort");
+    positions bounded to the axis are a take_dynamic now (of a constant: a passive value).
+    Unbounded ones stay refused. Jacobian and Hessian against JAX."""
+    z = np.concatenate([[0.3, -1.2, 0.8, 0.1, 1.5], [0.1, 0.55, 0.95, -0.2, 1.3]])
+    _check(spline, spline_ref, z)  # the array level: take_dynamic has no element level
+    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z)(z)
+    want = jref.hessian(lambda z: jnp.sum(spline_ref(z) ** 2))(jnp.asarray(z))
+    np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
+    for unbounded in (lambda x: x * x[np.searchsorted(KNOTS, x) - 1],
+                      lambda x: x * KNOTS[np.floor(x).astype(int)]):  # fmt: skip
+        with pytest.raises(InputError, match="supported"):
+            dgraph.from_function(unbounded, sizes=[(3,)], level="array")
+
+
+def bilinear(z, xp=np):  # an image sampled at points: its cell by np.floor, clipped
+    img, pts = z[:25].reshape(5, 5), z[25:].reshape(3, 2)
+    x, y = pts[:, 0], pts[:, 1]
+    i = xp.clip(xp.floor(x), 0, 3).astype(int)
+    j = xp.clip(xp.floor(y), 0, 3).astype(int)
+    tx, ty = x - i, y - j
+    top = img[i, j] * (1 - tx) + img[i + 1, j] * tx
+    return top * (1 - ty) + (img[i, j + 1] * (1 - tx) + img[i + 1, j + 1] * tx) * ty
+
+
+def test_an_image_read_at_cells_from_np_floor():
+    """img[i, j] at cells np.floor finds, clipped (bilinear sampling, survey40): refused
+    ("supported along one axis ..., not at several (x[i, j])"); with every axis bounded
+    it is the flat image at i·n + j. A cell past the last column stays refused (NumPy
+    would raise at run time, a flat read would take the next row)."""
+    z = np.concatenate([np.linspace(-1.0, 1.0, 25) ** 3, [0.3, 1.6, 2.2, 3.7, 3.5, 0.4]])
+    _check(bilinear, lambda z: bilinear(z, jnp), z)
+
+    def past_the_last_column(u):  # i·5 + j within the 25 entries, j not within 5
+        i, j = (np.clip(np.floor(u[k]), 0, 3).astype(int) for k in (0, 1))
+        return u[i, j + 2] * u[2]
+
+    with pytest.raises(InputError, match="not at several"):
+        dgraph.from_function(past_the_last_column, sizes=[(5, 5)], level="array")
+    with pytest.raises(InputError, match="not at several"):  # masks: NumPy's nonzero, not 0/1
+        dgraph.from_function(lambda u: u[u[0] > 0, u[1] > 0], sizes=[(2, 2)], level="array")
+
+
 def assembled(k):  # a 1-D stiffness assembly by np.ix_ into np.zeros, then a compliance
     n = k.shape[0]
     K = np.zeros((n + 1, n + 1))

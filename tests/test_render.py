@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings
@@ -253,6 +254,18 @@ def test_graphviz_labels_would_overlap():
 
 
 # -- labels as math ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
+def test_a_name_ending_in_an_underscore_has_no_empty_subscript():
+    """A tensor input ``E_`` (an argument named ``E`` renamed so: sympy's constant) was
+    labelled ``<I>E</I><SUB></SUB>`` and dot refused the drawing ("graphviz's dot failed
+    ... in label of node E_"); the name is printed as written."""
+    assert vertex_label("E_").html == "E_" and vertex_label("pi_").tex == r"\mathrm{pi\_}"
+    assert vertex_label("a_b_").html == "a_b_" and vertex_label("x_1").tex == "x_{1}"
+    graph = dgraph.from_function(lambda E, w: np.sin(E) * w, sizes=[(2, 2), (2, 2)], level="array")
+    assert graph.is_tensor and "E_" in graph.inputs
+    assert "<svg" in render_svg(graph)
 
 
 def test_math_labels(sin_graph, discrepancy_graph):

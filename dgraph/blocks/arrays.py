@@ -1219,5 +1219,7 @@ def _operand_text(x: Any) -> str:
     if isinstance(x, str):
         return x
     if isinstance(x, Const):
-        return f"{float(x.value)}" if x.value.size == 1 else f"const{list(x.shape)}"
+        if x.value.size == 1:  # a 1×1 matrix too (R in a Kalman gain): float() refuses it
+            return f"{float(x.value.reshape(()))}"
+        return f"const{list(x.shape)}"
     return x.primitive

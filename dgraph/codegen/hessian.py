@@ -136,7 +136,9 @@ def hessian_source(
                     traced = traced_array_graph(source, args, params, point)
                 except InputError:
                     raise jax_failure from None
-                graph = _array_gradient_graph(traced, args, weights, value)
+                graph = _array_gradient_graph(
+                    traced, _inputs_then_params(source, args, params), weights, value
+                )
         else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
             try:
                 traced = traced_array_graph(source, args, params, point)
@@ -153,7 +155,9 @@ def hessian_source(
                         raise numpy_failure from None
                     return _scalar_source(elements, weights, value)
             else:
-                graph = _array_gradient_graph(traced, args, weights, value)
+                graph = _array_gradient_graph(
+                    traced, _inputs_then_params(source, args, params), weights, value
+                )
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
@@ -800,6 +804,19 @@ def hvp_function(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Calla
 
     hvp.__doc__ = "H·t of the gradient graph's tangent sweep: hvp(*x, *p, *t), H never formed."
     return hvp
+
+
+def _inputs_then_params(
+    f: Callable[..., Any], args: Sequence[np.ndarray], params: Sequence[str]
+) -> list[np.ndarray]:
+    """``f``'s arguments ``args`` in the order its traced graph takes them: the
+    differentiated ones, then ``params``, each in ``f``'s order (a parameter before an
+    input was given the input's place: a traceback, or a check at the wrong point)."""
+    names = list(inspect.signature(f).parameters)[: len(args)]
+    if not params or len(names) != len(args):
+        return list(args)
+    free = [a for name, a in zip(names, args, strict=True) if name not in params]
+    return free + [a for name, a in zip(names, args, strict=True) if name in params]
 
 
 def _example_args(

@@ -438,6 +438,7 @@ class _Expansion:
     every_operation: bool = False
     binary: bool = False
     parameters: list[sympy.Symbol] = field(default_factory=list)
+    layout: list[tuple[str, tuple, list[str]]] = field(default_factory=list)  # arguments'
     records: list[_Record] = field(default_factory=list)
     index: dict[sympy.Symbol, int] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
@@ -735,10 +736,11 @@ def _expanded(
     inputs: list[tuple[str, sympy.Symbol]] = []
     arrays = graph.parameter_shapes  # array parameters: their elements stay parameters
     work.taken.update(arrays)
-    for x in [*graph.inputs, *arrays]:
+    for x in [*graph.inputs, *arrays]:  # each one's name, shape, elements: work.layout
         shape = graph.shape(x)
         array = np.empty(shape, dtype=object)
-        for i, n in zip(np.ndindex(*shape), element_names(x, shape, work.taken), strict=True):
+        work.layout.append((x, shape, element_names(x, shape, work.taken)))
+        for i, n in zip(np.ndindex(*shape), work.layout[-1][2], strict=True):
             symbol = real_symbol(n)
             work.taken.add(n)
             if x in parameters or x in arrays:
@@ -874,24 +876,18 @@ def _graph(
         flat = np.concatenate([np.ravel(point[x]) for x in array.inputs])
         g.set_point(dict(zip((n for n, _ in inputs), flat, strict=True)))
     reference = array.jvp_reference
-    if reference is not None and not work.parameters:
-        g.set_jvp_reference(
-            ElementJvp(
-                reference,
-                _layout(array, array.inputs, inputs),
-                _layout(array, array.outputs, outputs),
-            )
-        )
+    if reference is not None:
+        g.set_jvp_reference(ElementJvp(reference, tuple(work.layout), _layout(array, outputs)))
     try:
         return g._validate(expressions=True)
     except GraphError as exc:  # the expansion's own fault: never the user's input
         raise GraphError(f"{work.where}: the element-level graph is malformed: {exc}") from None
 
 
-def _layout(array: DGraph, vertices: Sequence[str], elements: Sequence[tuple[str, Any]]):
-    """Each array vertex's name, shape and element names, in order."""
+def _layout(array: DGraph, elements: Sequence[tuple[str, Any]]):
+    """Each output's name, shape and element names, in order."""
     out, start = [], 0
-    for v in vertices:
+    for v in array.outputs:
         shape = array.shape(v)
         n = math.prod(shape)
         out.append((v, shape, [e for e, _ in elements[start : start + n]]))
@@ -901,19 +897,26 @@ def _layout(array: DGraph, vertices: Sequence[str], elements: Sequence[tuple[str
 
 class ElementJvp:
     """An array graph's ``J·v`` reference read by element names: ``(inputs, tangents) ->
-    {output element: J·v}``, for the expanded graph (picklable where the reference is)."""
+    {output element: J·v}``, for the expanded graph (picklable where the reference is).
+    ``inputs`` gives the parameters' values too (None without them: no reference);
+    ``tangents`` the inputs' (a parameter's are 0)."""
 
     def __init__(self, reference: Callable, inputs: tuple, outputs: tuple) -> None:
         self.reference, self.inputs, self.outputs = reference, inputs, outputs
 
-    def _arrays(self, given: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    def _arrays(self, given: Mapping[str, Any], fill: float | None) -> dict | None:
+        if fill is None and any(e not in given for _, _, names in self.inputs for e in names):
+            return None
         return {
-            v: np.array([given[e] for e in names], dtype=float).reshape(shape)
+            v: np.array([given.get(e, fill) for e in names], dtype=float).reshape(shape)
             for v, shape, names in self.inputs
         }
 
     def __call__(self, inputs: Mapping, tangents: Mapping) -> dict[str, np.ndarray] | None:
-        got = self.reference(self._arrays(inputs), self._arrays(tangents))
+        primals = self._arrays(inputs, None)
+        if primals is None:
+            return None
+        got = self.reference(primals, self._arrays(tangents, 0.0))
         if got is None or isinstance(got, str):  # none here, or why it does not hold here
             return got
         out = {}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, KeysView, Mapping
+from collections.abc import Callable, Collection, KeysView, Mapping, Sequence
 
 import sympy
 from sympy.core.parameters import global_parameters
@@ -45,6 +45,7 @@ __all__ = [
     "format_expression",
     "parse_expression",
     "parse_template",
+    "vertex_names",
 ]
 
 MAX_DEPTH = 100  # nested parentheses, calls and unary signs
@@ -144,6 +145,23 @@ CONSTANTS: dict[str, sympy.Basic] = {
 }
 # names that cannot be vertex names: they would read back as constants
 RESERVED = frozenset(CONSTANTS)
+
+
+def vertex_names(names: Sequence[str]) -> dict[str, str]:
+    """A function's parameter names as the vertex names its graph gives them: each its
+    own, a reserved one (``E``, ``pi``: they would read back as constants) with ``_``
+    appended until no other parameter has that name."""
+    taken = set(names)
+    renamed = {}
+    for name in names:
+        vertex = name
+        if name in RESERVED:
+            while vertex in taken:
+                vertex += "_"
+            taken.add(vertex)
+        renamed[name] = vertex
+    return renamed
+
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"

@@ -589,9 +589,10 @@ def reference_jvp(
             inputs = {**point.inputs}  # array parameters kept
             inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
             values = vertex_values(graph, inputs, point.frozen)
-            if not _finite(values):
-                return None
-            out.append({y: values[y] for y in outputs})
+            moved = {y: values[y] for y in outputs}
+            if not _finite(moved):  # an infinity inside (a mask's -inf before exp): its
+                return None  # outputs' differences still measure J·v (the point's rule)
+            out.append(moved)
         return out
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
@@ -1250,15 +1251,18 @@ def scalar_reference_jvp(
     v: np.ndarray,
     unit: np.ndarray,
     primal: Callable[[np.ndarray], np.ndarray] | None = None,
+    params: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str] | str | None:
     """A scalar graph's ``J·v`` at the point ``x`` (n,) along ``v`` for the functions'
     outputs, an estimate of its error, and what it is: JAX's ``jvp`` where the graph has
-    one, else :func:`richardson` over ``primal`` (points (B, n) to values (B, m)), judged
+    one (``params``: the parameters' values there, in :attr:`DGraph.parameters`' order),
+    else :func:`richardson` over ``primal`` (points (B, n) to values (B, m)), judged
     against ``unit`` (``|J|·|v|``); why there is none here (a string); None without
     ``primal`` or JAX (only the partials can be compared)."""
     outputs = list(graph.solved) or graph.outputs
-    if not graph.solved and not graph.parameters:
+    if not graph.solved and (not graph.parameters or params is not None):
         inputs = {u: np.asarray(x[i]) for i, u in enumerate(graph.inputs)}
+        inputs |= {p: np.asarray(params[i]) for i, p in enumerate(graph.parameters)}
         direction = {u: np.asarray(v[i]) for i, u in enumerate(graph.inputs)}
         exact = _jax_jvp(graph, inputs, direction, outputs)
         if exact is not None:
@@ -1555,7 +1559,8 @@ class _References:
         x, v, w = self.pool.x[k], self.pool.v[k], self.pool.w[k]
         unit = self.magnitude[k] @ np.abs(v)
         primal = None if self.primal is None else self.primal(k)
-        found = scalar_reference_jvp(self.graph, x, v, unit, primal)
+        params = None if self.pool.params is None else self.pool.params[k]
+        found = scalar_reference_jvp(self.graph, x, v, unit, primal, params)
         if found is None or isinstance(found, str):
             return found
         expected, estimate, label = found

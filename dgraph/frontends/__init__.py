@@ -14,6 +14,7 @@ import numpy as np
 from ..core.expand import DEFAULT_EDGE_LIMIT, EDGE_LIMIT, NoElementLevel
 from ..core.files import check_file, read_text
 from ..core.graph import DGraph
+from ..core.parse import vertex_names
 from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
 from .functions import LEVELS, at_point, from_function, from_sympy, load_function, uses_jax
@@ -343,7 +344,9 @@ def _keep_parameter_values(
     where they do not fit (the check then draws them)."""
     try:
         if graph.is_tensor:
-            graph.set_parameter_point({p: values[p] for p in graph.parameter_shapes})
+            renamed = vertex_names(list(inspect.signature(f).parameters))  # E: vertex E_
+            by_vertex = {renamed.get(p, p): value for p, value in values.items()}
+            graph.set_parameter_point({p: by_vertex[p] for p in graph.parameter_shapes})
             return
         ordered = [p for p in graph.parameters if p not in graph.solved]
         arrays = [p for p in inspect.signature(f).parameters if p in params]

@@ -500,6 +500,8 @@ class Passive(_Value):
         kind = np.dtype(dtype).kind
         if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
             return self
+        if kind == "i" and whole_range(self.op) is not None:  # np.clip(np.floor(x), 0, 4)
+            return self
         raise _unsupported(f"astype({np.dtype(dtype)}) of {self.op.primitive}(...)")
 
 
@@ -1361,11 +1363,22 @@ def _index(x: TracedArray, key: Any) -> Any:
     computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
     if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
         return _take_computed(x, key[computed[0]], computed[0])
+    at = computed[0] if len(computed) == 1 else 0
+    if (
+        at
+        and all(isinstance(k, numbers.Integral) for k in key[:at])
+        and all(k == slice(None) for k in key[at + 1 :])
+    ):  # c[0, i]: NumPy's advanced indices side by side, as c[0][i]
+        return _take_computed(_index(x, key[:at]), key[at], 0)
+    flat = _cell_positions(x.shape, key) if computed else None
+    if flat is not None:  # img[i, j]: the flat array at i·n + j
+        return _take_computed(_reshape(x, (-1,)), flat, 0)
     if computed:  # x[i, j] at cells found from the inputs (np.floor(u).astype(int))
         raise DataDependentIndex(
             "indexing at positions computed from the inputs is supported along one axis"
             " (x[i], x[:, i], at positions from np.argmax, np.argmin or np.argsort), not at"
-            " several (x[i, j]) or beside other indices: use np.where"
+            " several (x[i, j]) or beside other indices unless every axis has one, bounded"
+            " to it (np.clip(np.floor(u), 0, n - 1)): else use np.where"
         )
     for k in key:
         if _is_traced(k):
@@ -1436,6 +1449,56 @@ def _index(x: TracedArray, key: Any) -> Any:
 
 
 _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
+_ROUNDED = frozenset({"floor", "ceil", "round"})  # whole numbers, of any size
+
+
+def whole_range(operand: Any) -> tuple[float, float] | None:
+    """The range ``(lo, hi)`` of a passive value's entries where they are whole numbers
+    (``np.searchsorted``'s counts, ``np.floor``, constants, and sums, differences,
+    products, ``min``/``max`` and selections of them; ``±inf`` where unbounded, as
+    ``np.floor(x)``'s); None where they may not be whole (a traced value, a quotient).
+    Positions that index an array must lie in ``0 .. n-1`` (``np.clip`` bounds them)."""
+    if isinstance(operand, Const):
+        value = np.asarray(operand.value, dtype=float)
+        finite = value.size and np.isfinite(value).all() and (value == np.round(value)).all()
+        return (float(value.min()), float(value.max())) if finite else None
+    if not isinstance(operand, ArrayOp):
+        return None  # a traced vertex: any real number
+    op = operand.primitive
+    if op in _ROUNDED:
+        return (-math.inf, math.inf)
+    if op in _MASKS:
+        return (0.0, 1.0)
+    branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
+    parts = [whole_range(u) for u in branches]
+    if not parts or any(p is None for p in parts):
+        return None
+    (lo, hi), rest = parts[0], parts[1:]
+    if op in ("select_n", "max", "min", "add", "sub", "mul"):
+        for a, b in rest:
+            if op == "select_n":
+                lo, hi = min(lo, a), max(hi, b)
+            elif op == "max":
+                lo, hi = max(lo, a), max(hi, b)
+            elif op == "min":
+                lo, hi = min(lo, a), min(hi, b)
+            elif op == "add":
+                lo, hi = lo + a, hi + b
+            elif op == "sub":
+                lo, hi = lo - b, hi - a
+            else:
+                with np.errstate(invalid="ignore"):
+                    corners = [c for c in (lo * a, lo * b, hi * a, hi * b) if not math.isnan(c)]
+                lo, hi = (min(corners), max(corners)) if corners else (-math.inf, math.inf)
+        return (lo, hi)
+    if op == "neg" and not rest:
+        return (-hi, lo)
+    if op == "copy" and not rest:
+        return (lo, hi)
+    if op == "reduce_sum" and not rest:
+        count = math.prod(operand.operands[0].shape) // max(math.prod(operand.shape), 1)
+        return (lo * count, hi * count)
+    return None
 
 
 #: the operations whose values are a boolean mask
@@ -1593,19 +1656,70 @@ class MaskedSelection:
         raise DataDependentIndex(f"{_MASKED} (.{name} of it is not read)")
 
 
-def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
+def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
+    """``x[i, j]``'s flat positions ``i·n + j`` (a passive value) where every axis has an
+    index, each an integer or whole numbers bounded to its axis (:func:`whole_range`),
+    the computed ones of one shape (at most 1-D); else None."""
+    if len(key) != len(shape) or not all(isinstance(k, (Passive, numbers.Integral)) for k in key):
+        return None
+    computed = [k for k in key if isinstance(k, Passive)]
+    if len({k.shape for k in computed}) != 1 or computed[0].ndim > 1:
+        return None
+    if any(k.op.primitive in _MASKS for k in computed):  # x[mask, mask2]: NumPy's nonzero
+        return None
+    flat: Any = 0
+    for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
+        if isinstance(k, Passive):
+            found = whole_range(k.op)
+            if found is None or found[0] < 0 or found[1] > n - 1:
+                return None
+        elif not -n <= k < n:
+            return None
+        flat = flat + k * int(stride) if isinstance(k, Passive) else flat + (k % n) * int(stride)
+    return flat
+
+
+def _constant_at(table: np.ndarray, key: Any) -> Any:
+    """A constant array at positions computed from the inputs: one such index along one
+    axis, after integers (``table[0, i]``) and before full slices (``table[i, :]``), or
+    one on every axis (``table[i, j]``)."""
+    key = key if isinstance(key, tuple) else (key,)
+    flat = _cell_positions(table.shape, key)
+    if flat is not None:
+        return _take_computed(Const.of(np.ravel(table).astype(float)), flat, 0)
+    at = [j for j, k in enumerate(key) if isinstance(k, Passive)]
+    if (
+        len(at) != 1
+        or not all(isinstance(k, numbers.Integral) for k in key[: at[0]])
+        or any(k != slice(None) for k in key[at[0] + 1 :])
+    ):
+        raise DataDependentIndex(
+            "a NumPy array indexed at positions computed from the inputs is supported along"
+            " one axis (table[i], table[0, i], table[i, :]): use np.where"
+        )
+    rows = np.asarray(table[key[: at[0]]], dtype=float)
+    return _take_computed(Const.of(rows), key[at[0]], 0)
+
+
+def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
-    ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
-    the axis, as NumPy's integer index does."""
+    ``np.argsort`` of a 1-D array, bounded whole numbers): a ``take_dynamic`` along the
+    axis; one position drops the axis, as NumPy's integer index does. A constant table
+    (``np.take(knots, i)``): a passive value."""
+    if isinstance(x, Const) and index.op.primitive in _MASKS:
+        raise DataDependentIndex(_MASKED)
     if index.op.primitive in _MASKS:
         if index.shape == x.shape:  # NumPy's copy: x's vertex now, not x written later
             return MaskedSelection(TracedArray(x.tape, x.name, x.shape), index)
         raise DataDependentIndex(_MASKED)
-    if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
+    found = whole_range(index.op)
+    inside = found is not None and found[0] >= 0 and found[1] <= x.shape[axis] - 1
+    if index.ndim > 1 or axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
-            " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one)"
-            " along one axis: use np.where"
+            " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
+            " or whole numbers bounded to the axis (np.clip(np.searchsorted(xp, x) - 1, 0,"
+            " n - 1), np.clip(np.floor(x), 0, n - 1)), along one axis: else use np.where"
         )
     size = index.size
     positions = ArrayOp(
@@ -1614,7 +1728,10 @@ def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     params = (("axis", axis), ("mode", "clip"), ("size", size), ("length", x.shape[axis]),
               ("fill", float("nan")))  # fmt: skip
     shape = tuple(size if j == axis else n for j, n in enumerate(x.shape))
-    taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
+    if isinstance(x, Const):
+        taken: Any = Passive(ArrayOp(DYNAMIC_TAKE, (x, positions), params, shape))
+    else:
+        taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
     return _squeeze(taken, (axis,)) if index.ndim == 0 else taken
 
 
@@ -1704,6 +1821,13 @@ def _sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
 def _take(x: Any, indices: Any, axis: Any = None) -> Any:
     """``x[..., indices, ...]`` and ``np.take`` with constant integer (or boolean mask)
     indices along one axis: a ``take``, whose block is a selection pattern."""
+    if isinstance(indices, Passive) and not isinstance(x, Passive):  # positions from the inputs
+        if axis is None:
+            x, axis = (_reshape(x, (-1,)) if _is_traced(x) else np.ravel(_constant(x))), 0
+        axis = _axes(axis, np.ndim(x), "take")[0]
+        if _is_traced(x):
+            return _take_computed(x, indices, axis)
+        return _take_computed(Const.of(np.asarray(_constant(x), dtype=float)), indices, axis)
     if _traced(x, "take") is None:
         return np.take(_constant(x), indices, axis=axis)
     if _is_traced(indices):
@@ -2997,7 +3121,7 @@ def _interp_values(x: np.ndarray, xp: np.ndarray, fp: Any, left: Any, right: Any
 
 
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
-    """``numpy.interp`` at traced ``x`` of constant ``xp``, ``fp``: JAX's rule (the
+    """``numpy.interp`` at traced ``x`` of constant ``xp`` (``fp`` traced too): JAX's rule (the
     segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
     segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
     line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
@@ -3008,16 +3132,18 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
         if _is_traced(fp):
             return _interp_values(_constant(x), _constant(xp), fp, left, right, period)
         return np.interp(_constant(x), xp, fp, left, right, period)
-    if period is not None or any(_is_traced(t) for t in (xp, fp, left, right)):
-        raise _unsupported(
-            f"{what} with period=, or xp, fp, left or right that depend on the inputs"
-        )
-    xs, fs = np.asarray(_constant(xp), float), np.asarray(_constant(fp), float)
-    if xs.ndim != 1 or xs.shape != fs.shape or xs.size < 2:
+    if period is not None or isinstance(fp, Passive) or any(map(_is_traced, (xp, left, right))):
+        raise _unsupported(f"{what} with period=, or xp, left or right that depend on the inputs")
+    xs = np.asarray(_constant(xp), float)
+    fs = fp if _is_traced(fp) else np.asarray(_constant(fp), float)  # a learned table: traced
+    if xs.ndim != 1 or _shape_of(fs) != xs.shape or xs.size < 2:
         raise InputError(f"{what}: xp and fp must be 1-D of one length (at least 2)")
     dx = np.diff(xs)
     flat = np.abs(dx) <= np.spacing(np.finfo(float).eps)
-    slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
+    if _is_traced(fs):  # each segment's slope, affine in fp (0 on a segment of length 0)
+        slope = (fs[1:] - fs[:-1]) * np.where(flat, 0.0, 1.0 / np.where(flat, 1.0, dx))
+    else:
+        slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
     lower, upper = xs[:-1].copy(), xs[1:].copy()
     lower[0], upper[-1] = -np.inf, np.inf
     column = _reshape(x, (*_shape_of(x), 1))
@@ -3509,6 +3635,19 @@ def _shares_an_argument(result: np.ndarray, arguments: Sequence[Any]) -> bool:
     return False
 
 
+def _take_positions(call: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.take`` that reads a constant array at positions computed from the inputs
+    (``np.take(knots, i)``: NumPy dispatches on the array only) as :func:`_take`."""
+
+    def take(a: Any, indices: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(indices, Passive) and not args and not kwargs:
+            return _take(a, indices, axis)
+        return call(a, indices, axis, *args, **kwargs)
+
+    take.__name__, take.__doc__ = "take", np.take.__doc__
+    return take
+
+
 class _Proxy:
     """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
     the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
@@ -3530,6 +3669,8 @@ class _Proxy:
                 return _Proxy(original, {"polynomial": inner})
             if isinstance(original, np.ufunc):
                 return _Ufunc(original)
+            if name == "take":  # positions from the inputs are no dispatched argument
+                return _take_positions(_made_fresh(_lists_gathered(original), self._tape))
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 call = original if name in _SEQUENCES else _lists_gathered(original)
                 return _made_fresh(call, self._tape)
@@ -3555,6 +3696,13 @@ class _Dotting(np.ndarray):
         if isinstance(b, _Value) and out is None:
             return np.dot(self.view(np.ndarray), b)
         return np.ndarray.dot(self.view(np.ndarray), b, out)
+
+    def __getitem__(self, key: Any) -> Any:
+        """NumPy's indexing; at positions computed from the inputs (``knots[i]``, ``i``
+        from ``np.searchsorted``), a passive value (:func:`_take_computed`)."""
+        if any(isinstance(k, Passive) for k in (key if isinstance(key, tuple) else (key,))):
+            return _constant_at(self.view(np.ndarray), key)
+        return np.ndarray.__getitem__(self, key)
 
     def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False):
         array = array.view(np.ndarray)
@@ -4200,9 +4348,6 @@ def _build(
     for name, op, _ in tape.entries:
         if op is not None and any(u in varies for u in op.vertices()):
             varies.add(name)
-    for out_name, name in returned:
-        if name not in varies and params:
-            raise InputError(f"{label}: output {out_name!r} depends on the parameters only")
     active = {name for _, name in returned}
     for name, op, _ in reversed(tape.entries):
         if name in active and op is not None:

@@ -18,7 +18,7 @@ from sympy.core.function import AppliedUndef
 from ..core.algebra import real_symbol
 from ..core.expand import EDGE_LIMIT, NoElementLevel, expand
 from ..core.graph import DGraph
-from ..core.parse import parse_expression
+from ..core.parse import parse_expression, vertex_names
 from ..errors import InputError
 from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
@@ -377,6 +377,8 @@ def _by_arrays(
     if n_inputs is None:
         names = _checked_parameters(f, label, sizes, params)
         sizes = list(sizes or [0] * len(names))
+        renamed = vertex_names(names)  # as _from_arrays names the vertices
+        params = [renamed[p] for p in params]
     try:
         array = _from_arrays(f, label, n_inputs, sizes, [])
     except InputError as exc:
@@ -559,6 +561,8 @@ def _from_arrays(
         )
     if params and set(params) >= set(names):
         raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
+    renamed = vertex_names(names)  # a parameter E or pi: vertex E_, pi_
+    names, params = [renamed[n] for n in names], [renamed[p] for p in params]
     try:
         return trace_arrays(f, shapes, names, label, _output_names, params)
     except InputError as exc:

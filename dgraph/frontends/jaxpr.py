@@ -28,6 +28,7 @@ from typing import Any
 
 from ..core.expand import EDGE_LIMIT, expand
 from ..core.graph import DGraph
+from ..core.parse import vertex_names
 from ..errors import InputError
 from .jaxpr_arrays import (
     JaxJvp,
@@ -99,6 +100,8 @@ def from_jax(
     if level == "array":
         return from_jax_arrays(f, *example_args, name=name, params=params)
     array = from_jax_arrays(f, *example_args, name=name, prefix="v")
+    renamed = vertex_names(parameter_names(f, len(example_args)))
+    params = [renamed.get(p, p) for p in params]  # a parameter E: vertex E_
     graph = expand(array, limit, every_operation=every_equation, parameters=params)
     graph.traced_with = "jax"
     return graph

@@ -50,6 +50,7 @@ from ..blocks import convolution
 from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, with_leaves
 from ..core.activity import dead_note
 from ..core.graph import DGraph
+from ..core.parse import vertex_names
 from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_complex import complex_pairs
@@ -1192,10 +1193,11 @@ def _graph(
     records = reader.records
     parameters = parameters or {}
     varies = _varying(reader, {n for n, _ in inputs})
-    for key, value in outputs:
-        if isinstance(value, str) and value not in varies and parameters:
-            raise InputError(f"{where}: output {key!r} depends on the parameters only")
     constant = _constant_outputs(outputs, where)
+    for key, value in outputs:  # of the parameters only: computed from them, no edge
+        if isinstance(value, str) and value not in varies:
+            shape = parameters.get(value) or records[reader.index[value]].op.shape
+            constant[key] = ArrayOp("copy", (value,), (), tuple(shape))
     returned_order = [key for key, _ in outputs]  # the outputs' order: the function's
     outputs = [(key, value) for key, value in outputs if key not in constant]
     live = live_records(reader, [v for _, v in outputs], varies)
@@ -1321,11 +1323,13 @@ def from_jax_arrays(
             raise kind(
                 f"{where}: tracing it with JAX failed: {type(exc).__name__}: {first_line(exc)}"
             ) from None
-        params = parameter_names(f, len(args))
-        for p in params:
+        names = parameter_names(f, len(args))
+        for p in names:
             if not p.isidentifier():
                 raise InputError(f"{p!r} cannot name a vertex: names must be identifiers")
-        fixed = _checked_params(params, undifferentiated, where)
+        renamed = vertex_names(names)  # a parameter E or pi: vertex E_, pi_
+        params = [renamed[p] for p in names]
+        fixed = {renamed[p] for p in _checked_params(names, undifferentiated, where)}
         inputs = [(p, a.shape) for p, a in zip(params, args, strict=True) if p not in fixed]
         for k, closed in enumerate(programs):  # a map the reader refuses: its loops
             reader = _Reader(where, set(params), prefix=prefix)

@@ -410,6 +410,7 @@ def jacobian(
     n_inputs: int | None = None,
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
+    params: Sequence[str] = (),
     verify: bool = True,
     **options: Any,
 ) -> ExpressionSet:
@@ -431,6 +432,9 @@ def jacobian(
     point
         Example arguments: their shapes give ``sizes``, and the values are where the
         result is checked first.
+    params
+        ``f``'s parameters that are not differentiated (a data matrix, labels), as for
+        :func:`~dgraph.codegen.function.make_function`.
     verify, **options
         As for :func:`accumulate`.
 
@@ -459,9 +463,11 @@ def jacobian(
     if not isinstance(f, DGraph):
         if not callable(f):
             raise DGraphError(f"jacobian of a {type(f).__name__}: give a DGraph or a function")
-        f = traced_function(f, n_inputs=n_inputs, sizes=sizes, point=point)
-    elif n_inputs is not None or sizes is not None or point is not None:
-        raise DGraphError("n_inputs=, sizes= and point= are for a Python function, not a graph")
+        f = traced_function(f, n_inputs=n_inputs, sizes=sizes, point=point, params=params)
+    elif n_inputs is not None or sizes is not None or point is not None or params:
+        raise DGraphError(
+            "n_inputs=, sizes=, point= and params= are for a Python function, not a graph"
+        )
     return accumulate(f, method, verify=verify, **options)
 
 

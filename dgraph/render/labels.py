@@ -141,7 +141,7 @@ def _parts(name: str) -> tuple[str, list[str]] | None:
     if "__" in name or not name.isidentifier():
         return None
     base, supers, subs = split_super_sub(name)
-    return (base, subs) if not supers and base else None
+    return (base, subs) if not supers and base and all(subs) else None  # E_: no subscript
 
 
 def _base_html(base: str) -> str:

@@ -62,10 +62,6 @@ def reduceat_out_of_bounds(x):
     return np.sum(np.add.reduceat(x, [0, 2, 7]) ** 2)  # 7 is past the 4 entries
 
 
-def energy_named_e(E):
-    return np.sum(E**2)  # an argument named as sympy's constant E (a local so named is renamed)
-
-
 def log_sum_exp(x):
     return np.log(np.sum(np.exp(x)))  # every entry of its Hessian is nonzero: dense pattern
 

@@ -1,0 +1,122 @@
+"""Programs as users write them (session 40, survey40): 37 small ML and science
+programs in ``programs/``, each ``<name>_np.py`` (NumPy, read with ``--inputs``) and a
+JAX version (``<name>_jax.py`` where it is written apart, else the NumPy one in
+jax.numpy), their inputs (``INPUTS``), parameters (``PARAMS``) and
+points (``POINT``) in the NumPy file. ``api.py`` compares every API case with JAX,
+``cli.py`` runs every command twice, ``table.py`` tabulates the two logs."""
+
+import importlib
+import os
+import re
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TWINS = tempfile.mkdtemp(prefix="jax_twins_")  # the JAX versions read off the NumPy ones
+sys.path[:0] = [os.path.join(HERE, "programs"), TWINS]
+
+SCALAR = {"xent", "embed", "logreg", "lj", "convlax", "mlploss", "gmm", "pendulum", "tv", "huber"}
+NAMES = [
+    "mlp",
+    "mlploss",
+    "layernorm",
+    "xent",
+    "attn",
+    "conv",
+    "convlax",
+    "embed",
+    "logreg",
+    "batchnorm",
+    "lj",
+    "robertson",
+    "lap_roll",
+    "lap_slice",
+    "burgers",
+    "upwind",
+    "swe",
+    "ieuler",
+    "spline",
+    "interp",
+    "quat",
+    "kalman",
+    "kalsolve",
+    "einsum",
+    "cumdiff",
+    "fft",
+    "complex",
+    "gru",
+    "rk4",
+    "gmm",
+    "heat",
+    "masked",
+    "pendulum",
+    "tv",
+    "huber",
+    "polar",
+    "bilinear",
+]
+
+
+def _jax_twin(name):
+    """``<name>_jax``: its file where the JAX version is written apart (``jax.nn``,
+    ``logsumexp``, ``lax``), else the NumPy file with ``np.`` read as ``jnp.``, written to
+    a folder of its own and imported from there."""
+    if os.path.exists(os.path.join(HERE, "programs", name + "_jax.py")):
+        return importlib.import_module(name + "_jax")
+    with open(os.path.join(HERE, "programs", name + "_np.py"), encoding="utf-8") as fh:
+        text = fh.read()
+    text = "import jax.numpy as jnp\n" + re.sub(r"\bnp\.", "jnp.", text)
+    with open(os.path.join(TWINS, name + "_jax.py"), "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return importlib.import_module(name + "_jax")
+
+
+def load(name):
+    np_mod = None
+    if os.path.exists(os.path.join(HERE, "programs", name + "_np.py")):
+        np_mod = importlib.import_module(name + "_np")
+    jax_mod = _jax_twin(name)
+    spec_mod = np_mod or jax_mod
+    specs = []
+    for item in spec_mod.INPUTS.split(","):
+        n, _, s = item.partition(":")
+        specs.append((n, tuple(int(d) for d in s.split("x")) if s else ()))
+    params = [p for p in getattr(spec_mod, "PARAMS", "").split(",") if p]
+    return np_mod, jax_mod, specs, params
+
+
+def point(mod_np, mod_jax, specs, seed):
+    rng = np.random.default_rng(seed)
+    for m in (mod_np, mod_jax):
+        if m is not None and hasattr(m, "POINT"):
+            return [np.asarray(a, float) for a in m.POINT(rng)]
+    return [rng.normal(size=s) for _, s in specs]
+
+
+def flat_fn(fj, specs, params, args):
+    """g(xflat) -> concatenated flattened outputs, params fixed at args' values."""
+    import jax.numpy as jnp
+
+    diff = [i for i, (n, _) in enumerate(specs) if n not in params]
+
+    def g(xf):
+        a = list(args)
+        off = 0
+        for i in diff:
+            shp = specs[i][1]
+            size = int(np.prod(shp)) if shp else 1
+            a[i] = xf[off : off + size].reshape(shp)
+            off += size
+        out = fj(*a)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return jnp.concatenate([jnp.ravel(jnp.asarray(o)) for o in outs])
+
+    xf = np.concatenate([np.ravel(args[i]) for i in diff])
+    pf = (
+        np.concatenate([np.ravel(args[i]) for i, (n, _) in enumerate(specs) if n in params])
+        if params
+        else None
+    )
+    return g, xf, pf, diff

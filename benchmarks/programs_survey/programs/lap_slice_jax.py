@@ -1,0 +1,8 @@
+import jax.numpy as jnp
+
+
+def f(u):
+    h = 1.0 / 5
+    c = u[1:-1, 1:-1]
+    lap = (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * c) / h**2
+    return lap + jnp.exp(c)

@@ -1,0 +1,154 @@
+"""Programs x commands from the survey's logs in FOLDER: cli1.log/api1.log the first
+runs (before the fixes), cli2.log (rows run again) and api2.log the final ones:
+``python table.py FOLDER``."""
+
+import os
+import re
+import sys
+
+from common import NAMES
+
+CLI_GROUPS = [
+    ("structure", ["structure"]),
+    ("accumulate (default, markowitz, reverse)", ["accumulate", "acc-markowitz", "acc-reverse"]),
+    ("compare", ["compare"]),
+    ("faces", ["faces"]),
+    ("render .svg", ["render"]),
+    ("codegen py, jax, --sparse", ["codegen-py", "codegen-jax", "codegen-sparse"]),
+    ("codegen .c", ["codegen-c"]),
+    ("codegen hessian/hvp .py", ["hessian-py", "hvp-py"]),
+    ("codegen hessian .c", ["hessian-c"]),
+    ("accumulate --hessian", ["acc-hessian"]),
+]
+API_GROUPS = [
+    ("dgraph.jacobian", ["accum"]),
+    (
+        "make_function jacobian (py, sparse, c, c sparse, jax)",
+        ["jacobian", "jacobian-sp", "jacobian-c", "jacobian-csp", "jacobian-jax"],
+    ),
+    ("jvp, vjp (py)", ["jvp", "vjp"]),
+    ("jvp, vjp (c)", ["jvp-c", "vjp-c"]),
+    ("dgraph.hessian (py, sparse, c, jax), hvp", ["hess", "hess-sp", "hess-c", "hess-jax", "hvp"]),
+]
+
+
+def cli_state(line):
+    if line is None:
+        return None
+    rc = re.search(r"rc=(\S+)", line).group(1)
+    if rc == "0":
+        return "ok"
+    if rc == "2":
+        return "ref"
+    return "ERR"
+
+
+def api_state(line):
+    if line is None:
+        return None
+    rest = line.split(None, 4)[4] if len(line.split(None, 4)) > 4 else ""
+    if rest.startswith("skip (params)"):  # dgraph.jacobian took no params= then
+        return "ref"
+    if rest.startswith("skip"):
+        return "-"
+    if rest.startswith("ok") or rest.startswith("verified=True"):
+        return "ok" if "verified=False" not in rest else "unverified"
+    if rest.startswith("WRONG"):
+        return "WRONG"
+    if rest.startswith("REFUSED"):
+        return "ref"
+    if "verified=False" in rest:
+        return "unverified"
+    return "ERR"
+
+
+def read(path, kind):
+    found = {}
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        if kind == "cli":
+            found[(parts[0], parts[1])] = line
+        else:
+            found[(parts[0], parts[1], parts[2])] = line
+    return found
+
+
+def logs(folder, kind, first, final):
+    """The first run of each row (the first log that has it) and the final one (the
+    last): cli3/cli4 and api4 hold the ten programs added later; cli2, cli4 and api3
+    rows run again after a fix."""
+    before, after = {}, {}
+    for name in first:
+        path = f"{folder}/{name}.log"
+        if os.path.exists(path):
+            for key, line in read(path, kind).items():
+                before.setdefault(key, line)
+    for name in final:
+        path = f"{folder}/{name}.log"
+        if os.path.exists(path):
+            after.update(read(path, kind))
+    return before, after
+
+
+def merge(states):
+    states = [s for s in states if s not in (None, "-")]
+    if not states:
+        return "-"
+    for bad in ("ERR", "WRONG", "unverified", "ref"):
+        if bad in states:
+            return bad if all(s == bad for s in states) or bad != "ref" else "ok/ref"
+    return "ok"
+
+
+def cell(before, after):
+    if after == before or "-" in (before, after):
+        return after
+    if after == "ok" and before != "ok":
+        return f"fixed ({before})"
+    return f"{after} (was {before})"
+
+
+# cli1.log ran these after their fix was in the tree; the base tree (41bb1d24) refused
+# each at reading: the argument E, the spline's positions, np.interp of traced fp
+REFUSED_BEFORE = {"embed", "spline", "interp", "bilinear"}
+REFUSED_BEFORE_API = {("bilinear", "np")}  # img[i, j] (its first run, interactive)
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else "."
+    cli1, cli2 = logs(folder, "cli", ("cli1", "cli3", "cli4"), ("cli1", "cli3", "cli2", "cli4"))
+    api1, api2 = logs(folder, "api", ("api1", "api4"), ("api2", "api4", "api3"))
+    head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for n in NAMES:
+        row = [n]
+        for _, keys in CLI_GROUPS:
+            after = merge([cli_state(cli2.get((n, k)) or cli1.get((n, k))) for k in keys])
+            before = merge([cli_state(cli1.get((n, k))) for k in keys])
+            if n in REFUSED_BEFORE:  # the base tree refused the program in every command
+                before = "ref"
+            elif any("ndtri" in (cli1.get((n, k)) or "") for k in keys):
+                before = after  # run while another tree's files were in place
+            row.append(cell(before, after))
+        for _, keys in API_GROUPS:
+            cells = []
+            for v in ("np", "jax"):
+                after = merge([api_state(api2.get((n, v, k))) for k in keys])
+                first = [api1.get((n, v, k)) if k != "hvp" else api2.get((n, v, k)) for k in keys]
+                before = merge([api_state(line) for line in first])  # hvp: the harness's
+                if (n, v) in REFUSED_BEFORE_API:
+                    before = "ref"
+                elif not any(first):  # a program added later: its one run
+                    before = after
+                cells.append(cell(before, after) if after != "-" else "-")
+            row.append(" / ".join(cells))
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
