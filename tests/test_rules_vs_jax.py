@@ -141,7 +141,8 @@ def shapes(member: str) -> dict[str, tuple[int, ...]]:
 
 _LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases of their own
 _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
-_LAX["ndtri"] = None  # jax.scipy.special.ndtri is a composite: the operation on its own
+# jax.scipy.special's ndtri, exp1, expi and dawsn are composites: the operations on their own
+_LAX |= dict.fromkeys(("ndtri", "exp1", "expi", "dawsn"))
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -220,6 +221,18 @@ for _cls, _shape in shapes("ndtri").items():  # SciPy's normal quantile, p in (0
         builder="graph",
         op=ArrayOp("ndtri", ("x",), (), _shape),
     )
+# E1 (x > 0), Ei of both signs (the negative: -E1(-x)), Dawson's integral of both signs
+_SPECIAL_DOMAINS = {"exp1": (0.1, 3.0, False), "expi": (0.1, 3.0, True), "dawsn": (0.1, 4.0, True)}
+for _name, _dom in _SPECIAL_DOMAINS.items():
+    for _cls, _shape in shapes(_name).items():
+        case(
+            _name,
+            _cls,
+            getattr(jsps, _name),
+            point(_shape, 29, _dom),
+            builder="graph",
+            op=ArrayOp(_name, ("x",), (), _shape),
+        )
 
 # -- integer powers ------------------------------------------------------------------------
 

@@ -129,8 +129,8 @@ BINARY = {
     "rem": lambda x, y: jax.lax.rem(x, y + 0.13),  # away from rem's jumps
     "conv_general_dilated": lambda x, y: jnp.convolve(x, y),
 }
-# JAX's jaxprs fold them away; jax.scipy.special.ndtri is a composite of rational functions
-BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri")
+# JAX's jaxprs fold them away; jax.scipy.special's ndtri, exp1, expi and dawsn are composites
+BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi", "dawsn")
 
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "triangular_solve", "linear_solve")
 RULES = (

@@ -42,6 +42,9 @@ UFUNCS: dict[str, str] = {
     "erfc": "erfc",
     "erfinv": "erf_inv",
     "ndtri": "ndtri",
+    "exp1": "exp1",
+    "expi": "expi",
+    "dawsn": "dawsn",
     "i0e": "bessel_i0e",
     "i1e": "bessel_i1e",
 }
