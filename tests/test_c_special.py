@@ -165,7 +165,7 @@ CASES = {
         lambda n, x: special.exp1(x),
         EXP1_GRID,
         1e-300,
-        ("b = x + 2.0 * k + 1.0;", "b = x + 2.0 * k + 1.01;"),
+        ("b = x + n + 2.0 * k;", "b = x + n + 2.01 * k;"),
     ),
     "expi": (
         "dgraph_expi(x[k])",
@@ -180,6 +180,13 @@ CASES = {
         DAWSN_GRID,
         1e-300,
         ("h = 0.2,", "h = 0.4,"),
+    ),
+    "expn": (
+        "dgraph_expn(n, x[k])",
+        lambda n, x: special.expn(n, x),
+        EXP1_GRID,
+        1e-300,
+        ("psi += 1.0 / k;", "psi += 1.0 / (k + 0.01);"),
     ),
     "i0e": (
         "dgraph_i0e(x[k])",
@@ -222,7 +229,8 @@ ORDERS += [(name, 0) for name in ("erfinv", "ndtri", "i0e", "i1e", "exp1", "expi
 # the incomplete gammas' shapes a (below and above Stirling's from 20), zeta's exponents
 ORDERS += [(name, a) for name in ("gammainc", "gammaincc") for a in (0.3, 2.5, 40.0, 1e4)]
 ORDERS += [("zeta", s) for s in (1.5, 2.0, 3.0, 30.0, 200.0)]
-_MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0}
+ORDERS += [("expn", n) for n in (0, 2, 3, 10, 100)]
+_MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0, "expn": 3}
 
 
 @needs_cc
@@ -231,7 +239,8 @@ def test_special_functions_in_c_equal_scipy(name: str, n: float) -> None:
     """polygamma of orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4;
     erfinv up to 1e-16 from ±1 and down to 1e-300; ndtri from 5e-324 to 1 - 1e-16; i0e
     and i1e to ±1e3 and across the switch at 30; exp1 and expi from 1e-300 to 709 (expi
-    of both signs), dawsn to ±1e10 across its switches at 0.2 and 10; the incomplete
+    of both signs), expn of orders 0-100 on exp1's points, dawsn to ±1e10 across its
+    switches at 0.2 and 10; the incomplete
     gammas from 1e-8 to 1e5 and zeta from 1e-6 to 1e6 and below 0; poles, ±0, ±inf and
     NaN: SciPy's values within 1e-12 of |value| (polygamma's at least 1e-3)."""
     call, reference, x, floor, _ = CASES[name]

@@ -192,3 +192,83 @@ def test_a_jax_hessian_of_exp1_is_dgraphs_not_jaxs() -> None:
         got = np.diag(np.asarray(H(x)))
     np.testing.assert_allclose(got, np.exp(-x) * (1 / x + 1 / x**2), rtol=1e-12)
     assert math.isfinite(got.sum())
+
+
+# -- E_n(x) of a constant whole order -------------------------------------------------
+
+
+def _expn_program(x):
+    return np.sum(sps.expn(3, x) * x + sps.expn(2, x * x) + sps.expn(0, x + 1.0))
+
+
+def _expn_hessian(x: np.ndarray) -> np.ndarray:
+    """The diagonal of :func:`_expn_program`'s Hessian, by ∂E_n/∂x = −E_(n−1)."""
+    E = sps.expn
+    first = E(1, x) * x - 2 * E(2, x)
+    second = -2 * E(1, x * x) + 4 * x * x * E(0, x * x)
+    y = x + 1.0
+    third = np.exp(-y) * (1 / y + 2 / y**2 + 2 / y**3)  # (e^(-y)/y)''
+    return first + second + third
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_expn_values_and_derivatives_equal_jax(shape: str) -> None:
+    """Orders 3, 2 and 0 (E_0 = e^(-x)/x): the Jacobian against JAX's ``expn`` (its rule
+    runs once), the Hessian against the recurrence."""
+    x = np.random.default_rng(8).uniform(0.2, 3.0, SHAPES[shape])
+    graph = dgraph.from_function(_expn_program, sizes=[x.shape], point=[x], level="array")
+    es = dgraph.accumulate(graph, "reverse")
+    assert es.verified
+
+    def g(x):
+        return jnp.sum(jsps.expn(3, x) * x + jsps.expn(2, x * x) + jsps.expn(0, x + 1.0))
+
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(g)(x)).reshape(-1)
+    got = np.asarray(es.evaluate(x.reshape(-1))).reshape(-1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if shape == "1-d":
+        H = np.asarray(dgraph.hessian(_expn_program, x)(x))
+        np.testing.assert_allclose(H, np.diag(_expn_hessian(x)), rtol=1e-12, atol=1e-15)
+
+
+def test_expn_in_c() -> None:
+    if compiler() is None:
+        pytest.skip("needs a C compiler")
+    x = np.array([0.3, 1.7, 4.0])
+    fn = dgraph.make_function(_expn_program, "hessian", point=[x], lang="c")
+    assert fn.generated.verified and "dgraph_expn(" in fn.generated.text
+    got = np.asarray(fn(x).toarray() if hasattr(fn(x), "toarray") else fn(x))
+    np.testing.assert_allclose(got, np.diag(_expn_hessian(x)), rtol=1e-12, atol=1e-15)
+
+
+def test_jax_expn_is_read_as_the_operation() -> None:
+    """``jax.scipy.special.expn(3, x)``: its custom_jvp call read as ``expn`` (its rule
+    leaked JAX's TracerArrayConversionError); a Hessian JAX itself cannot take."""
+    x = np.array([0.4, 1.1, 2.5])
+
+    def f(x):
+        return jnp.sum(jsps.expn(3, x) * x)
+
+    with jax.enable_x64(True):
+        graph = dgraph.from_jax(f, x, level="array")
+        H = np.asarray(dgraph.hessian(f, x)(x))
+    assert "expn" in {graph.op(v).primitive for v in graph.nx if graph.op(v) is not None}
+    want = sps.expn(1, x) * x - 2 * sps.expn(2, x)
+    np.testing.assert_allclose(H, np.diag(want), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "f, message",
+    [
+        (lambda x: np.sum(sps.expn(x, 2.0)), "expn with an order that depends on the inputs"),
+        (lambda x: np.sum(sps.expn(2.5, x)), "expn of an order that is not a whole number"),
+        (lambda x: np.sum(sps.expn(-1, x)), "expn of an order that is not a whole number"),
+    ],
+    ids=["traced-order", "fractional-order", "negative-order"],
+)
+def test_expn_misuse_is_one_line(f, message: str) -> None:
+    from dgraph.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        dgraph.from_function(f, sizes=[2], point=[np.array([1.0, 2.0])], level="array")

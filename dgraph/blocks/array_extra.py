@@ -9,11 +9,11 @@ what these operations add to it, each with its exact block:
   ``bessel_i1e``, the normal quantile ``ndtri`` (SciPy's; JAX's is a composite of
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
   regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``, the
-  exponential integrals ``exp1`` and ``expi`` and Dawson's integral ``dawsn``, SciPy's
-  names: JAX computes them as composites) and
+  exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
+  SciPy's names: JAX computes them as composites) and
   ``rem`` are elementwise, their derivatives sympy formulas as JAX states them
   (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas' shape
-  ``a`` and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
+  ``a``, ``expn``'s order and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
   no rule for ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
@@ -117,6 +117,22 @@ class exp1(sympy.Function):
         return -sympy.exp(-x) / x
 
 
+class expn(sympy.Function):
+    """The exponential integral E_n(x) = ∫₁^∞ e^(-xt)/tⁿ dt of a whole order n, SciPy's
+    ``expn`` (Abramowitz and Stegun 5.1.4): ∂/∂x = -E_(n-1)(x) (5.1.26), E_0(x) =
+    e^(-x)/x (5.1.24); the order takes no derivative."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, n: sympy.Expr, x: sympy.Expr) -> sympy.Expr | None:
+        return sympy.exp(-x) / x if n.is_number and n == 0 else None
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        n, x = self.args
+        return sympy.nan if argindex == 1 else -expn(n - 1, x)
+
+
 class expi(sympy.Function):
     """The exponential integral Ei(x), the principal value of ∫₋∞ˣ e^t/t dt, SciPy's
     ``expi`` (Abramowitz and Stegun 5.1.2): its derivative is e^x/x."""
@@ -158,10 +174,11 @@ SPECIAL_CALLS: dict[str, str] = {
     "exp1": "exp1",
     "expi": "expi",
     "dawsn": "dawsn",
+    "expn": "expn",
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
-SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "dawsn")}
+SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "dawsn", "expn")}
 
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
@@ -193,6 +210,8 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     # the regularized incomplete gammas P(a, x) and Q(a, x) = 1 - P(a, x), of a constant a
     "igamma": (_scipy("gammainc"), (sympy.nan, _gamma_density)),
     "igammac": (_scipy("gammaincc"), (sympy.nan, -_gamma_density)),
+    # E_n(x) of a constant whole n
+    "expn": (_scipy("expn"), (sympy.nan, expn(A, B).fdiff(2))),
     # ζ(s, q) of a constant s: ∂/∂q = -s·ζ(s + 1, q)
     "zeta": (_scipy("zeta"), (sympy.nan, -A * hurwitz_zeta(A + 1, B))),
     # C's fmod: a - b·trunc(a/b)

@@ -78,6 +78,7 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
             for name in ("erfinv", "i0e", "i1e", "ndtri", "exp1", "expi", "dawsn")
         },
         "hurwitz_zeta": "dgraph_zeta",
+        "expn": "dgraph_expn",
     }
 
     one = "1.0"

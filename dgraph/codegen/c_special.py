@@ -6,8 +6,9 @@ log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
 ``dgraph_erfinv``, ``dgraph_ndtri``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's
 ``erfinv``, ``ndtri``, ``i0e`` and ``i1e``; ``dgraph_gammainc``, ``dgraph_gammaincc`` and
-``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_exp1``,
-``dgraph_expi`` and ``dgraph_dawsn`` SciPy's ``exp1``, ``expi`` and ``dawsn``;
+``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_expn``,
+``dgraph_exp1``, ``dgraph_expi`` and ``dgraph_dawsn`` SciPy's ``expn``, ``exp1``,
+``expi`` and ``dawsn``;
 ``dgraph_logaddexp`` is
 NumPy's ``logaddexp`` (the larger operand plus ``log1p(exp(-|x - y|))``), the step of
 ``logaddexp.accumulate``.
@@ -17,7 +18,7 @@ References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
 6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30, 23.2.3,
-26.2.12, 5.1.10, 5.1.11, 5.1.22, 5.1.51, 7.1.17 and 7.1.23.
+26.2.12, 5.1.10, 5.1.12, 5.1.22, 5.1.24, 5.1.51, 7.1.17 and 7.1.23.
 
 Lentz, W. J. (1976). Generating Bessel functions in Mie scattering calculations using
 continued fractions. *Applied Optics* 15(3).
@@ -160,29 +161,34 @@ DGRAPH_SPECIAL double dgraph_ndtri(double p)
 }
 """
 
-# E1 by its power series up to 1 (alternating, but every term below 1 there), by the
+# E_n by its power series up to 1 (alternating, but every term below 1 there), by the
 # continued fraction beyond (Lentz's method); e^(-x) in halves, so that it underflows
-# only where E1 itself does.
-_EXP1 = r"""
-/* The exponential integral E1(x) as SciPy's special.exp1: inf at 0, 0 at inf, NaN below
- * 0. Abramowitz and Stegun 5.1.11 (the series) and 5.1.22 (the continued fraction). */
-DGRAPH_SPECIAL double dgraph_exp1(double x)
+# only where E_n itself does. E1 is its order 1.
+_EXPN = r"""
+/* The exponential integral E_n(x) of a whole order n >= 0 as SciPy's special.expn: NaN
+ * below 0 (n or x), at x = 0 inf for n <= 1 and 1/(n - 1) beyond, 0 at inf. Abramowitz
+ * and Stegun 5.1.12 (the series), 5.1.22 (the continued fraction) and 5.1.24 (E_0). */
+DGRAPH_SPECIAL double dgraph_expn(double order, double x)
 {
     const double euler = 0.5772156649015329;
-    if (!(x >= 0.0)) return NAN;
-    if (x == 0.0 || x == INFINITY) return x == 0.0 ? INFINITY : 0.0;
-    if (x <= 1.0) { /* -euler - log x - sum_k (-x)^k / (k k!) */
-        double term = 1.0, sum = 0.0;
-        for (int k = 1; k < 40; ++k) {
-            term *= -x / k;
-            sum += term / k;
+    const int n = (int)order;
+    if (!(order == n) || n < 0 || !(x >= 0.0)) return NAN;
+    if (x == 0.0 || x == INFINITY) return x != 0.0 ? 0.0 : n <= 1 ? INFINITY : 1.0 / (n - 1);
+    if (n == 0) return exp(-x) / x;
+    if (x <= 1.0) { /* (-x)^(n-1)/(n-1)! (psi(n) - log x) - sum_(k != n-1) (-x)^k/((k-n+1) k!) */
+        double psi = -euler, term = 1.0, lead = 0.0, sum = 0.0; /* term: (-x)^k / k! */
+        for (int k = 1; k < n; ++k) psi += 1.0 / k;
+        for (int k = 0; k < n + 40; ++k) {
+            if (k == n - 1) lead = term;
+            else sum += term / (k - n + 1);
+            term *= -x / (k + 1);
         }
-        return -euler - log(x) - sum;
+        return lead * (psi - log(x)) - sum;
     }
-    /* f = x + 1 - 1 / (x + 3 - 4 / (x + 5 - 9 / (x + 7 - ...))), E1 = e^-x / f */
-    double f = x + 1.0, c = f, d = 0.0;
+    /* f = x + n - n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...)), E_n = e^-x / f */
+    double f = x + n, c = f, d = 0.0;
     for (int k = 1; k < 1000; ++k) {
-        const double a = -(double)k * k, b = x + 2.0 * k + 1.0;
+        const double a = -(double)k * (n + k - 1), b = x + n + 2.0 * k;
         d = b + a * d;
         c = b + a / c;
         d = 1.0 / (d == 0.0 ? 1e-300 : d);
@@ -193,6 +199,10 @@ DGRAPH_SPECIAL double dgraph_exp1(double x)
     const double half = exp(-0.5 * x);
     return half * (half / f);
 }
+"""
+_EXP1 = r"""
+/* E1(x) as SciPy's special.exp1: E_n's order 1. */
+DGRAPH_SPECIAL double dgraph_exp1(double x) { return dgraph_expn(1.0, x); }
 """
 
 # Ei by its power series up to 40 (all terms positive); within 1/4 of its root x0 the
@@ -436,8 +446,9 @@ _FUNCTIONS = {
     "dgraph_gammainc": (_IGAMMA,),
     "dgraph_gammaincc": (_IGAMMA,),
     "dgraph_zeta": (_ZETA,),
-    "dgraph_exp1": (_EXP1,),
-    "dgraph_expi": (_EXP1, _EXPI),
+    "dgraph_expn": (_EXPN,),
+    "dgraph_exp1": (_EXPN, _EXP1),
+    "dgraph_expi": (_EXPN, _EXP1, _EXPI),
     "dgraph_dawsn": (_DAWSN,),
     **LINALG_FUNCTIONS,
     **SORT_FUNCTIONS,

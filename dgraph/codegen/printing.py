@@ -62,12 +62,14 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "igammac": ("special.gammaincc", "dgraph_gammaincc"), "zeta": ("special.zeta", "dgraph_zeta"),
     "ndtri": ("special.ndtri", "dgraph_ndtri"), "exp1": ("special.exp1", "dgraph_exp1"),
     "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
+    "expn": ("special.expn", "dgraph_expn"),
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
 IEEE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
 BINARY = frozenset(
     {"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem", "igamma", "igammac", "zeta"}
+    | {"expn"}
 )
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
@@ -407,7 +409,7 @@ class ArrayPrinter:
         for inner in sorted(specials, key=sympy.count_ops):  # inner first
             name = SPECIAL_CALLS[type(inner).__name__]
             args = [self.formula(a) for a in inner.args]
-            if name == "polygamma":  # JAX's takes an integer order only
+            if name in ("polygamma", "expn"):  # JAX's take an integer order only
                 args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
             args = ", ".join(args)
             call = sympy.Symbol(f"{self.special}.{name}({args})", real=True)

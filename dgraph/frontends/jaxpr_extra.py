@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks.array_extra import sort_order
-from ..blocks.arrays import ArrayOp
+from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 from .jaxpr_bitwise import BITWISE
 from .jaxpr_compat import COMPAT
@@ -153,10 +153,12 @@ def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
 def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """JAX's custom_jvp call ``expi(x)`` of a traced ``x`` as the operation ``expi`` (not
     its composite, whose branches take logarithms of the other sign), and ``expn(n, x)``
-    of the order 1 or 0 (a literal in the call's body, ``jax.scipy.special.exp1``; or a
-    constant operand, in its rule ``expn_jvp`` that JAX's gradient calls) as ``exp1``, or
-    as ``E_0(x) = e^(-x)/x``: that rule does not trace (it converts the order, traced
-    there, to NumPy; JAX's own second derivative fails with it); None for any other call."""
+    of a constant whole order (a literal in the call's body, ``jax.scipy.special.exp1``
+    and ``expn``; or a constant operand, in its rule ``expn_jvp`` that JAX's gradient
+    calls) as ``expn`` from order 2 on, ``exp1`` at 1, ``E_0(x) = e^(-x)/x`` at 0: that
+    rule does not trace (it converts the order, traced there, to NumPy; JAX's own second
+    derivative fails with it), so another order is refused in one line; None for any
+    other call."""
     name = _called_name(eqn) if eqn.primitive.name == "custom_jvp_call" else ""
     if name == "expi" and len(ins) == 1 and isinstance(ins[0], str | ArrayOp):
         out = eqn.outvars[0].aval
@@ -165,10 +167,18 @@ def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
     if name != "expn":
         return None
     x, order = ins[-1], _literal_order(eqn) if len(ins) == 1 else _constant_order(ins[0])
-    if not isinstance(x, str | ArrayOp) or order not in (0, 1):
+    if not isinstance(x, str | ArrayOp):
         return None
+    if order is None or order < 0:  # its rule leaks a tracer: no reading of it
+        raise InputError(
+            f"{reader.where}: jax.scipy.special.expn of an order that is not a constant"
+            " whole number >= 0 is not supported"
+        )
     out, x = eqn.outvars[0].aval, reader.operand(x)
     shape = tuple(out.shape)
+    if order >= 2:
+        op = ArrayOp("expn", (Const.of(np.asarray(float(order))), x), (), shape)
+        return [reader.result(op, out)]
     if order == 1:
         return [reader.result(ArrayOp("exp1", (x,), (), shape), out)]
     decay = reader.result(ArrayOp("neg", (x,), (), shape), out)  # vertices: a nested
@@ -178,9 +188,9 @@ def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
 
 def _constant_order(n: Any) -> int | None:
     """A constant whole scalar's value, else None."""
-    if not isinstance(n, np.ndarray) or n.shape != () or n.dtype.kind not in "iu":
+    if not isinstance(n, np.ndarray) or n.shape != () or n.dtype.kind not in "iuf":
         return None
-    return int(n)
+    return int(n) if n == np.floor(n) else None
 
 
 def _literal_order(eqn) -> int | None:
@@ -190,7 +200,7 @@ def _literal_order(eqn) -> int | None:
     if len(eqns) != 1 or len(eqns[0].invars) != 2:
         return None
     value = getattr(eqns[0].invars[0], "val", None)
-    return int(value) if value is not None and np.ndim(value) == 0 else None
+    return None if value is None else _constant_order(np.asarray(value))
 
 
 def _called_name(eqn) -> str:
