@@ -169,21 +169,25 @@ def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
     x, order = ins[-1], _literal_order(eqn) if len(ins) == 1 else _constant_order(ins[0])
     if not isinstance(x, str | ArrayOp):
         return None
-    if order is None or order < 0:  # its rule leaks a tracer: no reading of it
+    if order is None or order < 0:  # its rule leaks a tracer (and JAX's E_(-1) is NaN)
         raise InputError(
             f"{reader.where}: jax.scipy.special.expn of an order that is not a constant"
             " whole number >= 0 is not supported"
         )
-    out, x = eqn.outvars[0].aval, reader.operand(x)
+    return _expn_vertices(reader, order, reader.operand(x), eqn.outvars[0].aval)
+
+
+def _expn_vertices(reader, order: int, x: Any, out) -> list[Any]:
+    """``E_order(x)`` as vertices (a nested operation takes no derivative)."""
     shape = tuple(out.shape)
     if order >= 2:
         op = ArrayOp("expn", (Const.of(np.asarray(float(order))), x), (), shape)
         return [reader.result(op, out)]
     if order == 1:
         return [reader.result(ArrayOp("exp1", (x,), (), shape), out)]
-    decay = reader.result(ArrayOp("neg", (x,), (), shape), out)  # vertices: a nested
-    decay = reader.result(ArrayOp("exp", (decay,), (), shape), out)  # operation takes no
-    return [reader.result(ArrayOp("div", (decay, x), (), shape), out)]  # derivative
+    decay = reader.result(ArrayOp("neg", (x,), (), shape), out)
+    decay = reader.result(ArrayOp("exp", (decay,), (), shape), out)
+    return [reader.result(ArrayOp("div", (decay, x), (), shape), out)]
 
 
 def _constant_order(n: Any) -> int | None:
