@@ -18,7 +18,7 @@ References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
 6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30, 23.2.3,
-26.2.12, 5.1.10, 5.1.12, 5.1.22, 5.1.24, 5.1.51, 7.1.17 and 7.1.23.
+26.2.12, 5.1.10, 5.1.12, 5.1.22, 5.1.24, 5.1.51 and 7.1.17.
 
 Lentz, W. J. (1976). Generating Bessel functions in Mie scattering calculations using
 continued fractions. *Applied Optics* 15(3).
@@ -257,7 +257,8 @@ DGRAPH_SPECIAL double dgraph_expi(double x)
 # beyond.
 _DAWSN = r"""
 /* Dawson's integral F(x) = exp(-x^2) int_0^x exp(t^2) dt as SciPy's special.dawsn (odd).
- * Abramowitz and Stegun 7.1.17 with the series of erf, 7.1.23; Rybicki (1989). */
+ * Abramowitz and Stegun 7.1.17 (the series and the asymptotic series: e^(t^2)
+ * integrated term by term, and by parts); Rybicki (1989). */
 DGRAPH_SPECIAL double dgraph_dawsn(double x)
 {
     const double h = 0.2, rootpi = 1.7724538509055160, a = fabs(x);
