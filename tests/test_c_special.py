@@ -99,6 +99,29 @@ BESSEL_GRID = np.concatenate(
         [0.0, 29.999999, 30.0, 30.0000001, 700, 1e300, np.inf, -np.inf, np.nan],
     ]
 )
+# E1 and Ei: both sides of E1's switch at 1, down to 1e-300 and up to where e^(+-x)
+# leaves the doubles (Ei beyond 709.78: SciPy's inf, the C's finite), Ei's series and
+# asymptotic series around 40; SciPy's Ei loses digits within 1e-5 of its root x0
+# (2e-5 relative at x0 + 1e-12; the C keeps them: tests/test_exponential_integrals.py)
+_EI_ROOT = 0.3725074107813666
+_E1_GRID = np.concatenate(
+    [_RNG.uniform(0, 2, 600), 10 ** _RNG.uniform(-300, 2.85, 600), _RNG.uniform(30, 50, 300)]
+)
+_E1_GRID = _E1_GRID[np.abs(_E1_GRID - _EI_ROOT) > 1e-5]
+EXP1_GRID = np.concatenate(
+    [_E1_GRID, [0.0, -0.0, -1.0, 1.0, 40.0, 700.0, 745.0, np.inf, -np.inf, np.nan, 5e-324]]
+)
+EXPI_GRID = np.concatenate([_E1_GRID, -_E1_GRID, [0.0, -0.0, 1.0, 40.0, 709.0, -745.0]])
+EXPI_GRID = np.concatenate([EXPI_GRID, [np.inf, -np.inf, np.nan, 5e-324]])
+# Dawson's: its series below 0.2, Rybicki's sum to 10, the asymptotic series beyond
+DAWSN_GRID = np.concatenate(
+    [
+        _RNG.uniform(-12, 12, 900),
+        10 ** _RNG.uniform(-300, 10, 300),
+        -(10 ** _RNG.uniform(-300, 10, 300)),
+        [0.0, -0.0, 0.2, 0.19999999, 10.0, 9.9999999, 1e308, np.inf, -np.inf, np.nan],
+    ]
+)
 INCOMPLETE_GRID = np.concatenate(
     [
         10 ** _RNG.uniform(-8, 5, 900),
@@ -137,6 +160,34 @@ CASES = {
         1e-300,
         ("term *= -(2 * j - 1) * w;", "term *= -(2 * j - 1.01) * w;"),
     ),
+    "exp1": (
+        "dgraph_exp1(x[k])",
+        lambda n, x: special.exp1(x),
+        EXP1_GRID,
+        1e-300,
+        ("b = x + n + 2.0 * k;", "b = x + n + 2.01 * k;"),
+    ),
+    "expi": (
+        "dgraph_expi(x[k])",
+        lambda n, x: special.expi(x),
+        EXPI_GRID,
+        1e-300,
+        ("if (x <= 40.0)", "if (x <= 4.0)"),
+    ),
+    "dawsn": (
+        "dgraph_dawsn(x[k])",
+        lambda n, x: special.dawsn(x),
+        DAWSN_GRID,
+        1e-300,
+        ("h = 0.2,", "h = 0.4,"),
+    ),
+    "expn": (
+        "dgraph_expn(n, x[k])",
+        lambda n, x: special.expn(n, x),
+        EXP1_GRID,
+        1e-300,
+        ("psi += 1.0 / k;", "psi += 1.0 / (k + 0.01);"),
+    ),
     "i0e": (
         "dgraph_i0e(x[k])",
         lambda n, x: special.i0e(x),
@@ -174,11 +225,12 @@ CASES = {
     ),
 }
 ORDERS = [("polygamma", n) for n in range(5)]
-ORDERS += [(name, 0) for name in ("erfinv", "ndtri", "i0e", "i1e")]
+ORDERS += [(name, 0) for name in ("erfinv", "ndtri", "i0e", "i1e", "exp1", "expi", "dawsn")]
 # the incomplete gammas' shapes a (below and above Stirling's from 20), zeta's exponents
 ORDERS += [(name, a) for name in ("gammainc", "gammaincc") for a in (0.3, 2.5, 40.0, 1e4)]
 ORDERS += [("zeta", s) for s in (1.5, 2.0, 3.0, 30.0, 200.0)]
-_MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0}
+ORDERS += [("expn", n) for n in (0, 2, 3, 10, 100)]
+_MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0, "expn": 3}
 
 
 @needs_cc
@@ -186,9 +238,11 @@ _MUTATED_AT = {"polygamma": 1, "gammainc": 2.5, "gammaincc": 2.5, "zeta": 30.0}
 def test_special_functions_in_c_equal_scipy(name: str, n: float) -> None:
     """polygamma of orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4;
     erfinv up to 1e-16 from ±1 and down to 1e-300; ndtri from 5e-324 to 1 - 1e-16; i0e
-    and i1e to ±1e3 and across the switch at 30; the incomplete gammas from 1e-8 to 1e5
-    and zeta from 1e-6 to 1e6 and below 0; poles, ±0, ±inf and NaN: SciPy's values within
-    1e-12 of |value| (polygamma's at least 1e-3)."""
+    and i1e to ±1e3 and across the switch at 30; exp1 and expi from 1e-300 to 709 (expi
+    of both signs), expn of orders 0-100 on exp1's points, dawsn to ±1e10 across its
+    switches at 0.2 and 10; the incomplete
+    gammas from 1e-8 to 1e5 and zeta from 1e-6 to 1e6 and below 0; poles, ±0, ±inf and
+    NaN: SciPy's values within 1e-12 of |value| (polygamma's at least 1e-3)."""
     call, reference, x, floor, _ = CASES[name]
     y = _c_function(special_definitions(call), call)(n, x)
     assert _worst(y, reference(n, x), floor) < 1e-12

@@ -768,7 +768,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "scipy-special-ufunc",
         ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
-        "scipy.special.dawsn",
+        "scipy.special.spence",
     ),
     (
         "scipy-linalg-logm",
@@ -1229,6 +1229,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
     ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
     ("cond-in-while-condition", "a cond or switch inside a while_loop's condition is not pri"),
+    # jax.scipy.special.expn's rule leaked JAX's TracerArrayConversionError (a traceback)
+    ("jax-expn-traced-order", "expn of an order that is not a constant whole number >= 0"),
+    ("scipy-expn-fractional-order", "scipy.special.expn of an order that is not a whole number"),
     ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
     ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
     ("jvp-batch", "a jvp is of one point: call it per point"),
@@ -1244,6 +1247,8 @@ def _api_call(name: str):
     from dgraph.frontends import from_function, from_jax, from_trace
 
     jnp = pytest.importorskip("jax.numpy")
+    jax_special = pytest.importorskip("jax.scipy.special")
+    import scipy.special as scipy_special
 
     def total(x):
         return jnp.sum(x[1:] * x[:-1]) + jnp.sum(jnp.sin(x))
@@ -1297,6 +1302,12 @@ def _api_call(name: str):
         "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
         "method-array": lambda: dgraph.accumulate(one, np.ones(2)),  # was a TypeError
         "cond-in-while-condition": lambda: make(cond_in_while_condition, "hessian", point=[x]),
+        "jax-expn-traced-order": lambda: hessian(
+            lambda x: jnp.sum(jax_special.expn(jnp.round(x[0]).astype(int), x)), x
+        ),
+        "scipy-expn-fractional-order": lambda: hessian(
+            lambda x: np.sum(scipy_special.expn(1.5, x)), x
+        ),
         # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
         "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
         # the array level's sweeps, one point and one tangent a call: were NumPy's reshape

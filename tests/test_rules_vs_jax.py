@@ -59,7 +59,7 @@ SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 # operations of the array level only (dgraph.blocks.array_extra): their element level is
 # refused in one line
 ARRAY_ONLY = {
-    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "igamma", "igammac", "zeta",
+    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "igamma", "igammac", "zeta", "expn",
     "sort", "argsort", "argmax", "argmin",
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
@@ -141,7 +141,8 @@ def shapes(member: str) -> dict[str, tuple[int, ...]]:
 
 _LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases of their own
 _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
-_LAX["ndtri"] = None  # jax.scipy.special.ndtri is a composite: the operation on its own
+# jax.scipy.special's ndtri, exp1, expi and dawsn are composites: the operations on their own
+_LAX |= dict.fromkeys(("ndtri", "exp1", "expi", "dawsn", "expn"))
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -219,6 +220,40 @@ for _cls, _shape in shapes("ndtri").items():  # SciPy's normal quantile, p in (0
         point(_shape, 23, (0.02, 0.98, False)),
         builder="graph",
         op=ArrayOp("ndtri", ("x",), (), _shape),
+    )
+# E1 (x > 0), Ei of both signs (the negative: -E1(-x)), Dawson's integral of both signs
+_SPECIAL_DOMAINS = {"exp1": (0.1, 3.0, False), "expi": (0.1, 3.0, True), "dawsn": (0.1, 4.0, True)}
+for _name, _dom in _SPECIAL_DOMAINS.items():
+    for _cls, _shape in shapes(_name).items():
+        case(
+            _name,
+            _cls,
+            getattr(jsps, _name),
+            point(_shape, 29, _dom),
+            builder="graph",
+            op=ArrayOp(_name, ("x",), (), _shape),
+        )
+
+
+def _expn_jax(n, x):
+    """E_2 and E_3 by 5.1.14 from E_1 = -Ei(-x), which JAX differentiates to every order
+    (its own expn's rule does not trace a second time)."""
+    e2 = jnp.exp(-x) + x * jsps.expi(-x)
+    return jnp.where(n == 2, e2, (jnp.exp(-x) - x * e2) / 2)
+
+
+# E_n(x) of a constant whole order: a number, or an array of orders 2 and 3
+_firsts = {f"const-first-{k}": (2.0, SHAPES[k]) for k in shapes("expn")}
+_firsts["const-array-first"] = (point((2, 3), 24, (0.0, 1.0, False)).round() + 2.0, (2, 3))
+for _cls, (_c, _shape) in _firsts.items():
+    _op = ArrayOp("expn", (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
+    case(
+        "expn",
+        _cls,
+        lambda x, c=_c: _expn_jax(c, x),
+        point(_shape, 25, (0.2, 3.0, False)),
+        builder="graph",
+        op=_op,
     )
 
 # -- integer powers ------------------------------------------------------------------------

@@ -87,6 +87,7 @@ UNARY = {  # primitive: (function, point inside its domain)
     "igamma": (lambda x: jss.gammainc(2.5, x * x), X),
     "igammac": (lambda x: jss.gammaincc(0.7, x * x), X),
     "zeta": (lambda x: jax.lax.zeta(3.0, x * x + 0.5), X),  # jss.zeta: its custom rule
+    "expn": (lambda x: jss.expn(3, x * x + 0.5), X),  # JAX's custom_jvp call, read as expn
     "gather_flat": (lambda a: a[np.array([0, 1]), np.array([1, 2])], A),
     "scatter": (lambda x: x.at[np.array([0])].set(x[1:2] * 2.0), X),
     "scatter_add": (lambda x: x.at[np.array([0, 0])].add(x[1:]), X),
@@ -129,10 +130,10 @@ BINARY = {
     "rem": lambda x, y: jax.lax.rem(x, y + 0.13),  # away from rem's jumps
     "conv_general_dilated": lambda x, y: jnp.convolve(x, y),
 }
-# JAX's jaxprs fold them away; jax.scipy.special.ndtri is a composite of rational functions
-BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri")
+# JAX's jaxprs fold them away; jax.scipy.special's ndtri, exp1, expi and dawsn are composites
+BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi", "dawsn")
 
-_SECOND = ("polygamma", "igamma", "igammac", "zeta", "triangular_solve", "linear_solve")
+_SECOND = ("polygamma", "igamma", "igammac", "zeta", "expn", "triangular_solve", "linear_solve")
 RULES = (
     # polygamma(m, x), the incomplete gammas, zeta and a solve by a constant matrix: the
     # second operand

@@ -8,10 +8,12 @@ what these operations add to it, each with its exact block:
 * the special functions (``lgamma``, ``digamma``, ``polygamma``, ``bessel_i0e``,
   ``bessel_i1e``, the normal quantile ``ndtri`` (SciPy's; JAX's is a composite of
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
-  regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``) and
+  regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``, the
+  exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
+  SciPy's names: JAX computes them as composites) and
   ``rem`` are elementwise, their derivatives sympy formulas as JAX states them
   (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas' shape
-  ``a`` and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
+  ``a``, ``expn``'s order and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
   no rule for ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
@@ -50,8 +52,11 @@ __all__ = [
     "EXTRA_OPERATIONS",
     "SPECIAL_CALLS",
     "SPECIAL_NUMPY",
+    "dawsn",
     "describe_extra",
     "exclusive_product",
+    "exp1",
+    "expi",
     "extra_block",
     "extra_forward",
     "extra_value",
@@ -101,6 +106,54 @@ class ndtri(sympy.Function):
         return sympy.sqrt(2 * sympy.pi) * sympy.exp(self**2 / 2)
 
 
+class exp1(sympy.Function):
+    """The exponential integral E₁(x) = ∫ₓ^∞ e^(-t)/t dt (x > 0), SciPy's ``exp1``
+    (Abramowitz and Stegun 5.1.1): its derivative is -e^(-x)/x."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        x = self.args[0]
+        return -sympy.exp(-x) / x
+
+
+class expn(sympy.Function):
+    """The exponential integral E_n(x) = ∫₁^∞ e^(-xt)/tⁿ dt of a whole order n, SciPy's
+    ``expn`` (Abramowitz and Stegun 5.1.4): ∂/∂x = -E_(n-1)(x) (5.1.26), E_0(x) =
+    e^(-x)/x (5.1.24); the order takes no derivative."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, n: sympy.Expr, x: sympy.Expr) -> sympy.Expr | None:
+        return sympy.exp(-x) / x if n.is_number and n == 0 else None
+
+    def fdiff(self, argindex: int = 2) -> sympy.Expr:
+        n, x = self.args
+        return sympy.nan if argindex == 1 else -expn(n - 1, x)
+
+
+class expi(sympy.Function):
+    """The exponential integral Ei(x), the principal value of ∫₋∞ˣ e^t/t dt, SciPy's
+    ``expi`` (Abramowitz and Stegun 5.1.2): its derivative is e^x/x."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        x = self.args[0]
+        return sympy.exp(x) / x
+
+
+class dawsn(sympy.Function):
+    """Dawson's integral F(x) = e^(-x²) ∫₀ˣ e^(t²) dt, SciPy's ``dawsn`` (Abramowitz and
+    Stegun 7.1.17): its derivative is 1 - 2x·F(x)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        return 1 - 2 * self.args[0] * self
+
+
 class hurwitz_zeta(sympy.Function):
     """Hurwitz's zeta function ζ(s, q) = Σₖ (q + k)^(-s), SciPy's ``zeta(s, q)`` (sympy's
     own ``zeta`` turns ζ(s, 1) into Riemann's one-argument form, which JAX's lacks)."""
@@ -118,10 +171,14 @@ SPECIAL_CALLS: dict[str, str] = {
     "i1e": "i1e",
     "hurwitz_zeta": "zeta",
     "ndtri": "ndtri",
+    "exp1": "exp1",
+    "expi": "expi",
+    "dawsn": "dawsn",
+    "expn": "expn",
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
-SPECIAL_NUMPY["ndtri"] = _scipy("ndtri")
+SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "dawsn", "expn")}
 
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
@@ -132,6 +189,7 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
     "ndtri": (_scipy("ndtri"), (ndtri(A).fdiff(),)),
+    **{f.__name__: (_scipy(f.__name__), (f(A).fdiff(),)) for f in (exp1, expi, dawsn)},
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
     # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
     # the division by x is of 1 there (no warning from a printer that computes both pieces)
@@ -152,6 +210,8 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     # the regularized incomplete gammas P(a, x) and Q(a, x) = 1 - P(a, x), of a constant a
     "igamma": (_scipy("gammainc"), (sympy.nan, _gamma_density)),
     "igammac": (_scipy("gammaincc"), (sympy.nan, -_gamma_density)),
+    # E_n(x) of a constant whole n
+    "expn": (_scipy("expn"), (sympy.nan, expn(A, B).fdiff(2))),
     # ζ(s, q) of a constant s: ∂/∂q = -s·ζ(s + 1, q)
     "zeta": (_scipy("zeta"), (sympy.nan, -A * hurwitz_zeta(A + 1, B))),
     # C's fmod: a - b·trunc(a/b)

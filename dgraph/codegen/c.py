@@ -73,8 +73,12 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
 
     _kf: ClassVar[dict[str, str]] = {
         **C99CodePrinter._kf,
-        **{name: f"dgraph_{name}" for name in ("erfinv", "i0e", "i1e", "ndtri")},
+        **{
+            name: f"dgraph_{name}"
+            for name in ("erfinv", "i0e", "i1e", "ndtri", "exp1", "expi", "dawsn")
+        },
         "hurwitz_zeta": "dgraph_zeta",
+        "expn": "dgraph_expn",
     }
 
     one = "1.0"

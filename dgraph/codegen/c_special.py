@@ -6,7 +6,10 @@ log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
 ``dgraph_erfinv``, ``dgraph_ndtri``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's
 ``erfinv``, ``ndtri``, ``i0e`` and ``i1e``; ``dgraph_gammainc``, ``dgraph_gammaincc`` and
-``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_logaddexp`` is
+``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_expn``,
+``dgraph_exp1``, ``dgraph_expi`` and ``dgraph_dawsn`` SciPy's ``expn``, ``exp1``,
+``expi`` and ``dawsn``;
+``dgraph_logaddexp`` is
 NumPy's ``logaddexp`` (the larger operand plus ``log1p(exp(-|x - y|))``), the step of
 ``logaddexp.accumulate``.
 Written here because no C library the generated files may assume defines them.
@@ -14,11 +17,14 @@ Written here because no C library the generated files may assume defines them.
 References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
-6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30, 23.2.3
-and 26.2.12.
+6.3.18, 6.4.6, 6.4.7, 6.4.11, 6.1.41, 6.5.29, 6.5.31, 9.6.10, 9.7.1, 23.1.30, 23.2.3,
+26.2.12, 5.1.10, 5.1.12, 5.1.22, 5.1.24, 5.1.51 and 7.1.17.
 
 Lentz, W. J. (1976). Generating Bessel functions in Mie scattering calculations using
 continued fractions. *Applied Optics* 15(3).
+
+Rybicki, G. B. (1989). Dawson's integral and the sampling theorem. *Computers in
+Physics* 3(2), 85-87.
 
 Winitzki, S. (2008). A handy approximation for the error function and its inverse.
 """
@@ -152,6 +158,141 @@ DGRAPH_SPECIAL double dgraph_ndtri(double p)
         if (fabs(step) <= 1e-14 * fabs(z)) break;
     }
     return p < 0.5 ? z : -z;
+}
+"""
+
+# E_n by its power series up to 1 (alternating, but every term below 1 there), by the
+# continued fraction beyond (Lentz's method); e^(-x) in halves, so that it underflows
+# only where E_n itself does. E1 is its order 1.
+_EXPN = r"""
+/* The exponential integral E_n(x) of a whole order n >= 0 as SciPy's special.expn: NaN
+ * below 0 (n or x), at x = 0 inf for n <= 1 and 1/(n - 1) beyond, 0 at inf. Abramowitz
+ * and Stegun 5.1.12 (the series), 5.1.22 (the continued fraction) and 5.1.24 (E_0). */
+DGRAPH_SPECIAL double dgraph_expn(double order, double x)
+{
+    const double euler = 0.5772156649015329;
+    const int n = (int)order;
+    if (!(order == n) || n < 0 || !(x >= 0.0)) return NAN;
+    if (x == 0.0 || x == INFINITY) return x != 0.0 ? 0.0 : n <= 1 ? INFINITY : 1.0 / (n - 1);
+    if (n == 0) return exp(-x) / x;
+    if (x <= 1.0) { /* (-x)^(n-1)/(n-1)! (psi(n) - log x) - sum_(k != n-1) (-x)^k/((k-n+1) k!) */
+        double psi = -euler, term = 1.0, lead = 0.0, sum = 0.0; /* term: (-x)^k / k! */
+        for (int k = 1; k < n; ++k) psi += 1.0 / k;
+        for (int k = 0; k < n + 40; ++k) {
+            if (k == n - 1) lead = term;
+            else sum += term / (k - n + 1);
+            term *= -x / (k + 1);
+        }
+        return lead * (psi - log(x)) - sum;
+    }
+    /* f = x + n - n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...)), E_n = e^-x / f */
+    double f = x + n, c = f, d = 0.0;
+    for (int k = 1; k < 1000; ++k) {
+        const double a = -(double)k * (n + k - 1), b = x + n + 2.0 * k;
+        d = b + a * d;
+        c = b + a / c;
+        d = 1.0 / (d == 0.0 ? 1e-300 : d);
+        const double delta = (c == 0.0 ? 1e-300 : c) * d;
+        f *= delta;
+        if (fabs(delta - 1.0) < 1e-16) break;
+    }
+    const double half = exp(-0.5 * x);
+    return half * (half / f);
+}
+"""
+_EXP1 = r"""
+/* E1(x) as SciPy's special.exp1: E_n's order 1. */
+DGRAPH_SPECIAL double dgraph_exp1(double x) { return dgraph_expn(1.0, x); }
+"""
+
+# Ei by its power series up to 40 (all terms positive); within 1/4 of its root x0 the
+# series less its value at x0, log(x / x0) + sum_k (x^k - x0^k) / (k k!), whose terms
+# share the sign of d = x - x0 (D_k = x^k - x0^k = x D_(k-1) + x0^(k-1) d): no
+# cancellation, so Ei keeps its relative digits through its zero. Beyond 40 the
+# asymptotic series, cut where its terms stop falling.
+_EXPI = r"""
+/* The exponential integral Ei(x) as SciPy's special.expi: -E1(-x) below 0, -inf at 0.
+ * Abramowitz and Stegun 5.1.10 (the series) and 5.1.51 (the asymptotic series). */
+DGRAPH_SPECIAL double dgraph_expi(double x)
+{
+    const double euler = 0.5772156649015329;
+    const double root = 0.3725074107813666, root_low = 1.3140183414386028e-17;
+    if (x != x) return NAN;
+    if (x <= 0.0) return -dgraph_exp1(-x);
+    if (x == INFINITY) return INFINITY;
+    if (fabs(x - root) < 0.25) {
+        const double d = (x - root) - root_low;
+        double scaled = 0.0, power = 1.0, sum = 0.0; /* D_k / k!, x0^k / k! */
+        for (int k = 1; k < 30; ++k) {
+            scaled = (x * scaled + power * d) / k;
+            power *= root / k;
+            sum += scaled / k;
+        }
+        return log1p(d / root) + sum;
+    }
+    if (x <= 40.0) { /* euler + log x + sum_k x^k / (k k!) */
+        double term = 1.0, sum = 0.0;
+        for (int k = 1; k < 200; ++k) {
+            term *= x / k;
+            sum += term / k;
+            if (term < 1e-17 * sum) break;
+        }
+        return euler + log(x) + sum;
+    }
+    double term = 1.0, sum = 1.0; /* e^x / x sum_k k! / x^k */
+    for (int k = 1; k < 200; ++k) {
+        const double next = term * k / x;
+        if (next >= term || next < 1e-17) break;
+        term = next;
+        sum += term;
+    }
+    const double half = exp(0.5 * x);
+    return half * (half / x * sum);
+}
+"""
+
+# Dawson's integral: its series (alternating) below 0.2, Rybicki's sum of Gaussians
+# (the sampling theorem; step h = 0.2, error about exp(-(pi / 2h)^2) = 2e-27, the odd n
+# within 7 of x / h: the others' terms below exp(-49)) up to 10, the asymptotic series
+# beyond.
+_DAWSN = r"""
+/* Dawson's integral F(x) = exp(-x^2) int_0^x exp(t^2) dt as SciPy's special.dawsn (odd).
+ * Abramowitz and Stegun 7.1.17 (the series and the asymptotic series: e^(t^2)
+ * integrated term by term, and by parts); Rybicki (1989). */
+DGRAPH_SPECIAL double dgraph_dawsn(double x)
+{
+    const double h = 0.2, rootpi = 1.7724538509055160, a = fabs(x);
+    double f = 0.0;
+    if (x != x) return NAN;
+    if (a < 0.2) { /* x sum_k (-2 x^2)^k / (2k + 1)!! */
+        const double w = -2.0 * x * x;
+        double term = 1.0, sum = 1.0;
+        for (int k = 1; k < 30; ++k) {
+            term *= w / (2 * k + 1);
+            sum += term;
+        }
+        return x * sum;
+    }
+    if (a < 10.0) { /* (1 / sqrt(pi)) sum_(n odd) exp(-(a - n h)^2) / n */
+        int n = (int)floor((a - 7.0) / h);
+        const int last = (int)ceil((a + 7.0) / h);
+        for (n += (n % 2 == 0); n <= last; n += 2) {
+            const double t = a - n * h;
+            f += exp(-t * t) / n;
+        }
+        f /= rootpi;
+    } else if (a < INFINITY) { /* 1/(2a) sum_k (2k - 1)!! / (2 a^2)^k */
+        const double w = 0.5 / (a * a);
+        double term = 1.0, sum = 1.0;
+        for (int k = 1; k < 60; ++k) {
+            const double next = term * (2 * k - 1) * w;
+            if (next >= term || next < 1e-17) break;
+            term = next;
+            sum += term;
+        }
+        f = 0.5 / a * sum;
+    }
+    return x < 0 ? -f : f;
 }
 """
 
@@ -306,6 +447,10 @@ _FUNCTIONS = {
     "dgraph_gammainc": (_IGAMMA,),
     "dgraph_gammaincc": (_IGAMMA,),
     "dgraph_zeta": (_ZETA,),
+    "dgraph_expn": (_EXPN,),
+    "dgraph_exp1": (_EXPN, _EXP1),
+    "dgraph_expi": (_EXPN, _EXP1, _EXPI),
+    "dgraph_dawsn": (_DAWSN,),
     **LINALG_FUNCTIONS,
     **SORT_FUNCTIONS,
 }

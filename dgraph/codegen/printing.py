@@ -60,13 +60,16 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "bessel_i0e": ("special.i0e", "dgraph_i0e"), "bessel_i1e": ("special.i1e", "dgraph_i1e"),
     "rem": ("fmod", "fmod"), "igamma": ("special.gammainc", "dgraph_gammainc"),
     "igammac": ("special.gammaincc", "dgraph_gammaincc"), "zeta": ("special.zeta", "dgraph_zeta"),
-    "ndtri": ("special.ndtri", "dgraph_ndtri"),
+    "ndtri": ("special.ndtri", "dgraph_ndtri"), "exp1": ("special.exp1", "dgraph_exp1"),
+    "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
+    "expn": ("special.expn", "dgraph_expn"),
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
 IEEE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
 BINARY = frozenset(
     {"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem", "igamma", "igammac", "zeta"}
+    | {"expn"}
 )
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
@@ -160,8 +163,8 @@ class SpecialFunctions(PolygammaOrders):
     """Mixin for a NumPy-like sympy printer: ``isfinite``, ``isnan`` and ``isinf`` (IEEE's
     tests as :mod:`dgraph.core.expand` writes them) from ``array_module``, and
     ``polygamma``/``digamma`` as
-    ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` and ``ndtri`` as
-    ``math.erfinv(x)`` and ``math.ndtri(x)``,
+    ``math.polygamma(n, x)`` with an integer order, and ``erfinv``, ``ndtri``, ``exp1``,
+    ``expi`` and ``dawsn`` as ``math.<name>(x)``,
     which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
@@ -186,13 +189,14 @@ class SpecialFunctions(PolygammaOrders):
         self.module_imports["math"].add("polygamma")  # type: ignore[attr-defined]
         return f"math.polygamma({int(order)}, {self._print(expr.args[1])})"  # type: ignore[attr-defined]
 
-    def _print_erfinv(self, expr: sympy.Expr) -> str:
-        self.module_imports["math"].add("erfinv")  # type: ignore[attr-defined]
-        return f"math.erfinv({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+    def _special_call(self, expr: sympy.Expr) -> str:
+        """``math.<name>(x)`` of a one-argument special function (its class's name)."""
+        name = type(expr).__name__
+        self.module_imports["math"].add(name)  # type: ignore[attr-defined]
+        return f"math.{name}({self._print(expr.args[0])})"  # type: ignore[attr-defined]
 
-    def _print_ndtri(self, expr: sympy.Expr) -> str:
-        self.module_imports["math"].add("ndtri")  # type: ignore[attr-defined]
-        return f"math.ndtri({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+    _print_erfinv = _print_ndtri = _special_call
+    _print_exp1 = _print_expi = _print_dawsn = _special_call
 
 
 class PowersAsProducts:
@@ -405,7 +409,7 @@ class ArrayPrinter:
         for inner in sorted(specials, key=sympy.count_ops):  # inner first
             name = SPECIAL_CALLS[type(inner).__name__]
             args = [self.formula(a) for a in inner.args]
-            if name == "polygamma":  # JAX's takes an integer order only
+            if name in ("polygamma", "expn"):  # JAX's take an integer order only
                 args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
             args = ", ".join(args)
             call = sympy.Symbol(f"{self.special}.{name}({args})", real=True)

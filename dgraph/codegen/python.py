@@ -221,7 +221,7 @@ _PARAMETERS_DOC = " p: the PARAMETERS, (k,) or (B, k), broadcast against x."
 _SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SCIPY["polygamma"] = "polygamma"  # math has none: SciPy (a dependency) or a NameError
 _SCIPY["erfinv"] = "erfinv"
-_SCIPY["ndtri"] = "ndtri"
+_SCIPY |= {name: name for name in ("ndtri", "exp1", "expi", "dawsn")}
 _SCIPY.update({name: scipy for name, (scipy, _) in SCIPY_ONLY.items()})
 
 _ARRAY_HELPER = [

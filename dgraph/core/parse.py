@@ -28,7 +28,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
-from ..blocks.array_extra import ndtri
+from ..blocks.array_extra import dawsn, exp1, expi, ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
@@ -132,6 +132,9 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "log1p": log1p,
     "erfinv": sympy.erfinv,
     "ndtri": ndtri,
+    "exp1": exp1,
+    "expi": expi,
+    "dawsn": dawsn,
     "logistic": Logistic,
     "isfinite": isfinite,
     "isnan": isnan,

@@ -58,7 +58,7 @@ from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
 from .jaxpr_exact import exact_fold
-from .jaxpr_extra import REWRITTEN, called_primal, empty_values
+from .jaxpr_extra import REWRITTEN, called_primal, empty_values, read_exponential_integral
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
@@ -205,6 +205,8 @@ class JaxJvp:
                 else:
                     _, out = self._jitted(primals, moves)
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
+                if isinstance(exc, _untraceable(jax)):  # a custom rule JAX cannot trace
+                    return None  # (exp1's, differentiated again): checked by differences
                 if "custom_vjp" not in str(exc):
                     raise
                 out = _transposed_pullback(jax, self.f, primals, moves)
@@ -563,6 +565,11 @@ _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
 _MAX_DEPTH = 16
 
 
+def _untraceable(jax) -> tuple[type, ...]:
+    """JAX's errors of a function that needs a traced value concrete."""
+    return (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError)
+
+
 Value = Any  # a vertex name, a NumPy constant, a nested ArrayOp, or an Opaque
 
 
@@ -693,9 +700,10 @@ class _Reader:
         name = eqn.primitive.name
         params = eqn.params
         if name in CALLS:
-            determinant = read_determinant(self, eqn, ins)  # slogdet, det: not their lu
-            if determinant is not None:
-                return determinant
+            # slogdet, det: not their lu; exp1, expi: not JAX's expn(1, x), composite
+            whole = read_determinant(self, eqn, ins) or read_exponential_integral(self, eqn, ins)
+            if whole is not None:
+                return whole
             closed, consts = called_jaxpr(eqn, self.where)
             primal = called_primal(self, eqn, ins)  # frexp: its bit-level body as one op
             if primal is None:

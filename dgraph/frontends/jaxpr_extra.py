@@ -5,8 +5,9 @@ operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, 
 ``jax.random.permutation`` sorts, a ``take`` of constant indices), the constant first
 operand of ``polygamma``, ``zeta`` and the incomplete gammas, and ``lu_pivots_to_permutation`` of an
 ``lu``'s pivots (``jax.scipy.linalg.lu_solve`` of ``lu_factor``'s pair) as that ``lu``'s own
-permutation (an integer of the same matrix). Each rewrite returns the equation's values,
-or None where the usual reading applies."""
+permutation (an integer of the same matrix), and ``jax.scipy.special.exp1``'s custom_jvp
+call ``expn(1, x)`` and ``expi``'s as the operations ``exp1`` and ``expi``. Each rewrite
+returns the equation's values, or None where the usual reading applies."""
 
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from ..blocks.array_extra import sort_order
-from ..blocks.arrays import ArrayOp
+from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 from .jaxpr_bitwise import BITWISE
 from .jaxpr_compat import COMPAT
 from .jaxpr_rewrites import CALLED, TRACED
 
-__all__ = ["REWRITTEN", "called_primal", "empty_values"]
+__all__ = ["REWRITTEN", "called_primal", "empty_values", "read_exponential_integral"]
 
 
 def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -147,6 +148,63 @@ def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
         return None
     x, shape = ins[0], tuple(eqn.invars[0].aval.shape)
     return [ArrayOp(part, (x,), (), shape) for part in ("frexp_mantissa", "frexp_exponent")]
+
+
+def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """JAX's custom_jvp call ``expi(x)`` of a traced ``x`` as the operation ``expi`` (not
+    its composite, whose branches take logarithms of the other sign), and ``expn(n, x)``
+    of a constant whole order (a literal in the call's body, ``jax.scipy.special.exp1``
+    and ``expn``; or a constant operand, in its rule ``expn_jvp`` that JAX's gradient
+    calls) as ``expn`` from order 2 on, ``exp1`` at 1, ``E_0(x) = e^(-x)/x`` at 0: that
+    rule does not trace (it converts the order, traced there, to NumPy; JAX's own second
+    derivative fails with it), so another order is refused in one line; None for any
+    other call."""
+    name = _called_name(eqn) if eqn.primitive.name == "custom_jvp_call" else ""
+    if name == "expi" and len(ins) == 1 and isinstance(ins[0], str | ArrayOp):
+        out = eqn.outvars[0].aval
+        op = ArrayOp("expi", (reader.operand(ins[0]),), (), tuple(out.shape))
+        return [reader.result(op, out)]
+    if name != "expn":
+        return None
+    x, order = ins[-1], _literal_order(eqn) if len(ins) == 1 else _constant_order(ins[0])
+    if not isinstance(x, str | ArrayOp):
+        return None
+    if order is None or order < 0:  # its rule leaks a tracer (and JAX's E_(-1) is NaN)
+        raise InputError(
+            f"{reader.where}: jax.scipy.special.expn of an order that is not a constant"
+            " whole number >= 0 is not supported"
+        )
+    return _expn_vertices(reader, order, reader.operand(x), eqn.outvars[0].aval)
+
+
+def _expn_vertices(reader, order: int, x: Any, out) -> list[Any]:
+    """``E_order(x)`` as vertices (a nested operation takes no derivative)."""
+    shape = tuple(out.shape)
+    if order >= 2:
+        op = ArrayOp("expn", (Const.of(np.asarray(float(order))), x), (), shape)
+        return [reader.result(op, out)]
+    if order == 1:
+        return [reader.result(ArrayOp("exp1", (x,), (), shape), out)]
+    decay = reader.result(ArrayOp("neg", (x,), (), shape), out)
+    decay = reader.result(ArrayOp("exp", (decay,), (), shape), out)
+    return [reader.result(ArrayOp("div", (decay, x), (), shape), out)]
+
+
+def _constant_order(n: Any) -> int | None:
+    """A constant whole scalar's value, else None."""
+    if not isinstance(n, np.ndarray) or n.shape != () or n.dtype.kind not in "iuf":
+        return None
+    return int(n) if n == np.floor(n) else None
+
+
+def _literal_order(eqn) -> int | None:
+    """The literal first operand of the one call in a custom_jvp call's body, else None."""
+    inner = eqn.params["call_jaxpr"]
+    eqns = getattr(inner, "jaxpr", inner).eqns
+    if len(eqns) != 1 or len(eqns[0].invars) != 2:
+        return None
+    value = getattr(eqns[0].invars[0], "val", None)
+    return None if value is None else _constant_order(np.asarray(value))
 
 
 def _called_name(eqn) -> str:

@@ -42,6 +42,9 @@ UFUNCS: dict[str, str] = {
     "erfc": "erfc",
     "erfinv": "erf_inv",
     "ndtri": "ndtri",
+    "exp1": "exp1",
+    "expi": "expi",
+    "dawsn": "dawsn",
     "i0e": "bessel_i0e",
     "i1e": "bessel_i1e",
 }
@@ -214,6 +217,24 @@ def _constant(name: str, what: str, a: Any) -> Any:
     return a
 
 
+def _expn(op: Op, n: Any, x: Any) -> Any:
+    """``E_n(x)`` of a constant whole order ``n ≥ 0`` (SciPy truncates a fractional one,
+    with a warning, and gives NaN for a negative one: refused in one line): the
+    operation ``expn`` from order 2 on, ``exp1`` at 1 and ``e^(-x)/x`` at 0, so that no
+    derivative asks for a negative order."""
+    n = np.asarray(_constant("expn", "an order", n), dtype=float)
+    if not np.all((n == np.floor(n)) & (n >= 0)):
+        raise InputError("scipy.special.expn of an order that is not a whole number >= 0")
+    if np.all(n >= 2):
+        return op("expn", n, x)
+    if np.all(n == 1):
+        return op("exp1", x)
+    if np.all(n == 0):
+        return np.exp(-x) / x
+    low = np.where(n == 0, np.exp(-x) / x, op("exp1", x))
+    return np.where(n >= 2, op("expn", np.maximum(n, 2.0), x), low)
+
+
 def _incomplete_gamma(name: str, lower: bool, shape: Callable[..., Any], x: Callable) -> Any:
     """A composite of one regularized incomplete gamma, P (``lower``) or Q, whose shape
     ``shape(*args)`` must be a constant and whose argument is ``x(*args)``."""
@@ -308,6 +329,7 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     **{name: _orthogonal(name) for name in _RECURRENCES},
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
+    "expn": _expn,
     "gammainc": _incomplete_gamma("gammainc", True, lambda a, x: a, lambda a, x: x),
     "gammaincc": _incomplete_gamma("gammaincc", False, lambda a, x: a, lambda a, x: x),
     # the chi-squared, Poisson and gamma distributions' CDFs and their complements
