@@ -1,7 +1,8 @@
 """A ``while`` whose condition is an array (``vmap`` of a ``while_loop``: entries stop
-at different steps; JAX's own ``exp1`` and ``expn``). The generated code looped on the
-array's truth ("ValueError: The truth value of an array ... is ambiguous"); it is now read
-as XLA runs it: while any entry holds, each carry kept where its own entry stopped."""
+at different steps). The generated code looped on the array's truth ("ValueError: The
+truth value of an array ... is ambiguous", JAX's ``exp1`` and ``expn`` among them, which
+are now read as operations); it is read as XLA runs it: while any entry holds, each carry
+kept where its own entry stopped."""
 
 from __future__ import annotations
 
