@@ -1,10 +1,10 @@
-"""scipy.special's ``exprel``, ``poch``, ``rgamma``, ``loggamma``, ``binom``,
-``ndtri_exp`` and the classical orthogonal polynomials (``eval_legendre``, ``eval_chebyt``,
+"""scipy.special's ``exprel``, ``poch``, ``rgamma``, ``loggamma``, ``binom``, ``ndtri_exp``,
+``cosm1``, ``powm1``, ``exp10``, ``inv_boxcox``, ``inv_boxcox1p``, ``gammasgn``, ``radian``
+and the classical orthogonal polynomials (``eval_legendre``, ``eval_chebyt``,
 ``eval_chebyu``, ``eval_hermite``, ``eval_hermitenorm``, ``eval_laguerre``), NumPy's ``i0``
-and ``polyfit``, and ``scipy.linalg.norm`` on traced arrays (each was refused): values
-equal to scipy's and NumPy's, derivatives equal to identities written with scipy's own
-functions (``P'_n = n(x P_n − P_{n−1})/(x² − 1)``, ``T'_n = n U_{n−1}``, …), an
-independent reference."""
+and ``polyfit``, and ``scipy.linalg.norm`` on traced arrays (each was refused): values equal
+to scipy's and NumPy's, derivatives equal to identities written with scipy's own functions
+(``P'_n = n(x P_n − P_{n−1})/(x² − 1)``, ``T'_n = n U_{n−1}``, …), an independent reference."""
 
 from __future__ import annotations
 
@@ -97,6 +97,38 @@ CASES = {  # name: (program, point, values, derivative of each entry)
     ),
     "degree0": (lambda x: sps.eval_legendre(0, x) * x, X, lambda x: x, lambda x: 1.0 + 0 * x),
     "i0": (lambda x: np.i0(x), X * 3, np.i0, lambda x: sps.i1(x)),
+    "cosm1": (lambda x: sps.cosm1(x), Z, sps.cosm1, lambda x: -np.sin(x)),
+    "powm1": (
+        lambda x: sps.powm1(x, 1.7),
+        X,
+        lambda x: sps.powm1(x, 1.7),
+        lambda x: 1.7 * x**0.7,
+    ),
+    "exp10": (lambda x: sps.exp10(x), X, sps.exp10, lambda x: math.log(10) * 10**x),
+    "inv_boxcox": (
+        lambda x: sps.inv_boxcox(x, 0.5),
+        X,
+        lambda x: sps.inv_boxcox(x, 0.5),
+        lambda x: 1 + 0.5 * x,
+    ),
+    "inv_boxcox1p": (
+        lambda x: sps.inv_boxcox1p(x, 0.5),
+        X,
+        lambda x: sps.inv_boxcox1p(x, 0.5),
+        lambda x: 1 + 0.5 * x,
+    ),
+    "gammasgn": (
+        lambda x: sps.gammasgn(x - 1.9) * x,
+        X,
+        lambda x: sps.gammasgn(x - 1.9) * x,
+        lambda x: sps.gammasgn(x - 1.9),
+    ),
+    "radian": (
+        lambda x: sps.radian(x * 30, 2.0, 3.0),
+        X,
+        lambda x: sps.radian(x * 30, 2.0, 3.0),
+        lambda x: math.pi / 6 + 0 * x,
+    ),
 }
 
 
@@ -134,3 +166,12 @@ def test_misuse_is_one_line() -> None:
     for needle, f in cases.items():
         with pytest.raises(InputError, match=needle):
             dgraph.from_function(f, sizes=[4], point=[X], level="array")
+
+
+def test_gammasgn_at_its_poles_and_zeros_is_scipy_s() -> None:
+    x = np.array([-1.0, 0.0, -0.0, -2.5, 3.0, -3.0])
+    graph = dgraph.from_function(lambda x: sps.gammasgn(x) + x, sizes=[6], point=[x], level="array")
+    from dgraph.core.block_values import vertex_values
+
+    got = vertex_values(graph, {"x": x})[graph.outputs[0]] - x
+    np.testing.assert_array_equal(got, sps.gammasgn(x))

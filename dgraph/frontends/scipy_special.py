@@ -158,6 +158,35 @@ def _loggamma(op: Op, x: Any) -> Any:
     return np.where(x > 0, op("lgamma", inside), np.nan)
 
 
+def _gammasgn(op: Op, x: Any) -> Any:
+    """The sign of Γ(x), scipy's: NaN at the poles (the negative integers, −inf), the sign
+    of zero at ±0; a constant of the point (no derivative)."""
+    pole = (x < 0) & (x == np.floor(x))
+    zero = np.where(np.arctan2(x, -1.0) < 0, -1.0, 1.0)  # -0.0: Γ(-0) = -inf
+    return np.where(pole, np.nan, np.where(x == 0, zero, _gamma_sign(x)))
+
+
+def _powm1(op: Op, x: Any, y: Any) -> Any:
+    """``x**y − 1``: ``expm1(y·log x)`` for a positive ``x`` (no cancellation near
+    ``x**y = 1``), the power itself at and below 0 (NaN there but for whole ``y``)."""
+    positive = x > 0
+    inside = np.where(positive, x, 1.0)
+    return np.where(positive, np.expm1(y * np.log(inside)), np.power(x, y) - 1.0)
+
+
+def _inverse_boxcox(of: Callable[[Any], Any]) -> Callable[..., Any]:
+    """scipy's ``inv_boxcox`` (``of = exp``) or ``inv_boxcox1p`` (``expm1``):
+    ``of(log1p(λ·y)/λ)``, ``of(y)`` where ``|λ| < 1e-19`` (scipy's cut, as
+    :func:`_boxcox_of`)."""
+
+    def inverse(op: Op, y: Any, lmbda: Any) -> Any:
+        small = np.abs(lmbda) < 1e-19
+        lam = np.where(small, 1.0, lmbda)
+        return np.where(small, of(y), of(np.log1p(lam * y) / lam))
+
+    return inverse
+
+
 def _degree(name: str, n: Any) -> int:
     """The polynomial's degree: a constant whole number (scipy's other orders are
     hypergeometric functions, not read here)."""
@@ -326,6 +355,13 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "rgamma": _rgamma,
     "loggamma": _loggamma,
     "binom": lambda op, n, k: 1.0 / ((n + 1.0) * _beta(op, n - k + 1.0, k + 1.0)),
+    "gammasgn": _gammasgn,
+    "powm1": _powm1,
+    "cosm1": lambda op, x: -2.0 * np.sin(0.5 * x) ** 2,  # cos x − 1 without cancellation
+    "exp10": lambda op, x: np.power(10.0, x),
+    "inv_boxcox": _inverse_boxcox(np.exp),
+    "inv_boxcox1p": _inverse_boxcox(np.expm1),
+    "radian": lambda op, d, m, s: (d + m / 60.0 + s / 3600.0) * (math.pi / 180.0),
     **{name: _orthogonal(name) for name in _RECURRENCES},
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
