@@ -10,11 +10,11 @@ what these operations add to it, each with its exact block:
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
   regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``, the
   exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
-  SciPy's names: JAX computes them as composites) and
-  ``rem`` are elementwise, their derivatives sympy formulas as JAX states them
-  (``lax.special``'s JVP rules); ``polygamma``'s order ``m``, the incomplete gammas' shape
-  ``a``, ``expn``'s order and ``zeta``'s exponent take none (the readers refuse them traced: JAX has
-  no rule for ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
+  SciPy's names: JAX computes them as composites) and ``rem`` are elementwise, their
+  derivatives sympy formulas as JAX states them (``lax.special``'s JVP rules);
+  ``polygamma``'s order ``m``, the incomplete gammas' shape ``a``, ``expn``'s order and
+  ``zeta``'s exponent take none (the readers refuse them traced: JAX has no rule for
+  ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
 * ``cumprod`` and ``cumlogsumexp`` along one axis: a block dense and triangular along it
@@ -188,8 +188,7 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
-    "ndtri": (_scipy("ndtri"), (ndtri(A).fdiff(),)),
-    **{f.__name__: (_scipy(f.__name__), (f(A).fdiff(),)) for f in (exp1, expi, dawsn)},
+    **{f.__name__: (_scipy(f.__name__), (f(A).fdiff(),)) for f in (ndtri, exp1, expi, dawsn)},
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
     # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
     # the division by x is of 1 there (no warning from a printer that computes both pieces)

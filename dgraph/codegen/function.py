@@ -396,11 +396,11 @@ def hessian(
     >>> H(np.array([0.5, 1.0])).round(4).tolist()
     [[-0.4794, 1.0], [1.0, 0.0]]
     """
-    named = [k for k, v in (("point", point), ("sizes", sizes)) if v is not None]
+    named = [given for given in (point, sizes) if given is not None]
     if named and (args_or_sizes or len(named) > 1):
         raise InputError("hessian: give the example arguments once: positionally, point= or sizes=")
     if named:
-        args_or_sizes = tuple(point if point is not None else sizes)  # type: ignore[arg-type]
+        args_or_sizes = tuple(named[0])
     if not args_or_sizes and not isinstance(f, DGraph | ExpressionSet):
         name = getattr(f, "__name__", "f")
         raise InputError(

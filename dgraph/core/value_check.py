@@ -504,7 +504,7 @@ def richardson(
             # that does not shrink (the step spans a pole beside the point: 1/x² at
             # 1e-9) leaves the extrapolations' spread no estimate of their error. An entry
             # that cancels to 1e-16 carries the rounding of terms the size of the others
-            noise = 10 * EPS * np.max(largest, initial=0.0) / (t / 4)
+            noise = np.max(rounding, initial=0.0)
             settled = np.abs(d[2] - d[1]) <= 0.5 * np.abs(d[1] - d[0]) + 2 * noise
             fixed = constant.get(y, False)
             value[y] = np.where(fixed, 0.0, r2)

@@ -121,8 +121,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def scalar_predicate(params: dict, ins: list[Any], in_shapes: list[tuple]) -> tuple:
-    """A ``while`` whose condition is an array (``vmap`` of a ``while_loop``, as in JAX's
-    ``exp1``) as one of a scalar condition: XLA loops while any entry holds and keeps each
+    """A ``while`` whose condition is an array (``vmap`` of a ``while_loop``) as one of a
+    scalar condition: XLA loops while any entry holds and keeps each
     carry where its own entry no longer does (JAX's lowering, ``_pred_bcast_select_hlo``
     in ``lax/control_flow/loops.py``), which is ``any`` of the condition and a body that
     selects. The new body reads the condition's constants first, so they are passed twice:

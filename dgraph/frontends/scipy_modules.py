@@ -201,7 +201,7 @@ LINALG: dict[str, Callable[..., Any]] = {
     "solve_triangular": _solve_triangular,
     "lu_factor": _lu_factor,
     "lu_solve": _lu_solve,
-    "expm": lambda A: _expm(A),
+    "expm": _expm,
     "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
         a, ord, axis, keepdims
     ),

@@ -225,9 +225,9 @@ def _orthogonal(name: str) -> Callable[..., Any]:
 
     def evaluate(op: Op, n: Any, x: Any) -> Any:
         degree = _degree(name, n)
-        before, current = np.ones_like(x) if degree == 0 else 1.0, first(x)
         if degree == 0:
-            return before
+            return np.ones_like(x)
+        before, current = 1.0, first(x)
         for k in range(1, degree):
             before, current = current, a(k, x) * current - b(k) * before
         return current

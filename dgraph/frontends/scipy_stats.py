@@ -193,8 +193,9 @@ _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
     """The standardized quantile ``ppf(q)`` and its complement ``isf(q) = ppf(1 − q)``
-    where the family has them in closed form (None where not), each written so that its
-    tail keeps its digits: ``isf`` never forms ``1 − q``."""
+    where the family has them in closed form (None where not): ``isf`` never forms
+    ``1 − q``, and Cauchy's ``ppf`` is ``−cot(πq)`` from the nearer end (``halfcauchy``'s
+    ``tan(πq/2)`` near q = 1 is scipy's formula, its digits scipy's)."""
     sp = _special()
     ndtri = sp.ndtri
     if family in ("norm", "laplace", "cauchy", "logistic"):  # symmetric: isf = −ppf
