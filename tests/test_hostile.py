@@ -776,6 +776,21 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.linalg.logm of an array",
     ),
     (
+        "scipy-linalg-expm-vector",
+        ["structure", H("numpy_model.py") + ":matrix_exponential_of_a_vector", "--inputs", "x:4"],
+        "scipy.linalg.expm needs square matrices",
+    ),
+    (
+        "scipy-special-fractional-degree",
+        ["structure", H("numpy_model.py") + ":legendre_of_a_fractional_degree", "--inputs", "x:3"],
+        "give one whole degree",
+    ),
+    (
+        "scipy-stats-ppf-without-q",
+        ["structure", H("numpy_model.py") + ":quantile_without_q", "--inputs", "x:3"],
+        "needs q",
+    ),
+    (
         "scipy-lu-factors-read",
         ["structure", H("numpy_model.py") + ":lu_factors_read", "--inputs", "x:4"],
         "read by scipy.linalg.lu_solve only",

@@ -128,3 +128,19 @@ def matrix_logarithm(x):
 def lu_factors_read(x):
     lu, _piv = linalg.lu_factor(x.reshape(2, 2))
     return np.sum(np.log(np.abs(np.diag(lu))))  # the factors are held for lu_solve only
+
+
+def matrix_exponential_of_a_vector(x):
+    return np.sum(linalg.expm(x))  # expm of a vector, not of square matrices
+
+
+def legendre_of_a_fractional_degree(x):
+    from scipy import special
+
+    return np.sum(special.eval_legendre(2.5, x))  # a hypergeometric function, not read
+
+
+def quantile_without_q(x):
+    from scipy import stats
+
+    return np.sum(stats.norm.ppf(loc=x))  # ppf needs its probabilities q
