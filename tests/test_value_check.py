@@ -545,3 +545,70 @@ def test_differences_across_a_pole_are_no_evidence():
     assert es.verification.status == "verified", es.verification.detail
     J = make_function(_near_a_pole, "jacobian", point=[x])(x)
     np.testing.assert_allclose(np.diag(J), -2 / x**3, rtol=1e-14)
+
+
+def _clipped(x):
+    return np.clip(x, -1.0, 1.0)
+
+
+def _capped(x):
+    return np.where(x > 0.0, x * x, 3.0)
+
+
+@pytest.mark.parametrize("level", ["element", "array"])
+@pytest.mark.parametrize("mode", ["jacobian", "jvp", "vjp"])
+@pytest.mark.parametrize("f", [_clipped, _capped], ids=["clip", "where"])
+def test_entries_held_constant_at_the_point_are_verified(f, mode, level):
+    """``np.clip`` with a bound active at the user's point: the clipped entries keep a
+    value the size of the others while their J·v and |J|·|v| are exactly 0. Their unit
+    was the floor (1e-6 of the largest |J|·|v|, or 0 for a graph of scalars), below what
+    the differences' rounding (10·eps·|f| per step) can resolve, so generated code was
+    "not verified" at every point where a bound was active. Values that do not move at
+    any step, where the derivative says they do not, are now judged against the output's
+    largest unit."""
+    x = np.array([0.5, 2.0, -3.0, 0.1])
+    graph = from_function(f, sizes=[4], point=[x], level=level)
+    generated = make_function(graph, mode)
+    assert generated.generated.verified, generated.generated.check.summary()
+    J = make_function(graph, "jacobian")(x)
+    jf = {
+        _clipped: lambda t: jnp.clip(t, -1.0, 1.0),
+        _capped: lambda t: jnp.where(t > 0, t * t, 3.0),
+    }
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(J, jax.jacfwd(jf[f])(x), rtol=1e-15)
+
+
+def test_still_entries_that_move_are_not_resolved():
+    """The rule above needs both: values that do not move, bit for bit, and a computed
+    |J|·|v| of zero. An entry the derivative calls still but whose values move (a rule
+    made wrong on purpose) keeps its own unit; one whose values do not move but whose
+    derivative is not zero (1e16 + x: x's steps round away) keeps its own unit too, so
+    neither is taken as agreeing."""
+    from dgraph.core.value_check import richardson
+
+    x, v = np.array([0.5, 2.0]), np.array([0.3, -0.2])
+    unit = {"y": np.array([0.0, 0.4])}
+    moving = richardson(
+        lambda hs: [{"y": np.sin(x + h * v)} for h in hs],
+        unit,
+        (1e-3,),
+        still={"y": np.array([True, False])},
+    )
+    assert isinstance(moving, str) and "cannot resolve" in moving
+    offset = richardson(
+        lambda hs: [{"y": 1e16 + (x + h * v)} for h in hs],
+        {"y": np.abs(v)},
+        (1e-3,),
+        still={"y": np.array([False, False])},
+    )
+    assert isinstance(offset, str) and "cannot resolve" in offset
+    held = richardson(
+        lambda hs: [{"y": np.array([1.0, np.sin(2.0 + h * 0.3)])} for h in hs],
+        {"y": np.array([0.0, abs(np.cos(2.0) * 0.3)])},
+        (1e-3,),
+        still={"y": np.array([True, False])},
+    )
+    value, estimate, _ = held
+    assert value["y"][0] == 0.0 and estimate["y"][0] < 1e-7 * abs(np.cos(2.0) * 0.3)
+    np.testing.assert_allclose(value["y"][1], np.cos(2.0) * 0.3, rtol=1e-9)

@@ -473,6 +473,7 @@ def richardson(
     unit: Mapping[str, np.ndarray],
     steps: Sequence[float] = STEPS,
     constant: Mapping[str, np.ndarray] | None = None,
+    still: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict, dict, str] | str:
     """``J·v`` by central differences along a direction at steps t, t/2, t/4,
     extrapolated twice, for each output of ``unit`` (its ``|J|·|v|`` units), and an
@@ -482,9 +483,15 @@ def richardson(
     smallest estimate relative to ``unit`` (the first below a tenth of :data:`RESOLVED`
     ends the search); why there is none (a string) where no step resolves ``J·v``.
     ``constant`` marks entries the graph's structure holds fixed (no path from a moved
-    input): their ``J·v`` is exactly zero, with no error to estimate."""
+    input): their ``J·v`` is exactly zero, with no error to estimate. ``still`` marks
+    entries whose computed ``|J|·|v|`` is zero (a clipped entry, a constant branch):
+    where the program's values do not move either, bit for bit at every step, rounding
+    hides at most the estimate, which is judged against the output's largest unit, not
+    their own, which is only the floor (or zero)."""
     if constant is None:
         constant = {}
+    if still is None:
+        still = {}
     outputs = list(unit)
     best: tuple[float, dict, dict, float] | None = None
     for t in steps:
@@ -510,8 +517,12 @@ def richardson(
             value[y] = np.where(fixed, 0.0, r2)
             spread = np.where(settled, np.abs(r2 - r1) + rounding, np.inf)
             estimate[y] = np.where(fixed, 0.0, spread)
+            quiet = np.logical_and(still.get(y, False), np.all(np.equal(f[1:], f[0]), axis=0))
+            top = float(np.max(unit[y], initial=0.0))
             with np.errstate(all="ignore"):
-                ratio = max(ratio, float(np.max(estimate[y] / unit[y], initial=0.0)))
+                share = estimate[y] / unit[y]
+                share[quiet] = rounding[quiet] / top if top > 0 else 0.0
+                ratio = max(ratio, float(np.max(share, initial=0.0)))
         if best is None or ratio < best[0]:
             best = (ratio, value, estimate, t)
         if ratio <= RESOLVED / 10:
@@ -574,11 +585,13 @@ def reference_jvp(
     direction: Mapping[str, np.ndarray],
     outputs: Sequence[str],
     unit: Mapping,
+    still: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """A tensor graph's ``J·v`` at ``point`` along ``direction`` for ``outputs`` (flat),
     an estimate of its error per entry, and what it is; or why there is none here (a
     string). JAX's ``jvp`` where there is one, else :func:`richardson` over the array
-    program, judged against ``unit`` (each output's ``|J|·|v|`` units)."""
+    program, judged against ``unit`` (each output's ``|J|·|v|`` units; ``still``: the
+    entries whose computed ``|J|·|v|`` is zero)."""
     exact = _shared_jax_jvp(graph, point, direction, outputs)
     if exact is not None:
         return exact
@@ -597,7 +610,7 @@ def reference_jvp(
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
-    return richardson(shifted, {y: unit[y] for y in outputs}, constant=constant)
+    return richardson(shifted, {y: unit[y] for y in outputs}, constant=constant, still=still)
 
 
 def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> set[str]:
@@ -674,7 +687,8 @@ def check_values(
             with np.errstate(all="ignore"):
                 got = apply(point, direction)
             unit = _units({y: got[y][1] for y in outputs})
-            reference = reference_jvp(graph, point, direction, outputs, unit)
+            still = {y: np.ravel(got[y][1]) == 0 for y in outputs}
+            reference = reference_jvp(graph, point, direction, outputs, unit, still)
             if isinstance(reference, str):
                 notes.append(f"{reference} ({point.label})")
                 usable = False
@@ -1282,7 +1296,8 @@ def scalar_reference_jvp(
 
     moved = [u for u, vu in zip(graph.inputs, v, strict=True) if vu]
     fixed = set() if graph.solved else _unreached(graph, moved, outputs)  # s: no vertex
-    found = richardson(shifted, {"": unit}, constant={"": np.isin(outputs, list(fixed))})
+    constant = {"": np.isin(outputs, list(fixed))}
+    found = richardson(shifted, {"": unit}, constant=constant, still={"": unit == 0})
     if isinstance(found, str):
         return found
     value, estimate, label = found
