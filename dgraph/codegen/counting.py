@@ -33,6 +33,7 @@ import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import BooleanFunction
 
+from ..core.rebuild import rebuilt
 from ..errors import DGraphError
 
 __all__ = [
@@ -123,10 +124,7 @@ def _fold(expr: sympy.Basic) -> sympy.Basic:
     if expr.is_Pow and expr.exp.is_Number:
         base = fold_constants(expr.base)
         return expr if base is expr.base else sympy.Pow(base, expr.exp)
-    args = [fold_constants(a) for a in expr.args]
-    if all(a is b for a, b in zip(args, expr.args, strict=True)):
-        return expr
-    return expr.func(*args)
+    return rebuilt(expr, [fold_constants(a) for a in expr.args])
 
 
 def forget_counts() -> None:

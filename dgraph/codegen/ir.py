@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import sympy
 
+from ..core.rebuild import bottom_up
 from ..errors import DGraphError
 from .counting import Ops, count_ops, symbols_in
 
@@ -207,29 +208,6 @@ def height(expr: sympy.Basic) -> int:
             continue
         keep.append(e)
     return known[id(expr)]
-
-
-def bottom_up(
-    expr: sympy.Basic,
-    combine: Callable[[sympy.Basic, list], Any],
-    known: dict | None = None,
-) -> Any:
-    """``combine(e, [value of each argument])`` for ``expr``, every subexpression first,
-    without recursion (expressions nest deeper than Python's stack); each distinct
-    subexpression is combined once, and ``known`` (node -> value, shared between calls)
-    gives values that are not combined at all."""
-    done: dict = {} if known is None else known
-    stack = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if e in done:
-            continue
-        if ready or not e.args:
-            done[e] = combine(e, [done[a] for a in e.args])
-        else:
-            stack.append((e, True))
-            stack.extend((a, False) for a in e.args if a not in done)
-    return done[expr]
 
 
 def live_ranges(program: Program) -> tuple[dict[int, list[sympy.Symbol]], int]:

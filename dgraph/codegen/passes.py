@@ -12,6 +12,7 @@ import sympy
 
 from ..core.extremes import held, released
 from ..core.graph import DGraph
+from ..core.rebuild import rebuilt
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants, symbols_in
 from .ir import (
@@ -107,12 +108,12 @@ def split_wide(
     def split(e: sympy.Expr) -> sympy.Expr:
         parts: list[Assignment] = []
 
-        def rebuilt(node: sympy.Basic, args: list) -> sympy.Basic:
+        def combined(node: sympy.Basic, args: list) -> sympy.Basic:
             if (node.is_Add or node.is_Mul) and len(args) > LONGEST:
                 return _in_parts(node.func, args, temps, parts)
-            return _with_args(node, args)
+            return rebuilt(node, args)
 
-        result = bottom_up(e, rebuilt)
+        result = bottom_up(e, combined)
         if count_ops([result, *(d for _, d in parts)]).key() != count_ops([e]).key():
             return e
         out.extend(parts)
@@ -304,7 +305,7 @@ def _replaced(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> symp
     none of them occurs in it (most passes leave nothing to substitute)."""
     if not mapping or mapping.keys().isdisjoint(symbols_in(expr)):
         return expr
-    return expr.xreplace(mapping)
+    return bottom_up(expr, rebuilt, dict(mapping))
 
 
 def _float_scales(
@@ -564,12 +565,12 @@ def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> s
         _SUBSTITUTED.move_to_end(key)
         return found
 
-    def rebuilt(e: sympy.Basic, args: list) -> sympy.Basic:
+    def combined(e: sympy.Basic, args: list) -> sympy.Basic:
         if isinstance(e, _UNEVALUATED) and not isinstance(e, sympy.Piecewise):
-            return _with_args(e, args, evaluate=False)
-        return _with_args(e, args)
+            return rebuilt(e, args, evaluate=False)
+        return rebuilt(e, args)
 
-    found = bottom_up(expr, rebuilt, dict(mapping))
+    found = bottom_up(expr, combined, dict(mapping))
     _SUBSTITUTED[key] = found
     if len(_SUBSTITUTED) > _SUBSTITUTED_LIMIT:
         _SUBSTITUTED.popitem(last=False)
@@ -581,13 +582,6 @@ def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> s
 # in tests/test_element_nan.py, 2,781 of 5,594 in tests/test_complex_fft.py)
 _SUBSTITUTED: OrderedDict[tuple, sympy.Expr] = OrderedDict()
 _SUBSTITUTED_LIMIT = 4096
-
-
-def _with_args(e: sympy.Basic, args: list, **options: bool) -> sympy.Basic:
-    """``e`` itself where its arguments are unchanged, else ``e.func(*args)``."""
-    if all(a is b for a, b in zip(args, e.args, strict=True)):
-        return e
-    return e.func(*args, **options)
 
 
 def _substitute_together(

@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import sympy
 
+from .rebuild import replaced
+
 __all__ = [
     "derivative",
     "held",
@@ -141,8 +143,9 @@ def _rebuilt(expr: sympy.Expr, swap: dict[type, Callable[..., sympy.Expr]]) -> s
 
 
 def substituted(expr: sympy.Expr, mapping: dict) -> sympy.Expr:
-    """``expr.xreplace(mapping)`` without evaluating its Max and Min again."""
-    return released(held(expr).xreplace(mapping))
+    """``expr.xreplace(mapping)`` without evaluating its Max and Min again, nor
+    multiplying a Float into a sum (:func:`~dgraph.core.rebuild.replaced`)."""
+    return released(replaced(held(expr), mapping))
 
 
 def derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr:
