@@ -109,6 +109,8 @@ def test_bad_requests_are_refused(sin_graph):
         dgraph.make_function(lambda x: 2 * x, "jacobian", np.ones(2))  # a point as lang
     with pytest.raises(DGraphError, match="give a DGraph or a function"):
         dgraph.jacobian(42)
+    with pytest.raises(DGraphError, match=r"give the point as point=\[x\] \(a ndarray"):
+        dgraph.jacobian(lambda x: 2 * x, np.ones(2))  # jax.jacobian's habit: a point
 
 
 def test_draw_and_steps_at_top_level(sin_graph):

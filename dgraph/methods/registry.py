@@ -463,6 +463,11 @@ def jacobian(
     if not isinstance(f, DGraph):
         if not callable(f):
             raise DGraphError(f"jacobian of a {type(f).__name__}: give a DGraph or a function")
+        if not isinstance(method, str) and not callable(method):  # jacobian(f, x), as JAX's
+            raise DGraphError(
+                f"jacobian(f, method): the second argument names a method, not a point; give"
+                f" the point as point=[x] (a {type(method).__name__} was given)"
+            )
         f = traced_function(f, n_inputs=n_inputs, sizes=sizes, point=point, params=params)
     elif n_inputs is not None or sizes is not None or point is not None or params:
         raise DGraphError(
