@@ -349,14 +349,17 @@ def test_codegen_refusal_of_a_tensor_graph_s_options_comes_alone(tmp_path, monke
 
 
 def test_a_tensor_graph_s_jvp_and_value_and_jacobian_in_c(tmp_path, capsys):
-    """C and CUDA write a tensor graph's ``jvp`` (no pattern: ``--sparse`` not needed) and
-    its sparse ``value_and_jacobian``, each checked before it and its index file are
-    written (they were refused: 'the values of the sparse jacobian')."""
+    """C and CUDA write a tensor graph's ``jvp`` and ``vjp`` (no pattern: ``--sparse`` not
+    needed) and its sparse ``value_and_jacobian``, each checked before it and its index
+    file are written (they were refused: 'the values of the sparse jacobian')."""
     model = str(Path(__file__).resolve().parent / "hostile" / "array_model.py") + ":residual"
     argv = ["codegen", model, "--inputs", "u:4x3"]
     assert main([*argv, "--mode", "jvp", "-o", str(tmp_path / "jvp.c")]) == 0
     assert "jvp of a tensor graph" in capsys.readouterr().out
     assert "void jvp(" in (tmp_path / "jvp.c").read_text() and (tmp_path / "jvp.bin").exists()
+    assert main([*argv, "--mode", "vjp", "-o", str(tmp_path / "vjp.cu")]) == 0
+    assert "vjp of a tensor graph" in capsys.readouterr().out
+    assert "vjp_launch(" in (tmp_path / "vjp.cu").read_text() and (tmp_path / "vjp.bin").exists()
     out = tmp_path / "vj.c"
     assert main([*argv, "--mode", "value_and_jacobian", "--sparse", "-o", str(out)]) == 0
     assert "value_and_jacobian of a tensor graph" in capsys.readouterr().out

@@ -970,7 +970,7 @@ CASES: list[tuple[str, list[str], str]] = [
                 ["--mode", "value_and_jacobian", "-o", "j.c"],
                 "j.c: a tensor graph's C code is the values of the sparse value_and_jacobian",
             ),
-            ("c-vjp", ["--mode", "vjp", "-o", "j.c"], "or a jvp; not a vjp"),
+            ("c-vjp-sparse", ["--mode", "vjp", "--sparse", "-o", "j.c"], "--sparse is for"),
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],

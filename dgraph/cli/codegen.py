@@ -9,10 +9,11 @@ partial or unchecked file behind.
 
 A tensor graph (``--inputs u:100x100`` on a Python function, or a dgraph/1 tensor graph
 file) gets code on whole arrays (:mod:`dgraph.codegen.tensor`): ``--mode jacobian``
-(the default), ``jvp`` or ``vjp``, in python or jax, and with ``--sparse`` the jacobian's
-values in C for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index arrays
-``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the same
-statements as CUDA kernels, checked as C); other modes are refused with one line.
+(the default), ``jvp`` or ``vjp``, in python or jax; in C its ``jvp`` and ``vjp`` (the
+tangent and adjoint sweeps, ``--tape`` for a scan's checkpoints) and, with ``--sparse``,
+the jacobian's values for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index
+arrays ``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the
+same statements as CUDA kernels, checked as C); other modes are refused with one line.
 
 ``--mode hessian`` (a function written with JAX or NumPy, read at the array level unless
 ``--level element``, or a graph of scalars) writes the Jacobian of its gradient graph
@@ -43,6 +44,7 @@ from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_limits, he
 from ..codegen.hessian_native import cuda_scalar_hessian, cuda_tensor_values
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
+from ..codegen.tensor.sweeps import SWEEP_MODES
 from ..core.graph import DGraph
 from ..errors import InputError
 from .args import (
@@ -87,10 +89,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mode",
         choices=(*MODES, "hessian", "hvp"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
-        " for a tensor graph: jacobian; in c and cuda a tensor graph's jvp, or its jacobian and"
-        " value_and_jacobian with --sparse); hessian: the Hessian of a function or a graph (python,"
-        " jax; c and cuda: an array function's with --sparse); hvp: H·v as jvp(x, v) of the"
-        " gradient graph, H never formed",
+        " for a tensor graph: jacobian; in c and cuda a tensor graph's jvp and vjp, or its"
+        " jacobian and value_and_jacobian with --sparse); hessian: the Hessian of a function"
+        " or a graph (python, jax; c and cuda: an array function's with --sparse); hvp: H·v as"
+        " jvp(x, v) of the gradient graph, H never formed",
     )
     p.add_argument(
         "--weights",
@@ -220,15 +222,10 @@ def _refuse_tensor_options(args: argparse.Namespace, langs: list[str]) -> None:
             f"--mode {mode}: a tensor graph's code is {', '.join(TENSOR_MODES)}, not {mode}"
         )
     for name, lang in zip(args.output, langs, strict=True):
-        if lang in ("c", "cuda") and mode == "vjp":
+        if lang in ("c", "cuda") and mode not in SWEEP_MODES and not args.sparse:
             raise InputError(
                 f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
-                " jacobian or value_and_jacobian (--sparse), or a jvp; not a vjp"
-            )
-        if lang in ("c", "cuda") and mode != "jvp" and not args.sparse:
-            raise InputError(
-                f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
-                f" {mode}; give --sparse (or --mode jvp)"
+                f" {mode}; give --sparse (or --mode jvp or vjp)"
             )
     if args.sparse and mode not in ("jacobian", "value_and_jacobian"):
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")

@@ -127,6 +127,7 @@ __all__ = [
 ]
 
 FUNCTION = "jacobian_values"
+SWEEPS = ("jvp", "vjp")  # sweep programs: the C function writes their results, flat, into data
 THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
@@ -223,7 +224,7 @@ class CValues:
     scratch: dict[str, int] = field(default_factory=dict)  # the CUDA launcher's, per type
     _library: Any = field(default=None, repr=False)
     value_size: int = 0  # value_and_jacobian: F's entries, written to ``value`` after data
-    function: str = FUNCTION  # the C function's name: ``jvp`` for a tangent sweep's program
+    function: str = FUNCTION  # the C function's name: ``jvp`` (``vjp``) for a sweep's program
 
     @property
     def nnz(self) -> int:
@@ -270,7 +271,7 @@ class CValues:
         indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
         sizes = [math.prod(s) for s in self.input_shapes]
         names = self.inputs
-        flat = self.function == "jvp"
+        flat = self.function in SWEEPS
         local = threading.local()  # each thread's scratch (ctypes calls run concurrently)
 
         def jacobian(*inputs):
@@ -355,7 +356,7 @@ def c_values(program: ArrayProgram) -> CValues:
     ``keep_arrays``; module docstring), or of a tangent sweep (``jvp``,
     :func:`~dgraph.codegen.tensor.sweeps.jvp_program`: the C function ``jvp`` writes J·t
     into ``data``, the outputs' tangents flattened and concatenated)."""
-    if program.name not in ("jacobian", "value_and_jacobian", "jvp"):
+    if program.name not in ("jacobian", "value_and_jacobian", *SWEEPS):
         raise DGraphError("C values: the program is not jacobian(); generate mode jacobian")
     return _Translator(program).run()
 
@@ -370,7 +371,7 @@ class _Translator(CElementPrinter):
         self.body = program.statements
         self.args = list(program.arguments)
         self.inputs, self.shapes = program.inputs, program.shapes
-        self.function = "jvp" if program.name == "jvp" else FUNCTION
+        self.function = program.name if program.name in SWEEPS else FUNCTION
         super().__init__(self.function)
         self.printer = NumPyArrayPrinter()
         self.inference = ShapeInference(arguments(program))
@@ -408,7 +409,7 @@ class _Translator(CElementPrinter):
             self.current = self.printer.statement(statement).strip()
             self._statement(statement.target, statement.value)
         self.tick += 1  # the results' copies: after every statement
-        if self.program.name == "jvp":
+        if self.program.name in SWEEPS:
             self._tangents()
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
@@ -2088,6 +2089,12 @@ class _Translator(CElementPrinter):
                 f" * jvp() fills data[{indices.size}]: the outputs' tangents, flattened and"
                 " concatenated;",
             ]
+        if self.function == "vjp":  # an adjoint sweep: wᵀ·J, never J
+            what = [
+                "/* wᵀ·J of a tensor graph by its adjoint sweep, J never formed (dgraph).",
+                f" * vjp() fills data[{indices.size}]: the inputs' cotangents, flattened and"
+                " concatenated;",
+            ]
         head = [
             *what,
             " * inputs flattened in C order: "
@@ -2102,7 +2109,7 @@ class _Translator(CElementPrinter):
                 else []
             ),
             " * the constant arrays, the CSR indices and indptr: the index file beside this one"
-            if self.function != "jvp"
+            if self.function not in SWEEPS
             else " * the constant arrays (then one dense row's pattern): the index file beside it",
             " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout).",
             f" * {self.function}_with(): the same, then the scratch from the caller",

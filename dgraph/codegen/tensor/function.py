@@ -33,7 +33,7 @@ from .jacobian_columns import ColumnsChoice, columns_choice, columns_module
 from .module import argument_name, block_entries, tensor_program
 from .regions import refuse_unprinted
 from .sweep_check import check_sweep
-from .sweeps import SWEEP_MODES, jvp_program, sweep_module
+from .sweeps import SWEEP_MODES, jvp_program, jvp_sweep, sweep_module
 
 __all__ = [
     "DEFAULT_METHODS",
@@ -226,20 +226,22 @@ def _sweep_made(
     lang: str,
     tape: int | None,
 ) -> tuple[TensorGenerated, Any]:
-    """The generated ``jvp``/``vjp`` (C: a ``jvp``, the NumPy sweep's program in C:
+    """The generated ``jvp``/``vjp`` (C: the NumPy sweep's program in C,
     :mod:`.c_values`), checked against ``against``: the expression set ``es``, or the
     graph itself (:func:`~.sweep_check.check_sweep`: its own tangent sweep) where the
     reference set cannot be priced (:class:`~dgraph.errors.SearchTooLarge`: a product of
     blocks too large to form, which the sweep never forms; ``es`` is then made when read,
     a :class:`Later`, and refuses then as it did here)."""
     graph = against if isinstance(against, DGraph) else against.graph
-    if mode == "jvp" and lang == "c":
-        program, mults = jvp_program(graph)
+    if lang == "c":
+        built = jvp_sweep(graph, mode, tape)
+        program, mults = jvp_program(graph, built, mode)
         values = c_values(program)
-        function = c_tangents(values.load(), graph)
+        function = c_tangents(values.load(), graph, mode)
         check = _checked(check_sweep(function, mode, against, lang))
         generated = TensorGenerated(values.text, lang, es, False, check, mode, mults, values)  # type: ignore[arg-type]
         generated.ops = count_array_ops(program)
+        generated.loops = tuple(built.loops)
         return generated, function
     sweep = sweep_module(graph, mode, lang, tape)
     function = getattr(load_python(sweep.text), mode)
@@ -293,12 +295,6 @@ def _make(
         )
     if lang not in ("python", "jax", "c"):
         raise DGraphError(f"tensor graphs: code in python, jax or c, not {lang!r}")
-    c_modes = ("jacobian", "value_and_jacobian")
-    if lang == "c" and not (mode in c_modes or mode == "jvp"):
-        raise DGraphError(
-            "tensor graphs: C code is the values of the jacobian (dense or sparse=True),"
-            f" value_and_jacobian or a jvp, not {mode}"
-        )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
     graph = source.graph if isinstance(source, ExpressionSet) else source
@@ -560,23 +556,29 @@ def c_blocks(
     return jacobian
 
 
-def c_tangents(flat: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
+def c_tangents(flat: Callable[..., Any], graph: DGraph, mode: str = "jvp") -> Callable[..., Any]:
     """The C ``jvp``'s (J·t, flat: :func:`~.c_values.c_values` of a
     :func:`~.sweeps.jvp_program`) in the NumPy sweep's form: ``jvp(*x, *t, *p)``, the
-    output's array of its shape, or a tuple over the outputs."""
-    shapes = [graph.shape(y) for y in graph.outputs]
+    output's array of its shape, or a tuple over the outputs; a ``vjp``'s (wᵀ·J):
+    ``vjp(*x, *w, *p)``, the input's array, or a tuple over the inputs."""
+    seeded = graph.outputs if mode == "jvp" else graph.inputs
+    shapes = [graph.shape(v) for v in seeded]
     cuts = np.cumsum([math.prod(s) for s in shapes])[:-1]
 
-    def jvp(*arrays: Any) -> Any:
+    def sweep(*arrays: Any) -> Any:
         parts = np.split(flat(*arrays), cuts)
         tangents = [p.reshape(s) for p, s in zip(parts, shapes, strict=True)]
         return tangents[0] if len(tangents) == 1 else tuple(tangents)
 
-    jvp.__doc__ = (
+    sweep.__name__ = sweep.__qualname__ = mode
+    sweep.__doc__ = (
         f"J·t for the inputs {tuple(graph.inputs)!r} (compiled C tangent sweep): jvp(*x, *t,"
         " *p), J never formed."
+        if mode == "jvp"
+        else f"wᵀ·J for the inputs {tuple(graph.inputs)!r} (compiled C adjoint sweep):"
+        " vjp(*x, *w, *p), J never formed."
     )
-    return jvp
+    return sweep
 
 
 def _with_values(

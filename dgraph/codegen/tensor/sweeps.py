@@ -134,11 +134,12 @@ def sweep_module(
     return _module(graph, mode, lang, built, values, jit)
 
 
-def jvp_sweep(graph: DGraph) -> _Built:
+def jvp_sweep(graph: DGraph, mode: str = "jvp", tape: int | None = None) -> _Built:
     """The NumPy ``jvp`` sweep of ``graph`` built once, for both :func:`jvp_program` (a
     count of it) and :func:`jvp_module` (its text): what ``sweep_module(graph, "jvp")``
-    and ``jvp_program(graph)`` each build."""
-    return _build(graph, "jvp", "python")
+    and ``jvp_program(graph)`` each build; ``mode="vjp"``: the adjoint sweep (``tape``
+    states kept per loop), for :func:`jvp_program` and its notes on the loops."""
+    return _build(graph, mode, "python", tape=tape)
 
 
 def jvp_module(graph: DGraph, built: _Built) -> Sweep:
@@ -223,13 +224,17 @@ def sweep_program(
     )
 
 
-def jvp_program(graph: DGraph, built: _Built | None = None) -> tuple[ArrayProgram, int]:
+def jvp_program(
+    graph: DGraph, built: _Built | None = None, mode: str = "jvp"
+) -> tuple[ArrayProgram, int]:
     """The statements of :func:`sweep_module`'s NumPy ``jvp`` as an array program (what
     the C and CUDA printers read, :mod:`.c_values`), its constants' arrays kept, and
     its block · tangent multiplications: arguments the inputs, one tangent per input,
     then the array parameters (``jvp(*x, *t, *p)``); results the outputs' tangents.
-    ``built``: that sweep already built (:func:`jvp_sweep`), not built again."""
-    built = _build(graph, "jvp", "python") if built is None else built
+    ``built``: that sweep already built (:func:`jvp_sweep`), not built again. With
+    ``mode="vjp"`` the adjoint sweep's: one cotangent per output, results the inputs'
+    cotangents (``vjp(*x, *w, *p)``)."""
+    built = _build(graph, mode, "python") if built is None else built
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     names = [*graph.inputs, *built.seed_args, *graph.parameter_shapes]
     args = (
@@ -243,7 +248,7 @@ def jvp_program(graph: DGraph, built: _Built | None = None) -> tuple[ArrayProgra
         used |= _loop_names(s.value)
     constants = {k: a for k, a in built.w.constants.arrays.items() if k in used}
     program = ArrayProgram(
-        "jvp",
+        mode,
         args,
         tuple(shapes[v] for v in names),
         labels,
