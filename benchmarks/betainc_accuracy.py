@@ -4,6 +4,10 @@ to 1e3 (21 values each, log-spaced), x from 1e-300 to 1e-1 (25 values), from 1 -
 1 - 1e-16 (16) and 40 uniform in (0, 1): 36,162 points. The worst relative error, the
 error relative to max(|value|, 1e-300) below 1e-300 (subnormals), overall and by region.
 
+Then Student's t CDF (``scipy.special.stdtr``, made of it) through ``make_function``: its
+gradient and Hessian against the t density and its slope (closed forms) at t = 0, ±1e-9,
+1e-6 and across the series' switch at min(1, √df/10) and the tails' at t² = df.
+
 Usage: ``python benchmarks/betainc_accuracy.py [--points N]`` (N: how many of the grid's
 points mpmath checks, a random sample; all of them by default, about a minute)."""
 
@@ -15,8 +19,9 @@ import time
 
 import mpmath
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
+import dgraph
 from dgraph.codegen.c import compiler
 from dgraph.codegen.c_special import special_definitions
 from dgraph.codegen.native_build import shared_library
@@ -107,5 +112,20 @@ def main() -> None:
         )
 
 
+def student_t() -> None:
+    t = np.array([0.0, -1e-9, 1e-6, 0.07, -0.071, 0.099, 0.11, 0.99, -1.01, 1.58, 3.0, -40.0])
+    for df in (0.5, 2.5, 30.0, 1000.0):
+        F = dgraph.make_function(
+            lambda t, df=df: np.sum(special.stdtr(df, t)), "value_gradient_hessian", point=[t]
+        )
+        _, gradient, hessian = F(t)
+        density = stats.t.pdf(t, df)
+        slope = -(df + 1.0) * t / (df + t * t) * density
+        g = np.max(np.abs(gradient - density) / density)
+        h = np.max(np.abs(np.diag(hessian) - slope) / np.maximum(np.abs(slope), 1e-300))
+        print(f"stdtr df={df:g}: gradient worst relative {g:.1e}, Hessian {h:.1e}")
+
+
 if __name__ == "__main__":
+    student_t()
     main()
