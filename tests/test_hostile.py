@@ -1247,6 +1247,12 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     # jax.scipy.special.expn's rule leaked JAX's TracerArrayConversionError (a traceback)
     ("jax-expn-traced-order", "expn of an order that is not a constant whole number >= 0"),
     ("scipy-expn-fractional-order", "scipy.special.expn of an order that is not a whole number"),
+    # the incomplete beta's shapes a and b take no derivative: one line each, as k > n (a
+    # JAX Hessian's gradient is JAX's own, which says so; a Jacobian's: dgraph's line,
+    # tests/test_betainc.py)
+    ("jax-betainc-traced-shape", "Betainc gradient with respect to a and b not supported"),
+    ("scipy-stdtr-traced-df", "scipy.special.stdtr with degrees of freedom that depends on"),
+    ("scipy-bdtr-k-beyond-n", "scipy.special.bdtr with k outside 0..n is not supported"),
     ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
     ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
     ("jvp-batch", "a jvp is of one point: call it per point"),
@@ -1323,6 +1329,11 @@ def _api_call(name: str):
         "scipy-expn-fractional-order": lambda: hessian(
             lambda x: np.sum(scipy_special.expn(1.5, x)), x
         ),
+        "jax-betainc-traced-shape": lambda: hessian(
+            lambda x: jnp.sum(jax_special.betainc(2.0, x + 1.0, 0.3)), x
+        ),
+        "scipy-stdtr-traced-df": lambda: hessian(lambda x: np.sum(scipy_special.stdtr(x, 0.5)), x),
+        "scipy-bdtr-k-beyond-n": lambda: hessian(lambda x: np.sum(scipy_special.bdtr(6, 5, x)), x),
         # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
         "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
         # the array level's sweeps, one point and one tangent a call: were NumPy's reshape

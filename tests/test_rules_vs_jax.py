@@ -60,6 +60,7 @@ SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 # refused in one line
 ARRAY_ONLY = {
     "polygamma", "bessel_i0e", "bessel_i1e", "rem", "igamma", "igammac", "zeta", "expn",
+    "betainc", "regularized_incomplete_beta",
     "sort", "argsort", "argmax", "argmin",
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
@@ -143,6 +144,7 @@ _LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases 
 _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
 # jax.scipy.special's ndtri, exp1, expi and dawsn are composites: the operations on their own
 _LAX |= dict.fromkeys(("ndtri", "exp1", "expi", "dawsn", "expn"))
+_LAX |= dict.fromkeys(("betainc",))  # three operands: cases of its own
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -233,6 +235,24 @@ for _name, _dom in _SPECIAL_DOMAINS.items():
             builder="graph",
             op=ArrayOp(_name, ("x",), (), _shape),
         )
+
+
+# the regularized incomplete beta I_x(a, b) (JAX's regularized_incomplete_beta, read as
+# betainc) of constant shapes a and b (numbers, or arrays), x in (0, 1)
+_firsts = {f"const-shapes-{k}": (2.5, 0.7, SHAPES[k]) for k in shapes("betainc")}
+_firsts["const-array-shapes"] = (
+    point((2, 3), 30, (0.3, 30.0, False)),
+    point((2, 3), 31, (0.3, 3.0, False)),
+    (2, 3),
+)
+for _cls, (_a, _b, _shape) in _firsts.items():
+    _key = "regularized_incomplete_beta" if _cls == "const-shapes-1-d" else "betainc"
+    case(
+        _key,
+        _cls,
+        lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
+        point(_shape, 32, (0.05, 0.95, False)),
+    )
 
 
 def _expn_jax(n, x):
@@ -1029,6 +1049,7 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
     "incomplete gamma shape": (lambda x: lax.igammac(x * x + 1, x + 1), (3,)),
+    "incomplete beta shape": (lambda x: jsps.betainc(2.0, x * x + 1, 0.3), (3,)),
     "zeta exponent": (lambda x: jsps.zeta(x * x + 2, x + 1), (3,)),
     "scatter applying a function at a traced index": (  # JAX has no derivative of it
         lambda x: x.at[jnp.argmax(x)].apply(jnp.sin),

@@ -88,6 +88,7 @@ UNARY = {  # primitive: (function, point inside its domain)
     "igammac": (lambda x: jss.gammaincc(0.7, x * x), X),
     "zeta": (lambda x: jax.lax.zeta(3.0, x * x + 0.5), X),  # jss.zeta: its custom rule
     "expn": (lambda x: jss.expn(3, x * x + 0.5), X),  # JAX's custom_jvp call, read as expn
+    "betainc": (lambda x: jss.betainc(2.0, 3.5, x * x / (1.0 + x * x)), X),  # x in (0, 1)
     "gather_flat": (lambda a: a[np.array([0, 1]), np.array([1, 2])], A),
     "scatter": (lambda x: x.at[np.array([0])].set(x[1:2] * 2.0), X),
     "scatter_add": (lambda x: x.at[np.array([0, 0])].add(x[1:]), X),
@@ -136,8 +137,8 @@ BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "expn", "triangular_solve", "linear_solve")
 RULES = (
     # polygamma(m, x), the incomplete gammas, zeta and a solve by a constant matrix: the
-    # second operand
-    [(name, 1 if name in _SECOND else 0) for name in UNARY]
+    # second operand; the incomplete beta I_x(a, b): the third
+    [(name, 2 if name == "betainc" else 1 if name in _SECOND else 0) for name in UNARY]
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
     + [("scatter_add_dynamic", 2)]

@@ -8,13 +8,16 @@ what these operations add to it, each with its exact block:
 * the special functions (``lgamma``, ``digamma``, ``polygamma``, ``bessel_i0e``,
   ``bessel_i1e``, the normal quantile ``ndtri`` (SciPy's; JAX's is a composite of
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
-  regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``, the
+  regularized incomplete gammas ``igamma`` and ``igammac``, the regularized incomplete
+  beta ``betainc`` (three operands a, b, x, as JAX's ``regularized_incomplete_beta``),
+  Hurwitz's ``zeta``, the
   exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
   SciPy's names: JAX computes them as composites) and ``rem`` are elementwise, their
   derivatives sympy formulas as JAX states them (``lax.special``'s JVP rules);
-  ``polygamma``'s order ``m``, the incomplete gammas' shape ``a``, ``expn``'s order and
-  ``zeta``'s exponent take none (the readers refuse them traced: JAX has no rule for
-  ``zeta``'s nor for ``a``'s second derivative, SciPy no function for either);
+  ``polygamma``'s order ``m``, the incomplete gammas' shape ``a``, the incomplete beta's
+  ``a`` and ``b``, ``expn``'s order and ``zeta``'s exponent take none (the readers refuse
+  them traced: JAX has no rule for ``zeta``'s, for ``betainc``'s ``a`` and ``b`` nor for
+  the gammas' ``a``'s second derivative, SciPy no function for either);
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
 * ``cumprod`` and ``cumlogsumexp`` along one axis: a block dense and triangular along it
@@ -38,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.codegen.cfunctions import log1p
 
 from . import GENERAL, Labelled
 from . import cumulative as _cumulative
@@ -69,7 +73,7 @@ __all__ = [
     "sort_order",
 ]
 
-A, B = sympy.symbols("a b", real=True)
+A, B, C = sympy.symbols("a b c", real=True)  # the operands (dgraph.blocks.arrays.OPERANDS)
 
 
 def _scipy(name: str):
@@ -183,6 +187,13 @@ SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "daws
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
 _gamma_density = sympy.exp(-B + (A - 1) * sympy.log(B) - sympy.loggamma(A))
+# ∂I_x(a, b)/∂x = x^(a-1)·(1-x)^(b-1)/B(a, b) (Abramowitz and Stegun 26.5.1), by
+# logarithms as JAX's rule (no overflow of the powers; log1p keeps 1 - x's digits near 0)
+_beta_density = sympy.exp(
+    (A - 1) * sympy.log(C)
+    + (B - 1) * log1p(-C)
+    - (sympy.loggamma(A) + sympy.loggamma(B) - sympy.loggamma(A + B))
+)
 EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "lgamma": (_scipy("gammaln"), (sympy.polygamma(0, A),)),
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
@@ -209,6 +220,8 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     # the regularized incomplete gammas P(a, x) and Q(a, x) = 1 - P(a, x), of a constant a
     "igamma": (_scipy("gammainc"), (sympy.nan, _gamma_density)),
     "igammac": (_scipy("gammaincc"), (sympy.nan, -_gamma_density)),
+    # the regularized incomplete beta I_x(a, b) of constant a and b
+    "betainc": (_scipy("betainc"), (sympy.nan, sympy.nan, _beta_density)),
     # E_n(x) of a constant whole n
     "expn": (_scipy("expn"), (sympy.nan, expn(A, B).fdiff(2))),
     # ζ(s, q) of a constant s: ∂/∂q = -s·ζ(s + 1, q)

@@ -8,8 +8,9 @@ the operation alone, :func:`operand_block` gives the structure of ∂v/∂operan
 over the block's value labels. One table serves every builder (the jaxpr reader, the
 NumPy-style tracer, dgraph/1 files) and every consumer (evaluation, verification, code).
 
-Elementwise derivatives are sympy expressions in the operands ``a`` and ``b``, so that the
-same formula is evaluated here (NumPy, through ``lambdify``) and printed by codegen.
+Elementwise derivatives are sympy expressions in the operands ``a``, ``b`` and ``c``
+(:data:`OPERANDS`; ``c`` only for the three-operand ``betainc``), so that the same formula
+is evaluated here (NumPy, through ``lambdify``) and printed by codegen.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .rounding import absolute_terms, sums_terms
 __all__ = [
     "ELEMENTWISE",
     "MOVES",
+    "OPERANDS",
     "PRIMITIVES",
     "REGIONS",
     "RUN_TIME",
@@ -55,7 +57,9 @@ __all__ = [
     "with_leaves",
 ]
 
-A, B = sympy.symbols("a b", real=True)
+A, B, C = sympy.symbols("a b c", real=True)
+OPERANDS = (A, B, C)
+"""The symbols of an elementwise operation's operands in its derivatives, in order."""
 _sigma = 1 / (1 + sympy.exp(-A))
 
 # name: (NumPy function, derivative with respect to each operand, in a and b)
@@ -657,7 +661,7 @@ def _elementwise_kind(op: ArrayOp, k: int) -> int:
     derivative = ELEMENTWISE[op.primitive][1][k]
     if derivative.is_Number:
         return ONES if abs(derivative) == 1 else CONSTANT
-    if not (derivative.free_symbols & {A, B}) - _constant_operands(op):
+    if not (derivative.free_symbols & set(OPERANDS)) - _constant_operands(op):
         return CONSTANT
     return GENERAL
 
@@ -667,7 +671,7 @@ def _constant_operands(op: ArrayOp) -> set[sympy.Symbol]:
     derivative that reads one varies along the block's labels)."""
     return {
         s
-        for s, x in zip((A, B), op.operands, strict=False)
+        for s, x in zip(OPERANDS, op.operands, strict=False)
         if isinstance(x, Const) and x.value.size == 1
     }
 
@@ -870,7 +874,7 @@ RUN_TIME = frozenset(
 def _derivative_function(name: str, k: int) -> Callable[..., np.ndarray]:
     derivative = ELEMENTWISE[name][1][k]
     names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
-    return sympy.lambdify((A, B), derivative, modules=[names, "numpy", "scipy"])
+    return sympy.lambdify(OPERANDS, derivative, modules=[names, "numpy", "scipy"])
 
 
 @functools.cache
@@ -882,7 +886,7 @@ def _magnitude_function(name: str, k: int) -> Callable[..., np.ndarray] | None:
     if not sums_terms(derivative):
         return None
     names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
-    return sympy.lambdify((A, B), absolute_terms(derivative), modules=[names, "numpy", "scipy"])
+    return sympy.lambdify(OPERANDS, absolute_terms(derivative), modules=[names, "numpy", "scipy"])
 
 
 def block_magnitude(
@@ -908,6 +912,12 @@ def block_size(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Blo
     if found is None:
         found = block_value(op, k, values, block)
     return np.abs(np.asarray(found, dtype=float))
+
+
+def _all_operands(args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """An elementwise operation's operands, zeros for those it lacks: one per
+    :data:`OPERANDS` (the rules' functions take them all)."""
+    return [*args, *[np.zeros_like(args[0])] * (len(OPERANDS) - len(args))]
 
 
 def _heaviside(x, half=0.5):
@@ -955,10 +965,8 @@ def block_value(
     elif name == "select_n":
         d = (np.asarray(args[0]).astype(int) == k - 1).astype(float)
     elif name in ELEMENTWISE:
-        a = args[0]
-        b = args[1] if len(args) > 1 else np.zeros_like(a)
         rule = _magnitude_function(name, k) if terms else _derivative_function(name, k)
-        d = np.asarray(rule(a, b), dtype=float)
+        d = np.asarray(rule(*_all_operands(args)), dtype=float)
     elif name == "dot_general":
         d = _dot_value(op, k, args, block)
     elif name in ("reduce_max", "reduce_min"):
@@ -1117,10 +1125,8 @@ def _elementwise_derivative(op: ArrayOp, k: int, args: list, absolute: bool) -> 
     elif name == "select_n":
         d = (args[0].astype(int) == k - 1).astype(float)
     else:
-        a = args[0]
-        b = args[1] if len(args) > 1 else np.zeros_like(a)
         rule = _magnitude_function(name, k) if absolute else None
-        d = np.asarray((rule or _derivative_function(name, k))(a, b), dtype=float)
+        d = np.asarray((rule or _derivative_function(name, k))(*_all_operands(args)), dtype=float)
     return np.abs(d) if absolute else d
 
 

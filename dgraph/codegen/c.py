@@ -38,12 +38,12 @@ from .ir import ArrayStatement, Node, Program
 from .lowering import body_and_stores, statements
 from .native_build import shared_library
 from .printing import (
-    BINARY,
     CALLS,
     IEEE_TESTS,
     NumbersAsDoubles,
     PolygammaOrders,
     PowersAsProducts,
+    call_operands,
     printed_code,
 )
 
@@ -140,9 +140,7 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
 
 # array function (without its module): (C99 function, operands) of the functions C calls
 C_CALLS = {
-    f.rpartition(".")[2]: (c, 2 if lax in BINARY else 1)
-    for lax, (f, c) in CALLS.items()
-    if c is not None
+    f.rpartition(".")[2]: (c, call_operands(lax)) for lax, (f, c) in CALLS.items() if c is not None
 }
 # the functions C writes out, their operands {0}, {1}, {2}
 C_FORMS = {

@@ -27,11 +27,13 @@ __all__ = [
     "CALLS",
     "IEEE_TESTS",
     "SCIPY_ONLY",
+    "TERNARY",
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
     "PolygammaOrders",
     "PowersAsProducts",
+    "call_operands",
     "double",
     "double_literal",
     "printed",
@@ -62,7 +64,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "igammac": ("special.gammaincc", "dgraph_gammaincc"), "zeta": ("special.zeta", "dgraph_zeta"),
     "ndtri": ("special.ndtri", "dgraph_ndtri"), "exp1": ("special.exp1", "dgraph_exp1"),
     "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
-    "expn": ("special.expn", "dgraph_expn"),
+    "expn": ("special.expn", "dgraph_expn"), "betainc": ("special.betainc", "dgraph_betainc"),
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
@@ -71,6 +73,14 @@ BINARY = frozenset(
     {"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem", "igamma", "igammac", "zeta"}
     | {"expn"}
 )
+TERNARY = frozenset({"betainc"})
+
+
+def call_operands(name: str) -> int:
+    """How many operands the call :data:`CALLS` prints for the operation ``name`` takes:
+    3 (:data:`TERNARY`), 2 (:data:`BINARY`) or 1."""
+    return 3 if name in TERNARY else 2 if name in BINARY else 1
+
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 

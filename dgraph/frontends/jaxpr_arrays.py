@@ -555,7 +555,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "argmin": ("axes",),
     "sort": ("dimension",),
 }
-_RENAMES = {"add_any": "add"}
+_RENAMES = {"add_any": "add", "regularized_incomplete_beta": "betainc"}
 # the value passes through unchanged (``name``: ``jax.ad_checkpoint.checkpoint_name``'s tag;
 # ``device_put``: ``jnp.asarray`` in ``jax.scipy.sparse.linalg.cg``'s gradient)
 _ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier", "name", "device_put"}

@@ -3,7 +3,8 @@ dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a r
 ``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
 operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, as
 ``jax.random.permutation`` sorts, a ``take`` of constant indices), the constant first
-operand of ``polygamma``, ``zeta`` and the incomplete gammas, and ``lu_pivots_to_permutation`` of an
+operand of ``polygamma``, ``zeta`` and the incomplete gammas (the first two of the
+incomplete beta ``regularized_incomplete_beta``), and ``lu_pivots_to_permutation`` of an
 ``lu``'s pivots (``jax.scipy.linalg.lu_solve`` of ``lu_factor``'s pair) as that ``lu``'s own
 permutation (an integer of the same matrix), and ``jax.scipy.special.exp1``'s custom_jvp
 call ``expn(1, x)`` and ``expi``'s as the operations ``exp1`` and ``expi``. Each rewrite
@@ -118,17 +119,22 @@ _CONSTANT_FIRST = {
     "igamma": ("gammainc with a shape a", "shape"),
     "igammac": ("gammaincc with a shape a", "shape"),
     "zeta": ("zeta with an exponent", "exponent"),
+    # the first two: JAX raises "Betainc gradient with respect to a and b not supported"
+    "regularized_incomplete_beta": ("betainc with a shape a or b", "a and b"),
 }
+_CONSTANTS = {"regularized_incomplete_beta": 2}  # how many leading operands; else 1
 
 
 def _constant_first(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """None (read as the operation) where the first operand is a constant; else refused:
     ``polygamma``'s order and ``zeta``'s exponent have no derivative in JAX, the
     incomplete gammas' shape ``a`` only JAX's ``igamma_grad_a``, which has no derivative
-    and no SciPy or C99 function."""
-    if isinstance(ins[0], np.ndarray):
+    and no SciPy or C99 function; the incomplete beta's shapes ``a`` and ``b`` none in
+    JAX."""
+    name = eqn.primitive.name
+    if all(isinstance(x, np.ndarray) for x in ins[: _CONSTANTS.get(name, 1)]):
         return None
-    what, noun = _CONSTANT_FIRST[eqn.primitive.name]
+    what, noun = _CONSTANT_FIRST[name]
     raise InputError(
         f"{reader.where}: {what} that depends on the inputs is not supported: give a"
         f" constant {noun}"

@@ -275,6 +275,71 @@ def _incomplete_gamma(name: str, lower: bool, shape: Callable[..., Any], x: Call
     return composite
 
 
+def _incomplete_beta(name: str, a: Callable, b: Callable, x: Callable) -> Any:
+    """A composite of one regularized incomplete beta I_x(a, b), its parameters
+    ``a(*args)`` and ``b(*args)`` constants and its argument ``x(*args)``."""
+
+    def composite(op: Op, *args: Any) -> Any:
+        shapes = [_constant(name, "a shape parameter", f(*args)) for f in (a, b)]
+        return op("betainc", *shapes, x(*args))
+
+    return composite
+
+
+def _binomial_tail(name: str, upper: bool) -> Any:
+    """``bdtr(k, n, p)``, the binomial's P(K ≤ ⌊k⌋) = I_(1−p)(n − k, k + 1), and ``bdtrc``
+    (``upper``), P(K > ⌊k⌋) = I_p(k + 1, n − k) (Abramowitz and Stegun 26.5.24), of
+    constant ``k`` and ``n``: ``k = n`` is the certain event; a ``k`` outside 0..n (NaN in
+    SciPy but bdtrc's below 0) is refused in one line."""
+
+    def composite(op: Op, k: Any, n: Any, p: Any) -> Any:
+        k = np.floor(_constant(name, "a count k", k))
+        n = np.asarray(_constant(name, "a count n", n), dtype=float)
+        if not np.all((k >= 0) & (k <= n)):
+            raise InputError(f"scipy.special.{name} with k outside 0..n is not supported")
+        whole = k == n
+        a, b = np.where(whole, 1.0, n - k), k + 1.0  # I(1, ·) where k = n: not used
+        value = op("betainc", b, a, p) if upper else op("betainc", a, b, 1.0 - p)
+        return np.where(whole, 0.0 if upper else 1.0, value) if np.any(whole) else value
+
+    return composite
+
+
+_T_TERMS = 16  # the series' terms near t = 0: below 1e-18 of its sum (see _stdtr)
+
+
+def _stdtr(op: Op, df: Any, t: Any) -> Any:
+    """Student's t CDF with ``df`` (a constant) degrees of freedom: in the tails, where
+    t² ≥ df, half of I_(df/(df+t²))(df/2, 1/2) (Abramowitz and Stegun 26.7.1: the mass
+    beyond |t|), else ½ ± ½·I_(t²/(df+t²))(1/2, df/2) (the mass within), each argument
+    the small one, whose digits are kept (as Boost's ``students_t`` CDF); each branch's
+    operand held in its range (``np.where``: the other's derivative, infinite at x = 0
+    or 1, is never read). Near 0 the second's derivatives are sums of terms that grow
+    like 1/t and cancel (0·∞ at t = 0): below |t| = min(1, √df/10) the CDF is the
+    density's binomial series integrated, ½ + f(0)·Σ C(−(df+1)/2, k)·t^(2k+1)/((2k+1)·dfᵏ),
+    f(0) = Γ((df+1)/2)/(√(dfπ)·Γ(df/2)), whose ratio t²/df ≤ 1/100 (or 1/df, its
+    coefficients then below 2⁻ᵏ/k!) leaves 16 terms below 1e-18 of the sum."""
+    df = np.asarray(_constant("stdtr", "degrees of freedom", df), dtype=float)
+    import scipy.special as sps  # of the constant df only
+
+    near = np.abs(t) < np.minimum(1.0, 0.1 * np.sqrt(df))
+    far = (t * t >= df) & ~near
+    tail = 0.5 * op("betainc", 0.5 * df, 0.5, df / (df + np.where(far, t * t, df)))
+    inside = np.where(far | near, df, t * t)
+    within = 0.5 * op("betainc", 0.5, 0.5 * df, inside / (df + inside))
+    value = np.where(far, np.where(t < 0, tail, 1.0 - tail), 0.5 + np.sign(t) * within)
+    c, coefficients = 1.0, []
+    for k in range(_T_TERMS):
+        coefficients.append(c / (2 * k + 1))
+        c = c * (-0.5 * (df + 1.0) - k) / ((k + 1) * df)
+    u = np.where(near, t, 0.0)
+    w, series = u * u, coefficients[-1]
+    for a in reversed(coefficients[:-1]):
+        series = series * w + a
+    density = np.exp(sps.gammaln(0.5 * (df + 1.0)) - sps.gammaln(0.5 * df)) / np.sqrt(df * math.pi)
+    return np.where(near, 0.5 + density * u * series, value)
+
+
 def _erfcx(op: Op, x: Any) -> Any:
     """The scaled complementary error function ``exp(x²)·erfc(x)``; above 25, where
     ``erfc`` underflows, its asymptotic series ``1/(x√π) Σ (−1)ⁿ (2n−1)!!/(2x²)ⁿ`` (ten
@@ -375,6 +440,23 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "pdtrc": _incomplete_gamma("pdtrc", True, lambda k, m: np.floor(k) + 1.0, lambda k, m: m),
     "gdtr": _incomplete_gamma("gdtr", True, lambda a, b, x: b, lambda a, b, x: a * x),
     "gdtrc": _incomplete_gamma("gdtrc", False, lambda a, b, x: b, lambda a, b, x: a * x),
+    # the regularized incomplete beta and the beta, binomial, F and Student's t CDFs
+    "betainc": _incomplete_beta("betainc", lambda a, b, x: a, lambda a, b, x: b, lambda a, b, x: x),
+    "betaincc": _incomplete_beta(  # I_(1-x)(b, a): no 1 - I_x(a, b) losing the upper tail
+        "betaincc", lambda a, b, x: b, lambda a, b, x: a, lambda a, b, x: 1.0 - x
+    ),
+    "bdtr": _binomial_tail("bdtr", False),
+    "bdtrc": _binomial_tail("bdtrc", True),
+    "fdtr": _incomplete_beta(  # 26.6.2: I_(dfn·x/(dfd + dfn·x))(dfn/2, dfd/2)
+        "fdtr",
+        lambda m, n, x: 0.5 * m,
+        lambda m, n, x: 0.5 * n,
+        lambda m, n, x: m * x / (n + m * x),
+    ),
+    "fdtrc": _incomplete_beta(
+        "fdtrc", lambda m, n, x: 0.5 * n, lambda m, n, x: 0.5 * m, lambda m, n, x: n / (n + m * x)
+    ),
+    "stdtr": _stdtr,
     "erfcx": _erfcx,
     "rel_entr": _rel_entr,
     "kl_div": _kl_div,

@@ -8,11 +8,13 @@ family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, `
 family not listed here is refused in one line. Frozen distributions (``norm(loc,
 scale).logpdf(x)``) take the same rules.
 
-Families (standardized densities as scipy documents them): ``norm``, ``t``, ``gamma``
-and ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``beta``,
+Families (standardized densities as scipy documents them): ``norm``, ``gamma`` and
+``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``t``,
+``beta`` and ``f`` (their CDFs the regularized incomplete beta of constant shapes),
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
 ``weibull_min``; ``poisson`` (``logpmf``,
-``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``);
+``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``, and
+``cdf``/``sf`` of constant ``k`` and ``n``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
 
@@ -55,6 +57,8 @@ def _norm(z: Any) -> dict[str, Any]:
 
 
 def _t(z: Any, df: Any) -> dict[str, Any]:
+    """Student's t: its density, and its CDF and survival function SciPy's ``stdtr`` (the
+    regularized incomplete beta of a constant ``df``: :mod:`.scipy_special`)."""
     sp = _special()
     return {
         "logpdf": lambda: (
@@ -62,7 +66,9 @@ def _t(z: Any, df: Any) -> dict[str, Any]:
             - sp.gammaln(0.5 * df)
             - 0.5 * np.log(df * math.pi)
             - 0.5 * (df + 1.0) * np.log1p(z * z / df)
-        )
+        ),
+        "cdf": lambda: sp.stdtr(df, z),
+        "sf": lambda: sp.stdtr(df, -z),
     }
 
 
@@ -89,10 +95,35 @@ def _chi2(z: Any, df: Any) -> dict[str, Any]:
 
 
 def _beta(z: Any, a: Any, b: Any) -> dict[str, Any]:
+    """The beta density on (0, 1), its CDF I_z(a, b) and survival function I_(1−z)(b, a)
+    (constant ``a``, ``b``), 0 and 1 outside, where the operand reads ½ (``inside``)."""
     sp = _special()
-    inside = np.where((z > 0) & (z < 1), z, 0.5)
+    within = (z > 0) & (z < 1)
+    inside = np.where(within, z, 0.5)
     value = sp.xlogy(a - 1.0, inside) + sp.xlog1py(b - 1.0, -inside) - sp.betaln(a, b)
-    return {"logpdf": lambda: np.where((z > 0) & (z < 1), value, -np.inf)}
+    return {
+        "logpdf": lambda: np.where(within, value, -np.inf),
+        "cdf": lambda: np.where(within, sp.betainc(a, b, inside), np.where(z <= 0, 0.0, 1.0)),
+        "sf": lambda: np.where(within, sp.betaincc(a, b, inside), np.where(z <= 0, 1.0, 0.0)),
+    }
+
+
+def _f(z: Any, dfn: Any, dfd: Any) -> dict[str, Any]:
+    """Snedecor's F with ``dfn`` and ``dfd`` degrees of freedom: its density for z > 0
+    (``dfn^(dfn/2)·dfd^(dfd/2)·z^(dfn/2−1)/((dfd + dfn·z)^((dfn+dfd)/2)·B(dfn/2, dfd/2))``,
+    scipy.stats.f's), its CDF and survival function SciPy's ``fdtr``/``fdtrc`` (constant
+    degrees of freedom); z ≤ 0 reads 1 (``inside``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    value = (
+        0.5 * dfn * np.log(dfn) + 0.5 * dfd * np.log(dfd) + sp.xlogy(0.5 * dfn - 1.0, inside)
+        - 0.5 * (dfn + dfd) * np.log(dfd + dfn * inside) - sp.betaln(0.5 * dfn, 0.5 * dfd)
+    )  # fmt: skip
+    return {
+        "logpdf": lambda: np.where(z > 0, value, -np.inf),
+        "cdf": lambda: np.where(z > 0, sp.fdtr(dfn, dfd, inside), 0.0),
+        "sf": lambda: np.where(z > 0, sp.fdtrc(dfn, dfd, inside), 1.0),
+    }
 
 
 def _expon(z: Any) -> dict[str, Any]:
@@ -178,6 +209,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "gamma": (_gamma, ("a",)),
     "chi2": (_chi2, ("df",)),
     "beta": (_beta, ("a", "b")),
+    "f": (_f, ("dfn", "dfd")),
     "expon": (_expon, ()),
     "laplace": (_laplace, ()),
     "cauchy": (_cauchy, ()),
@@ -324,14 +356,22 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
 
 def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
     """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)`` (and ``pmf``), ``loc`` 0;
-    Poisson's ``cdf``/``sf`` (and logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P."""
+    Poisson's ``cdf``/``sf`` (and logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P; the
+    binomial's of constant ``k`` and ``n``: SciPy's ``bdtr``/``bdtrc`` (I_(1−p)(n − k,
+    k + 1) and I_p(k + 1, n − k)), 0 and 1 beyond 0..n."""
     sp = _special()
     names = ("k", "mu") if family == "poisson" else ("k", "n", "p")
     given = dict(zip(names, args, strict=False)) | kwargs
-    tails = ("cdf", "sf", "logcdf", "logsf") if family == "poisson" else ()
+    tails = ("cdf", "sf", "logcdf", "logsf")
     if method not in ("logpmf", "pmf", *tails) or set(given) != set(names):
         raise InputError(f"{what} (arguments {', '.join(names)}) is not supported")
     k = given["k"]
+    if method in tails and family == "binom":
+        n, upper = given["n"], method.endswith("sf")
+        inside = np.clip(np.floor(k), 0.0, n)
+        value = sp.bdtrc(inside, n, given["p"]) if upper else sp.bdtr(inside, n, given["p"])
+        value = np.where(k < 0, 1.0 if upper else 0.0, value)
+        return np.log(value) if method.startswith("log") else value
     if method in tails:
         shape, mu = np.floor(k) + 1.0, given["mu"]
         upper = method.endswith("cdf")  # Q(k + 1, mu): at most k events

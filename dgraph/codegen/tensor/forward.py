@@ -13,7 +13,7 @@ from ...blocks.linalg import LINALG, LU_DATA
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
-from ..printing import BINARY, CALLS
+from ..printing import CALLS, call_operands
 from .convolution import conv_forward, pad_forward
 from .extra_ops import extra_forward_node
 from .linalg_code import linalg_forward
@@ -31,7 +31,7 @@ ONE = Const(1)
 def _elementwise(name: str, args: Sequence[Node]) -> Node | None:
     """The elementwise operation ``name`` on ``args``; None if it is not one."""
     if name in CALLS:
-        return Call(CALLS[name][0], tuple(args[: 2 if name in BINARY else 1]))
+        return Call(CALLS[name][0], tuple(args[: call_operands(name)]))
     if name in _OPERATORS:
         return BinOp(_OPERATORS[name], args[0], args[1])
     if name == "neg":

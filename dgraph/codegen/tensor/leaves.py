@@ -15,10 +15,9 @@ from ...blocks import Block, Sparse
 from ...blocks.array_extra import permutes
 from ...blocks.arrays import (
     ELEMENTWISE,
+    OPERANDS,
     RUN_TIME,
-    A,
     ArrayOp,
-    B,
     labelled_block,
     narrowed,
     other_labels,
@@ -99,7 +98,7 @@ def _values(
         for i, a in enumerate(args):
             by_operand.setdefault(a, sympy.Symbol(f"_a{i}", real=True))
         symbols = [by_operand[a] for a in args]
-        names = dict(zip((A, B), symbols, strict=False))
+        names = dict(zip(OPERANDS, symbols, strict=False))
         formula = ELEMENTWISE[name][1][k].xreplace(names)  # max(x, x)'s is a number
         read = formula.free_symbols
         operands = tuple((s, a) for a, s in by_operand.items() if s in read)

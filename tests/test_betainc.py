@@ -1,0 +1,324 @@
+"""The regularized incomplete beta I_x(a, b) as one elementwise operation of three operands
+(``betainc`` of :mod:`dgraph.blocks.array_extra`), refused before in one line:
+scipy.special's ``betainc``, ``betaincc``, ``bdtr(c)``, ``fdtr(c)`` and ``stdtr``, the
+scipy.stats CDFs made of them (``t``, ``beta``, ``f``, ``binom``) in a NumPy program, and
+JAX's ``jax.scipy.special.betainc`` / ``jax.scipy.stats.beta.cdf`` (jaxpr primitive
+``regularized_incomplete_beta``) in a JAX one: values, gradients and Hessians against JAX's
+``jacfwd``/``hessian`` of the same calls and against the closed forms (the t density at
+t = 0), in Python, C, JAX and CUDA on the host; C's ``dgraph_betainc`` against SciPy and
+mpmath on a grid, and with a constant changed; the shapes a and b constant (JAX has no
+derivative in them either: "Betainc gradient with respect to a and b not supported")."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+import scipy.special as sps
+from scipy import stats
+
+import dgraph
+from dgraph.codegen.c import compiler
+from dgraph.codegen.c_special import special_definitions
+from dgraph.codegen.native_build import shared_library
+from dgraph.errors import DGraphError
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+jsps = pytest.importorskip("jax.scipy.special")
+jst = pytest.importorskip("jax.scipy.stats")
+jax.config.update("jax_enable_x64", True)
+
+from tests import jax_reference as jref  # noqa: E402
+
+C = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
+X = np.array([0.12, 0.47, 0.83, 0.31])  # in (0, 1): each call's argument inside its support
+K = np.array([0.0, 2.0, 5.0, 7.0])  # bdtrc's counts, k = n = 7 the impossible event
+K6 = np.array([0.0, 2.0, 5.0, 6.0])  # binom.logsf's (log 0 = -inf at k = n)
+
+
+def special(x):
+    return np.sum(
+        sps.betainc(2.0, 3.5, x) + sps.betaincc(np.array([0.5, 2.0, 30.0, 4.0]), 1.5, x**2)
+        + sps.bdtr(3, 7, x) + sps.bdtrc(K, 7, x) + sps.fdtr(3.0, 5.0, x)
+        + sps.fdtrc(2.0, 4.0, 3.0 * x) + sps.stdtr(3.0, 4.0 * x - 2.1)
+        + sps.stdtr(np.array([1.0, 2.5, 4.0, 30.0]), x - 0.4) * x
+    )  # fmt: skip
+
+
+def _t_cdf(df, t):
+    """Student's t CDF by I_(df/(df+t²))(df/2, 1/2) (Abramowitz and Stegun 26.7.1), JAX's
+    derivatives finite but at t = 0."""
+    tail = 0.5 * jsps.betainc(0.5 * df, 0.5, df / (df + t * t))
+    return jnp.where(t < 0, tail, 1.0 - tail)
+
+
+def special_jax(x):
+    B = jsps.betainc
+    upper = jnp.where(K == 7.0, 0.0, B(K + 1.0, jnp.maximum(7.0 - K, 1.0), x))
+    return jnp.sum(
+        B(2.0, 3.5, x) + 1.0 - B(jnp.array([0.5, 2.0, 30.0, 4.0]), 1.5, x**2)
+        + B(4.0, 4.0, 1.0 - x) + upper + B(1.5, 2.5, 3.0 * x / (5.0 + 3.0 * x))
+        + B(2.0, 1.0, 4.0 / (4.0 + 6.0 * x)) + _t_cdf(3.0, 4.0 * x - 2.1)
+        + _t_cdf(jnp.array([1.0, 2.5, 4.0, 30.0]), x - 0.4) * x
+    )  # fmt: skip
+
+
+def _check(F, f_jax, x, rtol=1e-9):
+    value, gradient, hessian = F(x)
+    want = np.asarray(jref.hessian(f_jax)(jnp.asarray(x)))
+    assert np.isclose(value, float(f_jax(x)), rtol=1e-12)
+    np.testing.assert_allclose(gradient, jref.jacfwd(f_jax)(x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(hessian, want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+@C
+def test_scipy_special_calls_against_jax():
+    """Value, gradient and Hessian in C at a point, the made function called at another
+    (the Python printer's: the scipy.stats test below)."""
+    F = dgraph.make_function(special, "value_gradient_hessian", lang="c", point=[X])
+    assert np.isclose(F(X)[0], special(X), rtol=1e-13)  # SciPy's own value
+    _check(F, special_jax, X[::-1] * 0.9)
+    assert "dgraph_betainc(" in F.generated.text
+
+
+DATA = np.array([-1.3, 0.4, 2.2, 0.9, -0.2, 3.1])
+CENSORED = np.array([2.5, -1.0, 1.8])  # known only to exceed these
+
+
+def student(theta):
+    """A censored Student-t likelihood (df = 4): the density at the observed values, the
+    survival function at the censored ones, a t test's p-value of the location."""
+    mu, log_s = theta[0], theta[1]
+    s = np.exp(log_s)
+    observed = np.sum(stats.t.logpdf(DATA, 4.0, loc=mu, scale=s))
+    censored = np.sum(stats.t.logsf(CENSORED, 4.0, loc=mu, scale=s))
+    p_value = 2.0 * stats.t(5.0).cdf(-np.abs(mu) / (s / np.sqrt(6.0)))
+    return observed + censored + p_value
+
+
+def student_jax(theta):
+    mu, log_s = theta[0], theta[1]
+    s = jnp.exp(log_s)
+    observed = jnp.sum(jst.t.logpdf(DATA, 4.0, loc=mu, scale=s))
+    censored = jnp.sum(jnp.log(1.0 - _t_cdf(4.0, (CENSORED - mu) / s)))
+    return observed + censored + 2.0 * _t_cdf(5.0, -jnp.abs(mu) / (s / jnp.sqrt(6.0)))
+
+
+@C
+@pytest.mark.slow  # ~4-8 s: a C Hessian
+def test_a_student_t_program_with_a_constant_df():
+    theta = np.array([0.7, 0.2])
+    F = dgraph.make_function(student, "value_gradient_hessian", lang="c", point=[theta])
+    assert np.isclose(F(theta)[0], student(theta), rtol=1e-13)
+    _check(F, student_jax, np.array([-0.4, 0.5]))
+
+
+@pytest.mark.parametrize("df", [0.5, 1000.0])
+def test_the_t_cdf_s_derivatives_are_the_t_density_s(df):
+    """The gradient of ``stdtr`` is the t density f (closed form), the Hessian its slope
+    -(df+1)·t/(df+t²)·f(t), at t = 0 and on both sides of the switches at
+    min(1, √df/10) (the series near 0: I_x(1/2, df/2)'s derivatives there cancel,
+    1.3e-4 off at t = 1e-6, and are 0·∞ at 0) and at t² = df."""
+    t = np.array([0.0, -1e-9, 1e-6, 0.07, -0.071, 0.099, 0.11, 0.99, -1.01, 1.58, 3.0, -40.0])
+
+    def f(t):
+        return np.sum(stats.t.cdf(t, df))
+
+    F = dgraph.make_function(f, "value_gradient_hessian", point=[t])
+    value, gradient, hessian = F(t)
+    assert np.isclose(value, np.sum(stats.t.cdf(t, df)), rtol=1e-15)
+    density = stats.t.pdf(t, df)
+    slope = -(df + 1.0) * t / (df + t * t) * density
+    np.testing.assert_allclose(gradient, density, rtol=1e-12)
+    np.testing.assert_allclose(np.diag(hessian), slope, rtol=1e-12, atol=1e-300)
+
+
+def distributions(x):
+    return np.sum(
+        stats.beta.cdf(x, 2.0, 3.0) + stats.beta.sf(2.0 * x - 0.3, 0.5, 1.5)
+        + stats.f.cdf(3.0 * x, 4.0, 6.0) + stats.f.logpdf(x + 0.5, 3.0, 7.0)
+        + stats.f(2.0, 5.0).sf(x) + stats.binom.cdf(3, 8, x) + stats.binom.logsf(K6, 7, x)
+        + stats.beta(1.5, 2.5).logcdf(x)
+    )  # fmt: skip
+
+
+def _f_logpdf(z, m, n):
+    return (
+        0.5 * m * jnp.log(m) + 0.5 * n * jnp.log(n) + (0.5 * m - 1.0) * jnp.log(z)
+        - 0.5 * (m + n) * jnp.log(n + m * z) - jsps.betaln(0.5 * m, 0.5 * n)
+    )  # fmt: skip
+
+
+def distributions_jax(x):
+    B = jsps.betainc
+    z = 2.0 * x - 0.3  # beta.sf: 1 at z <= 0 (x = 0.12), 0 at z >= 1
+    inside = (z > 0) & (z < 1)
+    sf = jnp.where(
+        inside, 1.0 - B(0.5, 1.5, jnp.where(inside, z, 0.5)), jnp.where(z <= 0, 1.0, 0.0)
+    )
+    return jnp.sum(
+        jst.beta.cdf(x, 2.0, 3.0) + sf + B(2.0, 3.0, 12.0 * x / (6.0 + 12.0 * x))
+        + _f_logpdf(x + 0.5, 3.0, 7.0) + B(2.5, 1.0, 5.0 / (5.0 + 2.0 * x))
+        + B(5.0, 4.0, 1.0 - x)
+        + jnp.log(B(K6 + 1.0, 7.0 - K6, x))
+        + jnp.log(B(1.5, 2.5, x))
+    )  # fmt: skip
+
+
+def test_scipy_stats_cdfs_against_jax():
+    F = dgraph.make_function(distributions, "value_gradient_hessian", point=[X])
+    assert np.isclose(F(X)[0], distributions(X), rtol=1e-13)
+    _check(F, distributions_jax, X[::-1] * 0.9)
+
+
+def jax_program(x):
+    return jnp.sum(
+        jsps.betainc(2.0, 3.5, x) * jst.beta.cdf(x, 0.7, 2.0)
+        + jst.beta.sf(x**2, 3.0, 30.0)
+        + jsps.betainc(jnp.array([1.0, 2.0, 3.0, 4.0]), 0.5, x)
+    )
+
+
+def test_a_jax_program_against_jax():
+    """``regularized_incomplete_beta`` read as ``betainc``; the Jacobian against
+    ``jax.jacfwd``, the Hessian against ``jax.hessian``."""
+    graph = dgraph.from_jax(jax_program, X, level="array")
+    assert "betainc" in {graph.op(v).primitive for v in graph.nx if graph.op(v) is not None}
+    F = dgraph.make_function(jax_program, "value_gradient_hessian", lang="jax", point=[X])
+    _check(F, jax_program, X[::-1] * 0.9)
+
+
+@C
+@pytest.mark.slow  # ~5 s: a C Jacobian and its CUDA text compiled as C++
+def test_cuda_device_functions_on_the_host():
+    """The C values' CUDA text (``dgraph_betainc`` a device function), compiled as C++ on
+    the host, gives the C's Jacobian."""
+    from dgraph.codegen.cuda import cxx_compiler
+
+    if cxx_compiler() is None:
+        pytest.skip("needs a C++ compiler")
+    J = dgraph.make_function(special, "jacobian", lang="c", point=[X])
+    values = J.generated.values
+    assert "dgraph_betainc(" in values.cuda
+    z = X[::-1] * 0.9
+    got = np.ravel(values.load_cuda_host()(z).data)
+    np.testing.assert_allclose(got, np.ravel(J(z)), rtol=1e-14)
+    np.testing.assert_allclose(np.ravel(J(z)), jref.jacfwd(special_jax)(z), rtol=1e-11)
+
+
+def test_the_array_graph_reads_back_from_json():
+    graph = dgraph.from_function(special, sizes=[X.size], point=[X], level="array")
+    again = dgraph.from_json(graph.to_json())
+    assert "betainc" in {again.op(v).primitive for v in again.nx if again.op(v) is not None}
+    assert dgraph.accumulate(again, "reverse").verified
+
+
+# -- dgraph_betainc in C --------------------------------------------------------------
+
+_CALL = "dgraph_betainc(a[k], b[k], x[k])"
+
+
+def _c_betainc(definitions: list[str]):
+    harness = "\n".join(
+        [
+            "#include <math.h>",
+            *definitions,
+            "void run(long n, const double *a, const double *b, const double *x, double *y)",
+            f"{{ for (long k = 0; k < n; ++k) y[k] = {_CALL}; }}",
+        ]
+    )
+    library = shared_library(compiler(), ("-O2",), harness, ".c", ("-lm",))
+
+    def run(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+        y = np.empty_like(x)
+        pointer = lambda v: ctypes.c_void_p(v.ctypes.data)  # noqa: E731
+        library.run(ctypes.c_long(x.size), pointer(a), pointer(b), pointer(x), pointer(y))
+        return y
+
+    return run
+
+
+def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a, b from 1e-2 to 1e3 (11 each, across Stirling's switch at 10), x from 1e-300 to
+    0.1, from 1 - 1e-15 to 0.9 and uniform: 4,235 points; then the edges."""
+    shapes = 10 ** np.linspace(-2, 3, 11)
+    a, b = (v.ravel() for v in np.meshgrid(shapes, shapes, indexing="ij"))
+    rng = np.random.default_rng(0)
+    xs = np.concatenate(
+        [10.0 ** -np.arange(1, 301, 20), 1 - 10.0 ** -np.arange(1, 17, 2), rng.uniform(0, 1, 12)]
+    )
+    a, b, x = np.repeat(a, xs.size), np.repeat(b, xs.size), np.tile(xs, a.size)
+    edges = [
+        (0, 2, 0.3), (0, 2, 0), (2, 0, 0.3), (2, 0, 1), (0, 0, 0.3), (2, 3, 0), (2, 3, 1),
+        (2, 3, -0.1), (2, 3, 1.1), (-1, 2, 0.3), (np.inf, 2, 0.3), (2, np.inf, 0.3),
+        (np.inf, np.inf, 0.3), (2, 3, np.nan), (1e-300, 2, 0.3),
+    ]  # fmt: skip
+    ea, eb, ex = (np.array(v, dtype=float) for v in zip(*edges, strict=True))
+    return np.concatenate([a, ea]), np.concatenate([b, eb]), np.concatenate([x, ex])
+
+
+def _worst(y: np.ndarray, want: np.ndarray, floor: float) -> float:
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(y[~finite], want[~finite])  # NaN where SciPy's is
+    return float(np.max(np.abs(y - want)[finite] / np.maximum(np.abs(want[finite]), floor)))
+
+
+@C
+def test_c_betainc_equals_scipy_and_mpmath():
+    """Within 1e-12 of SciPy's where its value is above 1e-250 (below, SciPy's own error
+    reaches 1.5e-6: I_0.27(562, 31.6) = 1.24641e-273, mpmath's and the C's agree to
+    5e-14), and of mpmath's (40 digits) on 300 of the points, at every size; the edges
+    (a or b 0 or inf, x at 0, 1 or outside) SciPy's."""
+    mpmath = pytest.importorskip("mpmath")
+    a, b, x = _grid()
+    y = _c_betainc(special_definitions(_CALL))(a, b, x)
+    want = sps.betainc(a, b, x)
+    assert _worst(y, want, 1e-250) < 1e-12
+    pick = np.random.default_rng(1).choice(x.size - 15, 300, replace=False)
+    with mpmath.workdps(40):
+        exact = [
+            mpmath.betainc(mpmath.mpf(a[i]), mpmath.mpf(b[i]), 0, mpmath.mpf(x[i])) for i in pick
+        ]
+        exact = np.array(
+            [float(e / mpmath.beta(a[i], b[i])) for e, i in zip(exact, pick, strict=True)]
+        )
+    assert _worst(y[pick], exact, 1e-300) < 1e-12
+
+
+@C
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("an = -(a + m) * (a + b + m) * x", "an = -(a + m) * (a + b + m + 1e-7) * x"),
+        ("r * (1.0 / 360 - r", "r * (1.0 / 361 - r"),  # Stirling's second term
+        ("- lgamma(a) - lgamma(b) + lgamma(s)", "- lgamma(a) - lgamma(b) + lgamma(s) + 1e-9"),
+    ],
+)
+def test_a_changed_constant_is_caught(old, new):
+    right = special_definitions(_CALL)
+    wrong = [line.replace(old, new) for line in right]
+    assert wrong != right
+    a, b, x = _grid()
+    y = _c_betainc(wrong)(a, b, x)
+    assert _worst(y, sps.betainc(a, b, x), 1e-250) > 1e-9
+
+
+@pytest.mark.parametrize(
+    ("f", "what"),
+    [
+        (lambda x: np.sum(sps.betainc(x + 1.0, 2.0, 0.3)), "betainc with a shape parameter"),
+        (lambda x: np.sum(sps.betaincc(2.0, x + 1.0, 0.3)), "betaincc with a shape parameter"),
+        (lambda x: np.sum(sps.stdtr(x + 1.0, 0.3)), "stdtr with degrees of freedom"),
+        (lambda x: np.sum(stats.t.cdf(0.3, x + 1.0)), "stdtr with degrees of freedom"),
+        (lambda x: np.sum(sps.bdtr(x, 5, 0.3)), "bdtr with a count k"),
+        (lambda x: np.sum(sps.bdtr(6, 5, x)), "bdtr with k outside 0..n is not supported"),
+        (lambda x: jnp.sum(jsps.betainc(2.0, x + 1.0, 0.3)), "betainc with a shape a or b"),
+        (lambda x: jnp.sum(jst.beta.cdf(0.3, x + 1.0, 2.0)), "betainc with a shape a or b"),
+    ],
+)
+def test_a_shape_that_depends_on_the_inputs_is_one_line(f, what):
+    with pytest.raises(DGraphError) as e:
+        dgraph.make_function(f, "jacobian", point=[X])
+    assert what in str(e.value) and "\n" not in str(e.value)
