@@ -9,8 +9,10 @@ what these operations add to it, each with its exact block:
   ``bessel_i1e``, the normal quantile ``ndtri`` (SciPy's; JAX's is a composite of
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
   regularized incomplete gammas ``igamma`` and ``igammac``, Hurwitz's ``zeta``, the
-  exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
-  SciPy's names: JAX computes them as composites) and ``rem`` are elementwise, their
+  exponential integrals ``exp1``, ``expi`` and ``expn``, Dawson's integral ``dawsn``,
+  SciPy's names: JAX computes them as composites; the Bessel functions ``j0``, ``j1``,
+  ``y0``, ``y1``, ``k0``, ``k1``, ``k0e``, ``k1e`` (:mod:`~dgraph.blocks.bessel`),
+  which JAX lacks) and ``rem`` are elementwise, their
   derivatives sympy formulas as JAX states them (``lax.special``'s JVP rules);
   ``polygamma``'s order ``m``, the incomplete gammas' shape ``a``, ``expn``'s order and
   ``zeta``'s exponent take none (the readers refuse them traced: JAX has no rule for
@@ -41,6 +43,7 @@ import sympy
 
 from . import GENERAL, Labelled
 from . import cumulative as _cumulative
+from .bessel import BESSEL
 from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .orders import permuted_by, sort_order_tie, sources
@@ -175,10 +178,12 @@ SPECIAL_CALLS: dict[str, str] = {
     "expi": "expi",
     "dawsn": "dawsn",
     "expn": "expn",
+    **{f.__name__: f.__name__ for f in BESSEL},  # j0, j1, y0, y1, k0, k1, k0e, k1e
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
 SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "dawsn", "expn")}
+SPECIAL_NUMPY |= {f.__name__: _scipy(f.__name__) for f in BESSEL}
 
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
@@ -188,7 +193,10 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
-    **{f.__name__: (_scipy(f.__name__), (f(A).fdiff(),)) for f in (ndtri, exp1, expi, dawsn)},
+    **{
+        f.__name__: (_scipy(f.__name__), (f(A).fdiff(),))
+        for f in (ndtri, exp1, expi, dawsn, *BESSEL)
+    },
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
     # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
     # the division by x is of 1 there (no warning from a printer that computes both pieces)

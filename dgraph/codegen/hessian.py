@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse
 import sympy
 
+from ..blocks.bessel import NOT_IN_JAX
 from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
@@ -155,6 +156,15 @@ def hessian_source(
                         raise numpy_failure from None
                     return _scalar_source(elements, weights, value)
             else:
+                lacking = _not_in_jax(traced)
+                if lacking:  # JAX evaluates no array level with them: the element level's
+                    elements = _element_graph(source, args, params, point)
+                    if elements is None:
+                        raise DGraphError(
+                            f"the Hessian of scipy.special.{lacking} (JAX has no such function)"
+                            " is made at the element level: of a function of one vector"
+                        )
+                    return _scalar_source(elements, weights, value)
                 graph = _array_gradient_graph(
                     traced, _inputs_then_params(source, args, params), weights, value
                 )
@@ -202,6 +212,16 @@ def _scalar_source(source: DGraph, weights: Any, value: bool) -> HessianSource:
     graph = scalar_hessian_graph(source, weights, value)
     own = len(source.parameters)
     return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
+
+
+def _not_in_jax(graph: DGraph) -> str | None:
+    """The first operation of ``graph`` JAX has no function for (``j0``, ``k1e``, …:
+    :data:`~dgraph.blocks.bessel.NOT_IN_JAX`), else None."""
+    for v in graph.order():
+        op = graph.op(v)
+        if op is not None and op.primitive in NOT_IN_JAX:
+            return op.primitive
+    return None
 
 
 def _element_graph(

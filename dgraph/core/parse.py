@@ -29,6 +29,7 @@ from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
 from ..blocks.array_extra import dawsn, exp1, expi, ndtri
+from ..blocks.bessel import BESSEL
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
@@ -135,6 +136,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "exp1": exp1,
     "expi": expi,
     "dawsn": dawsn,
+    **{f.__name__: f for f in BESSEL},
     "logistic": Logistic,
     "isfinite": isfinite,
     "isnan": isnan,
