@@ -257,3 +257,13 @@ def test_element_graph_reads_back_from_json() -> None:
         str(graph.expr(v)) for v in graph.order()
     ]
     assert dgraph.accumulate(again, "reverse").verified
+
+
+def test_hessian_of_an_array_graph_is_its_element_levels() -> None:
+    """A tensor graph (the command line's reading of a NumPy function) with them: its
+    Hessian from its element level, as the function's."""
+    graph = dgraph.from_function(_program, sizes=[X.size], point=[X], level="array")
+    fn = dgraph.make_function(graph, "hessian", lang="python")
+    assert fn.generated.verified
+    H = np.asarray(fn(X))
+    np.testing.assert_allclose(H, np.diag(_derivatives(X)[1]), rtol=1e-12, atol=1e-14)

@@ -45,6 +45,9 @@ SORTED = ["codegen", H("jax_model.py") + ":sorted_copy"]  # its Jacobian a run-t
 HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
 
 
+JAX_OUT = ["--lang", "jax", "-o", "f.py"]
+
+
 def hessian_numpy(function: str) -> list[str]:
     return [H("numpy_model.py") + f":{function}", "--inputs", "x:4", "--mode", "hessian"]
 
@@ -588,6 +591,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "hessian-numpy-branch",
         ["codegen", *hessian_numpy("branches")[:1], "--mode", "hessian", "-o", "h.py"],
         "write it with numpy.where",
+    ),
+    (
+        "hessian-numpy-bessel-two-arrays",  # JAX has no k0: the element level takes one vector
+        hessian_cli(H("numpy_model.py") + ":bessel_of_two_arrays", "--inputs", "x:2,y:2"),
+        "the Hessian of scipy.special.k0 (JAX has no such function)",
+    ),
+    (
+        "codegen-jax-bessel",
+        ["codegen", H("numpy_model.py") + ":bessel_in_jax", "--inputs", "x:3", *JAX_OUT],
+        "cannot print math.j0 (no jax.numpy function)",
     ),
     (
         "weights-without-hessian",

@@ -123,6 +123,8 @@ def hessian_source(
         if found is not None:
             f, args, fixed = found
             graph = gradient_graph(f, *args, weights=weights, params=fixed, value=value)
+        elif source.is_tensor and _not_in_jax(source):  # JAX evaluates no array level
+            return _scalar_source(_elements_without_jax(source), weights, value)
         elif source.is_tensor:
             graph = _array_gradient_graph(source, None, weights, value)
         else:
@@ -156,14 +158,10 @@ def hessian_source(
                         raise numpy_failure from None
                     return _scalar_source(elements, weights, value)
             else:
-                lacking = _not_in_jax(traced)
-                if lacking:  # JAX evaluates no array level with them: the element level's
+                if _not_in_jax(traced):  # JAX evaluates no array level with them
                     elements = _element_graph(source, args, params, point)
                     if elements is None:
-                        raise DGraphError(
-                            f"the Hessian of scipy.special.{lacking} (JAX has no such function)"
-                            " is made at the element level: of a function of one vector"
-                        )
+                        _elements_without_jax(traced)  # one vector, or refused
                     return _scalar_source(elements, weights, value)
                 graph = _array_gradient_graph(
                     traced, _inputs_then_params(source, args, params), weights, value
@@ -222,6 +220,20 @@ def _not_in_jax(graph: DGraph) -> str | None:
         if op is not None and op.primitive in NOT_IN_JAX:
             return op.primitive
     return None
+
+
+def _elements_without_jax(graph: DGraph) -> DGraph:
+    """The element level of a tensor graph of one input (a vector or a scalar) that calls
+    a function JAX lacks; a DGraphError in one line for more inputs (the scalar Hessian
+    takes its inputs as one vector, which a function of several arrays is not called
+    with)."""
+    lacking = _not_in_jax(graph)
+    if len(graph.inputs) != 1 or len(graph.shape(graph.inputs[0])) > 1:
+        raise DGraphError(
+            f"the Hessian of scipy.special.{lacking} (JAX has no such function) is made at"
+            " the element level: of a function of one vector"
+        )
+    return graph.elements()
 
 
 def _element_graph(

@@ -144,3 +144,15 @@ def quantile_without_q(x):
     from scipy import stats
 
     return np.sum(stats.norm.ppf(loc=x))  # ppf needs its probabilities q
+
+
+def bessel_of_two_arrays(x, y):
+    from scipy import special
+
+    return np.sum(special.k0(x) * y)  # JAX has no k0: a Hessian from one vector only
+
+
+def bessel_in_jax(x):
+    from scipy import special
+
+    return np.sum(special.j0(x) * x)  # JAX has no j0: no generated JAX code
