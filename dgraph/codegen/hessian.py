@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse
 import sympy
 
-from ..blocks.bessel import NOT_IN_JAX
+from ..blocks.array_extra import NOT_IN_JAX
 from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
@@ -213,8 +213,9 @@ def _scalar_source(source: DGraph, weights: Any, value: bool) -> HessianSource:
 
 
 def _not_in_jax(graph: DGraph) -> str | None:
-    """The first operation of ``graph`` JAX has no function for (``j0``, ``k1e``, …:
-    :data:`~dgraph.blocks.bessel.NOT_IN_JAX`), else None."""
+    """The first operation of ``graph`` JAX has no function for, or none with a
+    derivative (``j0``, ``k1e``, ``spence``, …: :data:`~dgraph.blocks.array_extra.
+    NOT_IN_JAX`), else None."""
     for v in graph.order():
         op = graph.op(v)
         if op is not None and op.primitive in NOT_IN_JAX:
@@ -230,8 +231,8 @@ def _elements_without_jax(graph: DGraph) -> DGraph:
     lacking = _not_in_jax(graph)
     if len(graph.inputs) != 1 or len(graph.shape(graph.inputs[0])) > 1:
         raise DGraphError(
-            f"the Hessian of scipy.special.{lacking} (JAX has no such function) is made at"
-            " the element level: of a function of one vector"
+            f"the Hessian of scipy.special.{lacking} (JAX has no such function, or none with"
+            " a derivative) is made at the element level: of a function of one vector"
         )
     return graph.elements()
 

@@ -16,8 +16,7 @@ from collections.abc import Callable
 
 import sympy
 
-from ..blocks.array_extra import SPECIAL_CALLS
-from ..blocks.bessel import BESSEL
+from ..blocks.array_extra import SCIPY_NAMED, SPECIAL_CALLS
 from ..core.numeric import PlainConditions
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
@@ -64,7 +63,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "ndtri": ("special.ndtri", "dgraph_ndtri"), "exp1": ("special.exp1", "dgraph_exp1"),
     "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
     "expn": ("special.expn", "dgraph_expn"),
-    **{f.__name__: (f"special.{f.__name__}", f"dgraph_{f.__name__}") for f in BESSEL},
+    **{f.__name__: (f"special.{f.__name__}", f"dgraph_{f.__name__}") for f in SCIPY_NAMED},
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
@@ -201,6 +200,7 @@ class SpecialFunctions(PolygammaOrders):
     _print_exp1 = _print_expi = _print_dawsn = _special_call
     _print_j0 = _print_j1 = _print_y0 = _print_y1 = _special_call
     _print_k0 = _print_k1 = _print_k0e = _print_k1e = _special_call
+    _print_spence = _print_ellipk = _print_ellipe = _special_call
 
 
 class PowersAsProducts:

@@ -47,7 +47,6 @@ from sympy.logic.boolalg import Boolean
 
 from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
-from ..blocks.bessel import BESSEL
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import Logistic, StopGradient, expm1, isfinite, isinf, isnan, log1p
@@ -339,7 +338,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "exp1": array_extra.exp1,
     "expi": array_extra.expi,
     "dawsn": array_extra.dawsn,
-    **{f.__name__: f for f in BESSEL},
+    **{f.__name__: f for f in array_extra.SCIPY_NAMED},
     "lgamma": sympy.loggamma,
     "digamma": lambda a: sympy.polygamma(0, a),
     "abs": sympy.Abs,

@@ -28,8 +28,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
-from ..blocks.array_extra import dawsn, exp1, expi, ndtri
-from ..blocks.bessel import BESSEL
+from ..blocks.array_extra import SCIPY_NAMED, dawsn, exp1, expi, ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
@@ -136,7 +135,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "exp1": exp1,
     "expi": expi,
     "dawsn": dawsn,
-    **{f.__name__: f for f in BESSEL},
+    **{f.__name__: f for f in SCIPY_NAMED},
     "logistic": Logistic,
     "isfinite": isfinite,
     "isnan": isnan,

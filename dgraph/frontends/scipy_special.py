@@ -48,6 +48,7 @@ UFUNCS: dict[str, str] = {
     "i0e": "bessel_i0e",
     "i1e": "bessel_i1e",
     **{name: name for name in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")},
+    **{name: name for name in ("spence", "ellipk", "ellipe")},
 }
 
 
