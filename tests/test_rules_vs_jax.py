@@ -35,8 +35,8 @@ from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
+from dgraph.blocks.array_extra import NOT_IN_JAX  # noqa: E402
 from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp, Const  # noqa: E402
-from dgraph.blocks.bessel import NOT_IN_JAX  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
@@ -146,6 +146,7 @@ _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
 _LAX |= dict.fromkeys(("ndtri", "exp1", "expi", "dawsn", "expn"))
 # JAX has no Bessel j0 … k1e: cases of their own below, JAX references by quadrature
 _LAX |= dict.fromkeys(("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"))
+_LAX |= dict.fromkeys(("spence", "ellipk", "ellipe"))  # JAX's spence: a NaN derivative
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -283,6 +284,28 @@ for _name in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
             builder="graph",
             op=ArrayOp(_name, ("x",), (), _shape),
         )
+
+
+# spence(x) = ∫₁ˣ log t/(1 − t) dt = −∫₀¹ log(1 + (x − 1)s)/s ds and K(m), E(m) =
+# ∫₀^(π/2) (1 − m sin²θ)^(∓1/2) dθ by Gauss-Legendre (40 nodes): JAX differentiates them
+_PHI, _PHI_W = np.pi / 4 * (_NODES + 1), np.pi / 4 * _WEIGHTS
+_UNIT, _UNIT_W = (_NODES + 1) / 2, _WEIGHTS / 2
+_MORE_JAX = {
+    "spence": lambda x: -jnp.sum(jnp.log1p((x[..., None] - 1) * _UNIT) / _UNIT * _UNIT_W, -1),
+    "ellipk": lambda m: jnp.sum(_PHI_W / jnp.sqrt(1 - m[..., None] * np.sin(_PHI) ** 2), -1),
+    "ellipe": lambda m: jnp.sum(_PHI_W * jnp.sqrt(1 - m[..., None] * np.sin(_PHI) ** 2), -1),
+}
+for _name, _dom in {"spence": (0.2, 2.5, False), "ellipk": (0.1, 0.8, False)}.items():
+    for _key in (_name, "ellipe") if _name == "ellipk" else (_name,):
+        for _cls, _shape in shapes(_key).items():
+            case(
+                _key,
+                _cls,
+                _MORE_JAX[_key],
+                point(_shape, 31, _dom),
+                builder="graph",
+                op=ArrayOp(_key, ("x",), (), _shape),
+            )
 
 
 def _expn_jax(n, x):
@@ -1400,9 +1423,11 @@ def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
         np.testing.assert_allclose(np.ravel(_dense(got)), expected, rtol=1e-12)
 
 
-# JAX has no Bessel j0 … k1e: its generated code is refused (tests/test_bessel.py)
+# JAX has no Bessel j0 … k1e, ellipk, ellipe: their generated code is refused
+# (tests/test_bessel.py, tests/test_special_more.py); spence's calls JAX's
+_NO_JAX_CODE = NOT_IN_JAX - {"spence"}
 JAX_CODE = [
-    c for c in CASES if c.key in ELEMENTWISE and c.key not in NOT_IN_JAX and c.label == "n-d"
+    c for c in CASES if c.key in ELEMENTWISE and c.key not in _NO_JAX_CODE and c.label == "n-d"
 ]
 
 

@@ -22,7 +22,7 @@ def unknown_ufunc(x):
 def unknown_special(x):
     import scipy.special
 
-    return np.sum(scipy.special.spence(x))
+    return np.sum(scipy.special.wrightomega(x))
 
 
 def argsorted_rows(x):
