@@ -1,9 +1,11 @@
-"""The C Bessel functions of order 0 and 1 (``dgraph.codegen.c_bessel``) against mpmath
-(40 digits) and SciPy on a log grid: the worst error of each, and SciPy's own against
-mpmath, relative to max(|f|, the amplitude min(1, √(2/(π|x|)))) for J and Y (near a zero
-the absolute error counts) and to |f| for K.
+"""Session 41's C special functions, the Bessel functions of order 0 and 1
+(``dgraph.codegen.c_bessel``), ``spence``, ``ellipk`` and ``ellipe``
+(``dgraph.codegen.c_special_more``), against mpmath (40 digits) and SciPy: the worst
+error of each, and SciPy's own against mpmath, relative to max(|f|, the amplitude
+min(1, √(2/(π|x|)))) for J and Y (near a zero the absolute error counts), to |f| for the
+others; on a near grid and a far one (up to 1e300 in size).
 
-    python benchmarks/bessel_accuracy.py
+    python benchmarks/special_accuracy.py
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dgraph.codegen.c import compiler
 from dgraph.codegen.c_special import special_definitions
 from dgraph.codegen.native_build import shared_library
 
-NAMES = ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")
+NAMES = ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "spence", "ellipk", "ellipe")
 _MP = {
     "j0": lambda v: mpmath.besselj(0, v),
     "j1": lambda v: mpmath.besselj(1, v),
@@ -28,6 +30,9 @@ _MP = {
     "k1": lambda v: mpmath.besselk(1, v),
     "k0e": lambda v: mpmath.besselk(0, v) * mpmath.exp(v),
     "k1e": lambda v: mpmath.besselk(1, v) * mpmath.exp(v),
+    "spence": lambda v: mpmath.polylog(2, 1 - v),
+    "ellipk": mpmath.ellipk,
+    "ellipe": mpmath.ellipe,
 }
 
 
@@ -44,7 +49,8 @@ def c_values(name: str, x: np.ndarray) -> np.ndarray:
 
 def worst(name: str, got: np.ndarray, want: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """The worst relative error and the x where it is."""
-    amplitude = 0.0 if name.startswith("k") else np.minimum(1.0, np.sqrt(2 / (np.pi * x)))
+    bessel = name in ("j0", "j1", "y0", "y1")
+    amplitude = np.minimum(1.0, np.sqrt(2 / (np.pi * np.abs(x)))) if bessel else 0.0
     scale = np.maximum(np.abs(want), amplitude)
     scale = np.where(scale > 0, scale, 1.0)
     error = np.abs(got - want) / scale
@@ -54,10 +60,14 @@ def worst(name: str, got: np.ndarray, want: np.ndarray, x: np.ndarray) -> tuple[
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    x = np.sort(np.concatenate([10 ** rng.uniform(-5, 2, 600), rng.uniform(0, 30, 400)]))
-    far = 10 ** rng.uniform(2, 300, 100)
-    print(f"{len(x)} points in (1e-5, 100), {len(far)} in (100, 1e300)")
+    positive = np.sort(np.concatenate([10 ** rng.uniform(-5, 2, 600), rng.uniform(0, 30, 400)]))
+    parameter = np.concatenate([rng.uniform(-5, 1, 600), 1 - 10 ** rng.uniform(-16, 0, 400)])
+    print("x: 1,000 points in (1e-5, 100), 100 in (100, 1e300); m: 1,000 in (-5, 1), 100")
+    print("in (-1e300, -100)")
     for name in NAMES:
+        elliptic = name.startswith("ellip")
+        x = parameter if elliptic else positive
+        far = (-1 if elliptic else 1) * 10 ** rng.uniform(2, 300, 100)
         with mpmath.workdps(40):
             want = np.array([float(_MP[name](mpmath.mpf(float(v)))) for v in x])
             want_far = np.array([float(_MP[name](mpmath.mpf(float(v)))) for v in far])
@@ -67,8 +77,8 @@ def main() -> None:
         (cf, _), (sf, sfx) = worst(name, c_far, want_far, far), worst(name, s_far, want_far, far)
         vs, _ = worst(name, c, s, x)
         print(
-            f"{name:4s} to 100: C {ce:.1e} (x={cx:.4g}), SciPy {se:.1e} (x={sx:.4g}), C vs SciPy"
-            f" {vs:.1e}; 100 to 1e300: C {cf:.1e}, SciPy {sf:.1e} (x={sfx:.3g})"
+            f"{name:6s} near: C {ce:.1e} (x={cx:.4g}), SciPy {se:.1e} (x={sx:.4g}), C vs SciPy"
+            f" {vs:.1e}; far: C {cf:.1e}, SciPy {sf:.1e} (x={sfx:.3g})"
         )
 
 
