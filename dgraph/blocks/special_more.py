@@ -1,15 +1,13 @@
-"""Four more special functions of one real argument as sympy functions, SciPy's names,
+"""Three more special functions of one real argument as sympy functions, SciPy's names,
 each one elementwise operation (:mod:`dgraph.blocks.array_extra`): the dilogarithm
-``spence``, the complete elliptic integrals ``ellipk`` and ``ellipe`` of the parameter m,
-and ``lambertw``'s principal branch (k = 0) of a real argument.
+``spence`` and the complete elliptic integrals ``ellipk`` and ``ellipe`` of the
+parameter m.
 
 * spence(x) = ∫₁ˣ log t/(1 − t) dt (x ≥ 0; Abramowitz and Stegun 27.7.1): its derivative
   log x/(1 − x), −1 at x = 1;
 * K(m), E(m) (m ≤ 1; A&S 17.3.1, 17.3.3): dK/dm = (E − (1 − m)K)/(2m(1 − m)),
-  dE/dm = (E − K)/(2m) (A&S 17.3.29, 17.3.30; Byrd and Friedman 710.00), π/8 and −π/8
-  at m = 0;
-* W(x) (x ≥ −1/e): W e^W = x, so W' = 1/(x + e^W) (1 at 0, where W/(x(1 + W)) is 0/0;
-  Corless et al. 1996, eq. 3.2).
+  dE/dm = (E − K)/(2m) (A&S 17.3.29, 17.3.30), π/8 and −π/8
+  at m = 0.
 
 Where a formula is 0/0 at one point, the point's branch of a Piecewise is the Taylor
 polynomial of degree 2 there, so that the first two derivatives of the derivative (the
@@ -20,16 +18,13 @@ References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 17.3.1,
 17.3.3, 17.3.11, 17.3.12, 17.3.29, 17.3.30, 27.7.1.
-
-Corless, R. M., Gonnet, G. H., Hare, D. E. G., Jeffrey, D. J. and Knuth, D. E. (1996).
-On the Lambert W function. *Advances in Computational Mathematics* 5, 329-359.
 """
 
 from __future__ import annotations
 
 import sympy
 
-__all__ = ["MORE", "ellipe", "ellipk", "lambertw", "spence"]
+__all__ = ["MORE", "ellipe", "ellipk", "spence"]
 
 
 def _at(x: sympy.Expr, point: int, near: sympy.Expr, general: sympy.Expr) -> sympy.Expr:
@@ -81,15 +76,5 @@ class ellipe(sympy.Function):
         return _at(m, 0, near, (ellipe(m) - ellipk(m)) / (2 * _off(m, 0)))
 
 
-class lambertw(sympy.Function):
-    """Lambert's W, the principal branch (k = 0) of a real x ≥ −1/e: W(x) e^(W(x)) = x."""
-
-    nargs = 1
-
-    def fdiff(self, argindex: int = 1) -> sympy.Expr:
-        x = self.args[0]
-        return 1 / (x + sympy.exp(self))
-
-
 MORE: tuple[type[sympy.Function], ...] = (spence, ellipk, ellipe)
-"""The four, each an operation of its own name (SciPy's, in C ``dgraph_<name>``)."""
+"""The three, each an operation of its own name (SciPy's, in C ``dgraph_<name>``)."""

@@ -1,6 +1,6 @@
-"""C text of SciPy's ``special.spence``, ``ellipk``, ``ellipe`` and ``lambertw`` (the
-principal branch of a real argument), defined in the generated files that call them, as
-:mod:`dgraph.codegen.c_special` defines the other special functions.
+"""C text of SciPy's ``special.spence``, ``ellipk`` and ``ellipe``, defined in the
+generated files that call them, as :mod:`dgraph.codegen.c_special` defines the other
+special functions.
 
 * ``dgraph_spence(x)`` = Li₂(1 − x): the series in u = −log(1 − y) with Bernoulli
   numbers, Li₂(y) = Σ Bₙ uⁿ⁺¹/(n + 1)! (|u| ≤ log 2 here: to B₂₀, terms below 1e-20),
@@ -11,19 +11,12 @@ principal branch of a real argument), defined in the generated files that call t
   AGM(1, √(1 − m))) and E = K (1 − Σ 2ⁿ⁻¹ cₙ²), c₀² = m (A&S 17.6.3, 17.6.4), for every
   m ≤ 1 (1 − m exact from 1/2 on), stopped once cₙ < 1e-9 a (cₙ₊₁ ≈ cₙ²/4a is then
   below a's last digit; a tolerance below an ulp never stops, and the weight 2ⁿ⁻¹ of the
-  rounding's cₙ grows: E(1/2) was 2.3e-15 off).
-* ``dgraph_lambertw(x)``: Halley's iteration on w eʷ − x from an initial guess (the
-  branch point's series √(2(ex + 1)) below −1/4, Winitzki's log1p form to 3), Newton's
-  on w + log w − log x above 3 (no overflow of eʷ); NaN below −1/e, where SciPy's is
-  complex (Corless et al. 1996, 4.22 and 4.19).
+  rounding's cₙ grows: a stop at 1e-17 a left E(1/2) 2.3e-15 off).
 
 References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 17.6.3,
 17.6.4, 27.7.3, 27.7.4.
-
-Corless, R. M., Gonnet, G. H., Hare, D. E. G., Jeffrey, D. J. and Knuth, D. E. (1996).
-On the Lambert W function. *Advances in Computational Mathematics* 5, 329-359.
 
 't Hooft, G. and Veltman, M. (1979). Scalar one-loop integrals. *Nuclear Physics B* 153,
 365-401 (the dilogarithm's Bernoulli series).
@@ -90,47 +83,9 @@ DGRAPH_SPECIAL double dgraph_ellipk(double m) { return dgraph_ellip(0, m); }
 DGRAPH_SPECIAL double dgraph_ellipe(double m) { return dgraph_ellip(1, m); }
 """
 
-_LAMBERTW = r"""
-/* W(x), the principal branch (k = 0) of a real x, as the real part of SciPy's
- * special.lambertw where it is real: NaN below -1/e (complex there), inf at inf. */
-DGRAPH_SPECIAL double dgraph_lambertw(double x)
-{
-    const double e = 2.718281828459045;
-    if (!(x >= -1.0 / e) || x == 0.0) return x == 0.0 ? x : NAN;
-    if (x == INFINITY) return INFINITY;
-    double w;
-    if (x > 3.0) { /* Newton on f(w) = w + log w - log x, from log x - log log x */
-        const double target = log(x);
-        w = target - log(target);
-        for (int k = 0; k < 50; ++k) {
-            const double step = (w + log(w) - target) * w / (1.0 + w);
-            w -= step;
-            if (fabs(step) <= 1e-16 * w) break;
-        }
-        return w;
-    }
-    if (x < -0.25) { /* the branch point's series in p = sqrt(2 (e x + 1)) */
-        const double p = sqrt(fmax(2.0 * (e * x + 1.0), 0.0));
-        w = -1.0 + p * (1.0 + p * (-1.0 / 3 + p * 11.0 / 72));
-    } else {
-        const double l = log1p(x);
-        w = l * (1.0 - log1p(l) / (2.0 + l));
-    }
-    for (int k = 0; k < 50; ++k) { /* Halley on f(w) = w e^w - x */
-        const double ew = exp(w), f = w * ew - x;
-        if (f == 0.0 || w == -1.0) break;
-        const double step = f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
-        w -= step;
-        if (fabs(step) <= 1e-16 * fabs(w)) break;
-    }
-    return w;
-}
-"""
-
 MORE_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "dgraph_spence": (_SPENCE,),
     "dgraph_ellipk": (_ELLIP,),
     "dgraph_ellipe": (_ELLIP,),
-    "dgraph_lambertw": (_LAMBERTW,),
 }
 """Each function, the definitions it needs in order."""
