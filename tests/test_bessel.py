@@ -267,3 +267,64 @@ def test_hessian_of_an_array_graph_is_its_element_levels() -> None:
     assert fn.generated.verified
     H = np.asarray(fn(X))
     np.testing.assert_allclose(H, np.diag(_derivatives(X)[1]), rtol=1e-12, atol=1e-14)
+
+
+# -- jv, yv, kv, … of a constant whole order ---------------------------------------------
+
+_WHOLE = [("jv", 0), ("jv", 1), ("jv", -1), ("yv", 3), ("yn", -2), ("kv", 4), ("kn", -3)]
+_WHOLE += [("kve", 2), ("iv", -1), ("iv", 0), ("ive", 1)]
+
+
+def _slope(name: str, n: int, x: np.ndarray) -> np.ndarray:
+    """d/dx by SciPy's own jvp, yvp, kvp, ivp (A&S 9.1.30, 9.6.29), the scaled ones by the
+    product rule."""
+    if name == "kve":
+        return np.exp(x) * (sps.kv(n, x) + sps.kvp(n, x))
+    if name == "ive":
+        return np.exp(-np.abs(x)) * (sps.ivp(n, x) - np.sign(x) * sps.iv(n, x))
+    return {"jv": sps.jvp, "yv": sps.yvp, "yn": sps.yvp, "kv": sps.kvp, "kn": sps.kvp}.get(
+        name, sps.ivp
+    )(n, x)
+
+
+@pytest.mark.parametrize("name, n", _WHOLE, ids=[f"{name}{n}" for name, n in _WHOLE])
+def test_a_whole_order_is_read(name: str, n: int) -> None:
+    """Y and K by the upward recurrence from orders 0 and 1 (stable: they grow with the
+    order), J and I of the orders 0 and ±1; negative orders by reflection."""
+    x = np.array([0.4, 1.3, 2.7, 6.0])
+
+    def f(x):
+        return np.sum(getattr(sps, name)(n, x))
+
+    es = dgraph.accumulate(dgraph.from_function(f, sizes=[4], point=[x], level="array"), "reverse")
+    assert es.verified
+    np.testing.assert_allclose(
+        np.asarray(es.evaluate(x)).reshape(-1), _slope(name, n, x), rtol=1e-13
+    )
+
+
+def test_whole_order_hessian() -> None:
+    x = np.array([0.4, 1.3, 2.7, 6.0])
+
+    def f(x):
+        return np.sum(sps.kv(3, x) + sps.yn(2, x) * x)
+
+    H = np.diag(np.asarray(dgraph.hessian(f, x)(x)))
+    want = sps.kvp(3, x, 2) + sps.yvp(2, x, 2) * x + 2 * sps.yvp(2, x)
+    np.testing.assert_allclose(H, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "f, message",
+    [
+        (lambda x: np.sum(sps.jv(2, x)), r"jv of order 2: only the orders 0 and ±1"),
+        (lambda x: np.sum(sps.kv(0.5, x)), r"kv: give one whole order n, not 0.5"),
+        (lambda x: np.sum(sps.yv(x, 2.0)), r"yv with an order that depends on the inputs"),
+    ],
+    ids=["j-order-2", "fractional-order", "traced-order"],
+)
+def test_other_orders_are_one_line(f, message: str) -> None:
+    from dgraph.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        dgraph.from_function(f, sizes=[2], point=[np.array([1.0, 2.0])], level="array")

@@ -784,6 +784,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.special.wrightomega",
     ),
     (
+        "scipy-special-jv-order-2",
+        ["structure", H("numpy_model.py") + ":bessel_j_of_order_two", "--inputs", "x:3"],
+        "scipy.special.jv of order 2: only the orders 0 and ±1 are read",
+    ),
+    (
         "scipy-linalg-logm",
         ["structure", H("numpy_model.py") + ":matrix_logarithm", "--inputs", "x:4"],
         "scipy.linalg.logm of an array",

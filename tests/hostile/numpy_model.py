@@ -156,3 +156,9 @@ def bessel_in_jax(x):
     from scipy import special
 
     return np.sum(special.j0(x) * x)  # JAX has no j0: no generated JAX code
+
+
+def bessel_j_of_order_two(x):
+    from scipy import special
+
+    return np.sum(special.jv(2, x))  # J's upward recurrence loses digits: orders 0, ±1 only
