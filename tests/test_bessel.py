@@ -328,3 +328,18 @@ def test_other_orders_are_one_line(f, message: str) -> None:
 
     with pytest.raises(InputError, match=message):
         dgraph.from_function(f, sizes=[2], point=[np.array([1.0, 2.0])], level="array")
+
+
+def test_a_trace_calls_them_by_name() -> None:
+    """Trace text (data, parsed): ``j0(x)``, ``k1e(x)``; ``y0`` and ``k1`` stay names
+    a statement may assign, and an undeclared ``j0`` says how to declare it."""
+    text = "inputs: x\ny0 = j0(x) * k1e(x)\nk1 = y0 * x\noutputs: k1\n"
+    es = dgraph.accumulate(dgraph.from_trace(text), "reverse")
+    x = 1.7
+    want = (-sps.j1(x) * sps.k1e(x) + sps.j0(x) * (sps.k1e(x) - sps.k0e(x) - sps.k1e(x) / x)) * x
+    want += sps.j0(x) * sps.k1e(x)
+    assert float(np.asarray(es.evaluate(np.array([x]))).reshape(-1)[0]) == pytest.approx(want)
+    from dgraph.errors import InputError
+
+    with pytest.raises(InputError, match=r"'j0' is a function; .* declare a parameter"):
+        dgraph.from_trace("inputs: x\ny = x * j0\noutputs: y\n")

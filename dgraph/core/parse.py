@@ -699,7 +699,10 @@ class _Parser:
         if text in CONSTANTS:
             return CONSTANTS[text]
         if text in FUNCTIONS:
-            raise _Unknown(f"{text!r} is a function; call it as {text}(...)")
+            raise _Unknown(  # y0, k1, … name functions too: a parameter so named is declared
+                f"{text!r} is a function; call it as {text}(...), or declare a parameter of"
+                " that name (--params, 'parameters:')"
+            )
         raise _Unknown(f"unknown name {text!r} (a parameter? declare it: --params, 'parameters:')")
 
     def call(self, text: str):
