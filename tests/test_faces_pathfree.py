@@ -404,4 +404,3 @@ def test_a_running_value_reads_its_chain_once(tmp_path, monkeypatch):
         lookups.append(0)
         assert check_faces_pathfree(es).realized
     assert lookups[1] <= 2.2 * lookups[0], lookups
-

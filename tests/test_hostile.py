@@ -45,6 +45,9 @@ SORTED = ["codegen", H("jax_model.py") + ":sorted_copy"]  # its Jacobian a run-t
 HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
 
 
+JAX_OUT = ["--lang", "jax", "-o", "f.py"]
+
+
 def hessian_numpy(function: str) -> list[str]:
     return [H("numpy_model.py") + f":{function}", "--inputs", "x:4", "--mode", "hessian"]
 
@@ -590,6 +593,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "write it with numpy.where",
     ),
     (
+        "hessian-numpy-bessel-two-arrays",  # JAX has no k0: the element level takes one vector
+        hessian_cli(H("numpy_model.py") + ":bessel_of_two_arrays", "--inputs", "x:2,y:2"),
+        "the Hessian of scipy.special.k0 (JAX has no such function",
+    ),
+    (
+        "codegen-jax-bessel",
+        ["codegen", H("numpy_model.py") + ":bessel_in_jax", "--inputs", "x:3", *JAX_OUT],
+        "cannot print math.j0 (no jax.numpy function)",
+    ),
+    (
         "weights-without-hessian",
         ["codegen", *HESSIAN_SCALAR[:3], "--weights", "1", "-o", "h.py"],
         "--weights is for --mode hessian",
@@ -768,7 +781,12 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "scipy-special-ufunc",
         ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
-        "scipy.special.spence",
+        "scipy.special.wrightomega",
+    ),
+    (
+        "scipy-special-jv-order-2",
+        ["structure", H("numpy_model.py") + ":bessel_j_of_order_two", "--inputs", "x:3"],
+        "scipy.special.jv of order 2: only the orders 0 and ±1 are read",
     ),
     (
         "scipy-linalg-logm",

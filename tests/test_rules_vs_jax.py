@@ -35,6 +35,7 @@ from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
+from dgraph.blocks.array_extra import NOT_IN_JAX  # noqa: E402
 from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp, Const  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
@@ -145,6 +146,9 @@ _LAX |= dict.fromkeys(("igamma", "igammac", "zeta"))
 # jax.scipy.special's ndtri, exp1, expi and dawsn are composites: the operations on their own
 _LAX |= dict.fromkeys(("ndtri", "exp1", "expi", "dawsn", "expn"))
 _LAX |= dict.fromkeys(("betainc",))  # three operands: cases of its own
+# JAX has no Bessel j0 … k1e: cases of their own below, JAX references by quadrature
+_LAX |= dict.fromkeys(("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"))
+_LAX |= dict.fromkeys(("spence", "ellipk", "ellipe"))  # JAX's spence: a NaN derivative
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -253,6 +257,73 @@ for _cls, (_a, _b, _shape) in _firsts.items():
         lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
         point(_shape, 32, (0.05, 0.95, False)),
     )
+# JAX has no Bessel j0 … k1e: references written with jax.numpy by quadrature (A&S 9.1.21,
+# 9.1.22, 9.6.24), which JAX differentiates: J_n = (1/π)∫₀^π cos(nθ − x sin θ) dθ and
+# the first part of Y_n by Gauss-Legendre (40 nodes), Y_n's tail ∫₀^∞ (e^(nt) + (−1)ⁿ
+# e^(−nt)) e^(−x sinh t) dt by Gauss-Legendre on [0, 4] and [4, 8] (60 nodes each) and
+# K_n = ∫₀^∞ e^(−x cosh t) cosh(nt) dt by the trapezoidal rule (step 0.02 to 8): within
+# 1e-13 of SciPy's on [0.5, 1.5]
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(40)
+_THETA, _W = np.pi / 2 * (_NODES + 1), np.pi / 2 * _WEIGHTS
+_T = np.arange(401) * 0.02
+_TW = np.where(_T == 0, 0.01, 0.02)
+_HALF, _HALF_W = np.polynomial.legendre.leggauss(60)
+_S = np.concatenate([2 * (_HALF + 1), 2 * (_HALF + 1) + 4])
+_SW = np.concatenate([2 * _HALF_W, 2 * _HALF_W])
+
+
+def _bessel_jax(name: str):
+    n = int(name[1])
+    x_ = lambda x: x[..., None]  # noqa: E731
+    theta = _THETA  # NumPy's: a constant of the call's precision (x64 set there)
+    if name[0] == "j":
+        return lambda x: jnp.sum(jnp.cos(n * theta - x_(x) * np.sin(theta)) * _W, -1) / np.pi
+    if name[0] == "y":
+        tail = np.exp(n * _S) + (-1) ** n * np.exp(-n * _S)
+        return lambda x: (
+            (
+                jnp.sum(jnp.sin(x_(x) * np.sin(theta) - n * theta) * _W, -1)
+                - jnp.sum(tail * jnp.exp(-x_(x) * np.sinh(_S)) * _SW, -1)
+            )
+            / np.pi
+        )
+    scaled = name.endswith("e")  # e^x K: e^(-x (cosh t - 1))
+    shift = np.cosh(_T) - 1.0 if scaled else np.cosh(_T)
+    return lambda x: jnp.sum(np.cosh(n * _T) * jnp.exp(-x_(x) * shift) * _TW, -1)
+
+
+for _name in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+    for _cls, _shape in shapes(_name).items():
+        case(
+            _name,
+            _cls,
+            _bessel_jax(_name),
+            point(_shape, 30, (0.5, 1.5, False)),
+            builder="graph",
+            op=ArrayOp(_name, ("x",), (), _shape),
+        )
+
+
+# spence(x) = ∫₁ˣ log t/(1 − t) dt = −∫₀¹ log(1 + (x − 1)s)/s ds and K(m), E(m) =
+# ∫₀^(π/2) (1 − m sin²θ)^(∓1/2) dθ by Gauss-Legendre (40 nodes): JAX differentiates them
+_PHI, _PHI_W = np.pi / 4 * (_NODES + 1), np.pi / 4 * _WEIGHTS
+_UNIT, _UNIT_W = (_NODES + 1) / 2, _WEIGHTS / 2
+_MORE_JAX = {
+    "spence": lambda x: -jnp.sum(jnp.log1p((x[..., None] - 1) * _UNIT) / _UNIT * _UNIT_W, -1),
+    "ellipk": lambda m: jnp.sum(_PHI_W / jnp.sqrt(1 - m[..., None] * np.sin(_PHI) ** 2), -1),
+    "ellipe": lambda m: jnp.sum(_PHI_W * jnp.sqrt(1 - m[..., None] * np.sin(_PHI) ** 2), -1),
+}
+for _name, _dom in {"spence": (0.2, 2.5, False), "ellipk": (0.1, 0.8, False)}.items():
+    for _key in (_name, "ellipe") if _name == "ellipk" else (_name,):
+        for _cls, _shape in shapes(_key).items():
+            case(
+                _key,
+                _cls,
+                _MORE_JAX[_key],
+                point(_shape, 31, _dom),
+                builder="graph",
+                op=ArrayOp(_key, ("x",), (), _shape),
+            )
 
 
 def _expn_jax(n, x):
@@ -1371,7 +1442,12 @@ def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
         np.testing.assert_allclose(np.ravel(_dense(got)), expected, rtol=1e-12)
 
 
-JAX_CODE = [c for c in CASES if c.key in ELEMENTWISE and c.label == "n-d"]
+# JAX has no Bessel j0 … k1e, ellipk, ellipe: their generated code is refused
+# (tests/test_bessel.py, tests/test_special_more.py); spence's calls JAX's
+_NO_JAX_CODE = NOT_IN_JAX - {"spence"}
+JAX_CODE = [
+    c for c in CASES if c.key in ELEMENTWISE and c.key not in _NO_JAX_CODE and c.label == "n-d"
+]
 
 
 @pytest.mark.parametrize("c", JAX_CODE, ids=[c.id for c in JAX_CODE])

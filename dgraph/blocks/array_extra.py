@@ -10,9 +10,12 @@ what these operations add to it, each with its exact block:
   rational approximations, and ``√2·erfinv(2p − 1)`` loses the far tails' digits), the
   regularized incomplete gammas ``igamma`` and ``igammac``, the regularized incomplete
   beta ``betainc`` (three operands a, b, x, as JAX's ``regularized_incomplete_beta``),
-  Hurwitz's ``zeta``, the
-  exponential integrals ``exp1``, ``expi`` and ``expn`` and Dawson's integral ``dawsn``,
-  SciPy's names: JAX computes them as composites) and ``rem`` are elementwise, their
+  Hurwitz's ``zeta``, the exponential integrals ``exp1``, ``expi`` and ``expn``, Dawson's
+  integral ``dawsn``, SciPy's names: JAX computes them as composites; the Bessel functions
+  ``j0``, ``j1``, ``y0``, ``y1``, ``k0``, ``k1``, ``k0e``, ``k1e``
+  (:mod:`~dgraph.blocks.bessel`), which JAX lacks, the dilogarithm ``spence`` and the
+  complete elliptic integrals ``ellipk`` and ``ellipe`` (:mod:`~dgraph.blocks.special_more`))
+  and ``rem`` are elementwise, their
   derivatives sympy formulas as JAX states them (``lax.special``'s JVP rules);
   ``polygamma``'s order ``m``, the incomplete gammas' shape ``a``, the incomplete beta's
   ``a`` and ``b``, ``expn``'s order and ``zeta``'s exponent take none (the readers refuse
@@ -45,15 +48,20 @@ from sympy.codegen.cfunctions import log1p
 
 from . import GENERAL, Labelled
 from . import cumulative as _cumulative
+from .bessel import BESSEL
+from .bessel import NOT_IN_JAX as _BESSEL_NOT_IN_JAX
 from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .orders import permuted_by, sort_order_tie, sources
 from .permutation import Permutation
+from .special_more import MORE
 
 __all__ = [
     "EXTRA_ELEMENTWISE",
     "EXTRA_NONDIFFERENTIABLE",
     "EXTRA_OPERATIONS",
+    "NOT_IN_JAX",
+    "SCIPY_NAMED",
     "SPECIAL_CALLS",
     "SPECIAL_NUMPY",
     "dawsn",
@@ -165,6 +173,12 @@ class hurwitz_zeta(sympy.Function):
     nargs = 2
 
 
+# the functions of one argument under SciPy's names, each one operation of that name
+SCIPY_NAMED: tuple[type[sympy.Function], ...] = (*BESSEL, *MORE)
+# those JAX has no function for, or none with a derivative (spence's is NaN): their
+# Hessian is the element level's (dgraph.codegen.hessian)
+NOT_IN_JAX = _BESSEL_NOT_IN_JAX | {f.__name__ for f in MORE}
+
 # sympy functions the array printers write as special-function calls: the name in
 # scipy.special and jax.scipy.special (a class, or sympy's own name)
 SPECIAL_CALLS: dict[str, str] = {
@@ -179,10 +193,12 @@ SPECIAL_CALLS: dict[str, str] = {
     "expi": "expi",
     "dawsn": "dawsn",
     "expn": "expn",
+    **{f.__name__: f.__name__ for f in SCIPY_NAMED},  # j0, …, k1e, spence, ellipk, ellipe
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}
 SPECIAL_NUMPY |= {name: _scipy(name) for name in ("ndtri", "exp1", "expi", "dawsn", "expn")}
+SPECIAL_NUMPY |= {f.__name__: _scipy(f.__name__) for f in SCIPY_NAMED}
 
 _ratio = A / B
 # ∂P(a, x)/∂x = x^(a-1)·e^(-x)/Γ(a), by logarithms as JAX's rule (no overflow of x^(a-1))
@@ -199,7 +215,10 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
-    **{f.__name__: (_scipy(f.__name__), (f(A).fdiff(),)) for f in (ndtri, exp1, expi, dawsn)},
+    **{
+        f.__name__: (_scipy(f.__name__), (f(A).fdiff(),))
+        for f in (ndtri, exp1, expi, dawsn, *SCIPY_NAMED)
+    },
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
     # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
     # the division by x is of 1 there (no warning from a printer that computes both pieces)

@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 from sympy.printing.c import C99CodePrinter
 
+from ..blocks.array_extra import SCIPY_NAMED
 from ..errors import DGraphError
 from . import ir
 from .c_special import MAX_ORDER, special_definitions
@@ -77,6 +78,7 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrint
             name: f"dgraph_{name}"
             for name in ("erfinv", "i0e", "i1e", "ndtri", "exp1", "expi", "dawsn")
         },
+        **{f.__name__: f"dgraph_{f.__name__}" for f in SCIPY_NAMED},
         "hurwitz_zeta": "dgraph_zeta",
         "expn": "dgraph_expn",
     }

@@ -9,7 +9,9 @@ log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
 ``dgraph_zeta`` SciPy's ``gammainc``, ``gammaincc`` and ``zeta``; ``dgraph_betainc``
 SciPy's ``betainc``; ``dgraph_expn``,
 ``dgraph_exp1``, ``dgraph_expi`` and ``dgraph_dawsn`` SciPy's ``expn``, ``exp1``,
-``expi`` and ``dawsn``;
+``expi`` and ``dawsn``; the Bessel functions of order 0 and 1 (``dgraph_j0`` …
+``dgraph_k1e``) are :mod:`dgraph.codegen.c_bessel`'s, ``dgraph_spence``,
+``dgraph_ellipk`` and ``dgraph_ellipe`` :mod:`dgraph.codegen.c_special_more`'s;
 ``dgraph_logaddexp`` is
 NumPy's ``logaddexp`` (the larger operand plus ``log1p(exp(-|x - y|))``), the step of
 ``logaddexp.accumulate``.
@@ -32,8 +34,10 @@ Winitzki, S. (2008). A handy approximation for the error function and its invers
 
 from __future__ import annotations
 
+from .c_bessel import BESSEL_FUNCTIONS
 from .c_linalg import LINALG_FUNCTIONS
 from .c_sort import SORT_FUNCTIONS
+from .c_special_more import MORE_FUNCTIONS
 
 __all__ = ["MAX_ORDER", "special_definitions"]
 
@@ -528,6 +532,8 @@ _FUNCTIONS = {
     "dgraph_exp1": (_EXPN, _EXP1),
     "dgraph_expi": (_EXPN, _EXP1, _EXPI),
     "dgraph_dawsn": (_DAWSN,),
+    **BESSEL_FUNCTIONS,
+    **MORE_FUNCTIONS,
     **LINALG_FUNCTIONS,
     **SORT_FUNCTIONS,
 }

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse
 import sympy
 
+from ..blocks.array_extra import NOT_IN_JAX
 from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
@@ -122,6 +123,8 @@ def hessian_source(
         if found is not None:
             f, args, fixed = found
             graph = gradient_graph(f, *args, weights=weights, params=fixed, value=value)
+        elif source.is_tensor and _not_in_jax(source):  # JAX evaluates no array level
+            return _scalar_source(_elements_without_jax(source), weights, value)
         elif source.is_tensor:
             graph = _array_gradient_graph(source, None, weights, value)
         else:
@@ -155,6 +158,11 @@ def hessian_source(
                         raise numpy_failure from None
                     return _scalar_source(elements, weights, value)
             else:
+                if _not_in_jax(traced):  # JAX evaluates no array level with them
+                    elements = _element_graph(source, args, params, point)
+                    if elements is None:
+                        _elements_without_jax(traced)  # one vector, or refused
+                    return _scalar_source(elements, weights, value)
                 graph = _array_gradient_graph(
                     traced, _inputs_then_params(source, args, params), weights, value
                 )
@@ -202,6 +210,31 @@ def _scalar_source(source: DGraph, weights: Any, value: bool) -> HessianSource:
     graph = scalar_hessian_graph(source, weights, value)
     own = len(source.parameters)
     return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
+
+
+def _not_in_jax(graph: DGraph) -> str | None:
+    """The first operation of ``graph`` JAX has no function for, or none with a
+    derivative (``j0``, ``k1e``, ``spence``, …: :data:`~dgraph.blocks.array_extra.
+    NOT_IN_JAX`), else None."""
+    for v in graph.order():
+        op = graph.op(v)
+        if op is not None and op.primitive in NOT_IN_JAX:
+            return op.primitive
+    return None
+
+
+def _elements_without_jax(graph: DGraph) -> DGraph:
+    """The element level of a tensor graph of one input (a vector or a scalar) that calls
+    a function JAX lacks; a DGraphError in one line for more inputs (the scalar Hessian
+    takes its inputs as one vector, which a function of several arrays is not called
+    with)."""
+    lacking = _not_in_jax(graph)
+    if len(graph.inputs) != 1 or len(graph.shape(graph.inputs[0])) > 1:
+        raise DGraphError(
+            f"the Hessian of scipy.special.{lacking} (JAX has no such function, or none with"
+            " a derivative) is made at the element level: of a function of one vector"
+        )
+    return graph.elements()
 
 
 def _element_graph(

@@ -54,7 +54,7 @@ _DOCS = {
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SPECIAL["polygamma"] = "polygamma"
 _SPECIAL["erfinv"] = "erfinv"
-_SPECIAL |= {name: name for name in ("ndtri", "exp1", "expi", "dawsn")}
+_SPECIAL |= {name: name for name in ("ndtri", "exp1", "expi", "dawsn", "spence")}
 
 
 class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFunctions, JaxPrinter):

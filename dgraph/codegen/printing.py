@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import sympy
 
-from ..blocks.array_extra import SPECIAL_CALLS
+from ..blocks.array_extra import SCIPY_NAMED, SPECIAL_CALLS
 from ..core.numeric import PlainConditions
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
@@ -65,6 +65,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "ndtri": ("special.ndtri", "dgraph_ndtri"), "exp1": ("special.exp1", "dgraph_exp1"),
     "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
     "expn": ("special.expn", "dgraph_expn"), "betainc": ("special.betainc", "dgraph_betainc"),
+    **{f.__name__: (f"special.{f.__name__}", f"dgraph_{f.__name__}") for f in SCIPY_NAMED},
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
@@ -174,7 +175,7 @@ class SpecialFunctions(PolygammaOrders):
     tests as :mod:`dgraph.core.expand` writes them) from ``array_module``, and
     ``polygamma``/``digamma`` as
     ``math.polygamma(n, x)`` with an integer order, and ``erfinv``, ``ndtri``, ``exp1``,
-    ``expi`` and ``dawsn`` as ``math.<name>(x)``,
+    ``expi``, ``dawsn`` and the Bessel functions ``j0`` … ``k1e`` as ``math.<name>(x)``,
     which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
@@ -207,6 +208,9 @@ class SpecialFunctions(PolygammaOrders):
 
     _print_erfinv = _print_ndtri = _special_call
     _print_exp1 = _print_expi = _print_dawsn = _special_call
+    _print_j0 = _print_j1 = _print_y0 = _print_y1 = _special_call
+    _print_k0 = _print_k1 = _print_k0e = _print_k1e = _special_call
+    _print_spence = _print_ellipk = _print_ellipe = _special_call
 
 
 class PowersAsProducts:

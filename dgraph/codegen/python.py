@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
+from ..blocks.array_extra import SCIPY_NAMED
 from ..errors import DGraphError
 from .ir import Program, live_ranges
 from .loop_in_place import in_place
@@ -222,6 +223,7 @@ _SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SCIPY["polygamma"] = "polygamma"  # math has none: SciPy (a dependency) or a NameError
 _SCIPY["erfinv"] = "erfinv"
 _SCIPY |= {name: name for name in ("ndtri", "exp1", "expi", "dawsn")}
+_SCIPY |= {f.__name__: f.__name__ for f in SCIPY_NAMED}
 _SCIPY.update({name: scipy for name, (scipy, _) in SCIPY_ONLY.items()})
 
 _ARRAY_HELPER = [

@@ -338,6 +338,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "exp1": array_extra.exp1,
     "expi": array_extra.expi,
     "dawsn": array_extra.dawsn,
+    **{f.__name__: f for f in array_extra.SCIPY_NAMED},
     "lgamma": sympy.loggamma,
     "digamma": lambda a: sympy.polygamma(0, a),
     "abs": sympy.Abs,

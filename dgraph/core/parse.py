@@ -28,7 +28,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
-from ..blocks.array_extra import dawsn, exp1, expi, ndtri
+from ..blocks.array_extra import SCIPY_NAMED, dawsn, exp1, expi, ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
@@ -135,6 +135,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "exp1": exp1,
     "expi": expi,
     "dawsn": dawsn,
+    **{f.__name__: f for f in SCIPY_NAMED},
     "logistic": Logistic,
     "isfinite": isfinite,
     "isnan": isnan,
@@ -698,7 +699,10 @@ class _Parser:
         if text in CONSTANTS:
             return CONSTANTS[text]
         if text in FUNCTIONS:
-            raise _Unknown(f"{text!r} is a function; call it as {text}(...)")
+            raise _Unknown(  # y0, k1, … name functions too: a parameter so named is declared
+                f"{text!r} is a function; call it as {text}(...), or declare a parameter of"
+                " that name (--params, 'parameters:')"
+            )
         raise _Unknown(f"unknown name {text!r} (a parameter? declare it: --params, 'parameters:')")
 
     def call(self, text: str):

@@ -10,7 +10,8 @@ convert their argument with ``np.asarray``; the tracer's proxy of ``scipy.specia
 Each composite is written with NumPy's functions, which a traced array takes, and its
 derivatives of every order are those of JAX's definition: ``xlogy(x, y)`` at ``x = 0``
 has the partial ``log(y)`` (JAX's custom rule), the value 0 where ``y <= 0`` or is infinite.
-A function not named here stays refused in one line.
+A function not named here stays refused in one line, as do the Bessel functions' orders
+:data:`COMPOSITE_UFUNCS` does not read (``jv`` beyond ±1, a fractional order).
 
 References
 ----------
@@ -47,6 +48,8 @@ UFUNCS: dict[str, str] = {
     "dawsn": "dawsn",
     "i0e": "bessel_i0e",
     "i1e": "bessel_i1e",
+    **{name: name for name in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")},
+    **{name: name for name in ("spence", "ellipk", "ellipe")},
 }
 
 
@@ -246,6 +249,60 @@ def _constant(name: str, what: str, a: Any) -> Any:
     return a
 
 
+def _whole_order(name: str, v: Any) -> int:
+    """A Bessel function's order: one constant whole number (SciPy's fractional orders
+    are not read here)."""
+    if not isinstance(v, int | float | np.integer | np.floating | np.ndarray):
+        raise InputError(f"scipy.special.{name} with an order that depends on the inputs")
+    values = np.unique(np.asarray(v, dtype=float))
+    if values.size != 1 or not np.isfinite(values[0]) or values[0] != np.floor(values[0]):
+        raise InputError(f"scipy.special.{name}: give one whole order n, not {v!r}")
+    return int(values[0])
+
+
+# each Bessel function of a whole order: its operations of order 0 and 1, the sign s of
+# the upward recurrence f_(k+1) = (2k/x)·f_k + s·f_(k−1) (A&S 9.1.27, 9.6.26: −1 for Y,
+# +1 for K; None for J and I, whose upward recurrence loses their digits where n > |x|:
+# orders 0 and ±1 only), and whether f_(−n) = (−1)ⁿ·f_n (J, Y) or f_n (K, I; 9.1.5, 9.6.6)
+_ORDERS: dict[str, tuple[str, str, int | None, bool]] = {
+    "jv": ("j0", "j1", None, True),
+    "yv": ("y0", "y1", -1, True),
+    "yn": ("y0", "y1", -1, True),
+    "kv": ("k0", "k1", 1, False),
+    "kn": ("k0", "k1", 1, False),
+    "kve": ("k0e", "k1e", 1, False),
+    "ive": ("bessel_i0e", "bessel_i1e", None, False),
+}
+
+
+def _bessel_of_order(name: str) -> Callable[..., Any]:
+    """``name(v, x)`` of a constant whole order: its order-0 or order-1 operation, or the
+    upward recurrence from both (stable for Y and K, which grow with the order)."""
+    zero, one, sign, odd = _ORDERS[name]
+
+    def evaluate(op: Op, v: Any, x: Any) -> Any:
+        n = _whole_order(name, v)
+        m = abs(n)
+        if sign is None and m > 1:
+            raise InputError(
+                f"scipy.special.{name} of order {n}: only the orders 0 and ±1 are read (the"
+                " upward recurrence loses its digits where the order exceeds |x|)"
+            )
+        if m == 0:
+            return op(zero, x)
+        before, current = op(zero, x), op(one, x)
+        for k in range(1, m):
+            before, current = current, 2.0 * k / x * current + sign * before
+        return -current if odd and n < 0 and m % 2 else current
+
+    return evaluate
+
+
+def _iv(op: Op, v: Any, x: Any) -> Any:
+    """I_n(x) of the orders 0 and ±1: ``ive``'s times e^|x|."""
+    return _bessel_of_order("ive")(op, v, x) * np.exp(np.abs(x))
+
+
 def _expn(op: Op, n: Any, x: Any) -> Any:
     """``E_n(x)`` of a constant whole order ``n ≥ 0`` (SciPy truncates a fractional one,
     with a warning, and gives NaN for a negative one: refused in one line): the
@@ -430,6 +487,8 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     **{name: _orthogonal(name) for name in _RECURRENCES},
     "i0": lambda op, x: op("bessel_i0e", x) * np.exp(np.abs(x)),
     "i1": lambda op, x: op("bessel_i1e", x) * np.exp(np.abs(x)),
+    **{name: _bessel_of_order(name) for name in _ORDERS},  # jv (= jn), yv, yn, kv, kn, …
+    "iv": _iv,
     "expn": _expn,
     "gammainc": _incomplete_gamma("gammainc", True, lambda a, x: a, lambda a, x: x),
     "gammaincc": _incomplete_gamma("gammaincc", False, lambda a, x: a, lambda a, x: x),

@@ -22,7 +22,7 @@ def unknown_ufunc(x):
 def unknown_special(x):
     import scipy.special
 
-    return np.sum(scipy.special.spence(x))
+    return np.sum(scipy.special.wrightomega(x))
 
 
 def argsorted_rows(x):
@@ -144,3 +144,21 @@ def quantile_without_q(x):
     from scipy import stats
 
     return np.sum(stats.norm.ppf(loc=x))  # ppf needs its probabilities q
+
+
+def bessel_of_two_arrays(x, y):
+    from scipy import special
+
+    return np.sum(special.k0(x) * y)  # JAX has no k0: a Hessian from one vector only
+
+
+def bessel_in_jax(x):
+    from scipy import special
+
+    return np.sum(special.j0(x) * x)  # JAX has no j0: no generated JAX code
+
+
+def bessel_j_of_order_two(x):
+    from scipy import special
+
+    return np.sum(special.jv(2, x))  # J's upward recurrence loses digits: orders 0, ±1 only
