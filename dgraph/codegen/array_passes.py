@@ -665,13 +665,57 @@ def _optimized(
     given to it again come back equal): its rounds did, and so did every loop body's."""
     results = list(results)
     statements = [_body_optimized(s) for s in statements]
-    statements = dead_statements(statements, results)
+    statements = dead_statements(selected_products(statements), results)
     for _ in range(ROUNDS):
         merged = dead_statements(common_subexpressions(statements, results), results)
         if merged == statements:
             return statements, all(p.__dict__.get(_SETTLED) for p in _parts(statements))
         statements = merged
     return statements, False
+
+
+def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
+    """``m * X``, where ``m = where(c, 1.0, 0.0)`` is a selection's block (``select_n``'s
+    partial by the operand ``c`` picks), as ``where(c, X, 0.0)``: a tangent of the
+    branch not taken is left out, not multiplied by 0, so a NaN or an infinity there
+    (``x*log(x)`` at ``x < 0`` in ``where(x > 0, x*log(x), 0)``) does not reach the
+    result, as JAX's ``select_n`` tangent rule ``select(c, ȧ, ḃ)`` leaves it out (its
+    reverse rule multiplies, as a cotangent moved past the selection is here)."""
+    writes: dict[str, int] = {}
+    for s in statements:
+        writes[s.target] = writes.get(s.target, 0) + 1
+    masks: dict[str, tuple[Node, bool]] = {}  # name: (c, whether m is 1 where c holds)
+    out = []
+    for s in statements:
+        value = s.value
+        if isinstance(value, BinOp) and value.op == "*":
+            value = _selected(value, masks)
+        out.append(s if value is s.value else dataclasses.replace(s, value=value))
+        found = _mask(s.value)
+        if found is not None and not s.at and writes[s.target] == 1:
+            masks[s.target] = found
+    return out
+
+
+def _mask(node: Node) -> tuple[Node, bool] | None:
+    """``(c, True)`` for ``where(c, 1.0, 0.0)``, ``(c, False)`` for ``where(c, 0.0, 1.0)``."""
+    if not (isinstance(node, Call) and node.func == "where" and len(node.args) == 3):
+        return None
+    ones = tuple(ir.number(a) for a in node.args[1:])
+    if ones == (1.0, 0.0):
+        return node.args[0], True
+    if ones == (0.0, 1.0):
+        return node.args[0], False
+    return None
+
+
+def _selected(product: BinOp, masks: Mapping[str, tuple[Node, bool]]) -> Node:
+    for mask, other in ((product.left, product.right), (product.right, product.left)):
+        if isinstance(mask, ir.Name) and mask.id in masks:
+            condition, picked = masks[mask.id]
+            branches = (other, ir.Const(0.0)) if picked else (ir.Const(0.0), other)
+            return Call("where", (condition, *branches))
+    return product
 
 
 def _parts(statements: list[ArrayStatement]) -> Iterator[LoopBody]:

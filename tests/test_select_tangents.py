@@ -1,0 +1,52 @@
+"""A tangent through ``where``/``select_n`` leaves out the branch not taken: in
+``where(x > 0, x*log(x), 0)`` at x = -3 the branch ``x*log(x)`` is NaN, and the tangent
+sweep multiplied its NaN tangent by the selection's 0 (NaN), where JAX's ``select_n``
+tangent rule ``select(c, ȧ, ḃ)`` gives 0, as the element level does
+(:func:`dgraph.codegen.array_passes.selected_products`). A cotangent moved back past a
+selection is still multiplied by the branch's partials, as JAX's reverse rule does: the
+vjp is JAX's, NaN there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+X = np.array([0.5, 2.0, -3.0, 0.7])
+
+
+def entropy_terms(x):
+    return np.where(x > 0, x * np.log(x), 0.0) + np.where(x < 1, 2 * x, x**2)
+
+
+def entropy_terms_jax(x):
+    return jnp.where(x > 0, x * jnp.log(x), 0.0) + jnp.where(x < 1, 2 * x, x**2)
+
+
+@pytest.mark.parametrize("lang", ["python", "c", "jax"])
+def test_jvp_and_forward_jacobian_leave_the_untaken_branch_out(lang):
+    graph = dgraph.from_function(entropy_terms, sizes=[4], point=[X], level="array")
+    v = np.array([1.0, -0.5, 2.0, 0.25])
+    with jax.enable_x64(True):
+        tangent = np.asarray(jax.jvp(entropy_terms_jax, (X,), (v,))[1])
+        J = np.asarray(jax.jacfwd(entropy_terms_jax)(X))
+        pulled = np.asarray(jax.vjp(entropy_terms_jax, X)[1](v)[0])
+    assert np.isfinite(tangent).all() and np.isnan(pulled[2])  # JAX's own two rules
+    jvp = dgraph.make_function(graph, "jvp", lang)
+    forward = dgraph.make_function(graph, "jacobian", lang, method="forward")
+    vjp = dgraph.make_function(graph, "vjp", lang)
+    with jax.enable_x64(True):  # the generated JAX code's precision
+        np.testing.assert_allclose(jvp(X, v), tangent, rtol=1e-15)
+        np.testing.assert_allclose(forward(X), J, rtol=1e-15)
+        np.testing.assert_allclose(vjp(X, v), pulled, rtol=1e-15)  # NaN where JAX's is
+
+
+def test_the_element_level_agrees():
+    graph = dgraph.from_function(entropy_terms, sizes=[4], point=[X], level="element")
+    with jax.enable_x64(True):
+        J = np.asarray(jax.jacfwd(entropy_terms_jax)(X))
+    np.testing.assert_allclose(dgraph.make_function(graph, "jacobian")(X), J, rtol=1e-15)
