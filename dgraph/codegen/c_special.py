@@ -433,6 +433,17 @@ DGRAPH_SPECIAL double dgraph_beta_front(double a, double b, double x)
                - lgamma(a) + dgraph_stirling(s) - dgraph_stirling(b);
     return a * log(x) + b * log1p(-x) - lgamma(a) - lgamma(b) + lgamma(s);
 }
+/* one step of Lentz's method: the convergent's factor for the partial numerator an */
+DGRAPH_SPECIAL double dgraph_lentz_step(double an, double *c, double *d)
+{
+    const double tiny = 1e-300;
+    *d = 1.0 + an * *d;
+    if (fabs(*d) < tiny) *d = tiny;
+    *c = 1.0 + an / *c;
+    if (fabs(*c) < tiny) *c = tiny;
+    *d = 1.0 / *d;
+    return *d * *c;
+}
 /* the continued fraction of I_x(a, b)·a·B(a, b)/(x^a (1-x)^b), 26.5.8, by Lentz's method */
 DGRAPH_SPECIAL double dgraph_beta_fraction(double a, double b, double x)
 {
@@ -443,21 +454,11 @@ DGRAPH_SPECIAL double dgraph_beta_fraction(double a, double b, double x)
     double h = d;
     for (int m = 1; m < 100000; ++m) {
         const double m2 = 2.0 * m;
-        double an = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2)); /* even step */
-        d = 1.0 + an * d;
-        if (fabs(d) < tiny) d = tiny;
-        c = 1.0 + an / c;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        h *= d * c;
-        an = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2)); /* odd step */
-        d = 1.0 + an * d;
-        if (fabs(d) < tiny) d = tiny;
-        c = 1.0 + an / c;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        h *= d * c;
-        if (fabs(d * c - 1.0) <= eps) break;
+        h *= dgraph_lentz_step(m * (b - m) * x / ((a - 1.0 + m2) * (a + m2)), &c, &d); /* even */
+        const double odd = dgraph_lentz_step(
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2)), &c, &d);
+        h *= odd;
+        if (fabs(odd - 1.0) <= eps) break;
     }
     return h;
 }
