@@ -144,3 +144,7 @@ def quantile_without_q(x):
     from scipy import stats
 
     return np.sum(stats.norm.ppf(loc=x))  # ppf needs its probabilities q
+
+
+def uneven_split(x):
+    return np.sum(np.split(x, 2)[0])  # 3 entries do not split in 2 equal parts
