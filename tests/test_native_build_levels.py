@@ -1,7 +1,8 @@
 """A large generated C text is compiled at -O1 (dgraph.codegen.native_build.levelled):
-GCC's -O2 on one very long function took over 10 minutes for a 50-step loop's Hessian
-(benchmarks/RESULTS.md, session 41). The flags given to the compiler for a small and a
-large text; a large text's library computes what Python computes."""
+GCC's -O2 on one very long function (a 50-step loop's C Hessian) had not finished after
+135 CPU-s, -O1 took 24 (benchmarks/RESULTS.md, session 41). The flags given to the
+compiler for a small and a large text; a large text's library computes what Python
+computes."""
 
 from __future__ import annotations
 

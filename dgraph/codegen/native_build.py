@@ -10,9 +10,9 @@ each one costs nothing the process did not already hold. A failed build is not k
 A text over :data:`LARGE_SOURCE` characters is built at ``-O1`` where ``-O2`` or ``-O3``
 is asked: GCC's ``-O2`` passes grow faster than linearly in one function's size, and a
 generated Hessian of a 50-step loop (one 1.9 MB function, 49,000 lines) was not built
-in 10 minutes at ``-O2``; it is in 23 CPU-s at ``-O1`` (benchmarks/RESULTS.md, session
-41). Neither level implies ``-ffast-math``: both keep IEEE semantics, so the values are
-the same operations in the same order."""
+at ``-O2`` after 135 CPU-s (stopped at 12 minutes); it is in 24 CPU-s at ``-O1``
+(benchmarks/RESULTS.md, session 41). Neither level implies ``-ffast-math``: both keep
+IEEE semantics, so the values are the same operations in the same order."""
 
 from __future__ import annotations
 
