@@ -98,7 +98,7 @@ def merge(states):
     states = [s for s in states if s not in (None, "-")]
     if not states:
         return "-"
-    for bad in ("ERR", "WRONG", "unverified", "ref"):
+    for bad in ("ERR", "WRONG", "SLOW", "unverified", "ref"):
         if bad in states:
             return bad if all(s == bad for s in states) or bad != "ref" else "ok/ref"
     return "ok"
@@ -156,25 +156,35 @@ if __name__ == "__main__" and sys.argv[2:] != ["41"]:
 
 def main41(folder):
     """Session 41's table (``python table.py FOLDER 41``): its programs (NAMES41) from
-    api1.log/cli1.log (the first runs) and api2.log (rows run again after a fix), then
-    each command's median CPU-s over the programs."""
+    api1.log/cli1.log (the first runs) and api2.log, api3.log, cli2.log (rows run again
+    after a fix), then each command's median CPU-s over the programs."""
     from statistics import median
 
     from common import NAMES41
 
     before_cli = read(f"{folder}/cli1.log", "cli")
+    after_cli = dict(before_cli)
+    if os.path.exists(f"{folder}/cli2.log"):
+        after_cli.update(read(f"{folder}/cli2.log", "cli"))
+
+    def state(line):  # a run past cli.py's 300 s limit: SLOW
+        return "SLOW" if line and "rc=HANG" in line else cli_state(line)
+
     before_api = read(f"{folder}/api1.log", "api")
     after_api = dict(before_api)
-    if os.path.exists(f"{folder}/api2.log"):
-        after_api.update(read(f"{folder}/api2.log", "api"))
+    for again in ("api2", "api3"):
+        if os.path.exists(f"{folder}/{again}.log"):
+            after_api.update(read(f"{folder}/{again}.log", "api"))
     head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for n in NAMES41:
         row = [n]
         for _, keys in CLI_GROUPS:
-            after = merge([cli_state(before_cli.get((n, k))) for k in keys])
-            before = "ref" if (n, "cli") in REFUSED_BEFORE_41 and after != "-" else after
+            after = merge([state(after_cli.get((n, k))) for k in keys])
+            before = merge([state(before_cli.get((n, k))) for k in keys])
+            if (n, "cli") in REFUSED_BEFORE_41 and after != "-":
+                before = "ref"
             row.append(cell(before, after))
         for _, keys in API_GROUPS:
             cells = []
@@ -194,7 +204,7 @@ def main41(folder):
     print("| command | programs | median CPU-s | max CPU-s |")
     print("|---|---|---|---|")
     cpu = {}
-    for line in before_cli.values():
+    for line in after_cli.values():
         m = re.search(r"cpu=\s*([\d.]+)", line)
         if m:
             cpu.setdefault("cli " + line.split()[1], []).append(float(m.group(1)))
