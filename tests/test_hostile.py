@@ -809,6 +809,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "needs q",
     ),
     (
+        "numpy-split-uneven",
+        ["structure", H("numpy_model.py") + ":uneven_split", "--inputs", "x:3"],
+        "numpy.split: array split does not result in an equal division",
+    ),
+    (
         "scipy-lu-factors-read",
         ["structure", H("numpy_model.py") + ":lu_factors_read", "--inputs", "x:4"],
         "read by scipy.linalg.lu_solve only",

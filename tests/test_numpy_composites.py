@@ -55,6 +55,12 @@ PAIRS = {
                                          + m.meshgrid(x[:2], x[2:5])[1] ** 3)
                       + m.sum(m.meshgrid(x[:3], x[3:5], x[5:], indexing="ij")[2] ** 2
                               * m.arange(24.0).reshape(3, 2, 4))),
+    # split's list (unequal pieces), array_split's uneven sections, hsplit/vsplit of rows
+    "split": _both(lambda m, x: sum(m.sum(p ** (i + 2)) * (i + 1)
+                                    for i, p in enumerate(m.split(x, [2, 5])))
+                   + sum(m.sum(p**3) * (i + 1) for i, p in enumerate(m.array_split(x, 4)))
+                   + m.sum(m.hsplit(m.reshape(x, (3, 3)), 3)[1] ** 2 * W[:, None])
+                   + m.sum(m.vsplit(m.reshape(x, (3, 3)), [1])[1] ** 3 * W)),
 }  # fmt: skip
 UFUNC_PAIRS = {  # also at a 0-d input
     "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),

@@ -60,6 +60,7 @@ def counts(x):
     return (
         np.sum(stats.poisson.logpmf(K, mu))
         + np.sum(stats.binom.logpmf(K, 5, p))
+        + np.sum(stats.nbinom.logpmf(K, 1.0 + mu, p) + stats.nbinom.pmf(K, 2.5, p))
         + np.sum(stats.multivariate_normal.logpdf(points, mean=np.array([0.1, -0.2]), cov=cov))
         + np.sum(stats.lognorm.logpdf(mu, 0.7, scale=1.3))
     )
@@ -74,6 +75,7 @@ def counts_jax(x):
     return (
         jnp.sum(jst.poisson.logpmf(K, mu))
         + jnp.sum(jst.binom.logpmf(K, 5, p))
+        + jnp.sum(jst.nbinom.logpmf(K, 1.0 + mu, p) + jst.nbinom.pmf(K, 2.5, p))
         + jnp.sum(jst.multivariate_normal.logpdf(points, jnp.array([0.1, -0.2]), cov))
         + jnp.sum(jst.norm.logpdf(z, scale=0.7) - jnp.log(mu))
     )

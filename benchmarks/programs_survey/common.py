@@ -57,6 +57,44 @@ NAMES = [
     "polar",
     "bilinear",
 ]
+# session 41 (survey41): optimization, statistics, physics, robotics, ML, finance, signal
+SCALAR |= {"arwhead", "dixmaana", "chainwoo", "penalty1", "lagrange", "studentt", "negbin",
+           "poisglm", "mixll", "springs", "softreg", "vae", "flow", "gpnll", "heston", "edges",
+           "chainsp"}  # fmt: skip
+NAMES41 = [
+    "arwhead",
+    "dixmaana",
+    "chainwoo",
+    "broydn3d",
+    "penalty1",
+    "lagrange",
+    "studentt",
+    "negbin",
+    "poisglm",
+    "mixll",
+    "nbody",
+    "springs",
+    "maxwell",
+    "vortex",
+    "grayscott",
+    "lotka",
+    "fk6",
+    "bundle",
+    "se3exp",
+    "rnn",
+    "lstm",
+    "softreg",
+    "rope",
+    "vae",
+    "flow",
+    "gpnll",
+    "bs",
+    "heston",
+    "fir",
+    "stft",
+    "edges",
+    "chainsp",
+]
 
 
 def _jax_twin(name):

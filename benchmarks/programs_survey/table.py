@@ -98,7 +98,7 @@ def merge(states):
     states = [s for s in states if s not in (None, "-")]
     if not states:
         return "-"
-    for bad in ("ERR", "WRONG", "unverified", "ref"):
+    for bad in ("ERR", "WRONG", "SLOW", "unverified", "ref"):
         if bad in states:
             return bad if all(s == bad for s in states) or bad != "ref" else "ok/ref"
     return "ok"
@@ -150,5 +150,77 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[2:] != ["41"]:
     sys.exit(main())
+
+
+def main41(folder):
+    """Session 41's table (``python table.py FOLDER 41``): its programs (NAMES41) from
+    api1.log/cli1.log (the first runs) and api2.log, api3.log, cli2.log (rows run again
+    after a fix), then each command's median CPU-s over the programs."""
+    from statistics import median
+
+    from common import NAMES41
+
+    before_cli = read(f"{folder}/cli1.log", "cli")
+    after_cli = dict(before_cli)
+    if os.path.exists(f"{folder}/cli2.log"):
+        after_cli.update(read(f"{folder}/cli2.log", "cli"))
+
+    def state(line):  # a run past cli.py's 300 s limit: SLOW
+        return "SLOW" if line and "rc=HANG" in line else cli_state(line)
+
+    before_api = read(f"{folder}/api1.log", "api")
+    after_api = dict(before_api)
+    for again in ("api2", "api3"):
+        if os.path.exists(f"{folder}/{again}.log"):
+            after_api.update(read(f"{folder}/{again}.log", "api"))
+    head = ["program"] + [g for g, _ in CLI_GROUPS] + [g for g, _ in API_GROUPS]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for n in NAMES41:
+        row = [n]
+        for _, keys in CLI_GROUPS:
+            after = merge([state(after_cli.get((n, k))) for k in keys])
+            before = merge([state(before_cli.get((n, k))) for k in keys])
+            if (n, "cli") in REFUSED_BEFORE_41 and after != "-":
+                before = "ref"
+            row.append(cell(before, after))
+        for _, keys in API_GROUPS:
+            cells = []
+            for v in ("np", "jax"):
+                after = merge([api_state(after_api.get((n, v, k))) for k in keys])
+                before = merge([api_state(before_api.get((n, v, k))) for k in keys])
+                if (n, v) in REFUSED_BEFORE_41:
+                    before = "ref"
+                if (n, v) in SLOW_BEFORE_41 and "hess" in keys:  # killed in hess-c
+                    before = "SLOW"
+                elif before == "-":  # its first run was stopped before this row
+                    before = after
+                cells.append(cell(before, after) if after != "-" else "-")
+            row.append(" / ".join(cells))
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("| command | programs | median CPU-s | max CPU-s |")
+    print("|---|---|---|---|")
+    cpu = {}
+    for line in after_cli.values():
+        m = re.search(r"cpu=\s*([\d.]+)", line)
+        if m:
+            cpu.setdefault("cli " + line.split()[1], []).append(float(m.group(1)))
+    for line in after_api.values():
+        parts = line.split()
+        if len(parts) > 4 and parts[4] != "skip":
+            cpu.setdefault("api " + parts[2], []).append(float(parts[3].rstrip("s")))
+    for key, values in cpu.items():
+        print(f"| {key} | {len(values)} | {median(values):.2f} | {max(values):.2f} |")
+
+
+# the base tree (037aaf39) refused numpy.split in every command and API call of lstm's
+# NumPy version; heston's C Hessian (hess-c) did not compile in 15 minutes there
+REFUSED_BEFORE_41 = {("lstm", "np"), ("lstm", "cli")}
+SLOW_BEFORE_41 = {("heston", "np"), ("heston", "jax")}
+
+
+if __name__ == "__main__" and sys.argv[2:] == ["41"]:
+    sys.exit(main41(sys.argv[1]))

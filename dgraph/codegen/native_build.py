@@ -5,7 +5,14 @@ with the same flags, is the one already loaded (a SHA-256 of all three names it)
 A generated file is compiled where it is checked (:mod:`dgraph.codegen.check`) and again
 where it is loaded for use (``make_function``, ``load_c``, ``load_cuda_host``); the
 second build would be the first one's bytes. ctypes never unloads a library, so keeping
-each one costs nothing the process did not already hold. A failed build is not kept."""
+each one costs nothing the process did not already hold. A failed build is not kept.
+
+A text over :data:`LARGE_SOURCE` characters is built at ``-O1`` where ``-O2`` or ``-O3``
+is asked: GCC's ``-O2`` passes grow faster than linearly in one function's size, and a
+generated Hessian of a 50-step loop (one 1.9 MB function, 49,000 lines) was not built
+at ``-O2`` after 135 CPU-s (stopped at 12 minutes); it is in 24 CPU-s at ``-O1``
+(benchmarks/RESULTS.md, session 41). Neither level implies ``-ffast-math``: both keep
+IEEE semantics, so the values are the same operations in the same order."""
 
 from __future__ import annotations
 
@@ -18,6 +25,17 @@ from pathlib import Path
 from ..errors import DGraphError
 
 _LOADED: dict[str, ctypes.CDLL] = {}
+
+#: the size (characters) past which a text is compiled at -O1 rather than -O2 or -O3
+LARGE_SOURCE = 400_000
+
+
+def levelled(flags: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """``flags`` with ``-O2``/``-O3`` read as ``-O1`` when ``text`` is over
+    :data:`LARGE_SOURCE` characters (see the module docstring), else as given."""
+    if len(text) <= LARGE_SOURCE:
+        return flags
+    return tuple("-O1" if f in ("-O2", "-O3") else f for f in flags)
 
 
 def first_error(stderr: str) -> str:
@@ -38,7 +56,9 @@ def shared_library(
     """``text`` compiled by ``compiler`` as ``compiler flags -shared -fPIC -o lib.so
     file<suffix> libraries`` in a temporary directory and loaded; the library loaded
     before for the same compiler, flags, suffix, libraries and text when there is one.
-    A DGraphError naming the compiler's first error line (``what``: "C" or "C++")."""
+    A DGraphError naming the compiler's first error line (``what``: "C" or "C++").
+    A large text's optimization level is lowered (:func:`levelled`)."""
+    flags = levelled(tuple(flags), text)
     key = hashlib.sha256(
         "\0".join([compiler, *flags, "|", suffix, *libraries, "|", text]).encode()
     ).hexdigest()

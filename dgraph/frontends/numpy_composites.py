@@ -6,6 +6,7 @@
 ``np.polyder``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
 of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
 ``np.piecewise`` (nested ``np.where``), ``np.apply_along_axis`` (a loop over the slices),
+``np.split`` (``array_split``, ``hsplit``, ``vsplit``, ``dsplit``: slices),
 ``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
@@ -326,6 +327,31 @@ def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: An
     return np.transpose(out, (*range(axis), *range(k, k + m), *range(axis, k)))
 
 
+def _split_of(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``numpy.split`` (``array_split``, ``hsplit``, ``vsplit``, ``dsplit``): slices of
+    the traced array, their bounds those NumPy gives an array of zeros of its shape (so
+    its checks and its rule for uneven sections are NumPy's own)."""
+
+    def split(ary: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        shape = tuple(np.shape(ary))
+        try:
+            pieces = original(np.broadcast_to(0.0, shape), *args, **kwargs)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise InputError(f"numpy.{original.__name__}: {exc}") from None
+        moved = [d for d in range(len(shape)) if any(p.shape[d] != shape[d] for p in pieces)]
+        if not moved:  # one piece: the whole array
+            return [np.copy(ary) for _ in pieces]
+        axis, start, out = moved[0], 0, []
+        for piece in pieces:
+            stop = start + piece.shape[axis]
+            out.append(ary[(slice(None),) * axis + (slice(start, stop),)])
+            start = stop
+        return out
+
+    split.__name__ = original.__name__
+    return split
+
+
 def _i0(x: Any) -> Any:
     """The modified Bessel function I₀: ``i0e(x)·e^|x|`` (scipy's ``i0e``, one operation)."""
     import scipy.special
@@ -367,6 +393,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.meshgrid: _meshgrid,
     np.piecewise: _piecewise,
     np.apply_along_axis: _apply_along_axis,
+    **{f: _split_of(f) for f in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)},
     **({np.trapezoid: _trapezoid} if hasattr(np, "trapezoid") else {}),
 }
 

@@ -13,8 +13,8 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``beta`` and ``f`` (their CDFs the regularized incomplete beta of constant shapes),
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
 ``weibull_min``; ``poisson`` (``logpmf``,
-``pmf``, and ``cdf``/``sf`` of a constant ``k``) and ``binom`` (``logpmf``, ``pmf``, and
-``cdf``/``sf`` of constant ``k`` and ``n``);
+``pmf``, and ``cdf``/``sf`` of a constant ``k``), ``binom`` (``logpmf``, ``pmf``, and
+``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
 
@@ -312,7 +312,7 @@ class _Frozen:
 
 def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
     what = f"scipy.stats.{family}.{method}"
-    if family in ("poisson", "binom"):
+    if family in ("poisson", "binom", "nbinom"):
         return _discrete(family, method, args, kwargs, what)
     if family == "multivariate_normal":
         return _multivariate_normal(method, args, kwargs, what)
@@ -355,7 +355,8 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
-    """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)`` (and ``pmf``), ``loc`` 0;
+    """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)``, ``nbinom.logpmf(k, n, p)``
+    (``k`` failures before the ``n``-th success, ``n`` real) and each ``pmf``, ``loc`` 0;
     Poisson's ``cdf``/``sf`` (and logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P; the
     binomial's of constant ``k`` and ``n``: SciPy's ``bdtr``/``bdtrc`` (I_(1−p)(n − k,
     k + 1) and I_p(k + 1, n − k)), 0 and 1 beyond 0..n."""
@@ -365,6 +366,8 @@ def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) ->
     tails = ("cdf", "sf", "logcdf", "logsf")
     if method not in ("logpmf", "pmf", *tails) or set(given) != set(names):
         raise InputError(f"{what} (arguments {', '.join(names)}) is not supported")
+    if method in tails and family == "nbinom":
+        raise InputError(f"{what} is not supported (nbinom's logpmf and pmf are)")
     k = given["k"]
     if method in tails and family == "binom":
         n, upper = given["n"], method.endswith("sf")
@@ -381,6 +384,12 @@ def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) ->
         return np.log(value) if method.startswith("log") else value
     if family == "poisson":
         value = sp.xlogy(k, given["mu"]) - given["mu"] - sp.gammaln(k + 1.0)
+    elif family == "nbinom":
+        n, p = given["n"], given["p"]
+        value = (
+            sp.gammaln(n + k) - sp.gammaln(k + 1.0) - sp.gammaln(n)
+            + sp.xlogy(n, p) + sp.xlog1py(k, -p)
+        )  # fmt: skip
     else:
         n, p = given["n"], given["p"]
         value = (
@@ -428,7 +437,7 @@ def _dirichlet(method: str, args: tuple, kwargs: dict, what: str) -> Any:
     return value if method == "logpdf" else np.exp(value)
 
 
-NAMES = (*FAMILIES, "poisson", "binom", "multivariate_normal", "dirichlet")
+NAMES = (*FAMILIES, "poisson", "binom", "nbinom", "multivariate_normal", "dirichlet")
 
 
 def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:

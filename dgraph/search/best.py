@@ -573,13 +573,15 @@ def _order_annealing(
     n = max(1, len(graph.intermediates))
     work = budget * ORDER_ELIMINATIONS_PER_SECOND
     algebra = pool.model.algebra
-    pool.add_order("cheapest first", cheapest_first_order(graph, algebra=algebra))
+    first = cheapest_first_order(graph, algebra=algebra, stop=lambda: clock.passed("greedy"))
+    pool.add_order("cheapest first", first)
     rng = random.Random(seed)
     restart_cost = n * (n + 1) // 2 + n  # every vertex left priced at every step
     for k in range(int(RESTART_SHARE * work) // restart_cost):
         if clock.passed("restarts"):
             break
-        order = cheapest_first_order(graph, rng, algebra=algebra)
+        order = cheapest_first_order(graph, rng, algebra=algebra,
+                                     stop=lambda: clock.passed("restarts"))  # fmt: skip
         pool.add_order(f"cheapest first, restart {k + 1}", order)
     start = pool.orders[min(pool.orders, key=pool.key)]
     moves = int((1 - RESTART_SHARE) * work) // n
