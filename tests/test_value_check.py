@@ -612,3 +612,37 @@ def test_still_entries_that_move_are_not_resolved():
     value, estimate, _ = held
     assert value["y"][0] == 0.0 and estimate["y"][0] < 1e-7 * abs(np.cos(2.0) * 0.3)
     np.testing.assert_allclose(value["y"][1], np.cos(2.0) * 0.3, rtol=1e-9)
+
+
+def test_a_kink_at_the_point_decides_nothing():
+    """At a tie ``np.sort``'s derivative is one side's (JAX's choice), the central
+    differences the average of both sides: the right Jacobian was reported "did not
+    verify". A slope that jumps at the point (one-sided slopes whose difference does not
+    shrink with the step) now leaves the point unresolved, and random points decide."""
+    from dgraph.core.value_check import richardson
+
+    x, v = np.array([0.0, 0.5, 2.0]), np.array([0.3, -0.2, 0.1])
+
+    def moved(f):
+        return lambda hs: [{"y": f(x + h * v)} for h in hs]
+
+    unit = {"y": np.abs(v)}
+    kinked = richardson(moved(np.abs), unit, (1e-3,))
+    assert isinstance(kinked, str) and "kink" in kinked
+    smooth = [
+        (np.sin, np.cos),
+        (lambda z: np.exp(8 * z), lambda z: 8 * np.exp(8 * z)),
+        (lambda z: z * z * z + z, lambda z: 3 * z * z + 1),
+    ]
+    for f, derivative in smooth:
+        found = richardson(moved(f), {"y": np.abs(derivative(x) * v)}, (1e-3,))
+        assert not isinstance(found, str), found
+        np.testing.assert_allclose(found[0]["y"], derivative(x) * v, rtol=1e-9)
+    tie = np.array([1.0, 2.0, 1.0, 3.0])
+    graph = from_function(np.sort, sizes=[4], point=[tie], level="array")
+    es = accumulate(graph, "forward")
+    assert es.verification.status == "verified", es.verification.detail
+    assert "kink" in es.verification.detail and "the user's point" in es.verification.detail
+    with jax.enable_x64(True):
+        expected = jax.jacfwd(jnp.sort)(tie)
+    np.testing.assert_array_equal(make_function(graph, "jacobian")(tie), expected)
