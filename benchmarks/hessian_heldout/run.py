@@ -121,7 +121,7 @@ def main():
     for variant in variants:
         f = f_np if variant == "np" else f_jax
         for case in cases:
-            t0 = time.process_time()
+            t0, w0 = time.process_time(), time.perf_counter()
             try:
                 msg = one(case, f, pts, refs, w, true_nnz, true_tril, f_jax)
             except Exception as e:
@@ -130,8 +130,10 @@ def main():
                 first = str(e).splitlines()[0][:200] if str(e) else ""
                 msg = (f"{'REFUSED' if mine else 'ERROR'} {type(e).__name__}: {first} @ "
                        f"{tb[-3].strip()[:100] if len(tb) > 2 else ''}")  # fmt: skip
-            dt = time.process_time() - t0
-            print(f"{name:9s} {variant:3s} {case:12s} {dt:7.2f}s {msg}", flush=True)
+            dt, wall = time.process_time() - t0, time.perf_counter() - w0
+            print(
+                f"{name:9s} {variant:3s} {case:12s} {dt:7.2f}s {msg} wall {wall:.2f}s", flush=True
+            )
 
 
 def one(case, f, pts, refs, w, true_nnz, true_tril, f_ref):

@@ -40,9 +40,8 @@ def main():
             )
             if m:
                 name, key, rc, secs, rest = m.groups()
-                word = (
-                    "ok" if rc == "0" and "WRONG" not in rest and "WIDE" not in rest else f"rc={rc}"
-                )
+                word = f"rc={rc}" if rc != "0" else "WRONG" if "WRONG" in rest else "ok"
+                word += " (wide)" if "WIDE" in rest else ""
                 clim[name][key] = (word + (" NONDET" if "NONDET" in rest else ""), float(secs))
     print(
         "| objective | n | true nnz | stored (sparse paths) | NumPy paths | JAX paths "
