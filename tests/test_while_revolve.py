@@ -167,5 +167,5 @@ def test_a_newton_solve_under_a_tape_bound():
             got = load_python(sweep_module(g, "vjp", "python", k).text).vjp(a, b, w)
             for x, y in zip(got, want, strict=True):
                 np.testing.assert_allclose(np.asarray(x), y, rtol=1e-12, atol=1e-13)
-        with pytest.raises(DGraphError, match="not vjp"):
-            dgraph.make_function(g, "vjp", lang="c", tape=2)
+        with pytest.raises(DGraphError, match=r"C values: cannot translate .*floor_divide"):
+            dgraph.make_function(g, "vjp", lang="c", tape=2)  # a while loop's tape: not in C
