@@ -514,7 +514,7 @@ def richardson(
             noise = np.max(rounding, initial=0.0)
             settled = np.abs(d[2] - d[1]) <= 0.5 * np.abs(d[1] - d[0]) + 2 * noise
             fixed = constant.get(y, False)
-            kinked = _kinked(f, t, rounding) & ~np.asarray(fixed, dtype=bool)
+            kinked = _kinked(f, t, noise) & ~np.asarray(fixed, dtype=bool)
             kinks |= bool((kinked & settled).any())  # the kink alone unsettles them
             settled &= ~kinked
             value[y] = np.where(fixed, 0.0, r2)
@@ -543,7 +543,7 @@ def richardson(
     return value, estimate, f"central differences (step {t:g}, Richardson)"
 
 
-def _kinked(f: list[np.ndarray], t: float, rounding: np.ndarray) -> np.ndarray:
+def _kinked(f: list[np.ndarray], t: float, noise: float) -> np.ndarray:
     """The entries whose slope jumps at the point, from the values at ±t, ±t/2, ±t/4
     (``f`` in that order): the one-sided slopes beside the point differ by
     ``(f(t) + f(-t) - f(t/2) - f(-t/2)) / (t/2)`` over the outer half steps and by the
@@ -551,10 +551,12 @@ def _kinked(f: list[np.ndarray], t: float, rounding: np.ndarray) -> np.ndarray:
     step (1.5·f''·t, then 0.75·f''·t), a kink's stays (|x| at 0: 2, then 2). There the
     derivative does not exist: a sorted tie's one-sided choice (JAX's) and the central
     differences' average of the two sides are both generalized derivatives, and the
-    differences decide nothing (``np.sort`` at a tie was reported wrong)."""
+    differences decide nothing (``np.sort`` at a tie was reported wrong). ``noise``: the
+    rounding of the output's largest values over the step, which an entry that cancels
+    to 1e-16 (an FFT's imaginary part) carries as the others do."""
     outer = (f[0] + f[1] - f[2] - f[3]) / (t / 2)
     inner = (f[2] + f[3] - f[4] - f[5]) / (t / 4)
-    return np.abs(inner) > 0.75 * np.abs(outer) + 2 * rounding
+    return np.abs(inner) > 0.75 * np.abs(outer) + 2 * noise
 
 
 def _jax_jvp(graph: DGraph, inputs: Mapping, direction: Mapping, outputs: Sequence[str]):
