@@ -19,7 +19,8 @@ and the sweeps all call it; they supply only how to run what they made.
   estimated error is small against ``|J|·|v|``); the estimate enters the tolerance, and a
   point no step resolves is not used: one where an entry's slope jumps (a kink, whose
   one-sided slopes differ at every step) among them. An entry the derivative holds at 0
-  whose values do not move at all is judged against the output's largest ``|J|·|v|``. ``vᵀ·J`` by the dot-product test wᵀ(J v) = (wᵀJ) v.
+  whose values do not move at all is judged against the output's largest ``|J|·|v|``.
+  ``vᵀ·J`` by the dot-product test wᵀ(J v) = (wᵀJ) v.
   For scalar graphs also the tangent sweep of the graph's own partials
   (:func:`sweep_reference`), and for the residuals of a linear system the solved
   reference (s = -A⁻¹ h(x, 0) and its derivative by NumPy alone).
