@@ -12,7 +12,7 @@ import sympy
 
 from ..core.extremes import held, released
 from ..core.graph import DGraph
-from ..core.rebuild import rebuilt
+from ..core.rebuild import rebuilt, replaced
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants, symbols_in
 from .ir import (
@@ -301,11 +301,12 @@ def _propagate(
 
 def _replaced(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
     """``expr.xreplace(mapping)`` (a mapping of program variables, never bound in an
-    expression); ``expr`` itself, as xreplace returns it, without walking its tree, when
+    expression), a number kept a factor of a sum (:func:`~dgraph.core.rebuild.replaced`);
+    ``expr`` itself, as xreplace returns it, without walking its tree, when
     none of them occurs in it (most passes leave nothing to substitute)."""
     if not mapping or mapping.keys().isdisjoint(symbols_in(expr)):
         return expr
-    return bottom_up(expr, rebuilt, dict(mapping))
+    return replaced(expr, mapping)
 
 
 def _float_scales(

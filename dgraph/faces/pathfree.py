@@ -646,9 +646,16 @@ class LineState(LineGraphState):
     def _drop_if_dead(self, v: int) -> None:
         if v in self.succ and not self.pred[v] and not self.succ[v]:
             del self.succ[v], self.pred[v]
-            for d in (self.label, self._sums, self.kind, self.items, self.length, self.left):
+            for d in (
+                self.label,
+                self._sums,
+                self.kind,
+                self.items,
+                self.length,
+                self.left,
+                self.right,
+            ):
                 d.pop(v, None)
-            self.right.pop(v, None)
             self._alive[self.span[v]].discard(v)
 
     # -- queries ---------------------------------------------------------------------------
