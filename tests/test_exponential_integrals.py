@@ -60,10 +60,12 @@ def test_values_and_derivatives_equal_jax(name: str, shape: str, level: str) -> 
     with jax.enable_x64(True):
         g = _program(name, jnp, jsps)
         want = np.asarray(jref.jacrev(g)(x)).reshape(-1)
-        hessian = np.asarray(jref.hessian(g)(x)).reshape(x.size, x.size)
         assert f(x) == pytest.approx(float(g(x)), rel=1e-13)
+        hessian = None
+        if level == "array" and shape == "n-d":  # the Hessian (a JAX gradient read): once
+            hessian = np.asarray(jref.hessian(g)(x)).reshape(x.size, x.size)
     np.testing.assert_allclose(np.asarray(es.evaluate(x.reshape(-1))).reshape(-1), want, rtol=1e-12)
-    if level == "array" and shape == "n-d":  # the Hessian (a JAX gradient read): once
+    if hessian is not None:
         got = dgraph.hessian(f, x)(x)
         np.testing.assert_allclose(np.asarray(got).reshape(hessian.shape), hessian, rtol=1e-11)
 

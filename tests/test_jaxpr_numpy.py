@@ -157,3 +157,74 @@ def test_the_sign_of_a_signed_zero_is_lax_s():
         want = np.asarray(jax.lax.sign(x))
     (got,) = numpy_equation(eqn, [x])
     assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+SPECIAL_POINTS = np.array([-np.inf, -3.0, -2.5, -1.0, -0.5, -0.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 30.0,
+                           800.0, np.inf, np.nan])  # fmt: skip
+SPECIAL_SHAPES = {"0-d": (), "1-d": (15,), "n-d": (3, 5)}
+
+
+@pytest.mark.parametrize("shape", sorted(SPECIAL_SHAPES))
+@pytest.mark.parametrize(
+    "name",
+    ["sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "logistic",
+     "erf", "erfc", "erf_inv", "lgamma", "digamma", "bessel_i0e", "bessel_i1e"],
+)  # fmt: skip
+def test_elementary_and_special_functions_by_numpy_are_lax_s(name, shape):
+    """Each elementwise function NumPy or SciPy runs equals ``lax``'s on 0-d, 1-d and n-d
+    operands, at poles, infinities, signed zeros and NaN too (the same NaN and infinities;
+    values to lgamma's and digamma's 2e-14, lgamma(2) within 9e-16 of 0 in lax)."""
+    size = SPECIAL_SHAPES[shape]
+    x = SPECIAL_POINTS[6] + 0.7 if not size else SPECIAL_POINTS.reshape(size)
+    if name in ("asin", "acos", "atanh", "erf_inv"):  # inside their domain too
+        x = np.concatenate([np.ravel(x), [-0.9, 0.3, 0.99]])[: np.size(x)].reshape(np.shape(x))
+    with x64(jax):
+        f = getattr(lax, name)
+        closed = jax.make_jaxpr(f)(x)
+        want = np.asarray(f(x))
+    (eqn,) = closed.jaxpr.eqns
+    (got,) = numpy_equation(eqn, [x])
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    infinities = [np.where(np.isinf(a), np.sign(a), 0.0) for a in (got, want)]
+    assert np.array_equal(*infinities)
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=3e-14, atol=4e-15)
+
+
+def test_a_reshape_permuting_its_axes_is_lax_s():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    with x64(jax):
+        closed = jax.make_jaxpr(lambda a: lax.reshape(a, (4, 6), dimensions=(2, 0, 1)))(x)
+        want = np.asarray(lax.reshape(x, (4, 6), dimensions=(2, 0, 1)))
+    (got,) = numpy_equation(closed.jaxpr.eqns[0], [x])
+    assert np.array_equal(got, want)
+
+
+def test_a_custom_rule_s_function_is_run_as_its_primal(counted):
+    """``jax.nn.relu``, ``softplus`` and ``logsumexp`` (custom_jvp calls) and a
+    ``custom_vjp`` function: inlined, run by NumPy, JAX's values; nothing bound."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, taken = counted
+
+    @jax.custom_vjp
+    def clipped(a):
+        return jnp.clip(a, -1.0, 1.0)
+
+    clipped.defvjp(lambda a: (clipped(a), a), lambda a, g: (g,))
+
+    def f(a):
+        return jax.nn.relu(a) + jax.nn.softplus(a) * jax.nn.logsumexp(a) + clipped(a)
+
+    x = np.array([[0.3, -1.7, 2.5], [-0.2, 0.0, 1.1]])
+    with x64(jax):
+        closed = jax.make_jaxpr(f)(x)
+        assert {"custom_jvp_call", "custom_vjp_call"} <= {
+            e.primitive.name for e in closed.jaxpr.eqns
+        }
+        assert numpy_program(closed.jaxpr)
+        (got,) = run_eagerly(closed.jaxpr, closed.consts, [x])
+        want = np.asarray(f(x))
+    assert not bound and taken
+    np.testing.assert_allclose(got, want, rtol=1e-14)

@@ -83,3 +83,18 @@ def test_no_correct_digit_in_float32_is_said_not_called_a_bug():
     _check_rounding("y", value, expected, 2.0, expected * (1 + 1e-2))  # rounding: 1.2e-9
     with pytest.raises(VerificationError, match="a bug"):
         _check_rounding("y", value, expected, 2.0, None)  # no estimate: reported as it is
+
+
+def test_a_primal_numpy_runs_compiles_nothing(smooth, beam):
+    """A primal whose equations NumPy all takes is run by NumPy (nothing lowered, in
+    float64 or float32), with the same verdicts; one with a solve is compiled."""
+    from tests.jax_events import counted
+
+    graph, args = smooth
+    lowered, _ = counted(lambda: check_primal(graph, jax_primal(graph), args))
+    assert lowered == 0
+    with pytest.raises(VerificationError, match="a bug"):
+        check_primal(graph, _off_by(jax_primal(graph), 1e-10), args)
+    graph, args = beam
+    lowered, _ = counted(lambda: check_primal(graph, jax_primal(graph), args))
+    assert lowered >= 1

@@ -32,8 +32,9 @@ def _layer(x):
 
 
 def _log_gamma(x):
-    """lgamma: an equation NumPy does not take (jnp.sort was one until NumPy ran sorts)."""
-    return lax.lgamma(x + 2.0) * jnp.sin(x)
+    """igamma: an equation NumPy does not take (jnp.sort was one until NumPy ran sorts,
+    lax.lgamma until SciPy's gammaln ran it)."""
+    return lax.igamma(1.5, x * x + 0.5) * jnp.sin(x)
 
 
 def _want(f):

@@ -3,12 +3,15 @@ the processes of a test run.
 
 **Flags.** The tests compile thousands of small programs to check values, never speed
 (benchmarks/ time the optimized code), so XLA's LLVM optimizations are off
-(``--xla_backend_optimization_level=0``: the JAX-heavy files ~7 % less CPU) and its CPU
+(``--xla_backend_optimization_level=0``: the JAX-heavy files ~7 % less CPU), its CPU
 backend emits fused loops by its older emitters (``--xla_cpu_use_fusion_emitters=false``:
 each small program compiles in about a third of the CPU; test_rules_vs_jax 108 -> 75
-CPU-s). Both are the same IEEE arithmetic. XLA aborts the process on a flag it does not
-know, so the second is set only where a process with it has started JAX and compiled a
-program (one probe per run, remembered in pytest's cache per jaxlib). ``XLA_FLAGS`` set
+CPU-s) and as one LLVM module (``--xla_cpu_parallel_codegen_split_count=1``: four
+JAX-heavy files 81-83 -> 77-80 CPU-s, as ``ONE_MODULE`` in
+dgraph/frontends/jaxpr_arrays.py). All are the same IEEE arithmetic. XLA aborts the
+process on a flag it does not know, so the last two are set only where a process with
+them has started JAX and compiled a program (one probe per run, remembered in pytest's
+cache per jaxlib). ``XLA_FLAGS`` set
 by the caller is kept; the processes a test starts inherit the flags.
 
 **Cache.** A program one worker compiled, another loads instead of compiling it again
@@ -42,22 +45,24 @@ from pathlib import Path
 
 ENV = "DGRAPH_TEST_XLA_CACHE"
 FLAGS = "--xla_backend_optimization_level=0"  # any XLA
-EMITTERS = "--xla_cpu_use_fusion_emitters=false"  # where this XLA knows it: probed
+PROBED = (  # where this XLA knows them: probed
+    "--xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1"
+)
 _PROBE = "import jax.numpy as jnp; (jnp.arange(3.0) * 2.0).block_until_ready()"
 
 
 def _flags(config) -> str:
-    """:data:`FLAGS`, and :data:`EMITTERS` if a JAX process started with it compiles."""
+    """:data:`FLAGS`, and :data:`PROBED` if a JAX process started with them compiles."""
     try:
         jaxlib = metadata.version("jaxlib")
     except metadata.PackageNotFoundError:
         return FLAGS
     cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
-    seen = cache.get("dgraph/xla_emitters", {}) if cache is not None else {}
+    seen = cache.get("dgraph/xla_probed", {}) if cache is not None else {}
     here = f"{sys.executable} jaxlib {jaxlib}"
     known = seen.get(here) if isinstance(seen, dict) else None
     if known is None:
-        env = {**os.environ, "XLA_FLAGS": f"{FLAGS} {EMITTERS}"}
+        env = {**os.environ, "XLA_FLAGS": f"{FLAGS} {PROBED}"}
         try:
             run = subprocess.run(
                 [sys.executable, "-c", _PROBE], env=env, capture_output=True, timeout=300
@@ -67,9 +72,9 @@ def _flags(config) -> str:
             return FLAGS  # not remembered: asked again next run
         if cache is not None:
             cache.set(
-                "dgraph/xla_emitters", {**(seen if isinstance(seen, dict) else {}), here: known}
+                "dgraph/xla_probed", {**(seen if isinstance(seen, dict) else {}), here: known}
             )
-    return f"{FLAGS} {EMITTERS}" if known else FLAGS
+    return f"{FLAGS} {PROBED}" if known else FLAGS
 
 
 class _AtomicFiles:

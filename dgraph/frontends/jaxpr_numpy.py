@@ -22,7 +22,9 @@ or -0.0 in a key, or an unstable sort's ties, left to XLA: its total order), eac
 JAX's
 semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
 picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
-differ (``div``, ``pow``: a float base) and every elementary function only on floats.
+differ (``div``, ``pow``: a float base) and every elementary function only on floats
+(the special functions ``erf``, ``lgamma``, ``logistic``, ... by SciPy's), and the
+calls of a custom rule's function inlined.
 Elementary functions may round differently from XLA's in the last bits, far below the
 check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or
 ``cond`` whose programs NumPy takes is stepped through (:func:`numpy_loop`): a
@@ -65,7 +67,41 @@ _FLOAT = {  # floats only: their integer versions round or wrap otherwise
     "floor": np.floor,
     "ceil": np.ceil,
     "is_finite": np.isfinite,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "cbrt": np.cbrt,
 }
+
+_SPECIAL = {  # lax's name: scipy.special's, the same function on floats
+    "logistic": "expit",
+    "erf": "erf",
+    "erfc": "erfc",
+    "erf_inv": "erfinv",
+    "lgamma": "gammaln",
+    "digamma": "psi",
+    "bessel_i0e": "i0e",
+    "bessel_i1e": "i1e",
+}
+"""Elementwise special functions by SciPy (imported on first use): JAX's values to
+2e-14 relative (lgamma, digamma; the others to 2e-16), and the same NaN and infinities,
+except ``digamma`` at ±0 (NaN in lax, ∓inf in SciPy) and ``lgamma`` at -inf (+inf in
+lax, -inf in SciPy), both lax's here (:func:`_special`)."""
+
+
+def _special(name: str, x: np.ndarray) -> np.ndarray:
+    """``lax.<name>(x)`` by :data:`_SPECIAL`'s SciPy function, lax's at its edges."""
+    import scipy.special
+
+    out = getattr(scipy.special, _SPECIAL[name])(x)
+    if name == "digamma":
+        return np.where(x == 0, np.nan, out)
+    return np.where(x == -np.inf, np.inf, out) if name == "lgamma" else out
 
 
 def lax_sign(x: np.ndarray) -> np.ndarray:
@@ -107,9 +143,10 @@ def _broadcast_in_dim(x: np.ndarray, p: dict) -> np.ndarray:
     return np.broadcast_to(x.reshape(shape), p["shape"])
 
 
-def _reshape(x: np.ndarray, p: dict) -> np.ndarray | None:
+def _reshape(x: np.ndarray, p: dict) -> np.ndarray:
+    """``lax.reshape``: the axes permuted first where ``dimensions`` is given."""
     if p.get("dimensions") is not None:
-        return None
+        x = np.transpose(x, p["dimensions"])
     return x.reshape(p["new_sizes"])
 
 
@@ -352,6 +389,8 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = ANY_DTYPE[name](*xs)
         elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
             out = _FLOAT[name](*xs)
+        elif name in _SPECIAL and len(xs) == 1 and xs[0].dtype.kind == "f":
+            out = _special(name, xs[0])
         elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
             out = np.power(xs[0], xs[1].astype(xs[0].dtype))
         elif name == "integer_pow" and xs[0].dtype.kind == "f":
@@ -382,10 +421,22 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
 
 
 INLINED_CALLS = frozenset(
-    {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
+    {
+        "pjit",
+        "jit",
+        "closed_call",
+        "core_call",
+        "remat",
+        "checkpoint",
+        "remat2",
+        "custom_jvp_call",
+        "custom_vjp_call",
+    }
 )
 """The call primitives a program run eagerly inlines (:func:`~.jaxpr_arrays.run_eagerly`)
-and :func:`numpy_program` looks into."""
+and :func:`numpy_program` looks into: a custom rule's function is run as its primal
+program (``jax.nn.relu``'s, ``logsumexp``'s), as JAX evaluates it; its rule matters
+only to a derivative, which a program run here has already taken."""
 
 
 NUMPY_LOOP_MOST = 10_000
@@ -497,6 +548,8 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return True
     if name in _FLOAT or name == "dot_general":
         return all(k == "f" for k in kinds)
+    if name in _SPECIAL:
+        return kinds == ["f"]
     if name in ("iota", "empty2"):
         return not kinds
     if name in ("pow", "integer_pow"):
@@ -509,6 +562,4 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return kinds[0] in "biu"
     if name == "pad":
         return all(inner == 0 for _, _, inner in p["padding_config"])
-    if name == "reshape":
-        return p.get("dimensions") is None
     return name in _MOVES and len(kinds) == 1

@@ -25,9 +25,12 @@ from ...errors import DGraphError, VerificationError
 from ...frontends.jaxpr_arrays import (
     REFERENCE_COMPILE,
     REFERENCE_JIT_MOST,
+    REFERENCE_NUMPY_MOST,
+    equation_count,
     quick_jit,
     run_eagerly,
 )
+from ...frontends.jaxpr_numpy import numpy_program
 from ..evaluate import ArrayEvaluator
 from ..ir import Name
 from .dialect import DIALECTS
@@ -84,7 +87,9 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
 
 
 def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:
-    """``primal(*args)`` compiled as one program (:func:`~dgraph.frontends.jaxpr_arrays.
+    """``primal(*args)`` traced and, where NumPy takes every equation (:func:`_numpy_runs`),
+    run by :func:`~dgraph.frontends.jaxpr_arrays.run_eagerly` (nothing compiled); else
+    compiled as one program (:func:`~dgraph.frontends.jaxpr_arrays.
     quick_jit`, a reference's quick options), where run operation by operation each
     operation compiles a program of its own (tests/test_numpy_einsum.py's seven checks:
     6.7 -> 0.8 CPU-s; benchmarks/RESULTS.md, suite19). A graph of more than
@@ -96,18 +101,28 @@ def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) 
     dispatched on its own compiled a kernel per primitive and shape (a binomial tree's
     levels each meet new shapes); where JAX does not trace it, ``primal`` itself (its own
     error, if any)."""
-    operations = sum(1 for v in graph.nx if graph.op(v) is not None)
-    if operations <= REFERENCE_JIT_MOST:
-        try:
-            return quick_jit(jax, primal, REFERENCE_COMPILE)(*args)
-        except Exception:  # run operation by operation: its own error, as before, if any
-            pass
     try:
         closed, shape = jax.make_jaxpr(primal, return_shape=True)(*args)
     except Exception:  # run by jax.numpy: its own error, as before, if any
         return primal(*args)
+    operations = sum(1 for v in graph.nx if graph.op(v) is not None)
+    if operations <= REFERENCE_JIT_MOST and not _numpy_runs(closed, args):
+        try:
+            return quick_jit(jax, primal, REFERENCE_COMPILE)(*args)
+        except Exception:  # run operation by operation: its own error, as before, if any
+            pass
     values = run_eagerly(closed.jaxpr, closed.consts, args)
     return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), values)
+
+
+def _numpy_runs(closed: Any, args: list) -> bool:
+    """Whether NumPy runs every equation of the traced primal ``closed``
+    (:func:`~dgraph.frontends.jaxpr_numpy.numpy_program`) with its arguments' entries
+    times its equations at most :data:`~dgraph.frontends.jaxpr_arrays.
+    REFERENCE_NUMPY_MOST`: then nothing is compiled, as for a ``J·v`` reference."""
+    entries = sum(int(np.size(a)) for a in args)
+    work = entries * max(equation_count(closed.jaxpr), 1)
+    return work <= REFERENCE_NUMPY_MOST and numpy_program(closed.jaxpr)
 
 
 ROUNDING_SAFETY = 1024.0
