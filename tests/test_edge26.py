@@ -243,7 +243,7 @@ def test_value_gradient_hessian_at_the_hessian_s_limit_is_built(monkeypatch, spa
     want = np.asarray(jref.hessian(logsumexp)(x))
     np.testing.assert_allclose(hessian.toarray() if sparse else hessian, want, rtol=1e-12,
                                atol=1e-15)  # fmt: skip
-    np.testing.assert_allclose(gradient, np.asarray(jax.grad(logsumexp)(x)), rtol=1e-13)
+    np.testing.assert_allclose(gradient, np.asarray(jref.jacrev(logsumexp)(x)), rtol=1e-13)
     _limits(monkeypatch, **{"sparse" if sparse else "dense": 1599})
     with pytest.raises(DGraphError) as raised:
         dgraph.make_function(_log_sum_exp, "value_gradient_hessian", sparse=sparse, point=[x])

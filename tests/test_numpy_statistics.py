@@ -121,7 +121,7 @@ def test_nan_reductions_skip_nans_of_the_program():
     with np.errstate(invalid="ignore"):
         value = f(np)(x)
         grad = dgraph.make_function(f(np), "jacobian", point=[x + 2.0])(x)
-    want = np.asarray(jax.grad(f(jnp))(jnp.asarray(x)))
+    want = np.asarray(jref.jacrev(f(jnp))(jnp.asarray(x)))
     assert np.isclose(value, float(f(jnp)(jnp.asarray(x))))
     assert np.isnan(want[1]) and np.ravel(grad)[1] == 0.0
     np.testing.assert_allclose(np.delete(np.ravel(grad), 1), np.delete(want, 1), rtol=1e-12)
