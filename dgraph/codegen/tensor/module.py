@@ -61,6 +61,7 @@ from .footprint import PEAK_MOST, Total, entries_at_most, refuse_large_program
 from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
+from .gather_chains import gathers_of_gathers
 from .gather_scale import folded_scalings
 from .gathers import GATHER_FROM, PUSH_COMPACT, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
@@ -74,6 +75,7 @@ from .numpy_form import numpy_body, strided_runs, text
 from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_of, structural_valued
 from .regions import read_outputs, refuse_unprinted, region_block, region_value
+from .scatter_chains import merged_scatter_adds
 from .slice_loops import chunked
 from .triangle import mirror_positions, mirrored_entries, narrowed
 
@@ -394,6 +396,8 @@ def tensor_program(
     w.evaluated.clear()
     if lang == "python":
         statements = _fold_gathers(w, statements)
+    statements = gathers_of_gathers(statements, w.constants.arrays, w.constants.add)
+    statements = merged_scatter_adds(statements)
     statements = optimize_statements(statements, ends)  # CSE, dead statements
     if symmetric:
         keep = coordinates[0] >= coordinates[1]

@@ -36,6 +36,7 @@ from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
 from .dialect import DIALECTS
 from .forward import operand_shape
+from .gather_chains import gathers_of_gathers
 from .jit_arguments import jitted_whole
 from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
@@ -50,6 +51,7 @@ from .module import (
     output_node,
     read_input,
 )
+from .scatter_chains import merged_scatter_adds
 
 __all__ = [
     "SWEEP_MODES",
@@ -433,7 +435,9 @@ def _build(
             for x in graph.inputs
         ]
     results += extra_values(w, extra, nodes, shapes, lambda op, args: loops.value(op, args, False))
-    statements = optimize_statements(live_statements(w.statements, results), results)
+    live = live_statements(w.statements, results)
+    live = merged_scatter_adds(gathers_of_gathers(live, w.constants.arrays, w.constants.add))
+    statements = optimize_statements(live, results)
     return _Built(w, arguments, seed_args, statements, results, mults, loops.notes)
 
 
