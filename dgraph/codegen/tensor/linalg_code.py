@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ...blocks.decompositions import cofactors
 from ...blocks.linalg import by_rows, cotangent, forward, tangent
+from ...errors import DGraphError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, UnaryOp
 
 __all__ = ["IROps", "JaxIROps", "linalg_forward", "linalg_values", "vocabulary"]
@@ -79,6 +81,19 @@ class IROps:
     @staticmethod
     def last_sum(a: Node) -> Node:
         return Call("sum", (a,), (("axis", Const(-1)),))
+
+    @staticmethod
+    def last_prod(a: Node) -> Node:
+        return Call("prod", (a,), (("axis", Const(-1)),))
+
+    order = 0  # the operand's n (an n×n matrix): :func:`vocabulary` sets it
+
+    @classmethod
+    def cofactors(cls, a: Node) -> Node:
+        """``adj(A)ᵀ`` by the SVD (:func:`dgraph.blocks.decompositions.cofactors`)."""
+        if cls.order < 1:
+            raise DGraphError("the cofactors of a matrix of unknown order")
+        return cofactors(a, cls.order, cls)
 
     @staticmethod
     def div(a: Node | float, b: Node) -> Node:
@@ -189,9 +204,13 @@ class JaxIROps(IROps):
         return cls.swap(cls.solve_left(t, cls.swap(b), lower, not trans))
 
 
-def vocabulary(lang: str) -> type[IROps]:
-    """The formulas' vocabulary for a target language (``python``: NumPy; ``jax``)."""
-    return JaxIROps if lang == "jax" else IROps
+def vocabulary(lang: str, operand: Sequence[int] = ()) -> type[IROps]:
+    """The formulas' vocabulary for a target language (``python``: NumPy; ``jax``); of an
+    n×n ``operand`` (its shape) knowing n (``det``'s cofactors build an n×n mask)."""
+    base = JaxIROps if lang == "jax" else IROps
+    if len(operand) < 2:
+        return base
+    return type(base.__name__, (base,), {"order": int(operand[-1])})
 
 
 def linalg_forward(
@@ -212,10 +231,10 @@ def linalg_values(
     if by_rows(op, k, shapes):
         size = math.prod(op.shape)
         basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *op.shape))))
-        out = emit(cotangent(op, k, args, basis, result, vocabulary(lang)))
+        out = emit(cotangent(op, k, args, basis, result, vocabulary(lang, shapes[0])))
         return Call("reshape", (out, Const((*op.shape, *mine))))
     size = math.prod(mine)
     basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *mine))))
-    out = emit(tangent(op, k, args, basis, result, vocabulary(lang), emit))
+    out = emit(tangent(op, k, args, basis, result, vocabulary(lang, shapes[0]), emit))
     moved = Call("moveaxis", (out, Const(0), Const(-1)))
     return Call("reshape", (moved, Const((*op.shape, *mine))))
