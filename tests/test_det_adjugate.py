@@ -191,19 +191,25 @@ def _transposed(rule):
     return wrong
 
 
+def _swapped(rule):
+    """The generated code's SVD formula returning ``adj(A)`` (its IR swapped)."""
+    return lambda a, n, xp: xp.swap(rule(a, n, xp))
+
+
 def test_a_transposed_cofactor_rule_is_caught(monkeypatch) -> None:
-    """The blocks' cofactors transposed: the expression set does not verify (against
-    JAX's jvp at the user's point and a random one); the generated code's rule transposed
-    (the IR's ``swapaxes``): its code check fails. Non-symmetric A: rank 3 and full."""
-    a = _low_rank(4, 3).ravel()
+    """The blocks' cofactors transposed (``adj(A)`` for ``adj(A)ᵀ``, non-symmetric A of
+    rank 3): the expression set does not verify against JAX's jvp; the generated code's
+    SVD formula transposed, at an exactly singular A (where the code runs it): its code
+    check fails. The right rules pass at both."""
+    a, singular = _low_rank(4, 3).ravel(), _exactly_singular(4, 1).ravel()
     with monkeypatch.context() as m:
         m.setattr(L, "_cofactors", _transposed(L._cofactors))
-        with pytest.raises((DGraphError, VerificationError)):
+        with pytest.raises(DGraphError, match="did not verify"):
             dgraph.make_function(_det(4), "jacobian", point=[a])
-    with monkeypatch.context() as m:
-        ir_rule = LC.cofactors
-        m.setattr(LC, "cofactors", lambda a, n, xp: xp.swap(ir_rule(a, n, xp)))
-        with pytest.raises(VerificationError, match="check FAILED"):
-            dgraph.make_function(_det(4), "jacobian", point=[a])
-    fn = dgraph.make_function(_det(4), "jacobian", point=[a])  # the right rules pass
-    assert fn.generated.verified
+    for lang in ("python", "c"):
+        with monkeypatch.context() as m:
+            m.setattr(LC, "cofactors", _swapped(LC.cofactors))
+            with pytest.raises(VerificationError, match="check FAILED"):
+                dgraph.make_function(_det(4), "jacobian", lang, point=[singular])
+        assert dgraph.make_function(_det(4), "jacobian", lang, point=[singular]).generated.verified
+    assert dgraph.make_function(_det(4), "jacobian", point=[a]).generated.verified
