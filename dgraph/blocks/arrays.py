@@ -900,6 +900,8 @@ def block_magnitude(
     if op.primitive in REGIONS:
         args = [np.asarray(_read(x, values)) for x in op.operands]
         return op.param["region"].block_magnitude(op.param["output"], k, args, block)
+    if op.primitive in _linalg.MAGNITUDES:  # det's cofactors: 0 or tiny at a singular matrix
+        return _linalg.magnitude(op, k, [np.asarray(_read(x, values)) for x in op.operands])
     if op.primitive not in ELEMENTWISE or _magnitude_function(op.primitive, k) is None:
         return None
     return block_value(op, k, values, block, terms=True)

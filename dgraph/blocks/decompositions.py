@@ -3,8 +3,10 @@ array operation with a dense block, its values the tangent map applied to every 
 direction (as :mod:`dgraph.blocks.linalg`, which dispatches here):
 
 * ``det`` and ``logabsdet`` (``log|det A|``, ``jnp.linalg.slogdet``'s second result) of a
-  square matrix: ``d log|det A| = tr(A⁻¹·dA)`` and ``d det A = det A · tr(A⁻¹·dA)``
-  (Jacobi's formula; the sign of ``det`` has no derivative);
+  square matrix: ``d det A = tr(adj(A)·dA)`` (Jacobi's formula; ``adj(A)ᵀ`` the cofactor
+  matrix, :func:`cofactors`, defined at every matrix: ``det A·A⁻ᵀ`` where A is invertible,
+  rank one at rank n-1, 0 at rank n-2 and lower) and ``d log|det A| = tr(A⁻¹·dA)`` (infinite
+  at a singular matrix: NaN there, as JAX gives); the sign of ``det`` has no derivative;
 * ``qr_q`` and ``qr_r``, the reduced QR of an m×n matrix, m ≥ n: with ``C = Qᵀ·dA·R⁻¹``
   and ``Ω = L - Lᵀ``, ``L`` the strict lower triangle of C (the skew-symmetric part that
   keeps Q orthonormal), ``dQ = Q·(Ω - C) + dA·R⁻¹`` and ``dR = (C - Ω)·R`` (JAX's rule
@@ -40,7 +42,7 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["DECOMPOSITIONS", "LU_DATA", "check", "factor", "forward", "tangent"]
+__all__ = ["DECOMPOSITIONS", "LU_DATA", "check", "cofactors", "factor", "forward", "tangent"]
 
 DECOMPOSITIONS = frozenset({"det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt"})
 DECOMPOSITIONS |= {"lu"}
@@ -68,6 +70,20 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
 
 def _same(x: Any) -> Any:
     return x
+
+
+def cofactors(a: Any, n: int, xp: Any) -> Any:
+    """The cofactor matrix ``adj(A)ᵀ = ∂ det A/∂A`` of the n×n matrix ``a``, at every matrix,
+    singular or not, from the SVD ``A = U·diag(s)·Vᵀ``:
+    ``adj(A)ᵀ = det U·det Vᵀ·U·diag(∏_{j≠i} s_j)·Vᵀ`` (``adj`` is multiplicative and
+    ``adj(diag(s)) = diag(∏_{j≠i} s_j)``; Stewart, "On the adjugate matrix", Linear Algebra
+    Appl. 283, 1998). No division: rank one at rank n-1 (one ``s_j`` is 0), 0 at rank n-2
+    and lower. The singular vectors' signs cancel (a pair flipped flips one of the dets)."""
+    triple = xp.svd(a)
+    u, s, vt = xp.part(triple, 0), xp.part(triple, 1), xp.part(triple, 2)
+    others = xp.last_prod(xp.where(xp.eq(xp.eye(n), 1.0), 1.0, xp.row(s)))  # ∏_{j≠i} s_j
+    sign = xp.scale(xp.det(u), xp.det(vt))
+    return xp.scale(sign, xp.matmul(xp.scale(u, xp.row(others)), vt))
 
 
 def factor(a: Any, n: int, xp: Any, emit: Callable[[Any], Any] = _same) -> tuple[Any, Any, Any]:
@@ -119,9 +135,10 @@ def tangent(
     directions), ``result`` the primal result; ``lu``'s permutation the elimination's
     again, its steps named by ``emit`` (generated code computes them once)."""
     name, a = op.primitive, args[0]
-    if name in ("det", "logabsdet"):
-        traces = xp.last_sum(xp.last_sum(xp.scale(xp.swap(xp.inv(a)), d)))  # tr(A⁻¹·dA)
-        return traces if name == "logabsdet" else xp.scale(traces, result)
+    if name == "det":  # tr(adj(A)·dA)
+        return xp.last_sum(xp.last_sum(xp.scale(xp.cofactors(a), d)))
+    if name == "logabsdet":  # tr(A⁻¹·dA)
+        return xp.last_sum(xp.last_sum(xp.scale(xp.swap(xp.inv(a)), d)))
     if name.startswith("qr"):
         return _qr(name, a, d, xp)
     if name == "lu":

@@ -48,15 +48,18 @@ __all__ = [
     "APPLIED",
     "LINALG",
     "LU_DATA",
+    "MAGNITUDES",
     "AbsoluteOps",
     "Applier",
     "KeptOps",
     "NumPyOps",
     "by_rows",
     "check",
+    "cofactor_scale",
     "cotangent",
     "forward",
     "lu_data",
+    "magnitude",
     "operand_block",
     "rule_costs",
     "tangent",
@@ -90,6 +93,43 @@ def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
         return tuple(np.full(shape, np.nan) for shape in ((m, k), (k,), (k, n)))
 
 
+def _cofactors(a: Any) -> np.ndarray:
+    """``adj(A)ᵀ`` (:func:`dgraph.blocks.decompositions.cofactors`): ``det A·A⁻ᵀ`` where
+    LAPACK inverts A and the product is finite (one LU for both: the last pivot cancels,
+    so it stays accurate near a singular matrix), else by the SVD (an exactly zero pivot:
+    rank n-1 and lower)."""
+    a = np.asarray(a, dtype=float)
+    with np.errstate(all="ignore"):
+        try:
+            found = np.linalg.det(a) * np.swapaxes(np.linalg.inv(a), -1, -2)
+        except np.linalg.LinAlgError:
+            found = None
+    if found is not None and np.all(np.isfinite(found)):
+        return found
+    if not np.all(np.isfinite(a)):
+        return np.full(np.shape(a), np.nan)
+    return _dec.cofactors(a, np.shape(a)[-1], NumPyOps)
+
+
+def cofactor_scale(a: Any) -> np.ndarray:
+    """``‖A‖_F^(n-1)`` in every entry of an n×n matrix: each cofactor is a determinant of
+    n-1 rows of A, at most that (Hadamard's inequality), and it is the scale of the
+    cofactors' rounding, by LU or SVD, where they are 0 or tiny (A singular: ``|adj(A)|``
+    there would count rounding as an error)."""
+    a = np.asarray(a, dtype=float)
+    bound = np.linalg.norm(a, axis=(-2, -1)) ** (np.shape(a)[-1] - 1)
+    return np.broadcast_to(np.expand_dims(bound, (-2, -1)), np.shape(a)).copy()
+
+
+MAGNITUDES = frozenset({"det"})  # rules whose values' rounding is not relative to them
+
+
+def magnitude(op: Any, k: int, args: Sequence[np.ndarray]) -> np.ndarray:
+    """The scale of the rounding of :func:`values` for the operations of
+    :data:`MAGNITUDES`, laid out as they are: ``det``'s cofactors by :func:`cofactor_scale`."""
+    return cofactor_scale(args[0])
+
+
 class NumPyOps:
     """The array vocabulary of the formulas, in NumPy."""
 
@@ -105,6 +145,8 @@ class NumPyOps:
     column = staticmethod(lambda w: np.reshape(w, (*np.shape(w), 1)))
     row = staticmethod(lambda w: np.reshape(w, (*np.shape(w)[:-1], 1, np.shape(w)[-1])))
     last_sum = staticmethod(lambda a: np.sum(a, axis=-1))
+    last_prod = staticmethod(lambda a: np.prod(a, axis=-1))
+    cofactors = staticmethod(lambda a: _cofactors(a))
     div = staticmethod(np.divide)
     tril = staticmethod(np.tril)
     triu = staticmethod(np.triu)
@@ -306,15 +348,18 @@ def cotangent(
       and ``ā = T*(-xᵀ·x̄·M⁻ᵀ)`` (right), T* the adjoint of the triangle read
       (:func:`_triangle`: transposed back, the unit diagonal dropped, the triangle kept);
     * ``linear_solve``: ``b̄ = A⁻ᵀ·x̄``, ``Ā = -A⁻ᵀ·x̄·xᵀ`` (columns; rows and a vector alike);
-    * ``logabsdet`` and ``det``: ``Ā = w̄·A⁻ᵀ`` and ``Ā = w̄·det A·A⁻ᵀ`` (Jacobi's formula);
+    * ``logabsdet`` and ``det``: ``Ā = w̄·A⁻ᵀ`` and ``Ā = w̄·adj(A)ᵀ`` (Jacobi's formula;
+      the cofactor matrix ``adj(A)ᵀ``, ``det A·A⁻ᵀ`` where A is invertible, defined at
+      every matrix: :func:`dgraph.blocks.decompositions.cofactors`);
     * ``eigh_values``: ``Ā = V·diag(w̄)·Vᵀ``; ``eigh_vectors``: ``Ā = V·(F ∘ (Vᵀ·V̄))·Vᵀ``
       (the adjoints of the tangents as written: ``F ∘ ·`` is self-adjoint; not
       symmetrized, as the tangent reads all of dA).
     """
     name = op.primitive
-    if name in ("det", "logabsdet"):
-        scale = bar if name == "logabsdet" else xp.scale(bar, result)
-        return xp.scale(xp.column(xp.column(scale)), xp.swap(xp.inv(args[0])))
+    if name == "det":
+        return xp.scale(xp.column(xp.column(bar)), xp.cofactors(args[0]))
+    if name == "logabsdet":
+        return xp.scale(xp.column(xp.column(bar)), xp.swap(xp.inv(args[0])))
     if name.startswith("eigh"):
         pair = xp.eigh(args[0])
         w, v = xp.part(pair, 0), xp.part(pair, 1)
@@ -451,6 +496,9 @@ class KeptOps(NumPyOps):
     def inv(self, a: Any) -> np.ndarray:
         return self._kept("inv", a)
 
+    def cofactors(self, a: Any) -> np.ndarray:
+        return self._kept("cofactors", a)
+
     def eigh(self, a: Any) -> Any:
         return self._kept("eigh", a)
 
@@ -476,6 +524,9 @@ class AbsoluteOps(KeptOps):
 
     def inv(self, a: Any) -> np.ndarray:
         return np.abs(super().inv(a))
+
+    def cofactors(self, a: Any) -> np.ndarray:
+        return cofactor_scale(a)
 
 
 class Applier(OperatorValues):

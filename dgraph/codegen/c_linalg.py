@@ -42,8 +42,12 @@ diagonal is 0), Q accumulated backward as ``orgqr`` does (5.1.6): Q and R equal 
 rounding, signs included. The reduced SVD (``dgraph_svd``, ``numpy.linalg.svd`` with
 ``full_matrices=False``) is one-sided Jacobi (Hestenes 1958; Golub and Van Loan 2013,
 8.6.3): the min(m, n) columns of A (its rows where m < n), scaled by its largest magnitude,
-rotated pairwise until each pair's cosine is below max(m, n)·eps, at most 60 sweeps; the
-values descending, a zero value's vector completed by Gram-Schmidt on the unit vectors.
+rotated pairwise until each pair's cosine is below max(m, n)·eps, at most 60 sweeps (a pair
+one of whose columns is below max(m, n)·eps of the other not rotated: at an exactly
+rank-deficient matrix that column is rounding, whose rotations never converge); the
+values descending, a value at most max(m, n)·eps of the largest set to 0, a zero value's
+vector completed by Gram-Schmidt on the unit vectors (orthogonal to the others: the
+cofactors of ``det``'s derivative read them at a singular matrix).
 LAPACK's singular vectors carry no sign convention; here each left vector's entry of
 largest magnitude (the first such) is positive, the right vector flipped with it: as for
 ``eigh``, a program whose value reads a singular vector's sign may differ from NumPy's (its
@@ -517,6 +521,7 @@ DGRAPH_SPECIAL void dgraph_svd(long m, long n, const double *a, long rows, long 
                     gamma += g[p * len + i] * g[q * len + i];
                 }
                 if (!(fabs(gamma) > tol * sqrt(alpha * beta))) continue;
+                if (alpha < tol * tol * beta || beta < tol * tol * alpha) continue; /* noise */
                 rotated = 1;
                 const double zeta = (beta - alpha) / (2.0 * gamma);
                 const double root = fabs(zeta) + sqrt(1.0 + zeta * zeta);
@@ -547,6 +552,9 @@ DGRAPH_SPECIAL void dgraph_svd(long m, long n, const double *a, long rows, long 
         for (long i = 0; i < len; i++) norm += g[p * len + i] * g[p * len + i];
         s[p] = sqrt(norm);
     }
+    double largest = 0.0; /* a column at rounding level beside the largest: its value 0 */
+    for (long p = 0; p < k; p++) largest = s[p] > largest ? s[p] : largest;
+    for (long p = 0; p < k; p++) s[p] = s[p] <= tol * largest ? 0.0 : s[p];
     for (long p = 0; p < k; p++) { /* descending (selection), the vectors with them */
         long high = p;
         for (long j = p + 1; j < k; j++)

@@ -415,13 +415,19 @@ class BlockOps:
             m, n = math.prod(a.out_shape), math.prod(b.out_shape)
             bar = self._as_matrix(a, va, (m, n))
             bar = Call("reshape", (bar, Const((m, *op.shape))))
-            out = self.emit(cotangent(op, k, args, bar, result, vocabulary(self.lang)))
+            square = b.in_shape if k == 0 else ()  # the first operand's shape (det's n)
+            out = self.emit(
+                cotangent(op, k, args, bar, result, vocabulary(self.lang, square, self.emit))
+            )
             return product, self.emit(Call("reshape", (out, Const(_value_shape(product)))))
         b, vb = self.materialize(lower, True)  # type: ignore[misc]
         n, m = math.prod(b.out_shape), math.prod(b.in_shape)
         columns = self._as_matrix(b, vb, (n, m))
         dirs = Call("reshape", (Call("transpose", (columns,)), Const((m, *b.out_shape))))
-        out = self.emit(tangent(op, k, args, dirs, result, vocabulary(self.lang)))
+        square = b.out_shape if k == 0 else ()
+        out = self.emit(
+            tangent(op, k, args, dirs, result, vocabulary(self.lang, square, self.emit))
+        )
         moved = Call("moveaxis", (out, Const(0), Const(-1)))
         return product, self.emit(Call("reshape", (moved, Const(_value_shape(product)))))
 

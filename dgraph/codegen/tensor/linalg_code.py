@@ -14,8 +14,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ...blocks.decompositions import cofactors
 from ...blocks.linalg import by_rows, cotangent, forward, tangent
-from ..ir import BinOp, Call, Const, Index, Node, Seq, UnaryOp
+from ...errors import DGraphError
+from ..ir import (
+    ArrayStatement,
+    BinOp,
+    Call,
+    Cond,
+    Const,
+    Index,
+    Item,
+    LoopBody,
+    Name,
+    Node,
+    Seq,
+    UnaryOp,
+)
 
 __all__ = ["IROps", "JaxIROps", "linalg_forward", "linalg_values", "vocabulary"]
 
@@ -79,6 +94,33 @@ class IROps:
     @staticmethod
     def last_sum(a: Node) -> Node:
         return Call("sum", (a,), (("axis", Const(-1)),))
+
+    @staticmethod
+    def last_prod(a: Node) -> Node:
+        return Call("prod", (a,), (("axis", Const(-1)),))
+
+    order = 0  # the operand's n (an n×n matrix): :func:`vocabulary` sets it
+    emit: Callable[[Node], Node] | None = None  # names a statement: :func:`vocabulary`
+
+    @classmethod
+    def cofactors(cls, a: Node) -> Node:
+        """``adj(A)ᵀ``: one :class:`~dgraph.codegen.ir.Cond` on ``det A == 0`` run at run
+        time, ``det A·A⁻ᵀ`` where it is not (one LU, the cost of Jacobi's formula), the SVD
+        (:func:`dgraph.blocks.decompositions.cofactors`) where it is (an exactly zero
+        pivot: ``linalg.inv`` would raise or give NaN); the SVD alone without ``emit``."""
+        if cls.order < 1:
+            raise DGraphError("the cofactors of a matrix of unknown order")
+        if cls.emit is None:
+            return cofactors(a, cls.order, cls)
+        det = cls.emit(cls.det(a))
+        index = Call("where", (BinOp("==", det, Const(0.0)), Const(1), Const(0)))
+        matrix, scale = Name("_cof_a"), Name("_cof_d")
+        inverse = BinOp("*", scale, cls.swap(cls.inv(matrix)))
+        branches = tuple(
+            LoopBody((matrix.id, scale.id), (ArrayStatement("_cof", value),), ("_cof",))
+            for value in (inverse, cofactors(matrix, cls.order, cls))
+        )
+        return Item(cls.emit(Cond(index, (a, det), branches)), 0)
 
     @staticmethod
     def div(a: Node | float, b: Node) -> Node:
@@ -188,10 +230,44 @@ class JaxIROps(IROps):
         """``b·op(T)⁻¹ = (op(T)⁻ᵀ·bᵀ)ᵀ``."""
         return cls.swap(cls.solve_left(t, cls.swap(b), lower, not trans))
 
+    @classmethod
+    def cofactors(cls, a: Node) -> Node:
+        """``adj(A)ᵀ`` as :meth:`IROps.cofactors`, ``det A`` and ``A⁻ᵀ`` from one
+        ``jax.scipy.linalg.lu_factor`` (``jnp.linalg.det`` writes n ≤ 3 out: its rounding
+        near a singular matrix is not the inverse's, and their product would not be the
+        cofactors)."""
+        if cls.order < 1 or cls.emit is None:
+            return super().cofactors(a)
+        n = cls.order
+        factors = cls.emit(Call("scipy.linalg.lu_factor", (a,)))
+        lu, pivots = Index(factors, (Const(0),)), Index(factors, (Const(1),))
+        swapped = BinOp("!=", pivots, Call("arange", (Const(n),)))  # a row swap: -1
+        sign = Call("prod", (Call("where", (swapped, Const(-1.0), Const(1.0))),))
+        det = cls.emit(BinOp("*", sign, Call("prod", (Call("diagonal", (lu,)),))))
+        index = Call("where", (BinOp("==", det, Const(0.0)), Const(1), Const(0)))
+        names = ("_cof_a", "_cof_d", "_cof_lu", "_cof_p")
+        pair = Seq((Name(names[2]), Name(names[3])))
+        solved = Call(
+            "scipy.linalg.lu_solve", (pair, Call("eye", (Const(n),))), (("trans", Const(1)),)
+        )
+        branches = tuple(
+            LoopBody(names, (ArrayStatement("_cof", value),), ("_cof",))
+            for value in (BinOp("*", Name(names[1]), solved), cofactors(Name(names[0]), n, cls))
+        )
+        return Item(cls.emit(Cond(index, (a, det, lu, pivots), branches)), 0)
 
-def vocabulary(lang: str) -> type[IROps]:
-    """The formulas' vocabulary for a target language (``python``: NumPy; ``jax``)."""
-    return JaxIROps if lang == "jax" else IROps
+
+def vocabulary(
+    lang: str, operand: Sequence[int] = (), emit: Callable[[Node], Node] | None = None
+) -> type[IROps]:
+    """The formulas' vocabulary for a target language (``python``: NumPy; ``jax``); of an
+    n×n ``operand`` (its shape) knowing n, and with ``emit`` naming statements (``det``'s
+    cofactors: an n×n mask, a run-time choice of formula)."""
+    base = JaxIROps if lang == "jax" else IROps
+    if len(operand) < 2:
+        return base
+    bound = {"order": int(operand[-1]), "emit": None if emit is None else staticmethod(emit)}
+    return type(base.__name__, (base,), bound)
 
 
 def linalg_forward(
@@ -212,10 +288,10 @@ def linalg_values(
     if by_rows(op, k, shapes):
         size = math.prod(op.shape)
         basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *op.shape))))
-        out = emit(cotangent(op, k, args, basis, result, vocabulary(lang)))
+        out = emit(cotangent(op, k, args, basis, result, vocabulary(lang, shapes[0], emit)))
         return Call("reshape", (out, Const((*op.shape, *mine))))
     size = math.prod(mine)
     basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *mine))))
-    out = emit(tangent(op, k, args, basis, result, vocabulary(lang), emit))
+    out = emit(tangent(op, k, args, basis, result, vocabulary(lang, shapes[0], emit), emit))
     moved = Call("moveaxis", (out, Const(0), Const(-1)))
     return Call("reshape", (moved, Const((*op.shape, *mine))))
