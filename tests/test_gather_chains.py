@@ -82,6 +82,8 @@ def test_positions_compose_and_only_names_written_once_are_followed():
     assert gathers_of_gathers(twice, constants, add) == twice
     masks = {"K1": np.array([True, False]), "K2": constants["K2"]}  # a mask is no gather
     assert gathers_of_gathers(statements, masks, add) == statements
+    outside = {"K1": constants["K1"], "K2": np.array([4])}  # the program's own IndexError
+    assert gathers_of_gathers(statements, outside, add) == statements
 
 
 def _views(name: str, *calls) -> object:

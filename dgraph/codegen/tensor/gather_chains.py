@@ -45,8 +45,9 @@ def gathers_of_gathers(
             inner = _inner(source, defined, constants)
             if inner is not None and inner[0].id not in changed:  # type: ignore[attr-defined]
                 origin, first = inner
-                positions = add(np.ravel(first)[outer])
-                value = Index(Call("ravel", (origin,)), (positions,))
+                if _within(outer, first.size):
+                    positions = add(np.ravel(first)[outer])
+                    value = Index(Call("ravel", (origin,)), (positions,))
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
         if s.target not in changed:
             defined[s.target] = value
@@ -81,3 +82,9 @@ def _inner(
     if found is None or not isinstance(found[0], Name):
         return None
     return found
+
+
+def _within(positions: np.ndarray, size: int) -> bool:
+    """Whether NumPy reads every one of ``positions`` from ``size`` entries (as the
+    program would: one out of range is the program's own error, left to it)."""
+    return not positions.size or (-size <= positions.min() and positions.max() < size)
