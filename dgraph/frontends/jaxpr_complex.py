@@ -55,6 +55,7 @@ from ..errors import InputError
 from . import complex_parts as cp
 from . import dft
 from .dft import FFT_MOST
+from .jaxpr_numpy import INLINED_CALLS
 from .jaxpr_static_while import evaluate_with
 
 __all__ = ["FFT_MOST", "Pair", "complex_pairs", "has_complex", "zero_modulus"]
@@ -389,18 +390,7 @@ indices or a boolean predicate)."""
 _RESIDUALS = ("empty", "empty2")
 """Uninitialized arrays (a branch's residuals it does not compute): zeros, not evaluated."""
 
-_CALLS = (
-    "pjit",
-    "jit",
-    "closed_call",
-    "core_call",
-    "remat",
-    "checkpoint",
-    "remat2",
-    "custom_jvp_call",
-    "custom_vjp_call",
-    "custom_vjp_call_jaxpr",
-)
+_CALLS = INLINED_CALLS | {"custom_vjp_call_jaxpr"}
 
 
 class _Interpreter:
