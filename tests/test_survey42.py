@@ -66,3 +66,28 @@ def test_code_is_not_failed_at_a_kink_the_reference_passes_over():
         return jnp.sum(jnp.maximum(tau * r, (tau - 1.0) * r))
 
     np.testing.assert_allclose(np.ravel(J(b2, X, y)), jax.grad(g)(b2), rtol=1e-12)
+
+
+def test_a_fixed_point_loop_that_diverges_at_random_points_is_passed_over_there():
+    """A logit inversion by the contraction δ += log s − log share(δ), to 1e-12 (BLP's):
+    it converges at the user's shares (sum < 1) and never where they sum past 1, as
+    random shares in [0.5, 1.5) do; the value check ran the loop there towards its 10⁷
+    trips (hours). A random point where it runs past DRAWN_POINT_TRIPS is passed over
+    as a non-finite one is. The Jacobian against the closed form diag(1/s) + 1/s₀."""
+
+    def f(s):
+        def cond(c):
+            return c[1] > 1e-12
+
+        def body(c):
+            d, _ = c
+            share = jax.nn.softmax(jnp.concatenate([jnp.zeros(1), d]))[1:]
+            new = d + jnp.log(s) - jnp.log(share)
+            return new, jnp.max(jnp.abs(new - d))
+
+        return jax.lax.while_loop(cond, body, (jnp.zeros(3), 1.0))[0]
+
+    s = np.array([0.2, 0.3, 0.1])
+    J = make_function(f, "jacobian", point=[s])
+    assert J.generated.verified
+    np.testing.assert_allclose(J(s), np.diag(1 / s) + 1 / (1 - s.sum()), rtol=1e-9)

@@ -69,6 +69,7 @@ from .block_values import (
 )
 from .elementary import StopGradient
 from .graph import vertex_symbol
+from .regions import LoopNotStopped, trip_limit
 
 if TYPE_CHECKING:
     from .expression_data import ExpressionData
@@ -121,6 +122,7 @@ TOLERANCE = 1e-8  # of |J|·|v|: rounding of J·v either way, never a wrong rule
 FLOOR = 1e-6  # of the largest |J|·|v| at a point: an entry's unit is at least this
 RESOLVED = 1e-7  # differences decide a point only where their error estimate is below this
 STEPS = (1e-3, 1e-2, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction, in turn
+DRAWN_POINT_TRIPS = 10_000  # a while_loop's trips at a random point before it is passed over
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # random points
 EPS = float(np.finfo(float).eps)
 TINY = float(np.finfo(float).tiny)
@@ -230,8 +232,11 @@ def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
         arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters drawn too
         inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in arrays}
         frozen: dict[int, np.ndarray] = {}
-        with np.errstate(all="ignore"):
-            values = vertex_values(graph, inputs, frozen)
+        try:  # a loop that does not converge there: passed over as a non-finite point is
+            with np.errstate(all="ignore"), trip_limit(DRAWN_POINT_TRIPS):
+                values = vertex_values(graph, inputs, frozen)
+        except LoopNotStopped:
+            continue
         if _checkable(graph, values):
             return FinitePoint(inputs, values, frozen, (low, high))
     return None
