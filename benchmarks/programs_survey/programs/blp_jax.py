@@ -2,7 +2,7 @@ import jax
 import jax.numpy as jnp
 
 
-def f(s, X, beta):
+def f(s, beta, X):
     def cond(c):
         return c[1] > 1e-12
 

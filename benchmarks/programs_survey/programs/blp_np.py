@@ -1,10 +1,10 @@
 import numpy as np
 
-INPUTS = "s:20,X:20x3,beta:3"
+INPUTS = "s:20,beta:3,X:20x3"
 PARAMS = "X"
 
 
-def f(s, X, beta):
+def f(s, beta, X):
     """BLP-style logit inversion by the contraction delta += log s - log share(delta)."""
     delta = np.zeros(20)
     err = 1.0
@@ -20,4 +20,4 @@ def f(s, X, beta):
 
 def POINT(rng):
     s = rng.uniform(1.0, 3.0, size=20)
-    return [0.8 * s / s.sum(), rng.normal(size=(20, 3)), 0.5 * rng.normal(size=3)]
+    return [0.8 * s / s.sum(), 0.5 * rng.normal(size=3), rng.normal(size=(20, 3))]
