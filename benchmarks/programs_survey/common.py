@@ -158,3 +158,15 @@ def flat_fn(fj, specs, params, args):
         else None
     )
     return g, xf, pf, diff
+
+
+# session 42 (survey42): FEM, power systems, optimal control, chemistry, statistics, ML,
+# numerics
+SCALAR |= {"neohook", "truss", "weibull", "gammall", "dirichlet", "vonmises", "betabin", "zip",
+           "tobit", "ordinal", "cox", "pinball", "infonce", "krr", "tsne", "sinkhorn",
+           "mdn"}  # fmt: skip
+NAMES42 = ["femp1", "neohook", "truss", "cotan", "powerflow", "mshoot", "hermsimp",
+           "arrhenius", "cstr", "weibull", "gammall", "dirichlet", "vonmises", "betabin",
+           "zip", "tobit", "ordinal", "cox", "pinball", "infonce", "cossim", "krr", "tsne",
+           "sinkhorn", "groupnorm", "causal", "mdn", "cheb", "polytrap", "xcorr", "kepler",
+           "blp", "pdist"]  # fmt: skip

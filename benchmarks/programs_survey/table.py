@@ -40,6 +40,8 @@ def cli_state(line):
         return "ok"
     if rc == "2":
         return "ref"
+    if rc == "1" and "internal error" not in line:  # exit 1: the result is not verified
+        return "unverified"
     return "ERR"
 
 
@@ -150,17 +152,22 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-if __name__ == "__main__" and sys.argv[2:] != ["41"]:
+if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"]):
     sys.exit(main())
 
 
-def main41(folder):
-    """Session 41's table (``python table.py FOLDER 41``): its programs (NAMES41) from
-    api1.log/cli1.log (the first runs) and api2.log, api3.log, cli2.log (rows run again
-    after a fix), then each command's median CPU-s over the programs."""
+def main41(folder, session="41"):
+    """Session 41's table (``python table.py FOLDER 41``; 42's with ``42``): its programs
+    (NAMES41, NAMES42) from api1.log/cli1.log (the first runs) and api2.log, api3.log,
+    cli2.log (rows run again after a fix), then each command's median CPU-s over the
+    programs."""
     from statistics import median
 
-    from common import NAMES41
+    import common
+
+    NAMES41 = common.NAMES41 if session == "41" else common.NAMES42
+    refused = REFUSED_BEFORE_41 if session == "41" else REFUSED_BEFORE_42
+    slow = SLOW_BEFORE_41 if session == "41" else set()
 
     before_cli = read(f"{folder}/cli1.log", "cli")
     after_cli = dict(before_cli)
@@ -183,7 +190,7 @@ def main41(folder):
         for _, keys in CLI_GROUPS:
             after = merge([state(after_cli.get((n, k))) for k in keys])
             before = merge([state(before_cli.get((n, k))) for k in keys])
-            if (n, "cli") in REFUSED_BEFORE_41 and after != "-":
+            if (n, "cli") in refused and after != "-":
                 before = "ref"
             row.append(cell(before, after))
         for _, keys in API_GROUPS:
@@ -191,9 +198,9 @@ def main41(folder):
             for v in ("np", "jax"):
                 after = merge([api_state(after_api.get((n, v, k))) for k in keys])
                 before = merge([api_state(before_api.get((n, v, k))) for k in keys])
-                if (n, v) in REFUSED_BEFORE_41:
+                if (n, v) in refused:
                     before = "ref"
-                if (n, v) in SLOW_BEFORE_41 and "hess" in keys:  # killed in hess-c
+                if (n, v) in slow and "hess" in keys:  # killed in hess-c
                     before = "SLOW"
                 elif before == "-":  # its first run was stopped before this row
                     before = after
@@ -222,5 +229,9 @@ REFUSED_BEFORE_41 = {("lstm", "np"), ("lstm", "cli")}
 SLOW_BEFORE_41 = {("heston", "np"), ("heston", "jax")}
 
 
-if __name__ == "__main__" and sys.argv[2:] == ["41"]:
-    sys.exit(main41(sys.argv[1]))
+# the base tree (822d26ec) refused the gamma GLM in every API call ("vertex 't10' is
+# dangling": xlogy of a parameter at the array level)
+REFUSED_BEFORE_42 = {("gammall", "np"), ("gammall", "jax")}
+
+if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"]):
+    sys.exit(main41(sys.argv[1], sys.argv[2]))

@@ -38,7 +38,9 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,15 +77,37 @@ sp = LazyModule("scipy.sparse")
 __all__ = [
     "MAX_TRIPS",
     "Body",
+    "LoopNotStopped",
     "PatternBlocks",
     "Region",
     "is_region",
     "refuse_regions",
     "region_notes",
     "regions_of",
+    "trip_limit",
 ]
 
 MAX_TRIPS = 10_000_000  # a while_loop still running after this many trips is refused
+_TRIP_LIMIT: ContextVar[int | None] = ContextVar("dgraph_trip_limit", default=None)
+
+
+class LoopNotStopped(InputError):
+    """A ``while_loop`` still running past the trips :func:`trip_limit` allows."""
+
+
+@contextmanager
+def trip_limit(trips: int) -> Iterator[None]:
+    """Within it a ``while_loop`` raises :class:`LoopNotStopped` after ``trips`` trips:
+    the value check's random points, where a convergence loop written for the user's
+    data (a fixed point to 1e-12) may never converge and would run to :data:`MAX_TRIPS`
+    (hours), are passed over instead."""
+    token = _TRIP_LIMIT.set(trips)
+    try:
+        yield
+    finally:
+        _TRIP_LIMIT.reset(token)
+
+
 _DENSE = 0.2  # a tangent matrix this full is kept dense
 
 
@@ -539,6 +563,11 @@ class Region(PatternBlocks):
                 s = self.length - 1 - t if self.reverse else t
                 slices = [np.asarray(x)[s] for x in xs]
             else:
+                limit = _TRIP_LIMIT.get()
+                if limit is not None and t >= limit:
+                    raise LoopNotStopped(
+                        f"{self.name or 'while_loop'}: still running after {limit} trips"
+                    )
                 if t >= MAX_TRIPS:
                     raise InputError(
                         f"{self.name or 'while_loop'}: still running after {MAX_TRIPS} trips"

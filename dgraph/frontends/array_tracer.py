@@ -4344,9 +4344,12 @@ def _build(
     # vertices a derivative flows from into an output: the graph's; others that an output
     # still reads (through a predicate) are folded into it as nested operations
     fixed = {a.name for a, n in zip(args, names, strict=True) if n in params}
-    varies = inputs - fixed  # what depends on an input that is differentiated
+    # what a derivative reaches from a differentiated input: through differentiable
+    # operands only (``where(x > 0, 1.0, p)`` with ``p`` a parameter reads ``x`` in its
+    # predicate alone: passive, folded into its reader, never a vertex no input reaches)
+    varies = inputs - fixed
     for name, op, _ in tape.entries:
-        if op is not None and any(u in varies for u in op.vertices()):
+        if op is not None and any(op.operands[k] in varies for k in op.differentiable()):
             varies.add(name)
     active = {name for _, name in returned}
     for name, op, _ in reversed(tape.entries):

@@ -1281,11 +1281,13 @@ def _graph(
 
 
 def _varying(reader: _Reader, inputs: set[str]) -> set[str]:
-    """The names whose values depend on ``inputs`` (through any operand, nested ones
-    too): the inputs and the records that read one of them."""
+    """The names a derivative reaches from ``inputs``: the inputs and the records with a
+    differentiable operand among them. One that reads an input only through a predicate
+    (``where(x > 0, 1.0, p)``, ``p`` a parameter) does not vary: it is inlined where it is
+    read, never a vertex that no input reaches."""
     found = set(inputs)
     for r in reader.records:
-        if any(u in found for u in r.op.vertices()):
+        if any(r.op.operands[k] in found for k in r.op.differentiable()):
             found.add(r.name)
     return found
 
