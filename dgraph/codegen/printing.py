@@ -17,10 +17,11 @@ from collections.abc import Callable
 import sympy
 
 from ..blocks.array_extra import SCIPY_NAMED, SPECIAL_CALLS
+from ..blocks.arrays import is_matmul
 from ..core.numeric import PlainConditions
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
-from .ir import ArrayStatement, Cond, Loop, Node, While
+from .ir import ArrayStatement, Cond, Const, Loop, Node, While
 
 __all__ = [
     "BINARY",
@@ -389,6 +390,8 @@ class ArrayPrinter:
             return f"{node.func}({self._arguments(node.args, node.keywords)})", _ATOM
         _, special, name = node.func.rpartition("special.")
         func = f"{self.special}.{name}" if special else f"{self.xp}.{name}"
+        if name == "einsum" and self.xp == "numpy" and _matmul(node):  # BLAS's sums, as X @ b
+            return f"{self.xp}.matmul({self._arguments(node.args[1:])})", _ATOM
         return f"{func}({self._arguments(node.args, node.keywords)})", _ATOM
 
     def _print_AsType(self, node) -> tuple[str, int]:
@@ -511,6 +514,17 @@ def _special_atoms(expr: sympy.Expr) -> set[sympy.Expr]:
     """The special functions in ``expr`` the array printers call from their special
     module (:data:`~dgraph.blocks.array_extra.SPECIAL_CALLS`)."""
     return {f for f in expr.atoms(sympy.Function) if type(f).__name__ in SPECIAL_CALLS}
+
+
+def _matmul(node: Node) -> bool:
+    """An ``einsum`` of two operands, no keywords but ``optimize``, whose subscripts are
+    ``numpy.matmul``'s (:func:`~dgraph.blocks.arrays.is_matmul`)."""
+    args = node.args  # type: ignore[attr-defined]
+    if len(args) != 3 or not isinstance(args[0], Const) or not isinstance(args[0].value, str):
+        return False
+    if any(k != "optimize" for k, _ in node.keywords):  # type: ignore[attr-defined]
+        return False
+    return is_matmul(args[0].value)
 
 
 def _is_slice(node: Node) -> bool:
