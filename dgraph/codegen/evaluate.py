@@ -32,6 +32,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from ..blocks.array_extra import SPECIAL_CALLS
+from ..core.regions import LoopNotStopped, trips_allowed
 from ..errors import DGraphError
 from . import ir
 from .counting import LARGEST_PRODUCT_POWER
@@ -357,8 +358,12 @@ class ArrayEvaluator:
             self.run(part.statements, env)
             return [self._name(ir.Name(r), env) for r in part.results]
 
+        limit, trips = trips_allowed(), 0
         while bool(run(node.cond)[0]):
+            if limit is not None and trips >= limit:  # a random point's loop may never stop
+                raise LoopNotStopped(f"while_loop: still running after {limit} trips")
             carries = run(node.body)
+            trips += 1
         return tuple(carries)
 
     def _eval_Cond(self, node: ir.Cond, values: list) -> tuple:

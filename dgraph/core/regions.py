@@ -85,6 +85,7 @@ __all__ = [
     "region_notes",
     "regions_of",
     "trip_limit",
+    "trips_allowed",
 ]
 
 MAX_TRIPS = 10_000_000  # a while_loop still running after this many trips is refused
@@ -93,6 +94,12 @@ _TRIP_LIMIT: ContextVar[int | None] = ContextVar("dgraph_trip_limit", default=No
 
 class LoopNotStopped(InputError):
     """A ``while_loop`` still running past the trips :func:`trip_limit` allows."""
+
+
+def trips_allowed() -> int | None:
+    """The trips a ``while_loop`` may run within the innermost :func:`trip_limit` (None:
+    :data:`MAX_TRIPS`), for the evaluators of generated code that run one too."""
+    return _TRIP_LIMIT.get()
 
 
 @contextmanager

@@ -32,11 +32,13 @@ the nonzeros the code computes at any input.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ...blocks import Block, RunTime, Sparse, sparse
+from ...core.regions import trip_limit
 from ...errors import DGraphError
 from ..array_passes import node_shapes
 from ..bounds import Bounded, BoundEvaluator, Scalar, bound_of, plain, run_bounded
@@ -73,6 +75,26 @@ def _constant(w, node: Node) -> np.ndarray:
     env = {n: a for n, a in w.constants.arrays.items()}
     env = ArrayEvaluator().run([*needed, ArrayStatement("_cancel_value", node)], env)
     return np.asarray(env["_cancel_value"], dtype=float)
+
+
+SCREEN_TRIPS = 1_000
+"""The trips a ``while_loop`` may run at the screen's random points (:func:`_screen_trips`):
+a loop written to converge at the user's data (a fixed point to 1e-12) may never stop at
+a random point, and evaluated here, with bounds, each trip costs as much as the body's
+statements (BLP's share inversion ran for minutes). A point where a loop runs longer is
+not evaluated: nothing is proven there (:func:`_cancelled`)."""
+
+
+def _screen_trips(evaluate):
+    """``evaluate`` (a random point's values, None where not evaluated) with its
+    ``while_loop`` trips limited to :data:`SCREEN_TRIPS`: past them, None."""
+
+    @functools.wraps(evaluate)
+    def bounded(*args, **kwargs):
+        with trip_limit(SCREEN_TRIPS):
+            return evaluate(*args, **kwargs)
+
+    return bounded
 
 
 def _zeros(w, block: Block, values: Node | Terms, at: np.ndarray) -> np.ndarray | None:
@@ -470,6 +492,7 @@ def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
     return env
 
 
+@_screen_trips
 def _at_a_point(
     w,
     nodes: list[Node],
@@ -594,6 +617,7 @@ def _remember(w, statement: ArrayStatement, value) -> None:
         evaluated[id(statement)] = (statement, value)
 
 
+@_screen_trips
 def _near_at_entries(
     w,
     parts,
@@ -790,6 +814,7 @@ class _Program:
         self.cancel_tiers = None
 
 
+@_screen_trips
 def _narrowed_at_a_point(
     w,
     program: list[ArrayStatement],
