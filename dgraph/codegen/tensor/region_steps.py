@@ -34,7 +34,9 @@ def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = Fa
     an adjoint sweep's), through BLAS (``optimize=True``) where the matrix has
     :data:`BLAS_ENTRIES` entries or more: NumPy's einsum of two operands runs its own loops
     otherwise, ten and more times slower than a matrix product at n = 100, while
-    ``optimize`` costs tens of microseconds a call, more than a small product."""
+    ``optimize`` costs tens of microseconds a call, more than a small product. (The
+    NumPy printer writes the untransposed product as ``numpy.matmul``, BLAS at every
+    size: :mod:`dgraph.codegen.printing`.)"""
     optimize = (("optimize", Const(True)),) if entries >= BLAS_ENTRIES else ()
     return Call("einsum", (TRANSPOSED if transposed else MATRIX, matrix, seed), optimize)
 
