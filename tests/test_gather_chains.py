@@ -107,3 +107,5 @@ def test_a_scatter_add_into_a_scatter_add_adds_both_parts_in_order():
     assert merged_scatter_adds([first, other, second]) == [first, other, second]
     again = ArrayStatement("s", Call("sin", (Name("s"),)))  # s written twice
     assert merged_scatter_adds([first, again, shaped, second])[3] == second
+    stored = ArrayStatement("d1", Const(0.0), at=(Const(0),))  # d1 changed in between
+    assert merged_scatter_adds([first, stored, shaped, second])[3] == second

@@ -16,7 +16,7 @@ import dataclasses
 import math
 from collections import Counter
 
-from ..ir import ArrayStatement, Call, Const, Name, Node, ScatterAdd
+from ..ir import ArrayStatement, Call, Const, Name, Node, ScatterAdd, names_in
 
 __all__ = ["merged_scatter_adds"]
 
@@ -26,17 +26,19 @@ _VIEWS = ("ravel", "reshape", "asarray", "broadcast_to")
 def merged_scatter_adds(statements: list[ArrayStatement]) -> list[ArrayStatement]:
     """``statements`` with each scatter-add whose base is a scatter-add's result (through
     reshapes, ravels and a ``broadcast_to`` that keeps the size) adding both parts into
-    the first one's base. Only names written once (no ``at``) are followed; loop bodies
-    are not entered."""
+    the first one's base. Only names written once (no ``at``) are followed, and only a
+    scatter-add whose operands are such names is moved; loop bodies are not entered."""
     writes = Counter(s.target for s in statements)
     once = {s.target for s in statements if not s.at and writes[s.target] == 1}
+    changed = {s.target for s in statements} - once  # stored into, or written again
     defined: dict[str, Node] = {}
     out = []
     for s in statements:
         value = s.value
         if isinstance(value, ScatterAdd):
             inner = _scatter_under(value.base, defined, once)
-            if inner is not None:
+            # read here, the inner one's operands must be what they were there
+            if inner is not None and not names_in(inner) & changed:
                 value = ScatterAdd(inner.base, (*inner.parts, *value.parts))
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
         if s.target in once:
