@@ -1,5 +1,5 @@
 """A small reference NumPy runs whole is not compiled (dgraph/frontends/jaxpr_arrays.py's
-``_numpy_cheaper``): JAX's ``jvp`` program of elementwise arithmetic, moves, reductions
+``numpy_cheaper``): JAX's ``jvp`` program of elementwise arithmetic, moves, reductions
 and ``dot_general`` runs equation by equation in NumPy (``run_eagerly``), lowering and
 compiling nothing, with JAX's values; a program with an equation NumPy does not take, or
 past ``REFERENCE_NUMPY_MOST`` entries times equations, is compiled as before. Counted by

@@ -78,6 +78,7 @@ __all__ = [
     "first_line",
     "from_jax_arrays",
     "jax_module",
+    "numpy_cheaper",
     "output_keys",
     "parameter_names",
     "x64",
@@ -172,7 +173,7 @@ class JaxJvp:
     faster than the program (a Python loop of 100 steps differentiated twice, 5,500
     equations, compiled in 21 CPU s and ran eagerly in 1.9 s; 400 steps did not compile
     in ten minutes), and each operation's kernel is compiled once and then dispatched. A
-    program NumPy runs whole (elementwise arithmetic and moves, :func:`_numpy_cheaper`)
+    program NumPy runs whole (elementwise arithmetic and moves, :func:`numpy_cheaper`)
     and small enough runs so too, compiling nothing."""
 
     def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
@@ -234,12 +235,12 @@ class JaxJvp:
         kept it (its floating-point literals passed as arguments,
         :func:`~.jaxpr_key.lifted_literals`: a program differing only in them shares it);
         or None where the program has more than :data:`REFERENCE_JIT_MOST` equations
-        (:attr:`equations`) or NumPy runs it quicker (:func:`_numpy_cheaper`); the
+        (:attr:`equations`) or NumPy runs it quicker (:func:`numpy_cheaper`); the
         program is then kept for :meth:`_eager`."""
         jvp = functools.partial(jax.jvp, self.f)
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
-        if self.equations > REFERENCE_JIT_MOST or _numpy_cheaper(closed, primals, self.equations):
+        if self.equations > REFERENCE_JIT_MOST or numpy_cheaper(closed, primals, self.equations):
             self._program = (_signature(primals, moves), closed, shapes)
             return None
         options = reference_options(primals, self.equations)
@@ -282,8 +283,9 @@ class JaxJvp:
         return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), values)[1]
 
 
-def _numpy_cheaper(closed, primals: tuple, equations: int) -> bool:
-    """Whether :func:`run_eagerly` runs ``closed`` (``J·v``'s program) by NumPy alone
+def numpy_cheaper(closed, primals: tuple, equations: int) -> bool:
+    """Whether :func:`run_eagerly` runs ``closed`` (``J·v``'s program, or a generated
+    primal: :mod:`dgraph.codegen.tensor.primal`) by NumPy alone
     (:func:`~.jaxpr_numpy.numpy_program`: no equation bound to JAX, nothing compiled)
     with its arguments' entries times its equations at most
     :data:`REFERENCE_NUMPY_MOST`."""
@@ -293,7 +295,7 @@ def _numpy_cheaper(closed, primals: tuple, equations: int) -> bool:
 
 REFERENCE_NUMPY_MOST = 10**7
 """The most entries times equations of a reference run by NumPy where NumPy takes all its
-equations (:func:`_numpy_cheaper`) rather than compiled. Compiled, a small reference
+equations (:func:`numpy_cheaper`) rather than compiled. Compiled, a small reference
 spends its CPU lowering and compiling (most of the reference's cost in the test suite's
 profile: 776 of its 1,239 samples lowering); by NumPy it compiles nothing. ``J·v`` of
 Rosenbrock's gradient (55 equations), traced and run at two points, CPU s, compiled

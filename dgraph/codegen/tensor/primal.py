@@ -25,12 +25,11 @@ from ...errors import DGraphError, VerificationError
 from ...frontends.jaxpr_arrays import (
     REFERENCE_COMPILE,
     REFERENCE_JIT_MOST,
-    REFERENCE_NUMPY_MOST,
     equation_count,
+    numpy_cheaper,
     quick_jit,
     run_eagerly,
 )
-from ...frontends.jaxpr_numpy import numpy_program
 from ..evaluate import ArrayEvaluator
 from ..ir import Name
 from .dialect import DIALECTS
@@ -87,7 +86,8 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
 
 
 def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:
-    """``primal(*args)`` traced and, where NumPy takes every equation (:func:`_numpy_runs`),
+    """``primal(*args)`` traced and, where NumPy takes every equation
+    (:func:`~dgraph.frontends.jaxpr_arrays.numpy_cheaper`, as for a ``J·v`` reference),
     run by :func:`~dgraph.frontends.jaxpr_arrays.run_eagerly` (nothing compiled); else
     compiled as one program (:func:`~dgraph.frontends.jaxpr_arrays.
     quick_jit`, a reference's quick options), where run operation by operation each
@@ -106,23 +106,15 @@ def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) 
     except Exception:  # run by jax.numpy: its own error, as before, if any
         return primal(*args)
     operations = sum(1 for v in graph.nx if graph.op(v) is not None)
-    if operations <= REFERENCE_JIT_MOST and not _numpy_runs(closed, args):
+    if operations <= REFERENCE_JIT_MOST and not numpy_cheaper(
+        closed, args, equation_count(closed.jaxpr)
+    ):
         try:
             return quick_jit(jax, primal, REFERENCE_COMPILE)(*args)
         except Exception:  # run operation by operation: its own error, as before, if any
             pass
     values = run_eagerly(closed.jaxpr, closed.consts, args)
     return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), values)
-
-
-def _numpy_runs(closed: Any, args: list) -> bool:
-    """Whether NumPy runs every equation of the traced primal ``closed``
-    (:func:`~dgraph.frontends.jaxpr_numpy.numpy_program`) with its arguments' entries
-    times its equations at most :data:`~dgraph.frontends.jaxpr_arrays.
-    REFERENCE_NUMPY_MOST`: then nothing is compiled, as for a ``J·v`` reference."""
-    entries = sum(int(np.size(a)) for a in args)
-    work = entries * max(equation_count(closed.jaxpr), 1)
-    return work <= REFERENCE_NUMPY_MOST and numpy_program(closed.jaxpr)
 
 
 ROUNDING_SAFETY = 1024.0
