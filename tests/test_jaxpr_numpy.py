@@ -6,6 +6,7 @@ to JAX, and the binomial-tree put's Hessian (a new shape each level) checked so.
 from __future__ import annotations
 
 import collections
+import functools
 
 import numpy as np
 import pytest
@@ -72,11 +73,11 @@ def test_the_equations_run_by_numpy_equal_jax_s(counted):
 @pytest.mark.parametrize(
     "f, primitive",
     [
-        (lambda a, b: lax.div(a, b), "div"),  # rounds toward zero; NumPy's floors
+        (lambda a, b: lax.div(a, b * 0), "div"),  # by zero: XLA's answer is its own
         (lambda a, b: (a.astype(float) * 1e300).astype(jnp.int64), "convert_element_type"),
         (lambda a, b: lax.rem(a, b * 0), "rem"),  # by zero: XLA's answer is its own
     ],
-    ids=["div", "float to int out of range", "rem by zero"],
+    ids=["div by zero", "float to int out of range", "rem by zero"],
 )
 def test_integer_arithmetic_numpy_would_round_otherwise_is_jax_s(counted, f, primitive):
     bound, _ = counted
@@ -87,6 +88,20 @@ def test_integer_arithmetic_numpy_would_round_otherwise_is_jax_s(counted, f, pri
         want = f(jnp.asarray(a), jnp.asarray(b))
     assert np.array_equal(np.asarray(got), np.asarray(want))
     assert bound[primitive] == 1
+
+
+def test_integer_quotients_round_toward_zero_as_lax_s(counted):
+    """``lax.div`` of integers rounds toward zero (C's ``/``; NumPy's ``//`` floors), for
+    signed and unsigned operands."""
+    bound, taken = counted
+    with x64(jax):
+        for a, b in [(np.array([-7, 7, -8, 5, 0, -9]), np.array([2, -2, 3, -3, 4, 3])),
+                     (np.array([7, 8, 0], np.uint32), np.array([2, 3, 5], np.uint32))]:  # fmt: skip
+            closed = jax.make_jaxpr(lax.div)(a, b)
+            (got,) = run_eagerly(closed.jaxpr, closed.consts, [a, b])
+            want = np.asarray(lax.div(jnp.asarray(a), jnp.asarray(b)))
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert taken["div"] == 2 and not bound
 
 
 def test_integer_remainders_are_numpy_s_fmod_as_lax_s(counted):
@@ -228,3 +243,180 @@ def test_a_custom_rule_s_function_is_run_as_its_primal(counted):
         want = np.asarray(f(x))
     assert not bound and taken
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+EDGES = np.array([-np.inf, -2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 0.49999999999999994,
+                  3.7, np.inf, np.nan])  # fmt: skip
+
+
+def _lax_s(f, *args):
+    """``f``'s program by NumPy alone (nothing bound in JAX) and by lax at ``args``."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    with x64(jax):
+        closed = jax.make_jaxpr(f)(*args)
+        want = [np.asarray(w) for w in jax.tree_util.tree_leaves(f(*args))]
+    assert numpy_program(closed.jaxpr), closed
+    got = run_eagerly(closed.jaxpr, closed.consts, list(args))
+    assert all(isinstance(g, np.ndarray) for g in got)
+    return got, want
+
+
+@pytest.mark.parametrize("shape", [(), (13,), (13, 2)], ids=["0-d", "1-d", "n-d"])
+@pytest.mark.parametrize("method", [0, 1], ids=["away-from-zero", "to-nearest-even"])
+def test_round_is_lax_s_at_halves(shape, method):
+    """``lax.round`` of halves, signed zeros, the largest double below 0.5, infinities and
+    NaN, both rounding methods, bit for bit (the sign of a zero too)."""
+    x = EDGES[7] if not shape else np.resize(EDGES, shape)
+    (got,), (want,) = _lax_s(lambda a: lax.round(a, method), x)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_reductions_are_lax_s(name, reverse):
+    """Along an axis of a 1-d and a 3-d operand, forwards and reversed, NaN and ties too;
+    integers exactly."""
+    f = getattr(lax, name)
+    x = np.array([[[0.5, -1.5, 2.0], [np.nan, 3.0, 3.0]], [[1.25, 1.25, -0.5], [2.0, -4.0, 0.75]]])
+    for a, axis in [(x[1, 1], 0), (x, 1), (x, 2), (np.arange(-3, 9).reshape(3, 4), 0)]:
+        got, want = _lax_s(lambda a, axis=axis: f(a, axis=axis, reverse=reverse), a)
+        assert got[0].dtype == want[0].dtype
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-15, atol=0)
+
+
+def test_total_order_comparisons_are_lax_s():
+    """``lt_to``/``le_to`` (the total order ``sort`` uses): -NaN < -inf < -0.0 < 0.0 <
+    inf < NaN."""
+    from jax._src.lax import lax as lax_internal  # the primitives lax exports no function for
+
+    values = np.array([-np.nan, -np.inf, -1.0, -0.0, 0.0, 1.0, np.inf, np.nan])
+    a, b = np.repeat(values, values.size), np.tile(values, values.size)
+    for primitive in (lax_internal.lt_to_p, lax_internal.le_to_p):
+        (got,), (want,) = _lax_s(primitive.bind, a, b)
+        assert np.array_equal(got, want) and got.sum() >= 28  # a strict order of 8 values
+    (got,), _ = _lax_s(lax_internal.lt_to_p.bind, values[:-1], values[1:])  # neighbours
+    assert got.all()
+
+
+def test_reductions_copies_and_interior_pads_are_lax_s():
+    x = np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]])
+    cases = [
+        (lambda a: jnp.prod(a, axis=1), [x]),
+        (lambda a: jnp.any(a > 1.0, axis=0), [x]),
+        (lambda a: jnp.all(a > -5.0, axis=1), [x]),
+        (lambda a: lax.pad(a, -1.0, [(1, -1, 2), (0, 2, 1)]), [x]),
+        (lambda a: lax.pad(a, 0.0, [(0, 0, 3)]), [x[0]]),
+    ]
+    for f, args in cases:
+        (got,), (want,) = _lax_s(f, *args)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def _spd(rng, shape):
+    a = rng.normal(size=shape)
+    return a @ np.swapaxes(a, -1, -2) + 4.0 * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4, 4)], ids=str)
+def test_factorizations_by_lapack_are_lax_s_bit_for_bit(shape):
+    """``lu``, ``svd`` (reduced, full, values only), ``qr`` (reduced, complete) of square,
+    wide, tall and stacked matrices, and ``cholesky``, ``eigh`` (either triangle) and
+    ``triangular_solve`` (every side, triangle, transpose, unit diagonal) of square ones:
+    the same LAPACK routines as XLA's CPU kernels, so the same bits (pivots and the
+    vectors' signs too)."""
+    from jax.scipy import linalg as jsl
+
+    rng = np.random.default_rng(len(shape) * 10 + shape[-1])
+    x = rng.normal(size=shape)
+    cases = [
+        lax.linalg.lu,
+        lambda a: jnp.linalg.svd(a),
+        lambda a: jnp.linalg.svd(a, full_matrices=True),
+        lambda a: jnp.linalg.svd(a, compute_uv=False),
+        lambda a: jnp.linalg.qr(a),
+        lambda a: jnp.linalg.qr(a, mode="complete"),
+    ]
+    square = shape[-1] == shape[-2]
+    if square:
+        s = _spd(rng, shape)
+        b = rng.normal(size=(*shape[:-1], 2))
+        cases += [
+            (lax.linalg.cholesky, s),
+            (lambda a: lax.linalg.eigh(a, lower=True), s),
+            (lambda a: lax.linalg.eigh(a, lower=False), s + np.triu(x, 1)),
+        ]
+        options = [(True, True, False, False), (True, False, True, True),
+                   (False, True, True, False), (False, False, False, True)]  # fmt: skip
+        for left, lower, trans, unit in options:
+            rhs = b if left else np.swapaxes(b, -1, -2)
+            solve = functools.partial(
+                lax.linalg.triangular_solve, b=rhs, left_side=left, lower=lower,
+                transpose_a=trans, unit_diagonal=unit,
+            )  # fmt: skip
+            cases.append((solve, x))
+        cases.append((lambda a: jsl.cho_solve(jsl.cho_factor(a), np.ones(shape[-1])), s))
+    for case in cases:
+        f, a = case if isinstance(case, tuple) else (case, x)
+        with x64(jax):
+            closed = jax.make_jaxpr(f)(a)
+            want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jax.jit(f)(a))]
+        got = run_eagerly(closed.jaxpr, closed.consts, [a])
+        for g, w in zip(got, want, strict=True):
+            assert isinstance(g, np.ndarray) and g.dtype == w.dtype, (f, g, w)
+            assert np.array_equal(g, w), (f, np.max(np.abs(g - w)))
+
+
+def test_a_factorization_lapack_fails_or_does_not_do_is_left_to_jax():
+    """A matrix that is not positive definite (``potrf``'s info > 0), pivoted ``qr``
+    and a subset of eigenvalues: None, for XLA to answer."""
+    with x64(jax):
+        for f, a in [
+            (lax.linalg.cholesky, -np.eye(3)),
+            (lambda a: lax.linalg.qr(a, pivoting=True), np.eye(3)),
+            (lambda a: lax.linalg.eigh(a, subset_by_index=(0, 2)), np.eye(3)),
+        ]:
+            closed = jax.make_jaxpr(f)(a)
+            eqn = next(
+                e for e in closed.jaxpr.eqns if e.primitive.name in ("cholesky", "qr", "eigh")
+            )
+            assert numpy_equation(eqn, [a]) is None
+
+
+def test_a_linear_algebra_program_s_jvp_compiles_nothing(counted):
+    """``solve``, ``inv``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``, ``qr``, ``pinv``
+    and ``expm`` of a matrix: JAX's ``jvp`` of their sum runs by NumPy and LAPACK
+    (``custom_linear_solve`` as JAX runs it, by its ``solve``), nothing bound in JAX;
+    JAX's compiled values. And ``make_function``'s reference is not compiled."""
+    import dgraph
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, taken = counted
+
+    def f(a):
+        s = a @ a.T + 3.0 * jnp.eye(3)
+        return (
+            jnp.linalg.solve(a, jnp.arange(3.0)).sum() + jnp.linalg.inv(a)[0, 1]
+            + jnp.linalg.slogdet(a)[1] + jnp.linalg.cholesky(s).sum()
+            + jnp.linalg.eigh(s)[0] @ jnp.arange(3.0) + jnp.linalg.svd(a)[1].sum()
+            + jnp.abs(jnp.linalg.qr(a)[1]).sum() + jnp.linalg.pinv(a).sum()
+            + jax.scipy.linalg.expm(0.1 * a).sum()
+        )  # fmt: skip
+
+    a = np.array([[2.0, 1.0, 0.5], [0.3, 3.0, 1.0], [1.0, 0.2, 4.0]])
+    t = np.cos(np.arange(9.0)).reshape(3, 3)
+    with x64(jax):
+        closed = jax.make_jaxpr(lambda a, t: jax.jvp(f, (a,), (t,)))(a, t)
+        assert numpy_program(closed.jaxpr)
+        got = run_eagerly(closed.jaxpr, closed.consts, [a, t])
+        want = jax.jit(lambda a, t: jax.jvp(f, (a,), (t,)))(a, t)
+    assert not bound, bound
+    assert {"lu", "triangular_solve", "cholesky", "eigh", "svd", "qr"} <= set(taken)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-13)
+    fn = dgraph.make_function(f, "jacobian", "python", point=[a])
+    assert fn.generated.verified
+    assert fn.generated.graph.jvp_reference.jitted is False  # by NumPy and LAPACK
+    with x64(jax):
+        np.testing.assert_allclose(np.ravel(fn(a)), np.ravel(jax.jit(jax.grad(f))(a)), rtol=1e-10)

@@ -63,7 +63,13 @@ from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals,
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_nan import read_constant_nan
-from .jaxpr_numpy import INLINED_CALLS, numpy_equation, numpy_loop, numpy_program
+from .jaxpr_numpy import (
+    INLINED_CALLS,
+    linear_solve_call,
+    numpy_equation,
+    numpy_loop,
+    numpy_program,
+)
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -436,6 +442,9 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
             outs = run_eagerly(inner, inner_consts, ins)
         elif eqn.primitive.name in ("scan", "cond") and numpy_loop(eqn, ins):
             outs = _stepped(eqn, ins)
+        elif eqn.primitive.name == "custom_linear_solve":  # as JAX runs it: its solve
+            solve, solve_args = linear_solve_call(eqn, ins)
+            outs = run_eagerly(solve.jaxpr, solve.consts, solve_args)
         else:
             outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or _bind(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))

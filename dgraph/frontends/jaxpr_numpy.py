@@ -13,8 +13,10 @@ elementwise arithmetic, comparisons and selections, and the moves (``broadcast_i
 ``concatenate``, ``split``, ``iota``, ``stop_gradient``, ``rev``, ``dynamic_slice`` and
 ``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
 zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
-``reduce_sum``/``reduce_max``/``reduce_min`` and ``dot_general`` of floats
-(``np.einsum``), ``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by
+``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``, ``reduce_or``/``reduce_and``,
+the cumulative ``cumsum``/``cumprod``/``cummax``/``cummin``, ``round`` (either rounding),
+``copy``, the total-order comparisons ``lt_to``/``le_to``, ``platform_index`` (the CPU's
+branch) and ``dot_general`` of floats (``np.einsum``), ``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by
 their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
 the mode says; a ``scatter`` writing an entry twice, or a window out of bounds under
 ``promise_in_bounds``, left to XLA), and ``sort`` (NumPy's lexicographic order; a NaN
@@ -24,7 +26,12 @@ semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n
 picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
 differ (``div``, ``pow``: a float base) and every elementary function only on floats
 (the special functions ``erf``, ``lgamma``, ``logistic``, ... by SciPy's), and the
-calls of a custom rule's function inlined.
+calls of a custom rule's function inlined; ``div`` of integers rounds toward zero as
+lax's (a zero divisor left to XLA); ``pad`` spreads interior entries too. The
+factorizations (``lu``, ``triangular_solve``, ``cholesky``, ``eigh``, ``svd``, ``qr``)
+run by the LAPACK routines XLA's CPU kernels call (:mod:`.jaxpr_numpy_linalg`: the same
+bits), and a ``custom_linear_solve`` (``jnp.linalg.solve``, ``inv``) by its ``solve``
+program, as JAX's own implementation runs it (:func:`linear_solve_call`).
 Elementary functions may round differently from XLA's in the last bits, far below the
 check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or
 ``cond`` whose programs NumPy takes is stepped through (:func:`numpy_loop`): a
@@ -40,12 +47,14 @@ from typing import Any
 import numpy as np
 
 from .jaxpr_index_maps import gather_map, scatter_map
+from .jaxpr_numpy_linalg import linalg_equation, linalg_taken
 
 __all__ = [
     "ANY_DTYPE",
     "INLINED_CALLS",
     "NUMPY_LOOP_MOST",
     "lax_sign",
+    "linear_solve_call",
     "numpy_equation",
     "numpy_loop",
     "numpy_pad",
@@ -156,11 +165,17 @@ def _slice(x: np.ndarray, p: dict) -> np.ndarray:
     return x[tuple(slice(a, b, step) for a, b, step in at)]
 
 
-def numpy_pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray | None:
-    """``pad`` without interior padding (negative edges cut); None for interior padding."""
+def numpy_pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray:
+    """``pad``: ``interior`` entries between neighbours, then the edges (negative edges
+    cut)."""
     config = p["padding_config"]
     if any(inner != 0 for _, _, inner in config):
-        return None
+        spread = [
+            n + max(n - 1, 0) * inner for (_, _, inner), n in zip(config, x.shape, strict=True)
+        ]
+        full = np.full(spread, np.asarray(value).item(), dtype=x.dtype)
+        full[tuple(slice(None, None, inner + 1) for _, _, inner in config)] = x
+        x, config = full, [(lo, hi, 0) for lo, hi, _ in config]
     kept = x[
         tuple(
             slice(max(-lo, 0), n - max(-hi, 0))
@@ -169,6 +184,52 @@ def numpy_pad(x: np.ndarray, value: Any, p: dict) -> np.ndarray | None:
     ]
     width = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in config]
     return np.pad(kept, width, constant_values=np.asarray(value).item())
+
+
+def _round(x: np.ndarray, p: dict) -> np.ndarray:
+    """``lax.round``: half to even (``TO_NEAREST_EVEN``) or half away from zero."""
+    if int(p["rounding_method"]) == 1:
+        return np.round(x)
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole)  # -0.4: -0.0
+
+
+def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``lax.div`` of integers: the quotient rounded toward zero (C's ``/``); a divisor
+    0 left to XLA (its answer is its own)."""
+    if (b == 0).any():
+        return None
+    q = np.floor_divide(a, b)
+    return q + ((q < 0) & (q * b != a)).astype(q.dtype)
+
+
+def _total_order(x: np.ndarray) -> np.ndarray:
+    """Keys whose integer order is IEEE's total order of the floats ``x`` (``lt_to``'s):
+    -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN."""
+    bits = x.view(np.int64 if x.itemsize == 8 else np.int32)
+    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+def _cumulative(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict], np.ndarray]:
+    """``cumsum``/``cumprod``/``cummax``/``cummin`` along ``axis``, from its end where
+    ``reverse``."""
+
+    def cumulative(x: np.ndarray, p: dict) -> np.ndarray:
+        axis = p["axis"]
+        if p["reverse"]:
+            return np.flip(function(np.flip(x, axis), axis=axis), axis)
+        return function(x, axis=axis)
+
+    return cumulative
+
+
+def _platform(p: dict) -> np.ndarray | None:
+    """``platform_index`` on the host: the group naming ``cpu``, else the default
+    (``None``) group."""
+    groups = list(p["platforms"])
+    found = [k for k, g in enumerate(groups) if g is not None and "cpu" in g]
+    found = found or [k for k, g in enumerate(groups) if g is None]
+    return np.asarray(found[0], dtype=np.int32) if found else None
 
 
 def _select_n(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
@@ -332,6 +393,16 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "rev": lambda x, p: np.flip(x, tuple(p["dimensions"])),
     "argmax": _arg(np.argmax),
     "argmin": _arg(np.argmin),
+    "reduce_prod": _reduce(np.prod),
+    "reduce_or": _reduce(np.any),
+    "reduce_and": _reduce(np.all),
+    "copy": lambda x, p: np.array(x),
+    "copy_p": lambda x, p: np.array(x),
+    "round": _round,
+    "cumsum": _cumulative(np.cumsum),
+    "cumprod": _cumulative(np.cumprod),
+    "cummax": _cumulative(np.maximum.accumulate),
+    "cummin": _cumulative(np.minimum.accumulate),
 }
 
 
@@ -365,6 +436,8 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
             outs = [_gather(*xs, eqn.params, tuple(eqn.outvars[0].aval.shape))]
         elif name in _SCATTERS and len(xs) == 3:
             outs = [_scatter(*xs, eqn.params, adds=name == "scatter-add")]
+        elif name in _LINALG:
+            outs = linalg_equation(name, xs, eqn.params) or [None]
         elif eqn.primitive.multiple_results or len(eqn.outvars) != 1:
             return None
         else:
@@ -411,6 +484,13 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = np.zeros((), dtype=params["dtype"])
         elif name == "rem":
             out = _rem(xs[0], xs[1])
+        elif name == "div" and all(x.dtype.kind in "iu" for x in xs):
+            out = _int_div(xs[0], xs[1])
+        elif name in ("lt_to", "le_to") and all(x.dtype.kind == "f" for x in xs):
+            compare = np.less if name == "lt_to" else np.less_equal
+            out = compare(_total_order(xs[0]), _total_order(xs[1]))
+        elif name == "platform_index" and not xs:
+            out = _platform(params)
         elif name == "dynamic_slice":
             out = xs[0][_starts(xs[0], xs[1:], tuple(params["slice_sizes"]))]
         elif name == "dynamic_update_slice":
@@ -447,6 +527,16 @@ and more (a reference's ``J·v`` of a ``fori_loop`` of 6 steps: 44 equations in 
 body)."""
 
 
+def linear_solve_call(eqn: Any, args: list[Any]) -> tuple[Any, list[Any]]:
+    """A ``custom_linear_solve`` equation's value as JAX's own implementation computes
+    it: its ``solve`` program (a closed jaxpr) and that program's arguments among
+    ``args`` (its constants, then the right-hand sides)."""
+    lengths = eqn.params["const_lengths"]
+    start = lengths.matvec + lengths.vecmat
+    constants = sum(lengths)
+    return eqn.params["jaxprs"].solve, [*args[start : start + lengths.solve], *args[constants:]]
+
+
 def numpy_program(jaxpr: Any) -> bool:
     """Whether :func:`numpy_equation` takes every equation of ``jaxpr`` (calls inlined,
     as :func:`~.jaxpr_arrays.run_eagerly` inlines them; a small ``scan`` or ``cond``
@@ -460,6 +550,9 @@ def numpy_program(jaxpr: Any) -> bool:
                 return False
         elif name in _LOOPS:
             if not numpy_loop(eqn):
+                return False
+        elif name == "custom_linear_solve":
+            if not numpy_program(eqn.params["jaxprs"].solve.jaxpr):
                 return False
         elif not _numpy_taken(name, eqn):
             return False
@@ -497,6 +590,8 @@ def _work(eqn: Any) -> int:
     if name in INLINED_CALLS:
         inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
         return _program_work(getattr(inner, "jaxpr", inner))
+    if name == "custom_linear_solve":
+        return _program_work(eqn.params["jaxprs"].solve.jaxpr)
     return 1
 
 
@@ -514,6 +609,7 @@ def _kind(var: Any) -> str:
 
 
 _SCATTERS = ("scatter", "scatter-add")
+_LINALG = ("lu", "triangular_solve", "cholesky", "eigh", "svd", "qr")  # .jaxpr_numpy_linalg
 
 
 def _indexed_taken(name: str, p: dict, kinds: list[str]) -> bool:
@@ -541,10 +637,14 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return True
     if name in ("gather", *_SCATTERS):
         return _indexed_taken(name, eqn.params, kinds)
+    if name in _LINALG:
+        return linalg_taken(name, kinds, [v.aval.dtype for v in eqn.invars])
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return False
     p = eqn.params
     if name in ANY_DTYPE or name == "concatenate":
+        return True
+    if name == "div" and all(k in "iu" for k in kinds):
         return True
     if name in _FLOAT or name == "dot_general":
         return all(k == "f" for k in kinds)
@@ -556,10 +656,18 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return kinds[0] == "f"
     if name == "rem":
         return True
+    if name in ("lt_to", "le_to"):
+        return all(k == "f" for k in kinds)
+    if name == "platform_index":
+        return not kinds
     if name in ("dynamic_slice", "dynamic_update_slice"):
         return all(k in "iu" for k in kinds[1 if name == "dynamic_slice" else 2 :])
     if name == "select_n":
         return kinds[0] in "biu"
     if name == "pad":
-        return all(inner == 0 for _, _, inner in p["padding_config"])
+        return all(inner >= 0 for _, _, inner in p["padding_config"])
+    if name in ("round", "reduce_prod", "cumsum", "cumprod", "cummax", "cummin"):
+        return kinds == ["f"] or (name != "round" and kinds[0] in "iu")
+    if name in ("reduce_or", "reduce_and"):
+        return kinds == ["b"]
     return name in _MOVES and len(kinds) == 1

@@ -28,9 +28,18 @@ __all__ = ["check_dense_whole", "check_tensor", "dense_result", "double_precisio
 
 
 def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
-    """A generated entry as a dense array of ``shape`` (a SciPy or BCOO array densified)."""
+    """A generated entry as a dense array of ``shape`` (a SciPy or BCOO array densified;
+    a BCOO with neither batch nor dense axes by NumPy, with no kernel compiled for its
+    shape: its entries summed into their positions as ``todense`` sums them, those past
+    its shape, BCOO's padding, dropped)."""
     if hasattr(part, "toarray"):
         part = part.toarray()
+    elif getattr(part, "n_batch", None) == 0 and getattr(part, "n_dense", None) == 0:
+        data, indices = np.asarray(part.data, dtype=float), np.asarray(part.indices)
+        dense = np.zeros(part.shape)
+        kept = (indices < np.asarray(part.shape)).all(axis=1)
+        np.add.at(dense, tuple(indices[kept].T), data[kept])
+        part = dense
     elif hasattr(part, "todense"):
         part = part.todense()
     return np.asarray(part, dtype=float).reshape(shape)
