@@ -7,36 +7,37 @@ Run operation by operation (a program too long to compile whole:
 and each shape it meets: a Python loop whose arrays shrink a step at a time (a binomial
 tree's levels) meets a new shape each step, and the ``J·v`` of its gradient at 12 levels
 (6,778 operations) compiled 289 kernels, most of its 10 CPU-s. NumPy runs the same
-operation on the same doubles with no compile. The equations taken here are
-elementwise arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
+operation on the same doubles with no compile. The equations taken here are elementwise
+arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
 ``reshape``, ``slice``, ``pad``, ``transpose``, ``squeeze``, ``expand_dims``,
 ``concatenate``, ``split``, ``iota``, ``stop_gradient``, ``rev``, ``dynamic_slice`` and
 ``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
 zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
-``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``, ``reduce_or``/``reduce_and``,
-the cumulative ``cumsum``/``cumprod``/``cummax``/``cummin``, ``round`` (either rounding),
-``copy``, the total-order comparisons ``lt_to``/``le_to``, ``platform_index`` (the CPU's
-branch) and ``dot_general`` of floats (``np.einsum``), ``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by
-their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
-the mode says; a ``scatter`` writing an entry twice, or a window out of bounds under
-``promise_in_bounds``, left to XLA), and ``sort`` (NumPy's lexicographic order; a NaN
-or -0.0 in a key, or an unstable sort's ties, left to XLA: its total order), each with
-JAX's
-semantics (``lax``'s ``max`` propagates NaN as ``np.maximum`` does; a ``select_n``
-picks case ``k`` where its predicate is ``k``); arithmetic whose integer semantics
-differ (``div``, ``pow``: a float base) and every elementary function only on floats
-(the special functions ``erf``, ``lgamma``, ``logistic``, ... by SciPy's), and the
-calls of a custom rule's function inlined; ``div`` of integers rounds toward zero as
-lax's (a zero divisor left to XLA); ``pad`` spreads interior entries too. The
-factorizations (``lu``, ``triangular_solve``, ``cholesky``, ``eigh``, ``svd``, ``qr``)
-run by the LAPACK routines XLA's CPU kernels call (:mod:`.jaxpr_numpy_linalg`: the same
-bits), and a ``custom_linear_solve`` (``jnp.linalg.solve``, ``inv``) by its ``solve``
-program, as JAX's own implementation runs it (:func:`linear_solve_call`).
-Elementary functions may round differently from XLA's in the last bits, far below the
-check's tolerance (:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or
-``cond`` whose programs NumPy takes is stepped through (:func:`numpy_loop`): a
-``fori_loop``'s ``J·v`` compiles nothing. A result whose dtype or
-shape is not the equation's, an operand on an accelerator, or any other equation:
+``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``,
+``reduce_or``/``reduce_and``, the cumulative
+``cumsum``/``cumprod``/``cummax``/``cummin``, ``round`` (either rounding), ``copy``, the
+total-order comparisons ``lt_to``/``le_to``, ``platform_index`` (the CPU's branch) and
+``dot_general`` of floats (``np.einsum``), ``argmax``/``argmin``, ``gather``,
+``scatter`` and ``scatter-add`` by their flat positions (:mod:`.jaxpr_index_maps`:
+windows clamped, filled or dropped as the mode says; a ``scatter`` writing an entry
+twice, or a window out of bounds under ``promise_in_bounds``, left to XLA), and ``sort``
+(NumPy's lexicographic order; a NaN or -0.0 in a key, or an unstable sort's ties, left
+to XLA: its total order), each with JAX's semantics (``lax``'s ``max`` propagates NaN as
+``np.maximum`` does; a ``select_n`` picks case ``k`` where its predicate is ``k``);
+arithmetic whose integer semantics differ (``div``, ``pow``: a float base) and every
+elementary function only on floats (the special functions ``erf``, ``lgamma``,
+``logistic``, ... by SciPy's), and the calls of a custom rule's function inlined;
+``div`` of integers rounds toward zero as lax's (a zero divisor left to XLA); ``pad``
+spreads interior entries too. The factorizations (``lu``, ``triangular_solve``,
+``cholesky``, ``eigh``, ``svd``, ``qr``) run by the LAPACK routines XLA's CPU kernels
+call (:mod:`.jaxpr_numpy_linalg`: the same bits), and a ``custom_linear_solve``
+(``jnp.linalg.solve``, ``inv``) by its ``solve`` program, as JAX's own implementation
+runs it (:func:`linear_solve_call`). Elementary functions may round differently from
+XLA's in the last bits, far below the check's tolerance
+(:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or ``cond`` whose
+programs NumPy takes is stepped through (:func:`numpy_loop`): a ``fori_loop``'s ``J·v``
+compiles nothing. A result whose dtype or shape is not the equation's, an operand on an
+accelerator, or any other equation:
 None, and the caller binds it in JAX."""
 
 from __future__ import annotations
