@@ -14,8 +14,9 @@ elementwise arithmetic, comparisons and selections, and the moves (``broadcast_i
 ``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
 zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
 ``reduce_sum``/``reduce_max``/``reduce_min`` and ``dot_general`` of floats
-(``np.einsum``), ``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by
-their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
+(:func:`~dgraph.blocks.arrays.dot_general`: ``np.matmul`` for a product of vectors and
+matrices, rounding as BLAS does, not einsum's own sums, else ``np.einsum``),
+``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
 the mode says; a ``scatter`` writing an entry twice, or a window out of bounds under
 ``promise_in_bounds``, left to XLA), and ``sort`` (NumPy's lexicographic order; a NaN
 or -0.0 in a key, or an unstable sort's ties, left to XLA: its total order), each with
@@ -39,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks.arrays import dot_general
 from .jaxpr_index_maps import gather_map, scatter_map
 
 __all__ = [
@@ -197,20 +199,6 @@ def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
             return None
         return whole.astype(target)
     return x.astype(target)
-
-
-def _dot_general(a: np.ndarray, b: np.ndarray, numbers: Any) -> np.ndarray:
-    """``lax.dot_general``: the batch axes, then ``a``'s free axes, then ``b``'s."""
-    (ca, cb), (ba, bb) = numbers
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    sa = [next(letters) for _ in range(a.ndim)]
-    sb = [next(letters) for _ in range(b.ndim)]
-    for i, j in (*zip(ca, cb, strict=True), *zip(ba, bb, strict=True)):
-        sb[j] = sa[i]
-    batch = [sa[i] for i in ba]
-    free = [sa[i] for i in range(a.ndim) if i not in ca and i not in ba]
-    free += [sb[j] for j in range(b.ndim) if j not in cb and j not in bb]
-    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(batch + free)}", a, b)
 
 
 def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -404,7 +392,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
         elif name == "dot_general" and all(x.dtype.kind == "f" for x in xs):
-            out = _dot_general(xs[0], xs[1], params["dimension_numbers"])
+            out = dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
         elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros
