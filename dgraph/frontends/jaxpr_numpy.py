@@ -16,8 +16,9 @@ zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
 ``reduce_sum``/``reduce_max``/``reduce_min`` and ``dot_general`` of floats
 (:func:`~dgraph.blocks.arrays.dot_general`: ``np.matmul`` for a product of vectors and
 matrices, rounding as BLAS does, not einsum's own sums, else ``np.einsum``),
-``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by their flat positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as
-the mode says; a ``scatter`` writing an entry twice, or a window out of bounds under
+``argmax``/``argmin``, ``gather``, ``scatter`` and ``scatter-add`` by their flat
+positions (:mod:`.jaxpr_index_maps`: windows clamped, filled or dropped as the mode
+says; a ``scatter`` writing an entry twice, or a window out of bounds under
 ``promise_in_bounds``, left to XLA), and ``sort`` (NumPy's lexicographic order; a NaN
 or -0.0 in a key, or an unstable sort's ties, left to XLA: its total order), each with
 JAX's
