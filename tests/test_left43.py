@@ -48,3 +48,25 @@ def test_a_jax_function_at_a_kink_gets_jax_tie_rule_or_is_not_verified():
     assert not C.generated.verified and "user's point" in C.generated.check.detail
     b2 = b + 0.1  # no residual zero there
     np.testing.assert_allclose(np.ravel(C(b2, X, y)), _tie_rule(b2, X, y), rtol=1e-12)
+
+
+def test_the_vjp_of_a_correlation_and_a_convolution_is_printed_in_c():
+    """``jnp.correlate``/``jnp.convolve`` (300 and 9 entries): their transposes in the
+    vjp are a slice of a sum of padded shifted copies, which C's values refused ("cannot
+    translate `t2 = numpy.pad(...`", a message thousands of characters long). A pad
+    and a slice of a computed value now print as NumPy's do: against ``jax.vjp``."""
+
+    def f(x, k):
+        a = jnp.correlate(x, k, mode="valid")
+        b = jnp.convolve(x, k[::-1] * 0.5, mode="same")
+        return jnp.concatenate([a, b[::3]])
+
+    rng = np.random.default_rng(0)
+    x, k = rng.normal(size=300), rng.normal(size=9)
+    V = make_function(f, "vjp", "c", point=[x, k])
+    assert V.generated.verified
+    w = rng.normal(size=392)
+    got = V(x, k, w)
+    want = jax.vjp(f, x, k)[1](w)
+    for g, e in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.ravel(g), e, rtol=1e-12, atol=1e-12)
