@@ -65,8 +65,10 @@ def test_a_dense_jax_build_lowers_its_module_once(graph, jacobian, mode):
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14)
 
 
-def test_a_body_longer_than_jit_most_stays_eager(monkeypatch):
-    """The same lines, not jitted: the definition as the eager module printed it."""
+def test_a_body_longer_than_jit_most_is_in_pieces_or_stays_eager(monkeypatch):
+    """A longer body of assignments: runs of at most ``PIECE`` lines, each jitted
+    (``_quick``), called in turn with the names they read and give; one with another
+    statement (a loop): the same lines, not jitted, as the eager module printed them."""
     from dgraph.codegen.tensor.constants import Constants
 
     doc, body, returned = '    """J."""', ["    a = jnp.sin(x)", "    b = a * x"], "    return b"
@@ -79,8 +81,22 @@ def test_a_body_longer_than_jit_most_stays_eager(monkeypatch):
         returned,
     ]
     monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
-    eager = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
-    assert eager == ["def jacobian(x):", doc, *body, returned]
+    monkeypatch.setattr(jit_arguments, "PIECE", 1)
+    pieces = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
+    assert pieces[-4:] == [
+        "def jacobian(x):",
+        doc,
+        "    a, = _jacobian_piece0(x)",
+        "    return _jacobian_piece1(a, x)",
+    ]
+    assert "_jacobian_piece1 = _quick(_jacobian_piece1)" in pieces
+    looped = ["    b = x", "    for k in range(3):", "        b = b * x"]
+    eager = jit_arguments.jitted_whole("jacobian", "x", doc, looped, returned, Constants())
+    assert eager == ["def jacobian(x):", doc, *looped, returned]
+    header = ["import numpy", "import jax", "import jax.numpy as jnp"]
+    module = load_python("\n".join([*header, *pieces]))
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(module.jacobian(X), np.sin(X) * X, rtol=1e-15)
 
 
 def test_the_check_refuses_a_wrong_jitted_module(graph):

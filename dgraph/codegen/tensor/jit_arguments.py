@@ -14,14 +14,26 @@ faster (the minimal surface's: 291 ms of CPU a call with its float constants emb
 
 from __future__ import annotations
 
+import ast
 import math
 import re
+import textwrap
+from typing import NamedTuple
 
 import numpy as np
 
 from .constants import LITERAL_LIMIT, Constants
 
-__all__ = ["BOUND", "JIT_MOST", "index_constants", "jitted", "jitted_whole", "varied_constants"]
+__all__ = [
+    "BOUND",
+    "JIT_MOST",
+    "PIECE",
+    "QUICK",
+    "index_constants",
+    "jitted",
+    "jitted_whole",
+    "varied_constants",
+]
 
 _CONSTANT = re.compile(r"\b_K\d+\b")
 ARGUMENTS_FROM = 1 << 24
@@ -33,11 +45,10 @@ arguments)."""
 
 JIT_MOST = 1_000
 """The most lines a dense JAX function's body (a ``jacobian``, ``value_and_jacobian``,
-``jvp`` or ``vjp``) may have to be jitted whole (:func:`jitted_whole`); a longer one runs
-operation by operation, as XLA's compile time grows faster than the program
+``jvp`` or ``vjp``) may have to be jitted whole (:func:`jitted_whole`); a longer one is
+jitted in pieces of :data:`PIECE` lines, as XLA's compile time grows faster than the program
 (:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST`: a program of 5,500 equations
-compiled in 21 CPU s and ran eagerly in 1.9), each operation's kernel compiled once per
-shape."""
+compiled in 21 CPU s and ran eagerly in 1.9)."""
 
 BOUND = '''_DEVICE = {}
 _NARROW = {}
@@ -146,7 +157,8 @@ def jitted_whole(
     """A dense JAX function ``name(args)`` (``doc``, ``body`` printed statements,
     ``returned`` its return line) as one jitted program, as a sparse module's values are
     (:func:`jitted`, :data:`BOUND`: once per precision, its 64-bit arrays narrowed with
-    x64 off), where its body has at most :data:`JIT_MOST` lines; else as it is.
+    x64 off), where its body has at most :data:`JIT_MOST` lines; else in jitted pieces
+    (:func:`_in_pieces`), or as it is where a statement is not an assignment.
 
     Run eagerly, each ``jax.numpy`` operation is a program of its own, traced, lowered
     and compiled for its shape and dtype at the first call, by the value check and
@@ -159,6 +171,162 @@ def jitted_whole(
     the check's tolerance; the module runs under ``jax.jit``, ``jax.vmap`` and
     ``jax.grad`` as before (a jitted function nests)."""
     if len(body) > JIT_MOST:
-        return [f"def {name}({args}):", doc, *body, returned]
+        pieces = _pieces(args, body, returned)
+        if pieces is None or _bound_apart(constants, body):
+            return [f"def {name}({args}):", doc, *body, returned]
+        return _in_pieces(name, args, doc, pieces)
     definition, jit = jitted(name, args, [doc, *body, returned], constants)
     return [BOUND, "", "", *definition, "", "", jit]
+
+
+PIECE = 250
+"""The most lines of one jitted piece of a body longer than :data:`JIT_MOST`
+(:func:`_in_pieces`). XLA's compile time per equation grows with the program (1.1 ms at
+275 equations, 3.8 at 5,500: :data:`JIT_MOST`), and run eagerly each operation compiles
+a program of its own for each shape it meets. 40 unrolled steps of a reactor (a Jacobian
+body of 2,200 lines, 3,882 equations, whose arrays grow a step at a time), first call,
+CPU-s: eagerly 23-25 (724 programs), jitted whole 13.6, in pieces of 250 lines 7.7 with
+XLA's options and 3.5 with :data:`QUICK`'s (of 100 or 500 lines: no quicker); later calls
+0.5 s eagerly, 0.005 in pieces (benchmarks/RESULTS.md, left43)."""
+
+
+class _Piece(NamedTuple):
+    """Consecutive statements of a body: the names they read from before them, the
+    names they assign that later statements (or the return line) read, and their lines."""
+
+    reads: list[str]
+    gives: list[str]
+    lines: list[str]
+
+
+def _pieces(args: str, body: list[str], returned: str) -> list[_Piece] | None:
+    """``body`` cut into runs of whole statements of at most :data:`PIECE` lines, the
+    return line the last run's; None where a statement is not an assignment to names (a
+    ``def``, a loop, a subscript assigned: run eagerly as before)."""
+    try:
+        given = [a.arg for a in ast.parse(f"def f({args}): pass").body[0].args.args]  # type: ignore[attr-defined]
+        tree = ast.parse(textwrap.dedent("\n".join([*body, returned])))
+    except SyntaxError:
+        return None
+    *statements, last = tree.body
+    if not isinstance(last, ast.Return):
+        return None
+    runs: list[list[ast.stmt]] = [[]]
+    for statement in statements:
+        if not isinstance(statement, ast.Assign) or not all(
+            _names(t) is not None for t in statement.targets
+        ):
+            return None
+        run = runs[-1]
+        if run and statement.end_lineno - run[0].lineno + 1 > PIECE:  # type: ignore[operator]
+            runs.append([])
+        runs[-1].append(statement)
+    runs[-1].append(last)
+    source = textwrap.dedent("\n".join([*body, returned])).splitlines()
+    defined, pieces = set(given), []
+    for k, run in enumerate(runs):
+        stored = [n for s in run if isinstance(s, ast.Assign) for t in s.targets for n in _names(t)]  # type: ignore[union-attr]
+        loaded = {
+            n.id
+            for s in run
+            for n in ast.walk(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        later = {
+            n.id
+            for r in runs[k + 1 :]
+            for s in r
+            for n in ast.walk(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        lines = [line for s in run for line in source[s.lineno - 1 : s.end_lineno]]
+        reads = sorted(loaded & defined, key=_order)
+        gives = sorted(dict.fromkeys(n for n in stored if n in later), key=_order)
+        pieces.append(_Piece(reads, gives, lines))
+        defined |= set(stored)
+    return pieces
+
+
+def _names(target: ast.expr) -> list[str] | None:
+    """The names an assignment's target binds (a name, a tuple or list of them)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        found = [_names(t) for t in target.elts]
+        return None if any(f is None for f in found) else [n for f in found for n in f]  # type: ignore[union-attr]
+    return None
+
+
+def _order(name: str) -> tuple[int, str]:
+    digits = re.search(r"\d+$", name)
+    return (int(digits.group()) if digits else -1, name)
+
+
+def _bound_apart(constants: Constants, body: list[str]) -> bool:
+    """Whether :func:`jitted` would pass ``body``'s index arrays as arguments (at least
+    :data:`ARGUMENTS_FROM` entries): its pieces would embed them each (run eagerly)."""
+    taken = index_constants(constants, body)
+    return sum(math.prod(constants.shapes[k]) for k in taken) >= ARGUMENTS_FROM
+
+
+QUICK = """_QUICK = {
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+    "xla_cpu_parallel_codegen_split_count": 1,
+    "xla_cpu_use_fusion_emitters": False,
+}
+
+
+def _quick(function):
+    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``_QUICK``
+    (LLVM's optimizations off, one module, XLA's older emitters: about half the compile
+    time); with XLA's own options where this XLA does not know one of them.\"\"\"
+    jitted = {}
+
+    def call(*args):
+        x64 = bool(jax.config.jax_enable_x64)
+        made = function if x64 else _narrowed(function)
+        if x64 not in jitted:
+            jitted[x64] = jax.jit(made, compiler_options=_QUICK)
+        try:
+            return jitted[x64](*args)
+        except Exception as exc:
+            if "No such compile option" not in str(exc):
+                raise
+            jitted[x64] = jax.jit(made)
+            return jitted[x64](*args)
+
+    call.__name__, call.__doc__, call.__wrapped__ = function.__name__, function.__doc__, function
+    return call"""
+"""The binder of a long body's pieces (:func:`_in_pieces`): :data:`BOUND`'s ``_bound``
+with the compile options of a reference's quick compile
+(:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_COMPILE`, written out: the module imports
+nothing of dgraph). The reactor's 2,200 lines in pieces: 7.7 CPU-s at the first call with
+XLA's own options, 3.5 with these; later calls 0.005 s either way."""
+
+
+def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str]:
+    """``name(args)`` calling :func:`_pieces`'s runs in turn, each jitted once per
+    precision and compiled quickly (:data:`QUICK`), its inputs the names it reads from before it
+    and its results the names later runs read: each run is one program XLA compiles (of
+    at most :data:`PIECE` lines), not one per operation and shape; the last returns."""
+    out = [BOUND, "", "", QUICK]
+    calls = []
+    for k, piece in enumerate(pieces):
+        part = f"_{name}_piece{k}"
+        lines = [f"    {line}" for line in piece.lines]
+        if k < len(pieces) - 1:
+            lines.append(f"    return ({''.join(f'{n}, ' for n in piece.gives)})")
+        out += [
+            "",
+            "",
+            f"def {part}({', '.join(piece.reads)}):",
+            *lines,
+            f"{part} = _quick({part})",
+        ]
+        call = f"{part}({', '.join(piece.reads)})"
+        if k == len(pieces) - 1:
+            calls.append(f"    return {call}")
+        elif piece.gives:
+            calls.append(f"    {''.join(f'{n}, ' for n in piece.gives)}= {call}")
+    return [*out, "", "", f"def {name}({args}):", doc, *calls]
