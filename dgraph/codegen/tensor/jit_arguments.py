@@ -223,25 +223,22 @@ def _pieces(args: str, body: list[str], returned: str) -> list[_Piece] | None:
         runs[-1].append(statement)
     runs[-1].append(last)
     source = textwrap.dedent("\n".join([*body, returned])).splitlines()
-    defined, pieces = set(given), []
-    for k, run in enumerate(runs):
-        stored = [n for s in run if isinstance(s, ast.Assign) for t in s.targets for n in _names(t)]  # type: ignore[union-attr]
-        loaded = {
+    loads = [
+        {
             n.id
             for s in run
             for n in ast.walk(s)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         }
-        later = {
-            n.id
-            for r in runs[k + 1 :]
-            for s in r
-            for n in ast.walk(s)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
+        for run in runs
+    ]
+    later = [set().union(*loads[k + 1 :]) for k in range(len(runs))]
+    defined, pieces = set(given), []
+    for k, run in enumerate(runs):
+        stored = [n for s in run if isinstance(s, ast.Assign) for t in s.targets for n in _names(t)]  # type: ignore[union-attr]
         lines = [line for s in run for line in source[s.lineno - 1 : s.end_lineno]]
-        reads = sorted(loaded & defined, key=_order)
-        gives = sorted(dict.fromkeys(n for n in stored if n in later), key=_order)
+        reads = sorted(loads[k] & defined, key=_order)
+        gives = sorted(dict.fromkeys(n for n in stored if n in later[k]), key=_order)
         pieces.append(_Piece(reads, gives, lines))
         defined |= set(stored)
     return pieces
