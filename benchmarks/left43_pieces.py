@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -68,6 +69,7 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 env=os.environ,
+                cwd=tempfile.gettempdir(),  # not the tree's folder: PYTHONPATH's dgraph
                 check=True,
             )
             got = json.loads(out.stdout.strip().splitlines()[-1])
