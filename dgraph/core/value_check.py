@@ -127,8 +127,7 @@ DRAWN_POINT_TRIPS = 10_000  # a while_loop's trips at a random point before it i
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # random points
 KINK = "the slope jumps there (a kink: no derivative for central differences to find)"
 """Why :func:`richardson` passes a point over where an entry's one-sided slopes differ
-(:func:`_kinked`); also how a point JAX's ``jvp`` checks is found to be a kink
-(:func:`_at_a_kink`)."""
+(:func:`_kinked`); also asked where JAX's ``jvp`` checks a point (:func:`_passed_over`)."""
 EPS = float(np.finfo(float).eps)
 TINY = float(np.finfo(float).tiny)
 
@@ -947,7 +946,7 @@ def _code_against(
     w = _Cotangent(graph, seed)  # the same at every point, drawn where read
     # where JAX's jvp is the reference it checks a kink too (its tie rule), and the code
     # may still round to one side of it: the points where the code disagrees, kept to ask
-    # the differences whether the slope jumps there (:func:`_at_a_kink`)
+    # the differences whether they pass the point over (:func:`_passed_over`)
     disagreed: dict[str, list[tuple[Point, Mapping, dict]]] = {}
 
     def apply(point: Point, direction: Mapping) -> dict:
@@ -1005,16 +1004,18 @@ def _over(errors: Mapping[str, float]) -> int:
     return sum(1 for e in errors.values() if not e <= TOLERANCE)
 
 
-def _at_a_kink(graph: DGraph, point: Point, direction: Mapping, size: Mapping) -> bool:
-    """Whether the slope of the program jumps at ``point`` along ``direction``, by the
-    differences' own detection (:func:`_differences`, :data:`KINK`): the test that
-    passes a point over where the reference is differences, asked where JAX's ``jvp``
-    is (``size``: the expression set's ``|J|·|v|`` per output)."""
+def _passed_over(graph: DGraph, point: Point, direction: Mapping, size: Mapping) -> str:
+    """Why central differences pass ``point`` over along ``direction`` (:func:`_differences`:
+    a kink, :data:`KINK`, where one-sided slopes differ; steps that span other kinks and
+    resolve nothing); "" where they resolve ``J·v`` there. The test that passes a point
+    over where the reference is differences, asked where JAX's ``jvp`` is (``size``: the
+    expression set's ``|J|·|v|`` per output)."""
     outputs = list(size)
     unit = _units(size)
     still = {y: np.ravel(size[y]) == 0 for y in outputs}
     with np.errstate(all="ignore"):
-        return _differences(graph, point, direction, outputs, unit, still) == KINK
+        found = _differences(graph, point, direction, outputs, unit, still)
+    return found if isinstance(found, str) else ""
 
 
 def _kinks_passed_over(
@@ -1024,37 +1025,42 @@ def _kinks_passed_over(
     disagreed: Mapping[str, list[tuple[Point, Mapping, dict]]],
 ) -> ValueCheck:
     """``values`` with the points JAX's ``jvp`` checked where the code disagrees with the
-    expression set and the slope jumps (:func:`_at_a_kink`: ``max(τr, (τ-1)r)`` at
-    residuals exactly zero, which the code's own ``X @ b`` rounds to ±1e-16 and so takes
-    one side of the tie where JAX's rule averages them) taken out, as the differences
-    pass a kink over: the code is not failed there. Not verified where that is the user's
-    point (the code's answer there is not JAX's, which the expression set's is); the
-    code's largest difference there is in the detail. Asked only where the code agrees at
-    some other point: code that disagrees everywhere (a wrong rule) fails without the
-    differences' evaluations."""
+    expression set and central differences pass the point over (:func:`_passed_over`:
+    ``max(τr, (τ-1)r)`` at residuals exactly zero, which the code's own ``X @ b`` rounds
+    to ±1e-16 and so takes one side of the tie where JAX's rule averages them) taken out,
+    as they are where differences are the reference: the code is not failed there. Not
+    verified where that is the user's point (the code's answer there is not JAX's, which
+    the expression set's is); the code's largest difference there and why differences
+    pass it over are in the detail. Asked only where the code agrees at some other point:
+    code that disagrees everywhere (a wrong rule) fails without the differences'
+    evaluations; where they resolve ``J·v`` (a smooth point) the code fails."""
     if values.status != "verified" or all(_over(at_point.get(p, {})) for p in values.points):
         return values
-    kinked = [
-        where
-        for where in values.points
-        if _over(at_point.get(where, {}))
-        and any(_at_a_kink(graph, *found) for found in disagreed.get(where, []))
-    ]
-    if not kinked:
+    why: dict[str, str] = {}
+    for where in values.points:
+        if _over(at_point.get(where, {})):
+            for found in disagreed.get(where, []):
+                reason = _passed_over(graph, *found)
+                if reason:
+                    why[where] = reason
+                    break
+    if not why:
         return values
-    left = tuple(p for p in values.points if p not in kinked)
+    kinked = list(why)
+    left = tuple(p for p in values.points if p not in why)
     worst = max(e for where in kinked for e in at_point[where].values())
-    note = (
-        f"{' and '.join(kinked)} is on a kink ({KINK.split(' (')[0]}), where the code takes"
-        f" another side of a tie than {values.reference} (difference {worst:.2g} of its"
-        f" magnitudes): not compared there"
+    note = "; ".join(
+        f"at {where} central differences pass over ({reason})" for where, reason in why.items()
     )
-    if USER_POINT in kinked:
-        where = " and ".join(left)
+    note += (
+        f", where the code takes another side than {values.reference} (difference"
+        f" {worst:.2g} of its magnitudes): not compared there"
+    )
+    if USER_POINT in why:
         return replace(
             values,
             status="not verified",
-            detail=f"not verified at {' and '.join(kinked)}: {note}; checked at {where}",
+            detail=f"not verified at the user's point: {note}; checked at {' and '.join(left)}",
             points=left,
         )
     return replace(values, detail=f"{values.detail} ({note})", points=left)
