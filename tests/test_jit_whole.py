@@ -66,9 +66,10 @@ def test_a_dense_jax_build_lowers_its_module_once(graph, jacobian, mode):
 
 
 def test_a_body_longer_than_jit_most_is_in_pieces_or_stays_eager(monkeypatch):
-    """A longer body of assignments: runs of at most ``PIECE`` lines, each jitted
-    (``_quick``), called in turn with the names they read and give; one with another
-    statement (a loop): the same lines, not jitted, as the eager module printed them."""
+    """A longer straight-line body: runs of at most ``PIECE`` lines, each jitted
+    (``_quick``), called in turn with the names they read and give (from its statements,
+    not its text); without statements, or with a store (or a loop): the same lines, not
+    jitted, as the eager module printed them."""
     from dgraph.codegen.tensor.constants import Constants
 
     doc, body, returned = '    """J."""', ["    a = jnp.sin(x)", "    b = a * x"], "    return b"
@@ -80,9 +81,18 @@ def test_a_body_longer_than_jit_most_is_in_pieces_or_stays_eager(monkeypatch):
         *body,
         returned,
     ]
+    from dgraph.codegen import ir
+
+    x = ir.Name("x")
+    program = [
+        ir.ArrayStatement("a", ir.Call("sin", (x,))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Name("a"), x)),
+    ]
     monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
     monkeypatch.setattr(jit_arguments, "PIECE", 1)
-    pieces = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
+    pieces = jit_arguments.jitted_whole(
+        "jacobian", "x", doc, body, returned, Constants(), program, ["b"]
+    )
     assert pieces[-4:] == [
         "def jacobian(x):",
         doc,
@@ -90,9 +100,13 @@ def test_a_body_longer_than_jit_most_is_in_pieces_or_stays_eager(monkeypatch):
         "    return _jacobian_piece1(a, x)",
     ]
     assert "_jacobian_piece1 = _quick(_jacobian_piece1)" in pieces
-    looped = ["    b = x", "    for k in range(3):", "        b = b * x"]
-    eager = jit_arguments.jitted_whole("jacobian", "x", doc, looped, returned, Constants())
-    assert eager == ["def jacobian(x):", doc, *looped, returned]
+    eager = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
+    assert eager == ["def jacobian(x):", doc, *body, returned]  # no program: as printed
+    stored = [program[0], ir.ArrayStatement("a", ir.Const(1.0), (ir.Const(0),))]
+    looped = jit_arguments.jitted_whole(  # a store into an array: not straight-line
+        "jacobian", "x", doc, body, returned, Constants(), stored, ["a"]
+    )
+    assert looped == ["def jacobian(x):", doc, *body, returned]
     header = ["import numpy", "import jax", "import jax.numpy as jnp"]
     module = load_python("\n".join([*header, *pieces]))
     with jax.enable_x64(True):

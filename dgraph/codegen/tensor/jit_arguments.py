@@ -14,14 +14,14 @@ faster (the minimal surface's: 291 ms of CPU a call with its float constants emb
 
 from __future__ import annotations
 
-import ast
 import math
 import re
-import textwrap
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
+from ..ir import ArrayStatement, names_in, straight_line
 from .constants import LITERAL_LIMIT, Constants
 
 __all__ = [
@@ -152,13 +152,21 @@ def jitted(name: str, args: str, body: list[str], constants: Constants) -> tuple
 
 
 def jitted_whole(
-    name: str, args: str, doc: str, body: list[str], returned: str, constants: Constants
+    name: str,
+    args: str,
+    doc: str,
+    body: list[str],
+    returned: str,
+    constants: Constants,
+    program: Sequence[ArrayStatement] = (),
+    results: Iterable[str] = (),
 ) -> list[str]:
     """A dense JAX function ``name(args)`` (``doc``, ``body`` printed statements,
     ``returned`` its return line) as one jitted program, as a sparse module's values are
     (:func:`jitted`, :data:`BOUND`: once per precision, its 64-bit arrays narrowed with
     x64 off), where its body has at most :data:`JIT_MOST` lines; else in jitted pieces
-    (:func:`_in_pieces`), or as it is where a statement is not an assignment.
+    (:func:`_in_pieces`) where ``program`` (the body's statements, one printed entry
+    each) is straight-line and ``results`` names what ``returned`` reads, or as it is.
 
     Run eagerly, each ``jax.numpy`` operation is a program of its own, traced, lowered
     and compiled for its shape and dtype at the first call, by the value check and
@@ -171,7 +179,7 @@ def jitted_whole(
     the check's tolerance; the module runs under ``jax.jit``, ``jax.vmap`` and
     ``jax.grad`` as before (a jitted function nests)."""
     if len(body) > JIT_MOST:
-        pieces = _pieces(args, body, returned)
+        pieces = _pieces(args, body, returned, program, results)
         if pieces is None or _bound_apart(constants, body):
             return [f"def {name}({args}):", doc, *body, returned]
         return _in_pieces(name, args, doc, pieces)
@@ -199,59 +207,50 @@ class _Piece(NamedTuple):
     lines: list[str]
 
 
-def _pieces(args: str, body: list[str], returned: str) -> list[_Piece] | None:
+def _pieces(
+    args: str,
+    body: list[str],
+    returned: str,
+    program: Sequence[ArrayStatement],
+    results: Iterable[str],
+) -> list[_Piece] | None:
     """``body`` cut into runs of whole statements of at most :data:`PIECE` lines, the
-    return line the last run's; None where a statement is not an assignment to names (a
-    ``def``, a loop, a subscript assigned: run eagerly as before)."""
-    try:
-        given = [a.arg for a in ast.parse(f"def f({args}): pass").body[0].args.args]  # type: ignore[attr-defined]
-        tree = ast.parse(textwrap.dedent("\n".join([*body, returned])))
-    except SyntaxError:
+    return line the last run's; which names each reads and gives from the statements
+    themselves (``program``, one printed entry of ``body`` each; ``results``: the names
+    ``returned`` reads), not from their text. None where there is no such program, it is
+    not straight-line (a loop, a store into an array: run eagerly as before) or an
+    argument is not a plain name."""
+    given = [a.strip() for a in args.split(",")]
+    if (
+        len(program) != len(body)
+        or not program
+        or not straight_line(program)
+        or not all(a.isidentifier() for a in given)
+    ):
         return None
-    *statements, last = tree.body
-    if not isinstance(last, ast.Return):
-        return None
-    runs: list[list[ast.stmt]] = [[]]
-    for statement in statements:
-        if not isinstance(statement, ast.Assign) or not all(
-            _names(t) is not None for t in statement.targets
-        ):
-            return None
-        run = runs[-1]
-        if run and statement.end_lineno - run[0].lineno + 1 > PIECE:  # type: ignore[operator]
+    runs: list[list[int]] = [[]]
+    size = 0
+    for k, entry in enumerate(body):
+        lines = entry.count("\n") + 1
+        if runs[-1] and size + lines > PIECE:
             runs.append([])
-        runs[-1].append(statement)
-    runs[-1].append(last)
-    source = textwrap.dedent("\n".join([*body, returned])).splitlines()
-    loads = [
-        {
-            n.id
-            for s in run
-            for n in ast.walk(s)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        }
-        for run in runs
-    ]
+            size = 0
+        runs[-1].append(k)
+        size += lines
+    loads = [set().union(*(names_in(program[k].value) for k in run)) for run in runs]
+    loads[-1] |= set(results)
     later = [set().union(*loads[k + 1 :]) for k in range(len(runs))]
     defined, pieces = set(given), []
     for k, run in enumerate(runs):
-        stored = [n for s in run if isinstance(s, ast.Assign) for t in s.targets for n in _names(t)]  # type: ignore[union-attr]
-        lines = [line for s in run for line in source[s.lineno - 1 : s.end_lineno]]
+        stored = [program[i].target for i in run]
+        lines = [body[i] for i in run]
+        if k == len(runs) - 1:
+            lines.append(returned)
         reads = sorted(loads[k] & defined, key=_order)
         gives = sorted(dict.fromkeys(n for n in stored if n in later[k]), key=_order)
         pieces.append(_Piece(reads, gives, lines))
         defined |= set(stored)
     return pieces
-
-
-def _names(target: ast.expr) -> list[str] | None:
-    """The names an assignment's target binds (a name, a tuple or list of them)."""
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        found = [_names(t) for t in target.elts]
-        return None if any(f is None for f in found) else [n for f in found for n in f]  # type: ignore[union-attr]
-    return None
 
 
 def _order(name: str) -> tuple[int, str]:
@@ -311,7 +310,7 @@ def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str
     calls = []
     for k, piece in enumerate(pieces):
         part = f"_{name}_piece{k}"
-        lines = [f"    {line}" for line in piece.lines]
+        lines = list(piece.lines)
         if k < len(pieces) - 1:
             lines.append(f"    return ({''.join(f'{n}, ' for n in piece.gives)})")
         out += [

@@ -461,7 +461,7 @@ def tensor_program(
                            stub, mirrored=mirror is not None and mirror.done,
                            tril_body=tril_body)  # fmt: skip
     elif outside is None and lang == "jax":  # dense JAX: one jitted program
-        lines = jitted_whole(name, args, doc, body, returned, w.constants)
+        lines = jitted_whole(name, args, doc, body, returned, w.constants, statements, ends)
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
