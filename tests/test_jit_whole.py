@@ -65,8 +65,11 @@ def test_a_dense_jax_build_lowers_its_module_once(graph, jacobian, mode):
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14)
 
 
-def test_a_body_longer_than_jit_most_stays_eager(monkeypatch):
-    """The same lines, not jitted: the definition as the eager module printed it."""
+def test_a_body_longer_than_jit_most_is_in_pieces_or_stays_eager(monkeypatch):
+    """A longer straight-line body: runs of at most ``PIECE`` lines, each jitted
+    (``_quick``), called in turn with the names they read and give (from its statements,
+    not its text); without statements, or with a store (or a loop): the same lines, not
+    jitted, as the eager module printed them."""
     from dgraph.codegen.tensor.constants import Constants
 
     doc, body, returned = '    """J."""', ["    a = jnp.sin(x)", "    b = a * x"], "    return b"
@@ -78,9 +81,36 @@ def test_a_body_longer_than_jit_most_stays_eager(monkeypatch):
         *body,
         returned,
     ]
+    from dgraph.codegen import ir
+
+    x = ir.Name("x")
+    program = [
+        ir.ArrayStatement("a", ir.Call("sin", (x,))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Name("a"), x)),
+    ]
     monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
+    monkeypatch.setattr(jit_arguments, "PIECE", 1)
+    pieces = jit_arguments.jitted_whole(
+        "jacobian", "x", doc, body, returned, Constants(), program, ["b"]
+    )
+    assert pieces[-4:] == [
+        "def jacobian(x):",
+        doc,
+        "    a, = _jacobian_piece0(x)",
+        "    return _jacobian_piece1(a, x)",
+    ]
+    assert "_jacobian_piece1 = _quick(_jacobian_piece1)" in pieces
     eager = jit_arguments.jitted_whole("jacobian", "x", doc, body, returned, Constants())
-    assert eager == ["def jacobian(x):", doc, *body, returned]
+    assert eager == ["def jacobian(x):", doc, *body, returned]  # no program: as printed
+    stored = [program[0], ir.ArrayStatement("a", ir.Const(1.0), (ir.Const(0),))]
+    looped = jit_arguments.jitted_whole(  # a store into an array: not straight-line
+        "jacobian", "x", doc, body, returned, Constants(), stored, ["a"]
+    )
+    assert looped == ["def jacobian(x):", doc, *body, returned]
+    header = ["import numpy", "import jax", "import jax.numpy as jnp"]
+    module = load_python("\n".join([*header, *pieces]))
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(module.jacobian(X), np.sin(X) * X, rtol=1e-15)
 
 
 def test_the_check_refuses_a_wrong_jitted_module(graph):

@@ -45,6 +45,7 @@ __all__ = [
     "block_magnitude",
     "block_size",
     "block_value",
+    "dot_general",
     "elementwise_forward",
     "evaluate",
     "labelled_block",
@@ -393,7 +394,7 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         which = np.asarray(args[0]).astype(int)
         return np.choose(which, np.broadcast_arrays(*args[1:]))
     if name == "dot_general":
-        return _dot_general(args[0], args[1], p["dimension_numbers"])
+        return dot_general(args[0], args[1], p["dimension_numbers"])
     if name == convolution.CONV:
         return convolution.forward(p, args[0], args[1])
     if name == "reduce_sum":
@@ -463,7 +464,11 @@ def _pad(x: np.ndarray, value: Any, config, shape) -> np.ndarray:
     return out
 
 
-def _dot_general(lhs: np.ndarray, rhs: np.ndarray, numbers) -> np.ndarray:
+def dot_general(lhs: np.ndarray, rhs: np.ndarray, numbers: Any) -> np.ndarray:
+    """``lax.dot_general`` (the batch axes, then ``lhs``'s free axes, then ``rhs``'s) by
+    ``numpy.einsum``, or ``numpy.matmul`` where it is a product of vectors and matrices
+    (:func:`is_matmul`): the graph's values and JAX's ``jvp`` run by NumPy
+    (:mod:`dgraph.frontends.jaxpr_numpy`) round a product as the user's ``X @ b`` does."""
     (lc, rc), (lb, rb) = numbers
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
     left = [next(letters) for _ in range(lhs.ndim)]

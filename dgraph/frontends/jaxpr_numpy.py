@@ -17,7 +17,9 @@ zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
 ``reduce_or``/``reduce_and``, the cumulative
 ``cumsum``/``cumprod``/``cummax``/``cummin``, ``round`` (either rounding), ``copy``, the
 total-order comparisons ``lt_to``/``le_to``, ``platform_index`` (the CPU's branch) and
-``dot_general`` of floats (``np.einsum``), ``argmax``/``argmin``, ``gather``,
+``dot_general`` of floats (:func:`~dgraph.blocks.arrays.dot_general`: ``np.matmul``
+for a product of vectors and matrices, rounding as BLAS does, else ``np.einsum``),
+``argmax``/``argmin``, ``gather``,
 ``scatter`` and ``scatter-add`` by their flat positions (:mod:`.jaxpr_index_maps`:
 windows clamped, filled or dropped as the mode says; a ``scatter`` writing an entry
 twice, or a window out of bounds under ``promise_in_bounds``, left to XLA), and ``sort``
@@ -47,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks.arrays import dot_general
 from .jaxpr_index_maps import gather_map, scatter_map
 from .jaxpr_numpy_linalg import linalg_equation, linalg_taken
 
@@ -261,20 +264,6 @@ def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
     return x.astype(target)
 
 
-def _dot_general(a: np.ndarray, b: np.ndarray, numbers: Any) -> np.ndarray:
-    """``lax.dot_general``: the batch axes, then ``a``'s free axes, then ``b``'s."""
-    (ca, cb), (ba, bb) = numbers
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    sa = [next(letters) for _ in range(a.ndim)]
-    sb = [next(letters) for _ in range(b.ndim)]
-    for i, j in (*zip(ca, cb, strict=True), *zip(ba, bb, strict=True)):
-        sb[j] = sa[i]
-    batch = [sa[i] for i in ba]
-    free = [sa[i] for i in range(a.ndim) if i not in ca and i not in ba]
-    free += [sb[j] for j in range(b.ndim) if j not in cb and j not in bb]
-    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(batch + free)}", a, b)
-
-
 def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``lax.rem``: the sign of the dividend (C's ``%``, ``np.fmod``); an integer divisor
     0 left to XLA (its answer is its own)."""
@@ -478,7 +467,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
         elif name == "dot_general" and all(x.dtype.kind == "f" for x in xs):
-            out = _dot_general(xs[0], xs[1], params["dimension_numbers"])
+            out = dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
         elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros

@@ -32,8 +32,9 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``argsort``/``lexsort`` (stable: :mod:`dgraph.codegen.c_sort`'s merge sort a line),
 ``take_along_axis`` and ``take`` at integer arrays computed at run time (a take at an
 ``argmax``, at ``argsort``'s positions, at a ``clip`` of ``astype(int)``), ``pad`` with a
-constant, gathers ``ravel(x)[K]`` (also inside an expression),
-:class:`~dgraph.codegen.ir.Scatter`,
+constant (inside an expression too: into a buffer first, as a reduction is), a basic slice
+of a computed value (its buffer's view: a convolution's transpose), gathers
+``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
@@ -136,6 +137,8 @@ _COMPUTED = {"sum", "prod", "max", "min", "einsum", "cumsum", "cumprod", "concat
 _COMPUTED |= {"accumulate"}  # logaddexp.accumulate: cumlogsumexp
 _COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # run-time takes
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
+_COMPUTED |= {"pad"}  # a sum of shifted copies (a convolution's transpose: its vjp)
+_SHOWN = 200  # the most characters of a refused statement its error line shows
 _TILE = 16  # a transposing copy's tile (entries a side)
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _DECOMPOSED = {"eigh", "qr", "svd"}  # several results: c_linalg's dgraph_eigh, _qr, _svd
@@ -467,7 +470,10 @@ class _Translator(CElementPrinter):
             self.triangles[target] = self._triangle(node)  # type: ignore[assignment]
 
     def _refuse(self, why: str) -> None:
-        raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
+        shown = " ".join(self.current.split())  # one line, a long statement cut short
+        if len(shown) > _SHOWN:
+            shown = f"{shown[: _SHOWN - 20]} … {shown[-19:]}"
+        raise DGraphError(f"C values: cannot translate `{shown}` ({why})")
 
     def _assign(self, target: str, node: Node, shaped: Shaped) -> None:
         if isinstance(node, ir.SparseMatrix):
@@ -623,6 +629,8 @@ class _Translator(CElementPrinter):
             return self._decomposition_part(node)
         if isinstance(node, ir.Index) and self._index_array(node.items) is None:
             base = self._view(node.value)
+            if base is None and _call_name(node.value) != "slogdet":  # (sign, log): its own
+                base = self._operand(node.value)  # a slice of a computed value: its buffer's
             return None if base is None else self._slice(base, node.items)
         kind = _call_name(node)
         if kind == "einsum" and isinstance(node, ir.Call):

@@ -16,12 +16,24 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
+from ..ir import ArrayStatement, names_in, straight_line
 from .constants import LITERAL_LIMIT, Constants
 
-__all__ = ["BOUND", "JIT_MOST", "index_constants", "jitted", "jitted_whole", "varied_constants"]
+__all__ = [
+    "BOUND",
+    "JIT_MOST",
+    "PIECE",
+    "QUICK",
+    "index_constants",
+    "jitted",
+    "jitted_whole",
+    "varied_constants",
+]
 
 _CONSTANT = re.compile(r"\b_K\d+\b")
 ARGUMENTS_FROM = 1 << 24
@@ -33,11 +45,10 @@ arguments)."""
 
 JIT_MOST = 1_000
 """The most lines a dense JAX function's body (a ``jacobian``, ``value_and_jacobian``,
-``jvp`` or ``vjp``) may have to be jitted whole (:func:`jitted_whole`); a longer one runs
-operation by operation, as XLA's compile time grows faster than the program
+``jvp`` or ``vjp``) may have to be jitted whole (:func:`jitted_whole`); a longer one is
+jitted in pieces of :data:`PIECE` lines, as XLA's compile time grows faster than the program
 (:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST`: a program of 5,500 equations
-compiled in 21 CPU s and ran eagerly in 1.9), each operation's kernel compiled once per
-shape."""
+compiled in 21 CPU s and ran eagerly in 1.9)."""
 
 BOUND = '''_DEVICE = {}
 _NARROW = {}
@@ -141,12 +152,21 @@ def jitted(name: str, args: str, body: list[str], constants: Constants) -> tuple
 
 
 def jitted_whole(
-    name: str, args: str, doc: str, body: list[str], returned: str, constants: Constants
+    name: str,
+    args: str,
+    doc: str,
+    body: list[str],
+    returned: str,
+    constants: Constants,
+    program: Sequence[ArrayStatement] = (),
+    results: Iterable[str] = (),
 ) -> list[str]:
     """A dense JAX function ``name(args)`` (``doc``, ``body`` printed statements,
     ``returned`` its return line) as one jitted program, as a sparse module's values are
     (:func:`jitted`, :data:`BOUND`: once per precision, its 64-bit arrays narrowed with
-    x64 off), where its body has at most :data:`JIT_MOST` lines; else as it is.
+    x64 off), where its body has at most :data:`JIT_MOST` lines; else in jitted pieces
+    (:func:`_in_pieces`) where ``program`` (the body's statements, one printed entry
+    each) is straight-line and ``results`` names what ``returned`` reads, or as it is.
 
     Run eagerly, each ``jax.numpy`` operation is a program of its own, traced, lowered
     and compiled for its shape and dtype at the first call, by the value check and
@@ -159,6 +179,150 @@ def jitted_whole(
     the check's tolerance; the module runs under ``jax.jit``, ``jax.vmap`` and
     ``jax.grad`` as before (a jitted function nests)."""
     if len(body) > JIT_MOST:
-        return [f"def {name}({args}):", doc, *body, returned]
+        pieces = _pieces(args, body, returned, program, results)
+        if pieces is None or _bound_apart(constants, body):
+            return [f"def {name}({args}):", doc, *body, returned]
+        return _in_pieces(name, args, doc, pieces)
     definition, jit = jitted(name, args, [doc, *body, returned], constants)
     return [BOUND, "", "", *definition, "", "", jit]
+
+
+PIECE = 250
+"""The most lines of one jitted piece of a body longer than :data:`JIT_MOST`
+(:func:`_in_pieces`). XLA's compile time per equation grows with the program (1.1 ms at
+275 equations, 3.8 at 5,500: :data:`JIT_MOST`), and run eagerly each operation compiles
+a program of its own for each shape it meets. 40 unrolled steps of a reactor (a Jacobian
+body of 2,200 lines, 3,882 equations, whose arrays grow a step at a time), first call,
+CPU-s: eagerly 23-25 (724 programs), jitted whole 13.6, in pieces of 250 lines 7.7 with
+XLA's options and 3.5 with :data:`QUICK`'s (of 100 or 500 lines: no quicker); later calls
+0.5 s eagerly, 0.005 in pieces (benchmarks/RESULTS.md, left43)."""
+
+
+class _Piece(NamedTuple):
+    """Consecutive statements of a body: the names they read from before them, the
+    names they assign that later statements (or the return line) read, and their lines."""
+
+    reads: list[str]
+    gives: list[str]
+    lines: list[str]
+
+
+def _pieces(
+    args: str,
+    body: list[str],
+    returned: str,
+    program: Sequence[ArrayStatement],
+    results: Iterable[str],
+) -> list[_Piece] | None:
+    """``body`` cut into runs of whole statements of at most :data:`PIECE` lines, the
+    return line the last run's; which names each reads and gives from the statements
+    themselves (``program``, one printed entry of ``body`` each; ``results``: the names
+    ``returned`` reads), not from their text. None where there is no such program, it is
+    not straight-line (a loop, a store into an array: run eagerly as before) or an
+    argument is not a plain name."""
+    given = [a.strip() for a in args.split(",")]
+    if (
+        len(program) != len(body)
+        or not program
+        or not straight_line(program)
+        or not all(a.isidentifier() for a in given)
+    ):
+        return None
+    runs: list[list[int]] = [[]]
+    size = 0
+    for k, entry in enumerate(body):
+        lines = entry.count("\n") + 1
+        if runs[-1] and size + lines > PIECE:
+            runs.append([])
+            size = 0
+        runs[-1].append(k)
+        size += lines
+    loads = [set().union(*(names_in(program[k].value) for k in run)) for run in runs]
+    loads[-1] |= set(results)
+    later = [set().union(*loads[k + 1 :]) for k in range(len(runs))]
+    defined, pieces = set(given), []
+    for k, run in enumerate(runs):
+        stored = [program[i].target for i in run]
+        lines = [body[i] for i in run]
+        if k == len(runs) - 1:
+            lines.append(returned)
+        reads = sorted(loads[k] & defined, key=_order)
+        gives = sorted(dict.fromkeys(n for n in stored if n in later[k]), key=_order)
+        pieces.append(_Piece(reads, gives, lines))
+        defined |= set(stored)
+    return pieces
+
+
+def _order(name: str) -> tuple[int, str]:
+    digits = re.search(r"\d+$", name)
+    return (int(digits.group()) if digits else -1, name)
+
+
+def _bound_apart(constants: Constants, body: list[str]) -> bool:
+    """Whether :func:`jitted` would pass ``body``'s index arrays as arguments (at least
+    :data:`ARGUMENTS_FROM` entries): its pieces would embed them each (run eagerly)."""
+    taken = index_constants(constants, body)
+    return sum(math.prod(constants.shapes[k]) for k in taken) >= ARGUMENTS_FROM
+
+
+QUICK = """_QUICK = {
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+    "xla_cpu_parallel_codegen_split_count": 1,
+    "xla_cpu_use_fusion_emitters": False,
+}
+
+
+def _quick(function):
+    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``_QUICK``
+    (LLVM's optimizations off, one module, XLA's older emitters: about half the compile
+    time); with XLA's own options where this XLA does not know one of them.\"\"\"
+    jitted = {}
+
+    def call(*args):
+        x64 = bool(jax.config.jax_enable_x64)
+        made = function if x64 else _narrowed(function)
+        if x64 not in jitted:
+            jitted[x64] = jax.jit(made, compiler_options=_QUICK)
+        try:
+            return jitted[x64](*args)
+        except Exception as exc:
+            if "No such compile option" not in str(exc):
+                raise
+            jitted[x64] = jax.jit(made)
+            return jitted[x64](*args)
+
+    call.__name__, call.__doc__, call.__wrapped__ = function.__name__, function.__doc__, function
+    return call"""
+"""The binder of a long body's pieces (:func:`_in_pieces`): :data:`BOUND`'s ``_bound``
+with the compile options of a reference's quick compile
+(:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_COMPILE`, written out: the module imports
+nothing of dgraph). The reactor's 2,200 lines in pieces: 7.7 CPU-s at the first call with
+XLA's own options, 3.5 with these; later calls 0.005 s either way."""
+
+
+def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str]:
+    """``name(args)`` calling :func:`_pieces`'s runs in turn, each jitted once per
+    precision and compiled quickly (:data:`QUICK`), its inputs the names it reads from before it
+    and its results the names later runs read: each run is one program XLA compiles (of
+    at most :data:`PIECE` lines), not one per operation and shape; the last returns."""
+    out = [BOUND, "", "", QUICK]
+    calls = []
+    for k, piece in enumerate(pieces):
+        part = f"_{name}_piece{k}"
+        lines = list(piece.lines)
+        if k < len(pieces) - 1:
+            lines.append(f"    return ({''.join(f'{n}, ' for n in piece.gives)})")
+        out += [
+            "",
+            "",
+            f"def {part}({', '.join(piece.reads)}):",
+            *lines,
+            f"{part} = _quick({part})",
+        ]
+        call = f"{part}({', '.join(piece.reads)})"
+        if k == len(pieces) - 1:
+            calls.append(f"    return {call}")
+        elif piece.gives:
+            calls.append(f"    {''.join(f'{n}, ' for n in piece.gives)}= {call}")
+    return [*out, "", "", f"def {name}({args}):", doc, *calls]

@@ -30,6 +30,7 @@ from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...core.regions import is_region
 from ...errors import DGraphError, InputError
+from ...frontends.jaxpr_arrays import REFERENCE_COMPILE, quick_jit
 from ...methods.registry import accumulate
 from .. import ir
 from ..array_passes import array_shapes, optimize_statements
@@ -460,7 +461,7 @@ def tensor_program(
                            stub, mirrored=mirror is not None and mirror.done,
                            tril_body=tril_body)  # fmt: skip
     elif outside is None and lang == "jax":  # dense JAX: one jitted program
-        lines = jitted_whole(name, args, doc, body, returned, w.constants)
+        lines = jitted_whole(name, args, doc, body, returned, w.constants, statements, ends)
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
@@ -958,8 +959,8 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
         env = evaluator.run(statements, dict(zip(names, values, strict=True)))
         return tuple(env[t] for t in wanted)
 
-    with jax.enable_x64(True):
-        return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
+    with jax.enable_x64(True):  # compiled once and run once: a quick compile
+        return [np.asarray(v) for v in quick_jit(jax, folded, REFERENCE_COMPILE)(*arrays)]
 
 
 def _evaluated_before(w: Writer, statements: list[ArrayStatement]) -> dict[str, object]:

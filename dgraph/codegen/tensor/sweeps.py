@@ -171,7 +171,9 @@ def _module(
     )
     statements = w.printed(built.statements)
     if lang == "jax" and jit:  # one jitted program (short enough)
-        body = jitted_whole(mode, args, doc, statements, returned, w.constants)
+        body = jitted_whole(
+            mode, args, doc, statements, returned, w.constants, built.statements, built.results
+        )
     else:
         body = [f"def {mode}({args}):", doc, *statements, returned]
     header = _header(w, graph, mode, lang, "\n".join(statements))
