@@ -369,13 +369,18 @@ def test_factorizations_by_lapack_are_lax_s_bit_for_bit(shape):
 
 
 def test_a_factorization_lapack_fails_or_does_not_do_is_left_to_jax():
-    """A matrix that is not positive definite (``potrf``'s info > 0), pivoted ``qr``
-    and a subset of eigenvalues: None, for XLA to answer."""
+    """A matrix that is not positive definite (``potrf``'s info > 0), pivoted ``qr``, a
+    subset of eigenvalues, and a stack of more matrices than ``BATCH_MOST`` (a LAPACK
+    call each from Python; XLA's kernel loops over them): None, for XLA to answer."""
+    from dgraph.frontends.jaxpr_numpy_linalg import BATCH_MOST
+
+    many = np.broadcast_to(np.eye(3), (BATCH_MOST + 1, 3, 3)).copy()
     with x64(jax):
         for f, a in [
             (lax.linalg.cholesky, -np.eye(3)),
             (lambda a: lax.linalg.qr(a, pivoting=True), np.eye(3)),
             (lambda a: lax.linalg.eigh(a, subset_by_index=(0, 2)), np.eye(3)),
+            (lax.linalg.cholesky, many),
         ]:
             closed = jax.make_jaxpr(f)(a)
             eqn = next(

@@ -628,7 +628,8 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
     if name in ("gather", *_SCATTERS):
         return _indexed_taken(name, eqn.params, kinds)
     if name in _LINALG:
-        return linalg_taken(name, kinds, [v.aval.dtype for v in eqn.invars])
+        avals = [v.aval for v in eqn.invars]
+        return linalg_taken(name, kinds, [a.dtype for a in avals], [a.shape for a in avals])
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return False
     p = eqn.params

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LINALG", "linalg_equation", "linalg_taken"]
+__all__ = ["BATCH_MOST", "LINALG", "linalg_equation", "linalg_taken"]
 
 
 def _each(x: np.ndarray, rank: int, function: Callable[..., list[np.ndarray] | None],
@@ -150,10 +150,20 @@ LINALG: dict[str, Callable[..., list[np.ndarray] | None]] = {
 params); ``triangular_solve`` (two operands) besides them."""
 
 
-def linalg_taken(name: str, kinds: list[str], dtypes: list[np.dtype]) -> bool:
+BATCH_MOST = 64
+"""The most matrices in a stack taken here: each is one LAPACK call from Python (some
+10-30 µs), where XLA's kernel loops over a stack in one call."""
+
+
+def linalg_taken(
+    name: str, kinds: list[str], dtypes: list[np.dtype], shapes: list[tuple[int, ...]]
+) -> bool:
     """Whether :func:`linalg_equation` takes an equation ``name`` on operands of these
-    NumPy kinds and dtypes (real floats, single or double, alike)."""
+    NumPy kinds, dtypes (real floats, single or double, alike) and shapes (matrices, at
+    most :data:`BATCH_MOST` in a stack)."""
     if name not in LINALG and name != "triangular_solve":
+        return False
+    if any(len(s) < 2 for s in shapes) or int(np.prod(shapes[0][:-2])) > BATCH_MOST:
         return False
     if any(k != "f" for k in kinds) or len({np.dtype(d) for d in dtypes}) != 1:
         return False
@@ -165,9 +175,8 @@ def linalg_taken(name: str, kinds: list[str], dtypes: list[np.dtype]) -> bool:
 def linalg_equation(name: str, xs: list[np.ndarray], params: dict) -> list[np.ndarray] | None:
     """The factorization ``name`` on ``xs`` by LAPACK (module docstring); its results as
     a list, None where it is left to XLA."""
-    if not linalg_taken(name, [x.dtype.kind for x in xs], [x.dtype for x in xs]):
-        return None
-    if any(x.ndim < 2 for x in xs):
+    if not linalg_taken(name, [x.dtype.kind for x in xs], [x.dtype for x in xs],
+                        [x.shape for x in xs]):  # fmt: skip
         return None
     if name == "triangular_solve":
         return _triangular_solve(xs[0], xs[1], params)
