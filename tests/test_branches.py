@@ -47,6 +47,8 @@ jax.config.update("jax_enable_x64", True)
 
 from tests import jax_reference as jref  # noqa: E402
 
+from .dense import dense as _dense  # noqa: E402
+
 
 def _flat(blocks, outputs, n_args: int) -> np.ndarray:
     """A nested Jacobian (JAX's or a generated function's) as one matrix."""
@@ -58,13 +60,6 @@ def _flat(blocks, outputs, n_args: int) -> np.ndarray:
         parts = [_dense(b) for b in row]
         matrix.append(np.hstack([p.reshape(np.size(y), -1) for p in parts]))
     return np.vstack(matrix)
-
-
-def _dense(block) -> np.ndarray:
-    """A block as a NumPy array: a SciPy sparse array, a BCOO or an array."""
-    if hasattr(block, "toarray"):
-        return block.toarray()
-    return np.asarray(block.todense() if hasattr(block, "todense") else block)
 
 
 def _jacfwd(f, args) -> np.ndarray:

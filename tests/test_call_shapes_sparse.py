@@ -21,6 +21,8 @@ from dgraph.errors import InputError
 from dgraph.frontends import from_function, from_python
 from tests import jax_reference as jref
 
+from .dense import dense as _dense
+
 jax.config.update("jax_enable_x64", True)
 
 X = np.linspace(0.3, 1.2, 5)
@@ -61,14 +63,6 @@ def _made(reader: str, mode: str, lang: str, sparse: bool) -> dgraph.GeneratedFu
             graph = from_function(vector, sizes=[X.shape], level="array")
         assert graph.is_tensor
         return dgraph.make_function(graph, mode, lang, sparse=sparse)
-
-
-def _dense(result) -> np.ndarray:
-    if hasattr(result, "toarray"):
-        return result.toarray()
-    if hasattr(result, "todense"):
-        return np.asarray(result.todense())
-    return np.asarray(result)
 
 
 def _want(reader: str, mode: str, x: np.ndarray) -> np.ndarray:

@@ -23,6 +23,8 @@ from dgraph.errors import VerificationError
 from dgraph.frontends import from_python
 from dgraph.methods import accumulate
 
+from .dense import dense as _dense
+
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
@@ -43,10 +45,6 @@ def _point(n: int, scale: float) -> np.ndarray:
 
 # the reference, jitted: one compilation per size, not one per eager operation
 _jacfwd = jax.jit(jax.jacfwd(matvec))
-
-
-def _dense(J) -> np.ndarray:
-    return np.asarray(J.todense() if hasattr(J, "todense") else J)
 
 
 # saturated rows; rows near 0.5. n = 60, the smallest size that failed (jacscale's 200

@@ -24,6 +24,8 @@ from dgraph.codegen.tensor import branches  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 
+from .dense import dense as _dense  # noqa: E402
+
 N = 6
 X = np.linspace(0.1, 1.0, N)  # x > 0.5 from the fourth step on
 POINTS = (X, X[::-1].copy(), 0.4 * X)  # false then true; true then false; always false
@@ -113,14 +115,6 @@ def scan_switch_cond(x):
 
     c, ys = lax.scan(step, 1.0, x)
     return c + jnp.sum(ys**2)
-
-
-def _dense(h) -> np.ndarray:
-    if hasattr(h, "toarray"):
-        return h.toarray()
-    if hasattr(h, "todense"):
-        return np.asarray(h.todense())
-    return np.asarray(h)
 
 
 def _reference(f, x) -> np.ndarray:

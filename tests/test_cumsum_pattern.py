@@ -23,6 +23,8 @@ from dgraph.blocks.arrays import ArrayOp, operand_block
 from dgraph.errors import VerificationError
 from tests import jax_reference as jref
 
+from .dense import dense as _dense
+
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 jax.config.update("jax_enable_x64", True)
@@ -123,12 +125,6 @@ HESSIANS = {  # f, its JAX twin, shape, index entries per Hessian entry at most 
     "numpy 2-d each axis": (_numpy_axes, _numpy_axes_jax, (3, 24), 2),
     "numpy flip-cumsum-flip": (_flipped, _flipped_jax, (60,), 6),
 }
-
-
-def _dense(h) -> np.ndarray:
-    if hasattr(h, "toarray"):
-        return h.toarray()
-    return np.asarray(h.todense() if hasattr(h, "todense") else h)
 
 
 def _index_entries(text: str) -> int:

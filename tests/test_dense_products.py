@@ -18,6 +18,8 @@ import dgraph.blocks as blocks
 from dgraph.blocks import GENERAL, ONES, dense_pays, multiply, sparse
 from tests import jax_reference as jref
 
+from .dense import dense as _dense
+
 
 def test_dense_pays_for_a_triangle_times_a_triangle_not_for_a_band():
     """cumsum's triangle at 2,000: 1.3·10⁹ pairs, a dense product of 8·10⁹ multiplications
@@ -95,10 +97,6 @@ def test_a_triangle_squared_is_one_einsum_and_right(lang, monkeypatch):
     assert np.count_nonzero(got) == np.count_nonzero(ref) == n * n
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
     np.testing.assert_allclose(got, before, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
-
-
-def _dense(h) -> np.ndarray:
-    return h.toarray() if hasattr(h, "toarray") else np.asarray(h.todense())
 
 
 def test_a_product_pairing_too_many_entries_is_refused_in_one_line(monkeypatch):

@@ -20,6 +20,8 @@ from dgraph.errors import DGraphError
 from dgraph.frontends import from_function, from_sympy, from_trace
 from tests import jax_reference as jref
 
+from .dense import dense as as_dense
+
 jax.config.update("jax_enable_x64", True)
 
 N = 6
@@ -88,7 +90,7 @@ def _entries(J, lang: str) -> tuple[set[tuple[int, int]], np.ndarray]:
     if lang == "jax":
         assert isinstance(J, jsparse.BCOO)
         idx = np.asarray(J.indices)
-        return {(int(i), int(j)) for i, j in idx}, np.asarray(J.todense())
+        return {(int(i), int(j)) for i, j in idx}, as_dense(J)
     assert isinstance(J, scipy.sparse.csr_array)
     coo = J.tocoo()
     return set(zip(coo.row.tolist(), coo.col.tolist(), strict=True)), J.toarray()
@@ -188,4 +190,4 @@ def test_the_element_level_bcoo_jits() -> None:
     J = make_function(shifted, "jacobian", "jax", point=(X,), sparse=True)
     got = jax.jit(J)(X)
     assert isinstance(got, jsparse.BCOO) and got.nse == 2 * (N - 1)
-    np.testing.assert_allclose(np.asarray(got.todense()), jref.jacobian(shifted)(X), rtol=1e-14)
+    np.testing.assert_allclose(as_dense(got), jref.jacobian(shifted)(X), rtol=1e-14)

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 import dgraph.codegen.tensor.grid_index as gi
 from dgraph.codegen.tensor.grid_index import Grid, _next_change, fit, grid, pieces
 
+from .dense import dense as as_dense
+
 _SETTINGS = settings(max_examples=60, deadline=None)
 
 
@@ -226,7 +228,7 @@ def test_jax_stencil_hessian_gathers_as_slices() -> None:
     f, n = _objectives()["surface"]
     x = np.random.default_rng(4).uniform(0.0, 0.5, n)
     H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
-    got = np.asarray(H(jax.numpy.asarray(x)).todense())
+    got = as_dense(H(jax.numpy.asarray(x)))
     np.testing.assert_allclose(got, np.asarray(jax.jit(jax.hessian(f))(x)), rtol=1e-12, atol=1e-12)
     text = H.gradient.generated.text
     body = text[text.index("def _jacobian_arrays") :]

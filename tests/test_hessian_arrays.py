@@ -18,6 +18,8 @@ import dgraph  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 N = 8
 X = np.random.default_rng(0).uniform(-1.0, 1.0, N)
 A = np.random.default_rng(1).standard_normal((3, N))
@@ -69,7 +71,7 @@ def test_dense_and_jax_match_jax_hessian():
     with jax.enable_x64(True):
         b = H(jnp.asarray(X))
         assert type(b).__name__ == "BCOO" and b.nse == 3 * N - 2
-        got = np.asarray(b.todense())
+        got = as_dense(b)
     np.testing.assert_allclose(got, reference(rosenbrock, X), rtol=1e-13, atol=1e-12)
 
 
@@ -121,7 +123,7 @@ def test_a_cancellation_the_structure_shows_drops_out(name, lang, f, nnz):
     H = dgraph.hessian(f, X, sparse=True, lang=lang)
     with jax.enable_x64(True):
         h = H(jnp.asarray(X) if lang == "jax" else X)
-        got = np.asarray(h.todense()) if lang == "jax" else h.toarray()
+        got = as_dense(h) if lang == "jax" else h.toarray()
         assert (h.nse if lang == "jax" else h.nnz) == nnz, name
     ref = reference(f, X)
     np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-12)
@@ -249,7 +251,7 @@ def test_a_constant_hessian_of_every_entry_is_built_whole(lang):
     x = np.linspace(0.2, 1.0, 5)
     H = dgraph.hessian(lambda x: jnp.sum(x) ** 2, x, sparse=True, lang=lang)
     h = H(x)
-    dense = h.toarray() if lang == "python" else np.asarray(h.todense())
+    dense = h.toarray() if lang == "python" else as_dense(h)
     np.testing.assert_array_equal(dense, np.full((5, 5), 2.0))
     tril = H.gradient.generated.tril(x) if lang == "python" else None
     if tril is not None:
@@ -399,7 +401,7 @@ def test_a_symmetric_jax_hessian_s_first_point_is_its_narrowed_program_too(monke
     with jax.enable_x64(True):
         h = H(jnp.asarray(u))
         assert h.nse == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
-        got = np.asarray(h.todense())
+        got = as_dense(h)
     np.testing.assert_allclose(
         got, reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
     )
@@ -577,7 +579,7 @@ def test_a_zero_hessian_is_an_empty_sparse_matrix(f, tril, lang):
         h = H(jnp.asarray(X) if lang == "jax" else X)
     if lang == "jax":
         assert type(h).__name__ == "BCOO" and h.nse == 0 and h.indices.shape == (0, 2)
-        h = scipy.sparse.csr_array(np.asarray(h.todense()))
+        h = scipy.sparse.csr_array(as_dense(h))
     assert h.shape == (N, N) and h.nnz == 0
     assert not np.any(reference(f, X))
 

@@ -26,6 +26,8 @@ from dgraph.codegen.tensor.gather_scale import folded_scalings  # noqa: E402
 from dgraph.codegen.tensor.triangle import _joined  # noqa: E402
 from tests.test_gather_scale import _run  # noqa: E402 (the pass's NumPy evaluator)
 
+from .dense import dense as as_dense  # noqa: E402
+
 
 @functools.cache
 def minsurf(m):
@@ -173,7 +175,7 @@ def test_the_minimal_surface_in_jax_is_four_scatter_adds():
     rng = np.random.default_rng(5)
     x, x2 = rng.uniform(0.0, 0.5, m * m), rng.uniform(0.0, 0.5, m * m)
     H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
-    got = np.asarray(H(jnp.asarray(x2)).todense())
+    got = as_dense(H(jnp.asarray(x2)))
     ref = _reference(f, x2)
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
     text = H.gradient.generated.text
@@ -192,7 +194,7 @@ def test_other_objectives_keep_jax_values_and_exact_patterns(f, n):
         else:
             H = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
         h = H(x2 if lang == "python" else jnp.asarray(x2))
-        got = h.toarray() if lang == "python" else np.asarray(h.todense())
+        got = h.toarray() if lang == "python" else as_dense(h)
         assert np.count_nonzero(got) == np.count_nonzero(ref)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
 

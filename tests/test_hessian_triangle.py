@@ -38,6 +38,8 @@ from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
 from dgraph.codegen.tensor.triangle import narrowed  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 M = 3  # the minimal surface's grid side
 
 
@@ -165,7 +167,7 @@ def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, scatters, monkey
         H = dgraph.make_function(f, "hessian", "jax", point=[x], weights=v, sparse=True)
         args = (jnp.asarray(x2),) if v is None else (jnp.asarray(x2), jnp.asarray(v))
         b, t = H(*args), H.gradient.generated.tril(*args)
-        dense, low = np.asarray(b.todense()), np.asarray(t.todense())
+        dense, low = as_dense(b), as_dense(t)
     assert type(b).__name__ == "BCOO" and b.indices_sorted and b.unique_indices
     text = H.gradient.generated.text
     assert scatters is None or (".at[" in text) == scatters
@@ -192,7 +194,7 @@ def test_jax_compact_values_mirrored_by_one_gather(monkeypatch):
     with jax.enable_x64(True):
         H = dgraph.make_function(f, "hessian", "jax", point=[x], weights=v, sparse=True)
         b, t = H(jnp.asarray(x2)), H.gradient.generated.tril(jnp.asarray(x2))
-        dense, low = np.asarray(b.todense()), np.asarray(t.todense())
+        dense, low = as_dense(b), as_dense(t)
     text = H.gradient.generated.text
     whole = text[
         text.index("def _jacobian_arrays(") : text.index(

@@ -19,6 +19,8 @@ import dgraph  # noqa: E402
 from dgraph.codegen.tensor import gathers as tensor_gathers  # noqa: E402
 from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 
 def _programs():
     a = S("a", BinOp("+", Name("x"), Const(1.0)))
@@ -71,8 +73,8 @@ def test_the_passes_run_once_for_both_functions_and_give_their_values(monkeypatc
     with jax.enable_x64(True):
         H = dgraph.make_function(minsurf, "hessian", "jax", point=[x], sparse=True)
         text = H.gradient.generated.text
-        whole = np.asarray(H(jnp.asarray(x)).todense())
-        lower = np.asarray(H.gradient.generated.tril(jnp.asarray(x)).todense())
+        whole = as_dense(H(jnp.asarray(x)))
+        lower = as_dense(H.gradient.generated.tril(jnp.asarray(x)))
         want = np.asarray(jax.jit(jax.hessian(minsurf))(x))  # one compile, not one per operation
     assert len(runs) == 1
     whole_body, tril_body = (

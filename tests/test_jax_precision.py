@@ -22,6 +22,8 @@ jnp = jax.numpy
 import dgraph  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 
+from .dense import dense as _dense  # noqa: E402
+
 N = 8
 X = np.random.default_rng(2).uniform(-1.0, 1.0, N)
 
@@ -38,10 +40,6 @@ def reference() -> np.ndarray:
     """``jax.hessian`` at ``X`` in doubles (one jitted program: op by op it compiles each)."""
     with jax.enable_x64(True):
         return np.asarray(jax.jit(jax.hessian(objective))(jnp.asarray(X)))
-
-
-def _dense(h) -> np.ndarray:
-    return np.asarray(h.todense())
 
 
 @pytest.fixture(scope="module")

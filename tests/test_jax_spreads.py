@@ -16,6 +16,8 @@ from dgraph.codegen.ir import ArrayProgram, ArrayStatement, BinOp, Call, Const, 
 from dgraph.codegen.tensor.constants import Constants
 from dgraph.codegen.tensor.jax_spreads import spread_gathers
 
+from .dense import dense as as_dense
+
 M = 7  # rows of the spread: d's entries
 
 
@@ -151,7 +153,7 @@ def test_rosenbrock_hessian_in_jax(monkeypatch):
             whole, low = hess(jnp.asarray(x)), hess.gradient.generated.tril(jnp.asarray(x))
             results[on] = [(np.asarray(a.indices), np.asarray(a.data)) for a in (whole, low)]
             results[on].append(body)
-            dense = [np.asarray(a.todense()) for a in (whole, low)]
+            dense = [as_dense(a) for a in (whole, low)]
         want = np.asarray(jax.jit(jax.hessian(rosenbrock))(x))  # one compile, not one per operation
     on, off = results[True], results[False]
     assert on[2].count("[_K") < off[2].count("[_K")  # gathers dropped

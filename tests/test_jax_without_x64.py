@@ -17,6 +17,8 @@ import functools
 import numpy as np
 import pytest
 
+from .dense import dense as _dense
+
 pytest.importorskip("jax")
 
 X = np.linspace(0.1, 1.0, 6)
@@ -30,10 +32,6 @@ CASES = {  # name: (function, kind, options); the sweeps' case last
     "series_jacobian_sparse": ("series", "jacobian", {"sparse": True}),
     "forces_hessian_sweeps": ("forces", "hessian", {}),
 }
-
-
-def _dense(a):
-    return np.asarray(a.todense() if hasattr(a, "todense") else a)
 
 
 def _called(F, kind):

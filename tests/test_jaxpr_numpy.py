@@ -425,3 +425,26 @@ def test_a_linear_algebra_program_s_jvp_compiles_nothing(counted):
     assert fn.generated.graph.jvp_reference.jitted is False  # by NumPy and LAPACK
     with x64(jax):
         np.testing.assert_allclose(np.ravel(fn(a)), np.ravel(jax.jit(jax.grad(f))(a)), rtol=1e-10)
+
+
+def test_a_bcoo_densified_by_numpy_is_its_todense():
+    """The code check's ``dense_result`` and the tests' ``dense`` densify a BCOO by NumPy
+    (no kernel compiled per shape): ``todense``'s array, with padding past the shape
+    dropped, repeated positions summed and (``dense``) single precision kept."""
+    from jax.experimental import sparse
+
+    from dgraph.codegen.tensor.check import dense_result
+
+    from .dense import dense
+
+    rng = np.random.default_rng(7)
+    m = rng.normal(size=(5, 7)) * (rng.random((5, 7)) < 0.3)
+    cases = [
+        sparse.BCOO.fromdense(m, nse=15),  # padded
+        sparse.BCOO((np.array([1.0, 2.0, 3.0]), np.array([[0, 1], [0, 1], [2, 2]])), shape=(3, 3)),
+        sparse.BCOO((np.array([1.5, 2.5], np.float32), np.array([[0], [2]])), shape=(4,)),
+    ]
+    for b in cases:
+        want = np.asarray(b.todense())
+        assert dense(b).dtype == want.dtype and np.array_equal(dense(b), want)
+        assert np.array_equal(dense_result(b, want.shape), want)

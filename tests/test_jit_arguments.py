@@ -14,6 +14,8 @@ jnp = jax.numpy
 import dgraph  # noqa: E402
 from dgraph.codegen.tensor import jit_arguments  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 
 def constraints(x):
     return x[:-2] * x[1:-1] + jnp.exp(x[2:]) + 2.0 * x[:-2] - x[1:-1]
@@ -30,6 +32,6 @@ def test_index_arrays_as_arguments_give_jax_hessians_values(monkeypatch):
             jax.jit(jax.hessian(lambda u: jnp.dot(v, constraints(u))))(jnp.asarray(x))
         )
         h = H(x, v)
-        got = np.asarray(h.todense())
+        got = as_dense(h)
     np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
     assert h.nse == np.count_nonzero(reference)

@@ -25,6 +25,8 @@ from dgraph.errors import DGraphError  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 from tests.jax_events import counted  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 X = np.random.default_rng(5).uniform(-1.0, 1.0, 6)
 ROWS = np.random.default_rng(6).uniform(-0.6, 0.6, (4, 3))
 
@@ -167,7 +169,7 @@ def test_the_jax_code_of_a_loop_hessian():
     f, x0 = FUNCTIONS[name]
     h = dgraph.make_function(f, "hessian", "jax", point=[x0], sparse=True)
     want = _references()[name]  # at 0.8 x0 + 0.1, another point than x0
-    got = np.asarray(h(0.8 * x0 + 0.1).todense())
+    got = as_dense(h(0.8 * x0 + 0.1))
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12)
 
 

@@ -35,6 +35,8 @@ from dgraph.blocks.arrays import ArrayOp, Const  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
 
+from .dense import dense as as_dense  # noqa: E402
+
 jax.config.update("jax_enable_x64", True)
 RNG = np.random.default_rng(11)
 TIE = (("x",), 1, (3, 4))
@@ -293,7 +295,7 @@ def test_moves_between_a_sort_and_its_transpose_keep_the_diagonal(name):
         h = dgraph.make_function(f, "hessian", lang, point=[X0], sparse=True)
         got = h(X1)
         assert (got.nnz if lang == "python" else got.nse) == 12
-        dense = got.toarray() if lang == "python" else np.asarray(got.todense())
+        dense = got.toarray() if lang == "python" else as_dense(got)
         np.testing.assert_allclose(dense.reshape(12, 12), want, rtol=1e-12, atol=1e-13)
 
 
@@ -325,7 +327,7 @@ def test_the_jax_code_takes_the_same_path():
     got = h(X1)
     assert got.nse == 12
     want = _references()["functions"]["a sort used twice"][1].reshape(12, 12)
-    np.testing.assert_allclose(np.asarray(got.todense()).reshape(12, 12), want, rtol=1e-12)
+    np.testing.assert_allclose(as_dense(got).reshape(12, 12), want, rtol=1e-12)
 
 
 def test_a_tie_made_wrong_is_caught(monkeypatch):
@@ -381,7 +383,7 @@ def test_order_statistics_as_outputs_read_only_their_rows():
         for lang in ("python", "jax") if name in ("the 4 largest", "negated") else ("python",):
             got = dgraph.make_function(f, "jacobian", lang, point=[x0], sparse=True)(x1)
             assert (got.nnz if lang == "python" else got.nse) == union, name
-            dense = got.toarray() if lang == "python" else np.asarray(got.todense())
+            dense = got.toarray() if lang == "python" else as_dense(got)
             np.testing.assert_array_equal(dense.reshape(want.shape), want, err_msg=name)
 
 

@@ -20,6 +20,8 @@ from dgraph.cli import main
 from dgraph.codegen.function import make_function
 from dgraph.frontends import load
 
+from .dense import dense as _dense
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
@@ -57,12 +59,6 @@ def _written(tmp_path, capsys, mode: str, lang: str, sparse: bool):
 
 def _sparse(block) -> bool:
     return hasattr(block, "toarray") or hasattr(block, "todense")
-
-
-def _dense(block) -> np.ndarray:
-    if hasattr(block, "toarray"):
-        return block.toarray()
-    return np.asarray(block.todense() if hasattr(block, "todense") else block)
 
 
 # the references, jitted: one compilation each, not one per eager operation
