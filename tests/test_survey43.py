@@ -36,3 +36,35 @@ def test_c_values_of_more_arrays_than_ctypes_passes():
     )
     J = values.load()(np.array([2.0, 3.0])).toarray()
     np.testing.assert_array_equal(J, [[2.0 * (0 + 7 + count - 1), 0.0], [0.0, 3.0]])
+
+
+def test_merged_scatter_adds_stay_printable_as_jax():
+    """An unrolled 300-step IIR filter's JAX Jacobian: its sums' scatter-adds, merged one
+    into the next, became one chain of thousands of ``.at[K].add(d)`` calls that Python
+    could not compile ("maximum recursion depth exceeded during compilation"). A merged
+    scatter-add now holds at most ``MOST_PARTS`` parts; the rest stay statements."""
+    from dgraph.codegen.ir import ArrayStatement, Name, ScatterAdd
+    from dgraph.codegen.jaxcode import JaxArrayPrinter
+    from dgraph.codegen.tensor.scatter_chains import merged_scatter_adds
+
+    statements, base = [], Name("x")
+    for k in range(12):  # 12 statements of 100 parts each, every one read by the next
+        parts = tuple((Name(f"K{j % 3}"), Name(f"d{j % 5}")) for j in range(100))
+        statements.append(ArrayStatement(f"t{k}", ScatterAdd(base, parts)))
+        base = Name(f"t{k}")
+    merged = merged_scatter_adds(statements)
+    printer = JaxArrayPrinter()
+    text = "\n".join(f"{s.target} = {printer.doprint(s.value)}" for s in merged)
+    compile(text, "<jax>", "exec")  # RecursionError where 1,200 parts were one chain
+    read = {s.target for s in merged for _, d in s.value.parts} | {
+        n.id for s in merged if isinstance((n := s.value.base), Name)
+    }
+    kept = [s for s in merged if s.target == "t11" or s.target in read]
+    # the last statement's chain adds all 1,200 parts, in order, over x
+    chain, node = 0, Name("t11")
+    while isinstance(node, Name) and node.id != "x":
+        value = {s.target: s.value for s in kept}[node.id]
+        chain += len(value.parts)
+        node = value.base
+    assert chain == 1200
+    assert max(len(s.value.parts) for s in merged) <= 128
