@@ -1,11 +1,11 @@
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-INPUTS = "img:2x12x12,k:4x3x3,w:4x25,y:2"
+INPUTS = "k:4x3x3,w:4x25,img:2x12x12,y:2"
 PARAMS = "img,y"
 
 
-def f(img, k, w, y):
+def f(k, w, img, y):
     patches = sliding_window_view(img, (3, 3), axis=(1, 2))  # 2x10x10x3x3
     z = np.einsum("bijuv,cuv->bcij", patches, k)
     a = np.maximum(z, 0.0)
@@ -17,4 +17,4 @@ def f(img, k, w, y):
 
 def POINT(rng):
     img, k = rng.normal(size=(2, 12, 12)), rng.normal(size=(4, 3, 3))
-    return [img, k, 0.1 * rng.normal(size=(4, 25)), rng.normal(size=2)]
+    return [k, 0.1 * rng.normal(size=(4, 25)), img, rng.normal(size=2)]
