@@ -170,3 +170,12 @@ NAMES42 = ["femp1", "neohook", "truss", "cotan", "powerflow", "mshoot", "hermsim
            "zip", "tobit", "ordinal", "cox", "pinball", "infonce", "cossim", "krr", "tsne",
            "sinkhorn", "groupnorm", "causal", "mdn", "cheb", "polytrap", "xcorr", "kepler",
            "blp", "pdist"]  # fmt: skip
+
+
+# session 43 (survey43): vision, robotics, signal processing, finance, PDE, ML, statistics
+SCALAR |= {"ik3", "nsiegel", "cvar", "poisson2", "cnnpool", "focal", "lsmooth", "hawkes", "hmm",
+           "arma", "garch", "lasso", "triplet", "lqr", "btrank", "amer"}  # fmt: skip
+NAMES43 = ["homog", "splat", "ik3", "iir", "biquad", "dftwin", "savgol", "amer", "sabr",
+           "nsiegel", "cvar", "poisson2", "levelset", "wave", "cnnpool", "gelu", "focal",
+           "gumbel", "lsmooth", "node", "cubic", "condscan", "hawkes", "hmm", "arma", "garch",
+           "camdist", "cumprod", "lasso", "triplet", "haar", "lqr", "trim", "btrank"]  # fmt: skip

@@ -152,21 +152,21 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"]):
+if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"], ["43"]):
     sys.exit(main())
 
 
 def main41(folder, session="41"):
-    """Session 41's table (``python table.py FOLDER 41``; 42's with ``42``): its programs
-    (NAMES41, NAMES42) from api1.log/cli1.log (the first runs) and api2.log, api3.log,
-    cli2.log (rows run again after a fix), then each command's median CPU-s over the
-    programs."""
+    """Session 41's table (``python table.py FOLDER 41``; 42's, 43's with ``42``, ``43``):
+    its programs (NAMES41, NAMES42, NAMES43) from api1.log/cli1.log (the first runs) and
+    api2.log, api3.log, cli2.log (rows run again after a fix), then each command's median
+    CPU-s over the programs."""
     from statistics import median
 
     import common
 
-    NAMES41 = common.NAMES41 if session == "41" else common.NAMES42
-    refused = REFUSED_BEFORE_41 if session == "41" else REFUSED_BEFORE_42
+    NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43}[session]
+    refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42}.get(session, set())
     slow = SLOW_BEFORE_41 if session == "41" else set()
 
     before_cli = read(f"{folder}/cli1.log", "cli")
@@ -178,6 +178,9 @@ def main41(folder, session="41"):
         return "SLOW" if line and "rc=HANG" in line else cli_state(line)
 
     before_api = read(f"{folder}/api1.log", "api")
+    timeouts = set()  # api.py's runs past their limit: "NAME TIMEOUT/rc=124"
+    with open(f"{folder}/api1.log", encoding="utf-8") as fh:
+        timeouts = {tuple(line.split()) for line in fh if "TIMEOUT" in line}
     after_api = dict(before_api)
     for again in ("api2", "api3"):
         if os.path.exists(f"{folder}/{again}.log"):
@@ -198,6 +201,8 @@ def main41(folder, session="41"):
             for v in ("np", "jax"):
                 after = merge([api_state(after_api.get((n, v, k))) for k in keys])
                 before = merge([api_state(before_api.get((n, v, k))) for k in keys])
+                if after == "-" and v == "np" and (n, "TIMEOUT/rc=124") in timeouts:
+                    after = before = "SLOW"  # api.py's 600 s ran out before these cases
                 if (n, v) in refused:
                     before = "ref"
                 if (n, v) in slow and "hess" in keys:  # killed in hess-c
@@ -233,5 +238,5 @@ SLOW_BEFORE_41 = {("heston", "np"), ("heston", "jax")}
 # dangling": xlogy of a parameter at the array level)
 REFUSED_BEFORE_42 = {("gammall", "np"), ("gammall", "jax")}
 
-if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"]):
+if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"], ["43"]):
     sys.exit(main41(sys.argv[1], sys.argv[2]))

@@ -70,6 +70,7 @@ from .dense_gather import gathered_product
 from .entries import entries, every, fills
 from .linalg_code import vocabulary
 from .permutation_code import multiply_permutation, scale_permutation, structural_of
+from .scatter_chains import MOST_PARTS
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
@@ -290,6 +291,8 @@ class BlockOps:
             else:
                 if pending and self.varies(pending[-1][1]) != self.varies(data):
                     total = flush(total)  # the parts that vary not folded with the rest
+                elif len(pending) >= MOST_PARTS:
+                    total = flush(total)  # a statement of bounded depth (JAX's chain)
                 if total is parts[0][1]:  # a part of every entry, maybe one number: spread
                     total = Call("broadcast_to", (_ravel(total), Const((terms.size,))))
                 pending.append((self.constants.index(where), data))

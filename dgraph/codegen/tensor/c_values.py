@@ -241,10 +241,15 @@ class CValues:
         """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
         and return ``jacobian(*inputs) -> scipy.sparse.csr_array``: ``..._with`` given
         scratch of its own in each calling thread, kept between calls."""
-        function = _compile(self.text, flags, f"{self.function}_with")
         types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
         sizes = {c: self.scratch.get(c, 0) for c in types}
-        return self._caller(function, extra=len(sizes), scratch=(sizes, types))
+        name, count = f"{self.function}_with", self._count(len(sizes))
+        if count <= CTYPES_ARGUMENTS:
+            return self._caller(
+                _compile(self.text, flags, name), len(sizes), scratch=(sizes, types)
+            )
+        function = _compile(self.text + _packed(name, count), flags, f"{name}_packed")
+        return self._caller(function, len(sizes), scratch=(sizes, types), packed=True)
 
     def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
         """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
@@ -259,15 +264,28 @@ class CValues:
         scratch = [np.zeros(n, dtype=types[c]) for c, n in self.scratch.items()]
         return self._caller(launch, extra=len(scratch) + 1, after=[*scratch, None])
 
-    def _caller(self, function, extra: int, after: list | None = None, scratch=None):
+    def _count(self, extra: int) -> int:
+        """The C function's number of arguments (``extra`` of them after data)."""
+        return len(self.inputs) + len(self.constants) + 1 + extra + bool(self.value_size)
+
+    def _caller(self, function, extra: int, after: list | None = None, scratch=None, packed=False):
         """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
         pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data;
         with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned; a
         ``jvp``'s ``data`` is returned as it is (J·t, flat). ``scratch`` (sizes and
-        NumPy types by C type): arrays of those sizes after data, one set a thread."""
+        NumPy types by C type): arrays of those sizes after data, one set a thread.
+        ``packed``: ``function`` takes the pointers as one array (:func:`_packed`)."""
         value_size = self.value_size
-        count = len(self.inputs) + len(self.constants) + 1 + extra + bool(value_size)
-        function.argtypes = [ctypes.c_void_p] * count
+        count = self._count(extra)
+        call = function
+        if packed:
+            function.argtypes = [ctypes.c_void_p]
+
+            def call(*pointers):
+                function(ctypes.cast((ctypes.c_void_p * count)(*pointers), ctypes.c_void_p))
+
+        else:
+            function.argtypes = [ctypes.c_void_p] * count
         constants = [np.ascontiguousarray(a) for a in self.constants.values()]
         pointers = [a.ctypes.data for a in constants]
         tail = [None if a is None else a.ctypes.data for a in after or []]
@@ -294,7 +312,7 @@ class CValues:
                     local.arrays = [np.empty(max(n, 1), types[c]) for c, n in counts.items()]
                     held = local.pointers = [a.ctypes.data for a in local.arrays]
                 out += held
-            function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
+            call(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
             if flat:
                 return data
             J = scipy.sparse.csr_array((data, indices, indptr), shape=shape)
@@ -302,6 +320,18 @@ class CValues:
 
         jacobian._keep = (function, constants, after)  # type: ignore[attr-defined]
         return jacobian
+
+
+CTYPES_ARGUMENTS = 1024  # ctypes refuses a foreign function of more arguments
+
+
+def _packed(name: str, count: int) -> str:
+    """A C function ``<name>_packed(void **a)`` calling ``name(a[0], ..., a[count-1])``:
+    a program of many constant arrays (thousands, one per gather of an unrolled loop)
+    has more pointer arguments than ctypes passes (:data:`CTYPES_ARGUMENTS`); C converts
+    each ``void *`` to the parameter's pointer type."""
+    arguments = ", ".join(f"a[{k}]" for k in range(count))
+    return f"\nvoid {name}_packed(void **a) {{ {name}({arguments}); }}\n"
 
 
 def _compile(text: str, flags: tuple[str, ...], name: str = FUNCTION):

@@ -21,13 +21,17 @@ from ..ir import ArrayStatement, Call, Const, Name, Node, ScatterAdd, names_in
 __all__ = ["merged_scatter_adds"]
 
 _VIEWS = ("ravel", "reshape", "asarray", "broadcast_to")
+MOST_PARTS = 128  # parts of a merged scatter-add: JAX prints one as a chain of
+# ``.at[K].add(d)`` calls, each a level of nesting for Python's compiler (an unrolled
+# 300-step IIR filter's cotangent merged thousands: "maximum recursion depth exceeded")
 
 
 def merged_scatter_adds(statements: list[ArrayStatement]) -> list[ArrayStatement]:
     """``statements`` with each scatter-add whose base is a scatter-add's result (through
     reshapes, ravels and a ``broadcast_to`` that keeps the size) adding both parts into
-    the first one's base. Only names written once (no ``at``) are followed, and only a
-    scatter-add whose operands are such names is moved; loop bodies are not entered."""
+    the first one's base (up to :data:`MOST_PARTS` parts). Only names written once (no
+    ``at``) are followed, and only a scatter-add whose operands are such names is moved;
+    loop bodies are not entered."""
     writes = Counter(s.target for s in statements)
     once = {s.target for s in statements if not s.at and writes[s.target] == 1}
     changed = {s.target for s in statements} - once  # stored into, or written again
@@ -38,7 +42,8 @@ def merged_scatter_adds(statements: list[ArrayStatement]) -> list[ArrayStatement
         if isinstance(value, ScatterAdd):
             inner = _scatter_under(value.base, defined, once)
             # read here, the inner one's operands must be what they were there
-            if inner is not None and not names_in(inner) & changed:
+            fits = inner is not None and len(inner.parts) + len(value.parts) <= MOST_PARTS
+            if fits and not names_in(inner) & changed:
                 value = ScatterAdd(inner.base, (*inner.parts, *value.parts))
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
         if s.target in once:
