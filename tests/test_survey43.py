@@ -68,3 +68,59 @@ def test_merged_scatter_adds_stay_printable_as_jax():
         node = value.base
     assert chain == 1200
     assert max(len(s.value.parts) for s in merged) <= 128
+
+
+class _GuardedNumpy:
+    """NumPy as ``c_values`` sees it, its ``empty`` arrays followed by guard entries: a C
+    function writing past its ``data`` changes them."""
+
+    GUARD = 7.25
+
+    def __init__(self) -> None:
+        self.guards: list[tuple[np.ndarray, int]] = []
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def empty(self, shape, *args, **kwargs):
+        n = int(np.prod(shape))
+        block = np.full(n + 16, self.GUARD)
+        self.guards.append((block, n))
+        return block[:n].reshape(shape)
+
+
+@pytest.mark.skipif(compiler() is None, reason="no C compiler")
+def test_a_loop_carry_longer_than_the_values_is_not_written_into_data(monkeypatch):
+    """An LQR cost by ``fori_loop`` with the start ``x0`` a parameter: the loop carries
+    the tangents of the gain (8 entries) and of ``x0`` (4), the Jacobian is the first 8.
+    The C code took the 12-entry carry as ``data`` itself (a prefix of it was the result)
+    and wrote 4 doubles past the caller's array: Python aborted at exit ("corrupted
+    size vs. prev_size"). Now the carry is a buffer of its own, copied into ``data``."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    import dgraph
+    from dgraph.codegen.tensor import c_values
+    from dgraph.frontends.jaxpr_arrays import x64
+
+    A = jnp.array([[1.0, 0.1, 0, 0], [0, 1.0, 0.1, 0], [0, 0, 1.0, 0.1], [0.01, 0, 0, 0.98]])
+    B = jnp.array([[0, 0], [0.1, 0], [0, 0], [0, 0.1]])
+
+    def f(Kg, x0):
+        def body(_, c):
+            x, J = c
+            u = -Kg @ x
+            return A @ x + B @ u, J + x @ x + 0.1 * (u @ u)
+
+        return jax.lax.fori_loop(0, 6, body, (x0, 0.0))[1]
+
+    guarded = _GuardedNumpy()
+    monkeypatch.setattr(c_values, "np", guarded)
+    Kg, x0 = 0.5 * np.ones((2, 4)), np.array([1.0, -0.5, 0.3, 0.2])
+    F = dgraph.make_function(f, "jacobian", "c", sparse=True, params=["x0"], point=[Kg, x0])
+    got = F(Kg, x0).toarray()
+    assert guarded.guards  # the calls' data went through the guarded empty
+    for block, n in guarded.guards:
+        assert (block[n:] == _GuardedNumpy.GUARD).all(), "written past data"
+    with x64(jax):
+        want = jax.jit(jax.grad(f))(Kg, x0)
+    np.testing.assert_allclose(got.reshape(2, 4), np.asarray(want), rtol=1e-12)

@@ -1670,10 +1670,10 @@ class _Translator(CElementPrinter):
         self.pattern = (np.asarray(indices), np.asarray(indptr), tuple(shape))
         out = _contiguous("data", (nnz,))
         whole = self._view(data) if not isinstance(data, ir.Index) else None
-        mine = {name for name, size, ctype in self.scratch}
+        sizes = {name: size for name, size, ctype in self.scratch}
         if (
             whole is not None
-            and whole.base in mine
+            and sizes.get(whole.base) == nnz  # the whole buffer, not a prefix of a longer one
             and whole.contiguous
             and not whole.offset
             and whole.size == nnz
