@@ -887,13 +887,14 @@ class _Entries:
     ) -> None:
         self.cols, self.size, self.lanes = cols, size, len(lanes)
         sized = np.abs(data) if magnitudes is None else magnitudes
-        self.data = np.stack([sized if absolute else data for absolute in lanes])
+        # one row per lane (a chunk of rows by rows: hundreds), made whole, not lane by lane
+        self.data = np.where(np.asarray(lanes, dtype=bool)[:, None], sized, data)
         self.rows = None  # an entry per row, in order
         self.flat_rows = rows
         self.in_size = in_size
         self._flat_cols: np.ndarray | None = None  # transposed: each lane's columns
         if not np.array_equal(rows, np.arange(size)):  # each lane's rows after the last's
-            self.rows = np.concatenate([rows + k * size for k in range(len(lanes))])
+            self.rows = _lane_offsets(rows, size, len(lanes))
 
     @classmethod
     def of(cls, parts: list, lanes: tuple[bool, ...], sizes: list | None = None) -> _Entries | None:
@@ -937,9 +938,7 @@ class _Entries:
         if left:
             products = self.data * vector[:, self.flat_rows]
             if self._flat_cols is None:
-                self._flat_cols = np.concatenate(
-                    [np.add(self.cols, k * self.in_size, dtype=np.int64) for k in range(self.lanes)]
-                )
+                self._flat_cols = _lane_offsets(self.cols, self.in_size, self.lanes)
             summed = np.bincount(
                 self._flat_cols, weights=products.reshape(-1), minlength=self.lanes * self.in_size
             )
@@ -950,6 +949,13 @@ class _Entries:
         lanes = len(products)
         summed = np.bincount(self.rows, weights=products.reshape(-1), minlength=lanes * self.size)
         return summed.reshape(lanes, self.size)
+
+
+def _lane_offsets(positions: np.ndarray, size: int, lanes: int) -> np.ndarray:
+    """``positions`` again for each of ``lanes`` rows of ``size`` entries, the ``k``-th
+    lane's moved by ``k·size``, flat (int64)."""
+    offsets = np.arange(lanes, dtype=np.int64)[:, None] * size
+    return (offsets + np.asarray(positions, dtype=np.int64)[None, :]).reshape(-1)
 
 
 def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | None:
