@@ -428,14 +428,14 @@ def test_a_linear_algebra_program_s_jvp_compiles_nothing(counted):
 
 
 def test_a_bcoo_densified_by_numpy_is_its_todense():
-    """The code check's ``dense_result`` and the tests' ``dense`` densify a BCOO by NumPy
-    (no kernel compiled per shape): ``todense``'s array, with padding past the shape
-    dropped, repeated positions summed and (``dense``) single precision kept."""
+    """The code check's ``dense_result`` and ``densified`` (the tests' ``dense``) densify
+    a BCOO by NumPy (no kernel compiled per shape): ``todense``'s array, with padding past
+    the shape dropped, repeated positions summed and (``densified``) single precision
+    kept."""
     from jax.experimental import sparse
 
     from dgraph.codegen.tensor.check import dense_result
-
-    from .dense import dense
+    from dgraph.codegen.tensor.check import densified as dense
 
     rng = np.random.default_rng(7)
     m = rng.normal(size=(5, 7)) * (rng.random((5, 7)) < 0.3)

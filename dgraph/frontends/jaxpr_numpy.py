@@ -387,7 +387,6 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "reduce_or": _reduce(np.any),
     "reduce_and": _reduce(np.all),
     "copy": lambda x, p: np.array(x),
-    "copy_p": lambda x, p: np.array(x),
     "round": _round,
     "cumsum": _cumulative(np.cumsum),
     "cumprod": _cumulative(np.cumprod),

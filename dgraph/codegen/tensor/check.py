@@ -24,25 +24,36 @@ from ...core.value_check import (
     code_check_of,
 )
 
-__all__ = ["check_dense_whole", "check_tensor", "dense_result", "double_precision", "offsets"]
+__all__ = [
+    "check_dense_whole",
+    "check_tensor",
+    "dense_result",
+    "densified",
+    "double_precision",
+    "offsets",
+]
+
+
+def densified(part) -> np.ndarray:
+    """A generated result as a NumPy array of its own dtype: a SciPy sparse array by
+    ``toarray``; a BCOO with neither batch nor dense axes by NumPy, with no kernel
+    compiled for its shape (``todense`` compiles one): its entries summed into their
+    positions as ``todense`` sums them, those past its shape (BCOO's padding) dropped;
+    another BCOO by ``todense``; anything else by ``np.asarray``."""
+    if hasattr(part, "toarray"):
+        return part.toarray()
+    if getattr(part, "n_batch", None) == 0 and getattr(part, "n_dense", None) == 0:
+        data, indices = np.asarray(part.data), np.asarray(part.indices)
+        dense = np.zeros(part.shape, dtype=data.dtype)
+        kept = (indices < np.asarray(part.shape)).all(axis=1)
+        np.add.at(dense, tuple(indices[kept].T), data[kept])
+        return dense
+    return np.asarray(part.todense() if hasattr(part, "todense") else part)
 
 
 def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
-    """A generated entry as a dense array of ``shape`` (a SciPy or BCOO array densified;
-    a BCOO with neither batch nor dense axes by NumPy, with no kernel compiled for its
-    shape: its entries summed into their positions as ``todense`` sums them, those past
-    its shape, BCOO's padding, dropped)."""
-    if hasattr(part, "toarray"):
-        part = part.toarray()
-    elif getattr(part, "n_batch", None) == 0 and getattr(part, "n_dense", None) == 0:
-        data, indices = np.asarray(part.data, dtype=float), np.asarray(part.indices)
-        dense = np.zeros(part.shape)
-        kept = (indices < np.asarray(part.shape)).all(axis=1)
-        np.add.at(dense, tuple(indices[kept].T), data[kept])
-        part = dense
-    elif hasattr(part, "todense"):
-        part = part.todense()
-    return np.asarray(part, dtype=float).reshape(shape)
+    """A generated entry as a dense float array of ``shape`` (:func:`densified`)."""
+    return np.asarray(densified(part), dtype=float).reshape(shape)
 
 
 def _matrix(part, m: int, n: int, patterns: dict | None = None):
