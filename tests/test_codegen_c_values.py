@@ -813,3 +813,38 @@ def test_a_matrix_norm_by_minima_in_c_equals_jax():
     H = dgraph.hessian(program(np), x, lang="c", sparse=True)
     want = np.asarray(jref.hessian(program(jnp))(jnp.asarray(x)))
     np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_long_unrolled_body_is_printed_in_parts_without_loops_of_one_entry(monkeypatch):
+    """A biquad run by a Python loop (each step scalar statements): over PART_LINES lines
+    the C body is printed as functions of whole statements called in turn (GCC's time
+    grew faster than the body: a 720-step cascade's 38,000-line function took 24 CPU-s
+    at -O1, in parts 7.6), a statement of one entry has no loop, and a CUDA kernel takes
+    only the arrays it reads. J·x is the filter itself (linear in x): its columns are
+    the impulse responses, run here by NumPy."""
+    from dgraph.codegen.tensor import c_values as module
+
+    monkeypatch.setattr(module, "PART_LINES", 40)
+
+    def f(x, sos):
+        b0, b1, b2, a0, a1, a2 = sos[0], sos[1], sos[2], sos[3], sos[4], sos[5]
+        z1, z2, out = 0.0, 0.0, []
+        for n in range(x.shape[0]):
+            v = (b0 * x[n] + z1) / a0
+            z1 = b1 * x[n] - a1 * v + z2
+            z2 = b2 * x[n] - a2 * v
+            out.append(v)
+        return np.stack(out)
+
+    x, sos = np.linspace(-1.0, 1.0, 24), np.array([0.3, 0.6, 0.3, 1.0, -0.2, 0.1])
+    J = dgraph.make_function(f, "jacobian", "c", sparse=True, params=["sos"], point=[x, sos])
+    text = J.generated.text
+    parts = re.findall(r"static void jacobian_values_part\d+\(", text)
+    assert len(parts) >= 3 and "i < 1L" not in text
+    body = text[text.index("void jacobian_values_with(") :]
+    assert body[: body.index("\n}")].count("jacobian_values_part") == len(parts)
+    want = np.stack([f(e, sos) for e in np.eye(24)], axis=1)
+    got = J(x, sos)
+    np.testing.assert_allclose(got.toarray(), want, rtol=1e-13, atol=1e-15)
+    kernels = re.findall(r'extern "C" __global__ void \w+\(([^)]*)\)', J.generated.values.cuda)
+    assert kernels and max(k.count("*__restrict__ K") for k in kernels) <= 2

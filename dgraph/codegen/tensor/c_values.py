@@ -19,7 +19,10 @@ statements have at generation; the last one is ``data`` itself. The statements a
 scratch the caller's (:meth:`CValues.load` keeps one a thread between calls: a block
 larger than the C library maps afresh, 54 MB at a 128×128 solve's Jacobian, cost as
 much in page faults as the statements); ``jacobian_values`` mallocs it and calls that.
-A scatter adds into a buffer in place where no later statement reads it.
+A scatter adds into a buffer in place where no later statement reads it. A body of more
+than :data:`PART_LINES` lines (a program unrolled from a Python loop) is printed as static
+functions of whole statements, ``jacobian_values_part<k>``, that ``_with`` calls in turn; a
+statement of one entry is one line, without a loop.
 
 The vocabulary (node kinds of :mod:`dgraph.codegen.ir`, one method each): input
 reshape/asarray, slicing, reshape, transpose, flip, broadcast_to, ravel; elementwise
@@ -140,6 +143,12 @@ _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_l
 _COMPUTED |= {"pad"}  # a sum of shifted copies (a convolution's transpose: its vjp)
 _SHOWN = 200  # the most characters of a refused statement its error line shows
 _TILE = 16  # a transposing copy's tile (entries a side)
+_WORD = re.compile(r"\w+")
+PART_LINES = 2_000
+"""The most lines of the C function's body printed as one function: a longer body is
+printed as static functions of at most this many lines each (whole statements), called
+in turn, as C compilers' optimizing passes grow faster than linearly in a function's
+size."""
 _TRIANGLES = ("tril", "triu", "cholesky", "inv", "swapaxes")  # calls that may keep a triangle
 _DECOMPOSED = {"eigh", "qr", "svd"}  # several results: c_linalg's dgraph_eigh, _qr, _svd
 # views of a computed operand: of its own buffer (expand_dims: a take's one-hot compared)
@@ -423,7 +432,8 @@ class _Translator(CElementPrinter):
         self.views: dict[int, _View | None] = {}
         self.factored: dict[tuple, tuple] = {}  # a matrix view: its LU (eigh, qr, svd) buffers
         self.triangles: dict[str, str] = {}  # a name: "lower" or "upper" (_triangle)
-        self.reads_after = _reads_after(self.body)
+        self.last_read = _last_reads(self.body)
+        self.ends: list[int] = []  # each statement's end in self.lines (_parts)
         self.index = 0
         self.loops = 0  # how many loops the statement being translated is inside
         self.alive: list[Node] = []  # the loop bodies' nodes: ids in self.views stay theirs
@@ -441,6 +451,7 @@ class _Translator(CElementPrinter):
             self.index = index
             self.current = self.printer.statement(statement).strip()
             self._statement(statement.target, statement.value)
+            self.ends.append(len(self.lines))
         self.tick += 1  # the results' copies: after every statement
         if self.program.name in SWEEPS:
             self._tangents()
@@ -612,8 +623,7 @@ class _Translator(CElementPrinter):
         mine = {name for name, size, ctype in self.scratch}
         if view.base not in mine or view.offset or not view.contiguous or view.shape != shape:
             return False
-        later = self.reads_after[self.index]
-        read = [v for n, v in self.env.items() if n in later]
+        read = [v for n, v in self.env.items() if self.last_read.get(n, -1) > self.index]
         read += [p for v in read if isinstance(v, tuple) for p in v]  # a decomposition's
         return not any(isinstance(v, _View) and v.base == view.base for v in read)
 
@@ -860,29 +870,38 @@ class _Translator(CElementPrinter):
             del self.kernels[kernels_at:]
 
     def _loop_both(self, views: list[_View], body, kernel, shape, n: int) -> None:
+        """The C loop nest and the CUDA kernel of :meth:`_loop`. An axis of one entry
+        gets no loop (its index is 0): an unrolled program's scalar statements are each
+        one line, which C compilers take in a fraction of the time a loop costs them."""
         if all(v.contiguous or not any(_normal(v)) for v in views):
-            index = [_plus(v.offset, "i" if any(_normal(v)) else None) for v in views]
-            self.lines += [
-                f"    for (long i = 0; i < {n}L; i++) {{",
-                f"        {body(index)}",
-                "    }",
-            ]
+            index = [_plus(v.offset, "i" if any(_normal(v)) and n > 1 else None) for v in views]
+            self.lines += (
+                [f"    {_unlooped(body(index), ['i'])}"]
+                if n == 1
+                else [f"    for (long i = 0; i < {n}L; i++) {{", f"        {body(index)}", "    }"]
+            )
             self.kernels.append((n, [], kernel(index)))
             return
-        depth = len(shape)
+        looped = [d for d, extent in enumerate(shape) if extent > 1]
         lines, indent = [], "    "
-        for d, extent in enumerate(shape):
-            lines.append(f"{indent}for (long k{d} = 0; k{d} < {extent}L; k{d}++) {{")
+        for d in looped:
+            lines.append(f"{indent}for (long k{d} = 0; k{d} < {shape[d]}L; k{d}++) {{")
             indent += "    "
         index = []
         for v in views:
-            terms = [f"k{d} * {s}L" if s != 1 else f"k{d}" for d, s in enumerate(_normal(v)) if s]
+            terms = [
+                f"k{d} * {s}L" if s != 1 else f"k{d}"
+                for d, s in enumerate(_normal(v))
+                if s and d in looped
+            ]
             index.append(_plus(v.offset, " + ".join(terms) or None))
-        lines.append(f"{indent}{body(index)}")
-        for _ in range(depth):
+        dropped = [f"k{d}" for d in range(len(shape)) if d not in looped]
+        lines.append(f"{indent}{_unlooped(body(index), dropped)}")
+        for _ in looped:
             indent = indent[:-4]
             lines.append(f"{indent}}}")
         self.lines += lines
+        depth = len(shape)
         decode = ["long long r = i;"]
         for d in range(depth - 1, 0, -1):
             decode += [f"long long k{d} = r % {shape[d]}LL;", f"r /= {shape[d]}LL;"]
@@ -2171,6 +2190,19 @@ class _Translator(CElementPrinter):
             for c, size in total.items()
         ]
         names = [a.rpartition(" ")[2] for a in args] + [f"scratch_{c}" for c in total]
+        special = special_definitions("\n".join(self.lines))
+        head[-2:-2] = [*special, ""] if special else []  # before the functions
+        body = [*places, *self.lines]
+        runs = self._parts()
+        if len(runs) > 1:  # the body's statements in functions of their own, called in turn
+            for k, lines in enumerate(runs):
+                words = set(re.findall(r"\w+", "\n".join(lines)))
+                used = [
+                    p for (name, _, _), p in zip(self.scratch, places, strict=True) if name in words
+                ]
+                head[-2:-2] = [f"static void {self.function}_part{k}({', '.join([*args, *given])})",
+                               "{", *used, *lines, "}", ""]  # fmt: skip
+            body = [f"    {self.function}_part{k}({', '.join(names)});" for k in range(len(runs))]
         wrapper = [
             "}",
             "",
@@ -2181,9 +2213,7 @@ class _Translator(CElementPrinter):
             *(f"    free(scratch_{c});" for c, size in total.items() if size),
         ]
         loader = LOADER.replace(f"{FUNCTION}_load", f"{self.function}_load")
-        special = special_definitions("\n".join(self.lines))
-        head[-2:-2] = [*special, ""] if special else []  # before the function
-        text = "\n".join([*head, *places, *self.lines, *wrapper, "}", "", loader])
+        text = "\n".join([*head, *body, *wrapper, "}", "", loader])
         cuda = self._cuda(head[:5], total)
         return CValues(
             text,
@@ -2199,6 +2229,19 @@ class _Translator(CElementPrinter):
             function=self.function,
         )
 
+    def _parts(self) -> list[list[str]]:
+        """The body's lines cut between statements into runs of at most
+        :data:`PART_LINES` lines (a longer statement a run of its own), the results'
+        copies in the last."""
+        runs, start, previous = [], 0, 0
+        for end in [*self.ends, len(self.lines)]:
+            if end - start > PART_LINES and previous > start:
+                runs.append(self.lines[start:previous])
+                start = previous
+            previous = end
+        runs.append(self.lines[start:])
+        return runs
+
     def _places(self) -> list[tuple[str, tuple[str, int]]]:
         """Each scratch buffer's type and offset in the caller's scratch of that type."""
         offsets, _ = self._layout
@@ -2211,7 +2254,8 @@ class _Translator(CElementPrinter):
         spans = sorted((c, offsets[n], offsets[n] + size, n) for n, size, c in self.scratch if size)
         shared: set[str] = set()
         for k, (ctype, _, stop, name) in enumerate(spans):
-            for other, begins, _end, owner in spans[k + 1 :]:
+            for j in range(k + 1, len(spans)):  # the spans that begin inside this one
+                other, begins, _end, owner = spans[j]
                 if other != ctype or begins >= stop:
                     break
                 shared.update((name, owner))
@@ -2234,20 +2278,20 @@ class _Translator(CElementPrinter):
         last = dict(self.last)
         offsets: dict[str, int] = {}
         placed: dict[str, list[tuple[int, int, int]]] = {}  # a type's (offset, size, end)
+        top = dict.fromkeys(("double", "int32_t", "int64_t"), 0)  # each type's total
         for name, size, ctype in self.scratch:
-            born = self.born[name]
-            taken = sorted((o, n) for o, n, e in placed.get(ctype, []) if e >= born)
+            born = self.born[name]  # in the order made: a buffer dead now stays dead
+            alive = placed[ctype] = [p for p in placed.get(ctype, []) if p[2] >= born]
+            taken = sorted((o, n) for o, n, e in alive)
             offset = 0
             for o, n in taken:
                 if offset + size <= o:
                     break
                 offset = max(offset, o + n)
             offsets[name] = offset
-            placed.setdefault(ctype, []).append((offset, size, last[name]))
-        total = {
-            c: max((o + n for o, n, _ in placed.get(c, [])), default=0)
-            for c in ("double", "int32_t", "int64_t")
-        }
+            alive.append((offset, size, last[name]))
+            top[ctype] = max(top.get(ctype, 0), offset + size)
+        total = {c: top[c] for c in ("double", "int32_t", "int64_t")}
         return offsets, total
 
     def _cuda(self, comment: list[str], total: dict[str, int]) -> str:
@@ -2265,6 +2309,8 @@ class _Translator(CElementPrinter):
             name: f"    {ctype} *{name} = scratch_{ctype} + {offset}LL;"
             for name, (ctype, offset) in self._places()
         }
+        rank = {name: k for k, name in enumerate(pointers)}
+        ctype_of = {name: ctype for name, (ctype, _) in self._places()}
         lines = [
             *comment[:4],
             f" * CUDA: kernels {self.function}_k0 ... one per statement, launched in order on one",
@@ -2320,12 +2366,17 @@ class _Translator(CElementPrinter):
                 continue
             name = f"{self.function}_k{k}"
             words = set(re.findall(r"\w+", body))  # once: a pattern per pointer is quadratic
-            used = [p for b, p in pointers.items() if b in words]
+            held = sorted(words & pointers.keys(), key=rank.__getitem__)
+            used = [pointers[b] for b in held]
             read = [t for t in steps if t in words]
+            # the arguments it reads: each kernel taking them all made the text kernels ×
+            # arguments long (an unrolled filter's: 20,000 kernels × 800 index arrays)
+            words |= {f"scratch_{ctype_of[b]}" for b in held}
+            taken = [k for k, n in enumerate(names) if n in words]
             lines += [
                 "",
                 f'extern "C" __global__ void {name}'
-                f"({', '.join([*args, *(f'long long {t}' for t in read)])})",
+                f"({', '.join([*(args[k] for k in taken), *(f'long long {t}' for t in read)])})",
                 "{",
                 *used,
                 "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;"
@@ -2339,7 +2390,7 @@ class _Translator(CElementPrinter):
             blocks = min(-(-n // THREADS), 65535)
             launches.append(
                 f"    {'    ' * (len(steps) + depth)}DGRAPH_LAUNCH({name}, {blocks})"
-                f"({', '.join([*names, *read])});"
+                f"({', '.join([*(names[k] for k in taken), *read])});"
             )
         lines += [
             "",
@@ -2485,14 +2536,22 @@ int jacobian_values_load(const char *path, void **arrays, long long *counts, int
 """
 
 
-def _reads_after(body: list[ArrayStatement]) -> list[set[str]]:
-    """For each statement, the names the statements after it read."""
-    out: list[set[str]] = []
-    seen: set[str] = set()
-    for statement in reversed(body):
-        out.append(set(seen))
-        seen |= ir.names_in(statement.value)
-    return out[::-1]
+def _unlooped(text: str, steps: list[str]) -> str:
+    """A loop body of one entry, its loop left out: in a block that sets the ``steps``
+    it names itself (an ``arange``'s entry is its step) to 0."""
+    words = set(_WORD.findall(text))
+    named = [step for step in steps if step in words]
+    if not named:
+        return text
+    return f"{{ {' '.join(f'const long {step} = 0;' for step in named)} {text} }}"
+
+
+def _last_reads(body: list[ArrayStatement]) -> dict[str, int]:
+    """Each name's last statement that reads it (its index in ``body``): a name is read
+    after statement k when its last read is past k. A set of the later reads per
+    statement held every name once per statement (a 720-step filter's sparse Jacobian:
+    7,000 statements, 2.4 GB)."""
+    return {name: k for k, statement in enumerate(body) for name in ir.names_in(statement.value)}
 
 
 def _plus(offset: int | str, index: str | None) -> str:
