@@ -724,11 +724,63 @@ def _user_kink(
     ) and any(
         not worst_error(jax[y], value[y], got[y][1], estimate[y]) <= TOLERANCE for y in outputs
     ):
-        return (
-            "JAX's jvp is not the derivative of the function there: its central differences"
-            " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
-        )
+        return NOT_JAX_DERIVATIVE
     return ""
+
+
+NOT_JAX_DERIVATIVE = (
+    "JAX's jvp is not the derivative of the function there: its central differences"
+    " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
+)
+"""Why :func:`_user_kink` passes the user's point over where the differences of the
+user's function resolve ``J·v`` (to the graph's, away from JAX's)."""
+
+
+def _scalar_user_differences(
+    graph: DGraph, x: np.ndarray, v: np.ndarray, unit: np.ndarray, params: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | str:
+    """:func:`_user_kink`'s differences for a scalar graph at ``x`` (n,) along ``v``: of
+    the user's function (JAX's primal, by element names: :meth:`ElementJvp.primal
+    <dgraph.core.expand.ElementJvp.primal>`), where the graph's own values (its vertex
+    expressions) give the same at the point and at every step; ``J·v`` and its margin
+    (flat over the outputs), :data:`KINK`, or "" (no such differences: the point is
+    failed as before)."""
+    primal = getattr(graph.jvp_reference, "primal", None)
+    if primal is None or graph.solved:
+        return ""
+    outputs = list(graph.outputs)
+
+    def shifted(hs: np.ndarray) -> list[dict] | None:
+        rows = x[None, :] + hs[:, None] * v[None, :]
+        ps = None if params is None else np.repeat(params[None, :], len(hs), axis=0)
+        values = _graph_values(graph, rows, ps)[0]
+        if values is None:
+            raise _Mistranslated
+        largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)
+        out = []
+        for b, row in enumerate(rows):
+            inputs = {u: np.asarray(row[i]) for i, u in enumerate(graph.inputs)}
+            if params is not None:
+                inputs |= {p: np.asarray(params[i]) for i, p in enumerate(graph.parameters)}
+            theirs = primal(inputs)
+            if theirs is None:
+                raise _Mistranslated
+            got = np.array([float(theirs[y]) for y in outputs])
+            mine = np.array([float(values[y][b]) for y in outputs])
+            if not _value_error(mine, got, float(largest[b])) <= TOLERANCE:
+                raise _Mistranslated
+            out.append({"": got})
+        return out if all(np.isfinite(o[""]).all() for o in out) else None
+
+    try:
+        with np.errstate(all="ignore"):
+            shifted(np.zeros(1))  # the point itself
+            found = richardson(shifted, {"": np.asarray(unit, dtype=float)})
+    except _Mistranslated:
+        return ""
+    if isinstance(found, str):
+        return KINK if found == KINK else ""
+    return found[0][""], found[1][""]
 
 
 def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> set[str]:
@@ -1785,7 +1837,7 @@ class _References:
         return self.found[k]
 
     def _compare(self, k: int):
-        x, v, w = self.pool.x[k], self.pool.v[k], self.pool.w[k]
+        x, v = self.pool.x[k], self.pool.v[k]
         unit = self.magnitude[k] @ np.abs(v)
         primal = None if self.primal is None else self.primal(k)
         params = None if self.pool.params is None else self.pool.params[k]
@@ -1793,6 +1845,24 @@ class _References:
         if found is None or isinstance(found, str):
             return found
         expected, estimate, label = found
+        worst, raw = self._errors(k, expected, estimate, unit)
+        if not worst <= TOLERANCE and label == JAX_JVP and k == 0 and self.pool.given:
+            differences = _scalar_user_differences(self.graph, x, v, unit, params)
+            if differences == KINK:
+                return f"{KINK}, as the function's own values show"
+            if isinstance(differences, tuple):
+                value, margin = differences
+                theirs = worst_error(expected, value, unit, margin)
+                if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:
+                    return NOT_JAX_DERIVATIVE
+        return worst, raw, label
+
+    def _errors(
+        self, k: int, expected: np.ndarray, estimate: np.ndarray, unit: np.ndarray
+    ) -> tuple[float, float]:
+        """The generated derivatives' worst error at point k against ``J·v`` =
+        ``expected`` (``estimate`` its margin), after the margin and without it."""
+        v, w = self.pool.v[k], self.pool.w[k]
         worst = raw = 0.0
         for f, result in self.got.items():
             if f == "primal":
@@ -1806,7 +1876,7 @@ class _References:
                 theirs, scale, margin = expected, unit, estimate
             worst = max(worst, worst_error(mine, theirs, scale, margin))
             raw = max(raw, worst_error(mine, theirs, scale))
-        return worst, raw, label
+        return worst, raw
 
     def choose(self, count: int) -> tuple[list[int], tuple[float, ...] | None]:
         """The points used: the first ``count``, one where the reference cannot resolve
