@@ -103,6 +103,8 @@ def test_index_data_out_of_range():
     s = np.arange(1.0, N + 1.0)
     with pytest.raises(InputError, match=r"index 9 .* out of bounds for an axis of length 6"):
         dgraph.make_function(btrank, "jacobian", "python", params=["i", "j"], point=[s, I0 + 9, J0])
+    with pytest.raises(InputError, match=r"index -7 .* out of bounds for an axis of length 6"):
+        dgraph.hessian(btrank, s, I0, J0 - 8, params=["i", "j"])
     G = dgraph.make_function(btrank, "jacobian", "python", params=["i", "j"], point=[s, I0, J0])
     far, clamped = I0.copy(), I0.copy()
     far[0], clamped[0] = 40.0, N - 1.0

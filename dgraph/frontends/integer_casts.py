@@ -6,6 +6,7 @@ either: they are positions a ``take_dynamic`` reads (:mod:`dgraph.blocks.dynamic
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -34,13 +35,16 @@ def wrapped(index: ArrayOp, n: int) -> ArrayOp:
     return ArrayOp("select_n", (negative, index, moved), (), shape)
 
 
-def check_wrapped_in_range(graph: DGraph, label: str) -> None:
+def check_wrapped_in_range(
+    graph: DGraph, label: str, values: Mapping[str, np.ndarray] | None = None
+) -> None:
     """Refuse (one line) a NumPy function's graph whose parameters, at their values,
     give a position that NumPy's ``x[i]`` refuses (``IndexError``: outside ``-n .. n-1``):
     each ``take_dynamic`` at :func:`wrapped` positions that read parameters only,
-    evaluated at the graph's parameter point. At later calls of generated code such a
-    position is clamped into the axis, as JAX's ``x[i]`` does."""
-    values = graph.parameter_point
+    evaluated at ``values`` (by vertex name; default the graph's parameter point). At
+    later calls of generated code such a position is clamped into the axis, as JAX's
+    ``x[i]`` does."""
+    values = graph.parameter_point if values is None else values
     if not values:
         return
     for v in graph.order():
