@@ -53,7 +53,8 @@ def test_index_data_cast_from_a_parameter_is_read_at_run_time():
     """Defect 6: the gradient (dense, sparse, C), jvp, vjp and the Hessian of btrank
     with ``i``, ``j`` parameters against the closed form, at the point and called again
     with OTHER index data (so the positions are not baked in); the other spellings
-    (``np.take``, a row gather of a matrix, ``(i + 1).astype(int) % n``) likewise."""
+    (``np.take``, a row gather of a matrix, a constant table at them, ``(i + 1).astype(int)
+    % n``) likewise."""
     rng = np.random.default_rng(4)
     s = rng.normal(size=N)
     point = [s, I0, J0]
@@ -75,9 +76,14 @@ def test_index_data_cast_from_a_parameter_is_read_at_run_time():
     for i, j in ((I0, J0), (I1, J1)):
         np.testing.assert_allclose(dense(H(s, i, j)), btrank_derivatives(s, i, j)[1], atol=1e-13)
 
+    weight = np.linspace(1.0, 2.0, N)  # a constant table read at the index data too
+
     def spellings(s, E, i, r):
         rows = np.sum(E[r.astype(int)] ** 2, axis=1)
-        return np.take(s, i.astype(int)) ** 3 + s[(i + 1).astype(int) % N] * rows
+        return (
+            weight[i.astype(int)] * np.take(s, i.astype(int)) ** 3
+            + s[(i + 1).astype(int) % N] * rows
+        )
 
     E, r0, r1 = rng.normal(size=(4, 3)), np.array([3.0, 0.0, 1.0, 3.0]), np.array([2.0] * 4)
     i0, i1 = np.array([0.0, 5.0, 2.0, -3.0]), np.array([1.0, 1.0, 4.0, 5.0])
@@ -88,7 +94,7 @@ def test_index_data_cast_from_a_parameter_is_read_at_run_time():
         a, b, rr = i.astype(int) % N, (i.astype(int) + 1) % N, r.astype(int)
         rows = np.sum(E[rr] ** 2, axis=1)
         ds, dE = np.zeros((4, N)), np.zeros((4, 4, 3))
-        ds[np.arange(4), a] += 3 * s[a] ** 2
+        ds[np.arange(4), a] += 3 * weight[a] * s[a] ** 2
         ds[np.arange(4), b] += rows
         dE[np.arange(4), rr] = 2 * E[rr] * s[b][:, None]
         got = G(s, E, i, r)

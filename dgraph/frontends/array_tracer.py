@@ -44,7 +44,7 @@ import traceback
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy
@@ -108,6 +108,8 @@ class _Tape:
     """The operations of one trace, in order: (temporary name, op or None, shape). The
     temporary names (``%k``) are no identifiers, so no parameter's; vertices get their
     names when the graph is built."""
+
+    tracing: ClassVar[list[_Tape]] = []  # the tapes of the traces running, the innermost last
 
     def __init__(self) -> None:
         self.entries: list[tuple[str, ArrayOp | None, Shape]] = []
@@ -1730,8 +1732,9 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         raise DataDependentIndex(_MASKED)
     found = whole_range(index.op)
     inside = found is not None and found[0] >= 0 and found[1] <= x.shape[axis] - 1
+    tape = x.tape if isinstance(x, TracedArray) else _Tape.tracing[-1] if _Tape.tracing else None
     given = (  # positions from the parameters alone (index data): any integers
-        not inside and isinstance(x, TracedArray) and x.tape.reads_fixed_only(index.op)
+        not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
     if (
         index.ndim > 1
@@ -4247,7 +4250,11 @@ def trace_arrays(
     tape.arguments = list(args)
     fixed = set(params) | set(data)
     tape.fixed = {a.name for a, n in zip(args, names, strict=True) if n in fixed}
-    result, local = _call(f, args, label)
+    _Tape.tracing.append(tape)  # a constant table read at index data finds it
+    try:
+        result, local = _call(f, args, label)
+    finally:
+        _Tape.tracing.pop()
     outputs = _outputs(result, label, output_names, set(names))
     return _build(tape, args, list(names), outputs, local, label, set(params))
 

@@ -47,10 +47,7 @@ def check_wrapped_in_range(
     values = graph.parameter_point if values is None else values
     if not values:
         return
-    for v in graph.order():
-        op = graph.op(v)
-        if op is None or op.primitive != DYNAMIC_TAKE:
-            continue
+    for op in _takes(graph):
         at = op.operands[1]
         if not _is_wrapped(at) or not names_read([at]) <= set(values):
             continue
@@ -77,3 +74,20 @@ def _is_wrapped(at: Any) -> bool:
         and moved.primitive == "add"
         and moved.operands[0] is kept
     )
+
+
+def _takes(graph: DGraph) -> list[ArrayOp]:
+    """The graph's ``take_dynamic`` operations, nested ones too (a constant table read at
+    index data is a passive value inside the operation that reads it), each once."""
+    found: dict[int, ArrayOp] = {}
+    seen: set[int] = set()
+    stack = [op for v in graph.order() if (op := graph.op(v)) is not None]
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.primitive == DYNAMIC_TAKE:
+            found[id(op)] = op
+        stack.extend(x for x in op.operands if isinstance(x, ArrayOp))
+    return list(found.values())
