@@ -47,10 +47,12 @@ from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
+from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, ResultTooLarge
 from ..frontends import from_function
 from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
+from ..frontends.integer_casts import check_wrapped_in_range
 from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
 from .points import one_point
 from .tensor import function as tensor_function
@@ -268,7 +270,17 @@ def traced_array_graph(
     (:func:`~dgraph.frontends.point_values.check_point_values`)."""
     shapes = [tuple(np.shape(a)) for a in args]
     at = point if point is not None and not params else None
-    return from_function(f, sizes=shapes, params=list(params), level="array", point=at)
+    graph = from_function(f, sizes=shapes, params=list(params), level="array", point=at)
+    names = list(inspect.signature(f).parameters)[: len(args)]
+    if params and len(names) == len(args):  # index data NumPy refuses there: refused
+        renamed = vertex_names(names)
+        given = {
+            renamed[n]: np.asarray(a, dtype=float)
+            for n, a in zip(names, args, strict=True)
+            if n in params
+        }
+        check_wrapped_in_range(graph, getattr(f, "__name__", "f"), given)
+    return graph
 
 
 def _array_gradient_graph(

@@ -923,6 +923,17 @@ class ElementJvp:
         got = self.reference(primals, self._arrays(tangents, 0.0))
         if got is None or isinstance(got, str):  # none here, or why it does not hold here
             return got
+        return self._elements(got)
+
+    def primal(self, inputs: Mapping) -> dict[str, np.ndarray] | None:
+        """The reference's own function values (its ``primal``: the user's function) by
+        output element; None where it has none or it does not run here."""
+        primals = self._arrays(inputs, None)
+        found = getattr(self.reference, "primal", None)
+        got = None if primals is None or found is None else found(primals)
+        return None if got is None else self._elements(got)
+
+    def _elements(self, got: Mapping) -> dict[str, np.ndarray]:
         out = {}
         for v, _, names in self.outputs:
             flat = np.ravel(np.asarray(got[v], dtype=float))

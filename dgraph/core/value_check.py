@@ -128,6 +128,7 @@ RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # ran
 KINK = "the slope jumps there (a kink: no derivative for central differences to find)"
 """Why :func:`richardson` passes a point over where an entry's one-sided slopes differ
 (:func:`_kinked`); also asked where JAX's ``jvp`` checks a point (:func:`_passed_over`)."""
+JAX_JVP = "JAX's jvp"  # the reference's name where it is JAX's own jvp
 EPS = float(np.finfo(float).eps)
 TINY = float(np.finfo(float).tiny)
 
@@ -586,7 +587,7 @@ def _jax_jvp(graph: DGraph, inputs: Mapping, direction: Mapping, outputs: Sequen
     exact = {y: np.asarray(got[y], dtype=float).reshape(-1) for y in outputs}
     if not _finite(exact):
         return "JAX's jvp is not finite there"
-    return exact, {y: np.zeros_like(v) for y, v in exact.items()}, "JAX's jvp"
+    return exact, {y: np.zeros_like(v) for y, v in exact.items()}, JAX_JVP
 
 
 def _shared_jax_jvp(
@@ -638,16 +639,22 @@ def _differences(
     outputs: Sequence[str],
     unit: Mapping,
     still: Mapping[str, np.ndarray] | None = None,
+    program: Callable[[dict], Mapping[str, np.ndarray]] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """:func:`richardson` of the array program along ``direction`` at ``point``: the
-    reference where the graph has no JAX ``jvp`` (:func:`reference_jvp`)."""
+    reference where the graph has no JAX ``jvp`` (:func:`reference_jvp`). ``program``:
+    the values differenced, by the inputs (parameters too) moved (default: the graph's
+    own, :func:`~dgraph.core.block_values.vertex_values`)."""
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         out = []
         for h in hs:
             inputs = {**point.inputs}  # array parameters kept
             inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
-            values = vertex_values(graph, inputs, point.frozen)
+            if program is None:
+                values = vertex_values(graph, inputs, point.frozen)
+            else:
+                values = program(inputs)
             moved = {y: values[y] for y in outputs}
             if not _finite(moved):  # an infinity inside (a mask's -inf before exp): its
                 return None  # outputs' differences still measure J·v (the point's rule)
@@ -657,6 +664,123 @@ def _differences(
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
     return richardson(shifted, {y: unit[y] for y in outputs}, constant=constant, still=still)
+
+
+class _Mistranslated(Exception):
+    """The graph's program differs from the user's function beside a point."""
+
+
+def _user_kink(
+    graph: DGraph,
+    point: Point,
+    direction: Mapping[str, np.ndarray],
+    got: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    jax: Mapping[str, np.ndarray],
+    unit: Mapping,
+    still: Mapping[str, np.ndarray],
+) -> str:
+    """Why JAX's ``jvp`` (``jax``, flat per output) is no reference at ``point`` where
+    it disagrees with ``got`` (``J·v`` and ``|J|·|v|`` per output), or "". The user's
+    function has no derivative there (``|b|`` at a coefficient exactly 0: JAX's rule
+    takes +1, the graph's ``sign(0)`` 0) where central differences (:func:`richardson`)
+    of the *user's* function, JAX's own primal (:meth:`JaxJvp.primal
+    <dgraph.frontends.jaxpr_arrays.JaxJvp.primal>`), never the graph's program (which a
+    mistranslated graph shares with its wrong derivative), find a kink, or resolve
+    ``J·v`` to ``got``'s and not to JAX's (each beyond the differences' margin: JAX's
+    rule picked a side of a kink, the differences average the two). Asked only where the
+    graph's program gives the user's values at the point and at every step beside it."""
+    primal = getattr(graph.jvp_reference, "primal", None)
+    if primal is None:
+        return ""
+    outputs = list(jax)
+    largest = max(_largest_finite(v) for v in point.values.values())
+
+    def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> dict:
+        with np.errstate(all="ignore"):
+            theirs = primal(inputs)
+        if theirs is None or any(
+            not _value_error(mine[y], theirs[y], largest) <= TOLERANCE for y in outputs
+        ):
+            raise _Mistranslated
+        return theirs
+
+    def program(inputs: dict) -> dict:
+        return agreeing(inputs, vertex_values(graph, inputs, point.frozen))
+
+    try:
+        agreeing(dict(point.inputs), point.values)
+        with np.errstate(all="ignore"):
+            found = _differences(graph, point, direction, outputs, unit, still, program)
+    except _Mistranslated:
+        return ""
+    if found == KINK:
+        return f"{KINK}, as the function's own values show"
+    if isinstance(found, str):
+        return ""
+    value, estimate, _ = found
+    mine = {y: np.asarray(got[y][0], dtype=float).reshape(-1) for y in outputs}
+    if all(
+        worst_error(mine[y], value[y], got[y][1], estimate[y]) <= TOLERANCE for y in outputs
+    ) and any(
+        not worst_error(jax[y], value[y], got[y][1], estimate[y]) <= TOLERANCE for y in outputs
+    ):
+        return NOT_JAX_DERIVATIVE
+    return ""
+
+
+NOT_JAX_DERIVATIVE = (
+    "JAX's jvp is not the derivative of the function there: its central differences"
+    " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
+)
+"""Why :func:`_user_kink` passes the user's point over where the differences of the
+user's function resolve ``J·v`` (to the graph's, away from JAX's)."""
+
+
+def _scalar_user_differences(
+    graph: DGraph, x: np.ndarray, v: np.ndarray, unit: np.ndarray, params: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | str:
+    """:func:`_user_kink`'s differences for a scalar graph at ``x`` (n,) along ``v``: of
+    the user's function (JAX's primal, by element names: :meth:`ElementJvp.primal
+    <dgraph.core.expand.ElementJvp.primal>`), where the graph's own values (its vertex
+    expressions) give the same at the point and at every step; ``J·v`` and its margin
+    (flat over the outputs), :data:`KINK`, or "" (no such differences: the point is
+    failed as before)."""
+    primal = getattr(graph.jvp_reference, "primal", None)
+    if primal is None or graph.solved:
+        return ""
+    outputs = list(graph.outputs)
+
+    def shifted(hs: np.ndarray) -> list[dict] | None:
+        rows = x[None, :] + hs[:, None] * v[None, :]
+        ps = None if params is None else np.repeat(params[None, :], len(hs), axis=0)
+        values = _graph_values(graph, rows, ps)[0]
+        if values is None:
+            raise _Mistranslated
+        largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)
+        out = []
+        for b, row in enumerate(rows):
+            inputs = {u: np.asarray(row[i]) for i, u in enumerate(graph.inputs)}
+            if params is not None:
+                inputs |= {p: np.asarray(params[i]) for i, p in enumerate(graph.parameters)}
+            theirs = primal(inputs)
+            if theirs is None:
+                raise _Mistranslated
+            got = np.array([float(theirs[y]) for y in outputs])
+            mine = np.array([float(values[y][b]) for y in outputs])
+            if not _value_error(mine, got, float(largest[b])) <= TOLERANCE:
+                raise _Mistranslated
+            out.append({"": got})
+        return out if all(np.isfinite(o[""]).all() for o in out) else None
+
+    try:
+        with np.errstate(all="ignore"):
+            shifted(np.zeros(1))  # the point itself
+            found = richardson(shifted, {"": np.asarray(unit, dtype=float)})
+    except _Mistranslated:
+        return ""
+    if isinstance(found, str):
+        return KINK if found == KINK else ""
+    return found[0][""], found[1][""]
 
 
 def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> set[str]:
@@ -728,6 +852,7 @@ def check_values(
     declined = ""  # why the reference does not hold at the user's point
     while (point := next(points, None)) is not None:
         usable = True
+        kinked = False  # the user's function has no derivative there (JAX's jvp's point)
         for inputs, outputs in groups:
             direction = _shared_direction(graph, point, inputs, seed)
             with np.errstate(all="ignore"):
@@ -749,6 +874,12 @@ def check_values(
                 ratio = worst_error(mine, expected[y], got[y][1], estimate[y])
                 exact = not np.any(estimate[y])  # JAX's jvp: no margin, the same measure
                 raw = ratio if exact else worst_error(mine, expected[y], got[y][1])
+                if not ratio <= TOLERANCE and used == JAX_JVP and point.label == USER_POINT:
+                    why = _user_kink(graph, point, direction, got, expected, unit, still)
+                    if why:  # passed over as differences pass a kink over
+                        notes.append(f"{why} ({point.label})")
+                        usable, kinked = False, True
+                        break
                 if not ratio <= TOLERANCE:
                     shown = "not finite" if not np.isfinite(mine).all() else f"{ratio:.2g}"
                     return ValueCheck(
@@ -760,6 +891,8 @@ def check_values(
                         (*checked, point.label),
                     )
                 worst = max(worst, raw)
+            if kinked:
+                break
         if usable:
             checked.append(point.label)
         del point  # its values go before the next point's are evaluated
@@ -1704,7 +1837,7 @@ class _References:
         return self.found[k]
 
     def _compare(self, k: int):
-        x, v, w = self.pool.x[k], self.pool.v[k], self.pool.w[k]
+        x, v = self.pool.x[k], self.pool.v[k]
         unit = self.magnitude[k] @ np.abs(v)
         primal = None if self.primal is None else self.primal(k)
         params = None if self.pool.params is None else self.pool.params[k]
@@ -1712,6 +1845,24 @@ class _References:
         if found is None or isinstance(found, str):
             return found
         expected, estimate, label = found
+        worst, raw = self._errors(k, expected, estimate, unit)
+        if not worst <= TOLERANCE and label == JAX_JVP and k == 0 and self.pool.given:
+            differences = _scalar_user_differences(self.graph, x, v, unit, params)
+            if differences == KINK:
+                return f"{KINK}, as the function's own values show"
+            if isinstance(differences, tuple):
+                value, margin = differences
+                theirs = worst_error(expected, value, unit, margin)
+                if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:
+                    return NOT_JAX_DERIVATIVE
+        return worst, raw, label
+
+    def _errors(
+        self, k: int, expected: np.ndarray, estimate: np.ndarray, unit: np.ndarray
+    ) -> tuple[float, float]:
+        """The generated derivatives' worst error at point k against ``J·v`` =
+        ``expected`` (``estimate`` its margin), after the margin and without it."""
+        v, w = self.pool.v[k], self.pool.w[k]
         worst = raw = 0.0
         for f, result in self.got.items():
             if f == "primal":
@@ -1725,7 +1876,7 @@ class _References:
                 theirs, scale, margin = expected, unit, estimate
             worst = max(worst, worst_error(mine, theirs, scale, margin))
             raw = max(raw, worst_error(mine, theirs, scale))
-        return worst, raw, label
+        return worst, raw
 
     def choose(self, count: int) -> tuple[list[int], tuple[float, ...] | None]:
         """The points used: the first ``count``, one where the reference cannot resolve

@@ -18,6 +18,7 @@ from ..core.parse import vertex_names
 from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
 from .functions import LEVELS, at_point, from_function, from_sympy, load_function, uses_jax
+from .integer_casts import check_wrapped_in_range
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
@@ -184,6 +185,8 @@ def from_python(
     graph = _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values)
     if parameter_values:
         _keep_parameter_values(graph, f, params, parameter_values)
+        if graph.is_tensor and getattr(graph, "traced_with", "") == "numpy":
+            check_wrapped_in_range(graph, name or getattr(f, "__name__", "function"))
     return graph
 
 

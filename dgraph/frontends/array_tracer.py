@@ -44,7 +44,7 @@ import traceback
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy
@@ -65,6 +65,7 @@ from . import (
     scipy_stats,
 )
 from .frames import call_keeping_locals
+from .integer_casts import toward_zero, wrapped
 from .reached import is_library, reached
 
 __all__ = [
@@ -108,6 +109,8 @@ class _Tape:
     temporary names (``%k``) are no identifiers, so no parameter's; vertices get their
     names when the graph is built."""
 
+    tracing: ClassVar[list[_Tape]] = []  # the tapes of the traces running, the innermost last
+
     def __init__(self) -> None:
         self.entries: list[tuple[str, ArrayOp | None, Shape]] = []
         self.constants: dict[str, np.ndarray] = {}  # fresh arrays not yet written with a
@@ -116,11 +119,20 @@ class _Tape:
         self.views: dict[int, tuple[weakref.ref, frozenset[str]]] = {}  # each view, while
         # an object holds it (by id), and the arrays it is a view of
         self.arguments: list[TracedArray] = []  # the function's arguments
+        self.fixed: set[str] = set()  # the parameters' arrays and those computed from
+        # them alone (no input's derivative reaches them): positions they give are data
 
     def new(self, op: ArrayOp | None, shape: Shape) -> TracedArray:
         name = f"%{len(self.entries)}"
         self.entries.append((name, op, tuple(shape)))
+        if op is not None and self.fixed and self.reads_fixed_only(op):
+            self.fixed.add(name)
         return TracedArray(self, name, tuple(shape))
+
+    def reads_fixed_only(self, op: ArrayOp) -> bool:
+        """Whether ``op`` reads arrays, each computed from the parameters alone."""
+        read = op.vertices()
+        return bool(read) and all(u in self.fixed for u in read)
 
 
 class DataDependentIndex(InputError):
@@ -438,7 +450,13 @@ class TracedArray(_Value):
         return numpy_statistics.FUNCTIONS[np.round](self, decimals, out)
 
     def astype(self, dtype, *args, **kwargs):
-        if np.dtype(dtype).kind != "f":
+        """Itself as floats; as integers (toward zero, as NumPy) where it is computed from
+        the parameters alone (``x[i.astype(int)]``, ``i`` index data): positions, a
+        passive value read at run time; any other cast is refused."""
+        kind = np.dtype(dtype).kind
+        if kind == "i" and self.name in self.tape.fixed:
+            return Passive(toward_zero(self.name, self.shape))
+        if kind != "f":
             raise _unsupported(f"astype({np.dtype(dtype)})")
         return _copied(self)
 
@@ -1714,7 +1732,15 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         raise DataDependentIndex(_MASKED)
     found = whole_range(index.op)
     inside = found is not None and found[0] >= 0 and found[1] <= x.shape[axis] - 1
-    if index.ndim > 1 or axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside):
+    tape = x.tape if isinstance(x, TracedArray) else _Tape.tracing[-1] if _Tape.tracing else None
+    given = (  # positions from the parameters alone (index data): any integers
+        not inside and tape is not None and tape.reads_fixed_only(index.op)
+    )
+    if (
+        index.ndim > 1
+        or axis >= len(x.shape)
+        or not (index.op.primitive in _POSITIONS or inside or given)
+    ):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -1725,6 +1751,8 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     positions = ArrayOp(
         "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
     )
+    if given:  # a negative one from the end, then clipped into the axis: JAX's x[i]
+        positions = wrapped(positions, x.shape[axis])
     params = (("axis", axis), ("mode", "clip"), ("size", size), ("length", x.shape[axis]),
               ("fill", float("nan")))  # fmt: skip
     shape = tuple(size if j == axis else n for j, n in enumerate(x.shape))
@@ -4208,17 +4236,25 @@ def trace_arrays(
     label: str,
     output_names: Callable[[int, set[str]], list[str]],
     params: Sequence[str] = (),
+    data: Sequence[str] = (),
 ) -> DGraph:
     """The tensor graph of ``f`` called with one traced array per parameter (``names``,
     of ``shapes``; ``()`` a scalar): a vertex per operation whose derivative reaches an
     output from an input, intermediates named after ``f``'s local variables where one
     holds them (else ``t1, t2, ...``), outputs ``output_names(count, taken)`` or a dict's
     keys. ``params``: names that are not differentiated, the graph's array parameters
-    (the operations that read only them folded into those that read them)."""
+    (the operations that read only them folded into those that read them); ``data``:
+    names traced as inputs whose integer casts are positions as a parameter's are."""
     tape = _Tape()
     args = [tape.new(None, tuple(s)) for s in shapes]
     tape.arguments = list(args)
-    result, local = _call(f, args, label)
+    fixed = set(params) | set(data)
+    tape.fixed = {a.name for a, n in zip(args, names, strict=True) if n in fixed}
+    _Tape.tracing.append(tape)  # a constant table read at index data finds it
+    try:
+        result, local = _call(f, args, label)
+    finally:
+        _Tape.tracing.pop()
     outputs = _outputs(result, label, output_names, set(names))
     return _build(tape, args, list(names), outputs, local, label, set(params))
 

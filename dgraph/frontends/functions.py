@@ -374,13 +374,14 @@ def _by_arrays(
     """The element level as the array trace expanded (:func:`~dgraph.core.expand.expand`):
     scalars are arrays of shape ``()``, ``params`` inputs whose elements become the
     graph's parameters."""
+    given = list(params)
     if n_inputs is None:
         names = _checked_parameters(f, label, sizes, params)
         sizes = list(sizes or [0] * len(names))
         renamed = vertex_names(names)  # as _from_arrays names the vertices
         params = [renamed[p] for p in params]
     try:
-        array = _from_arrays(f, label, n_inputs, sizes, [])
+        array = _from_arrays(f, label, n_inputs, sizes, [], given)
     except InputError as exc:
         if n_inputs is None and not any(sizes) and _scalar_refusal(exc):
             raise InputError(f"{exc}{_SIZES_HINT}") from None
@@ -528,9 +529,12 @@ def _from_arrays(
     n_inputs: int | None,
     sizes: list[int] | list[int | tuple[int, ...]] | None,
     params: list[str],
+    data: Sequence[str] = (),
 ) -> DGraph:
     """:func:`from_function` at the array level: one traced array per parameter
-    (``params``: the graph's array parameters, not differentiated)."""
+    (``params``: the graph's array parameters, not differentiated; ``data``: parameters
+    traced as inputs whose integer casts are still positions read at run time, as a
+    parameter's: the element level's trace, which its expansion refuses)."""
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
     guessed = n_inputs is None and not sizes  # every argument a scalar
@@ -563,8 +567,9 @@ def _from_arrays(
         raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
     renamed = vertex_names(names)  # a parameter E or pi: vertex E_, pi_
     names, params = [renamed[n] for n in names], [renamed[p] for p in params]
+    data = [renamed[p] for p in data if p in renamed]
     try:
-        return trace_arrays(f, shapes, names, label, _output_names, params)
+        return trace_arrays(f, shapes, names, label, _output_names, params, data)
     except InputError as exc:
         if guessed and _scalar_refusal(exc):
             raise InputError(f"{exc}{_SIZES_HINT}") from None

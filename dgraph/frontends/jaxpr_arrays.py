@@ -52,6 +52,7 @@ from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import InputError
+from .integer_casts import toward_zero
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
@@ -195,6 +196,16 @@ class JaxJvp:
         self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
 
     def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+        return self._run(inputs, tangents, 1)
+
+    def primal(self, inputs: dict) -> dict[str, np.ndarray] | None:
+        """The function's own values at ``inputs`` (its outputs by name): the primal
+        half of the same ``jvp`` program (zero tangents), the user's function where the
+        graph is only its reading; None where that program does not run here."""
+        return self._run(inputs, {}, 0)
+
+    def _run(self, inputs: dict, tangents: dict, half: int) -> dict[str, np.ndarray] | None:
+        """``jvp``'s primal (``half`` 0) or tangent (1) outputs by name."""
         if os.getpid() != self.pid:
             return None
         jax = jax_module()
@@ -208,13 +219,13 @@ class JaxJvp:
                 if "_jitted" not in self.__dict__:
                     self._jitted = self._compiled(jax, primals, moves)
                 if self._jitted is None:
-                    out = self._eager(jax, primals, moves)
+                    out = self._eager(jax, primals, moves)[half]
                 else:
-                    _, out = self._jitted(primals, moves)
+                    out = self._jitted(primals, moves)[half]
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
                 if isinstance(exc, _untraceable(jax)):  # a custom rule JAX cannot trace
                     return None  # (exp1's, differentiated again): checked by differences
-                if "custom_vjp" not in str(exc):
+                if "custom_vjp" not in str(exc) or half == 0:
                     raise
                 out = _transposed_pullback(jax, self.f, primals, moves)
             except NotImplementedError:  # JAX has no rule for one of its primitives
@@ -269,7 +280,7 @@ class JaxJvp:
             if _signature(primals, moves) != signature:  # other shapes: traced again
                 self._jitted = self._compiled(jax, primals, moves)
                 if self._jitted is None:  # longer there: operation by operation
-                    return None, self._eager(jax, primals, moves)
+                    return self._eager(jax, primals, moves)
                 return self._jitted(primals, moves)
             flat = jax.tree_util.tree_leaves((primals, moves))
             return jax.tree_util.tree_unflatten(tree, program(*literals, *flat))
@@ -277,7 +288,7 @@ class JaxJvp:
         return run
 
     def _eager(self, jax, primals: tuple, moves: tuple) -> Any:
-        """``J·v`` by :func:`run_eagerly` over ``jvp(f)``'s program (traced again for
+        """``(F(x), J·v)`` by :func:`run_eagerly` over ``jvp(f)``'s program (traced again for
         arguments of other shapes)."""
         signature, closed, shapes = self._program
         if signature != _signature(primals, moves):
@@ -286,7 +297,7 @@ class JaxJvp:
             self._program = (_signature(primals, moves), closed, shapes)
         flat = jax.tree_util.tree_leaves((primals, moves))
         values = run_eagerly(closed.jaxpr, closed.consts, flat)
-        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), values)[1]
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), values)
 
 
 def numpy_cheaper(closed, primals: tuple, equations: int) -> bool:
@@ -620,13 +631,6 @@ def _unheld(value: np.ndarray) -> Any:
     return value.item() if value.dtype == object and value.shape == () else value
 
 
-def _toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
-    """``x`` rounded toward zero, ``sign(x)·floor(|x|)``: a float made an integer, an
-    integer quotient (C's, as ``lax.div``)."""
-    magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
-    return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
-
-
 def _is_float(aval) -> bool:
     return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.floating)
 
@@ -803,7 +807,7 @@ class _Reader:
             return [guarded]
         op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
         if primitive == "div" and not _is_float(avals[0]):  # lax.div of integers: C's
-            op = _toward_zero(op, shape)  # quotient
+            op = toward_zero(op, shape)  # quotient
         return [self.result(op, avals[0])]
 
     def custom(self, eqn, ins: list[Value], primal: list[Value]) -> list[Value]:
@@ -964,7 +968,7 @@ class _Reader:
         if np.issubdtype(target.dtype, np.bool_):
             return ArrayOp("ne", (x, Const.of(0.0)), (), shape)
         if _is_float(source):  # to an integer: toward zero
-            return _toward_zero(x, shape)
+            return toward_zero(x, shape)
         return x
 
     def gather(self, eqn, ins: list[Value], shape: tuple[int, ...]) -> Value:

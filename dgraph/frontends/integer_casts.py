@@ -1,0 +1,93 @@
+"""Integer positions as nested operations, shared by the NumPy and JAX readers so that
+both read ``x[i.astype(int)]`` as one graph: a float made an integer toward zero
+(NumPy's ``astype(int)``, JAX's ``convert_element_type``), and a negative position
+counted from the end (NumPy's and ``jnp``'s indexing, once). No derivative flows through
+either: they are positions a ``take_dynamic`` reads (:mod:`dgraph.blocks.dynamic_take`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp, Const, evaluate, names_read
+from ..blocks.dynamic_take import DYNAMIC_TAKE
+from ..core.graph import DGraph
+from ..errors import InputError
+
+__all__ = ["check_wrapped_in_range", "toward_zero", "wrapped"]
+
+
+def toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
+    """``x`` rounded toward zero, ``sign(x)·floor(|x|)``: a float made an integer, an
+    integer quotient (C's, as ``lax.div``)."""
+    magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
+    return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
+
+
+def wrapped(index: ArrayOp, n: int) -> ArrayOp:
+    """Integer positions with each negative one moved to ``i + n``: the ``select_n`` that
+    JAX's own ``x[i]`` writes before its gather (``lt``, ``add``, ``select_n``)."""
+    shape = tuple(index.shape)
+    negative = ArrayOp("lt", (index, Const.of(np.asarray(0))), (), shape)
+    moved = ArrayOp("add", (index, Const.of(np.asarray(n))), (), shape)
+    return ArrayOp("select_n", (negative, index, moved), (), shape)
+
+
+def check_wrapped_in_range(
+    graph: DGraph, label: str, values: Mapping[str, np.ndarray] | None = None
+) -> None:
+    """Refuse (one line) a NumPy function's graph whose parameters, at their values,
+    give a position that NumPy's ``x[i]`` refuses (``IndexError``: outside ``-n .. n-1``):
+    each ``take_dynamic`` at :func:`wrapped` positions that read parameters only,
+    evaluated at ``values`` (by vertex name; default the graph's parameter point). At
+    later calls of generated code such a position is clamped into the axis, as JAX's
+    ``x[i]`` does."""
+    values = graph.parameter_point if values is None else values
+    if not values:
+        return
+    for op in _takes(graph):
+        at = op.operands[1]
+        if not _is_wrapped(at) or not names_read([at]) <= set(values):
+            continue
+        n = int(dict(op.params)["length"])
+        raw = evaluate(at.operands[1], values)
+        if raw.size and not ((raw >= -n) & (raw < n)).all():
+            bad = raw[(raw < -n) | (raw >= n)].reshape(-1)[0]
+            raise InputError(
+                f"{label}: index {int(bad)} (an integer cast of the parameters) is out of"
+                f" bounds for an axis of length {n} at the point: NumPy raises IndexError"
+            )
+
+
+def _is_wrapped(at: Any) -> bool:
+    """Whether ``at`` is :func:`wrapped`'s ``select_n``."""
+    if not isinstance(at, ArrayOp) or at.primitive != "select_n" or len(at.operands) != 3:
+        return False
+    test, kept, moved = at.operands
+    return (
+        isinstance(test, ArrayOp)
+        and test.primitive == "lt"
+        and test.operands[0] is kept
+        and isinstance(moved, ArrayOp)
+        and moved.primitive == "add"
+        and moved.operands[0] is kept
+    )
+
+
+def _takes(graph: DGraph) -> list[ArrayOp]:
+    """The graph's ``take_dynamic`` operations, nested ones too (a constant table read at
+    index data is a passive value inside the operation that reads it), each once."""
+    found: dict[int, ArrayOp] = {}
+    seen: set[int] = set()
+    stack = [op for v in graph.order() if (op := graph.op(v)) is not None]
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.primitive == DYNAMIC_TAKE:
+            found[id(op)] = op
+        stack.extend(x for x in op.operands if isinstance(x, ArrayOp))
+    return list(found.values())
