@@ -16,5 +16,5 @@ def f(q):
 def POINT(rng):
     q = np.stack([np.linspace(0, 2.1, 8), 0.05 * rng.normal(size=8)], axis=1)
     q[2, 1] = 0.0  # exactly on the floor
-    q[5] = CENTER + [0.0, -RAD]  # exactly on the sphere
+    q[5] = CENTER + np.array([0.0, -RAD])  # exactly on the sphere
     return [q]

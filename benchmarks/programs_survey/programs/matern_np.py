@@ -10,7 +10,7 @@ def f(hyp, X, y):
     r = np.sqrt(d2 + 1e-12) / ell
     s5 = np.sqrt(5.0) * r
     K = sf2 * (1 + s5 + 5.0 / 3.0 * r**2) * np.exp(-s5) + sn2 * np.eye(len(y))
-    sign, logdet = np.linalg.slogdet(K)
+    _sign, logdet = np.linalg.slogdet(K)
     alpha = np.linalg.solve(K, y)
     return 0.5 * y @ alpha + 0.5 * logdet + 0.5 * len(y) * np.log(2 * np.pi)
 

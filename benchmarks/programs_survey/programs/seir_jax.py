@@ -8,10 +8,16 @@ def f(th, y0):
     beta, sigma, gamma = th
 
     def step(y, _):
-        S, E, I, R = y
-        new = beta * S * I
-        y = jnp.stack([S - DT * new, E + DT * (new - sigma * E),
-                       I + DT * (sigma * E - gamma * I), R + DT * gamma * I])  # fmt: skip
+        sus, exp_, inf, rec = y
+        new = beta * sus * inf
+        y = jnp.stack(
+            [
+                sus - DT * new,
+                exp_ + DT * (new - sigma * exp_),
+                inf + DT * (sigma * exp_ - gamma * inf),
+                rec + DT * gamma * inf,
+            ]
+        )
         return y, y[2]
 
     _, infected = jax.lax.scan(step, y0, None, length=60)

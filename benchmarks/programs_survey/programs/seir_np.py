@@ -7,13 +7,17 @@ DT = 0.5
 
 def f(th, y0):
     beta, sigma, gamma = th
-    S, E, I, R = y0
+    sus, exp_, inf, rec = y0
     infected = []
     for _ in range(60):
-        new = beta * S * I
-        S, E, I, R = (S - DT * new, E + DT * (new - sigma * E),
-                      I + DT * (sigma * E - gamma * I), R + DT * gamma * I)  # fmt: skip
-        infected.append(I)
+        new = beta * sus * inf
+        sus, exp_, inf, rec = (
+            sus - DT * new,
+            exp_ + DT * (new - sigma * exp_),
+            inf + DT * (sigma * exp_ - gamma * inf),
+            rec + DT * gamma * inf,
+        )
+        infected.append(inf)
     return np.array(infected)
 
 
