@@ -63,3 +63,28 @@ def test_rows_picked_at_argmax_positions():
     for n in range(5):  # d p_k / d x_n = p_k (W[:, k] - W @ p)
         Jx[n, n] = p[n, k[n]] * (W[:, k[n]] - W @ p[n])
     np.testing.assert_allclose(J[0], Jx, rtol=1e-12, atol=1e-14)
+
+
+def test_jax_solve_over_two_batch_axes():
+    """``jnp.linalg.solve`` of matrices stacked over two batch axes (``(2, 3, n, n)``):
+    "custom_linear_solve with a matvec other than a product with one matrix, on more than
+    one vector" (one batch axis was read). The batch axes are now made one and solved as
+    one batch axis is."""
+    jnp = pytest.importorskip("jax.numpy")
+
+    def f(A, y):
+        return jnp.linalg.solve(A + 4 * jnp.eye(3), y[..., None])[..., 0]
+
+    rng = np.random.default_rng(2)
+    A, y = rng.normal(size=(2, 3, 3, 3)), rng.normal(size=(2, 3, 3))
+    JA, Jy = dgraph.make_function(f, "jacobian", point=[A, y])(A, y)
+    M = A + 4 * np.eye(3)
+    z = np.linalg.solve(M, y[..., None])[..., 0]
+    inv = np.linalg.inv(M)
+    want_y = np.zeros((2, 3, 3, 2, 3, 3))
+    want_A = np.zeros((2, 3, 3, 2, 3, 3, 3))
+    for i, j in np.ndindex(2, 3):  # dz = M⁻¹ dy, dz = -M⁻¹ dA z
+        want_y[i, j, :, i, j, :] = inv[i, j]
+        want_A[i, j, :, i, j] = -np.einsum("ak,l->akl", inv[i, j], z[i, j])
+    np.testing.assert_allclose(np.asarray(Jy), want_y, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(JA), want_A, atol=1e-13)
