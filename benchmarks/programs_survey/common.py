@@ -179,3 +179,14 @@ NAMES43 = ["homog", "splat", "ik3", "iir", "biquad", "dftwin", "savgol", "amer",
            "nsiegel", "cvar", "poisson2", "levelset", "wave", "cnnpool", "gelu", "focal",
            "gumbel", "lsmooth", "node", "cubic", "condscan", "hawkes", "hmm", "arma", "garch",
            "camdist", "cumprod", "lasso", "triplet", "haar", "lqr", "trim", "btrank"]  # fmt: skip
+
+
+# session 44 (survey44): molecular dynamics, transformers, MoE, GPs, smoothing, particle
+# filters, epidemics, pharmacology, statistical physics, rods/contact, tensor networks,
+# uncertainty quantification, finance, vision, flows, PINNs, control, linear algebra
+SCALAR |= {"morse", "matern", "pfll", "pkpd", "ising", "rod", "contact", "shrink", "oflow",
+           "pinn", "clipsort"}  # fmt: skip
+NAMES44 = ["morse", "tblock", "moe", "matern", "rts", "pfll", "seir", "pkpd", "ising", "rod",
+           "contact", "whit", "mps", "pce", "impvol", "ycurve", "shrink", "oflow", "coupling",
+           "pinn", "cbf", "lstsq", "icdf", "einrep", "cjvp", "batchmm", "clipsort",
+           "otvmap"]  # fmt: skip

@@ -152,7 +152,7 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"], ["43"]):
+if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"], ["43"], ["44"]):
     sys.exit(main())
 
 
@@ -165,8 +165,11 @@ def main41(folder, session="41"):
 
     import common
 
-    NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43}[session]
-    refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42}.get(session, set())
+    NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43,
+               "44": common.NAMES44}[session]  # fmt: skip
+    refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44}.get(
+        session, set()
+    )
     slow = SLOW_BEFORE_41 if session == "41" else set()
 
     before_cli = read(f"{folder}/cli1.log", "cli")
@@ -238,5 +241,9 @@ SLOW_BEFORE_41 = {("heston", "np"), ("heston", "jax")}
 # dangling": xlogy of a parameter at the array level)
 REFUSED_BEFORE_42 = {("gammall", "np"), ("gammall", "jax")}
 
-if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"], ["43"]):
+# survey44: moe's NumPy version was refused in every command and API call on the base
+# (1f84bd0e: "a constant of type slice (object) is not a number", p[np.arange(n), k])
+REFUSED_BEFORE_44 = {("moe", "np"), ("moe", "cli")}
+
+if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"], ["43"], ["44"]):
     sys.exit(main41(sys.argv[1], sys.argv[2]))

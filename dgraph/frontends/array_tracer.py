@@ -1369,6 +1369,12 @@ def _expand_dims(x: Any, axis: Any) -> Any:
     return _reshape(x, shape)
 
 
+def _whole_axis(k: Any) -> bool:
+    """``k`` is ``:`` (a whole axis); an index array or a traced index never is (a traced
+    one compared with ``==`` would trace the comparison)."""
+    return isinstance(k, slice) and k == slice(None)
+
+
 def _index(x: TracedArray, key: Any) -> Any:
     """Basic indexing: integers and slices (one ``slice``, ``rev`` for negative steps),
     ``None`` and ``...``; constant arrays: a ``take`` along one axis, else a
@@ -1376,16 +1382,16 @@ def _index(x: TracedArray, key: Any) -> Any:
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(k.tape.constants[k.name] if _held(k) else k for k in key)  # fresh: numbers
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
-    if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
+    if len(picked) == 1 and all(_whole_axis(k) for j, k in enumerate(key) if j != picked[0]):
         return _take(x, key[picked[0]], picked[0])  # constant indices along one axis
     computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
-    if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
+    if len(computed) == 1 and all(_whole_axis(k) for j, k in enumerate(key) if j != computed[0]):
         return _take_computed(x, key[computed[0]], computed[0])
     at = computed[0] if len(computed) == 1 else 0
     if (
         at
         and all(isinstance(k, numbers.Integral) for k in key[:at])
-        and all(k == slice(None) for k in key[at + 1 :])
+        and all(_whole_axis(k) for k in key[at + 1 :])
     ):  # c[0, i]: NumPy's advanced indices side by side, as c[0][i]
         return _take_computed(_index(x, key[:at]), key[at], 0)
     flat = _cell_positions(x.shape, key) if computed else None
@@ -1487,6 +1493,8 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return (-math.inf, math.inf)
     if op in _MASKS:
         return (0.0, 1.0)
+    if op in _POSITIONS:  # np.argmax's: whole, from 0 (the axis' length not kept here)
+        return (0.0, math.inf)
     branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
     parts = [whole_range(u) for u in branches]
     if not parts or any(p is None for p in parts):
@@ -1676,25 +1684,42 @@ class MaskedSelection:
 
 def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
     """``x[i, j]``'s flat positions ``i·n + j`` (a passive value) where every axis has an
-    index, each an integer or whole numbers bounded to its axis (:func:`whole_range`),
-    the computed ones of one shape (at most 1-D); else None."""
-    if len(key) != len(shape) or not all(isinstance(k, (Passive, numbers.Integral)) for k in key):
+    index, each an integer, a constant integer array (``p[np.arange(n), k]``: one entry
+    a row), positions from ``np.argmax``/``argmin`` or whole numbers bounded to its axis
+    (:func:`whole_range`), the computed ones and the arrays of one shape (at most 1-D);
+    else None."""
+    if len(key) != len(shape):
+        return None
+    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    if not all(isinstance(k, (Passive, numbers.Integral, np.ndarray)) for k in key):
         return None
     computed = [k for k in key if isinstance(k, Passive)]
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
     if len({k.shape for k in computed}) != 1 or computed[0].ndim > 1:
+        return None
+    if any(a.dtype.kind not in "iu" or a.shape != computed[0].shape for a in arrays):
         return None
     if any(k.op.primitive in _MASKS for k in computed):  # x[mask, mask2]: NumPy's nonzero
         return None
     flat: Any = 0
+    fixed: Any = 0  # the integers' and the constant arrays' part, added last
     for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
         if isinstance(k, Passive):
             found = whole_range(k.op)
-            if found is None or found[0] < 0 or found[1] > n - 1:
+            if k.op.primitive in _POSITIONS:  # np.argmax's, bounded as a take's (clip)
+                k = np.clip(k, 0, n - 1)
+            elif found is None or found[0] < 0 or found[1] > n - 1:
                 return None
+            flat = flat + k * int(stride)
+        elif isinstance(k, np.ndarray):
+            if k.size and (k.min() < -n or k.max() >= n):
+                return None
+            fixed = fixed + (k.astype(np.int64) % n) * int(stride)
         elif not -n <= k < n:
             return None
-        flat = flat + k * int(stride) if isinstance(k, Passive) else flat + (k % n) * int(stride)
-    return flat
+        else:
+            fixed = fixed + (k % n) * int(stride)
+    return flat + fixed if isinstance(fixed, np.ndarray) or fixed else flat
 
 
 def _constant_at(table: np.ndarray, key: Any) -> Any:
@@ -1709,7 +1734,7 @@ def _constant_at(table: np.ndarray, key: Any) -> Any:
     if (
         len(at) != 1
         or not all(isinstance(k, numbers.Integral) for k in key[: at[0]])
-        or any(k != slice(None) for k in key[at[0] + 1 :])
+        or not all(_whole_axis(k) for k in key[at[0] + 1 :])
     ):
         raise DataDependentIndex(
             "a NumPy array indexed at positions computed from the inputs is supported along"

@@ -59,6 +59,7 @@ derivative is the one JAX's own rule gives, ties included.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -329,6 +330,9 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     got = np.asarray(got)
     if len(a_shape) == 3 and len(b_shape) >= 2 and b_shape[0] == a_shape[0]:
         return [_batched_solve(reader, eqn, ins, m, x, got)]
+    lead = a_shape[:-2]
+    if len(lead) > 1 and b_shape[: len(lead)] == lead and len(b_shape) > len(lead):
+        return [_stacked_solve(reader, eqn, ins, m, x, got)]
     rows, matrix, transposed = None, reader.operand(ins[0]), False
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
         if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
@@ -389,7 +393,32 @@ def _dense_solve(reader, eqn, ins: list[Any], where: str) -> list[Any]:
     return read_as(reader, eqn, operands, solved, specs=specs)
 
 
-def _batched_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
+def _stacked_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
+    """A solve ``vmap``'d over several batch axes (``jnp.linalg.solve`` of matrices of
+    shape ``(2, 3, n, n)``): the batch axes made one (a reshape), solved as
+    :func:`_batched_solve` solves one batch axis, the result's axes restored."""
+    from ..blocks.arrays import ArrayOp
+
+    a_var, b_var, out = eqn.invars[0], eqn.invars[-1], eqn.outvars[0]
+    a_shape, b_shape = tuple(a_var.aval.shape), tuple(b_var.aval.shape)
+    count = math.prod(a_shape[:-2])
+    flat_a, flat_b = (count, *a_shape[-2:]), (count, *b_shape[len(a_shape) - 2 :])
+
+    def merged(value: Any, shape: tuple, aval) -> Any:
+        if isinstance(value, np.ndarray):
+            return value.reshape(shape)
+        return reader.result(ArrayOp("reshape", (reader.operand(value),), (), shape), aval)
+
+    parts = [merged(ins[0], flat_a, a_var.aval), merged(ins[-1], flat_b, b_var.aval)]
+    solved = _batched_solve(
+        reader, eqn, parts, m.reshape(flat_a), x.reshape(flat_b), got.reshape(flat_b),
+        shapes=(flat_a, flat_b),
+    )  # fmt: skip
+    shape = tuple(out.aval.shape)
+    return reader.result(ArrayOp("reshape", (reader.operand(solved),), (), shape), out.aval)
+
+
+def _batched_solve(reader, eqn, ins: list[Any], m, x, got, shapes=None) -> Any:
     """A ``vmap``'d solve (``jnp.linalg.inv``/``solve`` of a stack of matrices, a batch
     axis first): one solve per matrix, as the unbatched reader reads it, stacked along
     the batch axis; refused in one line where the matvec is not ``x[k] · m[k]ᵀ`` (rows) or
@@ -397,7 +426,7 @@ def _batched_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
     from ..blocks.arrays import ArrayOp
 
     a_var, b_var, out = eqn.invars[0], eqn.invars[-1], eqn.outvars[0]
-    a_shape, b_shape = tuple(a_var.aval.shape), tuple(b_var.aval.shape)
+    a_shape, b_shape = shapes or (tuple(a_var.aval.shape), tuple(b_var.aval.shape))
     transposed = False  # a gradient's solve: by each matrix's transpose
     if np.allclose(got, np.einsum("kij,k...j->k...i", m, x)) and len(b_shape) == 3:
         rows = True  # x[k] @ m[k].T, the form vmap writes

@@ -655,9 +655,16 @@ class _Translator(CElementPrinter):
         node: a materialized copy is emitted once)."""
         key = id(node)
         if key not in self.views:
-            self.views[key] = self._make_view(node)
+            self._keep(node, self._make_view(node))
         self._read(self.views[key])
         return self.views[key]
+
+    def _keep(self, node: Node, view: _View | None) -> None:
+        """``node``'s view kept under ``id(node)``, and ``node`` kept alive with it: a
+        node made for one lookup (``_tangents``' ``Name`` of each result) freed would pass
+        its id to the next one, which would then read the first one's view."""
+        self.views[id(node)] = view
+        self.alive.append(node)
 
     def _make_view(self, node: Node) -> _View | None:
         if isinstance(node, ir.Name):
@@ -1839,7 +1846,7 @@ class _Translator(CElementPrinter):
                     buffer = self._buffer("rows", shaped.size, source.ctype)
                     rows = _contiguous(buffer, shaped.shape, source.ctype)
                     self._row_gather(rows, source, self._index_array(node.items))
-                    self.views[id(node)] = rows
+                    self._keep(node, rows)
                 self._read(self.views[id(node)])
                 leaves.append(self.views[id(node)])  # type: ignore[arg-type]
                 return f"@{len(leaves) - 1}@"
@@ -1870,7 +1877,7 @@ class _Translator(CElementPrinter):
         ctype = _ctype(shaped.dtype)
         out = _contiguous(self._buffer(_call_name(node), shaped.size, ctype), shaped.shape, ctype)
         self._statement_Call(out, node)
-        self.views[id(node)] = out
+        self._keep(node, out)
         return out
 
     # -- loops ----------------------------------------------------------------------------
