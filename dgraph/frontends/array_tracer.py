@@ -1722,8 +1722,10 @@ def _constant_at(table: np.ndarray, key: Any) -> Any:
 def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
     ``np.argsort`` of a 1-D array, bounded whole numbers): a ``take_dynamic`` along the
-    axis; one position drops the axis, as NumPy's integer index does. A constant table
-    (``np.take(knots, i)``): a passive value."""
+    axis; one position drops the axis, as NumPy's integer index does, positions of rank 2
+    or more (``E[T.astype(int)]``, a mesh's triangles as data) are taken flat and their
+    axes laid back by a reshape. A constant table (``np.take(knots, i)``): a passive
+    value."""
     if isinstance(x, Const) and index.op.primitive in _MASKS:
         raise DataDependentIndex(_MASKED)
     if index.op.primitive in _MASKS:
@@ -1736,11 +1738,7 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     given = (  # positions from the parameters alone (index data): any integers
         not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
-    if (
-        index.ndim > 1
-        or axis >= len(x.shape)
-        or not (index.op.primitive in _POSITIONS or inside or given)
-    ):
+    if axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside or given):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -1760,7 +1758,11 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         taken: Any = Passive(ArrayOp(DYNAMIC_TAKE, (x, positions), params, shape))
     else:
         taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
-    return _squeeze(taken, (axis,)) if index.ndim == 0 else taken
+    if index.ndim == 0:
+        return _squeeze(taken, (axis,))
+    if index.ndim > 1:  # E[T], T (m, 3): the take at T's flat positions, T's axes laid back
+        return _reshape(taken, (*x.shape[:axis], *index.shape, *x.shape[axis + 1 :]))
+    return taken
 
 
 def _gather(x: TracedArray, key: tuple) -> TracedArray:
