@@ -112,3 +112,68 @@ def test_rank2_index_data_hessian_of_a_p1_energy_and_the_jax_reader():
         got = J(E, e, T)
         np.testing.assert_allclose(dense(got[0]).reshape(12, 12), want[0], atol=1e-13)
         np.testing.assert_allclose(dense(got[1]).reshape(12, 6), want[1], atol=1e-13)
+
+
+def assembled(u, T, A, G):
+    """The residual K u + c·u³ (c: corners per node) and its Jacobian, assembled here."""
+    t = T.astype(int)
+    K = np.zeros((6, 6))
+    np.add.at(K, (t[:, :, None], t[:, None, :]), A[:, None, None] * np.einsum("eki,ekj->eij", G, G))
+    c = np.bincount(t.ravel(), minlength=6)
+    return K @ u + c * u**3, K + np.diag(3 * c * u**2), c
+
+
+def residual(u, T, A, G):
+    """FEM assembly at triangles given as data: np.add.at of the element residuals."""
+    t = T.astype(int)
+    ue = u[t]
+    re = np.einsum("eij,ej->ei", A[:, None, None] * np.einsum("eki,ekj->eij", G, G), ue)
+    r = np.zeros(6)
+    np.add.at(r, t, re + ue**3)
+    return r
+
+
+def objective(u, T, A, G):
+    """Half the squared residual, its segment sums by np.bincount at the corners."""
+    t = T.astype(int)
+    ue = u[t]
+    re = np.einsum("eij,ej->ei", A[:, None, None] * np.einsum("eki,ekj->eij", G, G), ue)
+    r = np.bincount(np.ravel(t), weights=np.ravel(re + ue**3), minlength=6)
+    return 0.5 * np.sum(r**2)
+
+
+def test_scatter_add_at_index_data_jacobian_hessian_and_the_jax_reader():
+    """``np.add.at(r, T.astype(int), v)`` and ``np.bincount(t, weights=v, minlength=n)``
+    with ``v`` depending on the inputs and ``T`` a parameter: the Jacobian (py, sparse, C)
+    and the Hessian of ``|r|²/2`` (``J'J + diag(r·6cu)``) against the assembly here, at
+    the point and at other triangles; JAX's ``r.at[T].add(v)`` likewise."""
+    u = np.random.default_rng(1).normal(size=6)
+    cases = [(T, *geometry(T)) for T in (T0, T1)]
+    for lang, sparse in (("python", False), ("python", True), ("c", False)):
+        J = dgraph.make_function(
+            residual, "jacobian", lang, params=["T", "A", "G"], point=[u, *cases[0]], sparse=sparse
+        )
+        assert J.generated.verified, lang
+        for case in cases:
+            np.testing.assert_allclose(dense(J(u, *case)), assembled(u, *case)[1], atol=1e-12)
+    H = dgraph.hessian(objective, u, *cases[0], params=["T", "A", "G"])
+    for case in cases:
+        r, jac, c = assembled(u, *case)
+        np.testing.assert_allclose(
+            dense(H(u, *case)), jac.T @ jac + np.diag(6 * r * c * u), atol=1e-12
+        )
+
+    import jax.numpy as jnp
+
+    def jresidual(u, T, A, G):
+        t = T.astype(int)
+        ue = u[t]
+        re = jnp.einsum("eij,ej->ei", A[:, None, None] * jnp.einsum("eki,ekj->eij", G, G), ue)
+        return jnp.zeros(6).at[t].add(re + ue**3)
+
+    J = dgraph.make_function(
+        jresidual, "jacobian", "python", params=["T", "A", "G"], point=[u, *cases[0]]
+    )
+    assert J.generated.verified
+    for case in cases:
+        np.testing.assert_allclose(dense(J(u, *case)), assembled(u, *case)[1], atol=1e-12)
