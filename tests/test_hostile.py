@@ -1287,6 +1287,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("bincount-index-data-no-minlength", "numpy.bincount at labels computed from the param"),
     ("add-at-input-positions", "numpy.add.at at positions computed from the inputs is sup"),
     ("add-at-index-data-out-of-range", "index 7 (an integer cast of the parameters) is out"),
+    ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
+    ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
 ]
 
 
@@ -1381,6 +1383,12 @@ def _api_call(name: str):
             point=[x, np.array([0.0, 1.0, 1.0, 0.0])],
         ),
         "add-at-input-positions": lambda: make(_add_at_input_positions, "jacobian", point=[x]),
+        "jax-float-index-data": lambda: make(
+            lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]
+        ),
+        "jax-float-index-data-hessian": lambda: hessian(
+            lambda x, T: jnp.sum(x[T] ** 2), x, np.ones((2, 3), dtype=int), params=["T"]
+        ),
         "add-at-index-data-out-of-range": lambda: make(
             _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
         ),

@@ -17,7 +17,16 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["check_wrapped_in_range", "toward_zero", "wrapped"]
+__all__ = ["check_wrapped_in_range", "float_index_hint", "toward_zero", "wrapped"]
+
+
+def float_index_hint(message: str) -> str:
+    """The hint for JAX's refusal of a float index (``E[T]`` with ``T`` index data, which
+    dgraph's readers pass to JAX as float64, as every argument): cast it, as NumPy code
+    does; else nothing."""
+    if "Indexer must have integer" not in message:
+        return ""
+    return " (every argument is read as float64: index with an integer cast, E[T.astype(int)])"
 
 
 def toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
