@@ -5,7 +5,10 @@ embedding ids (B, k): ``E[T.astype(int)]`` and ``np.take(E, T.astype(int), axis=
 were refused by the NumPy reader ("a data-dependent index ... along one axis") and
 ``E[T]`` by the JAX reader ("gather with an index that depends on the inputs"). Both now
 read them as the one ``take_dynamic`` at ``T``'s flat positions, its axes laid back by a
-reshape, the positions read from the parameter at each call (never baked in).
+reshape, the positions read from the parameter at each call (never baked in). Their
+transposes, FEM assembly and segment sums at index data (``np.add.at(r, T.astype(int),
+v)``, ``np.bincount(t, weights=v, minlength=n)``, JAX's ``r.at[T].add(v)``), were refused
+too; they are now one ``scatter_add_dynamic``.
 """
 
 import numpy as np
