@@ -1282,6 +1282,13 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("vjp-cotangent-shape", "cotangent w_y: shape (4,), not (3,) (one point per call)"),
     ("hessian-weights-shape", "parameter v: shape (2,), not (3,) (one point per call)"),
     ("hvp-weights-batch", "parameter v: shape (2, 3), not (3,) (one point per call)"),
+    # left44b: segment sums at labels from index data need the bins' count; np.add.at at
+    # positions from the differentiated inputs (not index data) stays refused
+    ("bincount-index-data-no-minlength", "numpy.bincount at labels computed from the param"),
+    ("add-at-input-positions", "numpy.add.at at positions computed from the inputs is sup"),
+    ("add-at-index-data-out-of-range", "index 7 (an integer cast of the parameters) is out"),
+    ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
+    ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
 ]
 
 
@@ -1369,8 +1376,36 @@ def _api_call(name: str):
         "hvp-weights-batch": lambda: make(vector, "hvp", point=[x], weights=np.ones(3))(
             x, np.ones((2, 3)), x
         ),
+        "bincount-index-data-no-minlength": lambda: make(
+            lambda x, i: np.sum(np.bincount(i.astype(int), weights=x) ** 2),
+            "jacobian",
+            params=["i"],
+            point=[x, np.array([0.0, 1.0, 1.0, 0.0])],
+        ),
+        "add-at-input-positions": lambda: make(_add_at_input_positions, "jacobian", point=[x]),
+        "jax-float-index-data": lambda: make(
+            lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]
+        ),
+        "jax-float-index-data-hessian": lambda: hessian(
+            lambda x, T: jnp.sum(x[T] ** 2), x, np.ones((2, 3), dtype=int), params=["T"]
+        ),
+        "add-at-index-data-out-of-range": lambda: make(
+            _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
+        ),
     }
     return calls[name]
+
+
+def _add_at_input_positions(x):
+    r = np.zeros(4)
+    np.add.at(r, np.clip(np.floor(x), 0, 3).astype(int), x**2)
+    return r
+
+
+def _add_at_index_data(x, i):
+    r = np.zeros(4)
+    np.add.at(r, i.astype(int), x**2)
+    return r
 
 
 @pytest.mark.parametrize(("name", "needle"), API_CASES, ids=[c[0] for c in API_CASES])

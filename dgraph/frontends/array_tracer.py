@@ -50,6 +50,7 @@ import numpy as np
 import sympy
 
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
@@ -1176,10 +1177,13 @@ def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
         getattr(np, name).at(x.tape.constants[x.name], indices, _constant(value))
         return
     _writable(x, what)
-    at = _positions(x, indices, what)
     if name == "subtract":
         value = -value
     base = Const.of(x.tape.constants[x.name].copy()) if _held(x) else x.name
+    if isinstance(indices, Passive) and name in ("add", "subtract"):
+        x.name = _add_computed(x.tape, x.shape, base, indices, value, what).name
+        return
+    at = _positions(x, indices, what)
     op = ArrayOp(
         _AT[name],
         (base, _updates(value, at.shape, x.tape, what)),
@@ -1187,6 +1191,39 @@ def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
         x.shape,
     )
     x.name = x.tape.new(op, x.shape).name
+
+
+def _add_computed(
+    tape: _Tape, shape: Shape, base: Any, index: Passive, value: Any, what: str
+) -> Any:
+    """``np.add.at(x, i.astype(int), v)`` with ``i`` index data (a parameter, of any
+    rank: a mesh's triangles in FEM assembly): the transpose of :func:`_take_computed`,
+    one ``scatter_add_dynamic`` along the first axis at ``i``'s flat positions (a negative
+    one from the end, then clipped into the axis, as JAX's ``x.at[i].add(v)``), ``v``
+    laid flat to match (Griewank & Walther 2008, §3.2: a gather's adjoint)."""
+    if not shape or not tape.reads_fixed_only(index.op):
+        raise DataDependentIndex(
+            f"{what} at positions computed from the inputs is supported at index data"
+            " (an integer cast of the parameters, i.astype(int)) along the first axis"
+        )
+    size, rest = index.size, shape[1:]
+    laid = (*index.shape, *rest)
+    if isinstance(value, Passive):
+        raise InputError(f"{what} of a comparison is not supported: use np.where")
+    if _broadcast_shape([_shape_of(value), laid], what) != laid:
+        raise InputError(f"{what}: a value of shape {_shape_of(value)} into {laid} entries")
+    if _live(value):
+        updates: Any = _reshape(_broadcast_to(value, laid), (size, *rest)).name
+    else:
+        flat = np.broadcast_to(_as_number(value), laid).reshape(size, *rest)
+        updates = Const.of(np.ascontiguousarray(flat, dtype=float))
+    positions = ArrayOp(
+        "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
+    )
+    params = (("axis", 0), ("mode", "clip"), ("size", size), ("length", shape[0]),
+              ("fill", float("nan")))  # fmt: skip
+    op = ArrayOp(DYNAMIC_ADD, (base, wrapped(positions, shape[0]), updates), params, shape)
+    return tape.new(op, shape)
 
 
 def _segment_sums(x: Any, pairs: np.ndarray, k: int, axis: int, what: str) -> Any:
@@ -1241,6 +1278,14 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     """``np.bincount(labels, weights=w, minlength)`` with constant labels and traced
     weights: each weight added into its label's place."""
     what = "numpy.bincount"
+    if isinstance(x, Passive) and _live(weights):  # labels from index data (segment sums)
+        if x.ndim != 1 or weights.shape != x.shape or minlength < 1:
+            raise InputError(
+                f"{what} at labels computed from the parameters takes 1-D labels, weights"
+                " of their shape and minlength (the bins, each label below it)"
+            )
+        zeros = Const.of(np.zeros(int(minlength)))
+        return _add_computed(weights.tape, (int(minlength),), zeros, x, weights, what)
     if not _live(weights):
         w = None if weights is None else _constant(weights)
         return np.bincount(_integers(x, what), w, minlength=minlength)
@@ -1747,8 +1792,10 @@ def _constant_at(table: np.ndarray, key: Any) -> Any:
 def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
     ``np.argsort`` of a 1-D array, bounded whole numbers): a ``take_dynamic`` along the
-    axis; one position drops the axis, as NumPy's integer index does. A constant table
-    (``np.take(knots, i)``): a passive value."""
+    axis; one position drops the axis, as NumPy's integer index does, positions of rank 2
+    or more (``E[T.astype(int)]``, a mesh's triangles as data) are taken flat and their
+    axes laid back by a reshape. A constant table (``np.take(knots, i)``): a passive
+    value."""
     if isinstance(x, Const) and index.op.primitive in _MASKS:
         raise DataDependentIndex(_MASKED)
     if index.op.primitive in _MASKS:
@@ -1761,11 +1808,7 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     given = (  # positions from the parameters alone (index data): any integers
         not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
-    if (
-        index.ndim > 1
-        or axis >= len(x.shape)
-        or not (index.op.primitive in _POSITIONS or inside or given)
-    ):
+    if axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside or given):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -1785,7 +1828,11 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         taken: Any = Passive(ArrayOp(DYNAMIC_TAKE, (x, positions), params, shape))
     else:
         taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
-    return _squeeze(taken, (axis,)) if index.ndim == 0 else taken
+    if index.ndim == 0:
+        return _squeeze(taken, (axis,))
+    if index.ndim > 1:  # E[T], T (m, 3): the take at T's flat positions, T's axes laid back
+        return _reshape(taken, (*x.shape[:axis], *index.shape, *x.shape[axis + 1 :]))
+    return taken
 
 
 def _gather(x: TracedArray, key: tuple) -> TracedArray:

@@ -12,11 +12,21 @@ from typing import Any
 import numpy as np
 
 from ..blocks.arrays import ArrayOp, Const, evaluate, names_read
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["check_wrapped_in_range", "toward_zero", "wrapped"]
+__all__ = ["check_wrapped_in_range", "float_index_hint", "toward_zero", "wrapped"]
+
+
+def float_index_hint(message: str) -> str:
+    """The hint for JAX's refusal of a float index (``E[T]`` with ``T`` index data, which
+    dgraph's readers pass to JAX as float64, as every argument): cast it, as NumPy code
+    does; else nothing."""
+    if "Indexer must have integer" not in message:
+        return ""
+    return " (every argument is read as float64: index with an integer cast, E[T.astype(int)])"
 
 
 def toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
@@ -40,7 +50,8 @@ def check_wrapped_in_range(
 ) -> None:
     """Refuse (one line) a NumPy function's graph whose parameters, at their values,
     give a position that NumPy's ``x[i]`` refuses (``IndexError``: outside ``-n .. n-1``):
-    each ``take_dynamic`` at :func:`wrapped` positions that read parameters only,
+    each ``take_dynamic`` (and ``scatter_add_dynamic``) at :func:`wrapped` positions that
+    read parameters only,
     evaluated at ``values`` (by vertex name; default the graph's parameter point). At
     later calls of generated code such a position is clamped into the axis, as JAX's
     ``x[i]`` does."""
@@ -77,8 +88,9 @@ def _is_wrapped(at: Any) -> bool:
 
 
 def _takes(graph: DGraph) -> list[ArrayOp]:
-    """The graph's ``take_dynamic`` operations, nested ones too (a constant table read at
-    index data is a passive value inside the operation that reads it), each once."""
+    """The graph's ``take_dynamic`` and ``scatter_add_dynamic`` operations, nested ones
+    too (a constant table read at index data is a passive value inside the operation that
+    reads it), each once."""
     found: dict[int, ArrayOp] = {}
     seen: set[int] = set()
     stack = [op for v in graph.order() if (op := graph.op(v)) is not None]
@@ -87,7 +99,7 @@ def _takes(graph: DGraph) -> list[ArrayOp]:
         if id(op) in seen:
             continue
         seen.add(id(op))
-        if op.primitive == DYNAMIC_TAKE:
+        if op.primitive in (DYNAMIC_TAKE, DYNAMIC_ADD):  # np.add.at(x, i.astype(int), v)
             found[id(op)] = op
         stack.extend(x for x in op.operands if isinstance(x, ArrayOp))
     return list(found.values())

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..core.graph import DGraph
 from ..errors import InputError
+from .integer_casts import float_index_hint
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
@@ -414,6 +415,7 @@ def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[i
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise InputError(
                 f"the Hessian: tracing f with JAX failed: {type(exc).__name__}: {line[:200]}"
+                + float_index_hint(line)
             ) from None
     leaves = jax.tree_util.tree_leaves(out)
     if len(leaves) != 1 or not hasattr(out, "shape"):

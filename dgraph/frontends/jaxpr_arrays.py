@@ -52,7 +52,7 @@ from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import InputError
-from .integer_casts import toward_zero
+from .integer_casts import float_index_hint, toward_zero
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
@@ -1363,6 +1363,7 @@ def from_jax_arrays(
             kind = NotJax if isinstance(exc, conversion_errors(jax)) else InputError
             raise kind(
                 f"{where}: tracing it with JAX failed: {type(exc).__name__}: {first_line(exc)}"
+                + float_index_hint(str(exc))
             ) from None
         names = parameter_names(f, len(args))
         for p in names:

@@ -36,8 +36,8 @@ def _take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval
 
 
 def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
-    """Positions along one axis: whole slices at a vector of them (``x[idx]``,
-    ``x[:, idx]``, ``take_along_axis`` of a 1-D array), at one (the output lacks the
+    """Positions along one axis: whole slices at an array of them (``x[idx]``,
+    ``x[:, idx]``, ``E[T]``, ``take_along_axis`` of a 1-D array), at one (the output lacks the
     axis: JAX's transpose of ``x.at[i].set``), or one per output, each in its own
     fibre (``take_along_axis`` of an n-d array: every other axis a batch axis)."""
     numbers = eqn.params["dimension_numbers"]
@@ -79,16 +79,20 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
         if not along:
             return None
         size, index = shape[a], ArrayOp("reshape", (reader.operand(ins[1]),), (), shape)
-    else:
+    else:  # positions of any rank (E[T], T (m, 3)): taken flat, their axes laid back
+        batch = index_shape[:-1]
+        lift = len(batch) - 1
         if (
-            len(index_shape) != 2
-            or tuple(numbers.offset_dims) != others
+            not batch
+            or tuple(numbers.offset_dims) != tuple(k if k < a else k + lift for k in others)
             or tuple(eqn.params["slice_sizes"])
             != tuple(1 if k == a else n for k, n in enumerate(whole))
         ):
             return None
-        size = index_shape[0]
+        size = int(np.prod(batch, dtype=int))
         index = ArrayOp("reshape", (reader.operand(ins[1]),), (), (size,))
+        if lift:
+            laid, shape = shape, tuple(size if k == a else n for k, n in enumerate(whole))
     mode = "fill" if "FILL" in str(eqn.params.get("mode")) else "clip"
     fill = eqn.params.get("fill_value")
     params = {

@@ -44,10 +44,10 @@ def _add(reader, x: Any, index: Any, u: Any, params: dict, shape, aval) -> Any:
 
 
 def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[Any] | None:
-    """Updates along one axis, the transposes of the take's gathers: whole slices at a
-    vector of positions (``x.at[idx].add(u)``, ``x.at[:, idx].add(u)``), at one position
-    (``x.at[i].add(u)``: the updates lack the axis), or one per update, each in its own
-    fibre (the transpose of ``take_along_axis`` of an n-d array). ``replace``: a
+    """Updates along one axis, the transposes of the take's gathers: whole slices at an
+    array of positions (``x.at[idx].add(u)``, ``x.at[:, idx].add(u)``, ``x.at[T].add(u)``),
+    at one position (``x.at[i].add(u)``: the updates lack the axis), or one per update,
+    each in its own fibre (the transpose of ``take_along_axis`` of an n-d array). ``replace``: a
     ``scatter`` (``.set``): into a constant zero at distinct positions its updates
     added, else read with the param ``replace`` (of repeated positions JAX keeps one
     update, no sum).
@@ -81,16 +81,21 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
         if window_dims != tuple(range(len(others))) or given != tuple(whole[k] for k in others):
             return None
         size = 1
-    elif len(index_shape) == 2 and index_shape[1] == 1 and window_dims == others:
-        size = index_shape[0]
-        if given != tuple(size if k == a else n for k, n in enumerate(whole)):
+    elif len(index_shape) >= 2 and index_shape[-1] == 1:  # positions of any rank (x.at[T])
+        batch, lift = index_shape[:-1], len(index_shape) - 2
+        size = int(np.prod(batch, dtype=int))
+        if window_dims != tuple(k if k < a else k + lift for k in others) or given != (
+            *whole[:a],
+            *batch,
+            *whole[a + 1 :],
+        ):
             return None
     else:
         return None
     laid = tuple(size if k == a else n for k, n in enumerate(whole))
     index = ArrayOp("reshape", (reader.operand(ins[1]),), (), laid if batched else (size,))
     u = ins[2]
-    if given != laid:  # one position: its axis, of length 1
+    if given != laid:  # one position: its axis, of length 1; positions of rank 2: flat
         u = (
             np.reshape(u, laid)
             if isinstance(u, np.ndarray)
