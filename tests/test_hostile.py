@@ -1287,6 +1287,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("bincount-index-data-no-minlength", "numpy.bincount at labels computed from the param"),
     ("add-at-input-positions", "numpy.add.at at positions computed from the inputs is sup"),
     ("add-at-index-data-out-of-range", "index 7 (an integer cast of the parameters) is out"),
+    ("bincount-index-data-negative", "label -1 of numpy.bincount (an integer cast of the p"),
+    ("bincount-index-data-past-minlength", "label 5 of numpy.bincount (an integer cast of th"),
     ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
     ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
 ]
@@ -1382,6 +1384,13 @@ def _api_call(name: str):
             params=["i"],
             point=[x, np.array([0.0, 1.0, 1.0, 0.0])],
         ),
+        # NumPy raises for a negative label and lengthens its result for one past minlength
+        "bincount-index-data-negative": lambda: make(
+            _bincount_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, -1, 1, 2])]
+        ),
+        "bincount-index-data-past-minlength": lambda: make(
+            _bincount_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 5, 1, 2])]
+        ),
         "add-at-input-positions": lambda: make(_add_at_input_positions, "jacobian", point=[x]),
         "jax-float-index-data": lambda: make(
             lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]
@@ -1394,6 +1403,10 @@ def _api_call(name: str):
         ),
     }
     return calls[name]
+
+
+def _bincount_index_data(x, i):
+    return np.bincount(i.astype(int), weights=x**2, minlength=4)
 
 
 def _add_at_input_positions(x):

@@ -1194,13 +1194,21 @@ def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
 
 
 def _add_computed(
-    tape: _Tape, shape: Shape, base: Any, index: Passive, value: Any, what: str
+    tape: _Tape,
+    shape: Shape,
+    base: Any,
+    index: Passive,
+    value: Any,
+    what: str,
+    labels: bool = False,
 ) -> Any:
     """``np.add.at(x, i.astype(int), v)`` with ``i`` index data (a parameter, of any
     rank: a mesh's triangles in FEM assembly): the transpose of :func:`_take_computed`,
     one ``scatter_add_dynamic`` along the first axis at ``i``'s flat positions (a negative
     one from the end, then clipped into the axis, as JAX's ``x.at[i].add(v)``), ``v``
-    laid flat to match (Griewank & Walther 2008, §3.2: a gather's adjoint)."""
+    laid flat to match (Griewank & Walther 2008, §3.2: a gather's adjoint). ``labels``:
+    ``np.bincount``'s, each in ``0 .. minlength - 1`` at the point (checked there:
+    :func:`~.integer_casts.check_wrapped_in_range`)."""
     if not shape or not tape.reads_fixed_only(index.op):
         raise DataDependentIndex(
             f"{what} at positions computed from the inputs is supported at index data"
@@ -1221,7 +1229,7 @@ def _add_computed(
         "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
     )
     params = (("axis", 0), ("mode", "clip"), ("size", size), ("length", shape[0]),
-              ("fill", float("nan")))  # fmt: skip
+              ("fill", float("nan")), *((("labels", True),) if labels else ()))  # fmt: skip
     op = ArrayOp(DYNAMIC_ADD, (base, wrapped(positions, shape[0]), updates), params, shape)
     return tape.new(op, shape)
 
@@ -1285,7 +1293,7 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
                 " of their shape and minlength (the bins, each label below it)"
             )
         zeros = Const.of(np.zeros(int(minlength)))
-        return _add_computed(weights.tape, (int(minlength),), zeros, x, weights, what)
+        return _add_computed(weights.tape, (int(minlength),), zeros, x, weights, what, True)
     if not _live(weights):
         w = None if weights is None else _constant(weights)
         return np.bincount(_integers(x, what), w, minlength=minlength)

@@ -64,12 +64,30 @@ def check_wrapped_in_range(
             continue
         n = int(dict(op.params)["length"])
         raw = evaluate(at.operands[1], values)
-        if raw.size and not ((raw >= -n) & (raw < n)).all():
+        if dict(op.params).get("labels"):  # np.bincount's: 0 .. minlength - 1
+            _check_labels(raw, n, label)
+        elif raw.size and not ((raw >= -n) & (raw < n)).all():
             bad = raw[(raw < -n) | (raw >= n)].reshape(-1)[0]
             raise InputError(
                 f"{label}: index {int(bad)} (an integer cast of the parameters) is out of"
                 f" bounds for an axis of length {n} at the point: NumPy raises IndexError"
             )
+
+
+def _check_labels(raw: np.ndarray, n: int, label: str) -> None:
+    """Refuse ``np.bincount`` labels at the point that NumPy refuses (a negative one:
+    ValueError) or that make its result longer than ``minlength`` = ``n``."""
+    if raw.size and raw.min() < 0:
+        raise InputError(
+            f"{label}: label {int(raw.min())} of numpy.bincount (an integer cast of the"
+            " parameters) is negative at the point: NumPy raises ValueError"
+        )
+    if raw.size and raw.max() >= n:
+        raise InputError(
+            f"{label}: label {int(raw.max())} of numpy.bincount (an integer cast of the"
+            f" parameters) is not below minlength {n} at the point: NumPy's result would be"
+            " longer (give a minlength above every label)"
+        )
 
 
 def _is_wrapped(at: Any) -> bool:
