@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import dgraph
+from dgraph.frontends import from_python
 
 
 def test_jax_det_of_a_stack_of_matrices():
@@ -24,3 +25,28 @@ def test_jax_det_of_a_stack_of_matrices():
     for i, j in np.ndindex(2, 3):
         want[i, j, i, j] = 2 * d[i, j] ** 2 * np.linalg.inv(A[i, j]).T
     np.testing.assert_allclose(J, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_numpy_interp_on_a_table_from_the_inputs():
+    """``np.interp(u, np.cumsum(softmax(w)), grid)`` (inverse-CDF sampling): "numpy.interp
+    with ... xp ... that depend on the inputs is not supported". Now read as ``jnp.interp``
+    computes it (the segment by ``searchsorted``, clipped; takes at it): JAX's Jacobian,
+    the table's derivative included; ``right=`` past the table's end."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    grid = np.linspace(-2.0, 2.0, 8)
+
+    def f(w, u, np=np):
+        p = np.exp(w - np.max(w))
+        cdf = np.cumsum(p / np.sum(p))
+        return np.interp(u, cdf, grid * w[0], right=3.0)
+
+    w = np.random.default_rng(3).normal(size=8)
+    u = np.array([0.0, 0.13, 0.5, 0.77, 0.97, 1.5])  # below cdf[0], inside, past the end
+    graph = from_python(f, point=[w, u], level="array")
+    got = dgraph.make_function(graph, "jacobian")(w, u)
+    with jax.enable_x64(True):
+        want = jax.jacfwd(lambda w, u: f(w, u, np=jnp), argnums=(0, 1))(w, u)
+    for g, x in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(x), rtol=1e-12, atol=1e-14)
