@@ -50,3 +50,28 @@ def test_numpy_interp_on_a_table_from_the_inputs():
         want = jax.jacfwd(lambda w, u: f(w, u, np=jnp), argnums=(0, 1))(w, u)
     for g, x in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(x), rtol=1e-12, atol=1e-14)
+
+
+def test_numpy_lstsq_of_a_matrix_from_the_inputs():
+    """``np.linalg.lstsq(A, b, rcond=None)[0]`` with ``A`` an input: refused by design
+    ("use np.linalg.pinv(a) @ b"). Now read as ``jnp.linalg.lstsq`` computes it (the
+    reduced SVD, NumPy's cutoff): for full column rank ``x = G·Aᵀb``, ``G = (AᵀA)⁻¹``,
+    ``dx/db = G·Aᵀ`` and ``dx/dA[p, q] = G[:, q]·r[p] − (G·Aᵀ)[:, p]·x[q]``, ``r = b − A·x``.
+    The other entries of the result (the rank would depend on the inputs) are refused."""
+    from dgraph.errors import InputError
+
+    rng = np.random.default_rng(4)
+    A, b = rng.normal(size=(6, 3)), rng.normal(size=6)
+    F = dgraph.make_function(
+        lambda A, b: np.linalg.lstsq(A, b, rcond=None)[0], "jacobian", point=[A, b]
+    )
+    A2, b2 = rng.normal(size=(6, 3)), rng.normal(size=6)  # the graph, at another point
+    JA, Jb = F(A2, b2)
+    G = np.linalg.inv(A2.T @ A2)
+    x = G @ A2.T @ b2
+    r = b2 - A2 @ x
+    np.testing.assert_allclose(np.asarray(Jb), G @ A2.T, rtol=1e-11, atol=1e-13)
+    want = np.einsum("iq,p->ipq", G, r) - np.einsum("ip,q->ipq", G @ A2.T, x)
+    np.testing.assert_allclose(np.asarray(JA), want, rtol=1e-11, atol=1e-13)
+    with pytest.raises(InputError, match=r"its solution \[0\] is read"):
+        dgraph.jacobian(lambda A, b: np.linalg.lstsq(A, b)[1], point=[A, b])
