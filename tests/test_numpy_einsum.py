@@ -278,7 +278,7 @@ def test_einsum_of_several_arguments_has_numpy_s_value_and_jax_s_jacobian(subscr
         (lambda x: np.pad(x, 1, mode="mean"), "numpy.pad(mode='mean')"),
         (lambda x: x[np.argmax(x) + 1], "positions from np.argmax, np.argmin or np.argsort"),
         (lambda x: np.searchsorted(x.reshape(2, 3), x), "a sorted 1-D array is supported"),
-        (lambda x: np.interp(x, x, x), "numpy.interp with period=, or xp, left or right"),
+        (lambda x: np.interp(x, x, x, period=2.0), "numpy.interp with period=, or left or"),
     ],
 )  # fmt: skip
 def test_what_is_not_supported_is_one_line(f, message):

@@ -144,7 +144,7 @@ def test_builtin_round_and_refusals_in_one_line():
     g = dgraph.make_function(lambda x: round(x[0] * 10.0, 1) * x[1] ** 2, "jacobian", point=[X])
     np.testing.assert_allclose(np.ravel(g(X)), [0.0, 2 * round(3.0, 1) * X[1], 0, 0, 0, 0])
     for f, words in [
-        (lambda x: np.linalg.lstsq(x.reshape(3, 2), x[:3])[0], "use np.linalg.pinv(a) @ b"),
+        (lambda x: np.linalg.lstsq(x.reshape(3, 2), x[:3])[2], "its solution [0] is read"),
         (lambda x: np.linalg.qr(x.reshape(2, 3))[0], "at least as many rows as columns"),
     ]:
         with pytest.raises(DGraphError) as e:

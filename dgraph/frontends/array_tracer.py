@@ -3228,20 +3228,53 @@ def _interp_values(x: np.ndarray, xp: np.ndarray, fp: Any, left: Any, right: Any
     return out + shift if np.any(shift) else out
 
 
+def _interp_table(x: Any, xp: Any, fp: Any, left: Any, right: Any) -> Any:
+    """``numpy.interp`` of a table ``xp`` that depends on the inputs (an inverse CDF by
+    ``np.cumsum``) as ``jnp.interp`` computes it: the segment ``i = clip(searchsorted(xp,
+    x, "right"), 1, n - 1)`` (positions, no derivative), ``fp[i - 1] + (x - xp[i - 1]) /
+    (xp[i] - xp[i - 1]) · (fp[i] - fp[i - 1])`` read by takes at those positions (a segment
+    of length 0 its left value), ``left``/``right`` (default ``fp[0]``/``fp[-1]``) outside
+    ``[xp[0], xp[-1]]``: JAX's values and derivative, ``xp``'s included."""
+    what = "numpy.interp"
+    fs = fp if _is_traced(fp) else np.asarray(_constant(fp), float)
+    n = _shape_of(xp)
+    if len(n) != 1 or _shape_of(fs) != n or n[0] < 2:
+        raise InputError(f"{what}: xp and fp must be 1-D of one length (at least 2)")
+    i = _clip(_searchsorted(xp, x, side="right"), 1, n[0] - 1)
+    below = i - 1
+    f0, f1 = _take(fs, below, axis=0), _take(fs, i, axis=0)
+    x0, x1 = _take(xp, below, axis=0), _take(xp, i, axis=0)
+    dx = x1 - x0
+    flat = _elementwise("abs", (dx,)) <= np.spacing(np.finfo(float).eps)
+    f = _where(flat, f0, f0 + ((x - x0) / _where(flat, 1.0, dx)) * (f1 - f0))
+    f = _where(x < xp[0], fs[0] if left is None else left, f)
+    return _where(x > xp[-1], fs[-1] if right is None else right, f)
+
+
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
     """``numpy.interp`` at traced ``x`` of constant ``xp`` (``fp`` traced too): JAX's rule (the
     segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
     segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
-    line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
+    line where ``x`` falls in it, summed (one ``select_n`` per segment). A traced ``xp``:
+    :func:`_interp_table`."""
     what = "numpy.interp"
+    table = _is_traced(xp) and not any(isinstance(v, Passive) for v in (xp, fp))
+    if table and period is None and not (_is_traced(left) or _is_traced(right)):
+        return _interp_table(x, xp, fp, left, right)  # xp from the inputs: jnp.interp's way
     if not _is_traced(x):
         if _is_traced(xp) or isinstance(fp, Passive) or _is_traced(left) or _is_traced(right):
-            raise _unsupported(f"{what} with xp, left or right that depend on the inputs")
+            raise _unsupported(
+                f"{what} with left or right that depend on the inputs, or period= of an xp"
+                " that does"
+            )
         if _is_traced(fp):
             return _interp_values(_constant(x), _constant(xp), fp, left, right, period)
         return np.interp(_constant(x), xp, fp, left, right, period)
     if period is not None or isinstance(fp, Passive) or any(map(_is_traced, (xp, left, right))):
-        raise _unsupported(f"{what} with period=, or xp, left or right that depend on the inputs")
+        raise _unsupported(
+            f"{what} with period=, or left or right that depend on the inputs (an xp from the"
+            " inputs is read without period=)"
+        )
     xs = np.asarray(_constant(xp), float)
     fs = fp if _is_traced(fp) else np.asarray(_constant(fp), float)  # a learned table: traced
     if xs.ndim != 1 or _shape_of(fs) != xs.shape or xs.size < 2:

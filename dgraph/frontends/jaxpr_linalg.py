@@ -4,7 +4,8 @@
 * ``qr`` (reduced, or square; m ≥ n; no pivoting): ``qr_q`` and ``qr_r``;
 * ``svd`` (reduced, or square, or values only): ``svd_values``, ``svd_u``, ``svd_vt``;
 * the ``custom_jvp`` calls that compute ``jnp.linalg.slogdet`` and ``jnp.linalg.det`` of an
-  n×n matrix from its ``lu`` factors (n ≥ 4 for ``det``; JAX writes smaller ones out):
+  n×n matrix, or a stack of them, from its ``lu`` factors (n ≥ 4 for ``det``; JAX writes
+  smaller ones out; a stack one operation per matrix, as NumPy's reader reads it):
   ``logabsdet``, ``sign(det)`` (no derivative) and ``det``. Which function a call is, is
   found as :func:`.jaxpr_rewrites.read_linear_solve` finds a solve's matrix: by evaluating
   it once on a random matrix and comparing with NumPy's ``slogdet`` / ``det``; a call that
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -84,27 +86,77 @@ def _reads_lu(closed) -> bool:
 
 
 def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
-    """A ``custom_jvp`` call of one traced square matrix that JAX's ``slogdet`` or ``det``
-    computes from ``lu``, as ``sign(det)`` and ``logabsdet``, or ``det``; None for any
-    other call."""
+    """A ``custom_jvp`` call of one traced square matrix, or of a stack of them (shape
+    ``(..., n, n)``), that JAX's ``slogdet`` or ``det`` computes from ``lu``, as
+    ``sign(det)`` and ``logabsdet``, or ``det``; None for any other call. A stack is one
+    operation per matrix, stacked into the batch axes, as NumPy's reader reads
+    ``np.linalg.det`` of a stack (its ``lu`` and the custom rule's ``triangular_solve``
+    are not read)."""
     if eqn.primitive.name != "custom_jvp_call" or len(ins) != 1 or not isinstance(ins[0], str):
         return None
     a = _shape(eqn.invars[0])
     outs = [_shape(v) for v in eqn.outvars]
-    if len(a) != 2 or a[0] != a[1] or any(o != () for o in outs) or len(outs) > 2:
+    if len(a) < 2 or a[-1] != a[-2] or any(o != a[:-2] for o in outs) or len(outs) > 2:
+        return None
+    if len(a) > 2 and (a[-1] == 0 or math.prod(a[:-2]) > STACK_MOST):
         return None
     which = _determinant(eqn.params["call_jaxpr"], a)
     if which is None:
         return None
-    x = reader.operand(ins[0])
+    batch = a[:-2]
+    matrices = _matrices(reader, reader.operand(ins[0]), a, eqn.invars[0].aval)
     if which == "det":
-        return [reader.result(ArrayOp("det", (x,), (), ()), eqn.outvars[0].aval)]
-    sign = ArrayOp("sign", (ArrayOp("det", (x,), (), ()),), (), ())
-    return [sign, reader.result(ArrayOp("logabsdet", (x,), (), ()), eqn.outvars[1].aval)]
+        dets = [reader.result(ArrayOp("det", (x,), (), ()), eqn.outvars[0].aval) for x in matrices]
+        return [_stacked(reader, dets, batch, eqn.outvars[0].aval)]
+    signs = [ArrayOp("sign", (ArrayOp("det", (x,), (), ()),), (), ()) for x in matrices]
+    logs = [
+        reader.result(ArrayOp("logabsdet", (x,), (), ()), eqn.outvars[1].aval) for x in matrices
+    ]
+    return [
+        _stacked(reader, signs, batch, eqn.outvars[0].aval),
+        _stacked(reader, logs, batch, eqn.outvars[1].aval),
+    ]
+
+
+STACK_MOST = 4096
+"""Matrices a stacked ``det``/``slogdet`` may hold (one operation each), as NumPy's reader
+allows (:data:`dgraph.frontends.array_tracer.STACK_MOST`)."""
+
+
+def _matrices(reader, x: Any, shape: tuple[int, ...], aval) -> list[Any]:
+    """The matrices of ``x`` (shape ``(..., n, n)``) in row-major order of the batch axes:
+    ``[x]`` for one matrix, else the batch axes made one (a reshape) and each matrix
+    sliced out of it."""
+    if len(shape) == 2:
+        return [x]
+    n, count = shape[-1], math.prod(shape[:-2])
+    flat = reader.operand(reader.result(ArrayOp("reshape", (x,), (), (count, n, n)), aval))
+    parts = []
+    for k in range(count):
+        params = (("start_indices", (k, 0, 0)), ("limit_indices", (k + 1, n, n)),
+                  ("strides", None))  # fmt: skip
+        one = reader.result(ArrayOp("slice", (flat,), params, (1, n, n)), aval)
+        parts.append(reader.operand(reader.result(
+            ArrayOp("reshape", (reader.operand(one),), (), (n, n)), aval)))  # fmt: skip
+    return parts
+
+
+def _stacked(reader, parts: list[Any], batch: tuple[int, ...], aval) -> Any:
+    """Scalars ``parts`` stacked into an array of shape ``batch`` (``parts[0]`` itself for
+    one matrix)."""
+    if not batch:
+        return parts[0]
+    ones = [
+        reader.operand(reader.result(ArrayOp("reshape", (reader.operand(p),), (), (1,)), aval))
+        for p in parts
+    ]
+    joined = ArrayOp("concatenate", tuple(ones), (("dimension", 0),), (len(parts),))
+    flat = reader.operand(reader.result(joined, aval))
+    return reader.result(ArrayOp("reshape", (flat,), (), batch), aval)
 
 
 @functools.lru_cache(maxsize=64)
-def _determinant(closed, shape: tuple[int, int]) -> str | None:
+def _determinant(closed, shape: tuple[int, ...]) -> str | None:
     """``"det"``, ``"slogdet"`` or None: what a call that reads ``lu`` computes, by its
     values at one random matrix (once per jaxpr: JAX reuses a function's jaxpr, and
     evaluating it op by op is slow)."""
@@ -112,12 +164,16 @@ def _determinant(closed, shape: tuple[int, int]) -> str | None:
         return None
     m = np.random.default_rng(0).standard_normal(shape)
     try:
-        got = [float(v) for v in jax_module().core.eval_jaxpr(closed.jaxpr, closed.consts, m)]
+        got = [np.asarray(v, dtype=float) for v in
+               jax_module().core.eval_jaxpr(closed.jaxpr, closed.consts, m)]  # fmt: skip
     except Exception:
         return None
     tol = 1e-9 if closed.in_avals[0].dtype == np.float64 else 1e-4
-    if len(got) == 1 and np.isclose(got[0], np.linalg.det(m), rtol=tol, atol=0):
+    if len(got) == 1 and np.allclose(got[0], np.linalg.det(m), rtol=tol, atol=0):
         return "det"
-    if len(got) == 2 and np.allclose(got, np.linalg.slogdet(m), rtol=tol, atol=tol * 1e-3):
+    if len(got) == 2 and all(
+        np.allclose(g, w, rtol=tol, atol=tol * 1e-3)
+        for g, w in zip(got, np.linalg.slogdet(m), strict=True)
+    ):
         return "slogdet"
     return None

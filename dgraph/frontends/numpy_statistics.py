@@ -6,8 +6,9 @@ clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np
 the count of the numbers, which carries no derivative), ``np.round``/``np.around``
 (``rint`` of the scaled value, as NumPy rounds: half to even; derivative zero),
 ``np.isclose`` (a comparison), ``np.select`` (nested ``np.where``), ``np.digitize`` (by
-``np.searchsorted``), ``np.linalg.cond`` and ``np.linalg.lstsq`` of a constant matrix (its
-pseudo-inverse, the cutoff NumPy's). Each calls NumPy on the traced values, so the
+``np.searchsorted``), ``np.linalg.cond`` and ``np.linalg.lstsq`` (of a constant matrix its
+pseudo-inverse, the cutoff NumPy's; of a matrix from the inputs the solution alone, as
+``jnp.linalg.lstsq`` computes it). Each calls NumPy on the traced values, so the
 tracer's operations and their derivative rules are all there is.
 
 References: NumPy's ``numpy/lib/_function_base_impl.py`` (``cov``, ``corrcoef``),
@@ -116,17 +117,16 @@ def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
     """Of a constant matrix: ``pinv(a) @ b`` with NumPy's cutoff (``rcond`` times the
     largest singular value; None: machine precision times the larger side), the sum of
     the squared residuals per column where the rank is full and there are more rows, the
-    rank and the singular values (constants)."""
-    if not isinstance(a, np.ndarray | list | tuple) or np.asarray(a).dtype.kind not in "biuf":
-        raise InputError(
-            "numpy.linalg.lstsq of a matrix that depends on the inputs (its rank would too):"
-            " use np.linalg.pinv(a) @ b"
-        )
-    a = np.asarray(a, dtype=float)
-    if a.ndim != 2 or np.ndim(b) not in (1, 2) or np.shape(b)[0] != a.shape[0]:
-        raise InputError(f"numpy.linalg.lstsq: a of shape {a.shape} and b of {np.shape(b)}")
-    m, n = a.shape
+    rank and the singular values (constants). Of a matrix from the inputs: the solution
+    alone (:func:`_lstsq_solution`)."""
+    constant = isinstance(a, np.ndarray | list | tuple) and np.asarray(a).dtype.kind in "biuf"
+    m, n = np.shape(a) if np.ndim(a) == 2 else (0, 0)
+    if np.ndim(a) != 2 or np.ndim(b) not in (1, 2) or np.shape(b)[0] != m:
+        raise InputError(f"numpy.linalg.lstsq: a of shape {np.shape(a)} and b of {np.shape(b)}")
     cutoff = np.finfo(float).eps * max(m, n) if rcond is None or rcond < 0 else float(rcond)
+    if not constant:
+        return _Solution((_lstsq_solution(a, b, cutoff), None, None, None))
+    a = np.asarray(a, dtype=float)
     s = np.linalg.svd(a, compute_uv=False)
     rank = int(np.count_nonzero(s > cutoff * (s[0] if s.size else 0.0)))
     solution = np.linalg.pinv(a, rcond=cutoff) @ b
@@ -136,6 +136,43 @@ def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
     else:
         residuals = np.empty((0,))
     return solution, residuals, rank, s
+
+
+def _lstsq_solution(a: Any, b: Any, cutoff: float) -> Any:
+    """The least-squares solution of a matrix that depends on the inputs as
+    ``jnp.linalg.lstsq`` computes it: ``V·diag(1/s)·Uᵀ·b`` of the reduced SVD (the
+    operations JAX's reader makes of ``jnp.linalg.svd``), the values at or below
+    ``cutoff·s[0]`` dropped (NumPy's cutoff: its values at every point). Where ``a`` has
+    full column rank this is the solution and its derivative; where the rank falls the
+    dropped values are held, as JAX's derivative holds them."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    large = s > cutoff * s[0]  # the values descend
+    inverse = np.where(large, 1.0 / np.where(large, s, 1.0), 0.0)
+    ub = np.matmul(np.transpose(u), b)
+    scaled = inverse * ub if np.ndim(b) == 1 else np.reshape(inverse, (-1, 1)) * ub
+    return np.matmul(np.transpose(vt), scaled)
+
+
+_ONLY_SOLUTION = (
+    "numpy.linalg.lstsq of a matrix that depends on the inputs: its solution [0] is read;"
+    " the residuals, rank and singular values are not (use b - a @ x, np.linalg.svd)"
+)
+
+
+class _Solution(tuple):
+    """``lstsq``'s ``(x, residuals, rank, s)`` of a matrix from the inputs: ``[0]`` is read;
+    the other entries (the rank, and the residuals' shape with it, would depend on the
+    inputs), and unpacking, are refused in one line."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, int) and key in (0, -4):
+            return tuple.__getitem__(self, 0)
+        raise InputError(_ONLY_SOLUTION)
+
+    def __iter__(self) -> Any:
+        raise InputError(_ONLY_SOLUTION)
 
 
 def _select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:

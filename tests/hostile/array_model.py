@@ -8,7 +8,7 @@ def residual(u):
 
 
 def solves(u):
-    return np.linalg.lstsq(u, np.ones(u.shape[0]))[0]  # least squares: not traced
+    return np.linalg.lstsq(u, np.ones(u.shape[0]))[1]  # residuals: the rank would be traced
 
 
 def percentile_of_u(u):
