@@ -180,3 +180,34 @@ def test_scatter_add_at_index_data_jacobian_hessian_and_the_jax_reader():
     assert J.generated.verified
     for case in cases:
         np.testing.assert_allclose(dense(J(u, *case)), assembled(u, *case)[1], atol=1e-12)
+
+
+def test_a_sparse_pattern_at_index_data_is_noted_and_closing_over_them_narrows_it():
+    """A sparse Jacobian at index data holds every entry a call's positions could reach
+    (here all 6 × 6 of e's), with a warning that says so; closed over, the triangles'
+    own pattern (the corners each row reads), with the same values."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    e = rng.normal(size=6)
+
+    def at_corners(e, T):
+        return np.sin(e[T.astype(int)]).sum(axis=1)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wide = dgraph.make_function(
+            at_corners, "jacobian", params=["T"], point=[e, T0], sparse=True
+        )
+    assert any("index data T could reach" in str(w.message) for w in caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        own = dgraph.make_function(lambda e: at_corners(e, T0), "jacobian", point=[e], sparse=True)
+    assert not any("index data" in str(w.message) for w in caught)
+    a, b = wide(e, T0), own(e)
+    want = np.zeros((4, 6))
+    for row, corner in enumerate(T0.astype(int)):
+        want[row, corner] = np.cos(e[corner])
+    np.testing.assert_allclose(dense(a), want, rtol=1e-14)
+    np.testing.assert_allclose(dense(b), want, rtol=1e-14)
+    assert b.nnz == 12 and a.nnz > b.nnz

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError, InputError
+from ..frontends.integer_casts import index_data
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -286,6 +288,15 @@ def _make_function(
             source, mode, lang, method, budget, sparse, tape=tape, symmetric=symmetric,
             counted=counted, mirrored=mirrored,
         )  # fmt: skip
+        data = index_data(graph) if sparse else []
+        if data:  # a P1 energy's Hessian on a 40 × 40 mesh: 2,560,000 entries, not 11,000
+            warnings.warn(
+                f"dgraph: the sparse pattern holds every entry the index data"
+                f" {', '.join(data)} could reach at a call (positions read at run time): for"
+                " the pattern of their values alone, close over them (constants in the"
+                " function)",
+                stacklevel=3,
+            )
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     printed = sparse and lang != "jax"  # JAX's module is dense: its BCOO is gathered here
     generated = generate(source, lang, method, modes=(mode,), sparse=printed, budget=budget)

@@ -17,7 +17,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["check_wrapped_in_range", "float_index_hint", "toward_zero", "wrapped"]
+__all__ = ["check_wrapped_in_range", "float_index_hint", "index_data", "toward_zero", "wrapped"]
 
 
 def float_index_hint(message: str) -> str:
@@ -72,6 +72,19 @@ def check_wrapped_in_range(
                 f"{label}: index {int(bad)} (an integer cast of the parameters) is out of"
                 f" bounds for an axis of length {n} at the point: NumPy raises IndexError"
             )
+
+
+def index_data(graph: DGraph) -> list[str]:
+    """The parameters whose integer casts are positions the graph's takes and scatter-adds
+    read at run time (index data), sorted: a sparse pattern holds every entry they could
+    reach, since a call may give any."""
+    parameters = set(graph.parameters)
+    found: set[str] = set()
+    for op in _takes(graph):
+        read = names_read([op.operands[1]])
+        if read and read <= parameters:
+            found |= read
+    return sorted(found)
 
 
 def _check_labels(raw: np.ndarray, n: int, label: str) -> None:
