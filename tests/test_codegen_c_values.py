@@ -819,8 +819,8 @@ def test_a_long_unrolled_body_is_printed_in_parts_without_loops_of_one_entry(mon
     """A biquad run by a Python loop (each step scalar statements): over PART_LINES lines
     the C body is printed as functions of whole statements called in turn (GCC's time
     grew faster than the body: a 720-step cascade's 38,000-line function took 24 CPU-s
-    at -O1, in parts 7.6), a statement of one entry has no loop, and a CUDA kernel takes
-    only the arrays it reads. J·x is the filter itself (linear in x): its columns are
+    at -O1, in parts 7.6), a statement of one entry has no loop, and a part and a CUDA
+    kernel take only the arrays they read. J·x is the filter itself (linear in x): its columns are
     the impulse responses, run here by NumPy."""
     from dgraph.codegen.tensor import c_values as module
 
@@ -843,6 +843,8 @@ def test_a_long_unrolled_body_is_printed_in_parts_without_loops_of_one_entry(mon
     assert len(parts) >= 3 and "i < 1L" not in text
     body = text[text.index("void jacobian_values_with(") :]
     assert body[: body.index("\n}")].count("jacobian_values_part") == len(parts)
+    whole = body[: body.index(")")].count(",")  # each part takes the arguments it reads
+    assert max(s.count(",") for s in re.findall(r"static void \w+\(([^)]*)\)", text)) < whole
     want = np.stack([f(e, sos) for e in np.eye(24)], axis=1)
     got = J(x, sos)
     np.testing.assert_allclose(got.toarray(), want, rtol=1e-13, atol=1e-15)

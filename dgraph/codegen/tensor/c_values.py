@@ -2202,14 +2202,18 @@ class _Translator(CElementPrinter):
         body = [*places, *self.lines]
         runs = self._parts()
         if len(runs) > 1:  # the body's statements in functions of their own, called in turn
+            body = []
             for k, lines in enumerate(runs):
                 words = set(re.findall(r"\w+", "\n".join(lines)))
-                used = [
-                    p for (name, _, _), p in zip(self.scratch, places, strict=True) if name in words
+                held = [
+                    (p, c) for (n, _, c), p in zip(self.scratch, places, strict=True) if n in words
                 ]
-                head[-2:-2] = [f"static void {self.function}_part{k}({', '.join([*args, *given])})",
-                               "{", *used, *lines, "}", ""]  # fmt: skip
-            body = [f"    {self.function}_part{k}({', '.join(names)});" for k in range(len(runs))]
+                words |= {f"scratch_{c}" for _, c in held}
+                taken = [j for j, n in enumerate(names) if n in words]  # the arguments it reads
+                params = ", ".join([*args, *given][j] for j in taken) or "void"
+                head[-2:-2] = [f"static void {self.function}_part{k}({params})", "{",
+                               *(p for p, _ in held), *lines, "}", ""]  # fmt: skip
+                body.append(f"    {self.function}_part{k}({', '.join(names[j] for j in taken)});")
         wrapper = [
             "}",
             "",
