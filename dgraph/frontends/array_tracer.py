@@ -40,11 +40,12 @@ import math
 import numbers
 import operator
 import sys
+import threading
 import traceback
 import types
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import sympy
@@ -110,8 +111,6 @@ class _Tape:
     temporary names (``%k``) are no identifiers, so no parameter's; vertices get their
     names when the graph is built."""
 
-    tracing: ClassVar[list[_Tape]] = []  # the tapes of the traces running, the innermost last
-
     def __init__(self) -> None:
         self.entries: list[tuple[str, ArrayOp | None, Shape]] = []
         self.constants: dict[str, np.ndarray] = {}  # fresh arrays not yet written with a
@@ -134,6 +133,16 @@ class _Tape:
         """Whether ``op`` reads arrays, each computed from the parameters alone."""
         read = op.vertices()
         return bool(read) and all(u in self.fixed for u in read)
+
+
+_RUNNING = threading.local()
+
+
+def _tracing() -> list[_Tape]:
+    """The tapes of the traces running in this thread, the innermost last."""
+    if not hasattr(_RUNNING, "tapes"):
+        _RUNNING.tapes = []
+    return _RUNNING.tapes
 
 
 class DataDependentIndex(InputError):
@@ -1812,7 +1821,8 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         raise DataDependentIndex(_MASKED)
     found = whole_range(index.op)
     inside = found is not None and found[0] >= 0 and found[1] <= x.shape[axis] - 1
-    tape = x.tape if isinstance(x, TracedArray) else _Tape.tracing[-1] if _Tape.tracing else None
+    running = _tracing()
+    tape = x.tape if isinstance(x, TracedArray) else running[-1] if running else None
     given = (  # positions from the parameters alone (index data): any integers
         not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
@@ -4363,11 +4373,11 @@ def trace_arrays(
     tape.arguments = list(args)
     fixed = set(params) | set(data)
     tape.fixed = {a.name for a, n in zip(args, names, strict=True) if n in fixed}
-    _Tape.tracing.append(tape)  # a constant table read at index data finds it
+    _tracing().append(tape)  # a constant table read at index data finds it
     try:
         result, local = _call(f, args, label)
     finally:
-        _Tape.tracing.pop()
+        _tracing().pop()
     outputs = _outputs(result, label, output_names, set(names))
     return _build(tape, args, list(names), outputs, local, label, set(params))
 
