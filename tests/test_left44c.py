@@ -57,7 +57,8 @@ def test_numpy_lstsq_of_a_matrix_from_the_inputs():
     ("use np.linalg.pinv(a) @ b"). Now read as ``jnp.linalg.lstsq`` computes it (the
     reduced SVD, NumPy's cutoff): for full column rank ``x = G·Aᵀb``, ``G = (AᵀA)⁻¹``,
     ``dx/db = G·Aᵀ`` and ``dx/dA[p, q] = G[:, q]·r[p] − (G·Aᵀ)[:, p]·x[q]``, ``r = b − A·x``.
-    The other entries of the result (the rank would depend on the inputs) are refused."""
+    The other entries of the result (the rank would depend on the inputs) may be
+    unpacked; read, they are refused."""
     from dgraph.errors import InputError
 
     rng = np.random.default_rng(4)
@@ -75,3 +76,17 @@ def test_numpy_lstsq_of_a_matrix_from_the_inputs():
     np.testing.assert_allclose(np.asarray(JA), want, rtol=1e-11, atol=1e-13)
     with pytest.raises(InputError, match=r"its solution \[0\] is read"):
         dgraph.jacobian(lambda A, b: np.linalg.lstsq(A, b)[1], point=[A, b])
+
+    def unpacked(A, b):  # the usual idiom: the other entries unpacked, unused
+        x, _residuals, _rank, _s = np.linalg.lstsq(A, b, rcond=None)
+        return x
+
+    U = dgraph.make_function(unpacked, "jacobian", point=[A, b])
+    np.testing.assert_allclose(np.asarray(U(A2, b2)[1]), G @ A2.T, rtol=1e-11, atol=1e-13)
+
+    def used(A, b):
+        x, _residuals, rank, _s = np.linalg.lstsq(A, b, rcond=None)
+        return x * rank
+
+    with pytest.raises(InputError, match=r"its solution \[0\] is read"):
+        dgraph.jacobian(used, point=[A, b])

@@ -159,10 +159,32 @@ _ONLY_SOLUTION = (
 )
 
 
+class _UnreadLstsqEntry:
+    """An entry of :class:`_Solution` other than the solution: unpacking it is allowed
+    (``x, res, rank, sv = np.linalg.lstsq(A, b, rcond=None)``, the usual idiom); using it
+    is refused in one line."""
+
+    __slots__ = ()
+    __array_ufunc__ = None  # NumPy defers to the refusing operators below
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise InputError(_ONLY_SOLUTION)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __neg__ = __abs__ = __float__ = __int__ = __index__ = __bool__ = __len__ = _refuse
+    __getitem__ = __iter__ = __array__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __array_function__ = _refuse
+
+    def __getattr__(self, name: str) -> Any:
+        raise InputError(_ONLY_SOLUTION)
+
+
 class _Solution(tuple):
-    """``lstsq``'s ``(x, residuals, rank, s)`` of a matrix from the inputs: ``[0]`` is read;
-    the other entries (the rank, and the residuals' shape with it, would depend on the
-    inputs), and unpacking, are refused in one line."""
+    """``lstsq``'s ``(x, residuals, rank, s)`` of a matrix from the inputs: ``[0]`` is read,
+    and unpacked the other entries are :class:`_UnreadLstsqEntry` (the rank, and the residuals'
+    shape with it, would depend on the inputs): indexing or using them is refused in one
+    line."""
 
     __slots__ = ()
 
@@ -172,7 +194,14 @@ class _Solution(tuple):
         raise InputError(_ONLY_SOLUTION)
 
     def __iter__(self) -> Any:
-        raise InputError(_ONLY_SOLUTION)
+        return iter(
+            (
+                tuple.__getitem__(self, 0),
+                _UnreadLstsqEntry(),
+                _UnreadLstsqEntry(),
+                _UnreadLstsqEntry(),
+            )
+        )
 
 
 def _select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
