@@ -620,8 +620,8 @@ class _Translator(CElementPrinter):
         if self.loops:  # a buffer read again by the next step
             return False
         view = self.env[node.id]
-        mine = {name for name, size, ctype in self.scratch}
-        if view.base not in mine or view.offset or not view.contiguous or view.shape != shape:
+        mine = view.base in self.born  # a scratch buffer (born: each one, as it is made)
+        if not mine or view.offset or not view.contiguous or view.shape != shape:
             return False
         read = [v for n, v in self.env.items() if self.last_read.get(n, -1) > self.index]
         read += [p for v in read if isinstance(v, tuple) for p in v]  # a decomposition's
