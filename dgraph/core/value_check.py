@@ -670,7 +670,7 @@ class _Mistranslated(Exception):
     """The graph's program differs from the user's function beside a point."""
 
 
-def _user_kink(
+def _jax_not_the_derivative(
     graph: DGraph,
     point: Point,
     direction: Mapping[str, np.ndarray],
@@ -732,22 +732,22 @@ NOT_JAX_DERIVATIVE = (
     "JAX's jvp is not the derivative of the function there: its central differences"
     " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
 )
-"""Why :func:`_user_kink` passes the user's point over where the differences of the
+"""Why :func:`_jax_not_the_derivative` passes the user's point over where the differences of the
 user's function resolve ``J·v`` (to the graph's, away from JAX's)."""
 
 
 def _scalar_user_differences(
     graph: DGraph, x: np.ndarray, v: np.ndarray, unit: np.ndarray, params: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray] | str:
-    """:func:`_user_kink`'s differences for a scalar graph at ``x`` (n,) along ``v``: of
-    the user's function (JAX's primal, by element names: :meth:`ElementJvp.primal
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_jax_not_the_derivative`'s differences for a scalar graph at ``x`` (n,)
+    along ``v``: of the user's function (JAX's primal, by element names: :meth:`ElementJvp.primal
     <dgraph.core.expand.ElementJvp.primal>`), where the graph's own values (its vertex
     expressions) give the same at the point and at every step; ``J·v`` and its margin
-    (flat over the outputs), :data:`KINK`, or "" (no such differences: the point is
-    failed as before)."""
+    (flat over the outputs), or None where they do not resolve it (a kink found alone
+    excuses nothing: the point is failed as before)."""
     primal = getattr(graph.jvp_reference, "primal", None)
     if primal is None or graph.solved:
-        return ""
+        return None
     outputs = list(graph.outputs)
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
@@ -777,10 +777,8 @@ def _scalar_user_differences(
             shifted(np.zeros(1))  # the point itself
             found = richardson(shifted, {"": np.asarray(unit, dtype=float)})
     except _Mistranslated:
-        return ""
-    if isinstance(found, str):
-        return KINK if found == KINK else ""
-    return found[0][""], found[1][""]
+        return None
+    return None if isinstance(found, str) else (found[0][""], found[1][""])
 
 
 def _unreached(graph: DGraph, moved: Iterable[str], outputs: Sequence[str]) -> set[str]:
@@ -852,7 +850,7 @@ def check_values(
     declined = ""  # why the reference does not hold at the user's point
     while (point := next(points, None)) is not None:
         usable = True
-        kinked = False  # the user's function has no derivative there (JAX's jvp's point)
+        passed = False  # JAX's jvp is not the derivative at the user's point
         for inputs, outputs in groups:
             direction = _shared_direction(graph, point, inputs, seed)
             with np.errstate(all="ignore"):
@@ -875,10 +873,12 @@ def check_values(
                 exact = not np.any(estimate[y])  # JAX's jvp: no margin, the same measure
                 raw = ratio if exact else worst_error(mine, expected[y], got[y][1])
                 if not ratio <= TOLERANCE and used == JAX_JVP and point.label == USER_POINT:
-                    why = _user_kink(graph, point, direction, got, expected, unit, still)
+                    why = _jax_not_the_derivative(
+                        graph, point, direction, got, expected, unit, still
+                    )
                     if why:  # passed over as differences pass a kink over
                         notes.append(f"{why} ({point.label})")
-                        usable, kinked = False, True
+                        usable, passed = False, True
                         break
                 if not ratio <= TOLERANCE:
                     shown = "not finite" if not np.isfinite(mine).all() else f"{ratio:.2g}"
@@ -891,7 +891,7 @@ def check_values(
                         (*checked, point.label),
                     )
                 worst = max(worst, raw)
-            if kinked:
+            if passed:
                 break
         if usable:
             checked.append(point.label)
@@ -1848,7 +1848,7 @@ class _References:
         worst, raw = self._errors(k, expected, estimate, unit)
         if not worst <= TOLERANCE and label == JAX_JVP and k == 0 and self.pool.given:
             differences = _scalar_user_differences(self.graph, x, v, unit, params)
-            if isinstance(differences, tuple):
+            if differences is not None:
                 value, margin = differences
                 theirs = worst_error(expected, value, unit, margin)
                 if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:

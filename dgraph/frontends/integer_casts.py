@@ -51,10 +51,10 @@ def check_wrapped_in_range(
     """Refuse (one line) a NumPy function's graph whose parameters, at their values,
     give a position that NumPy's ``x[i]`` refuses (``IndexError``: outside ``-n .. n-1``):
     each ``take_dynamic`` (and ``scatter_add_dynamic``) at :func:`wrapped` positions that
-    read parameters only,
-    evaluated at ``values`` (by vertex name; default the graph's parameter point). At
-    later calls of generated code such a position is clamped into the axis, as JAX's
-    ``x[i]`` does."""
+    read parameters only, evaluated at ``values`` (by vertex name; default the graph's
+    parameter point); ``np.bincount``'s labels outside ``0 .. minlength - 1``
+    (:func:`_check_labels`). At later calls of generated code such a position is clamped
+    into the axis, as JAX's ``x[i]`` does."""
     values = graph.parameter_point if values is None else values
     if not values:
         return
@@ -122,7 +122,7 @@ def _takes(graph: DGraph) -> list[ArrayOp]:
     """The graph's ``take_dynamic`` and ``scatter_add_dynamic`` operations, nested ones
     too (a constant table read at index data is a passive value inside the operation that
     reads it), each once."""
-    found: dict[int, ArrayOp] = {}
+    found: list[ArrayOp] = []
     seen: set[int] = set()
     stack = [op for v in graph.order() if (op := graph.op(v)) is not None]
     while stack:
@@ -131,6 +131,6 @@ def _takes(graph: DGraph) -> list[ArrayOp]:
             continue
         seen.add(id(op))
         if op.primitive in (DYNAMIC_TAKE, DYNAMIC_ADD):  # np.add.at(x, i.astype(int), v)
-            found[id(op)] = op
+            found.append(op)
         stack.extend(x for x in op.operands if isinstance(x, ArrayOp))
-    return list(found.values())
+    return found
