@@ -29,17 +29,21 @@ def _quiet(make):
 
 
 def test_a_nan_hessian_at_the_user_s_point_is_not_verified():
-    """``np.where(x > 0, np.log(x), 0)`` at x = 0: the untaken ``log`` is -inf there, its
-    partial infinite; JAX's Hessian is NaN on those diagonal entries (0·inf in its
-    reverse sweep), and so is dgraph's. It was called verified (checked only at a random
-    point, a note in the detail); the scalar check's rule now holds for arrays too."""
+    """``l = log(x); where(l > -1, l, 0)`` at x = 0: the untaken ``l`` is -inf there, its
+    partial infinite, and the condition reads it too, so it is not guarded
+    (:mod:`dgraph.core.untaken`); JAX's Hessian is NaN on those diagonal entries (0·inf in
+    its reverse sweep), and so is dgraph's. It was called verified (checked only at a
+    random point, a note in the detail); the scalar check's rule now holds for arrays
+    too."""
 
     def f(x):
-        w = np.where(x > 0, np.log(x), 0.0)
+        l = np.log(x)  # noqa: E741
+        w = np.where(l > -1, l, 0.0)
         return np.sum(w * w + w)
 
     def ref(x):
-        w = jnp.where(x > 0, jnp.log(x), 0.0)
+        l = jnp.log(x)  # noqa: E741
+        w = jnp.where(l > -1, l, 0.0)
         return jnp.sum(w * w + w)
 
     H = _quiet(lambda: dgraph.hessian(f, X))
@@ -69,14 +73,18 @@ def test_nan_in_both_the_code_and_its_expression_set_fails_no_check():
 
 
 def test_a_vjp_with_nan_at_the_user_s_point_is_made_and_not_verified():
-    """``np.where(x > 0, np.sqrt(x), 0)`` at the array level: its vjp at x = 0 is NaN, as
-    JAX's is (0·inf); the dot-product test compared NaN with NaN and raised."""
-    g = dgraph.from_function(
-        lambda x: np.where(x > 0, np.sqrt(x), 0.0), sizes=[(5,)], point=[X], level="array"
-    )
+    """``s = sqrt(x); where(s > 0, s, 0)`` at the array level (``s`` read by the
+    condition: not guarded): its vjp at x = 0 is NaN, as JAX's is (0·inf); the
+    dot-product test compared NaN with NaN and raised."""
+
+    def f(x):
+        s = np.sqrt(x)
+        return np.where(s > 0, s, 0.0)
+
+    g = dgraph.from_function(f, sizes=[(5,)], point=[X], level="array")
     vjp = _quiet(lambda: dgraph.make_function(g, "vjp"))
     w = np.array([1.0, -2.0, 0.5, 3.0, 1.5])
-    _, pullback = jax.vjp(lambda x: jnp.where(x > 0, jnp.sqrt(x), 0.0), X)
+    _, pullback = jax.vjp(lambda x: jnp.where(jnp.sqrt(x) > 0, jnp.sqrt(x), 0.0), X)
     np.testing.assert_allclose(vjp(X, w), pullback(w)[0], rtol=1e-12, equal_nan=True)
     assert not vjp.generated.verified
 

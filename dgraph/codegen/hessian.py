@@ -48,12 +48,14 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
 from ..core.parse import vertex_names
+from ..core.untaken import guarded
 from ..errors import DGraphError, InputError, ResultTooLarge
-from ..frontends import from_function
+from ..frontends import from_function, from_jax
 from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
 from ..frontends.integer_casts import check_wrapped_in_range
-from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
+from ..frontends.jax_hessian import gradient_graph, has_select, jax_source, real_array
+from ..frontends.jaxpr_arrays import jax_module
 from .points import one_point
 from .tensor import function as tensor_function
 from .tensor.primal import check_primal, jax_primal
@@ -135,7 +137,11 @@ def hessian_source(
         args = _example_args(sizes, point)
         if uses_jax(source):
             try:
-                graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+                graph = _guarded_gradient(source, args, weights, params, value)
+                if graph is None:
+                    graph = gradient_graph(
+                        source, *args, weights=weights, params=params, value=value
+                    )
             except InputError as jax_failure:  # it names jnp, for a constant only: NumPy's
                 try:
                     traced = traced_array_graph(source, args, params, point)
@@ -308,6 +314,33 @@ def _array_gradient_graph(
     fixed = list(inspect.signature(primal).parameters)[len(graph.inputs) :]
     primal = _one_output(primal, len(graph.outputs))
     return gradient_graph(primal, *args, weights=weights, params=fixed, value=value)
+
+
+def _guarded_gradient(
+    f: Callable[..., Any],
+    args: Sequence[np.ndarray],
+    weights: Any,
+    params: Sequence[str],
+    value: bool,
+) -> DGraph | None:
+    """The gradient graph of a JAX function whose ``where`` has an untaken branch the
+    reader guards (:mod:`~dgraph.core.untaken`), taken of the guarded graph's primal:
+    JAX's own gradient multiplies that branch's NaN partials by the mask's zeros, so its
+    gradient (and Hessian) is NaN where the function is locally constant. None where no
+    select's predicate depends on the inputs, nothing is guarded, or JAX cannot evaluate
+    the graph (JAX's gradient is read then, as before)."""
+    try:
+        if not has_select(jax_module().make_jaxpr(f)(*args).jaxpr):
+            return None
+    except Exception:  # JAX's own failure: gradient_graph reports it next
+        return None
+    try:
+        traced = from_jax(f, *args, level="array", params=params)
+        if not guarded(traced):
+            return None
+        return _array_gradient_graph(traced, _inputs_then_params(f, args, params), weights, value)
+    except DGraphError:
+        return None
 
 
 def _one_output(primal: Callable[..., Any], outputs: int) -> Callable[..., Any]:

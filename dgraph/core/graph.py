@@ -852,21 +852,43 @@ class DGraph(Printable):
     # -- comparison and copies -----------------------------------------------------------
 
     def copy(self) -> DGraph:
+        if self._tensor:
+            index = nx.get_node_attributes(self._g, "index")
+            order = sorted(self._g, key=index.__getitem__)
+            return self.with_array_vertices(
+                [(v, self.role(v), self.shape(v), self.op(v)) for v in order]
+            )
         other = DGraph(self.name)
         for p in self._parameters:
             other.add_parameter(p, (self._parameter_shapes or {}).get(p))
-        index = nx.get_node_attributes(self._g, "index")
-        for v in sorted(self._g, key=index.__getitem__) if self._tensor else self.order():
-            if self._tensor:
-                other.add_array_vertex(v, self.role(v), self.shape(v), self.op(v))
-            else:
-                other.add_vertex(v, self.role(v), self.expr(v))
-        for u, v in self.edges() if self._tensor else ():
-            if not other._g.has_edge(u, v):  # a block given without an operation
-                other.add_block_edge(u, v, self.block(u, v))
-        for u, v in self.edges() if not self._tensor else ():
+        for v in self.order():
+            other.add_vertex(v, self.role(v), self.expr(v))
+        for u, v in self.edges():
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)
+        return self._carried_to(other)
+
+    def with_array_vertices(
+        self, vertices: Iterable[tuple[str, Role, tuple[int, ...], ArrayOp | None]]
+    ) -> DGraph:
+        """This tensor graph with ``vertices`` (name, role, shape, operation; each after
+        the vertices it reads) in place of its own: its parameters, notes and points kept,
+        and each block edge given without an operation kept where both ends are."""
+        other = DGraph(self.name)
+        for p in self._parameters:
+            other.add_parameter(p, (self._parameter_shapes or {}).get(p))
+        for v, role, shape, op in vertices:
+            other.add_array_vertex(v, role, shape, op)
+        for u, v in self.edges():
+            op = self.op(v)
+            if op is not None and u in (op.operands[k] for k in op.differentiable()):
+                continue  # its operation's, there or gone
+            if u in other._g and v in other._g and not other._g.has_edge(u, v):
+                other.add_block_edge(u, v, self.block(u, v))
+        return self._carried_to(other)
+
+    def _carried_to(self, other: DGraph) -> DGraph:
+        """``other`` given this graph's notes, reader, solved outputs and points."""
         other.notes = list(self.notes)
         other.traced_with = self.traced_with
         if self._solved:

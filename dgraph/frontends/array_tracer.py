@@ -55,6 +55,7 @@ from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
+from ..core.untaken import guard_untaken_branches
 from ..errors import GraphError, InputError
 from . import (
     array_complex,
@@ -4573,7 +4574,7 @@ def _build(
         op, shape = entries[name]
         graph.add_array_vertex(final[name], "output", shape, renamed(op))
     graph.traced_with = "numpy"
-    return graph._validate(expressions=False)
+    return guard_untaken_branches(graph._validate(expressions=False))
 
 
 _OWN = {"__init__", "__setitem__", "__array__", "__len__", "__bool__", "__float__",

@@ -45,6 +45,7 @@ __all__ = [
     "ZERO_MODULUS",
     "ModulusJvp",
     "gradient_graph",
+    "has_select",
     "jax_source",
     "real_array",
 ]
@@ -79,6 +80,24 @@ def real_array(value: Any, what: str) -> np.ndarray:
     if array.dtype.kind not in "biuf":
         raise InputError(f"{what}: not numbers (an array of {array.dtype})")
     return array.astype(np.float64)
+
+
+def has_select(jaxpr: Any) -> bool:
+    """Whether ``jaxpr``, or one inside it (a call, a loop's body, a branch), selects
+    (``select_n``: ``jnp.where``, ``jnp.maximum``'s rule aside): where it does not, no
+    case of it is guarded (:mod:`~dgraph.core.untaken`) and its array level need not be
+    read for the Hessian."""
+    pending = [jaxpr]
+    while pending:
+        j = pending.pop()
+        j = getattr(j, "jaxpr", j)
+        for e in j.eqns:
+            if e.primitive.name == "select_n":
+                return True
+            for p in e.params.values():
+                inner = p if isinstance(p, (tuple, list)) else (p,)
+                pending += [x for x in inner if hasattr(x, "eqns") or hasattr(x, "jaxpr")]
+    return False
 
 
 def gradient_graph(

@@ -51,6 +51,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, with_
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
+from ..core.untaken import guard_untaken_branches
 from ..errors import InputError
 from .integer_casts import float_index_hint, toward_zero
 from .jaxpr_branches import read_clamp, read_cond
@@ -1294,7 +1295,7 @@ def _graph(
         notes.append(f"{where}: {reader.folded} operations on constants were folded")
     g.notes = notes
     g.traced_with = "jax"
-    return g.validate()
+    return guard_untaken_branches(g.validate())
 
 
 def _still_operands(op: Any, varies: set[str]) -> None:

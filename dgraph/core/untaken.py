@@ -1,0 +1,195 @@
+"""Untaken branches guarded: ``where(x > 0, sqrt(x), 0)`` differentiated at ``x < 0``.
+
+A ``select_n`` whose predicate depends on the inputs passes each entry of one case and
+discards the others, and its block is the 0/1 mask of where it picks each. A discarded
+entry's derivative still enters every product through that mask: ``sqrt``'s partial at
+``x = -1`` is NaN, and ``0 · NaN`` is NaN, so a reverse sweep (and every Hessian) gave
+NaN where the function is locally constant, as ``jax.grad`` does; the stable softplus
+``where(x > 20, x, log1p(exp(x)))`` at ``x = 1000`` meets ``0 · inf`` the same way.
+
+The remedy JAX's users write by hand (the "double where") is applied to the graph: the
+operations only a case reads (its *cone*: elementwise vertices of the select's shape that
+nothing else reads, nor any predicate) read each operand through a select of the same
+predicate that passes it where the case is taken and a placeholder elsewhere, at which
+every partial is finite. Where the case is taken, values and derivatives are unchanged;
+elsewhere the case's value was discarded anyway and its derivative is now ``0 · finite``.
+Operations whose partials are finite wherever their operands are (sums, products,
+``sin``, ``tanh``, ``integer_pow`` of a positive power) read their operands unguarded.
+
+A vertex a case shares with anything else keeps its derivative: ``where(r > 0, 1/r, 0)``
+with ``r = |d|`` reads ``r`` in its predicate, and ``∂r/∂d`` at ``d = 0`` is NaN, as the
+function's derivative there does not exist.
+
+>>> from dgraph.blocks.arrays import ArrayOp, Const
+>>> g = DGraph("f")
+>>> g.add_array_vertex("x", "input", (3,))
+>>> g.add_array_vertex("s", "intermediate", (3,), ArrayOp("sqrt", ("x",), (), (3,)))
+>>> taken = ArrayOp("gt", ("x", Const.of(0.0)), (), (3,))
+>>> where = ArrayOp("select_n", (taken, Const.of(0.0), "s"), (), (3,))
+>>> g.add_array_vertex("y", "output", (3,), where)
+>>> guarded = guard_untaken_branches(g)
+>>> guarded.op("s").operands, guarded.op("x_taken").operands[1:]
+(('x_taken',), (Const(value=array(0.5), ...), 'x'))
+
+References
+----------
+.. [1] Griewank, A. and Walther, A. (2008). *Evaluating Derivatives*, 2nd ed., SIAM,
+   §14.2 (the derivative of a branch is the derivative of the branch taken).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..blocks.arrays import ELEMENTWISE, ArrayOp, Const
+from .graph import DGraph
+
+__all__ = ["guard_untaken_branches", "guarded"]
+
+#: elementwise operations whose partials are finite wherever their operands are
+FINITE_PARTIALS = frozenset(
+    {"neg", "add", "sub", "mul", "copy", "convert_element_type", "sin", "cos", "tanh",
+     "logistic", "atan", "abs", "square", "erf", "erfc", "max", "min", "select_n",
+     "bessel_i0e", "bessel_i1e", "dawsn"}
+)  # fmt: skip
+
+#: a value in each operation's domain where its partials are finite (else 0.5: log, sqrt,
+#: 1/x, pow, acos, atanh, erf_inv, ndtri, lgamma, the Bessel functions …)
+PLACEHOLDERS = {"acosh": 2.0, "zeta": 2.0}
+
+SUFFIX = "_taken"  # a guard's name: its operand's, then this
+
+
+def guard_untaken_branches(graph: DGraph) -> DGraph:
+    """``graph`` with each case of a ``select_n`` whose predicate depends on the inputs
+    guarded as the module says; ``graph`` itself where no case needs it."""
+    if not graph.is_tensor:
+        return graph
+    order = graph.order()
+    readers = _readers(graph, order)
+    guards: dict[tuple[str, int], list[tuple[Any, int, int]]] = {}
+    for s in order:
+        op = graph.op(s)
+        if op is None or op.primitive != "select_n" or isinstance(op.operands[0], Const):
+            continue
+        for k in range(1, len(op.operands)):
+            for w in _cone(graph, readers, s, k):
+                guarded = graph.op(w)
+                if guarded.primitive in FINITE_PARTIALS:
+                    continue
+                if guarded.primitive == "integer_pow" and dict(guarded.params)["y"] >= 0:
+                    continue
+                for j in guarded.differentiable():
+                    if _already(graph.op(guarded.operands[j]), op.operands[0], k):
+                        continue
+                    guards.setdefault((w, j), []).append((op.operands[0], k, len(op.operands)))
+    if not guards:
+        return graph
+    return graph.with_array_vertices(_rebuilt(graph, order, guards))
+
+
+def guarded(graph: DGraph) -> bool:
+    """Whether :func:`guard_untaken_branches` guarded a case of ``graph`` (a vertex
+    ``<operand>_taken`` that selects one vertex, constants elsewhere)."""
+    return graph.is_tensor and any(
+        v.endswith(SUFFIX)
+        and (op := graph.op(v)) is not None
+        and op.primitive == "select_n"
+        and sum(isinstance(x, str) for x in op.operands[1:]) == 1
+        for v in graph.intermediates
+    )
+
+
+def _already(op: ArrayOp | None, pred: Any, k: int) -> bool:
+    """Whether ``op`` is a select on ``pred`` that passes case ``k`` alone, constants
+    elsewhere (a guard already: the gradient of a guarded function read again)."""
+    return (
+        op is not None
+        and op.primitive == "select_n"
+        and op.operands[0] == pred
+        and all(isinstance(x, Const) for c, x in enumerate(op.operands[1:], 1) if c != k)
+    )
+
+
+def _readers(graph: DGraph, order: list[str]) -> dict[str, list[tuple[str, int | None]]]:
+    """Each vertex's readers: (vertex, operand position), the position None where it is
+    read inside a nested operation (a predicate) or as an output."""
+    found: dict[str, list[tuple[str, int | None]]] = {v: [] for v in order}
+    for w in order:
+        op = graph.op(w)
+        if op is None:
+            continue
+        for j, x in enumerate(op.operands):
+            if isinstance(x, str) and x in found:
+                found[x].append((w, j))
+            elif isinstance(x, ArrayOp):
+                for u in x.vertices():
+                    if u in found:
+                        found[u].append((w, None))
+        if graph.role(w) == "output":
+            found[w].append((w, None))
+    return found
+
+
+def _cone(
+    graph: DGraph, readers: dict[str, list[tuple[str, int | None]]], s: str, k: int
+) -> set[str]:
+    """The vertices only case ``k`` of the select ``s`` reads, directly or through each
+    other: elementwise intermediates of ``s``'s shape."""
+    shape = graph.shape(s)
+
+    def eligible(v: object) -> bool:
+        if not isinstance(v, str) or v not in readers or graph.role(v) != "intermediate":
+            return False
+        op = graph.op(v)
+        return (
+            op is not None
+            and (op.primitive in ELEMENTWISE or op.primitive in ("integer_pow", "select_n"))
+            and graph.shape(v) == shape
+        )
+
+    first = graph.op(s).operands[k]
+    if not eligible(first) or readers[first] != [(s, k)]:
+        return set()
+    cone = {first}
+    pending = [first]
+    while pending:
+        w = pending.pop()
+        for x in graph.op(w).operands:
+            if x in cone or not eligible(x):
+                continue
+            if all(j is not None and r in cone for r, j in readers[x]):
+                cone.add(x)
+                pending.append(x)
+    return cone
+
+
+def _rebuilt(
+    graph: DGraph, order: list[str], guards: dict[tuple[str, int], list[tuple[Any, int, int]]]
+) -> Iterable[tuple[str, str, tuple[int, ...], ArrayOp | None]]:
+    """The graph's vertices in order, each guarded operand read through a new vertex
+    ``<operand>_taken`` selecting it where its case is taken (a placeholder elsewhere)."""
+    taken = set(order)
+    made: dict[tuple, str] = {}
+    for w in order:
+        op = graph.op(w)
+        operands = list(op.operands) if op is not None else []
+        for j in range(len(operands)):
+            for pred, k, n in guards.get((w, j), ()):
+                x = operands[j]
+                key = (x, id(pred), k, PLACEHOLDERS.get(op.primitive, 0.5))
+                if key not in made:
+                    name = f"{x}{SUFFIX}"
+                    while name in taken:
+                        name += "_"
+                    taken.add(name)
+                    fill = Const.of(key[-1])
+                    cases = [x if c == k else fill for c in range(1, n)]
+                    guard = ArrayOp("select_n", (pred, *cases), (), graph.shape(w))
+                    made[key] = name
+                    yield name, "intermediate", graph.shape(w), guard
+                operands[j] = made[key]
+        if op is not None and operands != list(op.operands):
+            op = ArrayOp(op.primitive, tuple(operands), op.params, op.shape)
+        yield w, graph.role(w), graph.shape(w), op

@@ -1,0 +1,74 @@
+"""A where's untaken case guarded (dgraph.core.untaken): reverse mode and Hessians of
+``where(x > 0, sqrt(x), 0)`` at ``x < 0`` are finite, as ``jax.jacfwd`` of ``jax.jacfwd``
+gives them, where ``jax.grad`` and ``jax.hessian`` give NaN; a case's shared vertex is
+not guarded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.core.untaken import guarded
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def _sigmoid_sq(xp):
+    """The stable sigmoid, squared: ``exp(1000)`` in the case not taken at ``x = -1000``."""
+    return lambda x: xp.sum(
+        xp.where(x >= 0, 1 / (1 + xp.exp(-x)), xp.exp(x) / (1 + xp.exp(x))) ** 2
+    )
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_numpy_reverse_and_hessian_are_finite_at_an_untaken_sqrt():
+    x = np.array([-1.0, 4.0, 0.5, 2.0])
+    f = lambda x: np.sum(np.where(x > 0, np.sqrt(x), 0.0) * x)  # noqa: E731
+    fj = lambda x: jnp.sum(jnp.where(x > 0, jnp.sqrt(x), 0.0) * x)  # noqa: E731
+    with jax.enable_x64(True):
+        J = np.asarray(jax.jacfwd(fj)(x))
+        H = np.asarray(jax.jacfwd(jax.jacfwd(fj))(x))
+        assert np.isnan(np.asarray(jax.grad(fj)(x))[0])  # JAX's reverse mode: 0 · NaN
+    vjp = dgraph.make_function(f, "vjp", point=[x])
+    np.testing.assert_allclose(vjp(x, np.ones(1)), J, rtol=1e-12)
+    hess = dgraph.make_function(f, "hessian", point=[x])
+    np.testing.assert_allclose(hess(x), H, rtol=1e-12, atol=1e-15)
+    assert hess.generated.verified is True
+    y = np.array([3.0, -4.0, 1.0, -2.0])  # the other entries untaken at another call
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(hess(y), jax.jacfwd(jax.jacfwd(fj))(y), atol=1e-15)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_jax_hessian_of_the_stable_sigmoid_is_finite_where_exp_overflows():
+    x = np.array([-1000.0, 800.0, 1.0, -2.0])
+    fj = _sigmoid_sq(jnp)
+    hess = dgraph.make_function(fj, "hessian", point=[x])
+    with jax.enable_x64(True):
+        H = np.asarray(jax.jacfwd(jax.jacfwd(fj))(x))
+        assert np.isnan(np.asarray(jax.hessian(fj)(x))[0, 0])
+    np.testing.assert_allclose(hess(x), H, rtol=1e-12, atol=1e-300)
+    assert hess.generated.verified is True
+    assert hess(x)[0, 0] == 0.0 and hess(x)[1, 1] == 0.0
+
+
+def test_a_vertex_the_case_shares_is_not_guarded():
+    """``r`` is read by the condition too: its NaN partial at ``d = 0`` is the
+    function's (no derivative there), and ``1/r``, read by the case alone, is guarded."""
+
+    def f(d):
+        r = np.sqrt(np.sum(d * d, axis=1))
+        return np.where(r > 0, 1 / r, 0.0)
+
+    g = dgraph.from_function(f, sizes=[(3, 2)], level="array")
+    assert guarded(g)
+    guards = [v for v in g.intermediates if v.endswith("_taken")]
+    assert len(guards) == 1 and g.op(guards[0]).operands[2] == "r"
+
+    def shared(x):  # sqrt(x) is an output as well: its value is seen, never guarded
+        s = np.sqrt(x)
+        return np.where(x > 0, s, 0.0), s
+
+    assert not guarded(dgraph.from_function(shared, sizes=[(3,)], level="array"))
