@@ -250,29 +250,7 @@ def make_function(
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
-    made = _made(
-        source, mode, lang, method, budget, sparse, params, sizes, point, tril, weights, tape
-    )
-    if isinstance(source, IntegerArguments):
-        made.integers = _integer_positions(made, source.names)
-    return made
-
-
-def _made(
-    source: DGraph | ExpressionSet | Callable[..., Any],
-    mode: str,
-    lang: str,
-    method: str | None,
-    budget: float | None,
-    sparse: bool,
-    params: Sequence[str],
-    sizes: Sequence[int | tuple[int, ...]] | None,
-    point: Sequence[Any] | None,
-    tril: bool,
-    weights: Any,
-    tape: int | None,
-) -> GeneratedFunction:
-    """:func:`make_function`'s function, its arguments checked."""
+    integer_source = source  # the made function checks its integer arguments
     with codegen_call():
         if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
             inner, function = make_native_hessian(
@@ -284,7 +262,7 @@ def _made(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return made
+            return _with_integers(made, integer_source)
         if mode in HESSIAN_MODES:
             inner, function = make_hessian(
                 source, mode, lang, _make_function, method=method, budget=budget,
@@ -295,7 +273,7 @@ def _made(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return made
+            return _with_integers(made, integer_source)
         if tril or weights is not None:
             raise DGraphError("tril= and weights= are for the Hessian modes")
         if not isinstance(source, (DGraph, ExpressionSet)):
@@ -306,7 +284,17 @@ def _made(
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
             )
-        return _make_function(source, mode, lang, method, budget, sparse, tape)
+        made = _make_function(source, mode, lang, method, budget, sparse, tape)
+        return _with_integers(made, integer_source)
+
+
+def _with_integers(made: GeneratedFunction, source: Any) -> GeneratedFunction:
+    """``made``, which takes the integer arguments of ``source`` (an
+    :class:`~dgraph.frontends.integer_arguments.IntegerArguments`) at the positions it
+    checks (:func:`_integer_positions`); as it is for any other source."""
+    if isinstance(source, IntegerArguments):
+        made.integers = _integer_positions(made, source.names)
+    return made
 
 
 def _make_function(

@@ -1,17 +1,18 @@
-"""JAX's ``det`` and ``slogdet`` of a stack of matrices computed one matrix at a time
-before JAX differentiates, for the Hessian's gradient program.
+"""JAX's ``det`` of a stack of matrices computed one matrix at a time before JAX
+differentiates, for the Hessian's gradient program.
 
 The Jacobian's reader reads the ``custom_jvp`` call of a stacked determinant as one
-``det`` (``logabsdet``) per matrix (:func:`~.jaxpr_linalg.read_determinant`). The
-Hessian reads JAX's *gradient* instead (:mod:`.jax_hessian`), where that call is gone:
-JAX has applied its rule, whose cofactor solve is a ``triangular_solve`` of the whole
-stack, which the array model holds for one matrix only. So, as :mod:`.jaxpr_reductions`
-runs a summing loop as a map before JAX differentiates, :func:`stacked_determinants`
-evaluates the function's jaxpr with each stacked call replaced by the same function of
-each matrix, stacked into the batch axes: the gradient then holds one matrix's ``lu`` and
-solves per matrix, as the Hessian of one matrix's determinant (and of NumPy's stacked
-``np.linalg.det``, read as one ``det`` per matrix) does. The values are the same; the
-Hessian is checked against JAX's own derivative of the function as written."""
+``det`` per matrix (:func:`~.jaxpr_linalg.read_determinant`). The Hessian reads JAX's
+*gradient* instead (:mod:`.jax_hessian`), where that call is gone: JAX has applied its
+rule, whose cofactor solve is a ``triangular_solve`` of the whole stack, which the array
+model holds for one matrix only. So, as :mod:`.jaxpr_reductions` runs a summing loop as a
+map before JAX differentiates, :func:`stacked_determinants` evaluates the function's jaxpr
+with each stacked ``det`` call replaced by ``det`` of each matrix, stacked into the batch
+axes: the gradient then holds one matrix's ``lu`` and solves per matrix, as the Hessian
+of one matrix's determinant (and of NumPy's stacked ``np.linalg.det``, read as one
+``det`` per matrix) does. The values are the same; the Hessian is checked against JAX's
+own derivative of the function as written. (``slogdet``'s rule solves with
+``jnp.linalg.solve``, which the Hessian of a stack reads already: left as it is.)"""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ _CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})
 
 
 def stacked_determinants(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
-    """``f`` with each stacked ``det``/``slogdet`` call (at its top level or inside the
-    calls ``jnp`` wraps it in) computed per matrix; None where ``f`` has none."""
+    """``f`` with each stacked ``det`` call (at its top level or inside the calls ``jnp``
+    wraps it in) computed per matrix; None where ``f`` has none."""
     closed = jax.make_jaxpr(f)(*args)
     if not _holds_stack(closed.jaxpr):
         return None
@@ -43,11 +44,11 @@ def stacked_determinants(jax: Any, f: Callable[..., Any], args: list[Any]) -> Ca
     return per_matrix
 
 
-def _stacked(eqn: Any) -> str | None:
-    """``determinant_of(eqn)`` for a stack (an operand with batch axes), else None."""
+def _stacked(eqn: Any) -> bool:
+    """Whether ``eqn`` is JAX's ``det`` of a stack (an operand with batch axes)."""
     if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
-        return None
-    return determinant_of(eqn) if len(eqn.invars[0].aval.shape) > 2 else None
+        return False
+    return len(eqn.invars[0].aval.shape) > 2 and determinant_of(eqn) == "det"
 
 
 def _inner(eqn: Any) -> Any:
@@ -61,7 +62,7 @@ def _inner(eqn: Any) -> Any:
 def _holds_stack(jaxpr: Any) -> bool:
     """Whether ``jaxpr`` or a call in it has a stacked determinant."""
     for eqn in jaxpr.eqns:
-        if _stacked(eqn) is not None:
+        if _stacked(eqn):
             return True
         inner = _inner(eqn)
         if inner is not None and _holds_stack(inner.jaxpr):
@@ -70,7 +71,7 @@ def _holds_stack(jaxpr: Any) -> bool:
 
 
 def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any]) -> list[Any]:
-    """``jaxpr``'s outputs at ``values``: each stacked determinant per matrix
+    """``jaxpr``'s outputs at ``values``: each stacked ``det`` per matrix
     (:func:`_per_matrix`), each call holding one evaluated inline, the rest bound as
     they are."""
     env = dict(zip(jaxpr.constvars, consts, strict=True))
@@ -81,9 +82,9 @@ def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any]) -> list[Any
 
     for eqn in jaxpr.eqns:
         ins = [get(v) for v in eqn.invars]
-        kind, inner = _stacked(eqn), _inner(eqn)
-        if kind is not None:
-            out = _per_matrix(jax, kind, ins[0])
+        inner = _inner(eqn)
+        if _stacked(eqn):
+            out = [_per_matrix(jax, ins[0])]
         elif inner is not None and _holds_stack(inner.jaxpr):
             out = _run(jax, inner.jaxpr, list(inner.consts), ins)
         else:
@@ -95,13 +96,10 @@ def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any]) -> list[Any
     return [get(v) for v in jaxpr.outvars]
 
 
-def _per_matrix(jax: Any, kind: str, a: Any) -> list[Any]:
-    """``det`` (``[det]``) or ``slogdet`` (``[sign, logabsdet]``) of the stack ``a``
-    (shape ``(..., n, n)``) one matrix at a time, stacked into the batch axes."""
+def _per_matrix(jax: Any, a: Any) -> Any:
+    """``det`` of the stack ``a`` (shape ``(..., n, n)``) one matrix at a time, stacked
+    into the batch axes."""
     jnp = jax.numpy
     *batch, n, _ = a.shape
     flat = jnp.reshape(a, (math.prod(batch), n, n))
-    if kind == "det":
-        return [jnp.reshape(jnp.stack([jnp.linalg.det(flat[k]) for k in range(len(flat))]), batch)]
-    pairs = [jnp.linalg.slogdet(flat[k]) for k in range(len(flat))]
-    return [jnp.reshape(jnp.stack([p[j] for p in pairs]), batch) for j in (0, 1)]
+    return jnp.reshape(jnp.stack([jnp.linalg.det(flat[k]) for k in range(len(flat))]), batch)
