@@ -1291,6 +1291,11 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("bincount-index-data-past-minlength", "label 5 of numpy.bincount (an integer cast of th"),
     ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
     ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
+    # left45: integer arrays are index data, not differentiated (as jax.jacfwd): with no
+    # other argument nothing is left; the made function takes integers where they were
+    ("integer-arguments-only", "integer arguments are index data, not differentiated"),
+    ("float-for-integer-argument", "argument T was traced as an integer array (index data)"),
+    ("hessian-float-for-integer-argument", "give integers there, not float64 (T.astype(int))"),
 ]
 
 
@@ -1396,8 +1401,17 @@ def _api_call(name: str):
             lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]
         ),
         "jax-float-index-data-hessian": lambda: hessian(
-            lambda x, T: jnp.sum(x[T] ** 2), x, np.ones((2, 3), dtype=int), params=["T"]
+            lambda x, T: jnp.sum(x[T] ** 2), x, np.ones((2, 3)), params=["T"]
         ),
+        "integer-arguments-only": lambda: make(
+            lambda T: jnp.sum(T**2), "jacobian", point=[np.arange(4)]
+        ),
+        "float-for-integer-argument": lambda: make(
+            lambda x, T: jnp.sum(x[T] ** 2), "jacobian", point=[x, np.ones((2, 3), dtype=int)]
+        )(x, np.ones((2, 3))),
+        "hessian-float-for-integer-argument": lambda: hessian(
+            lambda x, T: np.sum(x[T] ** 2), x, np.ones((2, 3), dtype=int)
+        )(x, np.ones((2, 3))),
         "add-at-index-data-out-of-range": lambda: make(
             _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
         ),

@@ -19,7 +19,9 @@ import numpy as np
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError
+from ..frontends.integer_arguments import IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
 from ..methods.registry import traced_function
 from .c import load_c
@@ -70,6 +72,10 @@ class GeneratedFunction:
     [0.7864, 0.7864, 0.7864]
     """
 
+    integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
+    """The arguments traced as integer arrays (index data), by position: a call refuses
+    any other type there."""
+
     gradient: GeneratedFunction | None = None
     """A Hessian mode's: the gradient graph's generated function it is made from (its
     ``jacobian``: H as generated; one array's sparse H mirrored there already)."""
@@ -93,6 +99,13 @@ class GeneratedFunction:
                 raise DGraphError(
                     f"{self.mode}: an argument of complex numbers; the generated code is of"
                     " real arguments (give real and imaginary parts as arguments of their own)"
+                )
+        for k, name in self.integers.items():
+            dtype = _dtype(arrays[k]) if k < len(arrays) else np.dtype(int)
+            if dtype.kind not in "iu":
+                raise InputError(
+                    f"{self.mode}: argument {name} was traced as an integer array (index"
+                    f" data): give integers there, not {dtype} ({name}.astype(int))"
                 )
         return self._function(*arrays, **options)
 
@@ -123,6 +136,15 @@ class GeneratedFunction:
             f"<GeneratedFunction {self.mode} ({self.lang}, method {main.method}):"
             f" {main.mults} mults, verified {self.generated.verified}>"
         )
+
+
+def _dtype(value: Any) -> np.dtype:
+    """``value``'s dtype (a JAX array's, a tracer's too; a list's as NumPy reads it)."""
+    dtype = getattr(value, "dtype", None)
+    try:
+        return np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
+    except (TypeError, ValueError):
+        return np.dtype(object)
 
 
 def make_function(
@@ -167,7 +189,10 @@ def make_function(
         SciPy CSR array (``python``, ``c``) or a JAX BCOO (``jax``) of its structural
         pattern, at the element level as at the array level; one point per call.
     params
-        A function's parameters that are not differentiated.
+        A function's parameters that are not differentiated. An argument whose ``point``
+        value is an integer array (a mesh's triangles) is one too, read as if the
+        function cast it, ``T.astype(int)`` (index data; JAX's ``jacfwd`` refuses integer
+        inputs); the made function takes an integer array there at each call.
     sizes
         Each argument's length or shape, 0 a scalar.
     point
@@ -223,6 +248,9 @@ def make_function(
         raise DGraphError(f"unknown mode {mode!r:.60}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
+    if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
+        source, params = integer_arguments(source, point, params)  # index data: parameters
+    integer_source = source  # the made function checks its integer arguments
     with codegen_call():
         if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
             inner, function = make_native_hessian(
@@ -234,7 +262,7 @@ def make_function(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return made
+            return _with_integers(made, integer_source)
         if mode in HESSIAN_MODES:
             inner, function = make_hessian(
                 source, mode, lang, _make_function, method=method, budget=budget,
@@ -245,7 +273,7 @@ def make_function(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return made
+            return _with_integers(made, integer_source)
         if tril or weights is not None:
             raise DGraphError("tril= and weights= are for the Hessian modes")
         if not isinstance(source, (DGraph, ExpressionSet)):
@@ -256,7 +284,17 @@ def make_function(
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
             )
-        return _make_function(source, mode, lang, method, budget, sparse, tape)
+        made = _make_function(source, mode, lang, method, budget, sparse, tape)
+        return _with_integers(made, integer_source)
+
+
+def _with_integers(made: GeneratedFunction, source: Any) -> GeneratedFunction:
+    """``made``, which takes the integer arguments of ``source`` (an
+    :class:`~dgraph.frontends.integer_arguments.IntegerArguments`) at the positions it
+    checks (:func:`_integer_positions`); as it is for any other source."""
+    if isinstance(source, IntegerArguments):
+        made.integers = _integer_positions(made, source.names)
+    return made
 
 
 def _make_function(
@@ -311,6 +349,24 @@ def _make_function(
         made._function = _element_sparse(made, getattr(module, mode), lang)
         made.__doc__ = made._function.__doc__
     return made
+
+
+def _integer_positions(made: GeneratedFunction, names: Sequence[str]) -> dict[int, str]:
+    """Where the made function takes the integer arguments ``names`` (index data, traced
+    as integers): its parameters follow the inputs (``jvp``: and their tangents;
+    ``vjp``: and the outputs' cotangents), in the graph's order. A graph of scalars
+    takes its parameters as one vector ``p``, checked where they all are index data."""
+    g = made.generated
+    graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
+    params = list(graph.parameters)
+    if not graph.is_tensor:
+        whole = made.mode in ("jacobian", "value_and_jacobian") and params
+        read = {p.rstrip("0123456789") for p in params}
+        return {1: "p"} if whole and read <= set(vertex_names(names).values()) else {}
+    renamed = vertex_names(list(names))
+    n = len(graph.inputs)
+    first = {"jvp": 2 * n, "vjp": n + len(graph.outputs)}.get(made.mode, n)
+    return {first + params.index(v): v for v in renamed.values() if v in params}
 
 
 def _one_point(

@@ -68,7 +68,7 @@ from . import (
     scipy_stats,
 )
 from .frames import call_keeping_locals
-from .integer_casts import toward_zero, wrapped
+from .integer_casts import is_toward_zero, toward_zero, wrapped
 from .reached import is_library, reached
 
 __all__ = [
@@ -528,6 +528,8 @@ class Passive(_Value):
         (``np.floor(x).astype(int)``: a cell's index); any other cast is refused."""
         kind = np.dtype(dtype).kind
         if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
+            return self
+        if kind == "i" and is_toward_zero(self.op):  # an integer argument's cast, again
             return self
         if kind == "i" and whole_range(self.op) is not None:  # np.clip(np.floor(x), 0, 4)
             return self

@@ -17,7 +17,14 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["check_wrapped_in_range", "float_index_hint", "index_data", "toward_zero", "wrapped"]
+__all__ = [
+    "check_wrapped_in_range",
+    "float_index_hint",
+    "index_data",
+    "is_toward_zero",
+    "toward_zero",
+    "wrapped",
+]
 
 
 def float_index_hint(message: str) -> str:
@@ -34,6 +41,24 @@ def toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:
     integer quotient (C's, as ``lax.div``)."""
     magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
     return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
+
+
+def is_toward_zero(op: Any) -> bool:
+    """Whether ``op`` is :func:`toward_zero`'s ``sign(x)·floor(|x|)``: integers already,
+    which a second cast keeps (``T.astype(int)`` of an integer argument, read cast once
+    by :class:`~.integer_arguments.IntegerArguments`)."""
+    if not isinstance(op, ArrayOp) or op.primitive != "mul" or len(op.operands) != 2:
+        return False
+    sign, magnitude = op.operands
+    return (
+        isinstance(sign, ArrayOp)
+        and sign.primitive == "sign"
+        and isinstance(magnitude, ArrayOp)
+        and magnitude.primitive == "floor"
+        and isinstance(inner := magnitude.operands[0], ArrayOp)
+        and inner.primitive == "abs"
+        and inner.operands[0] == sign.operands[0]
+    )
 
 
 def wrapped(index: ArrayOp, n: int) -> ArrayOp:

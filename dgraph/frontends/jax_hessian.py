@@ -36,6 +36,7 @@ from .integer_casts import float_index_hint
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
+from .jaxpr_det_stack import stacked_determinants
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
@@ -184,6 +185,10 @@ def gradient_graph(
         f = f if reversed_ is None else _named(reversed_, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)
+    with x64(jax):  # a stacked det per matrix: its gradient's solves one matrix each
+        stacked = stacked_determinants(jax, mapped, args)
+    if stacked is not None:  # f's own gradient the reference, as for maps
+        maps = mapped = _named(stacked, names)
     paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
     if paired is not None:  # read instead of f; f's own gradient the reference, as for maps
         maps, mapped = paired, paired

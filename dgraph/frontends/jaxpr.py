@@ -30,6 +30,7 @@ from ..core.expand import EDGE_LIMIT, expand
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import InputError
+from .integer_arguments import integer_arguments
 from .jaxpr_arrays import (
     JaxJvp,
     NotJax,
@@ -75,7 +76,9 @@ def from_jax(
         Jacobian has no column for them and generated code takes their values last
         (``J(x, p)``); at the element level their entries stay symbols in the partials,
         at the array level they are the graph's array parameters (their example
-        arguments the values at its point).
+        arguments the values at its point). An argument given as an integer array (a
+        mesh's triangles) is one, read cast to integers (index data:
+        :func:`~.integer_arguments.integer_arguments`).
 
     Returns
     -------
@@ -96,7 +99,7 @@ def from_jax(
     """
     if level not in ("element", "array"):
         raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
-    params = list(params)
+    f, params = integer_arguments(f, example_args, params, name)  # index data: parameters
     if level == "array":
         return from_jax_arrays(f, *example_args, name=name, params=params)
     array = from_jax_arrays(f, *example_args, name=name, prefix="v")

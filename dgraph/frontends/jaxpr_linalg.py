@@ -25,7 +25,7 @@ from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 from .jaxpr_values import jax_module
 
-__all__ = ["DECOMPOSED", "read_decomposition", "read_determinant"]
+__all__ = ["DECOMPOSED", "STACK_MOST", "determinant_of", "read_decomposition", "read_determinant"]
 
 DECOMPOSED = frozenset({"qr", "svd"})
 
@@ -92,17 +92,12 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
     operation per matrix, stacked into the batch axes, as NumPy's reader reads
     ``np.linalg.det`` of a stack (its ``lu`` and the custom rule's ``triangular_solve``
     are not read)."""
-    if eqn.primitive.name != "custom_jvp_call" or len(ins) != 1 or not isinstance(ins[0], str):
+    if len(ins) != 1 or not isinstance(ins[0], str):
         return None
-    a = _shape(eqn.invars[0])
-    outs = [_shape(v) for v in eqn.outvars]
-    if len(a) < 2 or a[-1] != a[-2] or any(o != a[:-2] for o in outs) or len(outs) > 2:
-        return None
-    if len(a) > 2 and (a[-1] == 0 or math.prod(a[:-2]) > STACK_MOST):
-        return None
-    which = _determinant(eqn.params["call_jaxpr"], a)
+    which = determinant_of(eqn)
     if which is None:
         return None
+    a = _shape(eqn.invars[0])
     batch = a[:-2]
     matrices = _matrices(reader, reader.operand(ins[0]), a, eqn.invars[0].aval)
     if which == "det":
@@ -116,6 +111,21 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
         _stacked(reader, signs, batch, eqn.outvars[0].aval),
         _stacked(reader, logs, batch, eqn.outvars[1].aval),
     ]
+
+
+def determinant_of(eqn) -> str | None:
+    """``"det"`` or ``"slogdet"`` where ``eqn`` is the ``custom_jvp`` call by which JAX's
+    ``det`` or ``slogdet`` computes one square matrix's, or a stack's (at most
+    :data:`STACK_MOST` matrices), from its ``lu`` factors; else None."""
+    if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
+        return None
+    a = _shape(eqn.invars[0])
+    outs = [_shape(v) for v in eqn.outvars]
+    if len(a) < 2 or a[-1] != a[-2] or any(o != a[:-2] for o in outs) or len(outs) > 2:
+        return None
+    if len(a) > 2 and (a[-1] == 0 or math.prod(a[:-2]) > STACK_MOST):
+        return None
+    return _determinant(eqn.params["call_jaxpr"], a)
 
 
 STACK_MOST = 4096

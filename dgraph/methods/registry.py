@@ -34,6 +34,7 @@ from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
 from ..frontends import from_python
+from ..frontends.integer_arguments import integer_arguments
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -503,7 +504,9 @@ def traced_function(
         Names of arguments that are parameters, not differentiated; then ``sizes`` covers
         every argument and ``point`` the differentiated ones, or ``point`` alone every
         argument (the parameters' values are then read with it, and the value check
-        evaluates at the user's point with them).
+        evaluates at the user's point with them). An argument whose ``point`` value is
+        an integer array is one (index data, read cast to integers:
+        :func:`~dgraph.frontends.integer_arguments.integer_arguments`).
 
     Returns
     -------
@@ -516,6 +519,8 @@ def traced_function(
     InputError
         For a function the tracer cannot read.
     """
+    if n_inputs is None and sizes is None:  # integer arrays: index data, parameters
+        f, params = integer_arguments(f, point, params)
     values = None
     if point is not None and sizes is None and params:
         names = _parameter_names(f)

@@ -1,0 +1,109 @@
+"""Arguments given as integer arrays (a mesh's triangles ``T``, a graph's edges, ids):
+index data, never differentiated, as JAX's ``jacfwd`` refuses integer inputs unless
+``argnums`` leaves them out. Such an argument becomes one of the function's ``params``
+and the function is read as if it wrote ``T.astype(int)`` wherever it reads ``T``
+(:class:`IntegerArguments`): the readers trace every argument as float64, so the cast
+makes ``E[T]`` the gather at integer positions that ``E[T.astype(int)]`` already is in
+both readers (:mod:`.integer_casts`; the NumPy tracer's ``astype``, JAX's
+``convert_element_type``): one graph, one path, the same checks and generated code,
+which reads the positions from its argument at each call."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["IntegerArguments", "integer_arguments", "integer_kind"]
+
+#: the attributes a reader reads off a function to find its code, names and modules
+_PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
+              "__closure__", "__defaults__", "__kwdefaults__")  # fmt: skip
+
+
+def integer_kind(value: Any) -> str | None:
+    """The dtype of ``value`` where it is an array (at least one axis) of integers, signed
+    or not (NumPy's, JAX's: anything with an integer ``dtype``), else None. Python ints
+    and integer scalars stay numbers, as before (read as float64 and differentiated)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or np.ndim(value) == 0:
+        return None
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        return None
+    return str(np.dtype(dtype)) if kind in "iu" else None
+
+
+class IntegerArguments:
+    """``f`` that casts its arguments at ``positions`` (named ``names``) to integers
+    (``astype(int)``) before it runs: what the readers call in place of ``f``. It
+    presents ``f``'s code, globals, closure and signature, so the readers name the
+    vertices after ``f``'s local variables, choose JAX or NumPy by ``f``'s code and trace
+    NumPy in ``f``'s modules as for ``f`` itself; picklable where ``f`` is."""
+
+    def __init__(
+        self, f: Callable[..., Any], positions: Sequence[int], names: Sequence[str] = ()
+    ) -> None:
+        self.f, self.positions, self.names = f, tuple(positions), tuple(names)
+        self.__wrapped__ = f  # inspect.signature reads f's
+        for name in _PRESENTED:
+            if hasattr(f, name):
+                setattr(self, name, getattr(f, name))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        cast = [_as_int(a) if k in self.positions else a for k, a in enumerate(args)]
+        return self.f(*cast, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return IntegerArguments, (self.f, self.positions, self.names)
+
+
+def _as_int(value: Any) -> Any:
+    """``value.astype(int)``: a traced array's integer cast (NumPy's tracer, JAX's), or a
+    NumPy array's (the checks that run ``f`` at the point)."""
+    astype = getattr(value, "astype", None)
+    return astype(int) if astype is not None else np.asarray(value).astype(int)
+
+
+def integer_arguments(
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str], label: str = ""
+) -> tuple[Callable[..., Any], list[str]]:
+    """``f`` and ``params`` with each argument whose ``point`` value is an integer array
+    (:func:`integer_kind`) made a parameter that ``f`` reads cast to integers
+    (:class:`IntegerArguments`); ``f`` and ``params`` as given where there is none (or
+    no ``point``, or ``f`` is one already).
+
+    Raises
+    ------
+    InputError
+        Every argument is an integer array or a parameter: nothing is left to
+        differentiate (JAX's ``jacfwd`` refuses integer inputs too).
+    """
+    params = list(params)
+    if point is None or isinstance(f, IntegerArguments):
+        return f, params
+    kinds = [integer_kind(value) for value in point]
+    if not any(kinds):
+        return f, params
+    try:
+        names = list(inspect.signature(f).parameters)[: len(point)]
+    except (TypeError, ValueError):
+        return f, params  # the reader refuses a function without a signature itself
+    if len(names) != len(point):
+        return f, params  # one point entry per argument, or the reader says so
+    positions = [k for k, kind in enumerate(kinds) if kind]
+    if all(kinds[k] or n in params for k, n in enumerate(names)):
+        k = positions[0]
+        raise InputError(
+            f"{label or getattr(f, '__name__', 'f')}: point= entry {k} ({names[k]!r}) is an"
+            f" array of {kinds[k]}: integer arguments are index data, not differentiated (as"
+            " jax.jacfwd), and no other argument is left to differentiate; give floats"
+            f" ({names[k]}.astype(float)) to differentiate it"
+        )
+    added = [names[k] for k in positions if names[k] not in params]
+    return IntegerArguments(f, positions, [names[k] for k in positions]), params + added
