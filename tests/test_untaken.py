@@ -72,3 +72,23 @@ def test_a_vertex_the_case_shares_is_not_guarded():
         return np.where(x > 0, s, 0.0), s
 
     assert not guarded(dgraph.from_function(shared, sizes=[(3,)], level="array"))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_loop_body_s_untaken_case_is_guarded():
+    """A scan whose body reads ``where(x > 0, sqrt(x), 0)``: its vjp was refused ("did
+    not verify": 0 · NaN in the body's sweep at the user's point)."""
+
+    def f(x):
+        def body(c, xi):
+            c = c + jnp.where(xi > 0, jnp.sqrt(xi), 0.0) * c
+            return c, c
+
+        return jnp.sum(jax.lax.scan(body, 1.0, x)[1])
+
+    x = np.array([-1.0, 4.0, 0.5, 2.0])
+    vjp = dgraph.make_function(f, "vjp", point=[x])
+    with jax.enable_x64(True):
+        J = np.asarray(jax.jacfwd(f)(x))
+    np.testing.assert_allclose(vjp(x, np.ones(())), J, rtol=1e-12)
+    assert J[0] == 0.0 and vjp.generated.verified is True

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..blocks.arrays import ELEMENTWISE, ArrayOp, Const
+from ..blocks.arrays import ELEMENTWISE, REGIONS, ArrayOp, Const
 from .graph import DGraph
 
 __all__ = ["guard_untaken_branches", "guarded"]
@@ -90,14 +90,28 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
 
 
 def guarded(graph: DGraph) -> bool:
-    """Whether :func:`guard_untaken_branches` guarded a case of ``graph`` (a vertex
-    ``<operand>_taken`` that selects one vertex, constants elsewhere)."""
-    return graph.is_tensor and any(
+    """Whether :func:`guard_untaken_branches` guarded a case of ``graph`` or of a loop's
+    body or a branch in it (a vertex ``<operand>_taken`` that selects one vertex,
+    constants elsewhere)."""
+    pending = [graph]
+    while pending:
+        g = pending.pop()
+        for v in g.order() if g.is_tensor else ():
+            op = g.op(v)
+            if op is not None and op.primitive in REGIONS:
+                region = op.param["region"]
+                pending += [b.graph for b in getattr(region, "branches", None) or [region.body]]
+            elif _is_guard(v, op):
+                return True
+    return False
+
+
+def _is_guard(v: str, op: ArrayOp | None) -> bool:
+    return (
         v.endswith(SUFFIX)
-        and (op := graph.op(v)) is not None
+        and op is not None
         and op.primitive == "select_n"
         and sum(isinstance(x, str) for x in op.operands[1:]) == 1
-        for v in graph.intermediates
     )
 
 

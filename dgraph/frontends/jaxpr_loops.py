@@ -30,6 +30,7 @@ from ..blocks.arrays import ArrayOp, Const
 from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
+from ..core.untaken import guard_untaken_branches
 from ..errors import InputError
 from .jaxpr_compat import scan_layout
 from .jaxpr_hoist import constant_outputs, hoist
@@ -307,7 +308,7 @@ def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
         else:  # a float input with no derivative: passed through
             outputs.append(ArrayOp("stop_gradient", (value,), (), shape))
     g.traced_with = "jax"
-    return g, outputs
+    return guard_untaken_branches(g), outputs
 
 
 def _read_cond(reader, closed, names: list[str], ins, n_cond: int, n_consts: int) -> Any:
