@@ -282,3 +282,13 @@ def test_hessian_of_a_graph_needs_no_arguments():
     got = np.asarray(h(np.array([0.5, 2.0])))
     want = [[2 * np.sin(2.0), 2 * 0.5 * np.cos(2.0)], [2 * 0.5 * np.cos(2.0), -0.25 * np.sin(2.0)]]
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_an_element_level_vjp_of_one_output_takes_a_scalar_cotangent():
+    """JAX's vjp of a scalar function takes a scalar cotangent; the element level's took
+    only shape (1,) ("w needs shape (1,) or (B, 1), not ()"), the array level's ()."""
+    x = np.array([0.3, -0.2, 0.9])
+    vjp = dgraph.make_function(lambda x: np.sum(np.sin(x) ** 2), "vjp", point=[x])
+    want = 2 * np.sin(x) * np.cos(x) * 2.0
+    np.testing.assert_allclose(vjp(x, 2.0), want, rtol=1e-14)
+    np.testing.assert_allclose(vjp(x, np.array([2.0])), want, rtol=1e-14)

@@ -229,6 +229,8 @@ _SCIPY.update({name: scipy for name, (scipy, _) in SCIPY_ONLY.items()})
 _ARRAY_HELPER = [
     "def _array(a, size, name):",
     "    a = numpy.asarray(a, dtype=float)",
+    "    if a.ndim == 0 and size == 1:  # one scalar (a cotangent of one output, as JAX's)",
+    "        a = a.reshape(1)",
     "    if a.ndim == 0 or a.shape[-1] != size:",
     '        raise ValueError(f"{name} needs shape ({size},) or (B, {size}), not {a.shape}")',
     "    return a",
