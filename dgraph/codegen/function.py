@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError
-from ..frontends.integer_arguments import IntegerArguments, integer_arguments
+from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
 from ..methods.registry import traced_function
 from .c import load_c
@@ -76,6 +77,10 @@ class GeneratedFunction:
     """The arguments traced as integer arrays (index data), by position: a call refuses
     any other type there."""
 
+    fixed: dict[int, tuple[str, np.ndarray]] = {}  # noqa: RUF012  (replaced, never changed)
+    """Index data closed over (a sparse function's, :func:`_fixed_index_data`), by
+    position: each call gives them again, the point's values, and the code runs without."""
+
     gradient: GeneratedFunction | None = None
     """A Hessian mode's: the gradient graph's generated function it is made from (its
     ``jacobian``: H as generated; one array's sparse H mirrored there already)."""
@@ -107,7 +112,22 @@ class GeneratedFunction:
                     f"{self.mode}: argument {name} was traced as an integer array (index"
                     f" data): give integers there, not {dtype} ({name}.astype(int))"
                 )
-        return self._function(*arrays, **options)
+        return self._function(*self._without_fixed(arrays), **options)
+
+    def _without_fixed(self, arrays: Sequence[Any]) -> Sequence[Any]:
+        """``arrays`` less the index data closed over, refused in one line where a call
+        gives others (the sparse pattern is theirs)."""
+        if not self.fixed:
+            return arrays
+        for k, (name, value) in self.fixed.items():
+            given = np.asarray(arrays[k]) if k < len(arrays) else None
+            if given is None or given.shape != value.shape or not np.array_equal(given, value):
+                raise InputError(
+                    f"{self.mode}: {name} is not the index data at the point, whose positions"
+                    " make the sparse pattern: make the function again at a point with these"
+                    " (sparse=False reads them at each call)"
+                )
+        return [a for k, a in enumerate(arrays) if k not in self.fixed]
 
     def stacked(self, *arrays: Any) -> Any:
         """A sparse tensor graph's ``jacobian`` (or ``value_and_jacobian``) as one matrix
@@ -116,7 +136,7 @@ class GeneratedFunction:
         g = self.generated
         if not (isinstance(g, TensorGenerated) and g.sparse and g.stacked is not None):
             raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
-        return g.stacked(*arrays)
+        return g.stacked(*self._without_fixed(arrays))
 
     @property
     def source(self) -> str:
@@ -251,6 +271,11 @@ def make_function(
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
     integer_source = source  # the made function checks its integer arguments
+    if sparse and isinstance(source, IntegerArguments) and point is not None:
+        made = _fixed_index_data(source, mode, lang, method, budget, tril, weights, params,
+                                 point, tape)  # fmt: skip
+        if made is not None:
+            return made
     with codegen_call():
         if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
             inner, function = make_native_hessian(
@@ -294,6 +319,54 @@ def _with_integers(made: GeneratedFunction, source: Any) -> GeneratedFunction:
     checks (:func:`_integer_positions`); as it is for any other source."""
     if isinstance(source, IntegerArguments):
         made.integers = _integer_positions(made, source.names)
+    return made
+
+
+def _fixed_index_data(
+    source: IntegerArguments,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    tril: bool,
+    weights: Any,
+    params: Sequence[str],
+    point: Sequence[Any],
+    tape: bool,
+) -> GeneratedFunction | None:
+    """A sparse function of index data given as integer arrays (a mesh's triangles):
+    made from ``f`` with the point's index data closed over
+    (:class:`~dgraph.frontends.integer_arguments.ClosedOver`), so that its pattern is
+    theirs — a P1 energy's Hessian on a 20 × 20 mesh has 2,642 entries, every position a
+    call could give 160,000 — and taking them at each call as before, refused in one line
+    where they are not the point's. None where its made function is not a tensor
+    graph's or does not take its parameters in ``f``'s order (made as before)."""
+    f = source.f
+    names = list(inspect.signature(f).parameters)
+    if len(names) != len(point):
+        return None
+    values = {k: np.asarray(point[k]) for k in source.positions}
+    closed = ClosedOver(f, values)
+    rest = [value for k, value in enumerate(point) if k not in values]
+    kept = [p for p in params if p not in source.names]
+    if mode in HESSIAN_MODES:
+        made = make_function(closed, mode, lang, method=method, budget=budget, sparse=True,
+                             tril=tril, weights=weights, params=kept, point=rest)  # fmt: skip
+    else:
+        graph = traced_function(closed, point=rest, params=kept, level="array")
+        made = make_function(
+            graph, mode, lang, method=method, budget=budget, sparse=True, tape=tape
+        )
+    g = made.generated
+    order = [n for n in names if n in params]  # the parameters f's made function takes
+    unfixed = [n for n in order if n not in source.names]
+    if not isinstance(g, TensorGenerated) or list(g.graph.parameters[: len(unfixed)]) != unfixed:
+        return None
+    n = len(g.graph.inputs)
+    first = {"jvp": 2 * n, "vjp": n + len(g.graph.outputs)}.get(mode, n)
+    at = {k: first + order.index(name) for k, name in zip(source.positions, source.names)}  # noqa: B905
+    made.fixed = {at[k]: (names[k], values[k]) for k in values}
+    made.integers = {at[k]: names[k] for k in values}
     return made
 
 

@@ -11,14 +11,14 @@ which reads the positions from its argument at each call."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["IntegerArguments", "integer_arguments", "integer_kind"]
+__all__ = ["ClosedOver", "IntegerArguments", "integer_arguments", "integer_kind"]
 
 #: the attributes a reader reads off a function to find its code, names and modules
 _PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
@@ -61,6 +61,33 @@ class IntegerArguments:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return IntegerArguments, (self.f, self.positions, self.names)
+
+
+class ClosedOver:
+    """``f`` with its arguments at the positions of ``values`` given those values, as
+    constants in the function: what a sparse function of index data is made from (its
+    pattern that of these positions alone, not of every position a call could give). It
+    presents ``f``'s code, globals and closure (the readers name vertices after its local
+    variables and choose JAX or NumPy by its code) and ``f``'s signature less those
+    arguments; picklable where ``f`` is."""
+
+    def __init__(self, f: Callable[..., Any], values: Mapping[int, np.ndarray]) -> None:
+        self.f, self.values = f, dict(values)
+        for name in _PRESENTED:
+            if hasattr(f, name):
+                setattr(self, name, getattr(f, name))
+        signature = inspect.signature(f)
+        kept = [p for k, p in enumerate(signature.parameters.values()) if k not in self.values]
+        self.__signature__ = signature.replace(parameters=kept)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        rest = iter(args)
+        n = len(args) + len(self.values)
+        return self.f(*(self.values[k] if k in self.values else next(rest) for k in range(n)),
+                      **kwargs)  # fmt: skip
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return ClosedOver, (self.f, self.values)
 
 
 def _as_int(value: Any) -> Any:

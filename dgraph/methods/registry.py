@@ -484,6 +484,7 @@ def traced_function(
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
     params: Sequence[str] = (),
+    level: str | None = None,
 ) -> DGraph:
     """The graph of a Python function (:func:`~dgraph.frontends.from_python`: read from its
     jaxpr where it uses JAX, else traced),
@@ -507,6 +508,9 @@ def traced_function(
         evaluates at the user's point with them). An argument whose ``point`` value is
         an integer array is one (index data, read cast to integers:
         :func:`~dgraph.frontends.integer_arguments.integer_arguments`).
+    level
+        None: the element level where it is small enough, else the array level
+        (:func:`~dgraph.frontends.from_python`); ``"array"``: the array level.
 
     Returns
     -------
@@ -538,7 +542,7 @@ def traced_function(
         sizes=None if sizes is None else list(sizes),
         params=params,
         point=point,
-        level=None,
+        level=level,
         parameter_values=values,
     )
 
