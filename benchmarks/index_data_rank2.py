@@ -5,7 +5,8 @@
 function called again), and its build's CPU-s (first in the process, median of 3).
 ``python benchmarks/index_data_rank2.py M``: a P1 energy's sparse Hessian on an M x M grid
 mesh, its build and call CPU-s and its error against the assembled stiffness, at the
-point's triangles and at the same triangles in another order (other index data).
+point's triangles and at the same triangles in another order (other index data);
+``... M int``: the triangles given as an integer array (closed over: the point's pattern).
 """
 
 import statistics
@@ -129,12 +130,19 @@ def mesh(m):
     return T, 0.5 * np.abs(np.linalg.det(B)), G
 
 
-def scale(m):
+def scale(m, integers=False):
+    """``integers``: ``T`` given as an integer array (index data without ``params=``,
+    session 45): the sparse Hessian made with the point's ``T`` closed over, another
+    call's triangles refused (the reordered ones are then not compared)."""
     T, A, G = mesh(m)
     n = m * m
     u = np.random.default_rng(0).normal(size=n)
     c = time.process_time()
-    H = dgraph.hessian(t.energy, u, T, A, G, params=PARAMS, sparse=True)
+    if integers:
+        T = T.astype(int)
+        H = dgraph.hessian(t.energy, u, T, A, G, params=["A", "G"], sparse=True)
+    else:
+        H = dgraph.hessian(t.energy, u, T, A, G, params=PARAMS, sparse=True)
     build = time.process_time() - c
     c = time.process_time()
     Hu = H(u, T, A, G)
@@ -143,13 +151,15 @@ def scale(m):
     R = np.zeros((n, n))
     np.add.at(R, (k[:, :, None], k[:, None, :]), A[:, None, None] * np.einsum("eki,ekj->eij", G, G))
     np.add.at(R, (k, k), 3 * u[k] ** 2)
-    other = H(u, T[::-1].copy(), A[::-1].copy(), G[::-1].copy())  # the triangles reordered
-    err = max(np.abs(Hu.toarray() - R).max(), np.abs(other.toarray() - R).max())
+    err = np.abs(Hu.toarray() - R).max()
+    if not integers:
+        other = H(u, T[::-1].copy(), A[::-1].copy(), G[::-1].copy())  # the triangles reordered
+        err = max(err, np.abs(other.toarray() - R).max())
     print(f"| {m}x{m} | {n} | {len(T)} | {build:.2f} | {call:.4f} | {err:.1e} | {Hu.nnz} |")
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1:
-        scale(int(sys.argv[1]))
+        scale(int(sys.argv[1]), integers="int" in sys.argv[2:])
     else:
         survey()
