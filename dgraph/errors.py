@@ -9,6 +9,7 @@ __all__ = [
     "ProofError",
     "ResultTooLarge",
     "SearchTooLarge",
+    "UnionTooLarge",
     "VerificationError",
 ]
 
@@ -37,6 +38,12 @@ class ResultTooLarge(DGraphError):
     def __init__(self, message: str, *, entries: int, limit: int, sparse: bool) -> None:
         super().__init__(message)
         self.entries, self.limit, self.sparse = entries, limit, sparse
+
+
+class UnionTooLarge(DGraphError):
+    """A take or scatter-add at positions known only at run time (index data) whose union
+    over every position a call could give, the fixed pattern every mode holds, exceeds its
+    limit."""
 
 
 class VerificationError(DGraphError):

@@ -79,3 +79,20 @@ def test_a_sparse_hessian_of_integer_index_data_has_the_point_s_pattern() -> Non
     np.testing.assert_allclose(got.toarray(), want, atol=1e-12)
     with pytest.raises(InputError, match="T is not the index data at the point"):
         H(u, T1.astype(int), A, G)
+
+
+def test_index_data_past_the_union_limit_are_closed_over(monkeypatch) -> None:
+    """A dense function whose index data's union over positions is past its limit (an hvp
+    on an 80 × 80 mesh: 239,654,400 entries) was refused; given as an integer array, the
+    index data are closed over instead, with a warning, and other ones refused at a call."""
+    from dgraph.blocks import dynamic_take
+    from tests.test_left44b import T0, T1, energy, energy_hessian, geometry
+
+    monkeypatch.setattr(dynamic_take, "UNION_LIMIT", 20)  # a 6-node mesh's union: 72
+    T, u, t = T0.astype(int), np.random.default_rng(2).normal(size=6), np.arange(6.0)
+    A, G = geometry(T0)
+    with pytest.warns(UserWarning, match="index data T are closed over"):
+        hvp = dgraph.make_function(energy, "hvp", point=[u, T, A, G], params=["A", "G"])
+    np.testing.assert_allclose(hvp(u, T, A, G, t), energy_hessian(u, T0, A, G) @ t, atol=1e-12)
+    with pytest.raises(InputError, match="T is not the index data at the point"):
+        hvp(u, T1.astype(int), A, G, t)

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ..errors import DGraphError
+from ..errors import UnionTooLarge
 from . import GENERAL, Labelled
 
 __all__ = [
@@ -82,7 +82,7 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
 
     Raises
     ------
-    DGraphError
+    UnionTooLarge
         Where the union holds over :data:`UNION_LIMIT` entries (every mode, ``jvp`` and
         ``vjp`` too, multiplies by the union).
     """
@@ -102,7 +102,7 @@ def union_block(
     size = int(op.param["size"])
     union = math.prod(array) * size
     if union > UNION_LIMIT:
-        raise DGraphError(
+        raise UnionTooLarge(
             f"{what} at positions known only at run time, shape {array} along axis {a}:"
             f" as a fixed pattern it is the union over positions, {union:,} entries (over"
             f" {UNION_LIMIT:,}), which every mode holds: {fewer} or a smaller axis"

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ import numpy as np
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
-from ..errors import DGraphError, InputError
+from ..errors import DGraphError, InputError, UnionTooLarge
 from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
 from ..methods.registry import traced_function
@@ -270,12 +271,47 @@ def make_function(
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
+    made: GeneratedFunction | None = None
+    if isinstance(source, IntegerArguments) and point is not None:
+        fix = functools.partial(_fixed_index_data, source, mode, lang, method, budget, tril,
+                                weights, params, point, tape, sparse)  # fmt: skip
+        made = fix() if sparse else None
+        if made is None and not sparse:
+            try:
+                return _made(source, mode, lang, method, budget, sparse, tril, weights,
+                             params, sizes, point, tape)  # fmt: skip
+            except UnionTooLarge as error:
+                made = fix()
+                if made is None:
+                    raise
+                warnings.warn(
+                    f"dgraph: {error}; the index data {', '.join(source.names)} are closed"
+                    " over instead (their pattern: a call giving others is refused)",
+                    stacklevel=2,
+                )
+    if made is not None:
+        return made
+    return _made(source, mode, lang, method, budget, sparse, tril, weights, params, sizes,
+                 point, tape)  # fmt: skip
+
+
+def _made(
+    source: Any,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    tril: bool,
+    weights: Any,
+    params: Sequence[str],
+    sizes: Any,
+    point: Sequence[Any] | None,
+    tape: bool,
+) -> GeneratedFunction:
+    """:func:`make_function` of its arguments checked (``source``'s integer arguments
+    read as parameters)."""
     integer_source = source  # the made function checks its integer arguments
-    if sparse and isinstance(source, IntegerArguments) and point is not None:
-        made = _fixed_index_data(source, mode, lang, method, budget, tril, weights, params,
-                                 point, tape)  # fmt: skip
-        if made is not None:
-            return made
     with codegen_call():
         if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
             inner, function = make_native_hessian(
@@ -333,8 +369,11 @@ def _fixed_index_data(
     params: Sequence[str],
     point: Sequence[Any],
     tape: bool,
+    sparse: bool = True,
 ) -> GeneratedFunction | None:
-    """A sparse function of index data given as integer arrays (a mesh's triangles):
+    """A sparse function of index data given as integer arrays (a mesh's triangles) —
+    or a dense one whose index data's union over positions is too large
+    (:class:`~dgraph.errors.UnionTooLarge`: an hvp on an 80 × 80 mesh, 239,654,400):
     made from ``f`` with the point's index data closed over
     (:class:`~dgraph.frontends.integer_arguments.ClosedOver`), so that its pattern is
     theirs — a P1 energy's Hessian on a 20 × 20 mesh has 2,642 entries, every position a
@@ -350,12 +389,12 @@ def _fixed_index_data(
     rest = [value for k, value in enumerate(point) if k not in values]
     kept = [p for p in params if p not in source.names]
     if mode in HESSIAN_MODES:
-        made = make_function(closed, mode, lang, method=method, budget=budget, sparse=True,
+        made = make_function(closed, mode, lang, method=method, budget=budget, sparse=sparse,
                              tril=tril, weights=weights, params=kept, point=rest)  # fmt: skip
     else:
         graph = traced_function(closed, point=rest, params=kept, level="array")
         made = make_function(
-            graph, mode, lang, method=method, budget=budget, sparse=True, tape=tape
+            graph, mode, lang, method=method, budget=budget, sparse=sparse, tape=tape
         )
     g = made.generated
     order = [n for n in names if n in params]  # the parameters f's made function takes
