@@ -105,7 +105,8 @@ def union_block(
         raise UnionTooLarge(
             f"{what} at positions known only at run time, shape {array} along axis {a}:"
             f" as a fixed pattern it is the union over positions, {union:,} entries (over"
-            f" {UNION_LIMIT:,}), which every mode holds: {fewer} or a smaller axis"
+            f" {UNION_LIMIT:,}), which every mode holds: {fewer} or a smaller axis, or close"
+            " over the index data (constants in the function: their own pattern)"
         )
     plain = tuple(((j,), 0) for j in range(n))
     moved = tuple(((n if j == a else j,), 0) for j in range(n))
