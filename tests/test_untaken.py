@@ -73,6 +73,12 @@ def test_a_vertex_the_case_shares_is_not_guarded():
 
     assert not guarded(dgraph.from_function(shared, sizes=[(3,)], level="array"))
 
+    def powered(x, p):  # p a parameter: no derivative to guard (it raised KeyError)
+        return np.where(x > 0, x**p + np.log(p * x), 0.0)
+
+    g = dgraph.from_function(powered, sizes=[3, 3], params=["p"], level="array")
+    assert sorted(v for v in g.intermediates if v.endswith("_taken")) == ["t2_taken", "x_taken"]
+
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_a_loop_body_s_untaken_case_is_guarded():

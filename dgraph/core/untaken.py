@@ -81,7 +81,10 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
                 if guarded.primitive == "integer_pow" and dict(guarded.params)["y"] >= 0:
                     continue
                 for j in guarded.differentiable():
-                    if _already(graph.op(guarded.operands[j]), op.operands[0], k):
+                    x = guarded.operands[j]  # a vertex (a parameter carries no derivative)
+                    if x not in readers or graph.shape(x) != graph.shape(w):
+                        continue  # a parameter, or an operand broadcast: left as it is
+                    if _already(graph.op(x), op.operands[0], k):
                         continue
                     guards.setdefault((w, j), []).append((op.operands[0], k, len(op.operands)))
     if not guards:
