@@ -98,3 +98,22 @@ def test_a_loop_body_s_untaken_case_is_guarded():
         J = np.asarray(jax.jacfwd(f)(x))
     np.testing.assert_allclose(vjp(x, np.ones(())), J, rtol=1e-12)
     assert J[0] == 0.0 and vjp.generated.verified is True
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_jax_hessian_through_a_cond_and_a_loop_is_the_guarded_one():
+    """A ``where`` in a ``fori_loop``'s body beside a ``lax.cond``: the Hessian of the
+    guarded graph's primal needs the cond under JAX's trace (``lax.switch``, not a Python
+    branch on a concrete index); it was JAX's own, NaN, and not verified."""
+
+    def f(x):
+        y = jax.lax.cond(x[0] > 0, lambda x: jnp.where(x > 0, jnp.log(x), 0.0), lambda x: x, x)
+        z = jax.lax.fori_loop(0, 3, lambda i, c: c + jnp.where(c > 1, jnp.sqrt(c - 1), 0.0), x)
+        return jnp.sum(y * z)
+
+    x = np.array([1.5, -4.0, 0.5, 2.0])
+    hess = dgraph.make_function(f, "hessian", point=[x])
+    with jax.enable_x64(True):
+        H = np.asarray(jax.jacfwd(jax.jacfwd(f))(x))
+    np.testing.assert_allclose(hess(x), H, rtol=1e-12, atol=1e-15)
+    assert hess.generated.verified is True

@@ -367,12 +367,26 @@ class ArrayEvaluator:
         return tuple(carries)
 
     def _eval_Cond(self, node: ir.Cond, values: list) -> tuple:
-        """The taken branch alone (the index clamped, as ``lax.switch`` does)."""
+        """The taken branch alone (the index clamped, as ``lax.switch`` does); an index
+        JAX traces (a gradient of the program evaluated in ``jax.numpy``) by
+        ``lax.switch`` itself, which reads no concrete value."""
+
+        def branch(part: ir.LoopBody) -> Callable[..., tuple]:
+            def taken(*operands: Any) -> tuple:
+                env = dict(zip(part.arguments, operands, strict=True))
+                self.run(part.statements, env)
+                return tuple(self._name(ir.Name(r), env) for r in part.results)
+
+            return taken
+
+        last = len(node.branches) - 1
+        if self.jax and _traced(values[0]):
+            from jax import lax
+
+            index = self.xp.clip(self.xp.reshape(values[0], (-1,))[0].astype(int), 0, last)
+            return lax.switch(index, [branch(p) for p in node.branches], *values[1:])
         index = int(np.asarray(values[0]).reshape(-1)[0])
-        part = node.branches[min(max(index, 0), len(node.branches) - 1)]
-        env = dict(zip(part.arguments, values[1:], strict=True))
-        self.run(part.statements, env)
-        return tuple(self._name(ir.Name(r), env) for r in part.results)
+        return branch(node.branches[min(max(index, 0), last)])(*values[1:])
 
     def _eval_Item(self, node: ir.Item, values: list) -> Any:
         return values[0][node.index]
@@ -559,3 +573,10 @@ def _nan_where_refused(f: Any) -> Any:
 def _linalg_beside(special: ModuleType) -> ModuleType:
     """``scipy.linalg`` beside ``scipy.special`` (``jax.scipy.linalg`` beside JAX's)."""
     return importlib.import_module(special.__name__.rpartition(".")[0] + ".linalg")
+
+
+def _traced(value: Any) -> bool:
+    """Whether ``value`` is a JAX tracer (no concrete value to branch on in Python)."""
+    from jax.core import Tracer
+
+    return isinstance(value, Tracer)
