@@ -32,7 +32,14 @@ from ..ir import (
 )
 from .constants import Constants
 
-__all__ = ["GATHER_FROM", "PUSH_COMPACT", "gathered", "scatters_as_gathers", "spread"]
+__all__ = [
+    "GATHER_FROM",
+    "PUSH_COMPACT",
+    "gathered",
+    "scatters_as_gathers",
+    "scatters_as_pads",
+    "spread",
+]
 
 GATHER_FROM = 100_000
 """The least vector length written as a gather: below it XLA's scatter was the faster
@@ -281,3 +288,67 @@ class _Pusher:
 
 def _vector(shape: Any) -> bool:
     return isinstance(shape, tuple) and len(shape) == 1
+
+
+def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
+    """``program``'s statements with each :class:`~dgraph.codegen.ir.Scatter` and
+    :class:`~dgraph.codegen.ir.ScatterAdd` whose every part writes its data, as many
+    entries as it has positions, at a run of consecutive positions (a module constant:
+    one position or more) written as pads added to its base, at any size. XLA's CPU
+    compiles a scatter (``.at[K].add``) as a loop of its own with its bounds checks, and
+    a pad as an elementwise operation fused with its neighbours: an unrolled filter's
+    forward Jacobian (1,479 scatter-adds at runs in 24 jitted pieces) compiled in 7.2
+    CPU-s with them, 2.4 as pads (benchmarks/RESULTS.md, perf45). The sums are the same,
+    in the same order; a position no part writes adds a pad's ``+0.0`` (``-0.0`` reads
+    ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
+    env = array_shapes(program)
+    out = []
+    for s in program.statements:
+        if not any(isinstance(n, (Scatter, ScatterAdd)) for n in ir.walk(s.value)):
+            out.append(s)
+            continue
+        shapes = node_shapes(s.value, env)
+
+        def replace(n: Node, shapes=shapes) -> Node | None:
+            if isinstance(n, Scatter):
+                size, parts, total = n.size, [(n.flat, n.data)], None
+            elif isinstance(n, ScatterAdd):
+                shape = shapes.get(id(n))
+                if not isinstance(shape, tuple) or len(shape) != 1:
+                    return None
+                size, parts = shape[0], list(n.parts)
+                total = Call("ravel", (ir.rebuilt(n.base, replace),))
+            else:
+                return None
+            pads = [_run(constants, f, d, size, shapes) for f, d in parts]
+            if any(p is None for p in pads):
+                return None
+            for pad, (_, data) in zip(pads, parts, strict=True):
+                term = Call("pad", (Call("ravel", (ir.rebuilt(data, replace),)), pad))
+                total = term if total is None else BinOp("+", total, term)
+            return total
+
+        out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
+    return out
+
+
+def _run(
+    constants: Constants, flat: Node, data: Node, size: int, shapes: dict[int, Any]
+) -> Const | None:
+    """The pad widths putting ``data`` at ``flat``'s positions of a vector of ``size``
+    where they are a module constant's run of consecutive positions inside it and
+    ``data`` holds one entry each; None otherwise."""
+    if not _constant(flat, constants):
+        return None
+    held = constants.arrays.get(data.id) if isinstance(data, Name) else None
+    if held is not None and held.dtype.kind != "f":  # .at[] would cast it to the base's
+        return None
+    positions = np.ravel(constants.arrays[flat.id])
+    m = positions.size
+    shape = shapes.get(id(data))
+    if m == 0 or not isinstance(shape, tuple) or int(np.prod(shape)) != m:
+        return None
+    first = int(positions[0])
+    if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
+        return None
+    return Const(((first, size - first - m),))
