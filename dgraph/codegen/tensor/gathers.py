@@ -291,16 +291,16 @@ def _vector(shape: Any) -> bool:
 
 
 def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
-    """``program``'s statements with each :class:`~dgraph.codegen.ir.Scatter` and
-    :class:`~dgraph.codegen.ir.ScatterAdd` whose every part writes its data, as many
-    entries as it has positions, at a run of consecutive positions (a module constant:
-    one position or more) written as pads added to its base, at any size. XLA's CPU
-    compiles a scatter (``.at[K].add``) as a loop of its own with its bounds checks, and
-    a pad as an elementwise operation fused with its neighbours: an unrolled filter's
-    forward Jacobian (1,479 scatter-adds at runs in 24 jitted pieces) compiled in 7.2
-    CPU-s with them, 2.4 as pads (benchmarks/RESULTS.md, perf45). The sums are the same,
-    in the same order; a position no part writes adds a pad's ``+0.0`` (``-0.0`` reads
-    ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
+    """``program``'s statements with each part of a :class:`~dgraph.codegen.ir.Scatter`
+    or :class:`~dgraph.codegen.ir.ScatterAdd` that writes its data (one entry a
+    position) at a run of consecutive positions (a module constant; one position too)
+    written as a pad added to what the parts before it made; the other parts stay
+    scatter-adds, in their order. XLA's CPU compiles a scatter (``.at[K].add``) as a
+    loop of its own with its bounds checks, and a pad as an elementwise operation fused
+    with its neighbours: an unrolled filter's forward Jacobian (1,479 scatter-adds in 24
+    jitted pieces) compiled in 7.2 CPU-s with them, 2.4 as pads (benchmarks/RESULTS.md,
+    perf45). The sums are the same, in the same order; a position no part writes adds a
+    pad's ``+0.0`` (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
     env = array_shapes(program)
     out = []
     for s in program.statements:
@@ -316,32 +316,43 @@ def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayS
                 shape = shapes.get(id(n))
                 if not isinstance(shape, tuple) or len(shape) != 1:
                     return None
-                size, parts = shape[0], list(n.parts)
-                total = Call("ravel", (ir.rebuilt(n.base, replace),))
+                size, parts, total = shape[0], list(n.parts), ir.rebuilt(n.base, replace)
             else:
                 return None
             pads = [_run(constants, f, d, size, shapes) for f, d in parts]
-            if any(p is None for p in pads):
+            if all(p is None for p in pads):
                 return None
-            for pad, (_, data) in zip(pads, parts, strict=True):
-                term = Call("pad", (Call("ravel", (ir.rebuilt(data, replace),)), pad))
-                total = term if total is None else BinOp("+", total, term)
-            return total
+            kept: list[tuple[Node, Node]] = []  # parts left scatter-adds, not yet added
+            for pad, (flat, data) in zip(pads, parts, strict=True):
+                if pad is None:
+                    kept.append((flat, ir.rebuilt(data, replace)))
+                    continue
+                if kept:
+                    total = ScatterAdd(_or_zeros(total, size), tuple(kept))
+                    kept = []
+                pad = ir.rebuilt(pad, replace)
+                total = pad if total is None else BinOp("+", total, pad)
+            return ScatterAdd(_or_zeros(total, size), tuple(kept)) if kept else total
 
         out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
     return out
 
 
+def _or_zeros(total: Node | None, size: int) -> Node:
+    return Call("zeros", (Const(size),)) if total is None else total
+
+
 def _run(
     constants: Constants, flat: Node, data: Node, size: int, shapes: dict[int, Any]
-) -> Const | None:
-    """The pad widths putting ``data`` at ``flat``'s positions of a vector of ``size``
-    where they are a module constant's run of consecutive positions inside it and
-    ``data`` holds one entry each; None otherwise."""
+) -> Node | None:
+    """``data`` at ``flat``'s positions of a vector of ``size`` zeros as a pad, where
+    they are a module constant's run of consecutive positions inside it and ``data``
+    holds one entry each (a float array: ``.at[]`` would cast another to the base's
+    type); None otherwise."""
     if not _constant(flat, constants):
         return None
     held = constants.arrays.get(data.id) if isinstance(data, Name) else None
-    if held is not None and held.dtype.kind != "f":  # .at[] would cast it to the base's
+    if held is not None and held.dtype.kind != "f":
         return None
     positions = np.ravel(constants.arrays[flat.id])
     m = positions.size
@@ -351,4 +362,4 @@ def _run(
     first = int(positions[0])
     if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
         return None
-    return Const(((first, size - first - m),))
+    return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))
