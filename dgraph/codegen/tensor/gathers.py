@@ -39,6 +39,7 @@ __all__ = [
     "scatters_as_gathers",
     "scatters_as_pads",
     "spread",
+    "takes_as_broadcasts",
 ]
 
 GATHER_FROM = 100_000
@@ -363,3 +364,41 @@ def _run(
     if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
         return None
     return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))
+
+
+def takes_as_broadcasts(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
+    """``program``'s statements with each ``take(x, K, axis=a)`` whose positions ``K``
+    (a module constant) are one position ``k`` again and again written as the slice
+    ``x[..., k:k+1, ...]`` broadcast to the gather's shape: a dense factor's column taken
+    once for each entry of a sparse one's row (:mod:`.dense_gather`), which XLA compiles
+    as a gather with its bounds checks, a broadcast fused with what reads it. The
+    entries are the same, moved."""
+    env = array_shapes(program)
+    out = []
+    for s in program.statements:
+        if not any(isinstance(n, Call) and n.func == "take" for n in ir.walk(s.value)):
+            out.append(s)
+            continue
+        shapes = node_shapes(s.value, env)
+
+        def replace(n: Node, shapes=shapes) -> Node | None:
+            if not (isinstance(n, Call) and n.func == "take" and len(n.args) == 2):
+                return None
+            x, at = n.args
+            axis, shape, source = n.keyword("axis"), shapes.get(id(n)), shapes.get(id(x))
+            if not _constant(at, constants) or not isinstance(axis, Const):
+                return None
+            if not (isinstance(shape, tuple) and isinstance(source, tuple) and source):
+                return None
+            positions = np.asarray(constants.arrays[at.id])
+            a = int(axis.value) % len(source)
+            k = int(positions.flat[0]) if positions.ndim == 1 and positions.size else -1
+            if not 0 <= k < source[a] or np.any(positions != k) or len(n.keywords) != 1:
+                return None
+            items = tuple(
+                ir.Slice(k, k + 1) if i == a else ir.Slice(None, None) for i in range(a + 1)
+            )
+            return Call("broadcast_to", (Index(ir.rebuilt(x, replace), items), Const(shape)))
+
+        out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
+    return out
