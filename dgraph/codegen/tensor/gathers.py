@@ -299,9 +299,10 @@ def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayS
     scatter-adds, in their order. XLA's CPU compiles a scatter (``.at[K].add``) as a
     loop of its own with its bounds checks, and a pad as an elementwise operation fused
     with its neighbours: an unrolled filter's forward Jacobian (1,479 scatter-adds in 24
-    jitted pieces) compiled in 7.2 CPU-s with them, 2.4 as pads (benchmarks/RESULTS.md,
-    perf45). The sums are the same, in the same order; a position no part writes adds a
-    pad's ``+0.0`` (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
+    jitted pieces) compiled in 6.7 CPU-s with them, 2.1 as pads with its takes
+    broadcasts (:func:`takes_as_broadcasts`; benchmarks/RESULTS.md, perf45). The sums
+    are the same, in the same order; a position no part writes adds a pad's ``+0.0``
+    (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
     env = array_shapes(program)
     out = []
     for s in program.statements:
