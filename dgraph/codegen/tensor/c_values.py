@@ -97,8 +97,10 @@ computed into a buffer of its own first. Statements outside this vocabulary (an
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import functools
+import heapq
 import math
 import re
 import struct
@@ -2288,19 +2290,24 @@ class _Translator(CElementPrinter):
         self._read([self.env.get(n) for n in self.program.results], end)
         last = dict(self.last)
         offsets: dict[str, int] = {}
-        placed: dict[str, list[tuple[int, int, int]]] = {}  # a type's (offset, size, end)
+        # a type's live buffers as (offset, size, k) in order, and as (end, k) to drop
+        taken: dict[str, list[tuple[int, int, int]]] = {}
+        ends: dict[str, list[tuple[int, int, int, int]]] = {}
         top = dict.fromkeys(("double", "int32_t", "int64_t"), 0)  # each type's total
-        for name, size, ctype in self.scratch:
+        for k, (name, size, ctype) in enumerate(self.scratch):
             born = self.born[name]  # in the order made: a buffer dead now stays dead
-            alive = placed[ctype] = [p for p in placed.get(ctype, []) if p[2] >= born]
-            taken = sorted((o, n) for o, n, e in alive)
+            alive, dying = taken.setdefault(ctype, []), ends.setdefault(ctype, [])
+            while dying and dying[0][0] < born:  # dead before this one: its entries free
+                _, o, n, j = heapq.heappop(dying)
+                del alive[bisect.bisect_left(alive, (o, n, j))]
             offset = 0
-            for o, n in taken:
+            for o, n, _ in alive:
                 if offset + size <= o:
                     break
                 offset = max(offset, o + n)
             offsets[name] = offset
-            alive.append((offset, size, last[name]))
+            bisect.insort(alive, (offset, size, k))
+            heapq.heappush(dying, (last[name], offset, size, k))
             top[ctype] = max(top.get(ctype, 0), offset + size)
         total = {c: top[c] for c in ("double", "int32_t", "int64_t")}
         return offsets, total
