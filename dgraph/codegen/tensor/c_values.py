@@ -2281,7 +2281,10 @@ class _Translator(CElementPrinter):
         reads it (statements counted in the order translated, a loop body's included: a
         loop's own buffers and what it reads from outside live through its last
         statement, each step running them all again; the results to the end); two whose
-        lives do not meet share entries, placed first fit in the order they are made.
+        lives do not meet share entries, placed first fit in the order they are made (the
+        live ones kept in offset order, the dead dropped as the next is placed: filtered
+        and sorted again for each buffer, 2.1 of the unrolled biquad's 33 CPU-s at 160
+        samples, now 0.95; benchmarks/RESULTS.md, perf45).
         Reads are recorded where a buffer is looked up: a name's view, a node's kept view
         (a gather's rows, a reduction inside an expression), a kept factorization
         (:meth:`_read`). Before, each buffer had entries of its own (a softmax scan's Hessian
