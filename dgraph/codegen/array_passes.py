@@ -1200,7 +1200,8 @@ def _entry_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | tup
     if isinstance(node, (Scatter, UnaryOp)) or id(node) not in reads:
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):
-        return _binop_ops(node)
+        padded = _padded_adds(node, shapes)
+        return _binop_ops(node) if padded is None else (padded,)
     if isinstance(node, Formula):
         return count_ops([node.expr])
     if isinstance(node, ScatterAdd):
@@ -1211,6 +1212,21 @@ def _entry_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | tup
         return None if data is None else (Ops(adds=max(math.prod(data) - node.n, 0)),)
     if isinstance(node, Call):
         return _call_ops(node, shapes)
+    return None
+
+
+def _padded_adds(node: BinOp, shapes: dict[int, Any]) -> Ops | None:
+    """``a + pad(d)`` (or ``pad(d) + a``) of one shape: an add per entry of ``d``, as
+    the scatter-add it stands for (:func:`~dgraph.codegen.tensor.gathers.scatters_as_pads`)
+    counts; adding a pad's zeros is no operation. None for other nodes."""
+    if node.op != "+":
+        return None
+    shape = shapes.get(id(node))
+    for pad, other in ((node.right, node.left), (node.left, node.right)):
+        if isinstance(pad, Call) and pad.func == "pad" and pad.args:
+            inner = shapes.get(id(pad.args[0]))
+            if isinstance(inner, tuple) and shapes.get(id(other)) == shape == shapes.get(id(pad)):
+                return Ops(adds=math.prod(inner))
     return None
 
 

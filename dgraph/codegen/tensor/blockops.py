@@ -574,9 +574,8 @@ class BlockOps:
         if source is every(terms.size) and product.nnz == terms.size:  # positions stay
             return product, terms.with_data(lambda d: _scaled(factor, d), kept)
         moved = []
-        for where, data, mine, hit in _met(terms, source):
+        for where, data, taken, hit in _met(terms, source):
             size = terms.size if where is None else where.size
-            taken = mine[hit]
             text = data
             if not fills(taken, size):
                 text = Index(_ravel(data), (self.constants.index(taken),))
@@ -634,9 +633,8 @@ class BlockOps:
         at_other = _value_places(other)
         factor = _number(values)
         parts = []
-        for where, data, mine, hit in _met(terms, source):
+        for where, data, taken, hit in _met(terms, source):
             size = terms.size if where is None else where.size
-            taken = mine if hit.size == mine.size else mine[hit]
             one = self._one_value(data, taken)
             text = Const(one) if one is not None else _flat(data)
             if not fills(taken, size) and one is None:
@@ -931,21 +929,41 @@ class BlockOps:
 
 def _met(terms: Terms, source: np.ndarray) -> Iterator[tuple]:
     """Each part of ``terms`` that ``source`` (entries of the sum, one a product entry)
-    meets: ``(where, data, mine, hit)``, ``mine`` each source entry's place in the part
-    (-1 where it is not in it), ``hit`` the product entries the part reaches."""
-    index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
-    for where, data in terms.parts:
+    meets, in order: ``(where, data, taken, hit)``, ``hit`` the product entries the part
+    reaches (ascending) and ``taken`` each one's place in the part. The parts with
+    positions are met all at once: their positions sorted together, each source entry
+    looked up there (each position once a part). Part by part, a pass over ``source``
+    for each of P parts made the moves of a long recurrence's sums quadratic (an
+    unrolled biquad at 80 samples: 113,760 parts met, 1,422 of them reached)."""
+    parts = terms.parts
+    listed = [k for k, (where, _) in enumerate(parts) if where is not None]
+    found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    if listed and source.size:
+        sizes = np.array([np.size(parts[k][0]) for k in listed], dtype=np.int64)
+        positions = np.concatenate([np.ravel(parts[k][0]) for k in listed])
+        starts = np.cumsum(sizes) - sizes
+        order = np.argsort(positions, kind="stable")
+        ordered = positions[order]
+        lo = np.searchsorted(ordered, source, "left")
+        count = np.searchsorted(ordered, source, "right") - lo
+        total = int(count.sum())
+        if total:
+            hit = np.repeat(np.arange(source.size), count)
+            step = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+            at = order[np.repeat(lo, count) + step]  # each match's place in ``positions``
+            part = np.repeat(np.arange(len(listed)), sizes)[at]
+            by = np.lexsort((hit, part))  # by part, then by product entry
+            part, hit, place = part[by], hit[by], (at - starts[part])[by]
+            cuts = np.flatnonzero(np.diff(part)) + 1
+            dtype = _narrowest(terms.size)
+            for p, h, t in zip(*(np.split(a, cuts) for a in (part, hit, place)), strict=True):
+                found[listed[int(p[0])]] = (t.astype(dtype), h)
+    for k, (where, data) in enumerate(parts):
         if where is None:
-            mine, hit = source, every(source.size)
-        else:
-            if index is None:
-                index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
-            index[where] = every(where.size)
-            mine = index[source]
-            index[where] = -1
-            hit = np.flatnonzero(mine >= 0)
-        if hit.size:
-            yield where, data, mine, hit
+            if source.size:
+                yield where, data, source, every(source.size)
+        elif k in found:
+            yield (where, data, *found[k])
 
 
 def _narrowest(size: int) -> type:

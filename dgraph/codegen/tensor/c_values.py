@@ -97,8 +97,10 @@ computed into a buffer of its own first. Statements outside this vocabulary (an
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import functools
+import heapq
 import math
 import re
 import struct
@@ -2279,7 +2281,10 @@ class _Translator(CElementPrinter):
         reads it (statements counted in the order translated, a loop body's included: a
         loop's own buffers and what it reads from outside live through its last
         statement, each step running them all again; the results to the end); two whose
-        lives do not meet share entries, placed first fit in the order they are made.
+        lives do not meet share entries, placed first fit in the order they are made (the
+        live ones kept in offset order, the dead dropped as the next is placed: filtered
+        and sorted again for each buffer, 2.1 of the unrolled biquad's 33 CPU-s at 160
+        samples, now 0.95; benchmarks/RESULTS.md, perf45).
         Reads are recorded where a buffer is looked up: a name's view, a node's kept view
         (a gather's rows, a reduction inside an expression), a kept factorization
         (:meth:`_read`). Before, each buffer had entries of its own (a softmax scan's Hessian
@@ -2288,19 +2293,24 @@ class _Translator(CElementPrinter):
         self._read([self.env.get(n) for n in self.program.results], end)
         last = dict(self.last)
         offsets: dict[str, int] = {}
-        placed: dict[str, list[tuple[int, int, int]]] = {}  # a type's (offset, size, end)
+        # a type's live buffers as (offset, size, k) in order, and as (end, k) to drop
+        taken: dict[str, list[tuple[int, int, int]]] = {}
+        ends: dict[str, list[tuple[int, int, int, int]]] = {}
         top = dict.fromkeys(("double", "int32_t", "int64_t"), 0)  # each type's total
-        for name, size, ctype in self.scratch:
+        for k, (name, size, ctype) in enumerate(self.scratch):
             born = self.born[name]  # in the order made: a buffer dead now stays dead
-            alive = placed[ctype] = [p for p in placed.get(ctype, []) if p[2] >= born]
-            taken = sorted((o, n) for o, n, e in alive)
+            alive, dying = taken.setdefault(ctype, []), ends.setdefault(ctype, [])
+            while dying and dying[0][0] < born:  # dead before this one: its entries free
+                _, o, n, j = heapq.heappop(dying)
+                del alive[bisect.bisect_left(alive, (o, n, j))]
             offset = 0
-            for o, n in taken:
+            for o, n, _ in alive:
                 if offset + size <= o:
                     break
                 offset = max(offset, o + n)
             offsets[name] = offset
-            alive.append((offset, size, last[name]))
+            bisect.insort(alive, (offset, size, k))
+            heapq.heappush(dying, (last[name], offset, size, k))
             top[ctype] = max(top.get(ctype, 0), offset + size)
         total = {c: top[c] for c in ("double", "int32_t", "int64_t")}
         return offsets, total

@@ -32,7 +32,15 @@ from ..ir import (
 )
 from .constants import Constants
 
-__all__ = ["GATHER_FROM", "PUSH_COMPACT", "gathered", "scatters_as_gathers", "spread"]
+__all__ = [
+    "GATHER_FROM",
+    "PUSH_COMPACT",
+    "gathered",
+    "scatters_as_gathers",
+    "scatters_as_pads",
+    "spread",
+    "takes_as_broadcasts",
+]
 
 GATHER_FROM = 100_000
 """The least vector length written as a gather: below it XLA's scatter was the faster
@@ -281,3 +289,117 @@ class _Pusher:
 
 def _vector(shape: Any) -> bool:
     return isinstance(shape, tuple) and len(shape) == 1
+
+
+def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
+    """``program``'s statements with each part of a :class:`~dgraph.codegen.ir.Scatter`
+    or :class:`~dgraph.codegen.ir.ScatterAdd` that writes its data (one entry a
+    position) at a run of consecutive positions (a module constant; one position too)
+    written as a pad added to what the parts before it made; the other parts stay
+    scatter-adds, in their order. XLA's CPU compiles a scatter (``.at[K].add``) as a
+    loop of its own with its bounds checks, and a pad as an elementwise operation fused
+    with its neighbours: an unrolled filter's forward Jacobian (1,479 scatter-adds in 24
+    jitted pieces) compiled in 6.7 CPU-s with them, 2.1 as pads with its takes
+    broadcasts (:func:`takes_as_broadcasts`; benchmarks/RESULTS.md, perf45). The sums
+    are the same, in the same order; a position no part writes adds a pad's ``+0.0``
+    (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
+    env = array_shapes(program)
+    out = []
+    for s in program.statements:
+        if not any(isinstance(n, (Scatter, ScatterAdd)) for n in ir.walk(s.value)):
+            out.append(s)
+            continue
+        shapes = node_shapes(s.value, env)
+
+        def replace(n: Node, shapes=shapes) -> Node | None:
+            if isinstance(n, Scatter):
+                size, parts, total = n.size, [(n.flat, n.data)], None
+            elif isinstance(n, ScatterAdd):
+                shape = shapes.get(id(n))
+                if not isinstance(shape, tuple) or len(shape) != 1:
+                    return None
+                size, parts, total = shape[0], list(n.parts), ir.rebuilt(n.base, replace)
+            else:
+                return None
+            pads = [_run(constants, f, d, size, shapes) for f, d in parts]
+            if all(p is None for p in pads):
+                return None
+            kept: list[tuple[Node, Node]] = []  # parts left scatter-adds, not yet added
+            for pad, (flat, data) in zip(pads, parts, strict=True):
+                if pad is None:
+                    kept.append((flat, ir.rebuilt(data, replace)))
+                    continue
+                if kept:
+                    total = ScatterAdd(_or_zeros(total, size), tuple(kept))
+                    kept = []
+                pad = ir.rebuilt(pad, replace)
+                total = pad if total is None else BinOp("+", total, pad)
+            return ScatterAdd(_or_zeros(total, size), tuple(kept)) if kept else total
+
+        out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
+    return out
+
+
+def _or_zeros(total: Node | None, size: int) -> Node:
+    return Call("zeros", (Const(size),)) if total is None else total
+
+
+def _run(
+    constants: Constants, flat: Node, data: Node, size: int, shapes: dict[int, Any]
+) -> Node | None:
+    """``data`` at ``flat``'s positions of a vector of ``size`` zeros as a pad, where
+    they are a module constant's run of consecutive positions inside it and ``data``
+    holds one entry each (a float array: ``.at[]`` would cast another to the base's
+    type); None otherwise."""
+    if not _constant(flat, constants):
+        return None
+    held = constants.arrays.get(data.id) if isinstance(data, Name) else None
+    if held is not None and held.dtype.kind != "f":
+        return None
+    positions = np.ravel(constants.arrays[flat.id])
+    m = positions.size
+    shape = shapes.get(id(data))
+    if m == 0 or not isinstance(shape, tuple) or int(np.prod(shape)) != m:
+        return None
+    first = int(positions[0])
+    if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
+        return None
+    return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))
+
+
+def takes_as_broadcasts(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
+    """``program``'s statements with each ``take(x, K, axis=a)`` whose positions ``K``
+    (a module constant) are one position ``k`` again and again written as the slice
+    ``x[..., k:k+1, ...]`` broadcast to the gather's shape: a dense factor's column taken
+    once for each entry of a sparse one's row (:mod:`.dense_gather`), which XLA compiles
+    as a gather with its bounds checks, a broadcast fused with what reads it. The
+    entries are the same, moved."""
+    env = array_shapes(program)
+    out = []
+    for s in program.statements:
+        if not any(isinstance(n, Call) and n.func == "take" for n in ir.walk(s.value)):
+            out.append(s)
+            continue
+        shapes = node_shapes(s.value, env)
+
+        def replace(n: Node, shapes=shapes) -> Node | None:
+            if not (isinstance(n, Call) and n.func == "take" and len(n.args) == 2):
+                return None
+            x, at = n.args
+            axis, shape, source = n.keyword("axis"), shapes.get(id(n)), shapes.get(id(x))
+            if not _constant(at, constants) or not isinstance(axis, Const):
+                return None
+            if not (isinstance(shape, tuple) and isinstance(source, tuple) and source):
+                return None
+            positions = np.asarray(constants.arrays[at.id])
+            a = int(axis.value) % len(source)
+            k = int(positions.flat[0]) if positions.ndim == 1 and positions.size else -1
+            if not 0 <= k < source[a] or np.any(positions != k) or len(n.keywords) != 1:
+                return None
+            items = tuple(
+                ir.Slice(k, k + 1) if i == a else ir.Slice(None, None) for i in range(a + 1)
+            )
+            return Call("broadcast_to", (Index(ir.rebuilt(x, replace), items), Const(shape)))
+
+        out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
+    return out

@@ -64,7 +64,14 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gather_chains import gathers_of_gathers
 from .gather_scale import folded_scalings
-from .gathers import GATHER_FROM, PUSH_COMPACT, gathered, scatters_as_gathers
+from .gathers import (
+    GATHER_FROM,
+    PUSH_COMPACT,
+    gathered,
+    scatters_as_gathers,
+    scatters_as_pads,
+    takes_as_broadcasts,
+)
 from .grid_jax import grid_gathers
 from .jax_moves import composed_gathers
 from .jax_pair import merged, split
@@ -437,6 +444,13 @@ def tensor_program(
         statements = _constants_folded(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
+    if lang == "jax" and not symmetric:  # scatters at runs, takes of one place: XLA fuses them
+        statements = scatters_as_pads(
+            _stub(w, mode, arguments, shapes, statements, ends), w.constants
+        )
+        statements = takes_as_broadcasts(
+            _stub(w, mode, arguments, shapes, statements, ends), w.constants
+        )
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
     mirror = None  # NumPy: where the values above the diagonal come from

@@ -1,0 +1,59 @@
+"""JAX tensor code writes a scatter-add at a run of consecutive positions as a pad added
+to its base (dgraph/codegen/tensor/gathers.py, ``scatters_as_pads``): XLA fuses a pad
+and compiles each scatter as a loop of its own. An unrolled biquad's forward Jacobian
+(the survey's biquad, one section) held them as ``.at[K].add``; its J by the signal is
+the impulse response (Toeplitz, ``scipy.signal.lfilter``), by the coefficients the
+complex step of the same loop in NumPy."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import jax
+import numpy as np
+from scipy.signal import lfilter
+
+from dgraph.codegen.function import make_function
+from dgraph.frontends import from_function
+
+N = 8
+
+
+def _biquad(x, sos):
+    """A direct-form-II-transposed biquad, one sample at a time."""
+    b0, b1, b2, a0, a1, a2 = sos[0], sos[1], sos[2], sos[3], sos[4], sos[5]
+    z1 = z2 = 0.0
+    out = []
+    for n in range(N):
+        v = (b0 * x[n] + z1) / a0
+        z1 = b1 * x[n] - a1 * v + z2
+        z2 = b2 * x[n] - a2 * v
+        out.append(v)
+    return np.stack(out)
+
+
+def test_an_unrolled_biquad_s_jax_jacobian_adds_at_runs_by_pads():
+    rng = np.random.default_rng(3)
+    x, sos = (
+        rng.normal(size=N),
+        np.array([0.3, 0.6, 0.3, 1.0, -0.2, 0.1]) + 0.01 * rng.normal(size=6),
+    )
+    graph = from_function(_biquad, sizes=[(N,), (6,)], level="array")
+    f = make_function(graph, "jacobian", "jax")
+    with jax.enable_x64(True):
+        jx, js = (np.asarray(j) for j in f(x, sos))
+    impulse = lfilter(sos[:3], sos[3:], np.eye(N)[0])
+    toeplitz = np.array([[impulse[i - j] if i >= j else 0.0 for j in range(N)] for i in range(N)])
+    np.testing.assert_allclose(jx, toeplitz, rtol=1e-12, atol=1e-14)
+    step = np.array([_biquad(x, sos + 1e-30j * np.eye(6)[k]).imag / 1e-30 for k in range(6)])
+    np.testing.assert_allclose(js, step.T, rtol=1e-12, atol=1e-14)
+    text = f.generated.text
+    literal = {
+        k: ast.literal_eval(v)
+        for k, v in re.findall(r"^(_K\d+) = numpy\.array\((\[.*?\]),", text, re.M)
+    }
+    added = [literal[k] for k in re.findall(r"\.at\[(_K\d+)\]\.add", text) if k in literal]
+    runs = [k for k in added if k == list(range(k[0], k[0] + len(k)))]
+    assert added and not runs and "jnp.pad(" in text  # scatter-adds left: positions not a run
+    assert f.generated.verified
