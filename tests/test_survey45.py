@@ -28,3 +28,20 @@ def test_params_with_a_defaulted_trailing_argument():
     np.testing.assert_allclose(np.ravel(G(w, X.ravel())), grad, rtol=1e-13)
     Gj = dgraph.make_function(fj, "jacobian", "python", params=["X"], point=[w, X])
     np.testing.assert_allclose(np.ravel(Gj(w, X.ravel())), grad, rtol=1e-13)
+
+
+def test_numpy_diag_of_a_vector_holding_a_sign():
+    """Kabsch's ``R = Vt.T @ np.diag(np.array([1.0, 1.0, d])) @ U.T`` with ``d =
+    np.sign(np.linalg.det(...))`` was refused: "numpy.diag of a comparison on an array that
+    depends on the inputs is not supported". A vector of passive entries makes its
+    diagonal matrix as an active one does, the sign read at each call."""
+
+    def f(x):
+        d = np.sign(x[0] * x[1])
+        return np.diag(np.array([1.0, 1.0, d])) @ x**2
+
+    G = dgraph.make_function(f, "jacobian", "python", point=[np.array([1.0, 2.0, 3.0])])
+    assert G.generated.verified
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([-1.5, 2.0, 0.5])):
+        s = np.sign(x[0] * x[1])
+        np.testing.assert_allclose(G(x), np.diag(2 * x * np.array([1.0, 1.0, s])), rtol=1e-14)

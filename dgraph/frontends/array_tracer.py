@@ -2841,7 +2841,10 @@ def _batch_entry(x: Any, k: tuple[int, ...], core: int) -> Any:
 
 
 def _diag(v: Any, k: int = 0) -> Any:
-    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix."""
+    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix (of a
+    passive vector too: Kabsch's ``np.diag([1, 1, np.sign(np.linalg.det(R))])``)."""
+    if isinstance(v, Passive) and len(v.shape) == 1 and k == 0:
+        return v[:, None] * np.eye(v.shape[0])
     x = _traced(v, "numpy.diag")
     if x is None:
         return np.diag(_constant(v), k)
