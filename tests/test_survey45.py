@@ -75,3 +75,28 @@ def test_svd_tangent_has_an_exact_zero_diagonal_in_jax_code():
         want = np.asarray(jax.jacfwd(lambda P: rmsd(P, jnp.asarray(Q), jnp))(jnp.asarray(P)))
         got = np.asarray(G(P, Q)[0]).reshape(want.shape)
     assert np.abs(got - want).max() <= 1e-13 * np.abs(want).sum()
+
+
+def test_logaddexp_of_two_minus_infinities():
+    """A CTC forward pass written with ``-np.inf`` for log 0 was refused: "read wrongly:
+    at the point, output entry 0 of the graph is nan where the function gives 13.2"
+    (``np.logaddexp(-inf, -inf)`` read as ``m + log1p(exp(-|a - b|))``: -inf - -inf is
+    NaN; NumPy gives -inf), and with the value right its derivatives were NaN there
+    (``max``'s ``H(a - b)`` and the formulas of NaN). Now -inf, derivatives finite."""
+
+    def f(x):
+        a = np.concatenate([x, np.full(2, -np.inf)])
+        for _ in range(2):  # two steps of a left-to-right lattice
+            a = np.logaddexp(a, np.concatenate([np.full(1, -np.inf), a[:-1]]))
+        return a
+
+    from dgraph.frontends import from_python
+
+    x = np.array([0.3, -0.4])
+    G = dgraph.make_function(from_python(f, point=[x], level="array"), "jacobian", "python")
+    assert G.generated.verified
+    e0, e1 = np.exp(x)
+    want = np.array([[1, 0], [2 * e0, e1], [e0, 2 * e1], [0, 1]]) / np.array(
+        [[1], [e1 + 2 * e0], [2 * e1 + e0], [1]]
+    )
+    np.testing.assert_allclose(np.asarray(G(x)).reshape(4, 2), want, rtol=1e-13, atol=1e-15)
