@@ -2,8 +2,10 @@
 ``benchmarks/programs_survey``), one small test each."""
 
 import numpy as np
+import pytest
 
 import dgraph
+from dgraph.errors import DGraphError
 
 
 def test_params_with_a_defaulted_trailing_argument():
@@ -28,6 +30,8 @@ def test_params_with_a_defaulted_trailing_argument():
     np.testing.assert_allclose(np.ravel(G(w, X.ravel())), grad, rtol=1e-13)
     Gj = dgraph.make_function(fj, "jacobian", "python", params=["X"], point=[w, X])
     np.testing.assert_allclose(np.ravel(Gj(w, X.ravel())), grad, rtol=1e-13)
+    with pytest.raises(DGraphError, match="give sizes= for every argument"):
+        dgraph.jacobian(f, point=[w, X], params=["X", "l2"])  # a parameter left out
 
 
 def test_numpy_diag_of_a_vector_holding_a_sign():
