@@ -190,3 +190,16 @@ NAMES44 = ["morse", "tblock", "moe", "matern", "rts", "pfll", "seir", "pkpd", "i
            "contact", "whit", "mps", "pce", "impvol", "ycurve", "shrink", "oflow", "coupling",
            "pinn", "cbf", "lstsq", "icdf", "einrep", "cjvp", "batchmm", "clipsort",
            "otvmap"]  # fmt: skip
+
+
+# session 45 (survey45): stable softplus/entropy by np.where, np.select/np.piecewise,
+# robust losses, norms, pooling, linear recurrences (associative_scan), vmap in_axes, CRF,
+# CTC, soft-DTW, beam FEM, leapfrog, chemical equilibrium, pipe networks, a battery model,
+# copulas, Mahalanobis, Kabsch, SO(3) log, de Boor, Chebyshev, MUSCL, level-k, power
+# iteration, expm, masked log-softmax, Elo, Weibull AFT
+SCALAR |= {"splus", "entropy", "tukey", "persample", "crf", "ctc", "sdtw", "chemeq", "copula",
+           "kabsch", "levelk", "mlogsm", "elo", "aft"}  # fmt: skip
+NAMES45 = ["splus", "entropy", "pwise", "norms", "crf", "beam", "tukey", "avgpool", "linrec",
+           "persample", "ctc", "sdtw", "leapfrog", "chemeq", "pipes", "ecm", "copula", "mahal",
+           "kabsch", "so3log", "deboor", "chebd", "muscl", "levelk", "power", "expm", "mlogsm",
+           "elo", "aft"]  # fmt: skip

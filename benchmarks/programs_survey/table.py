@@ -152,7 +152,8 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-if __name__ == "__main__" and sys.argv[2:] not in (["41"], ["42"], ["43"], ["44"]):
+SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"])
+if __name__ == "__main__" and sys.argv[2:] not in SESSIONS:
     sys.exit(main())
 
 
@@ -166,10 +167,10 @@ def main41(folder, session="41"):
     import common
 
     NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43,
-               "44": common.NAMES44}[session]  # fmt: skip
-    refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44}.get(
-        session, set()
-    )
+               "44": common.NAMES44, "45": common.NAMES45}[session]  # fmt: skip
+    refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44,
+               "45": REFUSED_BEFORE_45}.get(session, set())  # fmt: skip
+    refused_jac = REFUSED_BEFORE_45_JAC if session == "45" else set()
     slow = SLOW_BEFORE_41 if session == "41" else set()
 
     before_cli = read(f"{folder}/cli1.log", "cli")
@@ -206,7 +207,7 @@ def main41(folder, session="41"):
                 before = merge([api_state(before_api.get((n, v, k))) for k in keys])
                 if after == "-" and v == "np" and (n, "TIMEOUT/rc=124") in timeouts:
                     after = before = "SLOW"  # api.py's 600 s ran out before these cases
-                if (n, v) in refused:
+                if (n, v) in refused or ((n, v) in refused_jac and "hess" not in keys):
                     before = "ref"
                 if (n, v) in slow and "hess" in keys:  # killed in hess-c
                     before = "SLOW"
@@ -245,5 +246,14 @@ REFUSED_BEFORE_42 = {("gammall", "np"), ("gammall", "jax")}
 # (1f84bd0e: "a constant of type slice (object) is not a number", p[np.arange(n), k])
 REFUSED_BEFORE_44 = {("moe", "np"), ("moe", "cli")}
 
-if __name__ == "__main__" and sys.argv[2:] in (["41"], ["42"], ["43"], ["44"]):
+# survey45: the base (3e95dba8) refused kabsch's NumPy version in every command and API
+# call ("numpy.diag of a comparison": np.diag([1, 1, np.sign(det)])), and every API call but
+# the Hessians of the programs with params= and a defaulted argument ("with params=, give
+# sizes= for every argument beside point=")
+REFUSED_BEFORE_45 = {("kabsch", "np"), ("kabsch", "cli")}
+_DEFAULTED = ("splus", "tukey", "chemeq", "pipes", "ecm", "levelk", "elo")
+REFUSED_BEFORE_45_JAC = {(n, v) for n in _DEFAULTED for v in ("np", "jax")}
+REFUSED_BEFORE_45_JAC.add(("persample", "np"))
+
+if __name__ == "__main__" and sys.argv[2:] in SESSIONS:
     sys.exit(main41(sys.argv[1], sys.argv[2]))

@@ -179,7 +179,10 @@ def _svd(op: Any, a: Any, d: Any, xp: Any) -> Any:
         return xp.last_sum(xp.mul(inner, xp.eye(k)))
     squares = xp.mul(s, s)
     gaps = xp.add(xp.sub(xp.row(squares), xp.column(squares)), xp.eye(k))
-    f = xp.sub(xp.div(1.0, gaps), xp.eye(k))  # 1/(s_j² - s_i²), 0 on the diagonal
+    # 1/(s_j² - s_i²), 0 on the diagonal by a mask: a compiler that contracts s_j·s_j -
+    # s_i·s_i into one fused multiply-add (XLA) leaves 1e-12 there, not 0, and where the
+    # SVD's terms cancel (Kabsch's RMSD at its optimal rotation) that was 1e-9 of J
+    f = xp.where(xp.eq(xp.eye(k), 1.0), 0.0, xp.div(1.0, gaps))
     if name == "svd_u":
         scaled = xp.mul(xp.row(s), inner)  # S·diag(s)
         du = xp.matmul(u, xp.mul(f, xp.add(scaled, xp.swap(scaled))))

@@ -314,7 +314,7 @@ def _jax_arguments(
         raise InputError(f"{label}: cannot read the function's parameters") from None
     names = list(signature)
     given = len(sizes) if sizes is not None else len(point) if point is not None else None
-    if given is not None and not params and given < len(names):
+    if given is not None and (not params or sizes is not None) and given < len(names):
         defaulted = [signature[p].default is not inspect.Parameter.empty for p in names[given:]]
         names = names[:given] if all(defaulted) else names  # the rest keep their defaults
     free = [k for k, p in enumerate(names) if p not in params]

@@ -811,13 +811,19 @@ def _logaddexp(a: Any, b: Any) -> Any:
     derivatives of every order are those of the smooth function also where ``a == b``
     (``logaddexp(0, z)`` at ``z = 0``). Farther apart, NumPy's ``m + log1p(exp(-|a - b|))``:
     there ``1 + exp(-|a - b|)`` would round the smaller term away (``logaddexp(1e-10, -40)``
-    lost its 4e-18)."""
+    lost its 4e-18). Where the larger is infinite it is the result, as NumPy's, and the
+    formulas read 0 there (``a - b`` is NaN where both are, and so would their
+    derivatives be: a CTC's ``logaddexp(-inf, -inf)``, log 0 of unreachable states, is
+    -inf; ``max``'s derivative, ``H(a - b)``, too: the larger is picked by a select)."""
+    larger = _where(a >= b, a, b)
+    infinite = _elementwise("eq", (_elementwise("abs", (larger,)), math.inf))
+    a, b = _where(infinite, 0.0, a), _where(infinite, 0.0, b)
     m = _elementwise("max", (a, b))
     gap = _elementwise("abs", (a - b,))
     exps = _elementwise("exp", (a - m,)) + _elementwise("exp", (b - m,))
     near = m + _elementwise("log", (exps,))
     far = m + _elementwise("log1p", (_elementwise("exp", (-gap,)),))
-    return _where(gap < 1.0, near, far)
+    return _where(infinite, larger, _where(gap < 1.0, near, far))
 
 
 def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
@@ -2844,7 +2850,10 @@ def _batch_entry(x: Any, k: tuple[int, ...], core: int) -> Any:
 
 
 def _diag(v: Any, k: int = 0) -> Any:
-    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix."""
+    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix (of a
+    passive vector too: Kabsch's ``np.diag([1, 1, np.sign(np.linalg.det(R))])``)."""
+    if isinstance(v, Passive) and len(v.shape) == 1 and k == 0:
+        return v[:, None] * np.eye(v.shape[0])
     x = _traced(v, "numpy.diag")
     if x is None:
         return np.diag(_constant(v), k)

@@ -527,7 +527,7 @@ def traced_function(
         f, params = integer_arguments(f, point, params)
     values = None
     if point is not None and sizes is None and params:
-        names = _parameter_names(f)
+        names = _parameter_names(f, len(point), params)
         if len(point) != len(names):
             raise DGraphError(
                 "with params=, give sizes= for every argument beside point= (the"
@@ -547,11 +547,22 @@ def traced_function(
     )
 
 
-def _parameter_names(f: Callable[..., Any]) -> list[str]:
+def _parameter_names(f: Callable[..., Any], given: int, params: Sequence[str]) -> list[str]:
+    """``f``'s positional parameters that ``given`` arguments cover: the last ones left
+    out keep their defaults where every one has a default and none is in ``params``
+    (``def f(w, X, l2=0.01)`` called with ``w, X``), as the readers take them;
+    keyword-only ones always do."""
     try:
-        return list(inspect.signature(f).parameters)
+        signature = inspect.signature(f).parameters.values()
     except (TypeError, ValueError):
         raise DGraphError("cannot read the function's parameters") from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p for p in signature if p.kind in kinds]
+    rest = positional[given:]
+    if rest and all(p.default is not inspect.Parameter.empty and p.name not in params
+                    for p in rest):  # fmt: skip
+        positional = positional[:given]
+    return [p.name for p in positional]
 
 
 def _size(value: Any) -> int | tuple[int, ...]:
