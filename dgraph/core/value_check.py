@@ -487,6 +487,7 @@ def richardson(
     steps: Sequence[float] = STEPS,
     constant: Mapping[str, np.ndarray] | None = None,
     still: Mapping[str, np.ndarray] | None = None,
+    symmetric: bool = False,
 ) -> tuple[dict, dict, str] | str:
     """``J·v`` by central differences along a direction at steps t, t/2, t/4,
     extrapolated twice, for each output of ``unit`` (its ``|J|·|v|`` units), and an
@@ -500,7 +501,11 @@ def richardson(
     entries whose computed ``|J|·|v|`` is zero (a clipped entry, a constant branch):
     where the program's values do not move either, bit for bit at every step, rounding
     hides at most the estimate, which is judged against the output's largest unit, not
-    their own, which is only the floor (or zero)."""
+    their own, which is only the floor (or zero). ``symmetric``: at a kink, the
+    symmetric derivative ``lim (f(h) - f(-h)) / 2h`` is what is estimated (|x| at 0: 0;
+    a tie of three maxima: the mean of the largest and smallest of their directions),
+    settled where the extrapolations settle, not refused for the kink: what the excuse
+    of JAX's one-sided rule compares with (:func:`_jax_not_the_derivative`)."""
     if constant is None:
         constant = {}
     if still is None:
@@ -528,8 +533,9 @@ def richardson(
             settled = np.abs(d[2] - d[1]) <= 0.5 * np.abs(d[1] - d[0]) + 2 * noise
             fixed = constant.get(y, False)
             kinked = _kinked(f, t, noise) & ~np.asarray(fixed, dtype=bool)
-            kinks |= bool((kinked & settled).any())  # the kink alone unsettles them
-            settled &= ~kinked
+            if not symmetric:
+                kinks |= bool((kinked & settled).any())  # the kink alone unsettles them
+                settled &= ~kinked
             value[y] = np.where(fixed, 0.0, r2)
             spread = np.where(settled, np.abs(r2 - r1) + rounding, np.inf)
             estimate[y] = np.where(fixed, 0.0, spread)
@@ -640,11 +646,12 @@ def _differences(
     unit: Mapping,
     still: Mapping[str, np.ndarray] | None = None,
     program: Callable[[dict], Mapping[str, np.ndarray]] | None = None,
+    symmetric: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """:func:`richardson` of the array program along ``direction`` at ``point``: the
     reference where the graph has no JAX ``jvp`` (:func:`reference_jvp`). ``program``:
     the values differenced, by the inputs (parameters too) moved (default: the graph's
-    own, :func:`~dgraph.core.block_values.vertex_values`)."""
+    own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's."""
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         out = []
@@ -663,7 +670,9 @@ def _differences(
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
-    return richardson(shifted, {y: unit[y] for y in outputs}, constant=constant, still=still)
+    return richardson(
+        shifted, {y: unit[y] for y in outputs}, constant=constant, still=still, symmetric=symmetric
+    )
 
 
 class _Mistranslated(Exception):
@@ -712,10 +721,12 @@ def _jax_not_the_derivative(
     try:
         agreeing(dict(point.inputs), point.values)
         with np.errstate(all="ignore"):
-            found = _differences(graph, point, direction, outputs, unit, still, program)
+            found = _differences(
+                graph, point, direction, outputs, unit, still, program, symmetric=True
+            )
     except _Mistranslated:
         return ""
-    if isinstance(found, str):  # a kink found alone excuses nothing: any value passes one
+    if isinstance(found, str):  # unresolved: nothing excuses the point
         return ""
     value, estimate, _ = found
     mine = {y: np.asarray(got[y][0], dtype=float).reshape(-1) for y in outputs}
@@ -775,7 +786,7 @@ def _scalar_user_differences(
     try:
         with np.errstate(all="ignore"):
             shifted(np.zeros(1))  # the point itself
-            found = richardson(shifted, {"": np.asarray(unit, dtype=float)})
+            found = richardson(shifted, {"": np.asarray(unit, dtype=float)}, symmetric=True)
     except _Mistranslated:
         return None
     return None if isinstance(found, str) else (found[0][""], found[1][""])
