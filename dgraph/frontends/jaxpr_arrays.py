@@ -55,6 +55,7 @@ from ..core.untaken import guard_untaken_branches
 from ..errors import InputError
 from .integer_casts import float_index_hint, toward_zero
 from .jaxpr_branches import read_clamp, read_cond
+from .jaxpr_compat import bind_equation
 from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
@@ -458,7 +459,7 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
             solve, solve_args = linear_solve_call(eqn, ins)
             outs = run_eagerly(solve.jaxpr, solve.consts, solve_args)
         else:
-            outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or _bind(eqn, ins)
+            outs = _moved(eqn, ins) or numpy_equation(eqn, ins) or bind_equation(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
 
@@ -1079,14 +1080,6 @@ def _on_host(x: Any) -> bool:
     return np.dtype(x.dtype).kind in "biuf"
 
 
-def _bind(eqn, args) -> list:
-    """``eqn``'s primitive applied to ``args`` (how ``jax.core.eval_jaxpr`` applies it)."""
-    params = eqn.primitive.get_bind_params(eqn.params)
-    subfuns, params = params if isinstance(params, tuple) else ((), params)
-    out = eqn.primitive.bind(*subfuns, *args, **params)
-    return list(out) if eqn.primitive.multiple_results else [out]
-
-
 def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:
     """Whether ``op`` reads an infinite constant or a vertex of ``unbounded``; not the
     ``-inf`` of a ``max`` (``+inf`` of a ``min``), the initial value a reduction's
@@ -1154,7 +1147,7 @@ def _rule_tangents(eqn, where: str, fixed: tuple[int, ...] = (), guarded: tuple[
             args = list(xs)
             for k, x in zip(which, floats, strict=True):
                 args[k] = x
-            results = _bind(eqn, args)
+            results = bind_equation(eqn, args)
             return [results[k] for k in outs]
 
         primals = [sg(xs[k]) for k in which]

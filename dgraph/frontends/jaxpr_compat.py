@@ -14,12 +14,12 @@ so values and derivatives are JAX's own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .jaxpr_rewrites import read_as
 
-__all__ = ["COMPAT", "scan_layout"]
+__all__ = ["COMPAT", "bind_equation", "scan_layout"]
 
 
 def _unstack(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -53,3 +53,13 @@ def scan_layout(params) -> tuple[Any, int, int]:
 
         body = ClosedJaxpr(body, ())
     return body, len(consts), len(carry)
+
+
+def bind_equation(eqn: Any, args: Sequence[Any]) -> list:
+    """``eqn``'s primitive applied to ``args``, its outputs a list (how
+    ``jax.core.eval_jaxpr`` applies it; ``get_bind_params`` gave ``(subfuns, params)``
+    before JAX 0.7, the params alone since)."""
+    bound = eqn.primitive.get_bind_params(eqn.params)
+    subfuns, params = bound if isinstance(bound, tuple) else ((), bound)
+    out = eqn.primitive.bind(*subfuns, *args, **params)
+    return list(out) if eqn.primitive.multiple_results else [out]

@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .jaxpr_compat import bind_equation
 from .jaxpr_linalg import determinant_of
 
 __all__ = ["stacked_determinants"]
@@ -88,10 +89,7 @@ def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any]) -> list[Any
         elif inner is not None and _holds_stack(inner.jaxpr):
             out = _run(jax, inner.jaxpr, list(inner.consts), ins)
         else:
-            bound = eqn.primitive.get_bind_params(eqn.params)  # (subfuns, params) before 0.7
-            sub, params = bound if isinstance(bound, tuple) else ((), bound)
-            out = eqn.primitive.bind(*sub, *ins, **params)
-            out = out if eqn.primitive.multiple_results else [out]
+            out = bind_equation(eqn, ins)
         env.update(zip(eqn.outvars, out, strict=True))
     return [get(v) for v in jaxpr.outvars]
 
