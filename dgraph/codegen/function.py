@@ -271,28 +271,26 @@ def make_function(
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
-    made: GeneratedFunction | None = None
-    if isinstance(source, IntegerArguments) and point is not None:
-        fix = functools.partial(_fixed_index_data, source, mode, lang, method, budget, tril,
-                                weights, params, point, tape, sparse)  # fmt: skip
-        made = fix() if sparse else None
-        if made is None and not sparse:
-            try:
-                return _made(source, mode, lang, method, budget, sparse, tril, weights,
+    made = functools.partial(_made, source, mode, lang, method, budget, sparse, tril, weights,
                              params, sizes, point, tape)  # fmt: skip
-            except UnionTooLarge as error:
-                made = fix()
-                if made is None:
-                    raise
-                warnings.warn(
-                    f"dgraph: {error}; the index data {', '.join(source.names)} are closed"
-                    " over instead (their pattern: a call giving others is refused)",
-                    stacklevel=2,
-                )
-    if made is not None:
-        return made
-    return _made(source, mode, lang, method, budget, sparse, tril, weights, params, sizes,
-                 point, tape)  # fmt: skip
+    if not isinstance(source, IntegerArguments) or point is None:
+        return made()
+    fixed = functools.partial(_fixed_index_data, source, mode, lang, method, budget, tril,
+                              weights, params, point, tape, sparse)  # fmt: skip
+    if sparse:  # the pattern of the point's index data, not of every position
+        return fixed() or made()
+    try:
+        return made()
+    except UnionTooLarge as error:
+        closed = fixed()
+        if closed is None:
+            raise
+        warnings.warn(
+            f"dgraph: {error}; the index data {', '.join(source.names)} are closed over"
+            " instead (their pattern: a call giving others is refused)",
+            stacklevel=2,
+        )
+        return closed
 
 
 def _made(
