@@ -24,7 +24,7 @@ from dgraph.frontends.jaxpr_numpy import numpy_equation  # noqa: E402
 def counted(monkeypatch):
     """What ``run_eagerly`` bound in JAX and what NumPy ran, by primitive."""
     bound, taken = collections.Counter(), collections.Counter()
-    real_bind = jaxpr_arrays._bind
+    real_bind = jaxpr_arrays.bind_equation
 
     def bind(eqn, args):
         bound[eqn.primitive.name] += 1
@@ -35,7 +35,7 @@ def counted(monkeypatch):
         taken[eqn.primitive.name] += out is not None
         return out
 
-    monkeypatch.setattr(jaxpr_arrays, "_bind", bind)
+    monkeypatch.setattr(jaxpr_arrays, "bind_equation", bind)
     monkeypatch.setattr(jaxpr_arrays, "numpy_equation", by_numpy)
     return bound, taken
 

@@ -226,7 +226,7 @@ def test_a_long_reference_moves_slices_and_pads_by_numpy_bit_for_bit(monkeypatch
 
     K, n = 6, 40
     bound = collections.Counter()
-    real = jaxpr_arrays._bind
+    real = jaxpr_arrays.bind_equation
 
     def counted(eqn, args):
         bound[eqn.primitive.name] += 1
@@ -240,7 +240,7 @@ def test_a_long_reference_moves_slices_and_pads_by_numpy_bit_for_bit(monkeypatch
         taken[eqn.primitive.name] += out is not None
         return out
 
-    monkeypatch.setattr(jaxpr_arrays, "_bind", counted)
+    monkeypatch.setattr(jaxpr_arrays, "bind_equation", counted)
     monkeypatch.setattr(jaxpr_arrays, "numpy_equation", by_numpy)
     with x64(jax):
         gradient = jax.grad(_slices(K, n))

@@ -94,9 +94,11 @@ def test_gathers_scatters_sorts_and_argmax_run_by_numpy_equal_jax_s(monkeypatch)
     from tests.jax_events import counted
 
     bound = []
-    binds = jaxpr_arrays._bind
+    binds = jaxpr_arrays.bind_equation
     monkeypatch.setattr(
-        jaxpr_arrays, "_bind", lambda eqn, ins: bound.append(eqn.primitive.name) or binds(eqn, ins)
+        jaxpr_arrays,
+        "bind_equation",
+        lambda eqn, ins: bound.append(eqn.primitive.name) or binds(eqn, ins),
     )
     with x64(jax):
         k = np.arange(15).reshape(5, 3) - 7
