@@ -133,8 +133,9 @@ def test_a_jax_lasso_at_its_kink_is_passed_over_at_the_point_and_a_wrong_rule_is
     """Defect 7: the expression set of a JAX lasso at coefficients exactly 0 is checked
     (the user's point passed over: JAX's ``jvp`` takes ``d|b|/db = +1`` there, the
     differences of JAX's own values the average, 0) and its gradient is the closed form
-    with ``sign(0) = 0``; a wrong ``abs`` rule, or a graph whose program is not the user's
-    function, is still failed at the user's point."""
+    with ``sign(0) = 0``; a wrong ``abs`` rule is still failed (at the random point: the
+    user's point, where an |x| reads 0, is not compared for it), a graph whose program is
+    not the user's function at the user's point."""
     from dgraph.blocks import arrays
     from dgraph.core.value_check import check_expression_set
     from dgraph.methods import accumulate
@@ -162,4 +163,6 @@ def test_a_jax_lasso_at_its_kink_is_passed_over_at_the_point_and_a_wrong_rule_is
             g = dgraph.from_jax(lasso, B, level="array")
             found = check_expression_set(accumulate(g, "forward", verify=False))
         arrays._derivative_function.cache_clear()
-        assert found.status == "wrong" and "at the user's point" in found.detail, name
+        assert found.status == "wrong", name  # at a random point where an |x| reads 0 here
+        if name == "program":  # not the user's function: failed at the point itself
+            assert "at the user's point" in found.detail

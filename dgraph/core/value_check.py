@@ -744,8 +744,20 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
     ``abs`` of an entry exactly 0, where JAX's rule takes +1 and the graph ``sign(0) =
     0`` (the function has no derivative there; a minmod limiter's zero slopes compose
     such kinks, whose symmetric derivative neither gives); "" where no ``abs`` reads a
-    zero. The point is then not compared and the result not verified, never failed
-    for a convention, never verified by it; the random points are checked as usual."""
+    zero, or where the graph's values there are not the user's function's (JAX's primal:
+    a mistranslated graph is failed, not excused). The point is then not compared and
+    the result not verified, never failed for a convention, never verified by it; the
+    random points are checked as usual."""
+    primal = getattr(graph.jvp_reference, "primal", None)
+    if primal is None:
+        return ""
+    with np.errstate(all="ignore"):
+        theirs = primal(dict(point.inputs))
+    largest = max(_largest_finite(x) for x in point.values.values())
+    if theirs is None or any(
+        not _value_error(point.values[y], theirs[y], largest) <= TOLERANCE for y in graph.outputs
+    ):
+        return ""
     for v in graph.intermediates + graph.outputs:
         op = graph.op(v)
         if op is None or op.primitive != "abs" or not isinstance(op.operands[0], str):
