@@ -707,11 +707,8 @@ def _jax_not_the_derivative(
     largest = max(_largest_finite(v) for v in point.values.values())
 
     def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> dict:
-        with np.errstate(all="ignore"):
-            theirs = primal(inputs)
-        if theirs is None or any(
-            not _value_error(mine[y], theirs[y], largest) <= TOLERANCE for y in outputs
-        ):
+        theirs = _users_values(primal, inputs, mine, outputs, largest)
+        if theirs is None:
             raise _Mistranslated
         return theirs
 
@@ -739,6 +736,25 @@ def _jax_not_the_derivative(
     return ""
 
 
+def _users_values(
+    primal: Callable[[dict], Mapping[str, np.ndarray] | None],
+    inputs: dict,
+    mine: Mapping[str, np.ndarray],
+    outputs: Sequence[str],
+    largest: float,
+) -> Mapping[str, np.ndarray] | None:
+    """The user's function's values at ``inputs`` (JAX's primal) where the graph's,
+    ``mine``, are they (each output to :data:`TOLERANCE` of ``largest``); None where they
+    are not (a graph whose program is not the user's function)."""
+    with np.errstate(all="ignore"):
+        theirs = primal(inputs)
+    if theirs is None or any(
+        not _value_error(mine[y], theirs[y], largest) <= TOLERANCE for y in outputs
+    ):
+        return None
+    return theirs
+
+
 def _abs_at_zero(graph: DGraph, point: Point) -> str:
     """Why JAX's ``jvp`` and the graph may both be right and differ at ``point``: an
     ``abs`` of an entry exactly 0, where JAX's rule takes +1 and the graph ``sign(0) =
@@ -749,13 +765,9 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
     the result not verified, never failed for a convention, never verified by it; the
     random points are checked as usual."""
     primal = getattr(graph.jvp_reference, "primal", None)
-    if primal is None:
-        return ""
-    with np.errstate(all="ignore"):
-        theirs = primal(dict(point.inputs))
     largest = max(_largest_finite(x) for x in point.values.values())
-    if theirs is None or any(
-        not _value_error(point.values[y], theirs[y], largest) <= TOLERANCE for y in graph.outputs
+    if primal is None or (
+        _users_values(primal, dict(point.inputs), point.values, graph.outputs, largest) is None
     ):
         return ""
     for v in graph.intermediates + graph.outputs:
