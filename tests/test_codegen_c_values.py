@@ -572,7 +572,7 @@ def test_the_cli_writes_the_c_file_and_its_index_file(tmp_path, capsys):
     text = target.read_text()
     assert f"data[{arrays_read['indices'].size}]" in text
     dense = ["codegen", f"{model}:F", "--inputs", "u:8x8", "-o", str(tmp_path / "dense.c")]
-    assert main(dense) == 2  # C without --sparse
+    assert main([*dense, "--mode", "value_and_jacobian"]) == 2  # C without --sparse
     assert "--sparse" in capsys.readouterr().err
     assert not (tmp_path / "dense.c").exists() and not (tmp_path / "dense.bin").exists()
 
@@ -626,6 +626,36 @@ def test_the_c_file_reads_its_own_index_file(tmp_path):
     lib.jacobian_values.argtypes = [ctypes.c_void_p] * (len(values.constants) + 2)
     lib.jacobian_values(x.ctypes.data, *list(arrays)[: count - 3], data.ctypes.data)
     np.testing.assert_array_equal(data, values.load()(x).data)
+
+
+def test_the_cli_writes_a_dense_c_jacobian_without_sparse(tmp_path, capsys):
+    """``codegen model.py:F -o jac.c`` without ``--sparse`` writes the values and a dense
+    ``jacobian(in…, K…, indices, indptr, J)`` (it was refused: 'a tensor graph's C code is
+    the values of the sparse jacobian; give --sparse'); compiled with the loader, J from
+    jac.bin equals NumPy's dense J, zeros off the pattern."""
+    import ctypes
+
+    model = tmp_path / "model.py"
+    model.write_text(MODEL)
+    source, library = tmp_path / "jac.c", tmp_path / "jac.so"
+    assert main(["codegen", f"{model}:F", "--inputs", "u:5x4", "-o", str(source)]) == 0
+    assert "jac.bin" in capsys.readouterr().out
+    command = [compiler(), "-O2", "-DDGRAPH_LOADER", "-shared", "-fPIC", "-o", str(library)]
+    subprocess.run([*command, str(source), "-lm"], check=True)
+    lib = ctypes.CDLL(str(library))
+    count = len(read_index_file(tmp_path / "jac.bin"))
+    arrays, counts = (ctypes.c_void_p * count)(), (ctypes.c_longlong * count)()
+    assert lib.jacobian_values_load(str(tmp_path / "jac.bin").encode(), arrays, counts, count) == 0
+    u = np.random.default_rng(4).uniform(-1, 1, (5, 4))
+    J = np.full((6, 20), np.nan)
+    lib.jacobian.argtypes = [ctypes.c_void_p] * (count + 1)
+    lib.jacobian(u.ctypes.data, *list(arrays)[:-1], J.ctypes.data)  # all but the shape
+    namespace: dict = {}
+    exec(MODEL, namespace)
+    graph = dgraph.from_function(namespace["F"], sizes=[(5, 4)], level="array")
+    want = dgraph.make_function(graph, lang="python")(u)
+    assert np.count_nonzero(J) == 6 * 5  # the pattern's entries, the rest zero (not NaN)
+    np.testing.assert_allclose(J, np.reshape(want, (6, 20)), rtol=1e-14, atol=1e-14)
 
 
 def test_no_codegen_module_reads_generated_text_back():

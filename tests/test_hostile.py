@@ -438,7 +438,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("misnamed-constant", ["codegen", H("misnamed.py") + ":G", "-o", "j.py"], "'G' is a float"),
     ("star-args", ["accumulate", H("star_args.py") + ":total"], "write them out, def f(x, y, z)"),
     # read at the array level with a note: the note came before the refusal (two lines)
-    ("tensor-c-without-sparse", ["codegen", H("long_chain.py") + ":f", "-o", "j.c"], "--sparse"),
+    (
+        "tensor-c-without-sparse",
+        ["codegen", H("long_chain.py") + ":f", "--mode", "value_and_jacobian", "-o", "j.c"],
+        "--sparse",
+    ),
     # labels as deep as the program: the expression graph was laid out recursively
     (
         "deep-graph-out",
@@ -984,9 +988,7 @@ CASES: list[tuple[str, list[str], str]] = [
             needle,
         )
         for case, argv, needle in [
-            ("c", ["-o", "j.c"], "j.c: a tensor graph's C code is the values of the sparse"),
             ("cuda", ["-o", "j.cu"], "j.cu: a tensor graph's CUDA code is the values of"),
-            ("lang-c", ["--lang", "c", "-o", "j.py"], "give --sparse"),
             ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's CUDA code"),
             (
                 "c-value-and-jacobian",  # with --sparse: the values (tests/test_hessian_numpy)

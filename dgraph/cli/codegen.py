@@ -222,7 +222,8 @@ def _refuse_tensor_options(args: argparse.Namespace, langs: list[str]) -> None:
             f"--mode {mode}: a tensor graph's code is {', '.join(TENSOR_MODES)}, not {mode}"
         )
     for name, lang in zip(args.output, langs, strict=True):
-        if lang in ("c", "cuda") and mode not in SWEEP_MODES and not args.sparse:
+        dense_c = lang == "c" and mode == "jacobian"  # J spread in C (tensor/c_dense.py)
+        if lang in ("c", "cuda") and mode not in SWEEP_MODES and not args.sparse and not dense_c:
             raise InputError(
                 f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
                 f" {mode}; give --sparse (or --mode jvp or vjp)"

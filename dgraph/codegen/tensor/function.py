@@ -27,6 +27,7 @@ from ..ir import ArrayProgram
 from ..points import one_point_calls
 from ..python import load_python
 from ..scope import codegen_call
+from .c_dense import dense_values, load_dense
 from .c_values import c_values
 from .check import check_dense_whole, check_tensor
 from .jacobian_columns import ColumnsChoice, columns_choice, columns_module
@@ -342,7 +343,11 @@ def _make(
         )
         values = c_values(program)
         stacked = values.load()
-        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)
+        if sparse or mode != "jacobian":
+            function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)
+        else:  # J itself: the values spread over it in C (.c_dense), in the file written
+            values = dense_values(values)
+            function = dense_blocks(load_dense(values), es.graph)
         check = _checked(check_tensor(function, es, lang, mode=mode))
         generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
         generated.stacked = stacked
@@ -552,6 +557,40 @@ def c_blocks(
     jacobian.__doc__ = (
         f"J of the inputs {tuple(graph.inputs)!r} (compiled C values):"
         f" {'dense' if dense else 'CSR'} blocks as jax.jacobian nests them."
+    )
+    return jacobian
+
+
+def dense_blocks(dense: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
+    """The dense C ``jacobian`` (:mod:`.c_dense`: one m × n matrix over all outputs and
+    inputs) in ``jax.jacobian``'s form: itself, of shape ``y.shape + x.shape``, for one
+    output and one input, else its (output, input) blocks of those shapes, nested as the
+    NumPy module's dense ``jacobian`` nests them."""
+    rows = np.cumsum([0, *(math.prod(graph.shape(y)) for y in graph.outputs)])
+    cols = np.cumsum([0, *(math.prod(graph.shape(x)) for x in graph.inputs)])
+
+    def one_or_tuple(items: list) -> Any:
+        return items[0] if len(items) == 1 else tuple(items)
+
+    def jacobian(*inputs: Any) -> Any:
+        J = dense(*inputs)
+        return one_or_tuple(
+            [
+                one_or_tuple(
+                    [
+                        J[rows[i] : rows[i + 1], cols[j] : cols[j + 1]].reshape(
+                            (*graph.shape(y), *graph.shape(x))
+                        )
+                        for j, x in enumerate(graph.inputs)
+                    ]
+                )
+                for i, y in enumerate(graph.outputs)
+            ]
+        )
+
+    jacobian.__doc__ = (
+        f"J of the inputs {tuple(graph.inputs)!r} (compiled C, dense): blocks as"
+        " jax.jacobian nests them."
     )
     return jacobian
 
