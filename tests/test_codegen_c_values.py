@@ -557,6 +557,10 @@ import numpy as np
 def F(u):
     lap = -4 * u[1:-1, 1:-1] + u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
     return lap + np.exp(u[1:-1, 1:-1]) * u[1:-1, 1:-1] ** 2
+
+
+def E(u):
+    return np.sum(F(u) ** 2) + np.sum(np.sin(u[1:, :] * u[:-1, :]))
 """
 
 
@@ -628,34 +632,50 @@ def test_the_c_file_reads_its_own_index_file(tmp_path):
     np.testing.assert_array_equal(data, values.load()(x).data)
 
 
-def test_the_cli_writes_a_dense_c_jacobian_without_sparse(tmp_path, capsys):
-    """``codegen model.py:F -o jac.c`` without ``--sparse`` writes the values and a dense
-    ``jacobian(in…, K…, indices, indptr, J)`` (it was refused: 'a tensor graph's C code is
-    the values of the sparse jacobian; give --sparse'); compiled with the loader, J from
-    jac.bin equals NumPy's dense J, zeros off the pattern."""
+def _dense_from_file(tmp_path, argv: list[str], function: str, x, shape) -> np.ndarray:
+    """``main(argv)`` writes <function>.c and .bin; the C ``function(x, K…, indices,
+    indptr, out)`` compiled with the loader and called on the arrays the .bin holds."""
     import ctypes
 
-    model = tmp_path / "model.py"
-    model.write_text(MODEL)
-    source, library = tmp_path / "jac.c", tmp_path / "jac.so"
-    assert main(["codegen", f"{model}:F", "--inputs", "u:5x4", "-o", str(source)]) == 0
-    assert "jac.bin" in capsys.readouterr().out
+    source, library = tmp_path / f"{function}.c", tmp_path / f"{function}.so"
+    index = tmp_path / f"{function}.bin"
+    assert main([*argv, "-o", str(source)]) == 0
     command = [compiler(), "-O2", "-DDGRAPH_LOADER", "-shared", "-fPIC", "-o", str(library)]
     subprocess.run([*command, str(source), "-lm"], check=True)
     lib = ctypes.CDLL(str(library))
-    count = len(read_index_file(tmp_path / "jac.bin"))
+    count = len(read_index_file(index))
     arrays, counts = (ctypes.c_void_p * count)(), (ctypes.c_longlong * count)()
-    assert lib.jacobian_values_load(str(tmp_path / "jac.bin").encode(), arrays, counts, count) == 0
+    assert lib.jacobian_values_load(str(index).encode(), arrays, counts, count) == 0
+    out = np.full(shape, np.nan)
+    getattr(lib, function).argtypes = [ctypes.c_void_p] * (count + 1)
+    x = np.ascontiguousarray(x)
+    getattr(lib, function)(x.ctypes.data, *list(arrays)[:-1], out.ctypes.data)  # no shape
+    return out
+
+
+def test_the_cli_writes_a_dense_c_jacobian_without_sparse(tmp_path):
+    """``codegen model.py:F -o jac.c`` without ``--sparse`` writes the values and a dense
+    ``jacobian(in…, K…, indices, indptr, J)`` (it was refused: 'a tensor graph's C code is
+    the values of the sparse jacobian; give --sparse'); compiled with the loader, J from
+    jac.bin equals NumPy's dense J, zeros off the pattern. ``--mode hessian`` (refused:
+    'give --sparse') writes ``hessian(…, H)``, symmetric, equal to the NumPy Hessian."""
+    model = tmp_path / "model.py"
+    model.write_text(MODEL)
     u = np.random.default_rng(4).uniform(-1, 1, (5, 4))
-    J = np.full((6, 20), np.nan)
-    lib.jacobian.argtypes = [ctypes.c_void_p] * (count + 1)
-    lib.jacobian(u.ctypes.data, *list(arrays)[:-1], J.ctypes.data)  # all but the shape
+    argv = ["codegen", f"{model}:F", "--inputs", "u:5x4"]
+    J = _dense_from_file(tmp_path, argv, "jacobian", u, (6, 20))
     namespace: dict = {}
     exec(MODEL, namespace)
     graph = dgraph.from_function(namespace["F"], sizes=[(5, 4)], level="array")
     want = dgraph.make_function(graph, lang="python")(u)
     assert np.count_nonzero(J) == 6 * 5  # the pattern's entries, the rest zero (not NaN)
     np.testing.assert_allclose(J, np.reshape(want, (6, 20)), rtol=1e-14, atol=1e-14)
+    argv = ["codegen", f"{model}:E", "--inputs", "u:3x3", "--level", "array", "--mode"]
+    H = _dense_from_file(tmp_path, [*argv, "hessian"], "hessian", u[:3, :3], (9, 9))
+    graph = dgraph.from_function(namespace["E"], sizes=[(3, 3)], level="array")
+    want = dgraph.make_function(graph, "hessian")(u[:3, :3])
+    np.testing.assert_array_equal(H, H.T)
+    np.testing.assert_allclose(H, np.reshape(want, (9, 9)), rtol=1e-13, atol=1e-13)
 
 
 def test_no_codegen_module_reads_generated_text_back():

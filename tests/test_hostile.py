@@ -562,11 +562,6 @@ CASES: list[tuple[str, list[str], str]] = [
         "f returns a scalar",
     ),
     (
-        "hessian-c-dense",  # the array level's Hessian is sparse values in C
-        ["codegen", *HESSIAN_SCALAR, "--level", "array", "-o", "h.c"],
-        "give --sparse",
-    ),
-    (
         "hessian-cuda-dense",  # the array level's Hessian is sparse values in C
         ["codegen", *HESSIAN_SCALAR, "--level", "array", "-o", "h.cu"],
         "give --sparse",

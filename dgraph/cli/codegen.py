@@ -42,6 +42,7 @@ from pathlib import Path
 from ..codegen.generate import LANGS, MODES, generate_all
 from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_limits, hessian_source
 from ..codegen.hessian_native import cuda_scalar_hessian, cuda_tensor_values
+from ..codegen.tensor.c_dense import dense_hessian
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
 from ..codegen.tensor.sweeps import SWEEP_MODES
@@ -323,12 +324,11 @@ def _hessian_programs(gradient: DGraph, langs: list[str], args: argparse.Namespa
     gradient graph (an array function's, :func:`_tensor_hessian`; a graph of scalars' by
     :func:`generate_all`, CUDA's by :func:`cuda_scalar_hessian`)."""
     if gradient.is_tensor:
-        for native in ("c", "cuda"):
-            if native in langs and not args.sparse:
-                raise InputError(
-                    f"--mode hessian --lang {native} of a function read at the array level"
-                    " writes the sparse Hessian's values: give --sparse"
-                )
+        if "cuda" in langs and not args.sparse:
+            raise InputError(
+                "--mode hessian --lang cuda of a function read at the array level"
+                " writes the sparse Hessian's values: give --sparse"
+            )
         with hessian_limits():
             made = [_tensor_hessian(gradient, lang, args) for lang in langs]
     else:
@@ -383,6 +383,9 @@ def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
         gradient, "jacobian", native, args.method, args.budget, args.sparse,
         symmetric=symmetric, mirrored=True,
     )  # fmt: skip
+    if lang == "c" and not args.sparse:  # J dense, then H: its lower triangle mirrored
+        values = dense_hessian(code[0].values)
+        return replace(code[0], text=values.text, values=values)
     return cuda_tensor_values(code[0], "jacobian")[0] if lang == "cuda" else code[0]
 
 

@@ -11,7 +11,10 @@ beside it. A caller who wants J itself (``dgraph codegen model.py:f -o jac.c`` w
 
 which fills the m × n J (row major, zeros off the pattern) from ``jacobian_values`` and
 the pattern (the index file's ``indices`` and ``indptr``, which ``jacobian_values_load``
-reads). Only the entries of the pattern are computed; the rest of J is set to zero.
+reads). Only the entries of the pattern are computed; the rest of J is set to zero. The
+Jacobian of an array function's gradient graph (``codegen --mode hessian -o h.c``) also
+gets ``hessian(…, H)``: that J with each entry above the diagonal its mirror image's below,
+symmetric by construction.
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ import numpy as np
 from ...errors import DGraphError
 from .c_values import CTYPES_ARGUMENTS, FUNCTION, CValues, _compile, _ctype, _packed
 
-__all__ = ["DENSE_FUNCTION", "dense_values", "load_dense"]
+__all__ = ["DENSE_FUNCTION", "dense_hessian", "dense_values", "load_dense"]
 
 DENSE_FUNCTION = "jacobian"
 
 
-def _arguments(values: CValues) -> list[str]:
+def _arguments(values: CValues, result: str = "J") -> list[str]:
     """The dense function's parameters: ``jacobian_values``'s without ``data``, then the
     pattern and ``J``."""
     args = [f"const double *restrict in{k}" for k in range(len(values.inputs))]
@@ -40,7 +43,7 @@ def _arguments(values: CValues) -> list[str]:
         *args,
         "const int64_t *restrict indices",
         "const int64_t *restrict indptr",
-        "double *restrict J",
+        f"double *restrict {result}",
     ]
 
 
@@ -72,18 +75,47 @@ def dense_values(values: CValues) -> CValues:
     return replace(values, text=values.text.rstrip("\n") + "\n" + "\n".join(lines))
 
 
-def load_dense(values: CValues, flags: tuple[str, ...] = ("-O2",)) -> Any:
+def dense_hessian(values: CValues) -> CValues:
+    """:func:`dense_values`' ``values`` (a gradient graph's square Jacobian) with
+    ``hessian(in…, K…, indices, indptr, H)`` after it: ``jacobian``'s H, each entry above
+    the diagonal taken from its mirror image below."""
+    m, n = values.shape
+    if m != n or f"void {DENSE_FUNCTION}(" not in values.text:
+        raise DGraphError("a dense C Hessian is made of a square dense jacobian's values")
+    names = [f"in{k}" for k in range(len(values.inputs))] + list(values.constants)
+    lines = [
+        "",
+        f"/* hessian(): the dense {n} x {n} Hessian H, row major, symmetric by construction:",
+        " * jacobian()'s, each entry above the diagonal its mirror image's below. */",
+        f"void hessian({', '.join(_arguments(values, 'H'))})",
+        "{",
+        f"    {DENSE_FUNCTION}({', '.join([*names, 'indices', 'indptr', 'H'])});",
+        f"    for (long long i = 0; i < {n}LL; i++)",
+        f"        for (long long j = i + 1; j < {n}LL; j++) H[i * {n}LL + j] = H[j * {n}LL + i];",
+        "}",
+        "",
+    ]
+    made = replace(values, text=values.text.rstrip("\n") + "\n" + "\n".join(lines))
+    x = [np.random.default_rng(0).uniform(0.5, 1.5, s) for s in values.input_shapes]
+    J, H = load_dense(made)(*x), load_dense(made, name="hessian")(*x)
+    if not np.array_equal(H, np.tril(J) + np.tril(J, -1).T, equal_nan=True):
+        raise DGraphError("the C hessian() is not jacobian()'s lower triangle mirrored")
+    return made
+
+
+def load_dense(
+    values: CValues, flags: tuple[str, ...] = ("-O2",), name: str = DENSE_FUNCTION
+) -> Any:
     """Compile :func:`dense_values`' text and return ``jacobian(*inputs)``: the dense
-    m × n J that its C ``jacobian`` writes."""
+    m × n J that its C ``jacobian`` writes (``name="hessian"``: :func:`dense_hessian`'s
+    H)."""
     count = len(values.inputs) + len(values.constants) + 3
     if count <= CTYPES_ARGUMENTS:
-        function = _compile(values.text, flags, DENSE_FUNCTION)
+        function = _compile(values.text, flags, name)
         function.argtypes = [ctypes.c_void_p] * count
         call = function
     else:  # more pointers than ctypes passes: one array of them
-        function = _compile(
-            values.text + _packed(DENSE_FUNCTION, count), flags, f"{DENSE_FUNCTION}_packed"
-        )
+        function = _compile(values.text + _packed(name, count), flags, f"{name}_packed")
         function.argtypes = [ctypes.c_void_p]
 
         def call(*pointers: int) -> None:
