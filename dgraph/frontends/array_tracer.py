@@ -461,11 +461,12 @@ class TracedArray(_Value):
         return numpy_statistics.FUNCTIONS[np.round](self, decimals, out)
 
     def astype(self, dtype, *args, **kwargs):
-        """Itself as floats; as integers (toward zero, as NumPy) where it is computed from
-        the parameters alone (``x[i.astype(int)]``, ``i`` index data): positions, a
-        passive value read at run time; any other cast is refused."""
+        """Itself as floats; as integers toward zero, as NumPy casts (``x[i.astype(int)]``
+        with ``i`` index data, a table's cell ``(t * n).astype(int)``): a passive value
+        read at run time, no derivative through it (JAX's ``convert_element_type`` read
+        the same); any other cast is refused."""
         kind = np.dtype(dtype).kind
-        if kind == "i" and self.name in self.tape.fixed:
+        if kind == "i":
             return Passive(toward_zero(self.name, self.shape))
         if kind != "f":
             raise _unsupported(f"astype({np.dtype(dtype)})")
@@ -525,7 +526,8 @@ class Passive(_Value):
 
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Passive:
         """Itself as floats, or as integers where its values are whole numbers already
-        (``np.floor(x).astype(int)``: a cell's index); any other cast is refused."""
+        (``np.floor(x).astype(int)``: a cell's index), else rounded toward zero as NumPy
+        casts (``(np.sign(x) * 1.5).astype(int)``); any other cast is refused."""
         kind = np.dtype(dtype).kind
         if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
             return self
@@ -533,6 +535,8 @@ class Passive(_Value):
             return self
         if kind == "i" and whole_range(self.op) is not None:  # np.clip(np.floor(x), 0, 4)
             return self
+        if kind == "i":
+            return Passive(toward_zero(self.op, self.shape))
         raise _unsupported(f"astype({np.dtype(dtype)}) of {self.op.primitive}(...)")
 
 
@@ -1564,6 +1568,8 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return (-math.inf, math.inf)
     if op in _MASKS:
         return (0.0, 1.0)
+    if op == "sign":  # toward_zero's sign(x)·floor(|x|), an integer cast of a traced value
+        return (-1.0, 1.0)
     if op in _POSITIONS:  # np.argmax's: whole, from 0 (the axis' length not kept here)
         return (0.0, math.inf)
     branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
