@@ -531,3 +531,14 @@ def test_array_api_norms_a_count_of_nonzeros_and_ldexp():
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
     _assert_like_jax(f, ref, x)
+
+
+def test_a_literal_float_zero_in_the_program_prints():
+    """``np.insert(x, 1, 0.0)`` puts sympy's ``Float(0.0)`` in the primal, which compares
+    unequal to 0 since SymPy 1.13: it was refused as 'constant 0.0 is beyond the range of a
+    double' (``np.block`` with ``np.eye(2) * x[0]`` too)."""
+    x = np.array([0.31, 0.72, 0.45])
+    J = dgraph.make_function(lambda x: np.insert(x, 1, 0.0) ** 2, "jacobian", point=[x])(x)
+    want = np.zeros((4, 3))
+    want[[0, 2, 3], [0, 1, 2]] = 2 * x
+    np.testing.assert_array_equal(np.reshape(J, (4, 3)), want)

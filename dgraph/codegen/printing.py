@@ -93,6 +93,8 @@ def double(value: sympy.Number) -> float:
 
     >>> double(sympy.Rational(10**30 + 1, 3)), double(sympy.Integer(2) ** 70)
     (3.333333333333333e+29, 1.1805916207174113e+21)
+    >>> double(sympy.Float(0.0))  # zero, though sympy's Float(0.0) != 0
+    0.0
     """
     try:
         if value.is_Integer:
@@ -112,7 +114,7 @@ def double(value: sympy.Number) -> float:
             result = float(value)
     except OverflowError:
         result = math.inf
-    if not math.isfinite(result) or (result == 0 and value != 0):
+    if not math.isfinite(result) or (result == 0 and not value.is_zero):  # Float(0.0) != 0
         text = str(value)
         text = text if len(text) <= 30 else f"{text[:12]}...{text[-6:]} ({len(text)} digits)"
         raise DGraphError(f"constant {text} is beyond the range of a double")
