@@ -60,7 +60,10 @@ class GeneratedFunction:
 
     A graph of scalars (the element level) is a function of one vector ``x`` (its inputs
     in order; (n,) or batched (B, n)) with one vector of outputs, so its ``jacobian`` is
-    the (m, n) (or (B, m, n)) array. A tensor graph's inputs are its arrays, in order; a
+    the (m, n) (or (B, m, n)) array. Made of a Python function whose arguments are not
+    one vector, it also takes that function's own arguments (one point) and returns what
+    the array level returns (:attr:`own`, :mod:`~dgraph.codegen.own_arguments`): the
+    call does not depend on the level. A tensor graph's inputs are its arrays, in order; a
     dense block has shape ``y.shape + x.shape`` (as ``jax.jacobian``'s), a sparse one
     ``(y.size, x.size)``, each flattened in C order. ``stacked`` gives a sparse tensor
     Jacobian as the one matrix over all outputs and inputs (what a Newton step solves
@@ -527,11 +530,11 @@ def _integer_positions(
     graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
     params = list(graph.parameters)
     if not graph.is_tensor:
-        whole = made.mode in ("jacobian", "value_and_jacobian") and params
+        at = {"jacobian": 1, "value_and_jacobian": 1, "jvp": 2, "vjp": 2}.get(made.mode)
         read = {p.rstrip("0123456789") for p in params}
         one_kind = not masks or set(masks) == set(names)
         found = read <= set(vertex_names(names).values())
-        return {1: "p"} if whole and one_kind and found else {}
+        return {at: "p"} if at and params and one_kind and found else {}
     renamed = vertex_names(list(names))
     n = len(graph.inputs)
     first = {"jvp": 2 * n, "vjp": n + len(graph.outputs)}.get(made.mode, n)

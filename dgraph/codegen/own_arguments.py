@@ -86,6 +86,9 @@ class OwnCall:
         """
         expected = self._expected()
         flat = 2 + self.flat_params if self.mode in ("jvp", "vjp", "hvp") else 1 + self.flat_params
+        size = sum(math.prod(s) for _, s in self.inputs)
+        x = np.shape(arrays[0]) if arrays else ()
+        flat_call = len(arrays) == flat and len(x) in (1, 2) and x[-1] == size  # (n,), (B, n)
         if len(arrays) == len(expected):
             wrong = next(
                 ((n, np.shape(a), s) for a, (n, s) in zip(arrays, expected, strict=True)
@@ -94,13 +97,13 @@ class OwnCall:
             )  # fmt: skip
             if wrong is None:
                 return self._flat(arrays), self._result
-            if len(arrays) != flat:
+            if not flat_call:
                 name, given, shape = wrong
                 raise InputError(
                     f"{self.mode}: argument {name} has shape {given}, not {shape} (one point"
                     " per call)"
                 )
-        if len(arrays) == flat:
+        if flat_call:
             return None
         own = ", ".join(n for n, _ in expected)
         old = {"jvp": "x, v", "vjp": "x, w", "hvp": "x, t"}.get(self.mode, "x")
