@@ -461,6 +461,7 @@ def _fixed_index_data(
     at = {k: first + order.index(name) for k, name in zip(source.positions, source.names)}  # noqa: B905
     made.fixed = {at[k]: (names[k], values[k]) for k in values}
     made.integers = {at[k]: names[k] for k in values}
+    made.masks = frozenset(source.mask_names)
     return made
 
 
