@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,7 +265,9 @@ def _output_shapes(
             for n, s in zip(names, shapes, strict=True)
         ]
     try:
-        out = f(*args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # the readers ran f and said what it warned
+            out = f(*args)
     except Exception:  # the readers ran f; here only its outputs' shapes are wanted
         return None
     leaves = out if isinstance(out, (tuple, list)) else (out,)
