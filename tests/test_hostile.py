@@ -1293,6 +1293,11 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("integer-arguments-only", "integer arguments are index data, not differentiated"),
     ("float-for-integer-argument", "argument T was traced as an integer array (index data)"),
     ("hessian-float-for-integer-argument", "give integers there, not float64 (T.astype(int))"),
+    # args46: a boolean array is a mask, not differentiated (JAX's convention): the made
+    # function takes booleans there
+    ("float-for-mask-argument", "was traced as a boolean array (a mask, not differentiated)"),
+    # args46: the element level takes the callable's own arguments (or the flat vector)
+    ("own-arguments-count", "vjp takes the function's own arguments (A, b, w): 2 given"),
 ]
 
 
@@ -1409,6 +1414,12 @@ def _api_call(name: str):
         "hessian-float-for-integer-argument": lambda: hessian(
             lambda x, T: np.sum(x[T] ** 2), x, np.ones((2, 3), dtype=int)
         )(x, np.ones((2, 3))),
+        "float-for-mask-argument": lambda: make(
+            lambda x, m: jnp.sum(jnp.where(m, x**2, x)), "jacobian", point=[x, x > 1]
+        )(x, np.ones(4)),
+        "own-arguments-count": lambda: make(
+            lambda A, b: jnp.tanh(A @ b), "vjp", point=[np.ones((3, 2)), x[:2]]
+        )(np.ones((3, 2)), x[:2]),
         "add-at-index-data-out-of-range": lambda: make(
             _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
         ),

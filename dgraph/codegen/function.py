@@ -32,6 +32,7 @@ from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .hessian import HESSIAN_MODES, make_hessian, scalar_pattern, sparse_of
 from .hessian_native import NATIVE_LANGS, make_native_hessian
+from .own_arguments import OwnCall, own_call
 from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
@@ -59,7 +60,10 @@ class GeneratedFunction:
 
     A graph of scalars (the element level) is a function of one vector ``x`` (its inputs
     in order; (n,) or batched (B, n)) with one vector of outputs, so its ``jacobian`` is
-    the (m, n) (or (B, m, n)) array. A tensor graph's inputs are its arrays, in order; a
+    the (m, n) (or (B, m, n)) array. Made of a Python function whose arguments are not
+    one vector, it also takes that function's own arguments (one point) and returns what
+    the array level returns (:attr:`own`, :mod:`~dgraph.codegen.own_arguments`): the
+    call does not depend on the level. A tensor graph's inputs are its arrays, in order; a
     dense block has shape ``y.shape + x.shape`` (as ``jax.jacobian``'s), a sparse one
     ``(y.size, x.size)``, each flattened in C order. ``stacked`` gives a sparse tensor
     Jacobian as the one matrix over all outputs and inputs (what a Newton step solves
@@ -78,9 +82,20 @@ class GeneratedFunction:
     """The arguments traced as integer arrays (index data), by position: a call refuses
     any other type there."""
 
+    masks: frozenset[str] = frozenset()
+    """Those of :attr:`integers` given as boolean arrays (masks): a call gives booleans
+    there, read as ``m != 0`` (JAX's convention: not differentiated)."""
+
     fixed: dict[int, tuple[str, np.ndarray]] = {}  # noqa: RUF012  (replaced, never changed)
     """Index data closed over (a sparse function's, :func:`_fixed_index_data`), by
     position: each call gives them again, the point's values, and the code runs without."""
+
+    own: OwnCall | None = None
+    """A graph of scalars made of a Python callable of other than one vector: its own
+    call (:mod:`~dgraph.codegen.own_arguments`), which it takes beside the flat one."""
+
+    own_integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
+    """:attr:`integers` where the own call takes them."""
 
     gradient: GeneratedFunction | None = None
     """A Hessian mode's: the gradient graph's generated function it is made from (its
@@ -106,14 +121,31 @@ class GeneratedFunction:
                     f"{self.mode}: an argument of complex numbers; the generated code is of"
                     " real arguments (give real and imaginary parts as arguments of their own)"
                 )
-        for k, name in self.integers.items():
+        adapted = self.own.adapt(arrays) if self.own is not None else None
+        self._check_integers(arrays, self.integers if adapted is None else self.own_integers)
+        if adapted is not None:
+            flat, result = adapted
+            return result(self._function(*flat, **options))
+        return self._function(*self._without_fixed(arrays), **options)
+
+    def _check_integers(self, arrays: Sequence[Any], integers: dict[int, str]) -> None:
+        """Refuse, in one line, a call giving other than integers (booleans for a mask)
+        where index data were traced."""
+        for k, name in integers.items():
+            if name in self.masks:
+                dtype = _dtype(arrays[k]) if k < len(arrays) else np.dtype(bool)
+                if dtype.kind != "b":
+                    raise InputError(
+                        f"{self.mode}: argument {name} was traced as a boolean array (a mask,"
+                        f" not differentiated): give booleans there, not {dtype} ({name} != 0)"
+                    )
+                continue
             dtype = _dtype(arrays[k]) if k < len(arrays) else np.dtype(int)
             if dtype.kind not in "iu":
                 raise InputError(
                     f"{self.mode}: argument {name} was traced as an integer array (index"
                     f" data): give integers there, not {dtype} ({name}.astype(int))"
                 )
-        return self._function(*self._without_fixed(arrays), **options)
 
     def _without_fixed(self, arrays: Sequence[Any]) -> Sequence[Any]:
         """``arrays`` less the index data closed over, refused in one line where a call
@@ -277,8 +309,8 @@ def make_function(
         return made()
     fixed = functools.partial(_fixed_index_data, source, mode, lang, method, budget, tril,
                               weights, params, point, tape, sparse)  # fmt: skip
-    if sparse:  # the pattern of the point's index data, not of every position
-        return fixed() or made()
+    if sparse and set(source.names) - set(source.mask_names):  # the pattern of the point's
+        return fixed() or made()  # index data, not of every position (a mask's is none)
     try:
         return made()
     except UnionTooLarge as error:
@@ -321,7 +353,9 @@ def _made(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return _with_integers(made, integer_source)
+            return _with_integers(
+                _with_own(made, integer_source, params, sizes, point), integer_source
+            )
         if mode in HESSIAN_MODES:
             inner, function = make_hessian(
                 source, mode, lang, _make_function, method=method, budget=budget,
@@ -332,7 +366,9 @@ def _made(
                 inner.generated, mode, _one_point(function, inner, mode, sparse)
             )
             made.__doc__, made.gradient = function.__doc__, inner
-            return _with_integers(made, integer_source)
+            return _with_integers(
+                _with_own(made, integer_source, params, sizes, point), integer_source
+            )
         if tril or weights is not None:
             raise DGraphError("tril= and weights= are for the Hessian modes")
         if not isinstance(source, (DGraph, ExpressionSet)):
@@ -344,7 +380,22 @@ def _made(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
             )
         made = _make_function(source, mode, lang, method, budget, sparse, tape)
-        return _with_integers(made, integer_source)
+        return _with_integers(_with_own(made, integer_source, params, sizes, point), integer_source)
+
+
+def _with_own(
+    made: GeneratedFunction, source: Any, params: Sequence[str], sizes: Any, point: Any
+) -> GeneratedFunction:
+    """``made``, which takes the Python callable ``source``'s own arguments where its
+    code is a graph of scalars' (:func:`~dgraph.codegen.own_arguments.own_call`), as
+    the array level's does; as it is for any other source."""
+    g = made.generated
+    if isinstance(source, (DGraph, ExpressionSet)) or isinstance(g, TensorGenerated):
+        return made
+    graph = g.expression_set.graph
+    made.own = own_call(source, made.mode, made.lang, graph, params=params, sizes=sizes,
+                        point=point)  # fmt: skip
+    return made
 
 
 def _with_integers(made: GeneratedFunction, source: Any) -> GeneratedFunction:
@@ -352,7 +403,13 @@ def _with_integers(made: GeneratedFunction, source: Any) -> GeneratedFunction:
     :class:`~dgraph.frontends.integer_arguments.IntegerArguments`) at the positions it
     checks (:func:`_integer_positions`); as it is for any other source."""
     if isinstance(source, IntegerArguments):
-        made.integers = _integer_positions(made, source.names)
+        made.integers = _integer_positions(made, source.names, source.mask_names)
+        if made.own is not None:
+            made.own_integers = made.own.positions(source.names)
+        masks = set(source.mask_names)
+        if masks and "p" in made.integers.values():  # one vector p, all masks (one kind)
+            masks.add("p")
+        made.masks = frozenset(masks)
     return made
 
 
@@ -404,6 +461,7 @@ def _fixed_index_data(
     at = {k: first + order.index(name) for k, name in zip(source.positions, source.names)}  # noqa: B905
     made.fixed = {at[k]: (names[k], values[k]) for k in values}
     made.integers = {at[k]: names[k] for k in values}
+    made.masks = frozenset(source.mask_names)
     return made
 
 
@@ -461,18 +519,23 @@ def _make_function(
     return made
 
 
-def _integer_positions(made: GeneratedFunction, names: Sequence[str]) -> dict[int, str]:
+def _integer_positions(
+    made: GeneratedFunction, names: Sequence[str], masks: Sequence[str] = ()
+) -> dict[int, str]:
     """Where the made function takes the integer arguments ``names`` (index data, traced
-    as integers): its parameters follow the inputs (``jvp``: and their tangents;
-    ``vjp``: and the outputs' cotangents), in the graph's order. A graph of scalars
-    takes its parameters as one vector ``p``, checked where they all are index data."""
+    as integers; ``masks`` among them as booleans): its parameters follow the inputs
+    (``jvp``: and their tangents; ``vjp``: and the outputs' cotangents), in the graph's
+    order. A graph of scalars takes its parameters as one vector ``p``, checked where
+    they all are index data of one kind (all masks, or no mask)."""
     g = made.generated
     graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
     params = list(graph.parameters)
     if not graph.is_tensor:
-        whole = made.mode in ("jacobian", "value_and_jacobian") and params
+        at = {"jacobian": 1, "value_and_jacobian": 1, "jvp": 2, "vjp": 2}.get(made.mode)
         read = {p.rstrip("0123456789") for p in params}
-        return {1: "p"} if whole and read <= set(vertex_names(names).values()) else {}
+        one_kind = not masks or set(masks) == set(names)
+        found = read <= set(vertex_names(names).values())
+        return {at: "p"} if at and params and one_kind and found else {}
     renamed = vertex_names(list(names))
     n = len(graph.inputs)
     first = {"jvp": 2 * n, "vjp": n + len(graph.outputs)}.get(made.mode, n)

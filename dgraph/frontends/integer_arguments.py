@@ -6,7 +6,9 @@ and the function is read as if it wrote ``T.astype(int)`` wherever it reads ``T`
 makes ``E[T]`` the gather at integer positions that ``E[T.astype(int)]`` already is in
 both readers (:mod:`.integer_casts`; the NumPy tracer's ``astype``, JAX's
 ``convert_element_type``): one graph, one path, the same checks and generated code,
-which reads the positions from its argument at each call."""
+which reads the positions from its argument at each call. An argument given as a boolean
+array (a mask ``m`` for ``where(m, a, b)``) is one the same way, read as ``m != 0`` (a
+boolean array in both readers, whose selects read it at each call)."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ _PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "
 
 def integer_kind(value: Any) -> str | None:
     """The dtype of ``value`` where it is an array (at least one axis) of integers, signed
-    or not (NumPy's, JAX's: anything with an integer ``dtype``), else None. Python ints
-    and integer scalars stay numbers, as before (read as float64 and differentiated)."""
+    or not, or of booleans (NumPy's, JAX's: anything with such a ``dtype``), else None.
+    Python ints and integer scalars stay numbers, as before (read as float64 and
+    differentiated); a boolean array is a mask, not differentiated (JAX's convention)."""
     dtype = getattr(value, "dtype", None)
     if dtype is None or np.ndim(value) == 0:
         return None
@@ -36,7 +39,7 @@ def integer_kind(value: Any) -> str | None:
         kind = np.dtype(dtype).kind
     except TypeError:
         return None
-    return str(np.dtype(dtype)) if kind in "iu" else None
+    return str(np.dtype(dtype)) if kind in "iub" else None
 
 
 class IntegerArguments:
@@ -47,20 +50,33 @@ class IntegerArguments:
     NumPy in ``f``'s modules as for ``f`` itself; picklable where ``f`` is."""
 
     def __init__(
-        self, f: Callable[..., Any], positions: Sequence[int], names: Sequence[str] = ()
+        self,
+        f: Callable[..., Any],
+        positions: Sequence[int],
+        names: Sequence[str] = (),
+        masks: Sequence[int] = (),
     ) -> None:
         self.f, self.positions, self.names = f, tuple(positions), tuple(names)
+        self.masks = tuple(masks)  # the positions given as boolean arrays: read as m != 0
         self.__wrapped__ = f  # inspect.signature reads f's
         for name in _PRESENTED:
             if hasattr(f, name):
                 setattr(self, name, getattr(f, name))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        cast = [_as_int(a) if k in self.positions else a for k, a in enumerate(args)]
+        cast = [
+            (_as_bool(a) if k in self.masks else _as_int(a)) if k in self.positions else a
+            for k, a in enumerate(args)
+        ]
         return self.f(*cast, **kwargs)
 
+    @property
+    def mask_names(self) -> tuple[str, ...]:
+        """The names of the arguments given as boolean arrays (masks)."""
+        return tuple(n for k, n in zip(self.positions, self.names) if k in self.masks)  # noqa: B905
+
     def __reduce__(self) -> tuple[Any, ...]:
-        return IntegerArguments, (self.f, self.positions, self.names)
+        return IntegerArguments, (self.f, self.positions, self.names, self.masks)
 
 
 class ClosedOver:
@@ -95,6 +111,15 @@ def _as_int(value: Any) -> Any:
     NumPy array's (the checks that run ``f`` at the point)."""
     astype = getattr(value, "astype", None)
     return astype(int) if astype is not None else np.asarray(value).astype(int)
+
+
+def _as_bool(value: Any) -> Any:
+    """``value != 0``: a traced array's mask (a comparison both readers read as a boolean
+    array of the parameters alone, where ``astype(bool)`` is refused by the NumPy
+    tracer), or a NumPy array's (the checks that run ``f`` at the point)."""
+    if isinstance(value, np.ndarray) or np.isscalar(value):
+        return np.asarray(value) != 0
+    return value != 0
 
 
 def integer_arguments(
@@ -133,4 +158,6 @@ def integer_arguments(
             f" ({names[k]}.astype(float)) to differentiate it"
         )
     added = [names[k] for k in positions if names[k] not in params]
-    return IntegerArguments(f, positions, [names[k] for k in positions]), params + added
+    masks = [k for k in positions if np.dtype(kinds[k]).kind == "b"]
+    cast = IntegerArguments(f, positions, [names[k] for k in positions], masks)
+    return cast, params + added

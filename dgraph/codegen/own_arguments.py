@@ -1,0 +1,277 @@
+"""The element level's made function called as the array level's is: with the Python
+callable's own arguments.
+
+A graph of scalars (the element level of a function, :func:`~dgraph.frontends.
+from_python`) takes its inputs as one vector ``x`` and its parameters as one vector
+``p``, and returns J of shape (m, n), J·v of (m,), wᵀJ of (n,). Which level a function
+gets depends on its size (``DEFAULT_EDGE_LIMIT``), so ``G(A, b)`` of ``def g(A, b)``
+failed at the element level and worked at the array level. :class:`OwnCall` maps a call
+with the callable's own arguments onto the flat one and the flat results back onto the
+array level's (:class:`~dgraph.codegen.function.GeneratedFunction`, JAX's pytrees:
+``jax.jacobian(f, argnums=(0, 1, …))``'s nesting, one block ``y.shape + x.shape``, a
+sparse one ``(y.size, x.size)``). The flat call still works where it is not the own call
+(a function of one vector keeps it: both calls are the same there).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["OwnCall", "own_call"]
+
+Shape = tuple[int, ...]
+
+#: each mode's own call: the groups of arguments it takes, in order ("x" the inputs, "t"
+#: their tangents, "w" the outputs' cotangents, "p" the parameters)
+_GROUPS = {
+    "jacobian": ("x", "p"),
+    "value_and_jacobian": ("x", "p"),
+    "jvp": ("x", "t", "p"),
+    "vjp": ("x", "w", "p"),
+    "hessian": ("x", "p"),
+    "value_gradient_hessian": ("x", "p"),
+    "hvp": ("x", "p", "t"),
+}
+
+
+@dataclass(frozen=True)
+class OwnCall:
+    """A callable's own call of a graph of scalars' made function: its differentiated
+    arguments ``inputs`` and its parameters ``params`` (names and shapes, in the order
+    the array level takes them: the inputs, then the parameters, each in the callable's
+    order; a Lagrangian's weights ``v`` last), its outputs' shapes ``outputs``, and
+    whether the flat function takes ``p`` (``flat_params``)."""
+
+    mode: str
+    lang: str
+    inputs: tuple[tuple[str, Shape], ...]
+    params: tuple[tuple[str, Shape], ...]
+    outputs: tuple[Shape, ...]
+    flat_params: bool
+
+    def _expected(self) -> list[tuple[str, Shape]]:
+        """The own call's arguments (names and shapes) in order."""
+        groups = {
+            "x": list(self.inputs),
+            "t": [(f"t_{n}", s) for n, s in self.inputs],
+            "w": [
+                (f"w_y{k}" if len(self.outputs) > 1 else "w", s) for k, s in enumerate(self.outputs)
+            ],
+            "p": list(self.params),
+        }
+        return [a for g in _GROUPS[self.mode] for a in groups[g]]
+
+    def positions(self, names: Sequence[str]) -> dict[int, str]:
+        """Where the own call takes the parameters ``names`` (index data)."""
+        return {k: n for k, (n, _) in enumerate(self._expected()) if n in names}
+
+    def adapt(self, arrays: Sequence[Any]) -> tuple[Sequence[Any], Callable[[Any], Any]] | None:
+        """``(flat arguments, the map of the flat result to the own call's)`` where
+        ``arrays`` are the own call's (their count and shapes), None where they are the
+        flat call's (one vector ``x``, as before).
+
+        Raises
+        ------
+        InputError
+            One line where they are neither: the own call's arguments and the flat call's
+            named.
+        """
+        expected = self._expected()
+        flat = 2 + self.flat_params if self.mode in ("jvp", "vjp", "hvp") else 1 + self.flat_params
+        size = sum(math.prod(s) for _, s in self.inputs)
+        x = np.shape(arrays[0]) if arrays else ()
+        flat_call = len(arrays) == flat and len(x) in (1, 2) and x[-1] == size  # (n,), (B, n)
+        if len(arrays) == len(expected):
+            wrong = next(
+                ((n, np.shape(a), s) for a, (n, s) in zip(arrays, expected, strict=True)
+                 if np.shape(a) != s),
+                None,
+            )  # fmt: skip
+            if wrong is None:
+                return self._flat(arrays), self._result
+            if not flat_call:
+                name, given, shape = wrong
+                raise InputError(
+                    f"{self.mode}: argument {name} has shape {given}, not {shape} (one point"
+                    " per call)"
+                )
+        if flat_call:
+            return None
+        own = ", ".join(n for n, _ in expected)
+        old = {"jvp": "x, v", "vjp": "x, w", "hvp": "x, t"}.get(self.mode, "x")
+        old = old.replace(", ", ", p, ") if self.mode == "hvp" and self.flat_params else old
+        if self.flat_params and self.mode != "hvp":
+            old += ", p"
+        raise InputError(
+            f"{self.mode} takes the function's own arguments ({own}): {len(arrays)} given"
+            f" (or one vector of all the inputs: {old})"
+        )
+
+    def _flat(self, arrays: Sequence[Any]) -> list[Any]:
+        """The flat call's arguments: each group of the own call concatenated."""
+        groups: dict[str, list[Any]] = {g: [] for g in _GROUPS[self.mode]}
+        counts = {"x": len(self.inputs), "t": len(self.inputs), "w": len(self.outputs),
+                  "p": len(self.params)}  # fmt: skip
+        rest = iter(arrays)
+        for g in _GROUPS[self.mode]:
+            groups[g] = [next(rest) for _ in range(counts[g])]
+        return [
+            self._concatenated(groups[g])
+            for g in _GROUPS[self.mode]
+            if g != "p" or self.flat_params
+        ]
+
+    def _concatenated(self, parts: Sequence[Any]) -> Any:
+        if self.lang == "jax":
+            import jax.numpy as jnp
+
+            return jnp.concatenate([jnp.ravel(jnp.asarray(a)) for a in parts])
+        return np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in parts])
+
+    def _result(self, result: Any) -> Any:
+        """The flat call's result as the array level returns it."""
+        xs = [s for _, s in self.inputs]
+        if self.mode == "jacobian":
+            return _blocks(result, self.outputs, xs)
+        if self.mode == "value_and_jacobian":
+            value, J = result
+            return _split(value, self.outputs), _blocks(J, self.outputs, xs)
+        if self.mode == "jvp":
+            return _split(result, self.outputs)
+        if self.mode in ("vjp", "hvp"):
+            return _split(result, xs)
+        if self.mode == "hessian":
+            return _blocks(result, xs, xs)
+        value, gradient, H = result
+        return value.reshape(()), _split(gradient, xs), _blocks(H, xs, xs)
+
+
+def _split(vector: Any, shapes: Sequence[Shape]) -> Any:
+    """``vector`` cut into arrays of ``shapes`` (one array for one shape)."""
+    parts, at = [], 0
+    for shape in shapes:
+        size = math.prod(shape)
+        parts.append(vector[at : at + size].reshape(shape))
+        at += size
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _blocks(J: Any, rows: Sequence[Shape], columns: Sequence[Shape]) -> Any:
+    """``J`` (dense, SciPy sparse or a JAX BCOO) as ``jax.jacobian``'s nesting of its
+    blocks: dense ones of shape ``row + column``, sparse ones ``(row size, column
+    size)``; a tuple over the columns for one row, over the rows for one column, else a
+    tuple over the rows of tuples over the columns."""
+    sparse = not isinstance(J, np.ndarray) and (hasattr(J, "tocsr") or hasattr(J, "todense"))
+    if sparse and len(rows) == len(columns) == 1:
+        return J
+    r = np.cumsum([0, *(math.prod(s) for s in rows)])
+    c = np.cumsum([0, *(math.prod(s) for s in columns)])
+
+    def block(i: int, j: int) -> Any:
+        if not sparse:
+            return J[r[i] : r[i + 1], c[j] : c[j + 1]].reshape(rows[i] + columns[j])
+        if hasattr(J, "tocsr"):
+            return J[r[i] : r[i + 1], c[j] : c[j + 1]]
+        from jax.experimental import sparse as jsparse
+
+        return jsparse.bcoo_slice(J, start_indices=(r[i], c[j]), limit_indices=(r[i + 1], c[j + 1]))
+
+    nested = [[block(i, j) for j in range(len(columns))] for i in range(len(rows))]
+    if len(rows) == 1:
+        return nested[0][0] if len(columns) == 1 else tuple(nested[0])
+    if len(columns) == 1:
+        return tuple(row[0] for row in nested)
+    return tuple(tuple(row) for row in nested)
+
+
+def _shape(size: Any) -> Shape:
+    """A ``sizes=`` entry as a shape: an int a vector's length, 0 a scalar."""
+    if isinstance(size, (int, np.integer)):
+        return (int(size),) if size else ()
+    return tuple(int(n) for n in size)
+
+
+def own_call(
+    f: Callable[..., Any],
+    mode: str,
+    lang: str,
+    graph: Any,
+    *,
+    params: Sequence[str],
+    sizes: Sequence[Any] | None,
+    point: Sequence[Any] | None,
+) -> OwnCall | None:
+    """The own call of ``f``'s made function whose flat function is of ``graph`` (a graph
+    of scalars: the element level, or a Hessian's graph of it), or None where the flat
+    call is the own one (one vector argument) or the graph's entries are not ``f``'s
+    arguments' (then the flat call alone, as before)."""
+    if mode not in _GROUPS or lang == "cuda" or graph.is_tensor:
+        return None
+    try:
+        signature = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return None
+    given = sizes if sizes is not None else point
+    if given is None:
+        return None
+    names = list(signature)[: len(given)]
+    if len(names) != len(given):
+        return None
+    shapes = [_shape(s) for s in sizes] if sizes is not None else [np.shape(v) for v in point]
+    inputs = [(n, s) for n, s in zip(names, shapes, strict=True) if n not in params]
+    kept = [(n, s) for n, s in zip(names, shapes, strict=True) if n in params]
+    if len(inputs) == 1 and len(inputs[0][1]) == 1:
+        return None  # one vector: the flat call is the own call
+    if sum(math.prod(s) for _, s in inputs) != len(graph.inputs):
+        return None
+    extra = len(graph.parameters) - sum(math.prod(s) for _, s in kept)
+    if extra < 0 or (extra and mode not in ("hessian", "hvp", "value_gradient_hessian")):
+        return None
+    if extra:  # a Lagrangian's weights, taken last
+        kept.append(("v", (extra,)))
+    outputs: list[Shape] = [(len(graph.outputs),)]
+    if mode in ("jacobian", "value_and_jacobian", "jvp", "vjp"):
+        outputs = _output_shapes(f, names, shapes, params, sizes, point) or outputs
+        if sum(math.prod(s) for s in outputs) != len(graph.outputs):
+            outputs = [(len(graph.outputs),)]
+    return OwnCall(mode, lang, tuple(inputs), tuple(kept), tuple(outputs), bool(graph.parameters))
+
+
+def _output_shapes(
+    f: Callable[..., Any],
+    names: Sequence[str],
+    shapes: Sequence[Shape],
+    params: Sequence[str],
+    sizes: Sequence[Any] | None,
+    point: Sequence[Any] | None,
+) -> list[Shape] | None:
+    """The shapes of ``f``'s outputs (one array, or a tuple or list of them), ``f`` run
+    at the point (ones where it gives no value); None where it fails there."""
+    if point is not None and len(point) == len(names):
+        args = [np.asarray(v) for v in point]
+    else:
+        free = iter(point or ())
+        args = [
+            np.asarray(next(free)) if point is not None and n not in params else np.ones(s)
+            for n, s in zip(names, shapes, strict=True)
+        ]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # the readers ran f and said what it warned
+            out = f(*args)
+    except Exception:  # the readers ran f; here only its outputs' shapes are wanted
+        return None
+    leaves = out if isinstance(out, (tuple, list)) else (out,)
+    try:
+        return [tuple(np.shape(y)) for y in leaves]
+    except (TypeError, ValueError):
+        return None
