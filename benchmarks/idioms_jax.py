@@ -9,9 +9,8 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
+from idioms_numpy import main  # the same loop (run from benchmarks/)
 from jax import lax
-
-import dgraph
 
 warnings.simplefilter("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -113,26 +112,5 @@ def reference(f, x):
     return np.asarray(jax.jacfwd(f)(x))
 
 
-def main(names: list[str]) -> None:
-    x = np.array([0.31, 0.72, 0.45, 0.93, 0.18, 0.66, 0.27, 0.81, 0.55])
-    for n in names:
-        f = C[n]
-        try:
-            J = dgraph.make_function(f, "jacobian", point=[x])
-            got = J(x)
-            got = got if not isinstance(got, tuple) else got[0]
-            got = np.asarray(got.toarray() if hasattr(got, "toarray") else got, dtype=float)
-            ref = reference(f, x)
-            if got.size != ref.size:
-                print(f"{n:20s} shape {got.shape} vs {ref.shape}")
-                continue
-            err = np.abs(got.reshape(ref.shape) - ref).max() / max(1, np.abs(ref).max())
-            tag = "ok" if err < TOLERANCE else "WRONG"
-            print(f"{n:20s} {tag} err {err:.1e} verified={J.generated.verified}")
-        except Exception as e:  # one line per idiom, whatever it raised
-            line = str(e).splitlines()[0][:220] if str(e) else ""
-            print(f"{n:20s} {type(e).__module__}.{type(e).__name__}: {line}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(C))
+    main(sys.argv[1:] or list(C), C, reference, TOLERANCE)

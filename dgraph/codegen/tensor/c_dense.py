@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import DGraphError
-from .c_values import CTYPES_ARGUMENTS, FUNCTION, CValues, _compile, _ctype, _packed
+from .c_values import CTYPES_ARGUMENTS, FUNCTION, CValues, _compile, _ctype, _packed, c_inputs
 
 __all__ = ["DENSE_FUNCTION", "dense_hessian", "dense_values", "load_dense"]
 
@@ -129,12 +129,7 @@ def load_dense(
     names, shape = values.inputs, values.shape
 
     def jacobian(*inputs: Any) -> np.ndarray:
-        if len(inputs) != len(names):
-            raise DGraphError(f"jacobian takes {len(names)} inputs {names}, not {len(inputs)}")
-        arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
-        for name, a, size in zip(names, arrays, sizes, strict=True):
-            if a.size != size:
-                raise DGraphError(f"input {name}: {a.size} entries, not {size}")
+        arrays = c_inputs(inputs, names, sizes)
         J = np.empty(shape)
         call(*[a.ctypes.data for a in arrays], *fixed, J.ctypes.data)
         return J

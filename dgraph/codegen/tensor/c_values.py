@@ -127,6 +127,7 @@ __all__ = [
     "FUNCTION",
     "MAGIC",
     "CValues",
+    "c_inputs",
     "c_values",
     "index_file",
     "read_index_file",
@@ -307,12 +308,7 @@ class CValues:
         local = threading.local()  # each thread's scratch (ctypes calls run concurrently)
 
         def jacobian(*inputs):
-            if len(inputs) != len(names):
-                raise DGraphError(f"jacobian takes {len(names)} inputs {names}, not {len(inputs)}")
-            arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
-            for name, a, size in zip(names, arrays, sizes, strict=True):
-                if a.size != size:
-                    raise DGraphError(f"input {name}: {a.size} entries, not {size}")
+            arrays = c_inputs(inputs, names, sizes)
             data = np.empty(nnz)
             value = np.empty(value_size)
             out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
@@ -331,6 +327,18 @@ class CValues:
 
         jacobian._keep = (function, constants, after)  # type: ignore[attr-defined]
         return jacobian
+
+
+def c_inputs(inputs: tuple, names: tuple[str, ...], sizes: list[int]) -> list[np.ndarray]:
+    """The inputs of a call of a C function as contiguous float64 arrays, their count and
+    sizes checked (one line each)."""
+    if len(inputs) != len(names):
+        raise DGraphError(f"jacobian takes {len(names)} inputs {names}, not {len(inputs)}")
+    arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
+    for name, a, size in zip(names, arrays, sizes, strict=True):
+        if a.size != size:
+            raise DGraphError(f"input {name}: {a.size} entries, not {size}")
+    return arrays
 
 
 CTYPES_ARGUMENTS = 1024  # ctypes refuses a foreign function of more arguments
