@@ -542,3 +542,54 @@ def test_a_literal_float_zero_in_the_program_prints():
     want = np.zeros((4, 3))
     want[[0, 2, 3], [0, 1, 2]] = 2 * x
     np.testing.assert_array_equal(np.reshape(J, (4, 3)), want)
+
+
+def _from_another_module():
+    """A helper whose globals are another module's (``sps``, as a user's helpers
+    module imports SciPy): a namespace the tracer patches only where it reaches it."""
+    import scipy.special
+
+    namespace = {"sps": scipy.special}
+    exec("def softmax_helper(z):\n    return sps.softmax(2 * z)\n", namespace)
+    return namespace["softmax_helper"]
+
+
+_SOFTMAX_HELPER = _from_another_module()
+
+
+def loss_with_a_default_helper(x, act=_SOFTMAX_HELPER):
+    return np.sum(np.sin(act(x)) ** 2)
+
+
+def vander_block_insert(x):
+    V = np.vander(x[:3], 4)  # (3, 4), powers 3, 2, 1, 0
+    B = np.block([[np.eye(2) * x[0], x[1:5].reshape(2, 2)], [x[1:5].reshape(2, 2).T, np.eye(2)]])
+    return np.sum(V**2 * x[3]) + np.sum(np.sin(B) @ x[:4]) + np.sum(np.insert(x, 2, 0.5) ** 3)
+
+
+def test_a_helper_in_a_default_argument_and_vander_block_insert_read():
+    """A helper given as a default argument (``def loss(x, act=helper)``) is looked into
+    as one in a closure (its SciPy ``softmax`` took traced arrays: 'converting an array
+    that depends on the inputs to a NumPy array' in dgraph.hessian); ``np.vander``,
+    ``np.block`` and ``np.insert`` are NumPy's definitions of them (each refused, or
+    read only at the element level: 'numpy.vander on an array that depends on the inputs
+    is not supported'). Hessians against JAX's."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    x = np.array([0.31, 0.72, 0.45, 0.93, 0.18, 0.66])
+
+    def softmax_loss(z):
+        return jnp.sum(jnp.sin(jax.nn.softmax(2 * z)) ** 2)
+
+    def vbi(z):
+        V = jnp.vander(z[:3], 4)
+        top = jnp.concatenate([jnp.eye(2) * z[0], z[1:5].reshape(2, 2)], axis=1)
+        B = jnp.concatenate([top, jnp.concatenate([z[1:5].reshape(2, 2).T, jnp.eye(2)], 1)])
+        inserted = jnp.concatenate([z[:2], jnp.array([0.5]), z[2:]])
+        return jnp.sum(V**2 * z[3]) + jnp.sum(jnp.sin(B) @ z[:4]) + jnp.sum(inserted**3)
+
+    for f, ref in ((loss_with_a_default_helper, softmax_loss), (vander_block_insert, vbi)):
+        with jax.enable_x64(True):
+            want = np.asarray(jref.hessian(ref)(jnp.asarray(x)))
+        H = dgraph.hessian(f, x)
+        np.testing.assert_allclose(H(x), want, rtol=1e-12, atol=1e-12)

@@ -5,7 +5,8 @@
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
 ``np.polyder``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
 of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
-``np.piecewise`` (nested ``np.where``), ``np.apply_along_axis`` (a loop over the slices),
+``np.piecewise`` (nested ``np.where``), ``np.vander``, ``np.block`` (nested
+concatenations), ``np.insert`` at one position, ``np.apply_along_axis`` (a loop over the slices),
 ``np.split`` (``array_split``, ``hsplit``, ``vsplit``, ``dsplit``: slices),
 ``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
@@ -370,6 +371,74 @@ def _polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w:
     return np.linalg.lstsq(np.vander(np.asarray(x, dtype=float), int(deg) + 1), y, rcond=rcond)[0]
 
 
+def _vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
+    """Vandermonde's matrix of a vector: its columns ``x**(N-1)``, …, ``x**0`` (NumPy's
+    order; ``increasing`` the other way)."""
+    if np.ndim(x) != 1:
+        raise InputError("numpy.vander of an array other than a vector is not supported")
+    n = np.shape(x)[0] if N is None else int(N)
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    return np.stack([np.ones(np.shape(x)) if k == 0 else x**k for k in powers], axis=1)
+
+
+def _block(arrays: Any) -> Any:
+    """``np.block``: nested lists concatenated innermost along the last axis, each level
+    out along the axis before (NumPy's definition), each array first given the result's
+    axes in front."""
+
+    def depth(a: Any) -> int:
+        if isinstance(a, tuple):
+            raise InputError("numpy.block of tuples: NumPy takes lists only")
+        if not isinstance(a, list):
+            return 0
+        if not a:
+            raise InputError("numpy.block of an empty list")
+        found = {depth(b) for b in a}
+        if len(found) != 1:
+            raise InputError("numpy.block: list depths are mismatched")
+        return 1 + found.pop()
+
+    levels = depth(arrays)
+
+    def leaves(a: Any) -> list:
+        return [x for b in a for x in leaves(b)] if isinstance(a, list) else [a]
+
+    ndim = max(levels, *(np.ndim(a) for a in leaves(arrays)))
+
+    def built(a: Any, level: int) -> Any:
+        if isinstance(a, list):
+            return np.concatenate([built(b, level + 1) for b in a], axis=level - levels)
+        return np.reshape(a, (1,) * (ndim - np.ndim(a)) + np.shape(a))
+
+    return built(arrays, 0)
+
+
+def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
+    """``np.insert`` at one integer position: the array (flattened where ``axis`` is None)
+    cut there and ``values`` concatenated between (all of a vector's values, or one
+    number a slice's width along another axis)."""
+    if not isinstance(obj, numbers.Integral) or isinstance(obj, bool):
+        raise InputError("numpy.insert at positions other than one integer is not supported")
+    if axis is None:
+        arr, axis = np.ravel(arr), 0
+    axis = axis + np.ndim(arr) if axis < 0 else axis
+    n = np.shape(arr)[axis]
+    at = obj + n if obj < 0 else obj
+    if not 0 <= at <= n:
+        raise InputError(f"numpy.insert: index {obj} is out of bounds for size {n}")
+    if np.ndim(arr) == 1:
+        piece = np.ravel(values)
+    elif np.ndim(values) == 0:
+        shape = list(np.shape(arr))
+        shape[axis] = 1
+        piece = np.broadcast_to(values, tuple(shape))
+    else:
+        raise InputError("numpy.insert of an array into a matrix is not supported")
+    before = tuple(slice(None) if k != axis else slice(0, at) for k in range(np.ndim(arr)))
+    after = tuple(slice(None) if k != axis else slice(at, None) for k in range(np.ndim(arr)))
+    return np.concatenate([arr[before], piece, arr[after]], axis=axis)
+
+
 _LN2 = math.log(2.0)
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
@@ -391,6 +460,9 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.pinv: _pinv,
     np.rot90: _rot90,
     np.meshgrid: _meshgrid,
+    np.vander: _vander,
+    np.block: _block,
+    np.insert: _insert,
     np.piecewise: _piecewise,
     np.apply_along_axis: _apply_along_axis,
     **{f: _split_of(f) for f in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)},

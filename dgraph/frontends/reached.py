@@ -1,9 +1,9 @@
 """The Python functions a user's function may call, read from their code: the functions
-in its closure, the globals its code (and its lambdas', comprehensions' and inner
-functions' code) names, the functions a module it holds has under those names
-(``helpers.bump(x)``), and theirs in turn. The frontends decide with it which reader
-reads a function (:func:`dgraph.frontends.functions.uses_jax`) and in which modules the
-array tracer's NumPy, math and sympy take traced arrays
+in its closure and its arguments' defaults, the globals its code (and its lambdas',
+comprehensions' and inner functions' code) names, the functions a module it holds has
+under those names (``helpers.bump(x)``), and theirs in turn. The frontends decide with it
+which reader reads a function (:func:`dgraph.frontends.functions.uses_jax`) and in which
+modules the array tracer's NumPy, math and sympy take traced arrays
 (:func:`dgraph.frontends.array_tracer.called_namespaces`)."""
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ def reached(f: Callable[..., Any], library: Callable[[Any], bool]) -> Iterator[R
         for cell in getattr(g, "__closure__", None) or ():
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)
+        values.extend(getattr(g, "__defaults__", None) or ())  # def loss(x, act=helper)
+        values.extend((getattr(g, "__kwdefaults__", None) or {}).values())
         yield g, names, values, namespace
         for v in values[1:]:
             if inspect.isfunction(v) and not library(v):
