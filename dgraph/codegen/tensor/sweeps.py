@@ -35,7 +35,7 @@ from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, Wh
 from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
 from .dialect import DIALECTS
-from .dynamic_sweep import dynamic_adjoint, dynamic_tangent, swept
+from .dynamic_gathers import dynamic_adjoint, dynamic_tangent, swept
 from .forward import operand_shape
 from .gather_chains import gathers_of_gathers
 from .jit_arguments import jitted_whole
@@ -463,7 +463,7 @@ def _conv(op, shapes: dict, w: Writer) -> ConvSweep | None:
 
 def _dynamic(op: ArrayOp, u: str, shapes: dict) -> bool:
     """Whether every operand position of ``u`` in ``op`` is a take's or a scatter-add's
-    at run-time positions, swept as a gather or a segment sum (:mod:`.dynamic_sweep`,
+    at run-time positions, swept as a gather or a segment sum (:mod:`.dynamic_gathers`,
     pricing 0: they multiply nothing), not by its union block."""
     found = [k for k in op.differentiable() if op.operands[k] == u]
     shaped = [operand_shape(x, shapes) for x in op.operands]
