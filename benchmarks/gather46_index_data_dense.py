@@ -7,7 +7,8 @@ array: index data read at each call): for a P1 energy (``hvp``, ``vjp``, ``jvp``
 CPU-s (median of 3), one call's CPU-s (median of 5 after one), the price (``mults``), and
 the worst error against JAX (``jax.jvp``/``jax.vjp``/``jax.hessian``/``jax.jacfwd``) at
 the point's triangles and at the same triangles reordered, their corners rotated (other
-index data; a function made with them closed over refuses them: "-").
+index data; a function made with them closed over refuses them: "-"); from 80 x 80 on the
+dense modes' reference is the stiffness assembled here (``np.add.at``).
 ``... M langs``: ``hvp`` and the residual's ``jacobian`` in python, c and jax.
 """
 
@@ -29,6 +30,7 @@ import test_left44b as t  # the test's energy, one source
 from index_data_rank2 import jenergy, mesh
 
 jax.config.update("jax_enable_x64", True)
+DENSE = ("hessian", "jacobian")
 
 
 def residual_of(n):
@@ -53,11 +55,20 @@ def jresidual_of(n):
     return jresidual
 
 
+def stiffness(u, T, A, G):
+    """The energy's Hessian (the residual's Jacobian) assembled: the dense reference from
+    80 x 80 on, where ``jax.hessian``'s batched intermediates hold gigabytes."""
+    H = np.zeros((u.size, u.size))
+    np.add.at(H, (T[:, :, None], T[:, None, :]), A[:, None, None] * (G.transpose(0, 2, 1) @ G))
+    np.add.at(H, (T, T), 3 * u[T] ** 2)
+    return H
+
+
 def cpu(f, repeat):
     times = []
     for _ in range(repeat):
         c = time.process_time()
-        out = f()
+        out = jax.block_until_ready(f())  # a JAX call dispatches, then computes
         times.append(time.process_time() - c)
     return out, statistics.median(times)
 
@@ -90,6 +101,8 @@ def run(m, langs=("python",)):
         ("residual", res, "vjp", lambda f, c: f(u, w, *c),
          lambda c: jax.vjp(lambda x: jres(x, *c), u)[1](w)[0]),
     ]  # fmt: skip
+    if m >= 60:  # the dense references assembled (jax.hessian's vmapped columns: GBs)
+        work = [(*x[:4], (lambda c: stiffness(u, *c)) if x[2] in DENSE else x[4]) for x in work]
     if langs != ("python",):
         work = [x for x in work if (x[0], x[2]) in {("energy", "hvp"), ("residual", "jacobian")}]
     for label, f, mode, call, ref in work:

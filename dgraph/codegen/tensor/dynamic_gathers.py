@@ -6,7 +6,7 @@ Its block is the union over every position a call could give
 (:func:`~dgraph.blocks.dynamic_take.union_block`: each output row dense along the
 taken axis, values a one-hot of the positions), so ``J·v`` through it as a block
 product formed the one-hot and multiplied by it: n·size entries per product (a P1
-energy's hvp on a 40 × 40 mesh, 1,600 × 9,126 = 14.6 million, 80 ms a call). The map is
+energy's hvp on a 40 × 40 mesh, 1,600 × 9,126 = 14.6 million, 73 ms a call). The map is
 linear in its moved operand for fixed positions, so its tangent is the same take of the
 tangent (``v[T]``, out of range 0: no derivative flows there), and its adjoint the
 scatter-add of the cotangent at the positions (``zeros.at[T].add(w)``), and a
