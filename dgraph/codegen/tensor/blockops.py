@@ -335,6 +335,10 @@ class BlockOps:
         if isinstance(a, Applied) or isinstance(b, Applied):
             return self._applied(upper, lower)
         plan = einsum_plan(a, b)
+        if plan is False and self.onehots:  # the positions split as the other factor's
+            split = self._split_onehot(upper, lower)
+            if split is not None:
+                return self._multiply(*split)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
             if moved is None and self.distribute:
@@ -856,6 +860,52 @@ class BlockOps:
             values = self.emit(node, f"{held.id}_laid")  # a name a walk keeps (Writer.rename)
             self.onehots[values.id] = (op, index, not take)
             return product, values
+        return None
+
+    def _split_onehot(self, upper: Valued, lower: Valued) -> tuple[Valued, Valued] | None:
+        """A take's union block below a factor whose axis against the output positions is
+        a reshape's (a triangle's corners (m, 3) against the flat 3m), or a scatter-add's
+        above one (its updates): the same one-hot with that label split alike (its values
+        reshaped, C order; still a one-hot, :attr:`onehots`), so that the labels line up
+        and the product is a gather or a segment sum; else None."""
+        for h in (1, 0):
+            block, held = lower if h else upper  # type: ignore[misc]
+            other = (upper if h else lower)[0]  # type: ignore[index]
+            found = self.onehots.get(held.id) if isinstance(held, Name) else None
+            if found is None or not found[2] or not isinstance(block, Labelled):
+                continue
+            op = found[0]
+            if len(block.value) != 2 or (op.primitive == DYNAMIC_TAKE) != bool(h):
+                continue
+            if not isinstance(other, Labelled):
+                continue
+            o = block.value[1]
+            mine = block.out_axes if h else block.in_axes
+            theirs = other.in_axes if h else other.out_axes
+            at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
+            if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+                continue
+            parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
+            if math.prod(parts) != block.sizes[o]:
+                continue
+            new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
+            sizes = list(block.sizes) + list(parts[1:])
+            sizes[o] = parts[0]
+            axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
+            value = (block.value[0], *new)
+            split = Labelled(
+                block.out_shape,
+                block.in_shape,
+                axes if h else block.out_axes,
+                block.in_axes if h else axes,
+                tuple(sizes),
+                value,
+                block.kind,
+            )
+            node = Call("reshape", (held, Const((block.sizes[value[0]], *parts))))
+            values = self.emit(node, f"{held.id}_split")  # a name a walk keeps
+            self.onehots[values.id] = found
+            return (upper, (split, values)) if h else ((split, values), lower)
         return None
 
     def _dense_onehot(self, plan, blocks, values, perms) -> Node | None:
