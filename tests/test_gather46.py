@@ -80,13 +80,27 @@ def test_sweeps_at_index_data_gather_and_scatter_add_without_a_one_hot():
         np.testing.assert_allclose(vjp(u, t, *case), t @ H, atol=1e-12)
 
 
+def corner_norms(E, T):
+    """Each triangle corner's squared norm: a take of a 2-D array, (m, 3, 2)."""
+    return np.sum(E[T] ** 2, axis=2)
+
+
 def test_a_dense_hessian_at_index_data_sums_at_the_positions_without_a_one_hot():
     """The energy's dense Hessian on a 10 × 10 mesh (a union of 100 × 486 entries, past
     the small blocks' sparse products): ``Sᵀ·D·S`` by segment sums, not ``onehot @ X``,
-    against the assembled stiffness at the point's and at other triangles."""
+    against the assembled stiffness at the point's and at other triangles; the dense
+    Jacobian of a 2-D array's take (its positions split as the corners (m, 3) are),
+    against its closed form ``2 E[T]`` at each corner's node."""
     (T, A, G), other = cases(10)
     u = np.random.default_rng(2).normal(size=100)
     H = dgraph.hessian(energy, u, T, A, G, params=["A", "G"])
     assert H.generated.verified and one_hot_free(H.gradient.source)
+    E = np.random.default_rng(3).normal(size=(100, 2))
+    J = dgraph.make_function(corner_norms, "jacobian", point=[E, T])
+    assert J.generated.verified and one_hot_free(J.source)
     for case in ((T, A, G), other):
         np.testing.assert_allclose(H(u, *case), stiffness(u, *case), atol=1e-12)
+        want = np.zeros((len(T), 3, 100, 2))
+        a, k = np.indices(T.shape)
+        want[a, k, case[0]] = 2 * E[case[0]]
+        np.testing.assert_allclose(J(E, case[0]), want, atol=1e-12)

@@ -350,6 +350,12 @@ class BlockOps:
             return None
         if plan is not False:
             text = self._einsum(plan, a, b, va, vb)
+            relaid = self._relaid_onehot(plan, (a, b), (va, vb))
+            if relaid is not None and _number(text) is None:  # a name a walk keeps
+                held, first = relaid
+                name = self.emit(text, f"{held[0]}_laid")
+                self.onehots[name.id] = (*held[1], first)
+                return plan.product, name
             return plan.product, self._assigned(text)  # type: ignore[union-attr]
         replanned = dense_plan(a, b) if plan is False else None
         if replanned is not None:  # a dense factor whose labels do not line up: re-read
@@ -906,6 +912,32 @@ class BlockOps:
             values = self.emit(node, f"{held.id}_split")  # a name a walk keeps
             self.onehots[values.id] = found
             return (upper, (split, values)) if h else ((split, values), lower)
+        return None
+
+    def _relaid_onehot(self, plan, blocks, values) -> tuple[tuple, bool] | None:
+        """Where a move's ones (a reshape, a transpose: no value letters) times a one-hot
+        only lays its letters out again, the output positions' letters in their order and
+        the input position first or last: the one-hot's (name, (op, positions)) and
+        whether its input position comes first in the product (:attr:`onehots`); else
+        None."""
+        left, out = plan.subscripts.split("->")
+        subs = left.split(",")
+        if plan.scale != 1:
+            return None
+        for h in (0, 1):
+            held, other = values[h], values[1 - h]
+            found = self.onehots.get(held.id) if isinstance(held, Name) else None
+            if found is None or subs[1 - h] or not _is_one(self._one(other)):
+                continue
+            hot, shape = subs[h], _value_shape(blocks[h])
+            whole = all((lo, hi) == (0, w) for (lo, hi), w in zip(plan.cuts[h], shape, strict=True))
+            if sorted(out) != sorted(hot) or not whole:
+                return None
+            i = hot[0] if found[2] else hot[-1]
+            group = hot.replace(i, "")
+            if out in (i + group, group + i):
+                return (held.id, found[:2]), out[0] == i
+            return None
         return None
 
     def _dense_onehot(self, plan, blocks, values, perms) -> Node | None:
