@@ -83,8 +83,10 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
     Raises
     ------
     UnionTooLarge
-        Where the union holds over :data:`UNION_LIMIT` entries (every mode, ``jvp`` and
-        ``vjp`` too, multiplies by the union).
+        Where the union holds over :data:`UNION_LIMIT` entries (every mode is checked
+        against a reference that forms it; the generated ``jvp``, ``vjp`` and block
+        products multiply as a gather and a segment sum, never by the one-hot:
+        :mod:`dgraph.codegen.tensor.dynamic_gathers`).
     """
     return union_block(op, tuple(mine), tuple(op.shape), "take", "take fewer positions")
 

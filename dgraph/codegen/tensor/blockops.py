@@ -17,6 +17,7 @@ import numpy as np
 from ...blocks import (
     CONSTANT,
     FORGETS,
+    GENERAL,
     ONES,
     SMALL,
     SPLIT_FROM,
@@ -33,6 +34,7 @@ from ...blocks import (
     first_appearance,
     full,
     merge_flags,
+    move_source,
     multiply,
     on_the_diagonal,
     pattern,
@@ -46,6 +48,7 @@ from ...blocks import (
     split_of,
 )
 from ...blocks.cumulative import CumsumPattern
+from ...blocks.dynamic_take import DYNAMIC_TAKE
 from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
@@ -67,6 +70,7 @@ from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
 from .dense_gather import gathered_product
+from .dynamic_gathers import onehot_product
 from .entries import entries, every, fills
 from .linalg_code import vocabulary
 from .permutation_code import multiply_permutation, scale_permutation, structural_of
@@ -247,7 +251,7 @@ class BlockOps:
         self,
         lang: str,
         constants: Constants,
-        emit: Callable[[Node], Name],
+        emit: Callable[..., Name],
         varies: Callable[[Node], bool] = lambda node: True,
         distribute: bool = False,
     ):
@@ -256,6 +260,8 @@ class BlockOps:
         self._met: dict[tuple[int, int], tuple] = {}
         self.rules: dict[str, tuple] = {}  # an Applied leaf's values' name: op, k, args, result
         self.ones: set[str] = set()  # the names of leaves' values that are ones(nnz)
+        # a take's (scatter-add's) union one-hot leaf's values' name: op, its positions
+        self.onehots: dict[str, tuple] = {}
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
@@ -323,9 +329,16 @@ class BlockOps:
         (a, va), (b, vb) = upper, lower
         if isinstance(a, Permutation) or isinstance(b, Permutation):
             return multiply_permutation(self, upper, lower)
+        moved = self._moved_onehot(upper, lower) if self.onehots else None
+        if moved is not None:
+            return moved
         if isinstance(a, Applied) or isinstance(b, Applied):
             return self._applied(upper, lower)
         plan = einsum_plan(a, b)
+        if plan is False and self.onehots:  # the positions split as the other factor's
+            split = self._split_onehot(upper, lower)
+            if split is not None:
+                return self._multiply(*split)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
             if moved is None and self.distribute:
@@ -337,10 +350,19 @@ class BlockOps:
             return None
         if plan is not False:
             text = self._einsum(plan, a, b, va, vb)
+            relaid = self._relaid_onehot(plan, (a, b), (va, vb))
+            if relaid is not None and _number(text) is None:  # a name a walk keeps
+                held, first = relaid
+                name = self.emit(text, f"{held[0]}_laid")
+                self.onehots[name.id] = (*held[1], first)
+                return plan.product, name
             return plan.product, self._assigned(text)  # type: ignore[union-attr]
         replanned = dense_plan(a, b) if plan is False else None
         if replanned is not None:  # a dense factor whose labels do not line up: re-read
             plan, perms = replanned
+            hot = self._dense_onehot(plan, (a, b), (va, vb), perms)
+            if hot is not None:  # a gather or a segment sum, not the union's one-hot
+                return plan.product, self._assigned(hot)
             va, vb = (_in_c_order(x, v, p) for x, v, p in ((a, va, perms[0]), (b, vb, perms[1])))
             a, b = (
                 dense(x.out_shape, x.in_shape, x.kind) if p is not None else x
@@ -767,6 +789,9 @@ class BlockOps:
         sa, sb = left.split(",")
         cut_a = _cut(va, plan.cuts[0], _value_shape(a))
         cut_b = _cut(vb, plan.cuts[1], _value_shape(b))
+        hot = self._onehot(plan, (sa, sb, out), (a, b), (va, vb), (cut_a, cut_b))
+        if hot is not None:  # a gather or a segment sum, not the union's one-hot
+            return _times(hot, Const(float(plan.scale))) if plan.scale != 1 else hot
         if not sa and not sb:
             text = _times(cut_a, cut_b)
         elif not sa:
@@ -778,6 +803,178 @@ class BlockOps:
         else:
             text = Call("einsum", (Const(plan.subscripts), cut_a, cut_b))
         return _times(text, Const(float(plan.scale))) if plan.scale != 1 else text
+
+    def _onehot(self, plan, subs, blocks, values, cut) -> Node | None:
+        """A product with a take's (scatter-add's) union block whose values are its
+        one-hot leaf (:attr:`onehots`, whole: not cut) as the gather or segment sum it
+        is (:func:`~.dynamic_gathers.onehot_product`); else None."""
+        sa, sb, out = subs
+        for h in (0, 1):
+            held, x = values[h], 1 - h
+            if not (isinstance(held, Name) and held.id in self.onehots):
+                continue
+            shape = _value_shape(blocks[h])
+            if any(
+                (lo, hi) != (0, size) for (lo, hi), size in zip(plan.cuts[h], shape, strict=True)
+            ):
+                continue
+            op, index, first = self.onehots[held.id]
+            other = _value_shape(blocks[x])
+            cut_shape = tuple(hi - lo for lo, hi in plan.cuts[x]) if plan.cuts[x] else other
+            hot, sub = (sa, sb) if h == 0 else (sb, sa)
+            if len(hot) != len(shape) or len(hot) < 2:
+                continue
+            if first:
+                letters = (hot[0], hot[1:], tuple(shape[1:]))
+            else:
+                letters = (hot[-1], hot[:-1], tuple(shape[:-1]))
+            found = onehot_product(op, index, letters, sub, out, cut[x], cut_shape)
+            if found is not None:
+                return found
+        return None
+
+    def _moved_onehot(self, upper: Valued, lower: Valued) -> Valued:
+        """A reshape (in C order) of a take's output times its union block, or a
+        scatter-add's union block times a reshape of its updates: the same one-hot, as
+        the dense block a 1-D array's union is, its values the one-hot laid out so
+        (:attr:`onehots`: still multiplied as a gather or a segment sum after); else None."""
+        (a, va), (b, vb) = upper, lower  # type: ignore[misc]
+        for take in (True, False):
+            held, block, move, mv = (vb, b, a, va) if take else (va, a, b, vb)
+            if not (isinstance(held, Name) and held.id in self.onehots):
+                continue
+            op = self.onehots[held.id][0]
+            n, size = int(op.param["length"]), int(op.param["size"])
+            if (op.primitive == DYNAMIC_TAKE) != take or _value_shape(block) != (n, size):
+                continue
+            ends = (block.in_shape, move.out_shape) if take else (block.out_shape, move.in_shape)
+            if tuple(ends[0]) != (n,) or math.prod(ends[1]) != size:
+                continue
+            if getattr(move, "kind", None) != ONES or not _is_one(self._one(mv)):
+                continue
+            source = move_source(move)
+            if source is None or not np.array_equal(source, np.arange(size)):
+                continue
+            index = self.onehots[held.id][1]
+            if take:
+                product = dense(tuple(move.out_shape), (n,), GENERAL)
+                laid = Call("transpose", (held,))
+                node = Call("reshape", (laid, Const((*move.out_shape, n))))
+            else:
+                product = dense((n,), tuple(move.in_shape), GENERAL)
+                node = Call("reshape", (held, Const((n, *move.in_shape))))
+            values = self.emit(node, f"{held.id}_laid")  # a name a walk keeps (Writer.rename)
+            self.onehots[values.id] = (op, index, not take)
+            return product, values
+        return None
+
+    def _split_onehot(self, upper: Valued, lower: Valued) -> tuple[Valued, Valued] | None:
+        """A take's union block below a factor whose axis against the output positions is
+        a reshape's (a triangle's corners (m, 3) against the flat 3m), or a scatter-add's
+        above one (its updates): the same one-hot with that label split alike (its values
+        reshaped, C order; still a one-hot, :attr:`onehots`), so that the labels line up
+        and the product is a gather or a segment sum; else None."""
+        for h in (1, 0):
+            block, held = lower if h else upper  # type: ignore[misc]
+            other = (upper if h else lower)[0]  # type: ignore[index]
+            found = self.onehots.get(held.id) if isinstance(held, Name) else None
+            if found is None or not found[2] or not isinstance(block, Labelled):
+                continue
+            op = found[0]
+            if len(block.value) != 2 or (op.primitive == DYNAMIC_TAKE) != bool(h):
+                continue
+            if not isinstance(other, Labelled):
+                continue
+            o = block.value[1]
+            mine = block.out_axes if h else block.in_axes
+            theirs = other.in_axes if h else other.out_axes
+            at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
+            if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+                continue
+            parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
+            if math.prod(parts) != block.sizes[o]:
+                continue
+            new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
+            sizes = list(block.sizes) + list(parts[1:])
+            sizes[o] = parts[0]
+            axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
+            value = (block.value[0], *new)
+            split = Labelled(
+                block.out_shape,
+                block.in_shape,
+                axes if h else block.out_axes,
+                block.in_axes if h else axes,
+                tuple(sizes),
+                value,
+                block.kind,
+            )
+            node = Call("reshape", (held, Const((block.sizes[value[0]], *parts))))
+            values = self.emit(node, f"{held.id}_split")  # a name a walk keeps
+            self.onehots[values.id] = found
+            return (upper, (split, values)) if h else ((split, values), lower)
+        return None
+
+    def _relaid_onehot(self, plan, blocks, values) -> tuple[tuple, bool] | None:
+        """Where a move's ones (a reshape, a transpose: no value letters) times a one-hot
+        only lays its letters out again, the output positions' letters in their order and
+        the input position first or last: the one-hot's (name, (op, positions)) and
+        whether its input position comes first in the product (:attr:`onehots`); else
+        None."""
+        left, out = plan.subscripts.split("->")
+        subs = left.split(",")
+        if plan.scale != 1:
+            return None
+        for h in (0, 1):
+            held, other = values[h], values[1 - h]
+            found = self.onehots.get(held.id) if isinstance(held, Name) else None
+            if found is None or subs[1 - h] or not _is_one(self._one(other)):
+                continue
+            hot, shape = subs[h], _value_shape(blocks[h])
+            whole = all((lo, hi) == (0, w) for (lo, hi), w in zip(plan.cuts[h], shape, strict=True))
+            if sorted(out) != sorted(hot) or not whole:
+                return None
+            i = hot[0] if found[2] else hot[-1]
+            group = hot.replace(i, "")
+            if out in (i + group, group + i):
+                return (held.id, found[:2]), out[0] == i
+            return None
+        return None
+
+    def _dense_onehot(self, plan, blocks, values, perms) -> Node | None:
+        """:meth:`_onehot` where the union block is read as a dense block (its labels do
+        not line up with the other factor's: a triangle's corners against the taken
+        positions): its letters the dense block's axes, the positions' side one axis of
+        the taken length, the other side's in C order the output positions."""
+        left, out = plan.subscripts.split("->")
+        subs = left.split(",")
+        for h in (0, 1):
+            held, x = values[h], 1 - h
+            if perms[h] is None or not (isinstance(held, Name) and held.id in self.onehots):
+                continue
+            op, index, _ = self.onehots[held.id]
+            block, sub = blocks[h], subs[h]
+            n = int(op.param["length"])
+            if op.primitive == DYNAMIC_TAKE and tuple(block.in_shape) == (n,):
+                letters = (sub[-1], sub[:-1], tuple(block.out_shape))
+            elif op.primitive != DYNAMIC_TAKE and tuple(block.out_shape) == (n,):
+                letters = (sub[0], sub[1:], tuple(block.in_shape))
+            else:
+                continue
+            if any(c[0] != 0 for c in plan.cuts[h]) or _value_shape(block) != (
+                n,
+                int(op.param["size"]),
+            ):
+                continue
+            other = _in_c_order(blocks[x], values[x], perms[x])
+            shape = (
+                (*blocks[x].out_shape, *blocks[x].in_shape) if perms[x] else _value_shape(blocks[x])
+            )
+            cut = _cut(other, plan.cuts[x], shape)
+            cut_shape = tuple(hi - lo for lo, hi in plan.cuts[x]) if plan.cuts[x] else shape
+            found = onehot_product(op, index, letters, subs[x], out, cut, cut_shape)
+            if found is not None:
+                return _times(found, Const(float(plan.scale))) if plan.scale != 1 else found
+        return None
 
     def _assigned(self, node: Node) -> Node:
         """A name or a number as it is; an expression assigned to a new name."""
@@ -1193,6 +1390,11 @@ def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
     if fills(np.asarray(at), size):
         return flat
     return Index(flat, (constants.index(at),))
+
+
+def _is_one(values: Node) -> bool:
+    """Whether ``values`` are ones: the number 1, or a move's ones (:class:`_Ones`)."""
+    return values is _ONES or _number(values) == 1.0
 
 
 def _ravel(values: Node) -> Node:

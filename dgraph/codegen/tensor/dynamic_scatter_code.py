@@ -17,7 +17,7 @@ from ...blocks.dynamic_scatter import updates_shape
 from ..ir import AsType, BinOp, Call, Const, Node, SegmentSum
 from .dynamic_code import dynamic_value_node, hit_node, positions, raw_positions
 
-__all__ = ["add_forward_node", "add_value_node", "last_node"]
+__all__ = ["add_forward_node", "add_value_node", "last_node", "segments"]
 
 
 def _hit(op: ArrayOp, index: Node) -> Node:
@@ -67,7 +67,7 @@ def _lay(op: ArrayOp) -> tuple[int, ...]:
 
 
 def add_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
-    """``x`` plus the updates summed at their positions (:func:`_segments`); ``replace``:
+    """``x`` plus the updates summed at their positions (:func:`segments`); ``replace``:
     ``where(written, sum(where(kept, u, 0), axis=-1), x)``, per result entry over the
     updates of its fibre (the last axis, laid there by ``swapaxes``)."""
     if op.param.get("replace"):
@@ -80,10 +80,10 @@ def add_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
         updates = _trailing(op, args[2])
         kept = Call("sum", (Call("where", (won, updates, Const(0.0))),), (("axis", Const(-1)),))
         return Call("where", (written, kept, args[0]))
-    return BinOp("+", args[0], _segments(op, args[1], args[2]))
+    return BinOp("+", args[0], segments(op, args[1], args[2]))
 
 
-def _segments(op: ArrayOp, index: Node, u: Node) -> Node:
+def segments(op: ArrayOp, index: Node, u: Node) -> Node:
     """The updates summed at their positions: with the axis swapped last, the result is
     M rows of n (M the other axes' entries) and update (m, o) lands on flat entry
     m·n + position; out of range, its value is zero (at a position in range)."""

@@ -56,6 +56,7 @@ from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .delta_form import DeltaPattern, delta_form
 from .dialect import DIALECTS, Dialect
+from .dynamic_gathers import swept
 from .entries import entries, fills
 from .exact_fold import numpy_exact
 from .footprint import PEAK_MOST, Total, entries_at_most, refuse_large_program
@@ -1219,6 +1220,8 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
             node = w.emit(node, f"d_{v}_{u}")
         if ones and isinstance(node, Name):
             ops.ones.add(node.id)
+        if isinstance(node, Name) and len(positions) == 1 and _one_hot(op, k, arg_shapes):
+            ops.onehots[node.id] = (op, args[1], True)  # multiplied as a gather (dynamic_gathers)
         if isinstance(block, Applied) and isinstance(node, Name):  # applied by its rules
             result = names[v] if v in names else w.emit(forward_node(w, op, names, shapes, True))
             ops.rules[node.id] = (op, k, args, result)
@@ -1228,6 +1231,13 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
         # (Writer.rename), and this one stays cached in the leaves, read by later walks
         total = (total[0], w.rename(total[1], f"d_{v}_{u}"))
     return total
+
+
+def _one_hot(op, k: int, shapes) -> bool:
+    """Whether the values of ∂op/∂(operand k) are a take's or a scatter-add's union
+    one-hot over (input position, output position) along its axis, which a product
+    multiplies as a gather or a segment sum (:mod:`.dynamic_gathers`)."""
+    return swept(op, k, shapes) and not op.param.get("along")
 
 
 def _readers(computed: ExpressionSet, keys) -> Counter:

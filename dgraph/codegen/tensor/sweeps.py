@@ -35,6 +35,7 @@ from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, Wh
 from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
 from .dialect import DIALECTS
+from .dynamic_gathers import dynamic_adjoint, dynamic_tangent, swept
 from .forward import operand_shape
 from .gather_chains import gathers_of_gathers
 from .jit_arguments import jitted_whole
@@ -369,6 +370,10 @@ def _build(
                     mults += conv.mults
                     node = w.emit(conv.tangent(k, *operand_nodes(op), dot))
                     total = ops.add(total, (dense(shapes[v], ()), node))
+            elif carried.get(u) is not None and _dynamic(op, u, shapes):  # v[T]: a gather
+                dot = _whole(w, ops, carried[u], shapes[u], True)
+                node = w.emit(dynamic_tangent(op, operand_nodes(op), dot))
+                total = ops.add(total, (dense(shapes[v], ()), node))
             elif carried.get(u) is not None:
                 total = ops.add(total, product(leaf((u, v)), carried[u]))
         carried[v] = total
@@ -421,6 +426,11 @@ def _build(
                 continue
             conv = _conv(op, shapes, w)
             for u in _sources(graph, v):
+                if conv is None and _dynamic(op, u, shapes):  # zeros.at[T].add(w): a segment sum
+                    bar = _whole(w, ops, carried[v], shapes[v], False)
+                    node = w.emit(dynamic_adjoint(op, operand_nodes(op), bar))
+                    carried[u] = ops.add(carried.get(u), (dense((), shapes[u]), node))
+                    continue
                 if conv is None:
                     carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
                     continue
@@ -449,6 +459,15 @@ def _conv(op, shapes: dict, w: Writer) -> ConvSweep | None:
         return None
     shaped = [operand_shape(x, shapes) for x in op.operands]
     return ConvSweep.of(op, shaped, w.constants.index, w.d.lang)
+
+
+def _dynamic(op: ArrayOp, u: str, shapes: dict) -> bool:
+    """Whether every operand position of ``u`` in ``op`` is a take's or a scatter-add's
+    at run-time positions, swept as a gather or a segment sum (:mod:`.dynamic_gathers`,
+    pricing 0: they multiply nothing), not by its union block."""
+    found = [k for k in op.differentiable() if op.operands[k] == u]
+    shaped = [operand_shape(x, shapes) for x in op.operands]
+    return bool(found) and all(swept(op, k, shaped) for k in found)
 
 
 def _whole(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
