@@ -1312,6 +1312,8 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
             )
         zeros = Const.of(np.zeros(int(minlength)))
         return _add_computed(weights.tape, (int(minlength),), zeros, x, weights, what, True)
+    if isinstance(x, Passive) and not _is_traced(weights) and not isinstance(weights, Passive):
+        return _passive_counts(x, weights, minlength, what)
     if not _live(weights):
         w = None if weights is None else _constant(weights)
         return np.bincount(_integers(x, what), w, minlength=minlength)
@@ -1324,6 +1326,32 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     if labels.size == 0:
         return np.zeros(k)
     return _segment_sums(weights, np.stack([np.arange(labels.size), labels]), k, 0, what)
+
+
+def _passive_counts(labels: Passive, weights: Any, minlength: int, what: str) -> Passive:
+    """``np.bincount(g.astype(int), minlength=k)`` (and constant weights) at labels from
+    index data: each group's count, a passive value (no derivative: it changes only where
+    the labels do), the same ``scatter_add_dynamic`` into zeros as the traced weights'
+    segment sums, of constant updates, its labels checked at the point as theirs."""
+    running = _tracing()
+    tape = running[-1] if running else None
+    if labels.ndim != 1 or minlength < 1 or tape is None or not tape.reads_fixed_only(labels.op):
+        raise InputError(
+            f"{what} at labels computed from the parameters takes 1-D labels of index data"
+            " (an integer cast of the parameters) and minlength (the bins, each label"
+            " below it)"
+        )
+    ones = np.ones(labels.shape) if weights is None else _constant(weights).astype(float)
+    if ones.shape != labels.shape:
+        raise InputError(f"{what}: weights of shape {ones.shape} for {labels.size} labels")
+    size, k = labels.size, int(minlength)
+    positions = ArrayOp(
+        "reshape", (labels.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
+    )
+    params = (("axis", 0), ("mode", "clip"), ("size", size), ("length", k),
+              ("fill", float("nan")), ("labels", True))  # fmt: skip
+    operands = (Const.of(np.zeros(k)), wrapped(positions, k), Const.of(ones))
+    return Passive(ArrayOp(DYNAMIC_ADD, operands, params, (k,)))
 
 
 # -- moves ---------------------------------------------------------------------------------

@@ -1,0 +1,28 @@
+"""Defects the session-46 survey of held-out-style programs found
+(``benchmarks/programs_survey``, ``common.NAMES46``), one small test each."""
+
+import numpy as np
+
+import dgraph
+
+
+def test_bincount_counts_of_index_data_are_a_passive_value():
+    """``np.bincount(g.astype(int), minlength=k)`` with ``g`` a parameter (a random-
+    intercept model's group sizes beside its per-group sums ``bincount(weights=r)``):
+    refused before ("numpy.bincount with indices that depend on the inputs"); now each
+    group's count, read again at each call's labels. Against the closed form
+    ``d(s_j²/(1 + n_j))/db_i = 2 s_j / (1 + n_j)`` for ``i`` in group ``j``."""
+
+    def f(b, g):
+        gi = g.astype(int)
+        return np.bincount(gi, weights=b, minlength=3) ** 2 / (1.0 + np.bincount(gi, minlength=3))
+
+    b = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    jac = dgraph.make_function(f, "jacobian", params=["g"], point=[b, np.zeros(5)])
+    assert jac.generated.verified
+    for g in (np.array([0.0, 2, 2, 0, 2]), np.array([1.0, 1, 2, 0, 1])):
+        gi = g.astype(int)
+        s, n = np.bincount(gi, weights=b, minlength=3), np.bincount(gi, minlength=3)
+        want = np.zeros((3, 5))
+        want[gi, np.arange(5)] = 2 * s[gi] / (1 + n[gi])
+        np.testing.assert_allclose(np.asarray(jac(b, g)), want, rtol=1e-14, atol=1e-14)
