@@ -26,3 +26,24 @@ def test_bincount_counts_of_index_data_are_a_passive_value():
         want = np.zeros((3, 5))
         want[gi, np.arange(5)] = 2 * s[gi] / (1 + n[gi])
         np.testing.assert_allclose(np.asarray(jac(b, g)), want, rtol=1e-14, atol=1e-14)
+
+
+def test_scipy_simpson_at_abscissae_that_depend_on_the_inputs():
+    """``scipy.integrate.simpson(y, x=t)`` on a moving grid ``t`` (refused before: "with
+    abscissae that depend on the inputs"). Simpson's rule on unequal spacings, and
+    Cartwright's last interval for an even count, are exact for a quadratic ``p``: the
+    integral is ``P(t_end) - P(t_0)``, so the gradient in ``t`` is ``-p(t_0)`` first,
+    ``p(t_end)`` last and 0 between."""
+    import scipy.integrate
+
+    def p(t):
+        return 1.0 + 2.0 * t - 3.0 * t**2
+
+    for n in (6, 7):
+        t = np.sort(np.random.default_rng(n).uniform(0.0, 2.0, n))
+        grad = dgraph.make_function(lambda t: scipy.integrate.simpson(p(t), x=t), "jacobian",
+                                    point=[t])  # fmt: skip
+        assert grad.generated.verified
+        want = np.zeros(n)
+        want[0], want[-1] = -p(t[0]), p(t[-1])
+        np.testing.assert_allclose(np.ravel(grad(t)), want, rtol=1e-13, atol=1e-13)
