@@ -31,19 +31,50 @@ def test_bincount_counts_of_index_data_are_a_passive_value():
 def test_scipy_simpson_at_abscissae_that_depend_on_the_inputs():
     """``scipy.integrate.simpson(y, x=t)`` on a moving grid ``t`` (refused before: "with
     abscissae that depend on the inputs"). Simpson's rule on unequal spacings, and
-    Cartwright's last interval for an even count, are exact for a quadratic ``p``: the
-    integral is ``P(t_end) - P(t_0)``, so the gradient in ``t`` is ``-p(t_0)`` first,
-    ``p(t_end)`` last and 0 between."""
+    Cartwright's last interval for an even count (6 points: both), are exact for a
+    quadratic ``p``: the integral is ``P(t_end) - P(t_0)``, so the gradient in ``t`` is
+    ``-p(t_0)`` first, ``p(t_end)`` last and 0 between."""
     import scipy.integrate
 
     def p(t):
         return 1.0 + 2.0 * t - 3.0 * t**2
 
-    for n in (6, 7):
-        t = np.sort(np.random.default_rng(n).uniform(0.0, 2.0, n))
-        grad = dgraph.make_function(lambda t: scipy.integrate.simpson(p(t), x=t), "jacobian",
-                                    point=[t])  # fmt: skip
-        assert grad.generated.verified
-        want = np.zeros(n)
-        want[0], want[-1] = -p(t[0]), p(t[-1])
-        np.testing.assert_allclose(np.ravel(grad(t)), want, rtol=1e-13, atol=1e-13)
+    t = np.sort(np.random.default_rng(6).uniform(0.0, 2.0, 6))
+    grad = dgraph.make_function(lambda t: scipy.integrate.simpson(p(t), x=t), "jacobian",
+                                point=[t])  # fmt: skip
+    assert grad.generated.verified
+    want = np.zeros(6)
+    want[0], want[-1] = -p(t[0]), p(t[-1])
+    np.testing.assert_allclose(np.ravel(grad(t)), want, rtol=1e-13, atol=1e-13)
+
+
+def test_top_k_by_a_slice_of_argsort():
+    """``x[np.argsort(-x)[:k]]`` and ``np.argsort(x)[::-1][:k]`` (a top-k): positions
+    still, refused before ("a data-dependent index is supported at positions from
+    np.argsort"). The weighted top-3 sum's gradient is its weight at each of the three
+    largest entries, read again at the call's point."""
+
+    def f(x):
+        return np.sum(x[np.argsort(x)[::-1][:3]] * np.array([3.0, 2.0, 1.0])) + np.sum(
+            x[np.argsort(-x)[:1]] ** 2
+        )
+
+    grad = dgraph.make_function(f, "jacobian", point=[np.array([0.3, -1.2, 0.7, 2.0])])
+    assert grad.generated.verified
+    y = np.array([1.5, 0.2, -0.3, 0.9])  # another order: 0, 3, 1 largest
+    np.testing.assert_allclose(np.ravel(grad(y)), [3.0 + 2 * 1.5, 1.0, 0.0, 2.0], rtol=1e-15)
+
+
+def test_numpy_roll_over_several_axes():
+    """``np.roll(A, (1, -1), axis=(0, 1))`` (a 2-D periodic stencil), refused before
+    ("numpy.roll over several axes"): against the closed form of
+    ``Σ A ⊙ roll(A)``, whose gradient is ``roll(A) + roll⁻¹(A)``."""
+
+    def f(A):
+        return np.sum(A * np.roll(A, (1, -1), axis=(0, 1)))
+
+    A = np.arange(12.0).reshape(3, 4) ** 1.5
+    grad = dgraph.make_function(f, "jacobian", point=[A])
+    assert grad.generated.verified
+    want = np.roll(A, (1, -1), axis=(0, 1)) + np.roll(A, (-1, 1), axis=(0, 1))
+    np.testing.assert_allclose(np.ravel(grad(A.reshape(-1))), want.reshape(-1), rtol=1e-14)

@@ -1572,6 +1572,20 @@ def _index(x: TracedArray, key: Any) -> Any:
 
 
 _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
+
+
+def _are_positions(op: ArrayOp) -> bool:
+    """Whether ``op`` is :data:`_POSITIONS`' value or a slice or reversal of it (a top-k:
+    ``x[np.argsort(-x)[:k]]``, ``np.argsort(x)[::-1][:k]``): positions along the axis
+    still, each bounded as a take's (clip)."""
+    while op.primitive in ("slice", "rev") and len(op.operands) == 1:
+        inner = op.operands[0]
+        if not isinstance(inner, ArrayOp):
+            return False
+        op = inner
+    return op.primitive in _POSITIONS
+
+
 _ROUNDED = frozenset({"floor", "ceil", "round"})  # whole numbers, of any size
 
 
@@ -1805,7 +1819,7 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
     for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
         if isinstance(k, Passive):
             found = whole_range(k.op)
-            if k.op.primitive in _POSITIONS:  # np.argmax's, bounded as a take's (clip)
+            if _are_positions(k.op):  # np.argmax's, bounded as a take's (clip)
                 k = np.clip(k, 0, n - 1)
             elif found is None or found[0] < 0 or found[1] > n - 1:
                 return None
@@ -1863,7 +1877,7 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     given = (  # positions from the parameters alone (index data): any integers
         not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
-    if axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside or given):
+    if axis >= len(x.shape) or not (_are_positions(index.op) or inside or given):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -2188,7 +2202,7 @@ def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
     if axis is None:
         return _reshape(_roll(_reshape(x, (-1,)), shift, 0), x.shape)
     if not isinstance(axis, numbers.Integral) or not isinstance(shift, numbers.Integral):
-        raise _unsupported("numpy.roll over several axes")
+        return _roll_axes(x, shift, axis)
     d = _axis(axis, x.ndim, "numpy.roll")
     s = int(shift) % x.shape[d]
     if s == 0:
@@ -2197,6 +2211,20 @@ def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
     tail = [slice(None)] * x.ndim
     head[d], tail[d] = slice(-s, None), slice(None, -s)
     return _concatenate([x[tuple(head)], x[tuple(tail)]], d)
+
+
+def _roll_axes(x: Any, shift: Any, axis: Any) -> Any:
+    """``np.roll(x, (1, -1), axis=(0, 1))`` (a 2-D periodic stencil): one roll per pair of
+    NumPy's broadcast shifts and axes, in turn (shifts along one axis add up, as NumPy's)."""
+    try:
+        shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
+    except ValueError:
+        raise InputError("numpy.roll: shift and axis do not broadcast together") from None
+    if shifts.ndim > 1 or shifts.dtype.kind not in "iu" or axes.dtype.kind not in "iu":
+        raise _unsupported("numpy.roll with shifts or axes that are not integers")
+    for s, d in zip(shifts.reshape(-1).tolist(), axes.reshape(-1).tolist(), strict=True):
+        x = _roll(x, int(s), int(d))
+    return x
 
 
 def _flip(x: Any, axis: Any = None) -> Any:
