@@ -4,6 +4,7 @@
 import numpy as np
 
 import dgraph
+from dgraph.codegen.tensor.function import TensorGenerated
 
 
 def test_bincount_counts_of_index_data_are_a_passive_value():
@@ -78,3 +79,24 @@ def test_numpy_roll_over_several_axes():
     assert grad.generated.verified
     want = np.roll(A, (1, -1), axis=(0, 1)) + np.roll(A, (-1, 1), axis=(0, 1))
     np.testing.assert_allclose(np.ravel(grad(A.reshape(-1))), want.reshape(-1), rtol=1e-14)
+
+
+def test_numpy_fill_diagonal_of_a_traced_matrix():
+    """``np.fill_diagonal(K, v)`` in place on a matrix computed from the inputs (a
+    leave-one-out kernel density), refused at the array level before ("numpy.fill_diagonal
+    on an array that depends on the inputs"). ``Σ K`` with ``K = A Aᵀ`` and its diagonal
+    set to ``s²`` is ``|Σ_i a_i|² − Σ_i |a_i|² + n s²``: the gradient is
+    ``2 (Σ_i a_i − a_k)`` in row ``a_k`` and ``2 n s`` in ``s``."""
+
+    def f(A, s):
+        K = A @ A.T
+        np.fill_diagonal(K, s**2)
+        return np.sum(K)
+
+    A, s = np.array([[0.3, -1.2], [0.7, 2.0], [1.1, 0.4]]), np.array(1.5)
+    grad = dgraph.make_function(f, "jacobian", point=[A, s])
+    assert grad.generated.verified
+    tensor = isinstance(grad.generated, TensorGenerated)  # else one flat vector, A then s
+    got = grad(A, s) if tensor else (grad(np.append(A, s)),)
+    want = np.append(2 * (A.sum(axis=0) - A), 2 * 3 * 1.5)
+    np.testing.assert_allclose(np.concatenate([np.ravel(g) for g in got]), want, rtol=1e-14)

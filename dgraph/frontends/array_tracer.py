@@ -1186,6 +1186,33 @@ def _assign_masked(x: TracedArray, mask: Passive, value: Any, what: str) -> None
     x.name = _where(mask, value, x).name
 
 
+def _fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    """``np.fill_diagonal(a, val, wrap)`` in place (a leave-one-out kernel matrix's
+    diagonal set to 0): ``a`` becomes ``np.where(diagonal, val, a)``, the diagonal NumPy's
+    own ``fill_diagonal`` marks on a mask of ``a``'s shape; ``val`` a constant (a number
+    or NumPy's cycled array) or a traced number."""
+    what = "numpy.fill_diagonal"
+    if isinstance(val, Passive):
+        raise _unsupported(f"{what} of a comparison")
+    if _held(a) and not _is_traced(val):
+        np.fill_diagonal(a.tape.constants[a.name], _constant(val), wrap)
+        return
+    _writable(a, what)
+    mask = np.zeros(a.shape, dtype=bool)
+    try:
+        np.fill_diagonal(mask, True, wrap)
+    except ValueError as exc:
+        raise InputError(f"{what}: {exc}") from None
+    if _is_traced(val):
+        if val.shape != ():
+            raise _unsupported(f"{what} of an array of values that depends on the inputs")
+        filled: Any = val
+    else:
+        filled = np.zeros(a.shape)
+        np.fill_diagonal(filled, _constant(val), wrap)
+    a.name = _where(mask, filled, a).name
+
+
 def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
     """``np.add.at(x, indices, value)`` (and subtract, multiply, maximum, minimum)."""
     what = f"numpy.{name}.at"
@@ -3522,6 +3549,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.take_along_axis: _take_along_axis,
     np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.bincount: _bincount,
+    np.fill_diagonal: _fill_diagonal,
     np.concatenate: _concatenate,
     np.stack: _stack,
     np.hstack: _hstack,
