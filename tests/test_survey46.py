@@ -41,8 +41,9 @@ def test_scipy_simpson_at_abscissae_that_depend_on_the_inputs():
         return 1.0 + 2.0 * t - 3.0 * t**2
 
     t = np.sort(np.random.default_rng(6).uniform(0.0, 2.0, 6))
-    grad = dgraph.make_function(lambda t: scipy.integrate.simpson(p(t), x=t), "jacobian",
-                                point=[t])  # fmt: skip
+    graph = dgraph.from_function(lambda t: scipy.integrate.simpson(p(t), x=t), sizes=[6],
+                                 level="array")  # fmt: skip
+    grad = dgraph.make_function(graph, "jacobian")
     assert grad.generated.verified
     want = np.zeros(6)
     want[0], want[-1] = -p(t[0]), p(t[-1])
