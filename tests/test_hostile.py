@@ -1294,6 +1294,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("bincount-counts-no-minlength", "numpy.bincount at labels computed from the param"),
     ("bincount-counts-past-minlength", "label 5 of numpy.bincount (an integer cast of th"),
     ("fill-diagonal-unequal-axes", "numpy.fill_diagonal: All dimensions of input must be of"),
+    ("fliplr-of-a-vector", "numpy.fliplr of an array of 1 axes"),
     ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
     ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
     # left45: integer arrays are index data, not differentiated (as jax.jacfwd): with no
@@ -1414,6 +1415,7 @@ def _api_call(name: str):
             point=[x, np.array([0.0, 5, 1, 2])],
         ),
         "fill-diagonal-unequal-axes": lambda: make(_fill_diagonal_3d, "jacobian", point=[x]),
+        "fliplr-of-a-vector": lambda: make(lambda x: np.fliplr(x), "jacobian", point=[x]),
         "add-at-input-positions": lambda: make(_add_at_input_positions, "jacobian", point=[x]),
         "jax-float-index-data": lambda: make(
             lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]

@@ -101,3 +101,37 @@ def test_numpy_fill_diagonal_of_a_traced_matrix():
     got = grad(A, s) if tensor else (grad(np.append(A, s)),)
     want = np.append(2 * (A.sum(axis=0) - A), 2 * 3 * 1.5)
     np.testing.assert_allclose(np.concatenate([np.ravel(g) for g in got]), want, rtol=1e-14)
+
+
+def test_numpy_linspace_between_ends_that_depend_on_the_inputs():
+    """``np.linspace(a, b, 5)`` with traced ends (a domain's length as an input), refused
+    before ("numpy.linspace on an array that depends on the inputs"). ``S = Σ y_k²`` with
+    ``y_k = a + (b − a) k/4``: ``∂S/∂a = Σ 2 y_k (1 − k/4)``, ``∂S/∂b = Σ 2 y_k k/4``; the
+    last entry is ``b`` itself, as NumPy's."""
+
+    def f(ab):
+        y = np.linspace(ab[0], ab[1], 5)
+        return np.sum(y**2)
+
+    graph = dgraph.from_function(f, sizes=[2], level="array")
+    grad = dgraph.make_function(graph, "jacobian")
+    assert grad.generated.verified
+    a, b, k = -1.0, 2.5, np.arange(5) / 4
+    y = a + (b - a) * k
+    want = [np.sum(2 * y * (1 - k)), np.sum(2 * y * k)]
+    np.testing.assert_allclose(np.ravel(grad(np.array([a, b]))), want, rtol=1e-14)
+
+
+def test_numpy_flipud_and_fliplr_of_a_traced_matrix():
+    """``np.flipud`` / ``np.fliplr`` of a matrix of the inputs, refused before ("numpy.flipud
+    on an array that depends on the inputs"): ``Σ flipud(M)⊙W + Σ fliplr(M)⊙V`` has the
+    gradient ``flipud(W) + fliplr(V)``."""
+    W, V = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3) ** 2
+
+    def f(M):
+        return np.sum(np.flipud(M) * W) + np.sum(np.fliplr(M) * V)
+
+    grad = dgraph.make_function(dgraph.from_function(f, sizes=[(2, 3)], level="array"))
+    assert grad.generated.verified
+    M = np.ones((2, 3))
+    np.testing.assert_allclose(np.ravel(grad(M)), np.ravel(np.flipud(W) + np.fliplr(V)))

@@ -2261,6 +2261,39 @@ def _flip(x: Any, axis: Any = None) -> Any:
     return _move(x, "rev", (("dimensions", dims),), x.shape) if dims else x
 
 
+def _flip_axis(x: Any, axis: int, what: str) -> Any:
+    """``np.flipud`` (axis 0) and ``np.fliplr`` (axis 1, of an array of 2 axes or more)."""
+    if _traced(x, what) is not None and x.ndim <= axis:
+        raise InputError(f"{what} of an array of {x.ndim} axes")
+    return _flip(x, axis)
+
+
+def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+              dtype: Any = None, axis: int = 0) -> Any:  # fmt: skip
+    """``np.linspace`` between ends that depend on the inputs (a domain's length):
+    ``start + (stop − start)·k/div`` for ``k = 0 … num−1`` (``div`` = ``num − 1`` with the
+    end, else ``num``), the last entry ``stop`` itself where the end is in, as NumPy's;
+    the new axis first (``axis=0``), ``start`` and ``stop`` broadcast behind it."""
+    what = "numpy.linspace"
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise _unsupported(f"{what} of dtype {np.dtype(dtype)}")
+    if axis != 0:
+        raise _unsupported(f"{what} with axis={axis}")
+    num = operator.index(num)
+    if num < 0:
+        raise InputError(f"{what}: number of samples, {num}, must be non-negative")
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    shape = _broadcast_shape([_shape_of(start), _shape_of(stop)], what)
+    fractions = (np.arange(num) / div if div > 0 else np.zeros(num)).reshape(num, *[1] * len(shape))
+    y = start + delta * fractions
+    if endpoint and num > 1:
+        y = _concatenate([y[:-1], _broadcast_to(stop, shape)[None]], 0)
+    if retstep:
+        return y, (delta / div if div > 0 else np.nan * delta)
+    return y
+
+
 def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
     if kwargs or _traced(a, "numpy.diff") is None:
         if kwargs:
@@ -3577,6 +3610,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.isneginf: lambda x, out=None: _elementwise("eq", (x, -math.inf)),
     np.roll: _roll,
     np.flip: _flip,
+    np.flipud: lambda m: _flip_axis(m, 0, "numpy.flipud"),
+    np.fliplr: lambda m: _flip_axis(m, 1, "numpy.fliplr"),
+    np.linspace: _linspace,
     np.diff: _diff,
     np.gradient: _gradient,
     **array_complex.REAL_FUNCTIONS,
