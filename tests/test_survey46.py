@@ -121,6 +121,13 @@ def test_numpy_linspace_between_ends_that_depend_on_the_inputs():
     want = [np.sum(2 * y * (1 - k)), np.sum(2 * y * k)]
     np.testing.assert_allclose(np.ravel(grad(np.array([a, b]))), want, rtol=1e-14)
 
+    def g(ab):  # constant ends keep NumPy's own linspace (dtype, axis): y_0 + y_2 + y_4
+        picked = np.linspace(0, 4, 3, dtype=int)
+        return np.sum(np.linspace(ab[0], ab[1], 5)[picked]) + np.sum(np.linspace(0, 1, 2, axis=-1))
+
+    grad = dgraph.make_function(dgraph.from_function(g, sizes=[2], level="array"))
+    np.testing.assert_allclose(np.ravel(grad(np.array([a, b]))), [1.5, 1.5], rtol=1e-14)
+
 
 def test_numpy_flipud_and_fliplr_of_a_traced_matrix():
     """``np.flipud`` / ``np.fliplr`` of a matrix of the inputs, refused before ("numpy.flipud

@@ -2263,7 +2263,9 @@ def _flip(x: Any, axis: Any = None) -> Any:
 
 def _flip_axis(x: Any, axis: int, what: str) -> Any:
     """``np.flipud`` (axis 0) and ``np.fliplr`` (axis 1, of an array of 2 axes or more)."""
-    if _traced(x, what) is not None and x.ndim <= axis:
+    if _traced(x, what) is None:
+        return (np.flipud if axis == 0 else np.fliplr)(_constant(x))
+    if x.ndim <= axis:
         raise InputError(f"{what} of an array of {x.ndim} axes")
     return _flip(x, axis)
 
@@ -2275,6 +2277,8 @@ def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retst
     end, else ``num``), the last entry ``stop`` itself where the end is in, as NumPy's;
     the new axis first (``axis=0``), ``start`` and ``stop`` broadcast behind it."""
     what = "numpy.linspace"
+    if not _is_traced(start) and not _is_traced(stop):  # NumPy's own, every option
+        return np.linspace(_constant(start), _constant(stop), num, endpoint, retstep, dtype, axis)
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise _unsupported(f"{what} of dtype {np.dtype(dtype)}")
     if axis != 0:
