@@ -1286,6 +1286,12 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("add-at-index-data-out-of-range", "index 7 (an integer cast of the parameters) is out"),
     ("bincount-index-data-negative", "label -1 of numpy.bincount (an integer cast of the p"),
     ("bincount-index-data-past-minlength", "label 5 of numpy.bincount (an integer cast of th"),
+    # survey46: the counts of index data (no weights) are a passive value; they too need
+    # minlength, and their labels are checked at the point
+    ("bincount-counts-no-minlength", "numpy.bincount at labels computed from the param"),
+    ("bincount-counts-past-minlength", "label 5 of numpy.bincount (an integer cast of th"),
+    ("fill-diagonal-unequal-axes", "numpy.fill_diagonal: All dimensions of input must be of"),
+    ("fliplr-of-a-vector", "numpy.fliplr of an array of 1 axes"),
     ("jax-float-index-data", "index with an integer cast, E[T.astype(int)]"),
     ("jax-float-index-data-hessian", "index with an integer cast, E[T.astype(int)]"),
     # left45: integer arrays are index data, not differentiated (as jax.jacfwd): with no
@@ -1398,6 +1404,20 @@ def _api_call(name: str):
         "bincount-index-data-past-minlength": lambda: make(
             _bincount_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 5, 1, 2])]
         ),
+        "bincount-counts-no-minlength": lambda: make(
+            lambda x, i: x * np.bincount(i.astype(int)),
+            "jacobian",
+            params=["i"],
+            point=[x, np.array([0.0, 1, 1, 3])],
+        ),
+        "bincount-counts-past-minlength": lambda: make(
+            lambda x, i: x * np.bincount(i.astype(int), minlength=4),
+            "jacobian",
+            params=["i"],
+            point=[x, np.array([0.0, 5, 1, 2])],
+        ),
+        "fill-diagonal-unequal-axes": lambda: make(_fill_diagonal_3d, "jacobian", point=[x]),
+        "fliplr-of-a-vector": lambda: make(lambda x: np.fliplr(x), "jacobian", point=[x]),
         "add-at-input-positions": lambda: make(_add_at_input_positions, "jacobian", point=[x]),
         "jax-float-index-data": lambda: make(
             lambda x, T: jnp.sum(x[T] ** 2), "jacobian", params=["T"], point=[x, np.ones((2, 3))]
@@ -1429,6 +1449,12 @@ def _api_call(name: str):
 
 def _bincount_index_data(x, i):
     return np.bincount(i.astype(int), weights=x**2, minlength=4)
+
+
+def _fill_diagonal_3d(x):
+    r = np.zeros((2, 3, 4)) + x
+    np.fill_diagonal(r, 1.0)  # NumPy: every axis of one length
+    return r
 
 
 def _add_at_input_positions(x):

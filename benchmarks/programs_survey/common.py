@@ -203,3 +203,20 @@ NAMES45 = ["splus", "entropy", "pwise", "norms", "crf", "beam", "tukey", "avgpoo
            "persample", "ctc", "sdtw", "leapfrog", "chemeq", "pipes", "ecm", "copula", "mahal",
            "kabsch", "so3log", "deboor", "chebd", "muscl", "levelk", "power", "expm", "mlogsm",
            "elo", "aft"]  # fmt: skip
+
+
+# session 46 (survey46): GNN message passing (np.add.at / segment_sum), mixed models
+# (np.bincount weights), RMSNorm + SwiGLU (a params dict, tree_map), ALiBi causal
+# attention (np.triu of -inf), a reparameterised ELBO, stick-breaking, Simpson quadrature,
+# spectral derivatives (rfft/irfft), rigid bodies (np.cross, fori_loop), dihedrals,
+# Colebrook (while_loop), MPC with saturation, portfolios (np.cov), leave-one-out KDE
+# (np.fill_diagonal), haversine trilateration, Bézier arc length (leggauss), a bucket
+# hydrology model, CES demand, Erlang queues, a ZINB GLM, ray tracing, an energy balance
+# model (np.gradient), the Wishart density (tril_indices), PointNet (jax.checkpoint,
+# custom_jvp), Laplacian eigenvalues (eigvalsh)
+SCALAR |= {"mixed", "elbo", "stick", "spectral", "dihedral", "mpc", "sharpe", "kdeloo",
+           "haversine", "bezier", "zinb", "wishart", "pointnet"}  # fmt: skip
+NAMES46 = ["gcn", "mixed", "rmsnorm", "alibi", "elbo", "stick", "simpson", "spectral",
+           "rigidb", "dihedral", "colebrook", "mpc", "sharpe", "kdeloo", "haversine",
+           "bezier", "hbv", "ces", "erlang", "zinb", "snell", "ebm", "wishart", "pointnet",
+           "fiedler"]  # fmt: skip

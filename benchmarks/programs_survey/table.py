@@ -152,7 +152,7 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"])
+SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"], ["46"])
 if __name__ == "__main__" and sys.argv[2:] not in SESSIONS:
     sys.exit(main())
 
@@ -167,7 +167,8 @@ def main41(folder, session="41"):
     import common
 
     NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43,
-               "44": common.NAMES44, "45": common.NAMES45}[session]  # fmt: skip
+               "44": common.NAMES44, "45": common.NAMES45,
+               "46": common.NAMES46}[session]  # fmt: skip
     refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44,
                "45": REFUSED_BEFORE_45}.get(session, set())  # fmt: skip
     refused_jac = REFUSED_BEFORE_45_JAC if session == "45" else set()

@@ -1190,6 +1190,33 @@ def _assign_masked(x: TracedArray, mask: Passive, value: Any, what: str) -> None
     x.name = _where(mask, value, x).name
 
 
+def _fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    """``np.fill_diagonal(a, val, wrap)`` in place (a leave-one-out kernel matrix's
+    diagonal set to 0): ``a`` becomes ``np.where(diagonal, val, a)``, the diagonal NumPy's
+    own ``fill_diagonal`` marks on a mask of ``a``'s shape; ``val`` a constant (a number
+    or NumPy's cycled array) or a traced number."""
+    what = "numpy.fill_diagonal"
+    if isinstance(val, Passive):
+        raise _unsupported(f"{what} of a comparison")
+    if _held(a) and not _is_traced(val):
+        np.fill_diagonal(a.tape.constants[a.name], _constant(val), wrap)
+        return
+    _writable(a, what)
+    mask = np.zeros(a.shape, dtype=bool)
+    try:
+        np.fill_diagonal(mask, True, wrap)
+    except ValueError as exc:
+        raise InputError(f"{what}: {exc}") from None
+    if _is_traced(val):
+        if val.shape != ():
+            raise _unsupported(f"{what} of an array of values that depends on the inputs")
+        filled: Any = val
+    else:
+        filled = np.zeros(a.shape)
+        np.fill_diagonal(filled, _constant(val), wrap)
+    a.name = _where(mask, filled, a).name
+
+
 def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
     """``np.add.at(x, indices, value)`` (and subtract, multiply, maximum, minimum)."""
     what = f"numpy.{name}.at"
@@ -1316,6 +1343,8 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
             )
         zeros = Const.of(np.zeros(int(minlength)))
         return _add_computed(weights.tape, (int(minlength),), zeros, x, weights, what, True)
+    if isinstance(x, Passive) and not _is_traced(weights) and not isinstance(weights, Passive):
+        return _passive_counts(x, weights, minlength, what)
     if not _live(weights):
         w = None if weights is None else _constant(weights)
         return np.bincount(_integers(x, what), w, minlength=minlength)
@@ -1328,6 +1357,32 @@ def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
     if labels.size == 0:
         return np.zeros(k)
     return _segment_sums(weights, np.stack([np.arange(labels.size), labels]), k, 0, what)
+
+
+def _passive_counts(labels: Passive, weights: Any, minlength: int, what: str) -> Passive:
+    """``np.bincount(g.astype(int), minlength=k)`` (and constant weights) at labels from
+    index data: each group's count, a passive value (no derivative: it changes only where
+    the labels do), the same ``scatter_add_dynamic`` into zeros as the traced weights'
+    segment sums, of constant updates, its labels checked at the point as theirs."""
+    running = _tracing()
+    tape = running[-1] if running else None
+    if labels.ndim != 1 or minlength < 1 or tape is None or not tape.reads_fixed_only(labels.op):
+        raise InputError(
+            f"{what} at labels computed from the parameters takes 1-D labels of index data"
+            " (an integer cast of the parameters) and minlength (the bins, each label"
+            " below it)"
+        )
+    ones = np.ones(labels.shape) if weights is None else _constant(weights).astype(float)
+    if ones.shape != labels.shape:
+        raise InputError(f"{what}: weights of shape {ones.shape} for {labels.size} labels")
+    size, k = labels.size, int(minlength)
+    positions = ArrayOp(
+        "reshape", (labels.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
+    )
+    params = (("axis", 0), ("mode", "clip"), ("size", size), ("length", k),
+              ("fill", float("nan")), ("labels", True))  # fmt: skip
+    operands = (Const.of(np.zeros(k)), wrapped(positions, k), Const.of(ones))
+    return Passive(ArrayOp(DYNAMIC_ADD, operands, params, (k,)))
 
 
 # -- moves ---------------------------------------------------------------------------------
@@ -1548,6 +1603,20 @@ def _index(x: TracedArray, key: Any) -> Any:
 
 
 _POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
+
+
+def _are_positions(op: ArrayOp) -> bool:
+    """Whether ``op`` is :data:`_POSITIONS`' value or a slice or reversal of it (a top-k:
+    ``x[np.argsort(-x)[:k]]``, ``np.argsort(x)[::-1][:k]``): positions along the axis
+    still, each bounded as a take's (clip)."""
+    while op.primitive in ("slice", "rev") and len(op.operands) == 1:
+        inner = op.operands[0]
+        if not isinstance(inner, ArrayOp):
+            return False
+        op = inner
+    return op.primitive in _POSITIONS
+
+
 _ROUNDED = frozenset({"floor", "ceil", "round"})  # whole numbers, of any size
 
 
@@ -1783,7 +1852,7 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
     for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
         if isinstance(k, Passive):
             found = whole_range(k.op)
-            if k.op.primitive in _POSITIONS:  # np.argmax's, bounded as a take's (clip)
+            if _are_positions(k.op):  # np.argmax's, bounded as a take's (clip)
                 k = np.clip(k, 0, n - 1)
             elif found is None or found[0] < 0 or found[1] > n - 1:
                 return None
@@ -1841,7 +1910,7 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     given = (  # positions from the parameters alone (index data): any integers
         not inside and tape is not None and tape.reads_fixed_only(index.op)
     )
-    if axis >= len(x.shape) or not (index.op.primitive in _POSITIONS or inside or given):
+    if axis >= len(x.shape) or not (_are_positions(index.op) or inside or given):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -2166,7 +2235,7 @@ def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
     if axis is None:
         return _reshape(_roll(_reshape(x, (-1,)), shift, 0), x.shape)
     if not isinstance(axis, numbers.Integral) or not isinstance(shift, numbers.Integral):
-        raise _unsupported("numpy.roll over several axes")
+        return _roll_axes(x, shift, axis)
     d = _axis(axis, x.ndim, "numpy.roll")
     s = int(shift) % x.shape[d]
     if s == 0:
@@ -2177,11 +2246,62 @@ def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
     return _concatenate([x[tuple(head)], x[tuple(tail)]], d)
 
 
+def _roll_axes(x: Any, shift: Any, axis: Any) -> Any:
+    """``np.roll(x, (1, -1), axis=(0, 1))`` (a 2-D periodic stencil): one roll per pair of
+    NumPy's broadcast shifts and axes, in turn (shifts along one axis add up, as NumPy's)."""
+    try:
+        shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
+    except ValueError:
+        raise InputError("numpy.roll: shift and axis do not broadcast together") from None
+    if shifts.ndim > 1 or shifts.dtype.kind not in "iu" or axes.dtype.kind not in "iu":
+        raise _unsupported("numpy.roll with shifts or axes that are not integers")
+    for s, d in zip(shifts.reshape(-1).tolist(), axes.reshape(-1).tolist(), strict=True):
+        x = _roll(x, int(s), int(d))
+    return x
+
+
 def _flip(x: Any, axis: Any = None) -> Any:
     if _traced(x, "numpy.flip") is None:
         return np.flip(_constant(x), axis)
     dims = _axes(axis, x.ndim, "numpy.flip")
     return _move(x, "rev", (("dimensions", dims),), x.shape) if dims else x
+
+
+def _flip_axis(x: Any, axis: int, what: str) -> Any:
+    """``np.flipud`` (axis 0) and ``np.fliplr`` (axis 1, of an array of 2 axes or more)."""
+    if _traced(x, what) is None:
+        return (np.flipud if axis == 0 else np.fliplr)(_constant(x))
+    if x.ndim <= axis:
+        raise InputError(f"{what} of an array of {x.ndim} axes")
+    return _flip(x, axis)
+
+
+def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+              dtype: Any = None, axis: int = 0) -> Any:  # fmt: skip
+    """``np.linspace`` between ends that depend on the inputs (a domain's length):
+    ``start + (stop − start)·k/div`` for ``k = 0 … num−1`` (``div`` = ``num − 1`` with the
+    end, else ``num``), the last entry ``stop`` itself where the end is in, as NumPy's;
+    the new axis first (``axis=0``), ``start`` and ``stop`` broadcast behind it."""
+    what = "numpy.linspace"
+    if not _is_traced(start) and not _is_traced(stop):  # NumPy's own, every option
+        return np.linspace(_constant(start), _constant(stop), num, endpoint, retstep, dtype, axis)
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise _unsupported(f"{what} of dtype {np.dtype(dtype)}")
+    if axis != 0:
+        raise _unsupported(f"{what} with axis={axis}")
+    num = operator.index(num)
+    if num < 0:
+        raise InputError(f"{what}: number of samples, {num}, must be non-negative")
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    shape = _broadcast_shape([_shape_of(start), _shape_of(stop)], what)
+    fractions = (np.arange(num) / div if div > 0 else np.zeros(num)).reshape(num, *[1] * len(shape))
+    y = start + delta * fractions
+    if endpoint and num > 1:
+        y = _concatenate([y[:-1], _broadcast_to(stop, shape)[None]], 0)
+    if retstep:
+        return y, (delta / div if div > 0 else np.nan * delta)
+    return y
 
 
 def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
@@ -3472,6 +3592,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.take_along_axis: _take_along_axis,
     np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.bincount: _bincount,
+    np.fill_diagonal: _fill_diagonal,
     np.concatenate: _concatenate,
     np.stack: _stack,
     np.hstack: _hstack,
@@ -3499,6 +3620,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.isneginf: lambda x, out=None: _elementwise("eq", (x, -math.inf)),
     np.roll: _roll,
     np.flip: _flip,
+    np.flipud: lambda m: _flip_axis(m, 0, "numpy.flipud"),
+    np.fliplr: lambda m: _flip_axis(m, 1, "numpy.fliplr"),
+    np.linspace: _linspace,
     np.diff: _diff,
     np.gradient: _gradient,
     **array_complex.REAL_FUNCTIONS,

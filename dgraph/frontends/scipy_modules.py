@@ -13,7 +13,8 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   ``funm``, ``lu`` of a traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
-  of the unit vectors).
+  of the unit vectors), and of 1-D abscissae that depend on the inputs (scipy's formulas
+  in them: a moving grid).
 * ``scipy.signal``: ``convolve``, ``fftconvolve``, ``oaconvolve``, ``correlate`` of 1-d
   arrays (``np.convolve``'s full product, sliced as scipy's ``mode``).
 * ``scipy.ndimage``: ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``,
@@ -25,6 +26,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
 
 References
 ----------
+Cartwright, K. V. (2017). Simpson's rule cumulative integration with MS Excel and
+irregularly-spaced data. *J. Math. Sci. Math. Educ.* 12(2), 1–9.
+
 Higham, N. J. (2005). The scaling and squaring method for the matrix exponential
 revisited. *SIAM J. Matrix Anal. Appl.* 26(4), 1179–1193.
 
@@ -229,14 +233,60 @@ def _cumulative_trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1
 
 
 def _simpson(y: Any, *, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
-    """Linear in ``y`` for constant abscissae: ``Σ w_k y_k`` with scipy's weights."""
+    """Linear in ``y`` for constant abscissae: ``Σ w_k y_k`` with scipy's weights; at
+    abscissae that depend on the inputs (a moving grid), scipy's formulas in them."""
     import scipy.integrate
 
     if x is not None and not isinstance(x, np.ndarray | list | tuple):
-        raise InputError("scipy.integrate.simpson with abscissae that depend on the inputs")
+        if len(x.shape) != 1 or x.shape[0] != np.shape(y)[axis]:
+            raise InputError(
+                "scipy.integrate.simpson with abscissae that depend on the inputs takes them"
+                " 1-D, as long as y along the axis"
+            )
+        return _simpson_moving(np.moveaxis(y, axis, -1), x)
     n = np.shape(y)[axis]
     w = scipy.integrate.simpson(np.eye(n), x=None if x is None else np.asarray(x), dx=dx, axis=-1)
     return np.sum(np.moveaxis(y, axis, -1) * w, axis=-1)
+
+
+def _quotient(a: Any, b: Any) -> Any:
+    """``a / b``, 0 where ``b`` is 0 (scipy's ``np.true_divide(..., where=b != 0)``)."""
+    nonzero = b != 0
+    return np.where(nonzero, a / np.where(nonzero, b, 1.0), 0.0)
+
+
+def _simpson_moving(y: Any, x: Any) -> Any:
+    """scipy's ``simpson(y, x=x)`` along ``y``'s last axis at 1-D traced abscissae: the
+    composite rule for unequal spacings on pairs of intervals, and for an even count of
+    points Cartwright's correction of the last interval (scipy's ``_basic_simpson`` and
+    its ``N % 2 == 0`` branch, term by term; Cartwright 2017, eq. 8)."""
+    n = y.shape[-1]
+    h = np.diff(x)
+    if n == 2:
+        return 0.5 * h[0] * (y[..., 0] + y[..., 1])
+
+    def pairs(stop: int) -> Any:
+        h0, h1 = h[0:stop:2], h[1 : stop + 1 : 2]
+        hsum, ratio = h0 + h1, _quotient(h0, h1)
+        inner = hsum * _quotient(hsum, h0 * h1)
+        terms = (
+            hsum
+            / 6.0
+            * (
+                y[..., 0:stop:2] * (2.0 - _quotient(1.0, ratio))
+                + y[..., 1 : stop + 1 : 2] * inner
+                + y[..., 2 : stop + 2 : 2] * (2.0 - ratio)
+            )
+        )
+        return np.sum(terms, axis=-1)
+
+    if n % 2:
+        return pairs(n - 2)
+    a, b = h[-2], h[-1]
+    alpha = _quotient(2 * b**2 + 3 * a * b, 6 * (a + b))
+    beta = _quotient(b**2 + 3.0 * a * b, 6 * a)
+    eta = _quotient(b**3, 6 * a * (a + b))
+    return pairs(n - 3) + alpha * y[..., -1] + beta * y[..., -2] - eta * y[..., -3]
 
 
 INTEGRATE: dict[str, Callable[..., Any]] = {
