@@ -335,13 +335,14 @@ def test_a_function_decorated_with_np_vectorize_is_read_by_its_parameters(tmp_pa
 
 def test_codegen_refusal_of_a_tensor_graph_s_options_comes_alone(tmp_path, monkeypatch, capsys):
     """A function read at the array level (its element level over the default edges)
-    written to C without --sparse: the refusal was the second line on stderr, after the
+    written to C without --sparse (its value_and_jacobian; the jacobian is written dense,
+    tensor/c_dense.py): the refusal was the second line on stderr, after the
     builder's note (survey37b's huge file); it is now the only one, exit 2."""
     lines = ["def f(x, y):", "    t = x"]
     lines += [f"    t = t * 0.9999 + {k % 7}e-4 * y" for k in range(200)]
     (tmp_path / "long.py").write_text("\n".join([*lines, "    return t, t * y", ""]))
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, "codegen", "long.py:f", "-o", "j.c")
+    code, _, err = run(capsys, "codegen", "long.py:f", "--mode", "value_and_jacobian", "-o", "j.c")
     assert code == 2
     err = err.strip().splitlines()
     assert len(err) == 1 and "give --sparse" in err[0], err

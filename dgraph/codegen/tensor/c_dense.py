@@ -27,7 +27,15 @@ from typing import Any
 import numpy as np
 
 from ...errors import DGraphError
-from .c_values import CTYPES_ARGUMENTS, FUNCTION, CValues, _compile, _ctype, _packed, c_inputs
+from .c_values import (
+    CTYPES_ARGUMENTS,
+    FUNCTION,
+    CValues,
+    c_inputs,
+    c_type,
+    compile_values,
+    packed_call,
+)
 
 __all__ = ["DENSE_FUNCTION", "dense_hessian", "dense_values", "load_dense"]
 
@@ -38,7 +46,7 @@ def _arguments(values: CValues, result: str = "J") -> list[str]:
     """The dense function's parameters: ``jacobian_values``'s without ``data``, then the
     pattern and ``J``."""
     args = [f"const double *restrict in{k}" for k in range(len(values.inputs))]
-    args += [f"const {_ctype(a.dtype)} *restrict {n}" for n, a in values.constants.items()]
+    args += [f"const {c_type(a.dtype)} *restrict {n}" for n, a in values.constants.items()]
     return [
         *args,
         "const int64_t *restrict indices",
@@ -111,11 +119,11 @@ def load_dense(
     H)."""
     count = len(values.inputs) + len(values.constants) + 3
     if count <= CTYPES_ARGUMENTS:
-        function = _compile(values.text, flags, name)
+        function = compile_values(values.text, flags, name)
         function.argtypes = [ctypes.c_void_p] * count
         call = function
     else:  # more pointers than ctypes passes: one array of them
-        function = _compile(values.text + _packed(name, count), flags, f"{name}_packed")
+        function = compile_values(values.text + packed_call(name, count), flags, f"{name}_packed")
         function.argtypes = [ctypes.c_void_p]
 
         def call(*pointers: int) -> None:

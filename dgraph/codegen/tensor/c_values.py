@@ -128,8 +128,11 @@ __all__ = [
     "MAGIC",
     "CValues",
     "c_inputs",
+    "c_type",
     "c_values",
+    "compile_values",
     "index_file",
+    "packed_call",
     "read_index_file",
 ]
 
@@ -215,7 +218,7 @@ def _contiguous(base: str, shape: tuple[int, ...], ctype: str = "double") -> _Vi
     return _View(base, 0, tuple(shape), _c_strides(tuple(shape)), ctype)
 
 
-def _ctype(dtype: np.dtype) -> str:
+def c_type(dtype: np.dtype) -> str:
     if dtype.kind == "f" or dtype.kind == "b":
         return "double"
     if dtype.kind in "iu":
@@ -258,9 +261,9 @@ class CValues:
         name, count = f"{self.function}_with", self._count(len(sizes))
         if count <= CTYPES_ARGUMENTS:
             return self._caller(
-                _compile(self.text, flags, name), len(sizes), scratch=(sizes, types)
+                compile_values(self.text, flags, name), len(sizes), scratch=(sizes, types)
             )
-        function = _compile(self.text + _packed(name, count), flags, f"{name}_packed")
+        function = compile_values(self.text + packed_call(name, count), flags, f"{name}_packed")
         return self._caller(function, len(sizes), scratch=(sizes, types), packed=True)
 
     def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
@@ -344,7 +347,7 @@ def c_inputs(inputs: tuple, names: tuple[str, ...], sizes: list[int]) -> list[np
 CTYPES_ARGUMENTS = 1024  # ctypes refuses a foreign function of more arguments
 
 
-def _packed(name: str, count: int) -> str:
+def packed_call(name: str, count: int) -> str:
     """A C function ``<name>_packed(void **a)`` calling ``name(a[0], ..., a[count-1])``:
     a program of many constant arrays (thousands, one per gather of an unrolled loop)
     has more pointer arguments than ctypes passes (:data:`CTYPES_ARGUMENTS`); C converts
@@ -353,7 +356,7 @@ def _packed(name: str, count: int) -> str:
     return f"\nvoid {name}_packed(void **a) {{ {name}({arguments}); }}\n"
 
 
-def _compile(text: str, flags: tuple[str, ...], name: str = FUNCTION):
+def compile_values(text: str, flags: tuple[str, ...], name: str = FUNCTION):
     cc = compiler()
     if cc is None:
         raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
@@ -545,7 +548,7 @@ class _Translator(CElementPrinter):
             self._check(view.shape, shape)
             self.env[target] = view
             return
-        ctype = _ctype(shaped.dtype)
+        ctype = c_type(shaped.dtype)
         if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
             base = self.env[node.base.id]  # type: ignore[attr-defined]
             self.factored = {k: v for k, v in self.factored.items() if k[0] != base.base}
@@ -772,7 +775,7 @@ class _Translator(CElementPrinter):
             if value.dtype.kind == "b":  # booleans are doubles in C (_ctype)
                 value = value.astype(np.float64)
             self.constants.setdefault(cname, value)
-            return _contiguous(cname, value.shape, _ctype(value.dtype))
+            return _contiguous(cname, value.shape, c_type(value.dtype))
         return None
 
     def _slice(self, base: _View, parts: tuple[Node, ...]) -> _View:
@@ -1884,7 +1887,7 @@ class _Translator(CElementPrinter):
         """A reduction read inside an expression (``x == max(x, axis, keepdims)``), into a
         buffer of its own first, once."""
         shaped = self._shaped(node)
-        ctype = _ctype(shaped.dtype)
+        ctype = c_type(shaped.dtype)
         out = _contiguous(self._buffer(_call_name(node), shaped.size, ctype), shaped.shape, ctype)
         self._statement_Call(out, node)
         self._keep(node, out)
@@ -1923,7 +1926,7 @@ class _Translator(CElementPrinter):
         carries = self._carry_buffers(target, init, node.init)
         stacked = []
         for k, value in enumerate(outputs[node.carries :]):
-            shape, ctype = (node.length, *value.shape), _ctype(value.dtype)
+            shape, ctype = (node.length, *value.shape), c_type(value.dtype)
             name = self._buffer(f"{target}_y{k}", math.prod(shape), ctype)
             stacked.append(_contiguous(name, shape, ctype))
         sources = [self._operand(x) for x in node.xs]
@@ -1975,7 +1978,7 @@ class _Translator(CElementPrinter):
         """A loop's carries: a buffer each (``<target>_c<k>``), its initial value copied in."""
         carries = []
         for k, (value, node) in enumerate(zip(init, first, strict=True)):
-            ctype = _ctype(value.dtype)
+            ctype = c_type(value.dtype)
             view = _contiguous(
                 self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
             )
@@ -2015,7 +2018,7 @@ class _Translator(CElementPrinter):
         outputs = list(self.inference.of(node))
         results = []
         for k, value in enumerate(outputs):
-            ctype = _ctype(value.dtype)
+            ctype = c_type(value.dtype)
             name = self._buffer(f"{target}_r{k}", value.size, ctype)
             results.append(_contiguous(name, value.shape, ctype))
         index = self._operand(node.index)
@@ -2135,7 +2138,7 @@ class _Translator(CElementPrinter):
         view = self._view(node)
         if view is None:
             value = self._shaped(node)
-            ctype = _ctype(value.dtype)
+            ctype = c_type(value.dtype)
             view = _contiguous(self._buffer("operand", value.size, ctype), value.shape, ctype)
             getattr(self, f"_statement_{type(node).__name__}", self._copy)(view, node)
         return view if view.contiguous else self._materialize(view)
@@ -2145,7 +2148,7 @@ class _Translator(CElementPrinter):
     def _finish(self) -> CValues:
         indices, indptr, shape = self.pattern  # type: ignore[misc]
         args = [f"const double *restrict in{k}" for k in range(len(self.args))]
-        args += [f"const {_ctype(a.dtype)} *restrict {n}" for n, a in self.constants.items()]
+        args += [f"const {c_type(a.dtype)} *restrict {n}" for n, a in self.constants.items()]
         args.append("double *restrict data")
         if self.value_size:
             args.append("double *restrict value")
@@ -2327,7 +2330,7 @@ class _Translator(CElementPrinter):
         """The CUDA text: one kernel per loop nest, a thread per entry (grid-stride),
         launched in order by ``jacobian_values_launch``; scratch from the caller."""
         args = [f"const double *__restrict__ in{k}" for k in range(len(self.args))]
-        args += [f"const {_ctype(a.dtype)} *__restrict__ {n}" for n, a in self.constants.items()]
+        args += [f"const {c_type(a.dtype)} *__restrict__ {n}" for n, a in self.constants.items()]
         args += ["double *__restrict__ data"]
         args += ["double *__restrict__ value"] if self.value_size else []
         args += [f"{c} *scratch_{c}" for c in total]
