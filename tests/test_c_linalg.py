@@ -287,9 +287,9 @@ def test_scratch_is_the_callers_and_kept_a_thread() -> None:
     values = c_values(program)
     statements_part = _body(values.text).split("\nvoid jacobian_values(")[0]
     assert "malloc(" not in statements_part and "free(" not in statements_part
-    from dgraph.codegen.tensor.c_values import _compile
+    from dgraph.codegen.tensor.c_values import compile_values
 
-    mallocing = values._caller(_compile(values.text, ("-O2",)), extra=0)
+    mallocing = values._caller(compile_values(values.text, ("-O2",)), extra=0)
     kept = values.load()
     xs = [np.random.default_rng(k).normal(size=shape) for k in range(4)]
     expected = [mallocing(x).data for x in xs]
