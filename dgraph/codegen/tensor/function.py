@@ -342,8 +342,9 @@ def _make(
             es, "python", True, mode, keep_arrays=True, sparse_products=True, mirrored=mirrored
         )
         values = c_values(program)
-        stacked = values.load()
+        stacked = None  # the CSR function, where the made function reads it
         if sparse or mode != "jacobian":
+            stacked = values.load()
             function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)
         else:  # J itself: the values spread over it in C (.c_dense), in the file written
             values = dense_values(values)
