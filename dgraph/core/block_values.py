@@ -18,7 +18,7 @@ import math
 import weakref
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -465,92 +465,71 @@ def _entries_from_blocks(
 ) -> dict[tuple[str, str], np.ndarray]:
     """:func:`_entries` from the entries' blocks (:func:`jacobian_blocks`; by magnitudes,
     the same products and sums of the edges' magnitudes, :func:`edge_parts`), each applied
-    to its input's tangent: the products the expressions bracket, each formed once."""
-    graph = es.graph
-    computed = es.as_computed or es
-    edges = graph.edge_symbols
-    if all(math.prod(graph.shape(v)) <= NARROW for v in graph.nx):
-        return _entries_from_matrices(es, values, flat, lanes)
-    by_lane: dict[bool, dict] = {}
-    for absolute in dict.fromkeys(lanes):
-        leaves: dict[tuple[str, str], Valued] = {}
-        for edge, found in edge_parts(graph, values, absolute).items():
-            total = found[0]
-            for block, value in found[1:]:
-                total = add_values(total.block, block, total.values, value)
-            leaves[edge] = total
-        known: dict[sympy.Symbol, Valued] = {}
+    to its input's tangent: the products the expressions bracket, each formed once.
 
-        def atom(e: sympy.Basic, known=known, leaves=leaves) -> Valued:
-            return known[e] if e in known else leaves[edges[e]]
-
-        for name, definition in computed.references.items():
-            known[name] = _evaluate(definition, atom, absolute)
-        by_lane[absolute] = {k: _evaluate(e, atom, absolute) for k, e in computed.jacobian.items()}
-    entries: dict[tuple[str, str], np.ndarray] = {}
-    for y, x in computed.jacobian:
-        rows = []
-        for absolute, vector in zip(lanes, flat[x], strict=True):
-            valued = by_lane[absolute][(y, x)]
-            size = math.prod(graph.shape(y))
-            rows.append(
-                np.zeros(size)
-                if valued is None
-                else apply_block(valued.block, valued.values, vector)
-            )
-        entries[(y, x)] = np.stack(rows)
-    return entries
-
-
-def _entries_from_matrices(
-    es: ExpressionData,
-    values: Mapping[str, np.ndarray],
-    flat: Mapping[str, np.ndarray],
-    lanes: tuple[bool, ...],
-) -> dict[tuple[str, str], np.ndarray]:
-    """:func:`_entries_from_blocks` of a graph whose vertices have at most :data:`NARROW`
-    entries each: every block a dense matrix of at most NARROW² numbers, the products and
-    sums the expressions bracket made with NumPy's ``@`` and ``+`` (the block algebra's
-    structure costs more than such a product: 67 µs a product and 0.66 ms a sum of
-    labelled blocks, against about a microsecond; an unrolled Lorenz RK4 of 50 steps
+    Where every vertex has at most :data:`NARROW` entries, every block is a dense matrix
+    of at most NARROW² numbers, its products and sums NumPy's ``@`` and ``+``: the block
+    algebra's structure costs more than such a product (67 µs a product and 0.66 ms a sum
+    of labelled blocks, against about a microsecond; an unrolled Lorenz RK4 of 50 steps
     formed 31,200 products and 3,808 sums)."""
     graph = es.graph
     computed = es.as_computed or es
     edges = graph.edge_symbols
-    entries: dict[tuple[str, str], np.ndarray] = {}
+    small = all(math.prod(graph.shape(v)) <= NARROW for v in graph.nx)
+    evaluate = _matrix_of if small else _evaluate
     by_lane: dict[bool, dict] = {}
     for absolute in dict.fromkeys(lanes):
-        leaves: dict[tuple[str, str], np.ndarray] = {}
-        for edge, found in edge_parts(graph, values, absolute).items():
-            leaves[edge] = sum(_small_matrix(block, value) for block, value in found)
-        known: dict[sympy.Symbol, np.ndarray | None] = {}
+        leaves = {
+            edge: _small_matrix(found) if small else _summed(found)
+            for edge, found in edge_parts(graph, values, absolute).items()
+        }
+        known: dict[sympy.Symbol, Any] = {}
 
-        def atom(e: sympy.Basic, known=known, leaves=leaves) -> np.ndarray | None:
+        def atom(e: sympy.Basic, known=known, leaves=leaves) -> Any:
             return known[e] if e in known else leaves[edges[e]]
 
         for name, definition in computed.references.items():
-            known[name] = _matrix_of(definition, atom, absolute)
-        by_lane[absolute] = {k: _matrix_of(e, atom, absolute) for k, e in computed.jacobian.items()}
+            known[name] = evaluate(definition, atom, absolute)
+        by_lane[absolute] = {k: evaluate(e, atom, absolute) for k, e in computed.jacobian.items()}
+    entries: dict[tuple[str, str], np.ndarray] = {}
     for y, x in computed.jacobian:
         size = math.prod(graph.shape(y))
         rows = []
         for absolute, vector in zip(lanes, flat[x], strict=True):
-            matrix = by_lane[absolute][(y, x)]
-            rows.append(np.zeros(size) if matrix is None else matrix @ vector)
+            found = by_lane[absolute][(y, x)]
+            if found is None:
+                rows.append(np.zeros(size))
+            else:
+                rows.append(
+                    found @ vector if small else apply_block(found.block, found.values, vector)
+                )
         entries[(y, x)] = np.stack(rows)
     return entries
 
 
-def _small_matrix(block: Block, value: np.ndarray | None) -> np.ndarray:
-    """A small block as a dense matrix (flattened out by in), as :func:`to_matrix` reads
-    it, without a sparse matrix in between where it is a labelled block."""
-    if not isinstance(block, Labelled) or block.__class__ is not Labelled:
-        return to_matrix(block, value).toarray()
-    rows, cols, at = pattern(block)
-    out = np.zeros((math.prod(block.out_shape), math.prod(block.in_shape)))
-    data = np.ones(rows.size) if value is None else np.asarray(value, dtype=float).ravel()[at]
-    np.add.at(out, (rows, cols), data)
-    return out
+def _summed(found: Sequence) -> Valued:
+    """An edge's parts (:func:`edge_parts`) as one block and its values."""
+    total = found[0]
+    for block, value in found[1:]:
+        total = add_values(total.block, block, total.values, value)
+    return total
+
+
+def _small_matrix(found: Sequence) -> np.ndarray:
+    """An edge's parts (small blocks and their values) summed as one dense matrix
+    (flattened out by in), as :func:`to_matrix` reads each, without a sparse matrix in
+    between for a labelled block."""
+    total = None
+    for block, value in found:
+        if type(block) is not Labelled:
+            matrix = to_matrix(block, value).toarray()
+        else:
+            rows, cols, at = pattern(block)
+            matrix = np.zeros((math.prod(block.out_shape), math.prod(block.in_shape)))
+            data = np.ones(rows.size) if value is None else np.ravel(value).astype(float)[at]
+            np.add.at(matrix, (rows, cols), data)
+        total = matrix if total is None else total + matrix
+    return total
 
 
 def _matrix_of(expr: sympy.Expr, atom, absolute: bool) -> np.ndarray | None:
