@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["OwnCall", "own_call"]
+__all__ = ["OwnCall", "nested_blocks", "own_call"]
 
 Shape = tuple[int, ...]
 
@@ -141,18 +141,18 @@ class OwnCall:
         """The flat call's result as the array level returns it."""
         xs = [s for _, s in self.inputs]
         if self.mode == "jacobian":
-            return _blocks(result, self.outputs, xs)
+            return nested_blocks(result, self.outputs, xs)
         if self.mode == "value_and_jacobian":
             value, J = result
-            return _split(value, self.outputs), _blocks(J, self.outputs, xs)
+            return _split(value, self.outputs), nested_blocks(J, self.outputs, xs)
         if self.mode == "jvp":
             return _split(result, self.outputs)
         if self.mode in ("vjp", "hvp"):
             return _split(result, xs)
         if self.mode == "hessian":
-            return _blocks(result, xs, xs)
+            return nested_blocks(result, xs, xs)
         value, gradient, H = result
-        return value.reshape(()), _split(gradient, xs), _blocks(H, xs, xs)
+        return value.reshape(()), _split(gradient, xs), nested_blocks(H, xs, xs)
 
 
 def _split(vector: Any, shapes: Sequence[Shape]) -> Any:
@@ -165,7 +165,7 @@ def _split(vector: Any, shapes: Sequence[Shape]) -> Any:
     return parts[0] if len(parts) == 1 else tuple(parts)
 
 
-def _blocks(J: Any, rows: Sequence[Shape], columns: Sequence[Shape]) -> Any:
+def nested_blocks(J: Any, rows: Sequence[Shape], columns: Sequence[Shape]) -> Any:
     """``J`` (dense, SciPy sparse or a JAX BCOO) as ``jax.jacobian``'s nesting of its
     blocks: dense ones of shape ``row + column``, sparse ones ``(row size, column
     size)``; a tuple over the columns for one row, over the rows for one column, else a

@@ -24,6 +24,7 @@ from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
 from ..check import checked as _checked
 from ..ir import ArrayProgram
+from ..own_arguments import nested_blocks
 from ..points import one_point_calls
 from ..python import load_python
 from ..scope import codegen_call
@@ -564,30 +565,13 @@ def c_blocks(
 
 def dense_blocks(dense: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
     """The dense C ``jacobian`` (:mod:`.c_dense`: one m × n matrix over all outputs and
-    inputs) in ``jax.jacobian``'s form: itself, of shape ``y.shape + x.shape``, for one
-    output and one input, else its (output, input) blocks of those shapes, nested as the
-    NumPy module's dense ``jacobian`` nests them."""
-    rows = np.cumsum([0, *(math.prod(graph.shape(y)) for y in graph.outputs)])
-    cols = np.cumsum([0, *(math.prod(graph.shape(x)) for x in graph.inputs)])
-
-    def one_or_tuple(items: list) -> Any:
-        return items[0] if len(items) == 1 else tuple(items)
+    inputs) in ``jax.jacobian``'s form (:func:`~..own_arguments.nested_blocks`): blocks
+    of shape ``y.shape + x.shape``, nested as the NumPy module's dense ``jacobian``."""
+    rows = [graph.shape(y) for y in graph.outputs]
+    columns = [graph.shape(x) for x in graph.inputs]
 
     def jacobian(*inputs: Any) -> Any:
-        J = dense(*inputs)
-        return one_or_tuple(
-            [
-                one_or_tuple(
-                    [
-                        J[rows[i] : rows[i + 1], cols[j] : cols[j + 1]].reshape(
-                            (*graph.shape(y), *graph.shape(x))
-                        )
-                        for j, x in enumerate(graph.inputs)
-                    ]
-                )
-                for i, y in enumerate(graph.outputs)
-            ]
-        )
+        return nested_blocks(dense(*inputs), rows, columns)
 
     jacobian.__doc__ = (
         f"J of the inputs {tuple(graph.inputs)!r} (compiled C, dense): blocks as"
