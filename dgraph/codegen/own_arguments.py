@@ -212,7 +212,9 @@ def own_call(
 ) -> OwnCall | None:
     """The own call of ``f``'s made function whose flat function is of ``graph`` (a graph
     of scalars: the element level, or a Hessian's graph of it), or None where the flat
-    call is the own one (one vector argument) or the graph's entries are not ``f``'s
+    call is the own one (one vector argument to one vector, where the flat results
+    are the own ones too; a scalar's J is ``(n,)`` as ``jax.jacobian``'s, not ``(1, n)``)
+    or the graph's entries are not ``f``'s
     arguments' (then the flat call alone, as before)."""
     if mode not in _GROUPS or lang == "cuda" or graph.is_tensor:
         return None
@@ -229,8 +231,9 @@ def own_call(
     shapes = [_shape(s) for s in sizes] if sizes is not None else [np.shape(v) for v in point]
     inputs = [(n, s) for n, s in zip(names, shapes, strict=True) if n not in params]
     kept = [(n, s) for n, s in zip(names, shapes, strict=True) if n in params]
-    if len(inputs) == 1 and len(inputs[0][1]) == 1:
-        return None  # one vector: the flat call is the own call
+    one_vector = len(inputs) == 1 and len(inputs[0][1]) == 1  # the flat call is the own call
+    if one_vector and mode not in ("jacobian", "value_and_jacobian", "jvp", "vjp"):
+        return None
     if sum(math.prod(s) for _, s in inputs) != len(graph.inputs):
         return None
     extra = len(graph.parameters) - sum(math.prod(s) for _, s in kept)
@@ -243,6 +246,8 @@ def own_call(
         outputs = _output_shapes(f, names, shapes, params, sizes, point) or outputs
         if sum(math.prod(s) for s in outputs) != len(graph.outputs):
             outputs = [(len(graph.outputs),)]
+    if one_vector and outputs == [(len(graph.outputs),)]:
+        return None  # one vector to one vector: the flat results are the own ones
     return OwnCall(mode, lang, tuple(inputs), tuple(kept), tuple(outputs), bool(graph.parameters))
 
 
