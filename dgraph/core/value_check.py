@@ -67,7 +67,7 @@ from .block_values import (
     vertex_values,
     vjp_and_scale,
 )
-from .elementary import StopGradient
+from .elementary import RuleValue, StopGradient
 from .graph import vertex_symbol
 from .regions import LoopNotStopped, trip_limit
 
@@ -1633,7 +1633,7 @@ def _stops_gradients(graph: DGraph) -> bool:
     """Whether a vertex expression holds a value out of differentiation (the element
     level's ``stop_gradient``): the derivative of its values is then not its ``J``."""
     return any(
-        e is not None and e.has(StopGradient)
+        e is not None and e.has(StopGradient, RuleValue)
         for e in (graph.expr(v) for v in graph.order() if graph.role(v) != "input")
     )
 
