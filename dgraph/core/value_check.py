@@ -1824,7 +1824,10 @@ def check_scalar_code(
             f" {_point(np.array(pool.dropped))}; checked only at other points"
         )
         return replace(verdict, ok=False, ran=False, detail=detail)
-    if verdict.ok and pool.given and names and isinstance(refs.at(0), str):  # nor of this
+    passed = refs.at(0) if pool.given and names else None
+    # nor of the user's point where nothing was compared (where the differences of the
+    # user's function took the graph's side of a kink JAX's rule picked, they were)
+    if verdict.ok and isinstance(passed, str) and passed != NOT_JAX_DERIVATIVE:
         detail = (
             f"J·v not compared at the given point x = {_point(pool.x[0])}: {refs.at(0)};"
             " checked only at other points"
