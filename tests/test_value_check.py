@@ -650,9 +650,9 @@ def test_a_kink_at_the_point_decides_nothing():
 
 def test_inputs_far_apart_in_scale_are_stepped_each_by_its_own_size():
     """Colebrook's friction factor at a Reynolds number 10⁶ and a roughness 10⁻⁵: one
-    step size over all inputs (10⁻³ of the largest) took the roughness below 0 ("not
-    finite beside the point", not verified); each input stepped by its own size verifies,
-    and the roughness's partial 0.1 % off is still caught there."""
+    step size over all inputs (10⁻³ of the largest) took the roughness below 0 (the
+    user's point passed over); each input stepped by its own size verifies there, and the
+    roughness's partial 0.1 % off is still caught."""
     import sympy
 
     from dgraph.errors import VerificationError
