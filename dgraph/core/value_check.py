@@ -12,7 +12,8 @@ and the sweeps all call it; they supply only how to run what they made.
   logits): the point is checked where every partial is finite (:func:`_checkable`).
 * **Directions.** Each input's entries normal times their size there (:func:`scaled`):
   a step along the direction moves every entry by the same relative amount (a scalar
-  graph's inputs each by its own size, however far apart their scales).
+  graph's inputs each by its own size, however far apart their scales, where the
+  program is finite along that direction only: :func:`_direction`).
 * **Reference.** ``J·v`` where the graph was built from a JAX function: JAX's own
   ``jvp`` of it (:attr:`DGraph.jvp_reference`; exact up to rounding); elsewhere central
   differences of the program along the direction (:func:`richardson`: steps t, t/2 and
@@ -386,7 +387,8 @@ def scaled(value: np.ndarray, draw: np.ndarray, apart: bool = False) -> np.ndarr
     and 10⁻³ of the largest only where it is 0, as finite-difference codes scale each
     step, ``h_i ∝ max(|x_i|, typical_i)`` (Dennis and Schnabel 1996, §5.4): a Reynolds
     number 10⁵ beside a roughness 10⁻⁵ moves both by the same relative amount, where
-    10⁻³ of the largest (10²) would take the roughness below 0 at any step."""
+    10⁻³ of the largest (10²) would take the roughness below 0 at any step
+    (:func:`_direction` chooses)."""
     value = np.abs(np.asarray(value, dtype=float))
     top = float(value.max(initial=0.0))
     if top == 0:
@@ -1583,10 +1585,37 @@ def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
     x = np.array(chosen[:count]).reshape(-1, n)
     params = np.array(chosen_params[:count]).reshape(-1, k) if k else None
     m = len(graph.solved) or len(graph.outputs)
-    v = np.array([scaled(row, rng.standard_normal(n), apart=True) for row in x]).reshape(-1, n)
+    draws = rng.standard_normal((len(x), n))
+    rows = [None if params is None else params[[j]] for j in range(len(x))]
+    v = np.array([_direction(graph, *a) for a in zip(x, draws, rows, strict=True)]).reshape(-1, n)
     w = rng.standard_normal((len(x), m))
     dropped = None if given is None or first else tuple(float(given[u]) for u in graph.inputs)
     return ScalarPoints(x, params, first, v, w, dropped)
+
+
+def _direction(graph: DGraph, row: np.ndarray, draw: np.ndarray, p: np.ndarray | None):
+    """A scalar graph's direction at ``row``: :func:`scaled` (each input at least 10⁻³
+    of the largest), unless the program is finite along it at none of :data:`STEPS`
+    and is along each input scaled by its own size (``apart``): a roughness 10⁻⁵ beside
+    a Reynolds number 10⁶ is taken below 0 by 10⁻³ of 10⁶ at any step, where an input
+    10⁻⁵ beside values near 1 (``exprel``) needs the larger step to move them past
+    their rounding."""
+    v = scaled(row, draw)
+    apart = scaled(row, draw, apart=True)
+    if np.array_equal(v, apart) or _steppable(graph, row, v, p):
+        return v
+    return apart if _steppable(graph, row, apart, p) else v
+
+
+def _steppable(graph: DGraph, row: np.ndarray, v: np.ndarray, p: np.ndarray | None) -> bool:
+    """Whether the graph's values and partials are finite at ``row ± h·v`` for the
+    :func:`richardson` steps h of one of :data:`STEPS`."""
+    hs = np.array([(t, -t, t / 2, -t / 2, t / 4, -t / 4) for t in STEPS]).reshape(-1)
+    moved = row + hs[:, None] * v
+    params = None if p is None else np.repeat(p, len(moved), axis=0)
+    with np.errstate(all="ignore"):
+        finite = _finite_rows(graph, moved, params).reshape(len(STEPS), 6)
+    return bool(finite.all(axis=1).any())
 
 
 def no_points(count: int) -> str:
