@@ -454,3 +454,24 @@ def test_custom_rules_at_the_element_level(name):
     np.testing.assert_allclose(
         [values[y] for y in graph.outputs], np.ravel(f(*args)), rtol=1e-13, atol=1e-15
     )
+
+
+def test_a_rule_whose_tangent_is_not_finite_keeps_the_primal_value():
+    """``xlogy(x, x)`` and ``entr`` (a rule inside a rule) at ``x = 0``: the rule's
+    tangent ``ẋ·log(x) + ẋ·x/x`` is ``0·(−inf) + 0·0/0`` there, which made the value nan
+    and the reading "a dgraph bug". The value is the primal's (0), the derivative the
+    rule's (not finite, as ``jax.jacfwd``'s), not verified; elsewhere ``log(x) + 1``."""
+    import warnings
+
+    x = np.array([0.0, 0.5, 1.5])
+    for f, sign in ((lambda x: jax.scipy.special.xlogy(x, x), 1.0), (jax.scipy.special.entr, -1)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            made = make_function(f, "value_and_jacobian", point=[x])
+        value, jacobian = made(x)
+        np.testing.assert_allclose(value, sign * np.array([0.0, *(x[1:] * np.log(x[1:]))]))
+        assert not np.isfinite(jacobian[0, 0]) and made.generated.verified is False
+        np.testing.assert_allclose(np.diag(jacobian)[1:], sign * (np.log(x[1:]) + 1), rtol=1e-14)
+    made = make_function(lambda x: jax.scipy.special.xlogy(x, x), point=[x + 0.25])
+    assert made.generated.verified is True
+    np.testing.assert_allclose(made(x + 0.25), np.diag(np.log(x + 0.25) + 1), rtol=1e-14)

@@ -646,3 +646,46 @@ def test_a_kink_at_the_point_decides_nothing():
     with jax.enable_x64(True):
         expected = jax.jacfwd(jnp.sort)(tie)
     np.testing.assert_array_equal(make_function(graph, "jacobian")(tie), expected)
+
+
+def test_inputs_far_apart_in_scale_are_stepped_each_by_its_own_size():
+    """Colebrook's friction factor at a Reynolds number 10⁶ and a roughness 10⁻⁵: one
+    step size over all inputs (10⁻³ of the largest) took the roughness below 0 (the
+    user's point passed over); each input stepped by its own size verifies there, and the
+    roughness's partial 0.1 % off is still caught."""
+    import sympy
+
+    from dgraph.errors import VerificationError
+
+    def colebrook(re, rough):
+        x = np.full(re.shape, 8.0)
+        for _ in range(1):
+            x = -2.0 * np.log10(rough / 3.7 + 2.51 * x / re)
+        return 1.0 / x**2
+
+    g = from_function(colebrook, sizes=[2, 0], point=[np.array([4e3, 1e6]), np.array(1e-5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "NOT verified" fails the test
+        made = make_function(g)
+    assert made.generated.verified and made.generated.check.points[0] == (4e3, 1e6, 1e-5)
+    bad = g.copy()
+    edge = bad._g.edges["rough", "t1"]  # the rule of rough/3.7, 0.1 % off
+    edge["partial"] = g.partial("rough", "t1") * sympy.Rational(1001, 1000)
+    bad._changed()
+    with pytest.raises(VerificationError, match="disagrees with central differences"):
+        make_function(bad)
+
+
+def test_a_user_s_point_the_differences_cannot_resolve_is_not_verified():
+    """SciPy's ``xlogy(x, x)`` at ``x = 0`` (finite, its definition's derivative 0 there,
+    the program not finite beside it): the spare point that replaces a random point on a
+    kink once replaced the user's point too, and the code was verified."""
+    import scipy.special
+
+    x = np.array([0.0, 0.5, 1.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        made = make_function(lambda x: scipy.special.xlogy(x, x), point=[x])
+    assert made.generated.verified is False
+    assert "not compared at the given point x = (0, 0.5, 1.5)" in made.generated.check.detail
+    np.testing.assert_allclose(made(x), np.diag([0.0, *(np.log(x[1:]) + 1)]), rtol=1e-14)

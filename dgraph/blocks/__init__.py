@@ -75,6 +75,7 @@ __all__ = [
     "EinsumPlan",
     "Labelled",
     "Listed",
+    "OneHot",
     "Product",
     "RunTime",
     "Sparse",
@@ -93,6 +94,7 @@ __all__ = [
     "in_scope",
     "merge_flags",
     "move_source",
+    "moved_onehot",
     "multiply",
     "on_the_diagonal",
     "pattern",
@@ -462,6 +464,121 @@ def _plain(b: Block) -> Block:
     return b.plain() if isinstance(b, Applied) else b
 
 
+@dataclass(frozen=True)
+class OneHot(Labelled):
+    """A take's or a scatter-add's union block at positions known only at run time
+    (:func:`~dgraph.blocks.dynamic_take.union_block`), its values a one-hot of the
+    positions: label ``position`` the input position along the axis, ``group`` the
+    labels whose C order is the output (update) position, ``take`` whether a take's (a
+    scatter-add's is the transpose). A product that contracts one of the two and keeps
+    the other is a gather or a segment sum, as the generated code prints it
+    (:mod:`dgraph.codegen.tensor.dynamic_gathers`): it multiplies nothing, and is priced
+    0 (:func:`_gathers`), not the union's n · positions products per vector."""
+
+    position: int = -1
+    group: tuple[int, ...] = ()
+    take: bool = True
+
+
+def _gathers(hot: OneHot, shift: int, other: Labelled, plan_parts: tuple) -> bool:
+    """Whether the product of ``hot`` (its labels moved up by ``shift``) with ``other``
+    (the other factor, its labels as the plan reads them) is a gather or a segment sum:
+    :func:`~dgraph.codegen.tensor.dynamic_gathers.onehot_product`'s conditions on the
+    einsum's letters (here the plan's roots): ``hot`` whole (not cut), the position i
+    contracted and the output's group kept and not read by ``other`` (a gather), or
+    the group contracted, i kept and every other kept label ``other``'s (a segment
+    sum). ``plan_parts``: :func:`_plan`'s ``find``, ``place``, ``sizes``, ``width`` and
+    the product's value roots."""
+    find, place, sizes, width, value = plan_parts
+    labels = (hot.position + shift, *(k + shift for k in hot.group))
+    if sorted(labels) != sorted(k + shift for k in hot.value):
+        return False
+    for k in labels:  # whole: the einsum's operand not cut
+        root, start = place(k)
+        if start != 0 or width[root] != sizes[k]:
+            return False
+    i = find(labels[0])[0]
+    group = {find(k)[0] for k in labels[1:]}
+    sub = [find(k)[0] for k in other.value]
+    if not sub or len(set(sub)) != len(sub) or i in group or len(group) != len(labels) - 1:
+        return False
+    if i in sub:
+        return i not in value and not group & set(sub)
+    return i in value and group <= set(sub) and value - {i} <= set(sub)
+
+
+def _split_onehot(upper: Block, lower: Block) -> tuple[Block, Block] | None:
+    """A take's :class:`OneHot` below a factor whose axis against the output positions
+    is a reshape's (a triangle's corners (m, 3) against the flat 3m), or a scatter-add's
+    above one: the same one-hot with that label split alike, so that the labels line up
+    (what :meth:`~dgraph.codegen.tensor.blockops.BlockOps._split_onehot` multiplies);
+    else None."""
+    for h in (1, 0):
+        block, other = (lower, upper) if h else (upper, lower)
+        if not isinstance(block, OneHot) or block.take != bool(h) or len(block.group) != 1:
+            continue
+        o = block.group[0]
+        if block.value != (block.position, o) or not isinstance(other, Labelled):
+            continue
+        mine = block.out_axes if h else block.in_axes
+        theirs = other.in_axes if h else other.out_axes
+        at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
+        if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+            continue
+        parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
+        if math.prod(parts) != block.sizes[o]:
+            continue
+        new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
+        sizes = [*block.sizes, *parts[1:]]
+        sizes[o] = parts[0]
+        axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
+        split = OneHot(
+            block.out_shape,
+            block.in_shape,
+            axes if h else block.out_axes,
+            block.in_axes if h else axes,
+            tuple(sizes),
+            (block.position, *new),
+            block.kind,
+            position=block.position,
+            group=new,
+            take=block.take,
+        )
+        return (upper, split) if h else (split, lower)
+    return None
+
+
+def moved_onehot(upper: Block, lower: Block, product: Block | None) -> OneHot | None:
+    """``product`` (of ``upper · lower``) as a :class:`OneHot` where it is still one: a
+    take's union of a 1-D array (n) times a C-order reshape of its output on the left,
+    or a scatter-add's times a reshape of its updates on the right (a move of ones whose
+    sources are in order), the product dense, the one-hot laid over the move's axes and
+    n (what :meth:`~dgraph.codegen.tensor.blockops.BlockOps._moved_onehot` keeps
+    gathering); else None."""
+    for take in (True, False):
+        hot, move = (lower, upper) if take else (upper, lower)
+        if not (isinstance(hot, OneHot) and hot.take == take) or len(hot.group) != 1:
+            continue
+        n = hot.sizes[hot.position]
+        size = hot.sizes[hot.group[0]]
+        ends = (hot.in_shape, move.out_shape) if take else (hot.out_shape, move.in_shape)
+        if tuple(ends[0]) != (n,) or math.prod(ends[1]) != size or move.kind != ONES:
+            continue
+        if sorted(hot.value) != sorted((hot.position, *hot.group)):
+            continue
+        source = move_source(move)
+        if source is None or not np.array_equal(source, np.arange(size)):
+            continue
+        laid = dense(tuple(move.out_shape), (n,)) if take else dense((n,), tuple(move.in_shape))
+        if product != laid:
+            continue
+        last = len(laid.sizes) - 1
+        position, group = (last, tuple(range(last))) if take else (0, tuple(range(1, last + 1)))
+        fields = {f: getattr(laid, f) for f in _LABELLED_FIELDS}
+        return OneHot(**fields, position=position, group=group, take=take)
+    return None
+
+
 def rule_side(upper: Block, lower: Block) -> str | None:
     """Where :func:`multiply` applies an :class:`Applied` factor by its rules: ``"rows"``
     (``lower`` is one: each row of ``upper`` by the cotangent rule), ``"columns"``
@@ -616,7 +733,20 @@ def multiply(upper: Block, lower: Block) -> Product:
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
-            return Product(*done)  # type: ignore[misc]
+            laid = moved_onehot(upper, lower, done[1]) if _marked(upper, lower) else None
+            return Product(done[0], done[1] if laid is None else laid)  # type: ignore[misc]
+    if _marked(upper, lower):  # as the generated code multiplies it (blockops.py)
+        found = multiply(_unmarked(upper), _unmarked(lower))
+        laid = moved_onehot(upper, lower, found.product)
+        if laid is not None:  # a reshape of the positions: still a one-hot
+            return Product(found.cost, laid)
+        split = _split_onehot(upper, lower)
+        if split is not None:  # the labels line up now: a gather or a segment sum
+            return multiply(*split)
+        parts = split_product(upper, lower)  # a sparse factor's diagonal parts, each
+        if parts is not None and parts.cost < found.cost:  # a gather or a segment sum
+            return Product(parts.cost, parts.product)
+        return found
     structured = _diagonal_product(upper, lower) if _structured(upper, lower) else None
     for rule in STRUCTURED_PRODUCTS if structured is None and _structured(upper, lower) else ():
         structured = rule(upper, lower)  # a convolution's after a convolution's: per axis
@@ -657,10 +787,21 @@ def split_of(upper: Block, lower: Block, product: Block) -> Any:
     return split
 
 
+def _marked(*blocks: Block) -> bool:
+    return any(isinstance(b, OneHot) for b in blocks)
+
+
+def _unmarked(b: Block) -> Block:
+    """A :class:`OneHot` as the plain labelled block it is; others as they are."""
+    if not isinstance(b, OneHot):
+        return b
+    return Labelled(*(getattr(b, f) for f in _LABELLED_FIELDS))
+
+
 def _structured(*blocks: Block) -> bool:
     """Whether one of the blocks is a structured sparse pattern (a subclass of
     :class:`Sparse` holding its pattern implicitly: a convolution's)."""
-    return any(type(b) not in (Labelled, Sparse) for b in blocks)
+    return any(type(b) not in (Labelled, OneHot, Sparse) for b in blocks)
 
 
 def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
@@ -909,6 +1050,7 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
 def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     """:func:`_labelled_product` with the value plan; None for a zero product."""
     n = len(a.sizes)
+    given = b
     b = _relabel(b, n)
     sizes = dict(enumerate(a.sizes))
     sizes.update({n + k: size for k, size in enumerate(b.sizes)})
@@ -966,6 +1108,12 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     if ones_summed and kind == ONES:
         kind = CONSTANT  # a sum of ones along a label neither value varies along
     cost = 0 if free_product(a, b) else math.prod(width[r] for r in val_a | val_b)
+    if cost and (isinstance(a, OneHot) or isinstance(given, OneHot)):
+        parts = (shifts.find, place, sizes, width, value)
+        if (isinstance(a, OneHot) and _gathers(a, 0, b, parts)) or (
+            isinstance(given, OneHot) and _gathers(given, n, a, parts)
+        ):
+            cost = 0  # a gather or a segment sum: no multiplication
     roots = sorted(kept | value)
     index = {r: i for i, r in enumerate(roots)}
     product = Labelled(
@@ -2201,9 +2349,9 @@ def split_product(upper: Block, lower: Block) -> DiagonalSplit | None:
     :data:`SPLIT_FROM` (estimated: the sparse block's entries times the other's per
     line) and the parts' products cost at most :data:`SPLIT_WASTE` times them; else None.
     Every part's product is a labelled one (None where one is not)."""
-    if type(upper) is Sparse and type(lower) is Labelled:
+    if type(upper) is Sparse and type(lower) in (Labelled, OneHot):
         sparse, other, first = upper, lower, True
-    elif type(lower) is Sparse and type(upper) is Labelled:
+    elif type(lower) is Sparse and type(upper) in (Labelled, OneHot):
         sparse, other, first = lower, upper, False
     else:
         return None

@@ -134,7 +134,10 @@ def add_block(op, k: int, mine: tuple[int, ...]) -> Labelled:
     out = tuple(op.shape)
     if k == 0:
         return diagonal(out) if op.param.get("replace") else identity(out)
-    return union_block(op, out, tuple(mine), "scatter-add", "add fewer updates", transposed=True)
+    whole = not op.param.get("replace") and tuple(mine) == updates_shape(op)
+    return union_block(
+        op, out, tuple(mine), "scatter-add", "add fewer updates", transposed=True, gathered=whole
+    )
 
 
 def add_value(op, k: int, args) -> np.ndarray:

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..errors import UnionTooLarge
-from . import GENERAL, Labelled
+from . import GENERAL, Labelled, OneHot
 
 __all__ = [
     "DYNAMIC_TAKE",
@@ -88,18 +88,30 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
         products multiply as a gather and a segment sum, never by the one-hot:
         :mod:`dgraph.codegen.tensor.dynamic_gathers`).
     """
-    return union_block(op, tuple(mine), tuple(op.shape), "take", "take fewer positions")
+    a, shape = int(op.param["axis"]), tuple(op.shape)
+    whole = len(mine) == len(shape) and all(
+        m == s for j, (m, s) in enumerate(zip(mine, shape, strict=True)) if j != a
+    )
+    return union_block(op, tuple(mine), shape, "take", "take fewer positions", gathered=whole)
 
 
 def union_block(
-    op, array: tuple[int, ...], other: tuple[int, ...], what: str, fewer: str, transposed=False
+    op,
+    array: tuple[int, ...],
+    other: tuple[int, ...],
+    what: str,
+    fewer: str,
+    transposed=False,
+    gathered=False,
 ) -> Labelled:
     """The union over positions along ``op``'s axis of ``array`` (the taken array, or
     the array a scatter-add adds into): ``array``'s axes as labels and one more, the
     position in ``other`` (the take's output, or the updates) along the axis; rows
     ``other``'s and columns ``array``'s, or ``transposed`` (the scatter-add's ∂/∂updates)
     the other way round. Refused in one line past :data:`UNION_LIMIT` entries, naming
-    ``what`` and what to do (``fewer``)."""
+    ``what`` and what to do (``fewer``). ``gathered``: the block's products are printed
+    as gathers and segment sums (the moved operand whole, not broadcast; not
+    ``along``): a :class:`~dgraph.blocks.OneHot`, priced so."""
     a, n = int(op.param["axis"]), len(array)
     size = int(op.param["size"])
     union = math.prod(array) * size
@@ -114,8 +126,12 @@ def union_block(
     moved = tuple(((n if j == a else j,), 0) for j in range(n))
     value = tuple(range(n + 1)) if op.param.get("along") else (a, n)
     if transposed:
-        return Labelled(array, other, plain, moved, (*array, size), value, GENERAL)
-    return Labelled(other, array, moved, plain, (*array, size), value, GENERAL)
+        fields = (array, other, plain, moved, (*array, size), value, GENERAL)
+    else:
+        fields = (other, array, moved, plain, (*array, size), value, GENERAL)
+    if gathered and not op.param.get("along"):  # the position a, the output's n
+        return OneHot(*fields, position=a, group=(n,), take=not transposed)
+    return Labelled(*fields)
 
 
 def dynamic_value(op, args, shape: tuple[int, ...] | None = None) -> np.ndarray:

@@ -7,6 +7,12 @@ softmax's shift, a custom derivative rule's ``t + stop_gradient(f(x) - t)``), so
 vertex's expression still computes its value and the partials derived from it are the
 ones JAX differentiates by.
 
+:class:`RuleValue` is a custom derivative rule's output: the value of its first argument
+(the primal's), the derivative of its second (the rule's tangent map ``t``). Written
+``t + stop_gradient(f - t)`` it has the same partials, but its value is ``nan`` wherever
+``t``'s is not finite (``xlogy(x, x)`` at 0: the rule's ``ẋ·log(x) + ẋ·x/x`` is
+``0·(−inf) + 0·0/0``), though the primal's there is 0.
+
 :class:`Logistic` is JAX's ``logistic`` (``jax.nn.sigmoid``) of one scalar, with JAX's
 derivative ``σ(1 - σ)``: written out as ``1/(1 + exp(-x))``, sympy would differentiate it
 to ``exp(-x)/(1 + exp(-x))**2``, which is ``inf/inf`` (NaN) where ``exp(-x)`` overflows
@@ -27,7 +33,7 @@ from __future__ import annotations
 import sympy
 from sympy.codegen import cfunctions
 
-__all__ = ["Logistic", "StopGradient", "expm1", "isfinite", "isinf", "isnan", "log1p"]
+__all__ = ["Logistic", "RuleValue", "StopGradient", "expm1", "isfinite", "isinf", "isnan", "log1p"]
 
 isfinite = sympy.Function("isfinite")
 isnan = sympy.Function("isnan")
@@ -81,6 +87,57 @@ class StopGradient(sympy.Function):
 
     # the methods sympy's code printers (Python, NumPy and SciPy, JAX, lambdify, mpmath,
     # C and C++: dgraph's C and CUDA printers derive from them) look for first
+    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
+    _ccode = _cxxcode = _cmathcode = _code
+
+
+class RuleValue(sympy.Function):
+    """``rule_value(f, t)``: the value of ``f``, the derivative of ``t`` (partial 0 with
+    respect to ``f``, 1 with respect to ``t``): a custom derivative rule's output, ``f``
+    the primal's value and ``t`` the rule's tangent map, linear in the inputs.
+
+    Printed as ``rule_value(f, t)`` (the parser reads it back) and, as code, as ``f`` in
+    parentheses: ``t``'s value, which may be ``nan`` where ``f``'s is not, never enters
+    the value.
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> sympy.diff(RuleValue(x**2, 3 * x), x)
+    3
+    >>> RuleValue(x**2, 2), sympy.pycode(RuleValue(x**2, 3 * x))
+    (stop_gradient(x**2), '(x**2)')
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, f, t):
+        if t.is_Number:  # no derivative flows: the value, frozen
+            return StopGradient(f)
+        return None
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero if argindex == 1 else sympy.S.One
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_finite(self):
+        return self.args[0].is_finite
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec)
+
+    def _sympystr(self, printer) -> str:
+        f, t = (printer._print(a) for a in self.args)
+        return f"rule_value({f}, {t})"
+
+    def _latex(self, printer) -> str:
+        f, t = (printer._print(a) for a in self.args)
+        return rf"\operatorname{{rule\_value}}\left({f}, {t}\right)"
+
+    def _code(self, printer, **kwargs) -> str:
+        return f"({printer._print(self.args[0])})"
+
     _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
     _ccode = _cxxcode = _cmathcode = _code
 

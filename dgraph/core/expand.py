@@ -49,7 +49,7 @@ from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient, expm1, isfinite, isinf, isnan, log1p
+from .elementary import Logistic, RuleValue, StopGradient, expm1, isfinite, isinf, isnan, log1p
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
@@ -547,6 +547,13 @@ class _Expansion:
         name, p = op.primitive, op.param
         if name == "stop_gradient":
             return self.frozen(op, values)
+        rule = _rule_parts(op)
+        if rule is not None:  # a custom rule's output: the primal's value, t's partials
+            value, tangent = (self.read(x, values) for x in rule)
+            out = np.empty(op.shape, dtype=object)
+            for i, (f, t) in enumerate(zip(value.flat, tangent.flat, strict=True)):
+                out.flat[i] = RuleValue(f, t)
+            return out
         args = [self.read(x, values) for x in op.operands]
         shape = op.shape
         if name in SYMPY or name == "integer_pow":
@@ -619,9 +626,7 @@ class _Expansion:
         for a value only a condition reads), a constant as it is. One that reads more
         than two vertices (a reduction's, which a broadcast gives every element of an
         operation) is a vertex of its own, made once: inlined, each reader would repeat
-        it (softmax's shift: n² edges). A custom derivative rule, which the array reader
-        writes ``t + stop_gradient(f(x) - t)``, so has the primal's value and the rule's
-        partials (those of ``t``)."""
+        it (softmax's shift: n² edges)."""
         inner = self.read(op.operands[0], values)
         out = np.empty(inner.shape, dtype=object)
         for i, e in np.ndenumerate(inner):
@@ -633,6 +638,24 @@ class _Expansion:
                     self.held[out[i]] = self.vertex(out[i], f"{self.current}_sg{suffix}")
                 out[i] = self.held[out[i]]
         return out
+
+
+def _rule_parts(op: ArrayOp) -> tuple[Any, Any] | None:
+    """``(stop_gradient(f), t)`` where ``op`` is ``t + stop_gradient(f - t)``, a custom
+    derivative rule's output as the array reader writes it, else None."""
+    if op.primitive != "add" or len(op.operands) != 2:
+        return None
+    tangent, frozen = op.operands
+    if not (isinstance(frozen, ArrayOp) and frozen.primitive == "stop_gradient"):
+        return None
+    rest = frozen.operands[0]
+    if not (isinstance(rest, ArrayOp) and rest.primitive == "sub" and rest.shape == op.shape):
+        return None
+    other = rest.operands[1]  # the same vertex, or the same nested operation (a rule
+    if not (other is tangent or (isinstance(tangent, str) and other == tangent)):
+        return None  # inside another's primal)
+    value = ArrayOp("stop_gradient", (rest.operands[0],), (), rest.shape)
+    return value, tangent
 
 
 def _dot(lhs: np.ndarray, rhs: np.ndarray, numbers, shape) -> np.ndarray:

@@ -32,7 +32,7 @@ from ..blocks.array_extra import SCIPY_NAMED, dawsn, exp1, expi, ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
-from .elementary import Logistic, StopGradient, expm1, isfinite, isinf, isnan, log1p
+from .elementary import Logistic, RuleValue, StopGradient, expm1, isfinite, isinf, isnan, log1p
 from .nesting import run_nested
 
 __all__ = [
@@ -128,6 +128,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "polygamma": _polygamma,
     "digamma": _digamma,
     "stop_gradient": StopGradient,
+    "rule_value": RuleValue,
     "expm1": expm1,
     "log1p": log1p,
     "erfinv": sympy.erfinv,
