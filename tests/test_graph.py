@@ -474,6 +474,7 @@ def test_elemental_partials_are_what_diff_gives(seed):
 
 _NOT_UNARY = ("atan2", "Piecewise", "Eq", "Ne", "And", "Or", "Not", "polygamma", "Mod")
 _NOT_UNARY += ("besselj", "bessely", "besseli", "besselk")  # an order, then the argument
+_NOT_UNARY += ("rule_value",)  # a custom rule's output: the primal's value, t's partials
 _UNARY = [name for name in sorted(parse.FUNCTIONS) if name not in _NOT_UNARY]
 _DECLINED = {"Abs", "abs", "sign", "floor", "ceiling", "Heaviside", "Max", "Min", "max", "min"}
 _DECLINED |= {"stop_gradient"}  # its own rule: 0, without differentiating its argument

@@ -29,3 +29,24 @@ def test_a_scalar_loss_of_one_vector_has_the_array_levels_shapes_at_either_level
         assert vjp(x, np.ones(1)).shape == (n,)
     # a sparse J stays 2-d, as SciPy's arrays are
     assert dgraph.make_function(_loss, point=[x], sparse=True)(x).shape == (1, n)
+
+
+def test_a_custom_rules_value_at_the_array_level_is_the_primals_where_its_tangent_is_not():
+    """``xlogy(p, p)`` at p = 0: JAX's rule's tangent map is ``0·log 0 = nan`` there, the
+    function's value 0; the array level's value was ``t + (f - t)``, nan."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    from dgraph.frontends import from_jax
+
+    def entropy(p):
+        return -jax.numpy.sum(jax.scipy.special.xlogy(p, p)) + jax.numpy.sum(jax.nn.relu(p - 0.5))
+
+    p = np.linspace(0.0, 1.0, 8)
+    graph = from_jax(entropy, p, level="array")
+    with pytest.warns(UserWarning, match="NOT verified"):
+        value, J = dgraph.make_function(graph, "value_and_jacobian")(p)
+    q = p[1:]
+    want = -np.sum(q * np.log(q)) + np.sum(np.maximum(p - 0.5, 0.0))
+    np.testing.assert_allclose(value, want, rtol=1e-15)
+    np.testing.assert_allclose(J[1:], -(np.log(q) + 1) + (q > 0.5), rtol=1e-15)
+    assert not np.isfinite(J[0])  # JAX's own jacfwd is nan in every column there

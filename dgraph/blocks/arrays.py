@@ -55,6 +55,7 @@ __all__ = [
     "operand_block",
     "operand_value",
     "reshape_axes",
+    "rule_parts",
     "with_leaves",
 ]
 
@@ -288,9 +289,34 @@ def evaluate(
     """The operation's result, its vertex operands read from ``values``. ``frozen``
     holds the value of every ``stop_gradient`` met (by the nested operation's identity):
     the first evaluation fills it, later ones read it, so that a perturbed evaluation
-    keeps them as the derivative does (central differences of the program)."""
+    keeps them as the derivative does (central differences of the program). A custom
+    rule's output (:func:`rule_parts`) is the primal's value where the sum is not
+    finite: the rule's tangent map may be where the function is (``xlogy(x, x)`` at 0)."""
     args = [_read(x, values, frozen) for x in op.operands]
-    return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+    out = np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+    rule = rule_parts(op)
+    if rule is not None and not np.isfinite(out).all():
+        primal = np.broadcast_to(np.asarray(_read(rule[0], values), dtype=float), op.shape)
+        out = np.where(np.isfinite(out), out, primal)
+    return out
+
+
+def rule_parts(op: ArrayOp) -> tuple[Any, Any] | None:
+    """``(f, t)`` where ``op`` is ``t + stop_gradient(f - t)``, a custom derivative rule's
+    output as the JAX reader writes it (``f`` the primal's value, ``t`` the rule's
+    tangent map: the value of ``f``, the derivative of ``t``), else None."""
+    if op.primitive != "add" or len(op.operands) != 2:
+        return None
+    tangent, frozen = op.operands
+    if not (isinstance(frozen, ArrayOp) and frozen.primitive == "stop_gradient"):
+        return None
+    rest = frozen.operands[0]
+    if not (isinstance(rest, ArrayOp) and rest.primitive == "sub" and rest.shape == op.shape):
+        return None
+    other = rest.operands[1]  # the same vertex, or the same nested operation (a rule
+    if not (other is tangent or (isinstance(tangent, str) and other == tangent)):
+        return None  # inside another's primal)
+    return rest.operands[0], tangent
 
 
 def names_read(values: Iterable[Any]) -> set[str]:
@@ -357,6 +383,10 @@ def _read(
             for y in op.operands
         ]
         done[id(op)] = np.asarray(_forward(op, args)).reshape(op.shape)
+        rule = rule_parts(op)
+        if rule is not None and not np.isfinite(done[id(op)]).all():  # as :func:`evaluate`
+            primal = np.broadcast_to(_read(rule[0], values), op.shape)
+            done[id(op)] = np.where(np.isfinite(done[id(op)]), done[id(op)], primal)
         if frozen is not None and op.primitive == "stop_gradient":
             frozen[id(op)] = done[id(op)]
     return done[id(x)]

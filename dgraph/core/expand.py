@@ -46,7 +46,7 @@ import sympy
 from sympy.logic.boolalg import Boolean
 
 from ..blocks import array_extra, convolution, scatter
-from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
+from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move, rule_parts
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import Logistic, RuleValue, StopGradient, expm1, isfinite, isinf, isnan, log1p
@@ -642,20 +642,13 @@ class _Expansion:
 
 def _rule_parts(op: ArrayOp) -> tuple[Any, Any] | None:
     """``(stop_gradient(f), t)`` where ``op`` is ``t + stop_gradient(f - t)``, a custom
-    derivative rule's output as the array reader writes it, else None."""
-    if op.primitive != "add" or len(op.operands) != 2:
+    derivative rule's output as the array reader writes it (:func:`~dgraph.blocks.
+    arrays.rule_parts`), else None."""
+    parts = rule_parts(op)
+    if parts is None:
         return None
-    tangent, frozen = op.operands
-    if not (isinstance(frozen, ArrayOp) and frozen.primitive == "stop_gradient"):
-        return None
-    rest = frozen.operands[0]
-    if not (isinstance(rest, ArrayOp) and rest.primitive == "sub" and rest.shape == op.shape):
-        return None
-    other = rest.operands[1]  # the same vertex, or the same nested operation (a rule
-    if not (other is tangent or (isinstance(tangent, str) and other == tangent)):
-        return None  # inside another's primal)
-    value = ArrayOp("stop_gradient", (rest.operands[0],), (), rest.shape)
-    return value, tangent
+    value, tangent = parts
+    return ArrayOp("stop_gradient", (value,), (), op.shape), tangent
 
 
 def _dot(lhs: np.ndarray, rhs: np.ndarray, numbers, shape) -> np.ndarray:

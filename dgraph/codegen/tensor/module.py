@@ -23,7 +23,7 @@ import numpy as np
 import sympy
 
 from ...blocks import RECENT, Applied, RunTime
-from ...blocks.arrays import ArrayOp, Const, operand_block
+from ...blocks.arrays import ArrayOp, Const, operand_block, rule_parts
 from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
@@ -1140,9 +1140,17 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes, loop=Non
         op, ready = pending.pop()
         if id(op) in done:
             continue
+        rule = rule_parts(op)  # a custom rule's output: the primal's value alone
         if not ready:
             pending.append((op, True))
-            pending += [(y, False) for y in op.operands if isinstance(y, ArrayOp)]
+            pending += [(y, False) for y in (rule[:1] if rule else op.operands)
+                        if isinstance(y, ArrayOp)]  # fmt: skip
+            continue
+        if rule is not None:
+            f = rule[0]
+            done[id(op)] = (
+                done[id(f)] if isinstance(f, ArrayOp) else _operand_text(w, f, names, shapes)
+            )
             continue
         args = [
             done[id(y)] if isinstance(y, ArrayOp) else _operand_text(w, y, names, shapes)
@@ -1162,6 +1170,9 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes, loop=Non
 
 
 def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
+    rule = rule_parts(op)
+    if rule is not None:  # a custom rule's output: the primal's value, never t + (f - t)
+        return _operand_text(w, rule[0], names, shapes)
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     if is_region(op):  # a loop: its statement once, each output an item of it
         return region_value(w, op, args, _body_program(w))
