@@ -27,7 +27,16 @@ from __future__ import annotations
 import sympy
 from sympy.codegen import cfunctions
 
-__all__ = ["Logistic", "StopGradient", "expm1", "isfinite", "isinf", "isnan", "log1p"]
+__all__ = [
+    "Logistic",
+    "ShiftHeld",
+    "StopGradient",
+    "expm1",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "log1p",
+]
 
 isfinite = sympy.Function("isfinite")
 isnan = sympy.Function("isnan")
@@ -83,6 +92,15 @@ class StopGradient(sympy.Function):
     # C and C++: dgraph's C and CUDA printers derive from them) look for first
     _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
     _ccode = _cxxcode = _cmathcode = _code
+
+
+class ShiftHeld(StopGradient):
+    """A :class:`StopGradient` whose value cancels out of the function it is read in: a
+    running log-sum-exp's shift ``m`` (``m + log Σ exp(x - m)`` is the log-sum-exp for
+    every ``m``; the element level of ``cumlogsumexp``). Differentiated and printed as
+    ``stop_gradient``, but the function's values do not depend on the held value, so
+    central differences of them still give its derivative and a check by them stands
+    (:func:`dgraph.core.value_check.scalar_reference_jvp`)."""
 
 
 class Logistic(sympy.Function):

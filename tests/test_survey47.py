@@ -1,0 +1,63 @@
+"""Defects the session-47 survey of held-out-style programs found
+(``benchmarks/programs_survey``, ``common.NAMES47``), one small test each."""
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.codegen.c import compiler
+
+
+def _reversed_logsumexp(s):
+    """ListMLE's and the Cox model's suffix log-sum-exps, as NumPy users write them."""
+    return np.logaddexp.accumulate(s[::-1])[::-1]
+
+
+def test_numpy_logaddexp_accumulate_reversed():
+    """``np.logaddexp.accumulate(s[::-1])[::-1]`` (refused before: "numpy.logaddexp.accumulate
+    on an array that depends on the inputs"; JAX's ``lax.cumlogsumexp`` was read): now
+    JAX's ``cumlogsumexp``, checked by differences (its element level's shift cancels).
+    Against ``dy_i/ds_j = exp(s_j - y_i)`` for ``j >= i``, a tie included."""
+    s = np.array([0.3, -1.0, 2.0, 2.0, 0.5])
+    jac = dgraph.make_function(_reversed_logsumexp, "jacobian", point=[s])
+    assert jac.generated.verified
+    y = _reversed_logsumexp(s)
+    want = np.triu(np.exp(s[None, :] - y[:, None]))
+    np.testing.assert_allclose(np.asarray(jac(s)), want, rtol=1e-13, atol=1e-15)
+
+
+def test_hessian_of_numpy_logaddexp_accumulate():
+    """The Hessian's gradient program prints ``logaddexp.accumulate``, which the array
+    evaluator that checks it had no function for. ``f = Σ_i y_i`` with ``y`` the
+    running log-sum-exp of ``x``: ``∇f_j = Σ_{i≥j} p_ij`` with ``p_ij = exp(x_j - y_i)``,
+    ``H_jk = Σ_{i≥max(j,k)} (δ_jk p_ij - p_ij p_ik)``."""
+
+    def f(x):
+        return np.sum(np.logaddexp.accumulate(x))
+
+    x = np.array([0.2, -0.5, 1.0, 0.1])
+    hess = dgraph.hessian(f, x)
+    y = np.logaddexp.accumulate(x)
+    p = np.tril(np.exp(x[None, :] - y[:, None]))  # p[i, j], j <= i
+    want = np.diag(p.sum(axis=0)) - p.T @ p
+    np.testing.assert_allclose(np.asarray(hess(x)), want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.skipif(compiler() is None, reason="no C compiler")
+def test_c_hessian_of_a_permuted_gather():
+    """A score vector permuted by ``np.argsort`` of a parameter (ListMLE's order): the C
+    Hessian's ``einsum('cb->bc', where(mask, take(K, order), 0))`` was refused ("einsum
+    of a computed expression"); the operand is now computed into a buffer. Against
+    ``H = Σ_k c_k exp(s_k) x_{π_k} x_{π_k}ᵀ``."""
+    X = np.arange(12.0).reshape(4, 3) / 7 - 0.5
+    c = np.arange(4.0)
+
+    def f(w, rank):
+        s = (X @ w)[np.argsort(rank)]
+        return np.sum(c * np.exp(s))
+
+    w, rank = np.array([0.3, -0.2, 0.5]), np.array([2.0, 0.0, 3.0, 1.0])
+    hess = dgraph.hessian(f, w, rank, params=["rank"], lang="c")
+    Xp = X[np.argsort(rank)]
+    want = (Xp * (c * np.exp(Xp @ w))[:, None]).T @ Xp
+    np.testing.assert_allclose(np.asarray(hess(w, rank)), want, rtol=1e-12, atol=1e-14)
