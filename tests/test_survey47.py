@@ -61,3 +61,28 @@ def test_c_hessian_of_a_permuted_gather():
     Xp = X[np.argsort(rank)]
     want = (Xp * (c * np.exp(Xp @ w))[:, None]).T @ Xp
     np.testing.assert_allclose(np.asarray(hess(w, rank)), want, rtol=1e-12, atol=1e-14)
+
+
+def test_scipy_boxcox_is_smooth_at_lambda_zero():
+    """``scipy.special.boxcox(y, lam)`` at ``lam = 0`` (the log model, where a Box-Cox fit
+    starts): its derivatives in ``lam`` were 0 there, verified (a select of ``log y``),
+    instead of ``(log y)²/2`` and ``(log y)³/3``; ``inv_boxcox``'s ``-e^y y²/2`` likewise."""
+    import scipy.special as sc
+
+    y = np.array([0.5, 2.0, 3.0])
+    ly = np.log(y)
+    lam = np.array(0.0)
+
+    def f(lam):
+        return np.sum(sc.boxcox(y, lam))
+
+    def g(lam):
+        return np.sum(sc.inv_boxcox(y, lam))
+
+    jac = dgraph.jacobian(f, point=[lam])
+    assert jac.verified
+    np.testing.assert_allclose(np.ravel(jac.evaluate([0.0])), [np.sum(ly**2) / 2], rtol=1e-14)
+    hess = dgraph.hessian(f, lam)
+    np.testing.assert_allclose(np.ravel(hess(lam)), [np.sum(ly**3) / 3], rtol=1e-14)
+    inv = dgraph.jacobian(g, point=[lam]).evaluate([0.0])
+    np.testing.assert_allclose(np.ravel(inv), [-np.sum(np.exp(y) * y**2) / 2], rtol=1e-14)
