@@ -86,3 +86,20 @@ def test_scipy_boxcox_is_smooth_at_lambda_zero():
     np.testing.assert_allclose(np.ravel(hess(lam)), [np.sum(ly**3) / 3], rtol=1e-14)
     inv = dgraph.jacobian(g, point=[lam]).evaluate([0.0])
     np.testing.assert_allclose(np.ravel(inv), [-np.sum(np.exp(y) * y**2) / 2], rtol=1e-14)
+
+
+def test_numpy_polyfit_at_abscissae_given_as_a_parameter():
+    """``np.polyfit(x, y, deg)`` with ``x`` a parameter (data read at each call) was
+    refused ("x must be a constant vector"): now ``lstsq`` of the traced Vandermonde
+    matrix. The coefficients are linear in ``y``: ``J = pinv(vander(x))`` at each
+    call's ``x``."""
+
+    def f(y, x):
+        return np.polyfit(x, y, 2)
+
+    x = np.linspace(0.0, 2.0, 6)
+    jac = dgraph.make_function(f, "jacobian", point=[np.sin(x), x], params=["x"])
+    assert jac.generated.verified
+    for xs in (x, x**2 + 0.5):
+        want = np.linalg.pinv(np.vander(xs, 3))
+        np.testing.assert_allclose(np.asarray(jac(np.cos(xs), xs)), want, rtol=1e-11, atol=1e-12)

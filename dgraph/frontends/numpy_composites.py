@@ -362,13 +362,16 @@ def _i0(x: Any) -> Any:
 
 def _polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None,
              cov: bool = False) -> Any:  # fmt: skip
-    """The least-squares polynomial of a constant ``x``: ``lstsq`` of Vandermonde's matrix
-    (linear in ``y``; NumPy scales its columns first, which changes rounding only)."""
-    if not isinstance(x, np.ndarray | list | tuple) or np.ndim(x) != 1:
-        raise InputError("numpy.polyfit: x must be a constant vector")
+    """The least-squares polynomial: ``lstsq`` of Vandermonde's matrix (linear in ``y``;
+    NumPy scales its columns first, which changes rounding only); of a traced ``x`` (the
+    abscissae as a parameter or an input) the traced matrix's."""
+    if np.ndim(x) != 1:
+        raise InputError("numpy.polyfit: x must be a vector")
     if full or cov or w is not None:
         raise InputError("numpy.polyfit with full=, cov= or w= is not supported")
-    return np.linalg.lstsq(np.vander(np.asarray(x, dtype=float), int(deg) + 1), y, rcond=rcond)[0]
+    if isinstance(x, list | tuple):
+        x = np.asarray(x, dtype=float)
+    return np.linalg.lstsq(np.vander(x, int(deg) + 1), y, rcond=rcond)[0]
 
 
 def _vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
