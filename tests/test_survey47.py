@@ -103,3 +103,20 @@ def test_numpy_polyfit_at_abscissae_given_as_a_parameter():
     for xs in (x, x**2 + 0.5):
         want = np.linalg.pinv(np.vander(xs, 3))
         np.testing.assert_allclose(np.asarray(jac(np.cos(xs), xs)), want, rtol=1e-11, atol=1e-12)
+
+
+def test_numpy_fmax_at_a_tie_is_jax_s():
+    """``np.fmax(0, 1 - m)²`` (a squared hinge) at a margin exactly 1: read as ``maximum``,
+    whose derivative at a tie is ½ of each side, so its second derivative was ½; JAX's
+    ``jnp.fmax`` (a select: ``x2`` at a tie) gives 2, the reference the survey compares
+    with. ``fmin`` likewise; ``fmax`` of a NaN is the other argument."""
+
+    def f(m):
+        return np.sum(np.fmax(0.0, 1.0 - m) ** 2) + np.sum(np.fmin(m, 0.5) ** 2)
+
+    m = np.array([1.0, 0.5, 0.2, 1.5])  # fmax's tie, fmin's tie, inside both, outside both
+    hess = dgraph.hessian(f, m)
+    np.testing.assert_array_equal(np.asarray(hess(m)), np.diag([2.0, 2.0, 4.0, 0.0]))
+    x = np.array([2.0, 3.0])
+    g = dgraph.jacobian(lambda x: np.fmax(x, np.array([np.nan, 1.0])), point=[x])
+    np.testing.assert_array_equal(np.asarray(g.evaluate(x)), np.eye(2))

@@ -740,8 +740,6 @@ _UFUNCS: dict[str, str] = {
     "true_divide": "div",
     "maximum": "max",
     "minimum": "min",
-    "fmax": "max",
-    "fmin": "min",
     "arctan2": "atan2",
     "negative": "neg",
     "exp": "exp",

@@ -221,6 +221,18 @@ def _heaviside(x1: Any, x2: Any) -> Any:
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
 
 
+def _fmax(x1: Any, x2: Any) -> Any:
+    """``x1`` where it is larger or ``x2`` is NaN, else ``x2`` (NaN only where both are):
+    JAX's ``jnp.fmax``, whose derivative at a tie is ``x2``'s (``fmax(0, 1 - m)²``, a
+    squared hinge, has second derivative 2 there, not ``maximum``'s ½ of each side)."""
+    return np.where(x2 != x2, x1, np.where(x1 > x2, x1, x2))
+
+
+def _fmin(x1: Any, x2: Any) -> Any:
+    """``x1`` where it is smaller or ``x2`` is NaN, else ``x2``: JAX's ``jnp.fmin``."""
+    return np.where(x2 != x2, x1, np.where(x1 < x2, x1, x2))
+
+
 def _rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """NumPy's ``rot90``: flips and a swap of the two axes."""
     ndim = np.ndim(m)
@@ -497,6 +509,8 @@ UFUNCS: dict[str, Callable[..., Any]] = {
     "copysign": _copysign,
     "remainder": _remainder,
     "heaviside": _heaviside,
+    "fmax": _fmax,
+    "fmin": _fmin,
     "logaddexp2": lambda a, b: np.logaddexp(a * _LN2, b * _LN2) / _LN2,
     "ldexp": lambda a, k: a * np.exp2(np.asarray(k, dtype=float)),  # k: integers, constant
     "deg2rad": lambda a: a * (math.pi / 180.0),
