@@ -49,6 +49,7 @@ def split(v, sizes, shapes):
 
 
 def flat(r):
+    r = tuple(r.values()) if isinstance(r, dict) else r
     return np.concatenate([np.ravel(a) for a in (r if isinstance(r, tuple) else (r,))])
 
 
@@ -62,6 +63,7 @@ class Program:
         self.shapes = [self.specs[i][1] for i in diff]
         self.in_sizes = [int(np.prod(s)) if s else 1 for s in self.shapes]
         out = self.fj(*self.points[0])
+        out = tuple(out.values()) if isinstance(out, dict) else out
         outs = out if isinstance(out, (tuple, list)) else (out,)
         self.out_sizes = [int(np.size(o)) for o in outs]
         self.out_shapes = [np.shape(o) for o in outs]
@@ -125,7 +127,7 @@ class Program:
         rng = np.random.default_rng(7)
         errs = [self.error(kind, G, pt, rng) for pt in self.points]
         level = "tensor" if isinstance(G.generated, TensorGenerated) else "element"
-        bad = "WRONG " if max(errs) > 1e-8 else "ok "
+        bad = "NAN " if np.isnan(errs).any() else "WRONG " if max(errs) > 1e-8 else "ok "
         verified = getattr(G.generated, "verified", "?")
         return f"{bad}{level} err user {errs[0]:.1e} rand {errs[1]:.1e} verified={verified}"
 

@@ -148,6 +148,7 @@ def flat_fn(fj, specs, params, args):
             a[i] = xf[off : off + size].reshape(shp)
             off += size
         out = fj(*a)
+        out = tuple(out.values()) if isinstance(out, dict) else out  # a dict: its key order
         outs = out if isinstance(out, (tuple, list)) else (out,)
         return jnp.concatenate([jnp.ravel(jnp.asarray(o)) for o in outs])
 
@@ -220,3 +221,22 @@ NAMES46 = ["gcn", "mixed", "rmsnorm", "alibi", "elbo", "stick", "simpson", "spec
            "rigidb", "dihedral", "colebrook", "mpc", "sharpe", "kdeloo", "haversine",
            "bezier", "hbv", "ces", "erlang", "zinb", "snell", "ebm", "wishart", "pointnet",
            "fiedler"]  # fmt: skip
+
+
+# session 47 (survey47): hyperbolic embeddings (arccosh), NeRF rendering (a dict of
+# outputs), CIR yields (expm1, a dataclass default), SPH kernels, ListMLE (argsort,
+# logaddexp.accumulate reversed), drawdowns (maximum.accumulate, quantile), a VQE (np.kron),
+# Tucker (tensordot, moveaxis), Markov chains (matrix_power, vstack), Hodgkin-Huxley (a
+# NamedTuple and a class with __call__), a double slit (sinc at 0), a weighted SVM (fmax,
+# heaviside), Beta KL (digamma), a censored Poisson (gammainc), ex-Gaussian (erfc),
+# Box-Cox (scipy.special.boxcox at 0), Johnson SU (arcsinh), a diode (lambertw), pose
+# graphs (einsum ellipsis), QR least squares, soft Q-learning (stop_gradient), a bicycle
+# model (functools.partial, scan), polyfit, Gaussian blobs (ogrid, pad modes), a
+# piecewise-exponential hazard (digitize), Heckman selection (scipy.stats.norm)
+SCALAR |= {"poincare", "cir", "listmle", "drawdown", "vqe", "tucker", "slit", "svm", "betakl",
+           "cenpois", "exgauss", "boxcox", "johnsonsu", "tdq", "blobs", "pwhaz",
+           "heckman"}  # fmt: skip
+NAMES47 = ["poincare", "nerf", "cir", "listmle", "vqe", "betakl", "sph", "drawdown", "tucker",
+           "markov", "hh", "slit", "svm", "cenpois", "exgauss", "boxcox", "johnsonsu", "diode",
+           "posegraph", "qrls", "tdq", "bicycle", "polyfit", "blobs", "pwhaz",
+           "heckman"]  # fmt: skip

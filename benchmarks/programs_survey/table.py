@@ -55,6 +55,8 @@ def api_state(line):
         return "-"
     if rest.startswith("ok") or rest.startswith("verified=True"):
         return "ok" if "verified=False" not in rest else "unverified"
+    if rest.startswith("NAN"):  # a NaN in the result or in JAX's reference (survey47)
+        return "NaN"
     if rest.startswith("WRONG"):
         return "WRONG"
     if rest.startswith("REFUSED"):
@@ -100,7 +102,7 @@ def merge(states):
     states = [s for s in states if s not in (None, "-")]
     if not states:
         return "-"
-    for bad in ("ERR", "WRONG", "SLOW", "unverified", "ref"):
+    for bad in ("ERR", "WRONG", "NaN", "SLOW", "unverified", "ref"):
         if bad in states:
             return bad if all(s == bad for s in states) or bad != "ref" else "ok/ref"
     return "ok"
@@ -152,7 +154,7 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"], ["46"])
+SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"], ["46"], ["47"])
 if __name__ == "__main__" and sys.argv[2:] not in SESSIONS:
     sys.exit(main())
 
@@ -168,7 +170,7 @@ def main41(folder, session="41"):
 
     NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43,
                "44": common.NAMES44, "45": common.NAMES45,
-               "46": common.NAMES46}[session]  # fmt: skip
+               "46": common.NAMES46, "47": common.NAMES47}[session]  # fmt: skip
     refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44,
                "45": REFUSED_BEFORE_45}.get(session, set())  # fmt: skip
     refused_jac = REFUSED_BEFORE_45_JAC if session == "45" else set()

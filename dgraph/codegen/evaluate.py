@@ -402,6 +402,9 @@ class ArrayEvaluator:
             found = getattr(_linalg_beside(self.special), name[13:], None)
         if found is None and short.startswith("linalg."):  # numpy.linalg.inv, as printed
             found = _nan_where_refused(getattr(self.xp.linalg, short[7:], None))
+        if found is None and not special and "." in short:  # a ufunc's method, as printed:
+            head, _, method = short.partition(".")  # logaddexp.accumulate (cumlogsumexp)
+            found = getattr(getattr(self.xp, head, None), method, None)
         if found is None:
             raise DGraphError(f"evaluating the array program: no array function {name}")
         return found

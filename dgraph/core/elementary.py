@@ -33,7 +33,17 @@ from __future__ import annotations
 import sympy
 from sympy.codegen import cfunctions
 
-__all__ = ["Logistic", "RuleValue", "StopGradient", "expm1", "isfinite", "isinf", "isnan", "log1p"]
+__all__ = [
+    "Logistic",
+    "RuleValue",
+    "ShiftHeld",
+    "StopGradient",
+    "expm1",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "log1p",
+]
 
 isfinite = sympy.Function("isfinite")
 isnan = sympy.Function("isnan")
@@ -140,6 +150,15 @@ class RuleValue(sympy.Function):
 
     _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
     _ccode = _cxxcode = _cmathcode = _code
+
+
+class ShiftHeld(StopGradient):
+    """A :class:`StopGradient` whose value cancels out of the function it is read in: a
+    running log-sum-exp's shift ``m`` (``m + log Σ exp(x - m)`` is the log-sum-exp for
+    every ``m``; the element level of ``cumlogsumexp``). Differentiated and printed as
+    ``stop_gradient``, but the function's values do not depend on the held value, so
+    central differences of them still give its derivative and a check by them stands
+    (:func:`dgraph.core.value_check.scalar_reference_jvp`)."""
 
 
 class Logistic(sympy.Function):

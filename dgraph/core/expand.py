@@ -49,7 +49,17 @@ from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move, rule_parts
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import Logistic, RuleValue, StopGradient, expm1, isfinite, isinf, isnan, log1p
+from .elementary import (
+    Logistic,
+    RuleValue,
+    ShiftHeld,
+    StopGradient,
+    expm1,
+    isfinite,
+    isinf,
+    isnan,
+    log1p,
+)
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
@@ -588,7 +598,7 @@ class _Expansion:
                     part = x[i][j:] if reverse else x[i][: j + 1]
                     if name == "cumlogsumexp" and len(part) > 1:
                         shift = self.vertex(
-                            StopGradient(_max(shift, x[i][j])),
+                            ShiftHeld(_max(shift, x[i][j])),
                             f"{self.current}_max_{'_'.join(map(str, (*i, j)))}",
                         )
                     elif name == "cumlogsumexp":
@@ -816,7 +826,7 @@ def _running(name: str, part: Sequence[Any], shift: Any = None) -> Any:
         return sympy.Mul(*part)
     if len(part) == 1:
         return part[0]
-    shift = StopGradient(shift)  # a vertex, read with partial 0
+    shift = ShiftHeld(shift)  # a vertex, read with partial 0; its value cancels
     return shift + sympy.log(sympy.Add(*(sympy.exp(e - shift) for e in part)))
 
 

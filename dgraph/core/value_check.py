@@ -1670,9 +1670,12 @@ def scalar_reference_jvp(
 
 def _stops_gradients(graph: DGraph) -> bool:
     """Whether a vertex expression holds a value out of differentiation (the element
-    level's ``stop_gradient``): the derivative of its values is then not its ``J``."""
+    level's ``stop_gradient``): the derivative of its values is then not its ``J``. A
+    log-sum-exp's shift (:class:`~dgraph.core.elementary.ShiftHeld`) is not: its value
+    cancels."""
     return any(
-        e is not None and e.has(StopGradient, RuleValue)
+        e is not None
+        and (e.has(RuleValue) or any(type(a) is StopGradient for a in e.atoms(StopGradient)))
         for e in (graph.expr(v) for v in graph.order() if graph.role(v) != "input")
     )
 

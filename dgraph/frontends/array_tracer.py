@@ -740,8 +740,6 @@ _UFUNCS: dict[str, str] = {
     "true_divide": "div",
     "maximum": "max",
     "minimum": "min",
-    "fmax": "max",
-    "fmin": "min",
     "arctan2": "atan2",
     "negative": "neg",
     "exp": "exp",
@@ -840,7 +838,7 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _add_reduceat(*inputs, **kwargs)
     if method == "outer" and ufunc.nin == 2 and not kwargs:
         return _ufunc_outer(ufunc, *inputs)
-    if method == "accumulate" and name in _ACCUMULATED:
+    if method == "accumulate" and (name in _ACCUMULATED or name == "logaddexp"):
         return _accumulate(ufunc, *inputs, **kwargs)
     if method == "reduce" and (name in _ACCUMULATED or name == "logaddexp"):
         return _reduce(name, *inputs, **kwargs)
@@ -908,8 +906,10 @@ _ACCUMULATED = frozenset({"add", "multiply", "maximum", "minimum"})
 
 
 def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
-    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum): ``np.add`` is
-    ``np.cumsum``, ``np.multiply`` ``np.cumprod``; ``maximum`` and ``minimum`` a running
+    """``ufunc.accumulate(x, axis)`` (add, multiply, maximum, minimum, logaddexp): ``np.add``
+    is ``np.cumsum``, ``np.multiply`` ``np.cumprod``, ``np.logaddexp`` JAX's
+    ``cumlogsumexp`` (a running log-sum-exp: ListMLE's and the Cox model's risk-set sums
+    reversed, ``np.logaddexp.accumulate(s[::-1])[::-1]``); ``maximum`` and ``minimum`` a running
     extreme by ⌈log₂ n⌉ rounds of ``ufunc`` of the array and itself shifted by 1, 2, 4, …
     along the axis (Hillis and Steele, *Data parallel algorithms*, CACM 29(12), 1986):
     2⌈log₂ n⌉ operations, not a slice and an operation per position (a drawdown's
@@ -923,6 +923,8 @@ def _accumulate(ufunc, x: Any, axis: int = 0, dtype=None, out=None) -> Any:
     if ufunc is np.multiply:
         return _cumprod(x, axis)
     d = _axis(axis, np.ndim(x), f"numpy.{ufunc.__name__}.accumulate")
+    if ufunc is np.logaddexp:
+        return _move(x, "cumlogsumexp", (("axis", d), ("reverse", False)), np.shape(x))
     n, y, step = np.shape(x)[d], x, 1
     while step < n:  # y_i = ufunc(x_{i-2·step+1}, …, x_i) after each round
         head = y[(slice(None),) * d + (slice(0, step),)]  # ufunc(y_i, y_i) = y_i there

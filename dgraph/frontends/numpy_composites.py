@@ -221,6 +221,18 @@ def _heaviside(x1: Any, x2: Any) -> Any:
     return np.where(x1 != x1, np.nan, np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2)))
 
 
+def _fmax(x1: Any, x2: Any) -> Any:
+    """``x1`` where it is larger or ``x2`` is NaN, else ``x2`` (NaN only where both are):
+    JAX's ``jnp.fmax``, whose derivative at a tie is ``x2``'s (``fmax(0, 1 - m)²``, a
+    squared hinge, has second derivative 2 there, not ``maximum``'s ½ of each side)."""
+    return np.where(x2 != x2, x1, np.where(x1 > x2, x1, x2))
+
+
+def _fmin(x1: Any, x2: Any) -> Any:
+    """``x1`` where it is smaller or ``x2`` is NaN, else ``x2``: JAX's ``jnp.fmin``."""
+    return np.where(x2 != x2, x1, np.where(x1 < x2, x1, x2))
+
+
 def _rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """NumPy's ``rot90``: flips and a swap of the two axes."""
     ndim = np.ndim(m)
@@ -362,13 +374,16 @@ def _i0(x: Any) -> Any:
 
 def _polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None,
              cov: bool = False) -> Any:  # fmt: skip
-    """The least-squares polynomial of a constant ``x``: ``lstsq`` of Vandermonde's matrix
-    (linear in ``y``; NumPy scales its columns first, which changes rounding only)."""
-    if not isinstance(x, np.ndarray | list | tuple) or np.ndim(x) != 1:
-        raise InputError("numpy.polyfit: x must be a constant vector")
+    """The least-squares polynomial: ``lstsq`` of Vandermonde's matrix (linear in ``y``;
+    NumPy scales its columns first, which changes rounding only); of a traced ``x`` (the
+    abscissae as a parameter or an input) the traced matrix's."""
+    if np.ndim(x) != 1:
+        raise InputError("numpy.polyfit: x must be a vector")
     if full or cov or w is not None:
         raise InputError("numpy.polyfit with full=, cov= or w= is not supported")
-    return np.linalg.lstsq(np.vander(np.asarray(x, dtype=float), int(deg) + 1), y, rcond=rcond)[0]
+    if isinstance(x, list | tuple):
+        x = np.asarray(x, dtype=float)
+    return np.linalg.lstsq(np.vander(x, int(deg) + 1), y, rcond=rcond)[0]
 
 
 def _vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
@@ -494,6 +509,8 @@ UFUNCS: dict[str, Callable[..., Any]] = {
     "copysign": _copysign,
     "remainder": _remainder,
     "heaviside": _heaviside,
+    "fmax": _fmax,
+    "fmin": _fmin,
     "logaddexp2": lambda a, b: np.logaddexp(a * _LN2, b * _LN2) / _LN2,
     "ldexp": lambda a, k: a * np.exp2(np.asarray(k, dtype=float)),  # k: integers, constant
     "deg2rad": lambda a: a * (math.pi / 180.0),

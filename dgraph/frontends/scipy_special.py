@@ -179,13 +179,19 @@ def _powm1(op: Op, x: Any, y: Any) -> Any:
 
 def _inverse_boxcox(of: Callable[[Any], Any]) -> Callable[..., Any]:
     """scipy's ``inv_boxcox`` (``of = exp``) or ``inv_boxcox1p`` (``expm1``):
-    ``of(log1p(λ·y)/λ)``, ``of(y)`` where ``|λ| < 1e-19`` (scipy's cut, as
-    :func:`_boxcox_of`)."""
+    ``of(log1p(λ·y)/λ)``, its argument ``y·log1p(u)/u`` (``u = λ·y``) by Taylor's series to
+    u⁵ below ``|u| = 10⁻³``, so that it is smooth at ``λ = 0`` (derivative ``-y²/2`` there,
+    as :func:`_boxcox_of`); ``of(y)`` where ``|λ| < 1e-19`` and ``u`` is not small (scipy's
+    cut, an infinite ``y``)."""
 
     def inverse(op: Op, y: Any, lmbda: Any) -> Any:
-        small = np.abs(lmbda) < 1e-19
+        u = lmbda * y
+        small = np.abs(u) < 1e-3
+        s = np.where(small, u, 0.0)
+        near = y * (1.0 - s * (1 / 2 - s * (1 / 3 - s * (1 / 4 - s * (1 / 5 - s / 6)))))
         lam = np.where(small, 1.0, lmbda)
-        return np.where(small, of(y), of(np.log1p(lam * y) / lam))
+        far = np.log1p(lam * np.where(small, 0.0, y)) / lam
+        return of(np.where(small, near, np.where(np.abs(lmbda) < 1e-19, y, far)))
 
     return inverse
 
@@ -452,10 +458,18 @@ def _pseudo_huber(op: Op, delta: Any, r: Any) -> Any:
 
 
 def _boxcox_of(log_x: Any, lmbda: Any) -> Any:
-    """``expm1(λ·log x)/λ``, ``log x`` where ``|λ| < 1e-19`` (scipy's cut)."""
-    small = np.abs(lmbda) < 1e-19
+    """``expm1(λ·log x)/λ``: ``log x · exprel(λ·log x)`` by Taylor's series to (λ·log x)⁵
+    below ``|λ·log x| = 10⁻³`` (as :func:`_exprel`), so that it is smooth at ``λ = 0``, where
+    the Box-Cox transform is ``log x`` and its derivatives in ``λ`` are ``(log x)²/2``,
+    ``(log x)³/3``: a select of ``log x`` there (scipy's cut, ``|λ| < 1e-19``) has derivative
+    0. The cut remains for an infinite ``log x`` (``x = 0``)."""
+    t = lmbda * log_x
+    small = np.abs(t) < 1e-3
+    s = np.where(small, t, 0.0)  # each branch at values where it is finite
+    near = log_x * (1.0 + s * (1 / 2 + s * (1 / 6 + s * (1 / 24 + s * (1 / 120 + s / 720)))))
     lam = np.where(small, 1.0, lmbda)
-    return np.where(small, log_x, np.expm1(lam * log_x) / lam)
+    far = np.expm1(lam * np.where(small, 0.0, log_x)) / lam
+    return np.where(small, near, np.where(np.abs(lmbda) < 1e-19, log_x, far))
 
 
 # ufunc name: the array operations it is, recorded by ``op``

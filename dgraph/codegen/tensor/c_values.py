@@ -90,8 +90,8 @@ flattened and concatenated, into ``data``: the Hessian-vector product of an arra
 function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
 
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
-computed into a buffer of its own first. Statements outside this vocabulary (an
-``einsum`` of a computed operand, ``frexp``, ...) are refused with one
+computed into a buffer of its own first, as is an ``einsum``'s computed operand.
+Statements outside this vocabulary (``frexp``, ...) are refused with one
 :class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
@@ -1074,8 +1074,8 @@ class _Translator(CElementPrinter):
         views, extent = [], {}
         for letters, operand in zip(parts, operands, strict=True):
             view = self._view(operand)
-            if view is None:
-                self._refuse("einsum of a computed expression")
+            if view is None:  # a computed operand (a where of a gathered block): a buffer
+                view = self._operand(operand)
             if len(letters) != len(view.shape):
                 self._refuse("einsum subscripts that do not fit its operands")
             for c, n in zip(letters, view.shape, strict=True):
