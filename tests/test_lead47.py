@@ -50,3 +50,25 @@ def test_a_custom_rules_value_at_the_array_level_is_the_primals_where_its_tangen
     np.testing.assert_allclose(value, want, rtol=1e-15)
     np.testing.assert_allclose(J[1:], -(np.log(q) + 1) + (q > 0.5), rtol=1e-15)
     assert not np.isfinite(J[0])  # JAX's own jacfwd is nan in every column there
+
+
+def test_the_hessian_of_a_custom_rule_under_a_guarded_where_keeps_the_rules_derivative():
+    """softplus (a custom rule) under a ``where`` whose untaken branch is guarded: that
+    route took JAX's gradient of the graph's primal, where the rule's tangent map
+    ``v·σ(stop_gradient(v))`` has its coefficient frozen, so ∂²/∂v² lost ``σ'`` (and
+    ∂²/∂u∂v was 0): survey47's betakl."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    from scipy.special import digamma, polygamma
+
+    def f(u, v):
+        s = jax.nn.softplus(v)
+        return jax.numpy.sum(jax.numpy.where(s < 8, jax.lax.lgamma(s), 1.0) * u)
+
+    u, v = np.array([0.9]), np.array([0.0])
+    (huu, huv), (hvu, hvv) = dgraph.hessian(f, point=[u, v])(u, v)
+    s, sig = np.log(2.0), 0.5
+    cross = digamma(s) * sig
+    np.testing.assert_allclose([huu, huv, hvu], [[[0.0]], [[cross]], [[cross]]], rtol=1e-14)
+    want = u[0] * (polygamma(1, s) * sig**2 + digamma(s) * sig * (1 - sig))
+    np.testing.assert_allclose(hvv, [[want]], rtol=1e-13)

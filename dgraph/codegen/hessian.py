@@ -43,6 +43,7 @@ import scipy.sparse
 import sympy
 
 from ..blocks.array_extra import NOT_IN_JAX
+from ..blocks.arrays import rule_parts
 from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
@@ -336,11 +337,22 @@ def _guarded_gradient(
         return None
     try:
         traced = from_jax(f, *args, level="array", params=params)
-        if not guarded(traced):
+        if not guarded(traced) or _custom_rules(traced):
             return None
         return _array_gradient_graph(traced, _inputs_then_params(f, args, params), weights, value)
     except Exception:  # this route's failure, whatever it is: JAX's own gradient read instead
         return None
+
+
+def _custom_rules(graph: DGraph) -> bool:
+    """Whether a vertex of ``graph`` is a custom rule's output (:func:`~dgraph.blocks.
+    arrays.rule_parts`): its tangent map's coefficients are frozen at the primal
+    (``σ(stop_gradient(v))·v`` for softplus), so a gradient of the graph's primal would
+    lose the rule's own derivative, the Hessian's term ``σ'(v)``; JAX's gradient keeps
+    it."""
+    return any(
+        rule_parts(graph.op(v)) is not None for v in graph.order() if graph.op(v) is not None
+    )
 
 
 def _one_output(primal: Callable[..., Any], outputs: int) -> Callable[..., Any]:

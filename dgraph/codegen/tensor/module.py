@@ -122,6 +122,10 @@ class Writer:
         self.footprint: dict = {}
         # the entries every statement so far makes, summed once (footprint.Total)
         self.total = Total()
+        # a custom rule's output printed as the primal's value alone (code that computes
+        # values); False where the program is differentiated again (jax_primal: the
+        # rule's t + stop_gradient(f - t), its derivative the rule's)
+        self.rule_values = True
         # the delta forms output_node made (by the node's identity: the node and its
         # pattern), and the patterns of those emitted as blocks, by name (the program's)
         self.deltas: dict[int, tuple[Node, DeltaPattern]] = {}
@@ -1140,7 +1144,7 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes, loop=Non
         op, ready = pending.pop()
         if id(op) in done:
             continue
-        rule = rule_parts(op)  # a custom rule's output: the primal's value alone
+        rule = rule_parts(op) if w.rule_values else None  # a custom rule's: f alone
         if not ready:
             pending.append((op, True))
             pending += [(y, False) for y in (rule[:1] if rule else op.operands)
@@ -1170,7 +1174,7 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes, loop=Non
 
 
 def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
-    rule = rule_parts(op)
+    rule = rule_parts(op) if w.rule_values else None
     if rule is not None:  # a custom rule's output: the primal's value, never t + (f - t)
         return _operand_text(w, rule[0], names, shapes)
     args = [_operand_text(w, x, names, shapes) for x in op.operands]

@@ -59,6 +59,7 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
     except ImportError:
         raise DGraphError("the Hessian of a NumPy function is read with JAX: install jax") from None
     w = Writer(DIALECTS["jax"], keep_arrays=True)
+    w.rule_values = False  # differentiated again: a custom rule's derivative is the rule's
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     taken = [*graph.inputs, *graph.parameter_shapes]
     arguments = {x: w.name(argument_name(x)) for x in taken}
