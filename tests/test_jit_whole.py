@@ -121,3 +121,38 @@ def test_the_check_refuses_a_wrong_jitted_module(graph):
     wrong = load_python(text.replace("jnp.cos(", "jnp.sin(")).jacobian
     assert check_tensor(good, es, "jax").ok
     assert not check_tensor(wrong, es, "jax").ok
+
+
+def test_a_piece_with_a_gather_keeps_xlas_own_emitters(monkeypatch):
+    """XLA's older CPU emitters (``_QUICK``'s) compile a chain of gathers in time
+    exponential in its length (ebm's 20-step Jacobian: three pieces of 250 lines, 6-11
+    CPU-s each; 0.6 with XLA's emitters): a piece with a gather is bound with
+    ``_QUICK_GATHERS`` (the same options less that one), a piece without keeps
+    ``_QUICK``; the values are the same."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor.constants import Constants
+
+    x, k = ir.Name("x"), ir.Name("k")
+    program = [
+        ir.ArrayStatement("a", ir.Call("sin", (x,))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Index(ir.Name("a"), (k,)), x)),
+    ]
+    assert [ir.has_gather(s.value) for s in program] == [False, True]
+    assert ir.has_gather(ir.Call("take", (x, k))) and not ir.has_gather(
+        ir.Index(x, (ir.Slice(0, 2), ir.Const(0)))
+    )
+    doc, body = '    """J."""', ["    a = jnp.sin(x)", "    b = a[k] * x"]
+    monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
+    monkeypatch.setattr(jit_arguments, "PIECE", 1)
+    pieces = jit_arguments.jitted_whole(
+        "jacobian", "x, k", doc, body, "    return b", Constants(), program, ["b"]
+    )
+    assert "_jacobian_piece0 = _quick(_jacobian_piece0)" in pieces
+    assert "_jacobian_piece1 = _quick(_jacobian_piece1, _QUICK_GATHERS)" in pieces
+    header = ["import numpy", "import jax", "import jax.numpy as jnp"]
+    module = load_python("\n".join([*header, *pieces]))
+    assert "xla_cpu_use_fusion_emitters" not in module._QUICK_GATHERS
+    assert module._QUICK_GATHERS.items() < module._QUICK.items()
+    order = np.arange(N)[::-1].copy()
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(module.jacobian(X, order), np.sin(X)[order] * X, rtol=1e-15)

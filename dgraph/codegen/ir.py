@@ -61,6 +61,7 @@ __all__ = [
     "bottom_up",
     "fold",
     "fresh",
+    "has_gather",
     "height",
     "in_order",
     "label_symbol",
@@ -585,6 +586,22 @@ def walk(node: Node) -> Iterator[Node]:
 def names_in(node: Node) -> set[str]:
     """The names ``node`` reads."""
     return {n.id for n in walk(node) if isinstance(n, Name)}
+
+
+GATHER_CALLS = ("take", "take_along_axis")
+"""The :class:`Call` names that gather entries at an index array."""
+
+
+def has_gather(node: Node) -> bool:
+    """Whether ``node`` gathers entries at an index array (``take``, ``take_along_axis`` or
+    an :class:`Index` by an array): what XLA's older CPU emitters compile, chained, in time
+    exponential in the chain's length (:mod:`dgraph.codegen.tensor.jit_arguments`)."""
+    for n in walk(node):
+        if isinstance(n, Call) and n.func in GATHER_CALLS:
+            return True
+        if isinstance(n, Index) and any(not isinstance(i, (Slice, Const)) for i in n.items):
+            return True
+    return False
 
 
 def straight_line(statements: Iterable[ArrayStatement]) -> bool:

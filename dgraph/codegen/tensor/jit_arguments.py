@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ir import ArrayStatement, names_in, straight_line
+from ..ir import ArrayStatement, has_gather, names_in, straight_line
 from .constants import LITERAL_LIMIT, Constants
 
 __all__ = [
@@ -205,6 +205,7 @@ class _Piece(NamedTuple):
     reads: list[str]
     gives: list[str]
     lines: list[str]
+    gathers: bool
 
 
 def _pieces(
@@ -248,7 +249,8 @@ def _pieces(
             lines.append(returned)
         reads = sorted(loads[k] & defined, key=_order)
         gives = sorted(dict.fromkeys(n for n in stored if n in later[k]), key=_order)
-        pieces.append(_Piece(reads, gives, lines))
+        gathers = any(has_gather(program[i].value) for i in run)
+        pieces.append(_Piece(reads, gives, lines, gathers))
         defined |= set(stored)
     return pieces
 
@@ -271,19 +273,22 @@ QUICK = """_QUICK = {
     "xla_cpu_parallel_codegen_split_count": 1,
     "xla_cpu_use_fusion_emitters": False,
 }
+_QUICK_GATHERS = {k: v for k, v in _QUICK.items() if k != "xla_cpu_use_fusion_emitters"}
 
 
-def _quick(function):
-    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``_QUICK``
-    (LLVM's optimizations off, one module, XLA's older emitters: about half the compile
-    time); with XLA's own options where this XLA does not know one of them.\"\"\"
+def _quick(function, options=_QUICK):
+    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``options``:
+    ``_QUICK`` (LLVM's optimizations off, one module, XLA's older emitters: about half the
+    compile time), or ``_QUICK_GATHERS`` (XLA's own emitters) for a piece with a gather, whose
+    chains the older emitters compile in time exponential in their length; with XLA's own
+    options where this XLA does not know one of them.\"\"\"
     jitted = {}
 
     def call(*args):
         x64 = bool(jax.config.jax_enable_x64)
         made = function if x64 else _narrowed(function)
         if x64 not in jitted:
-            jitted[x64] = jax.jit(made, compiler_options=_QUICK)
+            jitted[x64] = jax.jit(made, compiler_options=options)
         try:
             return jitted[x64](*args)
         except Exception as exc:
@@ -298,7 +303,13 @@ def _quick(function):
 with the compile options of a reference's quick compile
 (:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_COMPILE`, written out: the module imports
 nothing of dgraph). The reactor's 2,200 lines in pieces: 7.7 CPU-s at the first call with
-XLA's own options, 3.5 with these; later calls 0.005 s either way."""
+XLA's own options, 3.5 with these; later calls 0.005 s either way. A piece with a gather
+(:func:`~dgraph.codegen.ir.has_gather`) is compiled with ``_QUICK_GATHERS``, XLA's own
+emitters: the older ones compile a chain of gathers in time exponential in its length
+(``t = Σ_j take(t, K_j)·c_j``, 5 gathers a link, opt level 0: 2 and 4 links 0.1 CPU-s, 6:
+1.35, 8: 47.7; XLA's own emitters 0.07 at each); ebm's Jacobian at 20 energy-balance
+steps had three such pieces of 250 lines, 6.0-10.8 CPU-s each (0.6 with XLA's emitters),
+benchmarks/RESULTS.md, perf47."""
 
 
 def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str]:
@@ -318,7 +329,7 @@ def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str
             "",
             f"def {part}({', '.join(piece.reads)}):",
             *lines,
-            f"{part} = _quick({part})",
+            f"{part} = _quick({part}{', _QUICK_GATHERS' if piece.gathers else ''})",
         ]
         call = f"{part}({', '.join(piece.reads)})"
         if k == len(pieces) - 1:
