@@ -583,9 +583,19 @@ def walk(node: Node) -> Iterator[Node]:
         stack.extend(n.children())
 
 
-def names_in(node: Node) -> set[str]:
-    """The names ``node`` reads."""
-    return {n.id for n in walk(node) if isinstance(n, Name)}
+def names_in(node: Node) -> frozenset[str]:
+    """The names ``node`` reads; found once per node (it is immutable) and kept on it, as
+    :meth:`Node.children` is: the passes ask each statement's value again and again
+    (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid body)."""
+    held = getattr(node, "__dict__", None)
+    if held is not None:
+        found = held.get("_names")
+        if found is not None:
+            return found
+    found = frozenset({n.id for n in walk(node) if isinstance(n, Name)})
+    if held is not None:
+        held["_names"] = found  # not a field: equality, hashing and repr ignore it
+    return found
 
 
 GATHER_CALLS = ("take", "take_along_axis")
