@@ -121,3 +121,56 @@ def test_the_check_refuses_a_wrong_jitted_module(graph):
     wrong = load_python(text.replace("jnp.cos(", "jnp.sin(")).jacobian
     assert check_tensor(good, es, "jax").ok
     assert not check_tensor(wrong, es, "jax").ok
+
+
+def test_a_piece_with_a_long_gather_chain_keeps_xlas_own_emitters(monkeypatch):
+    """XLA's older CPU emitters (``_QUICK``'s) compile a fused chain of gathers in time
+    growing with the places it reads a value at (ebm's 20-step Jacobian: three pieces of
+    5⁶ places, 6-11 CPU-s each; 0.6 with XLA's emitters): ``ir.gather_paths`` counts
+    them (the product along a chain of how many gathers read each link), and a piece
+    over ``GATHER_PATHS_MOST`` is bound with ``_QUICK_GATHERS`` (the same options less
+    that one), one within it keeps ``_QUICK``; the values are the same."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor.constants import Constants
+
+    x, k, j = ir.Name("x"), ir.Name("k"), ir.Name("j")
+    a, b = ir.Name("a"), ir.Name("b")
+
+    def two_gathers(v):  # v[k] * x + v[j] * x: v read at two index arrays
+        return ir.BinOp(
+            "+", ir.BinOp("*", ir.Index(v, (k,)), x), ir.BinOp("*", ir.Call("take", (v, j)), x)
+        )
+
+    program = [
+        ir.ArrayStatement("a", ir.Call("sin", (x,))),
+        ir.ArrayStatement("b", two_gathers(a)),
+        ir.ArrayStatement("c", two_gathers(b)),
+    ]
+    assert [ir.gather_paths(program[:n]) for n in (1, 2, 3)] == [1, 2, 4]
+    assert ir.gather_paths(program[1:]) == 2  # a read from before: not a link
+    assert ir.gathered(ir.Index(x, (ir.Slice(0, 2), ir.Const(0)))) == []  # a view
+    doc = '    """J."""'
+    body = ["    a = jnp.sin(x)", "    b = a[k] * x + jnp.take(a, j) * x"]
+    monkeypatch.setattr(jit_arguments, "JIT_MOST", 1)
+    monkeypatch.setattr(jit_arguments, "PIECE", 1)
+    monkeypatch.setattr(jit_arguments, "GATHER_PATHS_MOST", 1)
+    pieces = jit_arguments.jitted_whole(
+        "jacobian", "x, k, j", doc, body, "    return b", Constants(), program[:2], ["b"]
+    )
+    assert "_jacobian_piece0 = _quick(_jacobian_piece0)" in pieces  # sin: no gather
+    assert "_jacobian_piece1 = _quick(_jacobian_piece1)" in pieces  # a read from before
+    monkeypatch.setattr(jit_arguments, "PIECE", 2)
+    whole = jit_arguments.jitted_whole(
+        "jacobian", "x, k, j", doc, body, "    return b", Constants(), program[:2], ["b"]
+    )
+    assert "_jacobian_piece0 = _quick(_jacobian_piece0, _QUICK_GATHERS)" in whole
+    header = ["import numpy", "import jax", "import jax.numpy as jnp"]
+    for text in (pieces, whole):
+        module = load_python("\n".join([*header, *text]))
+        assert "xla_cpu_use_fusion_emitters" not in module._QUICK_GATHERS
+        assert module._QUICK_GATHERS.items() < module._QUICK.items()
+        order, other = np.arange(N)[::-1].copy(), np.roll(np.arange(N), 3)
+        with jax.enable_x64(True):
+            got = module.jacobian(X, order, other)
+        want = np.sin(X)[order] * X + np.sin(X)[other] * X
+        np.testing.assert_allclose(got, want, rtol=1e-15)

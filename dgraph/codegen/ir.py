@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
@@ -61,6 +61,8 @@ __all__ = [
     "bottom_up",
     "fold",
     "fresh",
+    "gather_paths",
+    "gathered",
     "height",
     "in_order",
     "label_symbol",
@@ -582,9 +584,62 @@ def walk(node: Node) -> Iterator[Node]:
         stack.extend(n.children())
 
 
-def names_in(node: Node) -> set[str]:
-    """The names ``node`` reads."""
-    return {n.id for n in walk(node) if isinstance(n, Name)}
+def names_in(node: Node) -> frozenset[str]:
+    """The names ``node`` reads; found once per node (it is immutable) and kept on it, as
+    :meth:`Node.children` is: the passes ask each statement's value again and again
+    (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid body)."""
+    held = getattr(node, "__dict__", None)
+    if held is not None:
+        found = held.get("_names")
+        if found is not None:
+            return found
+    found = frozenset({n.id for n in walk(node) if isinstance(n, Name)})
+    if held is not None:
+        held["_names"] = found  # not a field: equality, hashing and repr ignore it
+    return found
+
+
+GATHER_CALLS = ("take", "take_along_axis")
+"""The :class:`Call` names that gather entries at an index array."""
+
+
+def gathered(node: Node) -> list[Node]:
+    """The operands ``node`` gathers entries of at an index array (``take``,
+    ``take_along_axis``, an :class:`Index` by an array), outermost first."""
+    found = []
+    for n in walk(node):
+        if isinstance(n, Call) and n.func in GATHER_CALLS and n.args:
+            found.append(n.args[0])
+        elif isinstance(n, Index) and any(not isinstance(i, (Slice, Const)) for i in n.items):
+            found.append(n.value)
+    return found
+
+
+def gather_paths(statements: Sequence[ArrayStatement]) -> int:
+    """A bound on the places at which a chain of gathers through ``statements`` reads a
+    value they compute: along each chain the product of how many gathers read each link
+    (a name gathered at 5 index arrays, whose gathers feed a name gathered at 5 more:
+    25), counted from what they read from before them (1: no gather of a value they
+    compute). XLA's older CPU emitters compile a fused chain in time growing with it
+    (:mod:`dgraph.codegen.tensor.jit_arguments`)."""
+    assigned = {s.target for s in statements}
+    fan: dict[str, int] = {}  # how many gathers read each name they compute
+    for s in statements:
+        for operand in gathered(s.value):
+            for n in names_in(operand) & assigned:
+                fan[n] = fan.get(n, 0) + 1
+    paths: dict[str, int] = {}
+    most = 1
+    for s in statements:
+        reads = names_in(s.value).union(*(names_in(a) for a in s.at))
+        found = max((paths.get(n, 1) for n in reads), default=1)
+        for operand in gathered(s.value):
+            inner = [paths.get(n, 1) * fan[n] for n in names_in(operand) if n in fan]
+            if inner:
+                found = max(found, *inner)
+        paths[s.target] = found
+        most = max(most, found)
+    return most
 
 
 def straight_line(statements: Iterable[ArrayStatement]) -> bool:

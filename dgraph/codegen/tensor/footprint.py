@@ -34,6 +34,8 @@ from ..ir import (
     Loop,
     Name,
     Node,
+    Seq,
+    Slice,
     SparseMatrix,
     names_in,
 )
@@ -71,8 +73,12 @@ def _size(shape) -> int:
 
 def _view(node: Node) -> bool:
     """Whether ``node`` makes no entries of its own (a name, a view of its operand, a
-    sparse matrix around its values: those are counted where they are made)."""
-    if isinstance(node, (Name, Const, Item, SparseMatrix)):
+    sparse matrix around its values: those are counted where they are made; a list of
+    operands and a slice inside an index: a ``concatenate``'s entries are counted at it).
+    Without the list, a program with one ``concatenate`` had no bound
+    (:func:`entries_at_most`: a list has no array's shape) and each block's check walked
+    its statements again (:func:`peak_entries`)."""
+    if isinstance(node, (Name, Const, Item, SparseMatrix, Seq, Slice)):
         return True  # an item of a loop's results: counted at the loop
     if isinstance(node, Call) and node.func in _VIEWS:
         return True

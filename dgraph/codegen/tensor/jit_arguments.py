@@ -21,11 +21,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ir import ArrayStatement, names_in, straight_line
+from ..ir import ArrayStatement, gather_paths, names_in, straight_line
 from .constants import LITERAL_LIMIT, Constants
 
 __all__ = [
     "BOUND",
+    "GATHER_PATHS_MOST",
     "JIT_MOST",
     "PIECE",
     "QUICK",
@@ -198,6 +199,18 @@ XLA's options and 3.5 with :data:`QUICK`'s (of 100 or 500 lines: no quicker); la
 0.5 s eagerly, 0.005 in pieces (benchmarks/RESULTS.md, left43)."""
 
 
+GATHER_PATHS_MOST = 1_000
+"""The most places a chain of gathers in a piece may read a value at
+(:func:`~dgraph.codegen.ir.gather_paths`) for it to compile with XLA's older emitters
+(``_QUICK``); beyond, with XLA's own (``_QUICK_GATHERS``). The older ones compile a fused
+chain of gathers in time growing with those places: ``t = Σ_j take(t, K_j)·c_j`` (5
+gathers a link), CPU-s at 2, 4, 6 and 8 links (25 to 390,625 places): 0.08, 0.06, 1.35,
+47.7; XLA's own 0.07-0.10 at each. ebm's Jacobian at 20 energy-balance steps: three
+pieces of 15,625 places, 6.0-10.8 CPU-s each (0.6 with XLA's emitters); a rigid body's
+(20 RK4 steps): 36 pieces with gathers, each of 1 place, quicker with the older ones
+(benchmarks/RESULTS.md, perf47)."""
+
+
 class _Piece(NamedTuple):
     """Consecutive statements of a body: the names they read from before them, the
     names they assign that later statements (or the return line) read, and their lines."""
@@ -205,6 +218,7 @@ class _Piece(NamedTuple):
     reads: list[str]
     gives: list[str]
     lines: list[str]
+    gathers: bool
 
 
 def _pieces(
@@ -248,7 +262,8 @@ def _pieces(
             lines.append(returned)
         reads = sorted(loads[k] & defined, key=_order)
         gives = sorted(dict.fromkeys(n for n in stored if n in later[k]), key=_order)
-        pieces.append(_Piece(reads, gives, lines))
+        gathers = gather_paths([program[i] for i in run]) > GATHER_PATHS_MOST
+        pieces.append(_Piece(reads, gives, lines, gathers))
         defined |= set(stored)
     return pieces
 
@@ -271,19 +286,22 @@ QUICK = """_QUICK = {
     "xla_cpu_parallel_codegen_split_count": 1,
     "xla_cpu_use_fusion_emitters": False,
 }
+_QUICK_GATHERS = {k: v for k, v in _QUICK.items() if k != "xla_cpu_use_fusion_emitters"}
 
 
-def _quick(function):
-    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``_QUICK``
-    (LLVM's optimizations off, one module, XLA's older emitters: about half the compile
-    time); with XLA's own options where this XLA does not know one of them.\"\"\"
+def _quick(function, options=_QUICK):
+    \"\"\"``function`` jitted once per precision (as ``_bound``), compiled with ``options``:
+    ``_QUICK`` (LLVM's optimizations off, one module, XLA's older emitters: about half the
+    compile time), or ``_QUICK_GATHERS`` (XLA's own emitters) for a piece with a long chain of
+    gathers, which the older emitters compile in time exponential in its length; with XLA's
+    own options where this XLA does not know one of them.\"\"\"
     jitted = {}
 
     def call(*args):
         x64 = bool(jax.config.jax_enable_x64)
         made = function if x64 else _narrowed(function)
         if x64 not in jitted:
-            jitted[x64] = jax.jit(made, compiler_options=_QUICK)
+            jitted[x64] = jax.jit(made, compiler_options=options)
         try:
             return jitted[x64](*args)
         except Exception as exc:
@@ -298,7 +316,9 @@ def _quick(function):
 with the compile options of a reference's quick compile
 (:data:`dgraph.frontends.jaxpr_arrays.REFERENCE_COMPILE`, written out: the module imports
 nothing of dgraph). The reactor's 2,200 lines in pieces: 7.7 CPU-s at the first call with
-XLA's own options, 3.5 with these; later calls 0.005 s either way."""
+XLA's own options, 3.5 with these; later calls 0.005 s either way. A piece with a long
+chain of gathers is compiled with ``_QUICK_GATHERS``, XLA's own emitters
+(:data:`GATHER_PATHS_MOST`)."""
 
 
 def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str]:
@@ -318,7 +338,7 @@ def _in_pieces(name: str, args: str, doc: str, pieces: list[_Piece]) -> list[str
             "",
             f"def {part}({', '.join(piece.reads)}):",
             *lines,
-            f"{part} = _quick({part})",
+            f"{part} = _quick({part}{', _QUICK_GATHERS' if piece.gathers else ''})",
         ]
         call = f"{part}({', '.join(piece.reads)})"
         if k == len(pieces) - 1:
