@@ -212,10 +212,10 @@ def own_call(
 ) -> OwnCall | None:
     """The own call of ``f``'s made function whose flat function is of ``graph`` (a graph
     of scalars: the element level, or a Hessian's graph of it), or None where the flat
-    call is the own one (one vector argument to one vector, where the flat results
-    are the own ones too; a scalar's J is ``(n,)`` as ``jax.jacobian``'s, not ``(1, n)``)
-    or the graph's entries are not ``f``'s
-    arguments' (then the flat call alone, as before)."""
+    call is the own one (one vector argument to one vector or to a list of outputs,
+    where the (m, n) matrix is kept; to one scalar or matrix the array level's shapes: a
+    scalar's J is ``(n,)`` as ``jax.jacobian``'s, not ``(1, n)``) or the graph's entries
+    are not ``f``'s arguments' (then the flat call alone, as before)."""
     if mode not in _GROUPS or lang == "cuda" or graph.is_tensor:
         return None
     try:
@@ -246,8 +246,8 @@ def own_call(
         outputs = _output_shapes(f, names, shapes, params, sizes, point) or outputs
         if sum(math.prod(s) for s in outputs) != len(graph.outputs):
             outputs = [(len(graph.outputs),)]
-    if one_vector and outputs == [(len(graph.outputs),)]:
-        return None  # one vector to one vector: the flat results are the own ones
+    if one_vector and (len(outputs) != 1 or len(outputs[0]) == 1):
+        return None  # one vector to one vector, or to a list of outputs: (m, n) as before
     return OwnCall(mode, lang, tuple(inputs), tuple(kept), tuple(outputs), bool(graph.parameters))
 
 
