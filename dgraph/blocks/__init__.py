@@ -106,6 +106,7 @@ __all__ = [
     "scale",
     "scoped",
     "sparse",
+    "split_label",
     "split_of",
     "split_product",
     "split_values",
@@ -507,43 +508,58 @@ def _gathers(hot: OneHot, shift: int, other: Labelled, plan_parts: tuple) -> boo
     return i in value and group <= set(sub) and value - {i} <= set(sub)
 
 
+def split_label(
+    block: Labelled, other: Labelled, take: bool
+) -> tuple[Labelled, tuple[int, ...]] | None:
+    """A one-hot ``block`` (labels ``(position, o)``: a take's, ``take``, whose ``o`` runs
+    over its output positions, or a scatter-add's over its updates) against ``other``
+    (the factor above a take's, below a scatter-add's) whose axis against ``o`` is a
+    reshape's (a triangle's corners (m, 3) against the flat 3m): the block with ``o``
+    split alike, C order, so that the labels line up, and the parts' sizes; else None.
+    The price (:func:`_split_onehot`) and the generated code
+    (:meth:`~dgraph.codegen.tensor.blockops.BlockOps._split_onehot`) split it so."""
+    if len(block.value) != 2:
+        return None
+    position, o = block.value
+    mine = block.out_axes if take else block.in_axes
+    theirs = other.in_axes if take else other.out_axes
+    at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
+    if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+        return None
+    parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
+    if math.prod(parts) != block.sizes[o]:
+        return None
+    new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
+    sizes = [*block.sizes, *parts[1:]]
+    sizes[o] = parts[0]
+    axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
+    split = Labelled(
+        block.out_shape,
+        block.in_shape,
+        axes if take else block.out_axes,
+        block.in_axes if take else axes,
+        tuple(sizes),
+        (position, *new),
+        block.kind,
+    )
+    return split, parts
+
+
 def _split_onehot(upper: Block, lower: Block) -> tuple[Block, Block] | None:
     """A take's :class:`OneHot` below a factor whose axis against the output positions
-    is a reshape's (a triangle's corners (m, 3) against the flat 3m), or a scatter-add's
-    above one: the same one-hot with that label split alike, so that the labels line up
-    (what :meth:`~dgraph.codegen.tensor.blockops.BlockOps._split_onehot` multiplies);
-    else None."""
+    is a reshape's, or a scatter-add's above one: the same one-hot with that label split
+    alike (:func:`split_label`); else None."""
     for h in (1, 0):
         block, other = (lower, upper) if h else (upper, lower)
         if not isinstance(block, OneHot) or block.take != bool(h) or len(block.group) != 1:
             continue
-        o = block.group[0]
-        if block.value != (block.position, o) or not isinstance(other, Labelled):
+        if block.value != (block.position, block.group[0]) or not isinstance(other, Labelled):
             continue
-        mine = block.out_axes if h else block.in_axes
-        theirs = other.in_axes if h else other.out_axes
-        at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
-        if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+        found = split_label(block, other, bool(h))
+        if found is None:
             continue
-        parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
-        if math.prod(parts) != block.sizes[o]:
-            continue
-        new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
-        sizes = [*block.sizes, *parts[1:]]
-        sizes[o] = parts[0]
-        axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
-        split = OneHot(
-            block.out_shape,
-            block.in_shape,
-            axes if h else block.out_axes,
-            block.in_axes if h else axes,
-            tuple(sizes),
-            (block.position, *new),
-            block.kind,
-            position=block.position,
-            group=new,
-            take=block.take,
-        )
+        fields = {f: getattr(found[0], f) for f in _LABELLED_FIELDS}
+        split = OneHot(**fields, position=block.position, group=found[0].value[1:], take=block.take)
         return (upper, split) if h else (split, lower)
     return None
 

@@ -50,7 +50,22 @@ isnan = sympy.Function("isnan")
 isinf = sympy.Function("isinf")
 
 
-class StopGradient(sympy.Function):
+class _FirstArgumentsValue(sympy.Function):
+    """A function whose value is its first argument's (real, finite and evaluated as it
+    is) and whose code is that argument in parentheses: generated code computes values,
+    never differentiates them."""
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_finite(self):
+        return self.args[0].is_finite
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec)
+
+
+class StopGradient(_FirstArgumentsValue):
     """``stop_gradient(x)``: the value of ``x``, derivative 0 with respect to everything.
 
     Printed as ``stop_gradient(x)`` (the parser reads it back) and, as code, as its
@@ -77,15 +92,6 @@ class StopGradient(sympy.Function):
     def _eval_derivative(self, s):
         return sympy.S.Zero
 
-    def _eval_is_real(self):
-        return self.args[0].is_real
-
-    def _eval_is_finite(self):
-        return self.args[0].is_finite
-
-    def _eval_evalf(self, prec):
-        return self.args[0].evalf(prec)
-
     def _sympystr(self, printer) -> str:
         return f"stop_gradient({printer._print(self.args[0])})"
 
@@ -101,7 +107,7 @@ class StopGradient(sympy.Function):
     _ccode = _cxxcode = _cmathcode = _code
 
 
-class RuleValue(sympy.Function):
+class RuleValue(_FirstArgumentsValue):
     """``rule_value(f, t)``: the value of ``f``, the derivative of ``t`` (partial 0 with
     respect to ``f``, 1 with respect to ``t``): a custom derivative rule's output, ``f``
     the primal's value and ``t`` the rule's tangent map, linear in the inputs.
@@ -127,15 +133,6 @@ class RuleValue(sympy.Function):
 
     def fdiff(self, argindex=1):
         return sympy.S.Zero if argindex == 1 else sympy.S.One
-
-    def _eval_is_real(self):
-        return self.args[0].is_real
-
-    def _eval_is_finite(self):
-        return self.args[0].is_finite
-
-    def _eval_evalf(self, prec):
-        return self.args[0].evalf(prec)
 
     def _sympystr(self, printer) -> str:
         f, t = (printer._print(a) for a in self.args)

@@ -45,6 +45,7 @@ from ...blocks import (
     same_structure,
     shares_pattern,
     sparse,
+    split_label,
     split_of,
 )
 from ...blocks.cumulative import CumsumPattern
@@ -885,29 +886,11 @@ class BlockOps:
                 continue
             if not isinstance(other, Labelled):
                 continue
-            o = block.value[1]
-            mine = block.out_axes if h else block.in_axes
-            theirs = other.in_axes if h else other.out_axes
-            at = [k for k, axis in enumerate(mine) if axis == ((o,), 0)]
-            if len(at) != 1 or theirs[at[0]][1] != 0 or len(theirs[at[0]][0]) < 2:
+            done = split_label(block, other, bool(h))
+            if done is None:
                 continue
-            parts = tuple(other.sizes[k] for k in theirs[at[0]][0])
-            if math.prod(parts) != block.sizes[o]:
-                continue
-            new = (o, *range(len(block.sizes), len(block.sizes) + len(parts) - 1))
-            sizes = list(block.sizes) + list(parts[1:])
-            sizes[o] = parts[0]
-            axes = tuple((new, 0) if k == at[0] else axis for k, axis in enumerate(mine))
-            value = (block.value[0], *new)
-            split = Labelled(
-                block.out_shape,
-                block.in_shape,
-                axes if h else block.out_axes,
-                block.in_axes if h else axes,
-                tuple(sizes),
-                value,
-                block.kind,
-            )
+            split, parts = done
+            value = split.value
             node = Call("reshape", (held, Const((block.sizes[value[0]], *parts))))
             values = self.emit(node, f"{held.id}_split")  # a name a walk keeps
             self.onehots[values.id] = found
