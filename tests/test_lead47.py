@@ -72,3 +72,20 @@ def test_the_hessian_of_a_custom_rule_under_a_guarded_where_keeps_the_rules_deri
     np.testing.assert_allclose([huu, huv, hvu], [[[0.0]], [[cross]], [[cross]]], rtol=1e-14)
     want = u[0] * (polygamma(1, s) * sig**2 + digamma(s) * sig * (1 - sig))
     np.testing.assert_allclose(hvv, [[want]], rtol=1e-13)
+
+
+@pytest.mark.parametrize("n", [3, 700])  # the element level, the array level
+def test_an_incomplete_gammas_shape_given_as_a_parameter_reads(n):
+    """``scipy.special.gammainc(a, x)`` with ``a`` in ``params=`` was refused as "a shape
+    parameter that depends on the inputs" (survey47's cenpois); no derivative in ``a`` is
+    needed, and ``a`` is read at each call."""
+    from scipy.special import gamma, gammainc
+
+    def f(x, a):
+        return np.sum(gammainc(a, x) * x)
+
+    x, a = np.linspace(0.5, 2.5, n), np.linspace(1.5, 3.0, n)
+    J = dgraph.make_function(f, point=[x, a], params=["a"])
+    for b in (a, 1.1 * a):
+        want = gammainc(b, x) + x * x ** (b - 1) * np.exp(-x) / gamma(b)
+        np.testing.assert_allclose(np.ravel(J(x, b)), want, rtol=1e-13)

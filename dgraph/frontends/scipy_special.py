@@ -244,9 +244,15 @@ def _orthogonal(name: str) -> Callable[..., Any]:
     return evaluate
 
 
-def _constant(name: str, what: str, a: Any) -> Any:
+def _constant(name: str, what: str, a: Any, operand: bool = False) -> Any:
     """``a``, refused in one line where it depends on the inputs (``what`` of ``name``
-    takes no derivative here, see :data:`dgraph.blocks.array_extra.EXTRA_ELEMENTWISE`)."""
+    takes no derivative here, see :data:`dgraph.blocks.array_extra.EXTRA_ELEMENTWISE`);
+    where it is an ``operand`` of the operation as it is (the incomplete gammas' and
+    beta's shapes), also a traced array computed from the parameters alone (``params=``:
+    no input's derivative reaches it)."""
+    tape = getattr(a, "tape", None)
+    if operand and tape is not None and a.name in tape.fixed:
+        return a
     if not isinstance(a, int | float | np.ndarray | np.generic):
         raise InputError(
             f"scipy.special.{name} with {what} that depends on the inputs is not supported:"
@@ -332,7 +338,7 @@ def _incomplete_gamma(name: str, lower: bool, shape: Callable[..., Any], x: Call
     ``shape(*args)`` must be a constant and whose argument is ``x(*args)``."""
 
     def composite(op: Op, *args: Any) -> Any:
-        a = _constant(name, "a shape parameter", shape(*args))
+        a = _constant(name, "a shape parameter", shape(*args), operand=True)
         return op("igamma" if lower else "igammac", a, x(*args))
 
     return composite
@@ -343,7 +349,7 @@ def _incomplete_beta(name: str, a: Callable, b: Callable, x: Callable) -> Any:
     ``a(*args)`` and ``b(*args)`` constants and its argument ``x(*args)``."""
 
     def composite(op: Op, *args: Any) -> Any:
-        shapes = [_constant(name, "a shape parameter", f(*args)) for f in (a, b)]
+        shapes = [_constant(name, "a shape parameter", f(*args), operand=True) for f in (a, b)]
         return op("betainc", *shapes, x(*args))
 
     return composite
