@@ -76,16 +76,27 @@ def test_the_hessian_of_a_custom_rule_under_a_guarded_where_keeps_the_rules_deri
 
 @pytest.mark.parametrize("n", [3, 700])  # the element level, the array level
 def test_an_incomplete_gammas_shape_given_as_a_parameter_reads(n):
-    """``scipy.special.gammainc(a, x)`` with ``a`` in ``params=`` was refused as "a shape
-    parameter that depends on the inputs" (survey47's cenpois); no derivative in ``a`` is
-    needed, and ``a`` is read at each call."""
+    """``gammainc(a, x)`` with ``a`` in ``params=`` (NumPy's and JAX's) was refused as "a
+    shape that depends on the inputs" (survey47's cenpois); no derivative in ``a`` is
+    needed, and ``a`` is read at each call. Hessians too (JAX reads NumPy's for them)."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
     from scipy.special import gamma, gammainc
 
     def f(x, a):
         return np.sum(gammainc(a, x) * x)
 
+    def f_jax(x, a):
+        return jax.numpy.sum(jax.scipy.special.gammainc(a, x) * x)
+
     x, a = np.linspace(0.5, 2.5, n), np.linspace(1.5, 3.0, n)
     J = dgraph.make_function(f, point=[x, a], params=["a"])
+    J_jax = dgraph.make_function(f_jax, point=[x, a], params=["a"])
+    H = dgraph.make_function(f, "hessian", point=[x, a], params=["a"])
     for b in (a, 1.1 * a):
-        want = gammainc(b, x) + x * x ** (b - 1) * np.exp(-x) / gamma(b)
+        p = x ** (b - 1) * np.exp(-x) / gamma(b)  # ∂P(b, x)/∂x
+        want = gammainc(b, x) + x * p
         np.testing.assert_allclose(np.ravel(J(x, b)), want, rtol=1e-13)
+        np.testing.assert_allclose(np.ravel(J_jax(x, b)), want, rtol=1e-13)
+        second = 2 * p + x * p * ((b - 1) / x - 1)
+        np.testing.assert_allclose(np.diag(np.asarray(H(x, b))), second, rtol=1e-12)

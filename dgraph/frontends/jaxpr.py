@@ -102,7 +102,7 @@ def from_jax(
     f, params = integer_arguments(f, example_args, params, name)  # index data: parameters
     if level == "array":
         return from_jax_arrays(f, *example_args, name=name, params=params)
-    array = from_jax_arrays(f, *example_args, name=name, prefix="v")
+    array = from_jax_arrays(f, *example_args, name=name, prefix="v", held=params)
     renamed = vertex_names(parameter_names(f, len(example_args)))
     params = [renamed.get(p, p) for p in params]  # a parameter E: vertex E_
     graph = expand(array, limit, every_operation=every_equation, parameters=params)

@@ -669,6 +669,8 @@ class _Reader:
     folded: int = 0
     depth: int = 0  # custom rules being read inside one another
     prefix: str = ""  # every vertex named prefix<k> (else <primitive><k>)
+    # the parameters' names (``params=``) and the vertices computed from them alone
+    fixed: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.index: dict[str, int] = {}
@@ -866,6 +868,8 @@ class _Reader:
             name += "_"
         self.index[name] = len(self.records)
         self.records.append(_Record(name, op))
+        if self.fixed and set(op.vertices()) <= self.fixed:
+            self.fixed.add(name)
         if _reads_infinity(op, self.unbounded):
             self.unbounded.add(name)
         return name
@@ -1323,13 +1327,16 @@ def from_jax_arrays(
     name: str = "",
     prefix: str = "",
     params: Sequence[str] = (),
+    held: Sequence[str] = (),
 ) -> DGraph:
     """The tensor graph of a JAX function at arguments shaped like ``example_args``: one
     vertex per jaxpr equation (module docstring); ``from_jax(..., level="array")``. With
     ``prefix``, vertices are named ``<prefix><k>`` instead (the element level's ``v<k>``).
     ``params``: arguments that are not differentiated, the graph's array
     :attr:`~dgraph.core.graph.DGraph.parameters` (no Jacobian column; the operations
-    that read only them are inlined where they are read).
+    that read only them are inlined where they are read). ``held``: arguments read as
+    inputs that the element level will make parameters (an operand no derivative may
+    reach, an incomplete gamma's shape, may be computed from them alone).
 
     >>> import jax.numpy as jnp
     >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
@@ -1368,7 +1375,9 @@ def from_jax_arrays(
         fixed = {renamed[p] for p in _checked_params(names, undifferentiated, where)}
         inputs = [(p, a.shape) for p, a in zip(params, args, strict=True) if p not in fixed]
         for k, closed in enumerate(programs):  # a map the reader refuses: its loops
-            reader = _Reader(where, set(params), prefix=prefix)
+            reader = _Reader(
+                where, set(params), prefix=prefix, fixed=fixed | {renamed.get(p, p) for p in held}
+            )
             try:
                 values = [
                     resolved(v) for v in reader.run(closed.jaxpr, closed.consts, list(params))

@@ -132,13 +132,22 @@ def _constant_first(reader, eqn, ins: list[Any]) -> list[Any] | None:
     and no SciPy or C99 function; the incomplete beta's shapes ``a`` and ``b`` none in
     JAX."""
     name = eqn.primitive.name
-    if all(isinstance(x, np.ndarray) for x in ins[: _CONSTANTS.get(name, 1)]):
+    if all(_no_derivative(reader, x) for x in ins[: _CONSTANTS.get(name, 1)]):
         return None
     what, noun = _CONSTANT_FIRST[name]
     raise InputError(
         f"{reader.where}: {what} that depends on the inputs is not supported: give a"
         f" constant {noun}"
     )
+
+
+def _no_derivative(reader, x: Any) -> bool:
+    """Whether the operand ``x`` is a constant, a parameter (``params=``) or an operation
+    of parameters alone: no input's derivative reaches it."""
+    if isinstance(x, np.ndarray):
+        return True
+    read = [x] if isinstance(x, str) else x.vertices() if isinstance(x, ArrayOp) else None
+    return read is not None and set(read) <= reader.fixed
 
 
 def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
