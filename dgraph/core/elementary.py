@@ -64,6 +64,14 @@ class _FirstArgumentsValue(sympy.Function):
     def _eval_evalf(self, prec):
         return self.args[0].evalf(prec)
 
+    def _code(self, printer, **kwargs) -> str:
+        return f"({printer._print(self.args[0])})"
+
+    # the methods sympy's code printers (Python, NumPy and SciPy, JAX, lambdify, mpmath,
+    # C and C++: dgraph's C and CUDA printers derive from them) look for first
+    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
+    _ccode = _cxxcode = _cmathcode = _code
+
 
 class StopGradient(_FirstArgumentsValue):
     """``stop_gradient(x)``: the value of ``x``, derivative 0 with respect to everything.
@@ -97,14 +105,6 @@ class StopGradient(_FirstArgumentsValue):
 
     def _latex(self, printer) -> str:
         return rf"\operatorname{{stop\_gradient}}\left({printer._print(self.args[0])}\right)"
-
-    def _code(self, printer, **kwargs) -> str:
-        return f"({printer._print(self.args[0])})"
-
-    # the methods sympy's code printers (Python, NumPy and SciPy, JAX, lambdify, mpmath,
-    # C and C++: dgraph's C and CUDA printers derive from them) look for first
-    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
-    _ccode = _cxxcode = _cmathcode = _code
 
 
 class RuleValue(_FirstArgumentsValue):
@@ -141,12 +141,6 @@ class RuleValue(_FirstArgumentsValue):
     def _latex(self, printer) -> str:
         f, t = (printer._print(a) for a in self.args)
         return rf"\operatorname{{rule\_value}}\left({f}, {t}\right)"
-
-    def _code(self, printer, **kwargs) -> str:
-        return f"({printer._print(self.args[0])})"
-
-    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
-    _ccode = _cxxcode = _cmathcode = _code
 
 
 class ShiftHeld(StopGradient):
