@@ -91,8 +91,9 @@ class GeneratedFunction:
     position: each call gives them again, the point's values, and the code runs without."""
 
     own: OwnCall | None = None
-    """A graph of scalars made of a Python callable of other than one vector: its own
-    call (:mod:`~dgraph.codegen.own_arguments`), which it takes beside the flat one."""
+    """A graph of scalars made of a Python callable of other than one vector (or of one
+    vector to a scalar or a matrix): its own call (:mod:`~dgraph.codegen.own_arguments`),
+    which it takes beside the flat one."""
 
     own_integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
     """:attr:`integers` where the own call takes them."""

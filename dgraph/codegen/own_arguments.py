@@ -9,8 +9,10 @@ failed at the element level and worked at the array level. :class:`OwnCall` maps
 with the callable's own arguments onto the flat one and the flat results back onto the
 array level's (:class:`~dgraph.codegen.function.GeneratedFunction`, JAX's pytrees:
 ``jax.jacobian(f, argnums=(0, 1, …))``'s nesting, one block ``y.shape + x.shape``, a
-sparse one ``(y.size, x.size)``). The flat call still works where it is not the own call
-(a function of one vector keeps it: both calls are the same there).
+sparse one ``(y.size, x.size)``). The flat call still works where it is not the own call.
+A function of one vector is called the same way by both; one returning one vector or a
+list of outputs keeps the flat (m, n) results, one returning a scalar or a matrix gets the
+array level's (a scalar's J ``(n,)``, as ``jax.grad``'s).
 """
 
 from __future__ import annotations
