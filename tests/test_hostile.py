@@ -808,6 +808,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "needs q",
     ),
     (
+        "scipy-stats-function-not-read",
+        ["structure", H("numpy_model.py") + ":wasserstein_of_traced", "--inputs", "x:3"],
+        "scipy.stats.wasserstein_distance of an array that depends on the inputs",
+    ),
+    (
+        "scipy-stats-nan-policy-omit",
+        ["structure", H("numpy_model.py") + ":entropy_omitting_nans", "--inputs", "x:3"],
+        "scipy.stats.entropy(nan_policy='omit')",
+    ),
+    (
         "numpy-split-uneven",
         ["structure", H("numpy_model.py") + ":uneven_split", "--inputs", "x:3"],
         "numpy.split: array split does not result in an equal division",

@@ -524,6 +524,8 @@ def _inline_single_use(
             continue
         if definition.func is before.func and _wide(definition):
             continue  # t_k = d_k*t_(k-1) stays a chain of products of at most WIDE factors
+        if _compared_pieces(before, s, definition):
+            continue
         after = _substituted(before, {s: definition})
         nested = bound(key) + bound(s)
         if nested > STATEMENT_HEIGHT:
@@ -540,6 +542,16 @@ def _inline_single_use(
         _substitute_together(exprs, user, key, symbols)
     kept = [(s, exprs[s]) for s, _ in named if s in exprs]
     return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
+
+
+def _compared_pieces(use: sympy.Expr, s: sympy.Symbol, definition: sympy.Expr) -> bool:
+    """Whether ``definition`` holds more than two ``Piecewise`` and ``use`` compares ``s``:
+    sympy folds a ``Piecewise`` inside a condition into one over every combination of the
+    pieces' conditions (a count of 10 comparisons compared: 2¹⁰ pieces, minutes), so such
+    a value stays a statement of its own (as :mod:`dgraph.core.expand` makes it)."""
+    if len(definition.atoms(sympy.Piecewise)) <= 2:
+        return False
+    return any(s in r.free_symbols for r in use.atoms(sympy.core.relational.Relational))
 
 
 def _wide(e: sympy.Expr) -> bool:

@@ -66,6 +66,7 @@ from . import (
     scipy_sparse,
     scipy_special,
     scipy_stats,
+    scipy_stats_functions,
 )
 from .frames import call_keeping_locals
 from .integer_casts import is_toward_zero, toward_zero, wrapped
@@ -2618,6 +2619,24 @@ def _sorted(what: str, x: Any, axis: Any = -1, **kwargs: Any) -> Any:
     return Passive(ArrayOp("argsort", (x.name,), params, x.shape))
 
 
+def _partitioned(what: str, x: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
+                 order: Any = None) -> Any:  # fmt: skip
+    """``numpy.partition``/``argpartition`` as ``numpy.sort``/``argsort``: a sorted axis is
+    a partition at every ``kth`` (NumPy leaves the order on either side unspecified, so a
+    program that reads the sides' entries in NumPy's order reads them sorted here)."""
+    if order is not None:
+        raise _unsupported(f"numpy.{what}(order=...)")
+    if _traced(x, f"numpy.{what}") is None:
+        return getattr(np, what)(_constant(x), kth, axis)
+    if _is_traced(kth):
+        raise DataDependentIndex(f"numpy.{what} at a kth that depends on the inputs")
+    n = x.size if axis is None else x.shape[_axis(axis, x.ndim, f"numpy.{what}")]
+    ks = np.asarray(kth)
+    if ks.dtype.kind not in "iu" or ks.ndim > 1 or not np.all((-n <= ks) & (ks < n)):
+        raise InputError(f"numpy.{what}: kth {kth!r} out of bounds for an axis of {n}")
+    return _sorted("sort" if what == "partition" else "argsort", x, axis)
+
+
 def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) -> Any:
     """``numpy.argmax``/``argmin``: positions, a passive value (no derivative)."""
     if out is not None or keepdims:
@@ -3579,6 +3598,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.prod: _prod,
     np.sort: lambda a, axis=-1, **k: _sorted("sort", a, axis, **k),
     np.argsort: lambda a, axis=-1, **k: _sorted("argsort", a, axis, **k),
+    np.partition: lambda a, kth, *r, **k: _partitioned("partition", a, kth, *r, **k),
+    np.argpartition: lambda a, kth, *r, **k: _partitioned("argpartition", a, kth, *r, **k),
     np.argmax: lambda a, axis=None, out=None, **k: _arg_extreme("argmax", a, axis, out, **k),
     np.argmin: lambda a, axis=None, out=None, **k: _arg_extreme("argmin", a, axis, out, **k),
     np.tile: _tile,
@@ -4458,11 +4479,38 @@ def _spatial_proxy(module: Any) -> _Proxy:
 
 
 def _stats_proxy(module: Any) -> _Proxy:
-    """scipy.stats with the distributions :mod:`.scipy_stats` reads taking traced arrays."""
+    """scipy.stats with the distributions :mod:`.scipy_stats` reads and the statistics
+    :mod:`.scipy_stats_functions` reads taking traced arrays, its other functions refusing
+    them in one line."""
     found = {
         name: scipy_stats.wrap(getattr(module, name), _is_traced) for name in scipy_stats.NAMES
     }
-    return _Proxy(module, {name: d for name, d in found.items() if d is not None})
+    distributions = {name: d for name, d in found.items() if d is not None}
+    return _Proxy(module, _StatsFunctions({**scipy_stats_functions.FUNCTIONS, **distributions}))
+
+
+class _StatsFunctions(dict):
+    """scipy.stats' functions of traced arrays: :data:`.scipy_stats_functions.FUNCTIONS`,
+    and for any other function's name its refusal."""
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        return scipy_stats_functions.refusal(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self or _stats_function(name) else default
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or _stats_function(name)
+
+
+def _stats_function(name: object) -> bool:
+    """Whether scipy.stats has a public function ``name`` (not a distribution)."""
+    stats = sys.modules.get("scipy.stats")
+    value = getattr(stats, name, None) if isinstance(name, str) and stats else None
+    return inspect.isfunction(value) and not name.startswith("_")
+
+
+_STATS_FUNCTIONS = _StatsFunctions(scipy_stats_functions.FUNCTIONS)
 
 
 def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
@@ -4478,6 +4526,8 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _SYMPY
     if module.startswith("scipy.special"):
         return _SCIPY_SPECIAL
+    if module.startswith("scipy.stats._") and not inspect.ismethod(value):
+        return _STATS_FUNCTIONS  # from scipy.stats import entropy
     for name, table in _SCIPY_MODULES.items():  # scipy.linalg._basic's solve, ...
         if module == name or module.startswith(f"{name}._"):
             return table

@@ -3,7 +3,9 @@ NumPy operations of equal value (NumPy's own definitions, numpy/lib and numpy/_c
 ``np.cov`` and ``np.corrcoef`` (centred products, scaled by the standard deviations and
 clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np.nanmean``,
 ``np.nanmax``, ``np.nanmin`` (NaN replaced by the reduction's identity; a mean divided by
-the count of the numbers, which carries no derivative), ``np.round``/``np.around``
+the count of the numbers, which carries no derivative), ``np.nanvar``, ``np.nanstd``,
+``np.nanquantile``, ``np.nanpercentile`` and ``np.nanmedian`` (the sorted numbers read at
+a position set by their count, NumPy's ``linear`` method), ``np.round``/``np.around``
 (``rint`` of the scaled value, as NumPy rounds: half to even; derivative zero),
 ``np.isclose`` (a comparison), ``np.select`` (nested ``np.where``), ``np.digitize`` (by
 ``np.searchsorted``), ``np.linalg.cond`` and ``np.linalg.lstsq`` (of a constant matrix its
@@ -78,6 +80,84 @@ def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     numbers = ~np.isnan(a)
     total = np.sum(np.where(numbers, a, 0.0), axis=axis, keepdims=keepdims)
     return total / np.sum(numbers, axis=axis, keepdims=keepdims)
+
+
+def _nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
+            keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+    """The numbers' squared deviations from their mean over their count less ``ddof``
+    (NaN where that is not positive, as NumPy gives)."""
+    if out is not None or kwargs or dtype is not None:
+        raise InputError("numpy.nanvar/nanstd with out=, dtype=, where= or mean= is not supported")
+    numbers = ~np.isnan(a)
+    mean = _nanmean(a, axis=axis, keepdims=True)
+    centred = np.where(numbers, a - mean, 0.0)
+    dof = np.sum(numbers, axis=axis, keepdims=keepdims) - ddof
+    return np.where(dof > 0, np.sum(centred * centred, axis=axis, keepdims=keepdims) / dof, np.nan)
+
+
+def _nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
+            keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+    return np.sqrt(_nanvar(a, axis, dtype, out, ddof, keepdims, **kwargs))
+
+
+def _nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                 overwrite_input: bool = False, method: str = "linear",
+                 keepdims: bool = False, *, what: str = "numpy.nanquantile") -> Any:  # fmt: skip
+    """The ``q`` quantiles of the numbers along ``axis`` (NumPy's ``linear`` method, Hyndman
+    and Fan's type 7): the sorted axis (NaN last) read at ``q·(c − 1)``, ``c`` the count of
+    numbers, by weights on the two entries around it (the count carries no derivative, so
+    neither do the weights); NaN where a slice has no number."""
+    if out is not None:
+        raise InputError(f"{what}(..., out=...) writes into an array: not supported")
+    if method != "linear":
+        raise InputError(f"{what}(method={method!r}) is not supported (the default 'linear' is)")
+    if not isinstance(q, int | float | np.ndarray | list | tuple | np.number):
+        raise InputError(f"{what} of probabilities that depend on the inputs is not supported")
+    probabilities = np.asarray(q, dtype=float)
+    if not np.all((probabilities >= 0) & (probabilities <= 1)):
+        raise InputError(f"{what}: probabilities must be in [0, 1] (percentages in [0, 100])")
+    shape = np.shape(a)
+    if axis is None:
+        a, d = np.reshape(a, (-1,)), 0
+    elif isinstance(axis, int | np.integer) and -len(shape) <= axis < len(shape):
+        d = int(axis) % len(shape)
+    else:
+        raise InputError(f"{what}: axis {axis!r} of an array of shape {shape}")
+    count = np.sum(~np.isnan(a), axis=d, keepdims=True)
+    ordered = np.sort(a, axis=d)
+    along = [1] * np.ndim(a)
+    along[d] = np.shape(a)[d]
+    k = np.reshape(np.arange(np.shape(a)[d], dtype=float), along)
+    kept = (1,) * len(shape) if axis is None else (*shape[:d], 1, *shape[d + 1 :])
+    found = []
+    for p in probabilities.flat:
+        at = float(p) * (count - 1)
+        low = np.floor(at)
+        t = at - low
+        w = np.where(k == low, 1.0 - t, 0.0) + np.where(k == low + 1, t, 0.0)
+        value = np.sum(np.where(w != 0, ordered, 0.0) * w, axis=d, keepdims=True)
+        value = np.where(count > 0, value, np.nan)
+        found.append(np.reshape(value, kept) if keepdims else np.squeeze(value, axis=d))
+    if probabilities.ndim == 0:
+        return found[0]
+    return np.reshape(np.stack(found), probabilities.shape + np.shape(found[0]))
+
+
+def _nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                   overwrite_input: bool = False, method: str = "linear",
+                   keepdims: bool = False) -> Any:  # fmt: skip
+    """:func:`_nanquantile` of ``q / 100``."""
+    if not isinstance(q, int | float | np.ndarray | list | tuple | np.number):
+        raise InputError("numpy.nanpercentile of percentages that depend on the inputs")
+    return _nanquantile(a, np.asarray(q, dtype=float) / 100.0, axis, out, overwrite_input,
+                        method, keepdims, what="numpy.nanpercentile")  # fmt: skip
+
+
+def _nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+               keepdims: bool = False) -> Any:  # fmt: skip
+    """:func:`_nanquantile` at ½: the mean of the two middle numbers of an even count."""
+    return _nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims,
+                        what="numpy.nanmedian")  # fmt: skip
 
 
 def _cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
@@ -247,6 +327,11 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nanmax: _nan_reduction("nanmax", -np.inf),
     np.nanmin: _nan_reduction("nanmin", np.inf),
     np.nanmean: _nanmean,
+    np.nanvar: _nanvar,
+    np.nanstd: _nanstd,
+    np.nanquantile: _nanquantile,
+    np.nanpercentile: _nanpercentile,
+    np.nanmedian: _nanmedian,
     np.cov: _cov,
     np.corrcoef: _corrcoef,
     np.linalg.lstsq: _lstsq,

@@ -146,6 +146,18 @@ def quantile_without_q(x):
     return np.sum(stats.norm.ppf(loc=x))  # ppf needs its probabilities q
 
 
+def wasserstein_of_traced(x):
+    from scipy import stats
+
+    return stats.wasserstein_distance(x, [0.0, 1.0, 2.0])  # not read: refused in one line
+
+
+def entropy_omitting_nans(x):
+    from scipy.stats import entropy
+
+    return entropy(x, nan_policy="omit")  # only 'propagate' is read
+
+
 def bessel_of_two_arrays(x, y):
     from scipy import special
 
