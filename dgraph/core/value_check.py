@@ -1454,6 +1454,7 @@ def _sweep(
     eye = np.broadcast_to(np.eye(n), (len(x), n, n))
     for j, u in enumerate(graph.inputs):
         tangent[u] = size[u] = eye[:, j, :]
+    selections = _selection_edges(graph)
     with np.errstate(all="ignore"):
         for v in graph.order():
             if v in tangent:
@@ -1462,12 +1463,39 @@ def _sweep(
             size[v] = np.zeros((len(x), n))
             for u in graph.predecessors(v):
                 c = labels[graph.symbol(u, v)][:, None]
-                tangent[v] = tangent[v] + c * tangent[u]
                 a = np.abs(c) if sizes is None else sizes[graph.symbol(u, v)][:, None]
+                if (u, v) in selections:  # the case not taken: left out, not times 0
+                    taken = c != 0
+                    tangent[v] = tangent[v] + np.where(taken, c * tangent[u], 0.0)
+                    size[v] = size[v] + np.where(taken, a * size[u], 0.0)
+                    continue
+                tangent[v] = tangent[v] + c * tangent[u]
                 size[v] = size[v] + a * size[u]
     jac = np.stack([tangent[y] for y in graph.outputs], axis=1)
     magnitude = np.stack([size[y] for y in graph.outputs], axis=1)
     return jac, magnitude
+
+
+def _selection_edges(graph: DGraph) -> frozenset[tuple[str, str]]:
+    """The edges whose partial is a selection's indicator, ``Piecewise((1, c), (0,
+    True))`` or ``Piecewise((0, c), (1, True))`` (a ``where``'s by a case), or 0 itself
+    (by its predicate's operand): 0 exactly where that case is not taken, and there its
+    tangent is left out of the sweep rather than multiplied by 0, as JAX's ``select_n``
+    tangent rule leaves it out (Griewank and Walther 2008, §14.2: the derivative of a
+    branch is the taken branch's); the generated code does the same
+    (:mod:`dgraph.codegen.untaken_products`). Found once per graph (``graph.derived``)."""
+    if "selection_edges" not in graph.derived:
+        found = []
+        for u, v in graph.edges():
+            partial = graph.partial(u, v)
+            if partial is not None and partial == 0:  # a predicate's operand: no tangent
+                found.append((u, v))
+            elif isinstance(partial, sympy.Piecewise) and len(partial.args) == 2:
+                (a, _), (b, rest) = partial.args
+                if rest is sympy.true and {a, b} == {sympy.S.Zero, sympy.S.One}:
+                    found.append((u, v))
+        graph.derived["selection_edges"] = frozenset(found)
+    return graph.derived["selection_edges"]  # type: ignore[return-value]
 
 
 def sweep_reference(
