@@ -59,6 +59,9 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
+from ..blocks.arrays import ArrayOp
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
 from . import numeric
 from .block_values import (
@@ -230,14 +233,65 @@ class CheckPoints(NamedTuple):
     notes: list[str]
 
 
+def index_parameters(graph: DGraph) -> frozenset[str]:
+    """The array parameters whose values reach a position: a take's or a scatter's at
+    positions computed at run time (``x[p.astype(int)]``, ``np.take``, a floor used as
+    an index) or a conversion to integers, directly or through vertices. A random value
+    there moves every position (in [0.5, 1.5) all collapse to 0 or 1: a pair of equal
+    points, a distance 0), so :func:`finite_point` keeps the user's values of these.
+    Found once per graph (``graph.derived``)."""
+    if "index_parameters" in graph.derived:
+        return graph.derived["index_parameters"]  # type: ignore[return-value]
+    parameters = set(graph.parameter_shapes)
+    reach: dict[str, set[str]] = {p: {p} for p in parameters}  # name -> parameters in it
+    found: set[str] = set()
+
+    def reached(x: Any) -> set[str]:
+        names = [x] if isinstance(x, str) else x.vertices() if isinstance(x, ArrayOp) else []
+        return set().union(*(reach.get(u, set()) for u in names))
+
+    def positions(op: ArrayOp) -> None:
+        pending = [op]
+        while pending:
+            o = pending.pop()
+            if o.primitive in (DYNAMIC_TAKE, DYNAMIC_ADD):
+                for x in o.operands[1:2] if o.primitive == DYNAMIC_ADD else o.operands[1:]:
+                    found.update(reached(x))
+            elif o.primitive == "convert_element_type" and _integer(o):
+                found.update(reached(o))
+            pending += [x for x in o.operands if isinstance(x, ArrayOp)]
+
+    if parameters:
+        for v in graph.order():
+            op = graph.op(v)
+            if op is None:
+                continue
+            reach[v] = reached(op)
+            if reach[v]:
+                positions(op)
+    graph.derived["index_parameters"] = frozenset(found)
+    return graph.derived["index_parameters"]  # type: ignore[return-value]
+
+
+def _integer(op: ArrayOp) -> bool:
+    dtype = op.param.get("new_dtype")
+    try:
+        return dtype is not None and np.dtype(dtype).kind in "iub"
+    except TypeError:
+        return False
+
+
 def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     """The first random point of a tensor graph, inputs uniform in one of :data:`RANGES`
     in turn, where it can be checked (:func:`_checkable`: every vertex finite, or every
-    partial); None where there is none."""
+    partial); None where there is none. Parameters that reach a position
+    (:func:`index_parameters`) keep the values the user gave with the point."""
+    kept = {p: v for p, v in graph.parameter_point.items() if p in index_parameters(graph)}
     for attempt, (low, high) in enumerate(RANGES):
         rng = np.random.default_rng([seed, attempt])
         arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters drawn too
         inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in arrays}
+        inputs.update(kept)
         frozen: dict[int, np.ndarray] = {}
         try:  # a loop that does not converge there: passed over as a non-finite point is
             with np.errstate(all="ignore"), trip_limit(DRAWN_POINT_TRIPS):
@@ -371,6 +425,17 @@ def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Po
     if drawn is not None:
         low, high = drawn.range
         where = f"a random point in [{low:g}, {high:g})"
+        kept = sorted(index_parameters(graph))
+        if kept:  # positions at random values would collapse: said, not hidden
+            given_there = set(graph.parameter_point)
+            held = [p for p in kept if p in given_there]
+            drawn_too = [p for p in kept if p not in given_there]
+            if held:
+                where += f" ({', '.join(held)} at the user's values: they reach an index)"
+            if drawn_too:
+                where += (
+                    f" ({', '.join(drawn_too)} drawn though they reach an index: no values given)"
+                )
         yield Point(where, drawn.inputs, drawn.values, drawn.frozen)
     else:
         notes.append(f"no random point in {_ranges()} where the program is finite")
