@@ -20,7 +20,9 @@ and the sweeps all call it; they supply only how to run what they made.
   t/4 extrapolated twice, error O(t⁴), the steps of :data:`STEPS` tried in turn until one's
   estimated error is small against ``|J|·|v|``); the estimate enters the tolerance, and a
   point no step resolves is not used: one where an entry's slope jumps (a kink, whose
-  one-sided slopes differ at every step) among them. An entry the derivative holds at 0
+  one-sided slopes differ at every step) among them. At a scalar graph's user point
+  where the steps leave the program's domain (``ndtri`` at 1 − 10⁻¹⁰), along a direction
+  shrunk there, its steps exact (:func:`edge_differences`). An entry the derivative holds at 0
   whose values do not move at all is judged against the output's largest ``|J|·|v|``.
   ``vᵀ·J`` by the dot-product test wᵀ(J v) = (wᵀJ) v.
   For scalar graphs also the tangent sweep of the graph's own partials
@@ -2018,6 +2020,73 @@ def _sweep_errors(got: dict, graph: DGraph, reference: tuple, pool: ScalarPoints
     return errors
 
 
+EDGE_SHRINK = 1e-2  # an entry's step shrunk this far inside where the program is finite
+
+
+def edge_differences(
+    primal: Callable[[np.ndarray], np.ndarray], x: np.ndarray, v: np.ndarray, magnitude
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str] | str:
+    """``J·u`` at the point ``x`` (n,) by central differences along a direction ``u`` made
+    from ``v`` where the differences along ``v`` leave the program's domain at every step
+    (the user's point 10⁻¹⁰ below ``ndtri``'s edge at 1): ``J·u`` (m,), its error
+    estimate, ``u`` and what it is; why not (a string).
+
+    Each entry of ``v`` is shrunk by powers of 10 until the program is finite a step of
+    :data:`STEPS`' first to either side along that entry alone, then :data:`EDGE_SHRINK`
+    further (the distance to a singularity bounds the steps that converge). So small a
+    step moves such an entry by a few hundred of its units in the last place, where the
+    rounding of ``x + h·u`` would be 10⁻³ of the step: each entry's displacement ``d`` is
+    a multiple of four of its ulps, so that ``x ± d``, ``x ± d/2``, ``x ± d/4`` are exact
+    (checked), and :func:`richardson` runs over those (``u = d/t``). ``magnitude`` is
+    ``|J|`` (m, n): the estimate is judged against ``|J|·|u|``."""
+    n = len(x)
+    scale = np.ones(n)
+    t0 = STEPS[0]
+    for i in np.flatnonzero(v):
+        # down to a step of some 64 units in the last place of the entry
+        lowest = np.log10(t0 * abs(v[i])) - np.log10(64 * np.spacing(abs(x[i])))
+        lowest = max(lowest, 0.0) if np.isfinite(lowest) else 0.0
+        ladder = 10.0 ** -np.arange(int(lowest) + 1)
+        points = np.repeat(x[None, :], 2 * len(ladder), axis=0)
+        points[:, i] += np.concatenate([ladder, -ladder]) * t0 * v[i]
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(np.asarray(primal(points), dtype=float).reshape(len(points), -1))
+        finite &= (points[:, i] != x[i])[:, None]  # a step lost to rounding moves nothing
+        both = finite.all(axis=1).reshape(2, -1).all(axis=0)
+        if not both.any():
+            return "the program is not finite beside the point along an entry alone"
+        first = int(np.argmax(both))
+        scale[i] = 1.0 if first == 0 else ladder[first] * EDGE_SHRINK
+    if (scale == 1.0).all():
+        return "no entry of the direction leaves the program's domain"
+    best: tuple | str = "central differences cannot resolve J·u there"
+    for t in STEPS:
+        quantum = 4 * np.spacing(np.abs(x))
+        d = np.round(t * scale * v / quantum) * quantum
+        if not np.all((d != 0) == (v != 0)):  # an entry moved by none: its column unchecked
+            continue
+        exact = all(
+            np.array_equal((x + f * d) - x, f * d) for f in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25)
+        )
+        if not exact:
+            continue
+        u = d / t
+        unit = np.abs(magnitude) @ np.abs(u)
+
+        def shifted(hs: np.ndarray, d: np.ndarray = d, t: float = t) -> list[dict] | None:
+            rows = np.asarray(primal(x[None, :] + (hs / t)[:, None] * d[None, :]), dtype=float)
+            rows = rows.reshape(len(hs), -1)
+            return [{"": row} for row in rows] if np.isfinite(rows).all() else None
+
+        found = richardson(shifted, {"": unit}, steps=(t,), still={"": unit == 0})
+        if isinstance(found, str):
+            continue
+        value, estimate, _ = found
+        label = f"central differences along a direction shrunk to the domain (step {t:g}, exact)"
+        return value[""], estimate[""], u, label
+    return best
+
+
 class _References:
     """``J·v`` of the generated derivatives against the reference, point by point."""
 
@@ -2030,7 +2099,7 @@ class _References:
         primal: Callable[[int], Callable[[np.ndarray], np.ndarray]] | None,
     ) -> None:
         self.graph, self.got, self.pool, self.primal = graph, got, pool, primal
-        self.magnitude = reference[2]
+        self.jacobian, self.magnitude = reference[1], reference[2]
         self.found: dict[int, tuple[float, float, str] | str | None] = {}
 
     def at(self, k: int) -> tuple[float, float, str] | str | None:
@@ -2046,6 +2115,10 @@ class _References:
         primal = None if self.primal is None else self.primal(k)
         params = None if self.pool.params is None else self.pool.params[k]
         found = scalar_reference_jvp(self.graph, x, v, unit, primal, params)
+        if isinstance(found, str) and k == 0 and self.pool.given and primal is not None:
+            edge = self._at_the_edge(k, primal)  # the user's point beside a domain's edge
+            if edge is not None:
+                return edge
         if found is None or isinstance(found, str):
             return found
         expected, estimate, label = found
@@ -2058,6 +2131,22 @@ class _References:
                 if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:
                     return NOT_JAX_DERIVATIVE
         return worst, raw, label
+
+    def _at_the_edge(self, k: int, primal) -> tuple[float, float, str] | None:
+        """The graph's own ``J`` (its partials' sweep, which every generated function
+        was compared with at this point, :func:`_sweep_errors`) against
+        :func:`edge_differences` along its direction ``u``: the generated code agrees with
+        the differences as far as it agrees with the sweep and the sweep with them. None
+        where the differences cannot be taken there either."""
+        if _stops_gradients(self.graph):
+            return None
+        found = edge_differences(primal, self.pool.x[k], self.pool.v[k], self.magnitude[k])
+        if isinstance(found, str):
+            return None
+        value, estimate, u, label = found
+        unit = self.magnitude[k] @ np.abs(u)
+        mine = self.jacobian[k] @ u
+        return worst_error(mine, value, unit, estimate), worst_error(mine, value, unit), label
 
     def _errors(
         self, k: int, expected: np.ndarray, estimate: np.ndarray, unit: np.ndarray
