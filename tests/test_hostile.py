@@ -1283,6 +1283,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("jax-betainc-traced-shape", "Betainc gradient with respect to a and b not supported"),
     ("scipy-stdtr-traced-df", "scipy.special.stdtr with degrees of freedom that depends on"),
     ("scipy-bdtr-k-beyond-n", "scipy.special.bdtr with k outside 0..n is not supported"),
+    # the principal branch is read (tests/test_lambertw.py); another branch is refused
+    ("scipy-lambertw-other-branch", "scipy.special.lambertw(z, k) of a branch k other than 0"),
     ("sparse-batch", "a sparse Hessian is of one point: call it per point"),
     ("hvp-tangent-shape", "tangent t_x: shape (3,), not (4,) (one point per call)"),
     ("jvp-batch", "a jvp is of one point: call it per point"),
@@ -1389,6 +1391,9 @@ def _api_call(name: str):
         ),
         "scipy-stdtr-traced-df": lambda: hessian(lambda x: np.sum(scipy_special.stdtr(x, 0.5)), x),
         "scipy-bdtr-k-beyond-n": lambda: hessian(lambda x: np.sum(scipy_special.bdtr(6, 5, x)), x),
+        "scipy-lambertw-other-branch": lambda: hessian(
+            lambda x: np.sum(scipy_special.lambertw(x, -1).real), x
+        ),
         # a batch of points to an array-level sparse Hessian: was NumPy's reshape ValueError
         "sparse-batch": lambda: hessian(total, x, sparse=True)(np.stack([x, x + 0.1])),
         # the array level's sweeps, one point and one tangent a call: were NumPy's reshape

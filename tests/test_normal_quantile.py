@@ -64,10 +64,11 @@ def test_generated_code_computes_the_tails(lang: str) -> None:
     with context:
         fn = dgraph.make_function(quantiles, "value_and_jacobian", point=[TAILS], lang=lang)
         value, J = fn(TAILS)
-    # checked at other points; at the tails themselves central differences leave [0, 1]
-    # (1 - 1e-10), so the user's point is not compared: not verified (as the array level)
+    # at 1 - 1e-10 central differences along the direction leave [0, 1]: at the user's
+    # point they run along a direction shrunk to the domain, with exact displacements
+    # (value_check.edge_differences; the array level still says "not verified")
     check = fn.generated.check
-    assert not fn.generated.verified and "not compared at the given point" in check.detail
+    assert fn.generated.verified and check.points[0] == tuple(TAILS)
     assert len(check.points) >= 3 and max(check.errors.values()) < 1e-13
     if lang == "c":
         assert "dgraph_ndtri(" in fn.generated.text
@@ -158,7 +159,22 @@ def test_cuda_device_function_on_the_host() -> None:
         pytest.skip("needs a C++ compiler")
     graph = dgraph.from_function(quantiles, sizes=[TAILS.size], point=[TAILS])
     gen = generate(graph, "cuda", "reverse", ("jacobian",))
-    assert "dgraph_ndtri(" in gen.text  # not verified: the tails' differences leave [0, 1]
-    assert "not compared at the given point" in gen.check.detail
+    assert "dgraph_ndtri(" in gen.text and gen.check.ok  # at the tails too (edge_differences)
+    assert gen.check.points[0] == tuple(TAILS)
     J = load_cuda_host(gen.text).jacobian(TAILS[None, :]).reshape(TAILS.size, TAILS.size)
     np.testing.assert_allclose(np.diag(J), _quantiles_derivative(TAILS), rtol=1e-12)
+
+
+def test_differences_beside_the_domain_s_edge_catch_a_wrong_rule() -> None:
+    """The differences at 1 - 1e-10 (shrunk entries, exact steps) resolve J·u to 1e-7 and
+    tell a derivative 0.1 % off from the right one."""
+    from dgraph.core.value_check import TOLERANCE, edge_differences, worst_error
+
+    d = _quantiles_derivative(TAILS)
+    v = np.random.default_rng(1).standard_normal(TAILS.size) * TAILS
+    value, estimate, u, label = edge_differences(quantiles, TAILS, v, np.diag(np.abs(d)))
+    unit = np.abs(d) * np.abs(u)
+    assert "shrunk" in label and np.max(estimate / unit) < 1e-7
+    assert u[-1] != 0 and abs(u[-1]) < 1e-6 * abs(v[-1])  # the entry beside the edge
+    assert worst_error(d * u, value, unit, estimate) <= TOLERANCE
+    assert worst_error(1.001 * d * u, value, unit, estimate) > 1e-4  # a wrong rule

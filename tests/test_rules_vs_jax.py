@@ -37,6 +37,7 @@ from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
 from dgraph.blocks.array_extra import NOT_IN_JAX  # noqa: E402
 from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp, Const  # noqa: E402
+from dgraph.codegen.lambertw_code import jax_lambertw  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
@@ -149,6 +150,7 @@ _LAX |= dict.fromkeys(("betainc",))  # three operands: cases of its own
 # JAX has no Bessel j0 … k1e: cases of their own below, JAX references by quadrature
 _LAX |= dict.fromkeys(("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"))
 _LAX |= dict.fromkeys(("spence", "ellipk", "ellipe"))  # JAX's spence: a NaN derivative
+_LAX |= dict.fromkeys(("lambertw",))  # JAX has none: Halley's steps, differentiated by JAX
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -324,6 +326,20 @@ for _name, _dom in {"spence": (0.2, 2.5, False), "ellipk": (0.1, 0.8, False)}.it
                 builder="graph",
                 op=ArrayOp(_key, ("x",), (), _shape),
             )
+
+
+# W by the generated JAX code's own Halley steps (dgraph.codegen.lambertw_code), which JAX
+# differentiates through: at the root each step's derivative in w is 0, so the steps'
+# derivative in x is W's (not the rule e^(−W)/(1 + W) dgraph states)
+for _cls, _shape in shapes("lambertw").items():
+    case(
+        "lambertw",
+        _cls,
+        jax_lambertw(jnp),
+        point(_shape, 32, (-0.3, 2.5, False)),
+        builder="graph",
+        op=ArrayOp("lambertw", ("x",), (), _shape),
+    )
 
 
 def _expn_jax(n, x):
@@ -1443,8 +1459,9 @@ def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
 
 
 # JAX has no Bessel j0 … k1e, ellipk, ellipe: their generated code is refused
-# (tests/test_bessel.py, tests/test_special_more.py); spence's calls JAX's
-_NO_JAX_CODE = NOT_IN_JAX - {"spence"}
+# (tests/test_bessel.py, tests/test_special_more.py); spence's calls JAX's, lambertw's
+# the module's own
+_NO_JAX_CODE = NOT_IN_JAX - {"spence", "lambertw"}
 JAX_CODE = [
     c for c in CASES if c.key in ELEMENTWISE and c.key not in _NO_JAX_CODE and c.label == "n-d"
 ]

@@ -50,3 +50,26 @@ def test_the_element_level_agrees():
     with jax.enable_x64(True):
         J = np.asarray(jax.jacfwd(entropy_terms_jax)(X))
     np.testing.assert_allclose(dgraph.make_function(graph, "jacobian")(X), J, rtol=1e-15)
+
+
+def poincare_project(x):
+    n = np.linalg.norm(x)
+    return np.where(n >= 1, x / n, x)
+
+
+def test_a_case_sharing_its_norm_with_the_predicate_is_left_out_at_the_origin():
+    """``where(n >= 1, x/n, x)``, ``n = |x|``, at x = 0: ``∂n/∂x = x/n`` is 0/0 there and
+    reached the jvp and vjp as ``0 · NaN`` through the case not taken (the scalar sweeps,
+    :mod:`dgraph.codegen.untaken_products`); the function is the identity around 0."""
+    origin = np.zeros(3)
+    v = np.array([0.3, -0.2, 0.7])
+    jvp = dgraph.make_function(poincare_project, "jvp", point=[origin])
+    vjp = dgraph.make_function(poincare_project, "vjp", point=[origin])
+    assert jvp.generated.verified and vjp.generated.verified  # at the user's point too
+    np.testing.assert_array_equal(jvp(origin, v), v)
+    np.testing.assert_array_equal(vjp(origin, v), v)
+    for x in (np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 0.5])):  # n < 1, n > 1
+        n = np.linalg.norm(x)
+        J = np.eye(3) if n < 1 else (np.eye(3) - np.outer(x, x) / n**2) / n
+        np.testing.assert_allclose(jvp(x, v), J @ v, rtol=1e-14)
+        np.testing.assert_allclose(vjp(x, v), v @ J, rtol=1e-14)

@@ -16,6 +16,7 @@ import pytest
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
+import dgraph  # noqa: E402
 from dgraph import make_function  # noqa: E402
 from dgraph.core import block_values  # noqa: E402
 from dgraph.core.verify import Verification  # noqa: E402
@@ -689,3 +690,30 @@ def test_a_user_s_point_the_differences_cannot_resolve_is_not_verified():
     assert made.generated.verified is False
     assert "not compared at the given point x = (0, 0.5, 1.5)" in made.generated.check.detail
     np.testing.assert_allclose(made(x), np.diag([0.0, *(np.log(x[1:]) + 1)]), rtol=1e-14)
+
+
+def _pair_lengths(x, pairs):
+    i, j = pairs[:, 0].astype(int), pairs[:, 1].astype(int)
+    return np.sum(np.sqrt(np.sum((x[i] - x[j]) ** 2, axis=-1)))
+
+
+def test_parameters_that_reach_an_index_keep_the_user_s_values(monkeypatch):
+    """Index data given as float parameters (``pairs.astype(int)``): drawn in [0.5, 1.5)
+    at the random point every pair became (0, 0) or (1, 1), a length 0 whose partial is
+    not finite, and the check said "did not verify" (survey47's poincare). They keep the
+    user's values there, and a wrong rule is still caught."""
+    x = np.array([[0.1, 0.2], [0.5, -0.3], [1.0, 0.4]])
+    pairs = np.array([[0, 1], [1, 2], [0, 2]], dtype=float)
+    fn = make_function(_pair_lengths, "jacobian", point=[x, pairs], params=["pairs"])
+    check = fn.generated.check
+    assert fn.generated.verified and "pairs at the user's values" in check.detail
+    expected = np.zeros_like(x)
+    for i, j in pairs.astype(int):
+        unit = (x[i] - x[j]) / np.linalg.norm(x[i] - x[j])
+        expected[i] += unit
+        expected[j] -= unit
+    np.testing.assert_allclose(np.ravel(fn(x, pairs)), expected.ravel(), rtol=1e-14)
+    es = dgraph.jacobian(_pair_lengths, point=[x, pairs], params=["pairs"])
+    assert es.verified
+    monkeypatch.setattr(block_values, "block_value", _scaled("sqrt", 1.001))
+    assert es.verify().status == "wrong"

@@ -134,7 +134,7 @@ BINARY = {
 # JAX's jaxprs fold them away; jax.scipy.special's ndtri, exp1, expi and dawsn are composites
 BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi", "dawsn")
 BY_HAND += ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")  # JAX has none
-BY_HAND += ("spence", "ellipk", "ellipe")  # none, or none with a derivative (spence)
+BY_HAND += ("spence", "ellipk", "ellipe", "lambertw")  # none, or none with a derivative
 
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "expn", "triangular_solve", "linear_solve")
 RULES = (

@@ -54,7 +54,7 @@ from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .orders import permuted_by, sort_order_tie, sources
 from .permutation import Permutation
-from .special_more import MORE
+from .special_more import MORE, REAL_PARTS
 
 __all__ = [
     "EXTRA_ELEMENTWISE",
@@ -85,7 +85,10 @@ A, B, C = sympy.symbols("a b c", real=True)  # the operands (dgraph.blocks.array
 
 
 def _scipy(name: str):
-    """scipy.special's ``name``, imported when first called."""
+    """scipy.special's ``name``, imported when first called (a complex one's real part:
+    :data:`~dgraph.blocks.special_more.REAL_PARTS`)."""
+    if name in REAL_PARTS:
+        return REAL_PARTS[name]
 
     def call(*args):
         import scipy.special
@@ -194,6 +197,8 @@ SPECIAL_CALLS: dict[str, str] = {
     "dawsn": "dawsn",
     "expn": "expn",
     **{f.__name__: f.__name__ for f in SCIPY_NAMED},  # j0, …, k1e, spence, ellipk, ellipe
+    # complex in SciPy, none in JAX: a helper each module defines (dgraph.codegen.lambertw_code)
+    **{name: f"_{name}" for name in REAL_PARTS},
 }
 # the same, for sympy.lambdify's NumPy evaluation of a derivative
 SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e"), "hurwitz_zeta": _scipy("zeta")}

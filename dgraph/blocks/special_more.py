@@ -1,13 +1,18 @@
-"""Three more special functions of one real argument as sympy functions, SciPy's names,
+"""Four more special functions of one real argument as sympy functions, SciPy's names,
 each one elementwise operation (:mod:`dgraph.blocks.array_extra`): the dilogarithm
-``spence`` and the complete elliptic integrals ``ellipk`` and ``ellipe`` of the
-parameter m.
+``spence``, the complete elliptic integrals ``ellipk`` and ``ellipe`` of the
+parameter m, and the principal branch of Lambert's W, ``lambertw`` (SciPy's is complex:
+its real part, as users write ``lambertw(x).real``, for x ≥ −1/e; NaN below, where W is
+not real).
 
 * spence(x) = ∫₁ˣ log t/(1 − t) dt (x ≥ 0; Abramowitz and Stegun 27.7.1): its derivative
   log x/(1 − x), −1 at x = 1;
 * K(m), E(m) (m ≤ 1; A&S 17.3.1, 17.3.3): dK/dm = (E − (1 − m)K)/(2m(1 − m)),
   dE/dm = (E − K)/(2m) (A&S 17.3.29, 17.3.30), π/8 and −π/8
-  at m = 0.
+  at m = 0;
+* W(x), the principal branch of w·eʷ = x (x ≥ −1/e; Corless et al. 1996): its
+  derivative W/(x(1 + W)) = e^(−W)/(1 + W), written the second way (1 at x = 0, where
+  the first is 0/0; infinite at −1/e, the branch point).
 
 Where a formula is 0/0 at one point, the point's branch of a Piecewise is the Taylor
 polynomial of degree 2 there, so that the first two derivatives of the derivative (the
@@ -18,13 +23,20 @@ References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 17.3.1,
 17.3.3, 17.3.11, 17.3.12, 17.3.29, 17.3.30, 27.7.1.
+
+Corless, R. M., Gonnet, G. H., Hare, D. E. G., Jeffrey, D. J. and Knuth, D. E. (1996). On
+the Lambert W function. *Advances in Computational Mathematics* 5, 329-359 (eq. 3.2).
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+import numpy as np
 import sympy
 
-__all__ = ["MORE", "ellipe", "ellipk", "spence"]
+__all__ = ["MORE", "REAL_PARTS", "ellipe", "ellipk", "lambertw", "lambertw_value", "spence"]
 
 
 def _at(x: sympy.Expr, point: int, near: sympy.Expr, general: sympy.Expr) -> sympy.Expr:
@@ -76,5 +88,31 @@ class ellipe(sympy.Function):
         return _at(m, 0, near, (ellipe(m) - ellipk(m)) / (2 * _off(m, 0)))
 
 
-MORE: tuple[type[sympy.Function], ...] = (spence, ellipk, ellipe)
-"""The three, each an operation of its own name (SciPy's, in C ``dgraph_<name>``)."""
+class lambertw(sympy.Function):  # scipy's name
+    """The principal branch W(x) of Lambert's W, w·eʷ = x, for real x ≥ −1/e."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        return sympy.exp(-self) / (1 + self)
+
+
+BRANCH_POINT = -math.exp(-1.0)  # −1/e rounded: SciPy's W there is −1 (to rounding)
+
+
+def lambertw_value(x: Any) -> Any:
+    """W(x) of real ``x`` as SciPy computes it (``scipy.special.lambertw(x).real``),
+    NaN below −1/e, where W is complex (its real part is no value of W)."""
+    import scipy.special
+
+    x = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore"):
+        w = scipy.special.lambertw(x).real
+    return np.where(x < BRANCH_POINT, np.nan, w)
+
+
+MORE: tuple[type[sympy.Function], ...] = (spence, ellipk, ellipe, lambertw)
+"""The four, each an operation of its own name (SciPy's, in C ``dgraph_<name>``)."""
+
+REAL_PARTS = {"lambertw": lambertw_value}
+"""Those SciPy computes as complex: NumPy's evaluation of each (its real part)."""

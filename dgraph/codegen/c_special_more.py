@@ -24,6 +24,8 @@ Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 1
 
 from __future__ import annotations
 
+from .lambertw_code import C_LAMBERTW
+
 __all__ = ["MORE_FUNCTIONS"]
 
 _SPENCE = r"""
@@ -87,5 +89,6 @@ MORE_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "dgraph_spence": (_SPENCE,),
     "dgraph_ellipk": (_ELLIP,),
     "dgraph_ellipe": (_ELLIP,),
+    "dgraph_lambertw": (C_LAMBERTW,),
 }
 """Each function, the definitions it needs in order."""

@@ -32,10 +32,12 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from ..blocks.array_extra import SPECIAL_CALLS
+from ..blocks.special_more import lambertw_value
 from ..core.regions import LoopNotStopped, trips_allowed
 from ..errors import DGraphError
 from . import ir
 from .counting import LARGEST_PRODUCT_POWER
+from .lambertw_code import HELPER, jax_lambertw
 from .loop_batch import batched_loop
 from .printing import INT_LIMIT, double
 
@@ -396,6 +398,8 @@ class ArrayEvaluator:
     def _function(self, name: str) -> Any:
         """The array function a :class:`~dgraph.codegen.ir.Call` names (``special.<f>``:
         a special function), as the printers resolve it."""
+        if name == HELPER:  # Lambert's W, the module's own (..lambertw_code)
+            return self._lambertw()
         _, special, short = name.rpartition("special.")
         found = getattr(self.special if special else self.xp, short, None)
         if name.startswith("scipy.linalg."):  # jax.scipy.linalg's in JAX, as printed
@@ -408,6 +412,10 @@ class ArrayEvaluator:
         if found is None:
             raise DGraphError(f"evaluating the array program: no array function {name}")
         return found
+
+    def _lambertw(self) -> Any:
+        """W as the printed module computes it: SciPy's real part, or JAX's Halley steps."""
+        return lambertw_value if self.xp is np else jax_lambertw(self.xp)
 
     @staticmethod
     def _key(items: list[Any]) -> Any:
@@ -475,6 +483,8 @@ class ArrayEvaluator:
             return getattr(xp, _FUNCTIONS[name])(*args)
         if name == "polygamma":  # jax.scipy.special's takes an integer order only
             args = [xp.asarray(args[0]).astype(int), *args[1:]]
+        if name in _SPECIAL and _SPECIAL[name] == HELPER:
+            return self._lambertw()(*args)
         if name in _SPECIAL:
             return getattr(self.special, _SPECIAL[name])(*args)
         raise DGraphError(f"evaluating the array program: cannot evaluate {name} ({e})")

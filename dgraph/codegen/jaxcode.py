@@ -21,6 +21,7 @@ from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
 from .ir import Call, Entries, Program
+from .lambertw_code import HELPER, helper_lines
 from .lowering import body_and_stores, result_entries, statements
 from .printing import (
     ArrayFunctions,
@@ -77,6 +78,9 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     text = printed_code(printer, expr, where, {"jax.numpy", "math"})
     text = text.replace("jax.numpy.", "jnp.")
     for name in printer.module_imports.get("math", ()):
+        if name == "lambertw":  # none in JAX: the module's own (..lambertw_code)
+            text = text.replace(f"math.{name}(", f"{HELPER}(")
+            continue
         if name not in _SPECIAL:
             raise DGraphError(f"{where}: cannot print math.{name} (no jax.numpy function)")
         text = text.replace(f"math.{name}(", f"jax.scipy.special.{_SPECIAL[name]}(")
@@ -231,9 +235,10 @@ def jax_module(
     for name, program in programs.items():
         ops = program.ops
         lines.append(f"- {name}: {ops}" + (f" (method {program.method})" if program.method else ""))
-    special = any(printer.module_imports.get("math", ()))
+    special = any(set(printer.module_imports.get("math", ())) - {"lambertw"})
     lines += ['"""', "", "import jax", "import jax.numpy as jnp"]
     lines += ["import jax.scipy.special" if special else "", ""]
+    lines += helper_lines("jax", "\n".join(body))
     lines += [f"INPUTS = {tuple(inputs)!r}", f"OUTPUTS = {tuple(outputs)!r}"]
     if parameters:
         lines.append(f"PARAMETERS = {tuple(parameters)!r}")

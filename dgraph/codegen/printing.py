@@ -67,6 +67,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "expi": ("special.expi", "dgraph_expi"), "dawsn": ("special.dawsn", "dgraph_dawsn"),
     "expn": ("special.expn", "dgraph_expn"), "betainc": ("special.betainc", "dgraph_betainc"),
     **{f.__name__: (f"special.{f.__name__}", f"dgraph_{f.__name__}") for f in SCIPY_NAMED},
+    "lambertw": ("_lambertw", "dgraph_lambertw"),  # a helper the module defines
 }  # fmt: skip
 # IEEE's tests, undefined functions in dgraph.core.expand's expressions: the same names in
 # NumPy, JAX and C99
@@ -213,7 +214,7 @@ class SpecialFunctions(PolygammaOrders):
     _print_exp1 = _print_expi = _print_dawsn = _special_call
     _print_j0 = _print_j1 = _print_y0 = _print_y1 = _special_call
     _print_k0 = _print_k1 = _print_k0e = _print_k1e = _special_call
-    _print_spence = _print_ellipk = _print_ellipe = _special_call
+    _print_spence = _print_ellipk = _print_ellipe = _print_lambertw = _special_call
 
 
 class PowersAsProducts:
@@ -431,7 +432,8 @@ class ArrayPrinter:
             if name in ("polygamma", "expn"):  # JAX's take an integer order only
                 args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
             args = ", ".join(args)
-            call = sympy.Symbol(f"{self.special}.{name}({args})", real=True)
+            module = "" if name.startswith("_") else f"{self.special}."  # the module's helper
+            call = sympy.Symbol(f"{module}{name}({args})", real=True)
             expr = expr.xreplace({inner: call})
         return self.formula(expr), 0
 

@@ -32,6 +32,7 @@ from .counting import Ops, count_ops, fold_constants
 from .implicit import Factors, ordered, solution, solve, solve_transposed, temporaries
 from .ir import Assignment, Program, Result, Strategy, label_symbol, value_symbol
 from .passes import SOLVED_PIPELINES, build_program
+from .untaken_products import UntakenProducts
 
 __all__ = [
     "SYMBOLIC",
@@ -160,8 +161,11 @@ def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], 
     mapping = dict(labels)
     mapping.update({r: sympy.Symbol(str(r)) for r in references})
     named = _values(es.graph) + partials
-    named += [(mapping[r], d.xreplace(mapping)) for r, d in references.items()]
-    entries = {k: e.xreplace(mapping) for k, e in jacobian.items()}
+    fold = UntakenProducts(partials)  # a case not taken: its factor left out, not times 0
+    named += [
+        (mapping[r], fold.assign(mapping[r], d.xreplace(mapping))) for r, d in references.items()
+    ]
+    entries = {k: fold.expr(e.xreplace(mapping)) for k, e in jacobian.items()}
     return named, entries
 
 
@@ -331,11 +335,12 @@ def jvp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
         labels, partials = _labels(graph)
         tangent = {x: d for x, d in zip(graph.inputs, directions, strict=True)}
         named = _values(graph) + partials
+        fold = UntakenProducts(partials)
         for w in graph.order():
             if graph.role(w) != "input":
                 tangent[w] = sympy.Symbol(f"dot_{w}")
                 terms = [labels[graph.symbol(u, w)] * tangent[u] for u in graph.predecessors(w)]
-                named.append((tangent[w], sympy.Add(*terms)))
+                named.append((tangent[w], fold.assign(tangent[w], sympy.Add(*terms))))
         results = [((i,), tangent[y]) for i, y in enumerate(graph.outputs)]
         candidates.append(build_program("jvp", graph, arguments, named, results, "tangent"))
     if not candidates:
@@ -374,11 +379,12 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
         labels, partials = _labels(graph)
         adjoint = {y: w for y, w in zip(graph.outputs, weights, strict=True)}
         sweep: list[Assignment] = []
+        fold = UntakenProducts(partials)
         for u in reversed(graph.order()):
             if graph.role(u) != "output":
                 adjoint[u] = sympy.Symbol(f"bar_{u}")
                 terms = [labels[graph.symbol(u, v)] * adjoint[v] for v in graph.successors(u)]
-                sweep.append((adjoint[u], sympy.Add(*terms)))
+                sweep.append((adjoint[u], fold.assign(adjoint[u], sympy.Add(*terms))))
         named = _values(graph) + partials + sweep
         results = [((j,), adjoint[x]) for j, x in enumerate(graph.inputs)]
         candidates.append(build_program("vjp", graph, arguments, named, results, "adjoint"))

@@ -21,6 +21,7 @@ from sympy.printing.numpy import NumPyPrinter
 from ..blocks.array_extra import SCIPY_NAMED
 from ..errors import DGraphError
 from .ir import Program, live_ranges
+from .lambertw_code import HELPER, NUMPY_HELPER
 from .loop_in_place import in_place
 from .lowering import batched, statements
 from .printing import (
@@ -206,7 +207,9 @@ def python_module(
         lines += [f"JACOBIAN_COLS = numpy.array({cols!r}, dtype=int)"]
     for f in wrapped:
         fallback = f"_math_{f} = numpy.vectorize(math.{f}, otypes=[float])"
-        if f in _SCIPY:  # SciPy's ufunc when installed: 10-50x faster than a Python loop
+        if f == "lambertw":  # SciPy's is complex: its real part (..lambertw_code)
+            lines += ["import scipy.special", "", "", *NUMPY_HELPER, f"_math_{f} = {HELPER}", ""]
+        elif f in _SCIPY:  # SciPy's ufunc when installed: 10-50x faster than a Python loop
             lines += ["try:", f"    from scipy.special import {_SCIPY[f]} as _math_{f}"]
             lines += ["except ImportError:", f"    {fallback}"]
         else:

@@ -185,6 +185,8 @@ class ShapeInference:
         function = getattr(scipy.special if special else np, name, None)
         if isinstance(function, np.ufunc) and not keywords:
             return _elementwise(function, args)
+        if node.func == "_lambertw" and len(args) == 1 and not keywords:  # ..lambertw_code
+            return _elementwise(np.exp, args)  # one float operand, its shape
         if special and name == "polygamma" and len(args) == 2 and not keywords:
             # scipy's polygamma(n, x) is a Python function, elementwise over both
             return Shaped(np.broadcast_shapes(*(_shaped(v).shape for v in args)), _FLOAT)

@@ -20,7 +20,9 @@ and the sweeps all call it; they supply only how to run what they made.
   t/4 extrapolated twice, error O(t⁴), the steps of :data:`STEPS` tried in turn until one's
   estimated error is small against ``|J|·|v|``); the estimate enters the tolerance, and a
   point no step resolves is not used: one where an entry's slope jumps (a kink, whose
-  one-sided slopes differ at every step) among them. An entry the derivative holds at 0
+  one-sided slopes differ at every step) among them. At a scalar graph's user point
+  where the steps leave the program's domain (``ndtri`` at 1 − 10⁻¹⁰), along a direction
+  shrunk there, its steps exact (:func:`edge_differences`). An entry the derivative holds at 0
   whose values do not move at all is judged against the output's largest ``|J|·|v|``.
   ``vᵀ·J`` by the dot-product test wᵀ(J v) = (wᵀJ) v.
   For scalar graphs also the tangent sweep of the graph's own partials
@@ -59,6 +61,9 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
+from ..blocks.arrays import ArrayOp
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
 from . import numeric
 from .block_values import (
@@ -230,14 +235,65 @@ class CheckPoints(NamedTuple):
     notes: list[str]
 
 
+def index_parameters(graph: DGraph) -> frozenset[str]:
+    """The array parameters whose values reach a position: a take's or a scatter's at
+    positions computed at run time (``x[p.astype(int)]``, ``np.take``, a floor used as
+    an index) or a conversion to integers, directly or through vertices. A random value
+    there moves every position (in [0.5, 1.5) all collapse to 0 or 1: a pair of equal
+    points, a distance 0), so :func:`finite_point` keeps the user's values of these.
+    Found once per graph (``graph.derived``)."""
+    if "index_parameters" in graph.derived:
+        return graph.derived["index_parameters"]  # type: ignore[return-value]
+    parameters = set(graph.parameter_shapes)
+    reach: dict[str, set[str]] = {p: {p} for p in parameters}  # name -> parameters in it
+    found: set[str] = set()
+
+    def reached(x: Any) -> set[str]:
+        names = [x] if isinstance(x, str) else x.vertices() if isinstance(x, ArrayOp) else []
+        return set().union(*(reach.get(u, set()) for u in names))
+
+    def positions(op: ArrayOp) -> None:
+        pending = [op]
+        while pending:
+            o = pending.pop()
+            if o.primitive in (DYNAMIC_TAKE, DYNAMIC_ADD):
+                for x in o.operands[1:2] if o.primitive == DYNAMIC_ADD else o.operands[1:]:
+                    found.update(reached(x))
+            elif o.primitive == "convert_element_type" and _integer(o):
+                found.update(reached(o))
+            pending += [x for x in o.operands if isinstance(x, ArrayOp)]
+
+    if parameters:
+        for v in graph.order():
+            op = graph.op(v)
+            if op is None:
+                continue
+            reach[v] = reached(op)
+            if reach[v]:
+                positions(op)
+    graph.derived["index_parameters"] = frozenset(found)
+    return graph.derived["index_parameters"]  # type: ignore[return-value]
+
+
+def _integer(op: ArrayOp) -> bool:
+    dtype = op.param.get("new_dtype")
+    try:
+        return dtype is not None and np.dtype(dtype).kind in "iub"
+    except TypeError:
+        return False
+
+
 def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     """The first random point of a tensor graph, inputs uniform in one of :data:`RANGES`
     in turn, where it can be checked (:func:`_checkable`: every vertex finite, or every
-    partial); None where there is none."""
+    partial); None where there is none. Parameters that reach a position
+    (:func:`index_parameters`) keep the values the user gave with the point."""
+    kept = {p: v for p, v in graph.parameter_point.items() if p in index_parameters(graph)}
     for attempt, (low, high) in enumerate(RANGES):
         rng = np.random.default_rng([seed, attempt])
         arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters drawn too
         inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in arrays}
+        inputs.update(kept)
         frozen: dict[int, np.ndarray] = {}
         try:  # a loop that does not converge there: passed over as a non-finite point is
             with np.errstate(all="ignore"), trip_limit(DRAWN_POINT_TRIPS):
@@ -371,6 +427,17 @@ def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Po
     if drawn is not None:
         low, high = drawn.range
         where = f"a random point in [{low:g}, {high:g})"
+        kept = sorted(index_parameters(graph))
+        if kept:  # positions at random values would collapse: said, not hidden
+            given_there = set(graph.parameter_point)
+            held = [p for p in kept if p in given_there]
+            drawn_too = [p for p in kept if p not in given_there]
+            if held:
+                where += f" ({', '.join(held)} at the user's values: they reach an index)"
+            if drawn_too:
+                where += (
+                    f" ({', '.join(drawn_too)} drawn though they reach an index: no values given)"
+                )
         yield Point(where, drawn.inputs, drawn.values, drawn.frozen)
     else:
         notes.append(f"no random point in {_ranges()} where the program is finite")
@@ -1454,6 +1521,7 @@ def _sweep(
     eye = np.broadcast_to(np.eye(n), (len(x), n, n))
     for j, u in enumerate(graph.inputs):
         tangent[u] = size[u] = eye[:, j, :]
+    selections = _selection_edges(graph)
     with np.errstate(all="ignore"):
         for v in graph.order():
             if v in tangent:
@@ -1462,12 +1530,39 @@ def _sweep(
             size[v] = np.zeros((len(x), n))
             for u in graph.predecessors(v):
                 c = labels[graph.symbol(u, v)][:, None]
-                tangent[v] = tangent[v] + c * tangent[u]
                 a = np.abs(c) if sizes is None else sizes[graph.symbol(u, v)][:, None]
+                if (u, v) in selections:  # the case not taken: left out, not times 0
+                    taken = c != 0
+                    tangent[v] = tangent[v] + np.where(taken, c * tangent[u], 0.0)
+                    size[v] = size[v] + np.where(taken, a * size[u], 0.0)
+                    continue
+                tangent[v] = tangent[v] + c * tangent[u]
                 size[v] = size[v] + a * size[u]
     jac = np.stack([tangent[y] for y in graph.outputs], axis=1)
     magnitude = np.stack([size[y] for y in graph.outputs], axis=1)
     return jac, magnitude
+
+
+def _selection_edges(graph: DGraph) -> frozenset[tuple[str, str]]:
+    """The edges whose partial is a selection's indicator, ``Piecewise((1, c), (0,
+    True))`` or ``Piecewise((0, c), (1, True))`` (a ``where``'s by a case), or 0 itself
+    (by its predicate's operand): 0 exactly where that case is not taken, and there its
+    tangent is left out of the sweep rather than multiplied by 0, as JAX's ``select_n``
+    tangent rule leaves it out (Griewank and Walther 2008, §14.2: the derivative of a
+    branch is the taken branch's); the generated code does the same
+    (:mod:`dgraph.codegen.untaken_products`). Found once per graph (``graph.derived``)."""
+    if "selection_edges" not in graph.derived:
+        found = []
+        for u, v in graph.edges():
+            partial = graph.partial(u, v)
+            if partial is not None and partial == 0:  # a predicate's operand: no tangent
+                found.append((u, v))
+            elif isinstance(partial, sympy.Piecewise) and len(partial.args) == 2:
+                (a, _), (b, rest) = partial.args
+                if rest is sympy.true and {a, b} == {sympy.S.Zero, sympy.S.One}:
+                    found.append((u, v))
+        graph.derived["selection_edges"] = frozenset(found)
+    return graph.derived["selection_edges"]  # type: ignore[return-value]
 
 
 def sweep_reference(
@@ -1925,6 +2020,73 @@ def _sweep_errors(got: dict, graph: DGraph, reference: tuple, pool: ScalarPoints
     return errors
 
 
+EDGE_SHRINK = 1e-2  # an entry's step shrunk this far inside where the program is finite
+
+
+def edge_differences(
+    primal: Callable[[np.ndarray], np.ndarray], x: np.ndarray, v: np.ndarray, magnitude
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str] | str:
+    """``J·u`` at the point ``x`` (n,) by central differences along a direction ``u`` made
+    from ``v`` where the differences along ``v`` leave the program's domain at every step
+    (the user's point 10⁻¹⁰ below ``ndtri``'s edge at 1): ``J·u`` (m,), its error
+    estimate, ``u`` and what it is; why not (a string).
+
+    Each entry of ``v`` is shrunk by powers of 10 until the program is finite a step of
+    :data:`STEPS`' first to either side along that entry alone, then :data:`EDGE_SHRINK`
+    further (the distance to a singularity bounds the steps that converge). So small a
+    step moves such an entry by a few hundred of its units in the last place, where the
+    rounding of ``x + h·u`` would be 10⁻³ of the step: each entry's displacement ``d`` is
+    a multiple of four of its ulps, so that ``x ± d``, ``x ± d/2``, ``x ± d/4`` are exact
+    (checked), and :func:`richardson` runs over those (``u = d/t``). ``magnitude`` is
+    ``|J|`` (m, n): the estimate is judged against ``|J|·|u|``."""
+    n = len(x)
+    scale = np.ones(n)
+    t0 = STEPS[0]
+    for i in np.flatnonzero(v):
+        # down to a step of some 64 units in the last place of the entry
+        lowest = np.log10(t0 * abs(v[i])) - np.log10(64 * np.spacing(abs(x[i])))
+        lowest = max(lowest, 0.0) if np.isfinite(lowest) else 0.0
+        ladder = 10.0 ** -np.arange(int(lowest) + 1)
+        points = np.repeat(x[None, :], 2 * len(ladder), axis=0)
+        points[:, i] += np.concatenate([ladder, -ladder]) * t0 * v[i]
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(np.asarray(primal(points), dtype=float).reshape(len(points), -1))
+        finite &= (points[:, i] != x[i])[:, None]  # a step lost to rounding moves nothing
+        both = finite.all(axis=1).reshape(2, -1).all(axis=0)
+        if not both.any():
+            return "the program is not finite beside the point along an entry alone"
+        first = int(np.argmax(both))
+        scale[i] = 1.0 if first == 0 else ladder[first] * EDGE_SHRINK
+    if (scale == 1.0).all():
+        return "no entry of the direction leaves the program's domain"
+    best: tuple | str = "central differences cannot resolve J·u there"
+    for t in STEPS:
+        quantum = 4 * np.spacing(np.abs(x))
+        d = np.round(t * scale * v / quantum) * quantum
+        if not np.all((d != 0) == (v != 0)):  # an entry moved by none: its column unchecked
+            continue
+        exact = all(
+            np.array_equal((x + f * d) - x, f * d) for f in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25)
+        )
+        if not exact:
+            continue
+        u = d / t
+        unit = np.abs(magnitude) @ np.abs(u)
+
+        def shifted(hs: np.ndarray, d: np.ndarray = d, t: float = t) -> list[dict] | None:
+            rows = np.asarray(primal(x[None, :] + (hs / t)[:, None] * d[None, :]), dtype=float)
+            rows = rows.reshape(len(hs), -1)
+            return [{"": row} for row in rows] if np.isfinite(rows).all() else None
+
+        found = richardson(shifted, {"": unit}, steps=(t,), still={"": unit == 0})
+        if isinstance(found, str):
+            continue
+        value, estimate, _ = found
+        label = f"central differences along a direction shrunk to the domain (step {t:g}, exact)"
+        return value[""], estimate[""], u, label
+    return best
+
+
 class _References:
     """``J·v`` of the generated derivatives against the reference, point by point."""
 
@@ -1937,7 +2099,7 @@ class _References:
         primal: Callable[[int], Callable[[np.ndarray], np.ndarray]] | None,
     ) -> None:
         self.graph, self.got, self.pool, self.primal = graph, got, pool, primal
-        self.magnitude = reference[2]
+        self.jacobian, self.magnitude = reference[1], reference[2]
         self.found: dict[int, tuple[float, float, str] | str | None] = {}
 
     def at(self, k: int) -> tuple[float, float, str] | str | None:
@@ -1953,6 +2115,10 @@ class _References:
         primal = None if self.primal is None else self.primal(k)
         params = None if self.pool.params is None else self.pool.params[k]
         found = scalar_reference_jvp(self.graph, x, v, unit, primal, params)
+        if isinstance(found, str) and k == 0 and self.pool.given and primal is not None:
+            edge = self._at_the_edge(k, primal)  # the user's point beside a domain's edge
+            if edge is not None:
+                return edge
         if found is None or isinstance(found, str):
             return found
         expected, estimate, label = found
@@ -1965,6 +2131,22 @@ class _References:
                 if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:
                     return NOT_JAX_DERIVATIVE
         return worst, raw, label
+
+    def _at_the_edge(self, k: int, primal) -> tuple[float, float, str] | None:
+        """The graph's own ``J`` (its partials' sweep, which every generated function
+        was compared with at this point, :func:`_sweep_errors`) against
+        :func:`edge_differences` along its direction ``u``: the generated code agrees with
+        the differences as far as it agrees with the sweep and the sweep with them. None
+        where the differences cannot be taken there either."""
+        if _stops_gradients(self.graph):
+            return None
+        found = edge_differences(primal, self.pool.x[k], self.pool.v[k], self.magnitude[k])
+        if isinstance(found, str):
+            return None
+        value, estimate, u, label = found
+        unit = self.magnitude[k] @ np.abs(u)
+        mine = self.jacobian[k] @ u
+        return worst_error(mine, value, unit, estimate), worst_error(mine, value, unit), label
 
     def _errors(
         self, k: int, expected: np.ndarray, estimate: np.ndarray, unit: np.ndarray

@@ -478,8 +478,22 @@ def _boxcox_of(log_x: Any, lmbda: Any) -> Any:
     return np.where(small, near, np.where(np.abs(lmbda) < 1e-19, log_x, far))
 
 
+def _lambertw(op: Op, z: Any, k: Any = 0, tol: Any = 1e-8) -> Any:
+    """``scipy.special.lambertw(z, k)`` (its private ufunc ``_lambertw(z, k, tol)``, which
+    it calls): the principal branch ``k = 0`` of a real argument as the real operation
+    ``lambertw`` (what ``.real`` or ``np.real`` of it reads; NaN below −1/e, where W is
+    complex); another branch, or a traced branch number, refused in one line."""
+    if not isinstance(k, (int, np.integer, np.ndarray)) or np.any(np.asarray(k) != 0):
+        raise InputError(
+            "scipy.special.lambertw(z, k) of a branch k other than 0 is not supported (the"
+            " principal branch, real for z >= -1/e, is)"
+        )
+    return op("lambertw", z)
+
+
 # ufunc name: the array operations it is, recorded by ``op``
 COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
+    "_lambertw": _lambertw,
     "logit": lambda op, p: np.log(p / (1.0 - p)),
     "log_expit": lambda op, x: -np.logaddexp(0.0, -x),
     "xlogy": _xlogy,

@@ -49,6 +49,7 @@ from ..ir import (
     SparseMatrix,
 )
 from ..jaxcode import loop_helpers
+from ..lambertw_code import HELPER, helper_lines
 from .blockops import BlockOps, Terms, Valued, values_at
 from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
@@ -1598,7 +1599,7 @@ def _header(
 ) -> str:
     graph = es.graph
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
-    special = "special." in body
+    special = "special." in body or (lang == "python" and f"{HELPER}(" in body)
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, method {es.method})"
     title = title.replace("\\", "/").replace('"', "'")
     value = "F(x), J" if mode == "value_and_jacobian" else "J"
@@ -1660,4 +1661,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
     if w.d.lang == "jax" and (runners := loop_helpers(body)):
         lines += [*runners, ""]  # each loop and switch jitted once (..jaxcode.LOOP_HELPERS)
+    if found := helper_lines(w.d.lang, body):  # Lambert's W (..lambertw_code)
+        lines += ["", *found]
     return [*lines, "", *w.constants.lines, "", ""]
