@@ -3,16 +3,20 @@ likelihood is read as the formula it is, written with NumPy's and scipy.special'
 (which a traced array takes), each of a standardized ``z = (x − loc) / scale``: ``logpdf =
 log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs where the
 family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, ``expon``,
-``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy`` and
-``weibull_min`` (``loc + scale·Q(q)``). A call on constants is scipy's own; a method or
-family not listed here is refused in one line. Frozen distributions (``norm(loc,
-scale).logpdf(x)``) take the same rules.
+``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy``,
+``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
+``genpareto`` and ``genextreme`` (``loc + scale·Q(q)``). A call on constants is scipy's
+own; a method or family not listed here is refused in one line. Frozen distributions
+(``norm(loc, scale).logpdf(x)``) take the same rules.
 
 Families (standardized densities as scipy documents them): ``norm``, ``gamma`` and
 ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``t``,
 ``beta`` and ``f`` (their CDFs the regularized incomplete beta of constant shapes),
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
-``weibull_min``; ``poisson`` (``logpmf``,
+``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
+``invgamma`` (its CDF ``Q(a, 1/z)``), ``genpareto`` and ``genextreme`` (scipy's sign of
+``c``; ``c = 0`` their limits), ``gennorm`` (its CDF of a constant ``beta``), ``skewnorm``
+and ``truncnorm`` (``logpdf``, ``pdf``); ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``), ``binom`` (``logpmf``, ``pmf``, and
 ``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
@@ -202,6 +206,135 @@ def _weibull_min(z: Any, c: Any) -> dict[str, Any]:
     }
 
 
+def _uniform(z: Any) -> dict[str, Any]:
+    within = (z >= 0) & (z <= 1)
+    return {
+        "logpdf": lambda: np.where(within, 0.0, -np.inf),
+        "cdf": lambda: np.clip(z, 0.0, 1.0),
+        "sf": lambda: 1.0 - np.clip(z, 0.0, 1.0),
+    }
+
+
+def _gumbel_r(z: Any) -> dict[str, Any]:
+    return {
+        "logpdf": lambda: -z - np.exp(-z),
+        "cdf": lambda: np.exp(-np.exp(-z)),
+        "logcdf": lambda: -np.exp(-z),
+        "sf": lambda: -np.expm1(-np.exp(-z)),
+    }
+
+
+def _gumbel_l(z: Any) -> dict[str, Any]:
+    return {
+        "logpdf": lambda: z - np.exp(z),
+        "cdf": lambda: -np.expm1(-np.exp(z)),
+        "sf": lambda: np.exp(-np.exp(z)),
+        "logsf": lambda: -np.exp(z),
+    }
+
+
+def _pareto(z: Any, b: Any) -> dict[str, Any]:
+    """Pareto's ``b z^(−b−1)`` for z ≥ 1 (``inside`` reads 1 below)."""
+    inside = np.where(z >= 1, z, 1.0)
+    return {
+        "logpdf": lambda: np.where(z >= 1, np.log(b) - (b + 1.0) * np.log(inside), -np.inf),
+        "cdf": lambda: np.where(z >= 1, -np.expm1(-b * np.log(inside)), 0.0),
+        "sf": lambda: np.where(z >= 1, inside**-b, 1.0),
+        "logsf": lambda: np.where(z >= 1, -b * np.log(inside), 0.0),
+    }
+
+
+def _invgamma(z: Any, a: Any) -> dict[str, Any]:
+    """The inverse gamma: ``−(a+1) log z − log Γ(a) − 1/z`` for z > 0, its CDF
+    ``Q(a, 1/z)`` (a constant ``a``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    return {
+        "logpdf": lambda: np.where(
+            z > 0, -(a + 1.0) * np.log(inside) - sp.gammaln(a) - 1.0 / inside, -np.inf
+        ),
+        "cdf": lambda: np.where(z > 0, sp.gammaincc(a, 1.0 / inside), 0.0),
+        "sf": lambda: np.where(z > 0, sp.gammainc(a, 1.0 / inside), 1.0),
+    }
+
+
+def _rayleigh(z: Any) -> dict[str, Any]:
+    inside = np.where(z >= 0, z, 1.0)
+    return {
+        "logpdf": lambda: np.where(z >= 0, np.log(inside) - 0.5 * inside * inside, -np.inf),
+        "cdf": lambda: np.where(z >= 0, -np.expm1(-0.5 * inside * inside), 0.0),
+        "sf": lambda: np.where(z >= 0, np.exp(-0.5 * inside * inside), 1.0),
+        "logsf": lambda: np.where(z >= 0, -0.5 * inside * inside, 0.0),
+    }
+
+
+def _genpareto(z: Any, c: Any) -> dict[str, Any]:
+    """The generalized Pareto (scipy's sign of ``c``): ``−(1 + 1/c)·log(1 + c z)``, ``−z``
+    at c = 0, on z ≥ 0 and ``1 + c z > 0``; its CDF and survival function scipy's
+    ``inv_boxcox1p``/``inv_boxcox`` forms (smooth at c = 0)."""
+    sp = _special()
+    within = (z >= 0) & (1.0 + c * z > 0)
+    inside = np.where(within, z, 0.0)
+    nonzero = np.where(c != 0, c, 1.0)
+    logpdf = np.where(c != 0, -sp.xlog1py(c + 1.0, c * inside) / nonzero, -inside)
+    return {
+        "logpdf": lambda: np.where(within, logpdf, -np.inf),
+        "cdf": lambda: np.where(within, -sp.inv_boxcox1p(-inside, -c), np.where(z < 0, 0.0, 1.0)),
+        "sf": lambda: np.where(within, sp.inv_boxcox(-inside, -c), np.where(z < 0, 1.0, 0.0)),
+    }
+
+
+def _genextreme(z: Any, c: Any) -> dict[str, Any]:
+    """The generalized extreme value (scipy's sign of ``c``): with ``t = log(1 − c z)/c``
+    (``−z`` at c = 0) on ``1 − c z > 0``, ``log pdf = −exp(t) + t − log(1 − c z)`` and
+    ``log cdf = −exp(t)``."""
+    within = 1.0 - c * z > 0
+    inside = np.where(within, z, 0.0)
+    nonzero = np.where(c != 0, c, 1.0)
+    t = np.where(c != 0, np.log1p(-c * inside) / nonzero, -inside)
+    logcdf = -np.exp(t)
+    above = np.where(c > 0, 1.0, 0.0)  # beyond the upper end (c > 0): the CDF is 1
+    return {
+        "logpdf": lambda: np.where(within, logcdf + t - np.log1p(-c * inside), -np.inf),
+        "cdf": lambda: np.where(within, np.exp(logcdf), above),
+        "logcdf": lambda: np.where(within, logcdf, np.log(above)),
+        "sf": lambda: np.where(within, -np.expm1(logcdf), 1.0 - above),
+    }
+
+
+def _skewnorm(z: Any, a: Any) -> dict[str, Any]:
+    """The skew normal's density ``2 φ(z) Φ(a z)`` (its CDF needs Owen's T: not read)."""
+    return {
+        "logpdf": lambda: math.log(2.0) - 0.5 * z * z - 0.5 * _LOG_2PI + _special().log_ndtr(a * z)
+    }
+
+
+def _gennorm(z: Any, beta: Any) -> dict[str, Any]:
+    """The generalized normal ``β/(2Γ(1/β))·exp(−|z|^β)``; its CDF by ``Q(1/β, |z|^β)``
+    (a constant ``β``)."""
+    sp = _special()
+    power = np.abs(z) ** beta
+    half = 0.5 * np.sign(z)
+    return {
+        "logpdf": lambda: np.log(0.5 * beta) - sp.gammaln(1.0 / beta) - power,
+        "cdf": lambda: (0.5 + half) - half * sp.gammaincc(1.0 / beta, power),
+        "sf": lambda: (0.5 - half) + half * sp.gammaincc(1.0 / beta, power),
+    }
+
+
+def _truncnorm(z: Any, a: Any, b: Any) -> dict[str, Any]:
+    """The normal truncated to [a, b]: ``φ(z)`` over the mass ``Φ(b) − Φ(a)``, its log
+    taken from the nearer tail as scipy's ``_log_gauss_mass`` does (``log_ndtr`` of both
+    ends where both lie on one side of 0), so far tails keep their digits."""
+    sp = _special()
+    left = sp.log_ndtr(b) + np.log1p(-np.exp(sp.log_ndtr(a) - sp.log_ndtr(b)))
+    right = sp.log_ndtr(-a) + np.log1p(-np.exp(sp.log_ndtr(-b) - sp.log_ndtr(-a)))
+    middle = np.log1p(-sp.ndtr(a) - sp.ndtr(-b))
+    mass = np.where(b <= 0, left, np.where(a >= 0, right, middle))
+    within = (z >= a) & (z <= b)
+    return {"logpdf": lambda: np.where(within, -0.5 * z * z - 0.5 * _LOG_2PI - mass, -np.inf)}
+
+
 #: family: (standardized rules, the names of its shape parameters)
 FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
@@ -218,6 +351,17 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "halfcauchy": (_halfcauchy, ()),
     "halfnorm": (_halfnorm, ()),
     "weibull_min": (_weibull_min, ("c",)),
+    "uniform": (_uniform, ()),
+    "gumbel_r": (_gumbel_r, ()),
+    "gumbel_l": (_gumbel_l, ()),
+    "pareto": (_pareto, ("b",)),
+    "invgamma": (_invgamma, ("a",)),
+    "rayleigh": (_rayleigh, ()),
+    "genpareto": (_genpareto, ("c",)),
+    "genextreme": (_genextreme, ("c",)),
+    "skewnorm": (_skewnorm, ("a",)),
+    "gennorm": (_gennorm, ("beta",)),
+    "truncnorm": (_truncnorm, ("a", "b")),
 }
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
@@ -255,6 +399,34 @@ def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
     if family == "lognorm":
         (s,) = shapes
         return {"ppf": lambda: np.exp(s * ndtri(q)), "isf": lambda: np.exp(-s * ndtri(q))}
+    if family == "uniform":
+        return {"ppf": lambda: q * 1.0, "isf": lambda: 1.0 - q}
+    if family == "gumbel_r":
+        return {"ppf": lambda: -np.log(-np.log(q)), "isf": lambda: -np.log(-np.log1p(-q))}
+    if family == "gumbel_l":
+        return {"ppf": lambda: np.log(-np.log1p(-q)), "isf": lambda: np.log(-np.log(q))}
+    if family == "pareto":
+        (b,) = shapes
+        return {"ppf": lambda: (1.0 - q) ** (-1.0 / b), "isf": lambda: q ** (-1.0 / b)}
+    if family == "rayleigh":
+        return {
+            "ppf": lambda: np.sqrt(-2.0 * np.log1p(-q)),
+            "isf": lambda: np.sqrt(-2.0 * np.log(q)),
+        }
+    if family == "genpareto":
+        (c,) = shapes
+        return {"ppf": lambda: -sp.boxcox1p(-q, -c), "isf": lambda: -sp.boxcox(q, -c)}
+    if family == "genextreme":
+        (c,) = shapes
+        nonzero = np.where(c != 0, c, 1.0)
+
+        def extreme(x: Any) -> Any:
+            return np.where(c != 0, -np.expm1(-c * x) / nonzero, x)
+
+        return {
+            "ppf": lambda: extreme(-np.log(-np.log(q))),
+            "isf": lambda: extreme(-np.log(-np.log1p(-q))),
+        }
     if family == "weibull_min":
         (c,) = shapes
         return {
