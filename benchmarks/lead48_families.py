@@ -99,8 +99,8 @@ for k, f in cases.items():
         v, J = m(x)
         ref = f(x)
         D = diffs(f, x)
-        print(
-            f"{k:12s} verified={m.generated.verified} value_err={abs(v - ref) / max(1, abs(ref)):.1e} J_err={np.max(np.abs(np.ravel(J) - D)) / max(1, np.max(np.abs(D))):.1e}"
-        )
+        value_error = abs(v - ref) / max(1, abs(ref))
+        gradient_error = np.max(np.abs(np.ravel(J) - D)) / max(1, np.max(np.abs(D)))
+        print(f"{k:12s} verified={m.generated.verified} {value_error:.1e} {gradient_error:.1e}")
     except Exception as e:
         print(f"{k:12s} {type(e).__name__}: {str(e)[:200]}")
