@@ -213,3 +213,28 @@ def test_more_families_against_scipys_own_values_and_differences():
         columns.append((-f(x + 2 * e) + 8 * f(x + e) - 8 * f(x - e) + f(x - 2 * e)) / (12 * h))
     np.testing.assert_allclose(gradient, columns, rtol=1e-8)
     assert made.generated.verified
+
+
+def interval(x):
+    """A t interval's upper end and χ², gamma and beta quantiles of constant probabilities
+    and shapes, located and scaled by statistics of the data (refused before)."""
+    m, s = np.mean(x), np.std(x, ddof=1)
+    return np.stack(
+        [
+            stats.t.ppf(0.975, 4, loc=m, scale=s / np.sqrt(x.size)),
+            stats.chi2.isf(0.05, 3.0, scale=s),
+            stats.gamma(2.5, scale=s).ppf(0.9),
+            stats.beta.ppf([0.1, 0.5], 2.0, 3.0, loc=m)[1],
+        ]
+    )
+
+
+def test_a_quantile_of_constants_located_and_scaled_by_the_inputs():
+    x = np.array([0.3, 1.2, 0.7])
+    made = dgraph.make_function(interval, "value_and_jacobian", point=[x])
+    value, jacobian = made(x)
+    np.testing.assert_allclose(value, interval(x), rtol=1e-14)
+    h = 1e-6
+    columns = [(interval(x + h * e) - interval(x - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(jacobian, np.transpose(columns), rtol=1e-7)
+    assert made.generated.verified

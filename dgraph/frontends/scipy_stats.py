@@ -5,7 +5,9 @@ log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs w
 family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, ``expon``,
 ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy``,
 ``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
-``genpareto`` and ``genextreme`` (``loc + scale·Q(q)``). A call on constants is scipy's
+``genpareto`` and ``genextreme`` (``loc + scale·Q(q)``); of any family read, the
+quantile of constant ``q`` and shapes with a traced ``loc`` or ``scale`` (``t.ppf(0.975,
+df, loc=m, scale=s)``) is ``loc + scale·Q`` with scipy's own ``Q``. A call on constants is scipy's
 own; a method or family not listed here is refused in one line. Frozen distributions
 (``norm(loc, scale).logpdf(x)``) take the same rules.
 
@@ -456,7 +458,7 @@ class Distribution:
         def call(*args: Any, **kwargs: Any) -> Any:
             if not any(self._traced(a) for a in (*args, *kwargs.values())):
                 return original(*args, **kwargs)
-            return _method(self.name, method, args, kwargs)
+            return _method(self.name, method, args, kwargs, self)
 
         return call
 
@@ -482,7 +484,9 @@ class _Frozen:
         return call
 
 
-def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
+def _method(
+    family: str, method: str, args: tuple, kwargs: dict, owner: Distribution | None = None
+) -> Any:
     what = f"scipy.stats.{family}.{method}"
     if family in ("poisson", "binom", "nbinom"):
         return _discrete(family, method, args, kwargs, what)
@@ -507,9 +511,13 @@ def _method(family: str, method: str, args: tuple, kwargs: dict) -> Any:
     loc, scale = given.get("loc", 0.0), given.get("scale", 1.0)
     if quantile:
         found = _quantiles(family, given["q"], *(given[s] for s in shapes))
-        if found is None:
+        if found is not None:
+            return loc + scale * found[method]()
+        standard = (given["q"], *(given[s] for s in shapes))
+        if owner is None or any(owner._traced(a) for a in standard):
             raise InputError(f"{what} of an array that depends on the inputs is not supported")
-        return loc + scale * found[method]()
+        # constant probabilities and shapes: scipy's own standardized quantile, a constant
+        return loc + scale * np.asarray(getattr(owner._original, method)(*standard), float)
     z = (given["x"] - loc) / scale
     found = rules(z, *(given[s] for s in shapes))
     if method in ("logpdf", "pdf"):
