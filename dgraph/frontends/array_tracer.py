@@ -4457,6 +4457,7 @@ _SCIPY_MODULES = {
     "scipy.signal": scipy_modules.SIGNAL,
     "scipy.ndimage": scipy_modules.NDIMAGE,
     "scipy.spatial.distance": scipy_modules.DISTANCE,
+    "scipy.fft": scipy_modules.FFT,
 }
 
 

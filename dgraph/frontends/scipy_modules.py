@@ -17,10 +17,14 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   in them: a moving grid).
 * ``scipy.signal``: ``convolve``, ``fftconvolve``, ``oaconvolve``, ``correlate`` of 1-d
   arrays (``np.convolve``'s full product, sliced as scipy's ``mode``).
-* ``scipy.ndimage``: ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``,
-  ``uniform_filter1d`` with constant weights: affine along one axis, so the matrix and
-  offset scipy's own filter gives the unit vectors and zero (every ``mode``), for axes of
-  at most :data:`PROBED_MOST` entries.
+* ``scipy.signal``'s filters ``lfilter``, ``filtfilt``, ``sosfilt``, ``sosfiltfilt``,
+  ``savgol_filter``, ``detrend``, ``decimate``, ``resample`` and ``scipy.ndimage``'s
+  ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``, ``uniform_filter1d``, with
+  constant coefficients: affine along one axis, so the matrix and offset scipy's own
+  filter gives the unit vectors and zero (every ``mode``), for axes of at most
+  :data:`PROBED_MOST` entries; the n-d ``gaussian_filter`` and ``uniform_filter`` as
+  scipy's sequence of them, axis by axis.
+* ``scipy.fft``: the FFTs as NumPy's, ``dct``/``idct``/``dst``/``idst`` probed as above.
 * ``scipy.spatial.distance``: ``cdist`` and ``pdist`` with the metrics ``euclidean``,
   ``sqeuclidean``, ``cityblock``, ``chebyshev``, ``minkowski`` (``p``) and ``cosine``.
 
@@ -49,6 +53,7 @@ from ..errors import InputError
 
 __all__ = [
     "DISTANCE",
+    "FFT",
     "INTEGRATE",
     "LINALG",
     "MAX_SQUARINGS",
@@ -340,34 +345,143 @@ SIGNAL: dict[str, Callable[..., Any]] = {
 # -- scipy.ndimage ---------------------------------------------------------------------------
 
 
-def _probed(name: str) -> Callable[..., Any]:
-    """``scipy.ndimage.<name>`` along one axis: ``y = W x + c`` with ``W``, ``c`` scipy's
-    filter of the unit vectors and of zero (the constant ``cval`` of ``mode='constant'``)."""
+_CONSTANT = (int, float, str, bool, np.number, np.ndarray, list, tuple, type(None))
 
-    def apply(input: Any, *args: Any, axis: int = -1, output: Any = None, **kwargs: Any) -> Any:
+
+def _affine_along(
+    module: str, function: str, data_at: int, name: str, default_axis: int = -1
+) -> Callable[..., Any]:
+    """``module.function`` (scipy's own, imported when called), affine along one ``axis``
+    of its data (positional argument ``data_at``, or ``name=``) for constant other
+    arguments: ``y = x W + c`` along that axis, ``W`` and ``c`` scipy's own of the unit
+    vectors and of zero (the constant ``cval`` of ``mode='constant'``, a filter's padding).
+    The matrix is dense: at most :data:`PROBED_MOST` entries along the axis."""
+    what = f"{module}.{function}"
+
+    def apply(*args: Any, axis: int = default_axis, **kwargs: Any) -> Any:
+        import importlib
+
+        own = getattr(importlib.import_module(module), function)
+        args = list(args)
+        if len(args) <= data_at:
+            if name not in kwargs or len(args) < data_at:
+                raise InputError(f"{what}: give its arguments up to {name} by position")
+            args.append(kwargs.pop(name))
+        data = args[data_at]
+        others = [a for i, a in enumerate(args) if i != data_at] + list(kwargs.values())
+        if kwargs.get("output") is not None or kwargs.get("zi") is not None:
+            raise InputError(f"{what} with output= or zi= of an array that depends on the inputs")
+        if any(not isinstance(a, _CONSTANT) for a in others):
+            raise InputError(f"{what} with coefficients that depend on the inputs")
+        n = np.shape(data)[axis]
+        if n > PROBED_MOST:
+            raise InputError(f"{what} along an axis of {n} > {PROBED_MOST} entries")
+
+        def own_of(x: np.ndarray) -> np.ndarray:
+            called = [*args[:data_at], x, *args[data_at + 1 :]]
+            return np.asarray(own(*called, axis=-1, **kwargs), dtype=float)
+
+        offset = own_of(np.zeros(n))
+        matrix = own_of(np.eye(n)) - offset  # row i: unit vector i's
+        if not (np.isfinite(matrix).all() and np.isfinite(offset).all()):
+            raise InputError(f"{what}: not finite on the unit vectors (its matrix)")
+        moved = np.moveaxis(data, axis, -1)
+        return np.moveaxis(moved @ matrix + offset, -1, axis)
+
+    return apply
+
+
+def _probed(name: str) -> Callable[..., Any]:
+    """``scipy.ndimage.<name>`` along one axis (:func:`_affine_along`)."""
+    return _affine_along("scipy.ndimage", name, 0, "input")
+
+
+_PER_AXIS = frozenset({"sigma", "size", "order", "mode", "radius", "origin"})
+
+
+def _separable(name: str, one: str, width: str, default: float) -> Callable[..., Any]:
+    """``scipy.ndimage.<name>`` of an n-d array as scipy computes it: ``<one>`` along each
+    axis whose ``width`` (``sigma`` above 1e-15, ``size`` above 1) filters, an option
+    given per axis read at that axis (scipy's ``gaussian_filter``, ``uniform_filter``)."""
+    along = _probed(one)
+
+    def apply(input: Any, *args: Any, **kwargs: Any) -> Any:
+        import inspect
+
         import scipy.ndimage
 
-        if output is not None:
-            raise InputError(f"scipy.ndimage.{name}(output=...) writes into an array")
-        if any(not isinstance(a, int | float | np.ndarray | list | tuple) for a in args) or any(
-            not isinstance(v, int | float | str | np.ndarray | list | tuple)
-            for v in kwargs.values()
-        ):
-            raise InputError(f"scipy.ndimage.{name} with weights that depend on the inputs")
-        n = np.shape(input)[axis]
-        if n > PROBED_MOST:
-            raise InputError(f"scipy.ndimage.{name} along an axis of {n} > {PROBED_MOST} entries")
-        own = getattr(scipy.ndimage, name)
-        offset = own(np.zeros(n), *args, axis=-1, **kwargs)
-        matrix = own(np.eye(n), *args, axis=-1, **kwargs) - offset  # row i: unit vector i's
-        moved = np.moveaxis(input, axis, -1)
-        return np.moveaxis(moved @ matrix + offset, -1, axis)
+        what = f"scipy.ndimage.{name}"
+        signature = inspect.signature(getattr(scipy.ndimage, name))
+        given = dict(signature.bind(input, *args, **kwargs).arguments)
+        given.pop("input")
+        if given.pop("output", None) is not None:
+            raise InputError(f"{what}(output=...) writes into an array")
+        axes = given.pop("axes", None)
+        ndim = np.ndim(input)
+        dims = list(range(ndim)) if axes is None else [int(a) % ndim for a in np.atleast_1d(axes)]
+        given.setdefault(width, default)
+        for i, d in enumerate(dims):
+            options = {
+                k: v[i] if k in _PER_AXIS and isinstance(v, list | tuple | np.ndarray) else v
+                for k, v in given.items()
+            }
+            first = options.pop(width)
+            if (first <= 1e-15) if width == "sigma" else (first <= 1):
+                continue
+            input = along(input, first, axis=d, **options)
+        return input
 
     return apply
 
 
 NDIMAGE: dict[str, Callable[..., Any]] = {
     n: _probed(n) for n in ("convolve1d", "correlate1d", "gaussian_filter1d", "uniform_filter1d")
+}
+NDIMAGE["gaussian_filter"] = _separable("gaussian_filter", "gaussian_filter1d", "sigma", 0.0)
+NDIMAGE["uniform_filter"] = _separable("uniform_filter", "uniform_filter1d", "size", 3)
+
+# scipy.signal's filters, affine along one axis of their data: (position, name) of the data
+SIGNAL.update(
+    {
+        f: _affine_along("scipy.signal", f, at, data, 0 if f == "resample" else -1)
+        for f, (at, data) in {
+            "lfilter": (2, "x"),
+            "filtfilt": (2, "x"),
+            "sosfilt": (1, "x"),
+            "sosfiltfilt": (1, "x"),
+            "savgol_filter": (0, "x"),
+            "detrend": (0, "data"),
+            "decimate": (0, "x"),
+            "resample": (0, "x"),
+        }.items()
+    }
+)
+
+
+# -- scipy.fft -------------------------------------------------------------------------------
+
+
+def _numpy_fft(name: str) -> Callable[..., Any]:
+    """``scipy.fft.<name>`` as ``numpy.fft.<name>`` (the same transform; scipy's
+    ``overwrite_x``, ``workers`` and ``plan`` change how, not what, it computes)."""
+
+    def apply(x: Any, *args: Any, overwrite_x: bool = False, workers: Any = None,
+              plan: Any = None, **kwargs: Any) -> Any:  # fmt: skip
+        if plan is not None:
+            raise InputError(f"scipy.fft.{name}(plan=...) is not supported")
+        return getattr(np.fft, name)(x, *args, **kwargs)
+
+    return apply
+
+
+_NUMPY_FFTS = ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
+               "rfftn", "irfftn", "hfft", "ihfft", "fftshift", "ifftshift")  # fmt: skip
+
+_NUMPY_FFTS = "fft ifft rfft irfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn hfft ihfft"
+
+FFT: dict[str, Callable[..., Any]] = {
+    **{n: _numpy_fft(n) for n in (*_NUMPY_FFTS.split(), "fftshift", "ifftshift")},
+    **{n: _affine_along("scipy.fft", n, 0, "x") for n in ("dct", "idct", "dst", "idst")},
 }
 
 # -- scipy.spatial.distance ------------------------------------------------------------------
