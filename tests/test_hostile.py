@@ -818,6 +818,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.stats.entropy(nan_policy='omit')",
     ),
     (
+        "scipy-signal-filter-too-long",
+        ["structure", H("numpy_model.py") + ":long_savgol", "--inputs", "x:3000"],
+        "scipy.signal.savgol_filter along an axis of 3000 > 2048 entries",
+    ),
+    (
         "numpy-split-uneven",
         ["structure", H("numpy_model.py") + ":uneven_split", "--inputs", "x:3"],
         "numpy.split: array split does not result in an equal division",
