@@ -7,11 +7,13 @@ equal scipy's own; Jacobians equal central differences of scipy's own functions 
 but for rounding: the maps are affine)."""
 
 import numpy as np
+import pytest
 import scipy.fft
 import scipy.ndimage as nd
 import scipy.signal as ss
 
 import dgraph
+from dgraph.errors import InputError
 
 X = np.array([0.3, 1.2, 0.7, 2.0, 0.9, 1.6, -0.4, 0.8, 1.1, 0.2, 0.5, 1.9])
 SOS = np.array([[0.2, 0.3, 0.0, 1.0, -0.5, 0.0], [1.0, 0.1, 0.2, 1.0, 0.3, 0.1]])
@@ -44,3 +46,46 @@ def test_filters_and_transforms_equal_scipys_own():
     columns = [(filtered(X + h * e) - filtered(X - h * e)) / (2 * h) for e in np.eye(X.size)]
     np.testing.assert_allclose(jacobian, np.transpose(columns), rtol=1e-7, atol=1e-7)
     assert made.generated.verified
+
+
+KNOTS = np.linspace(0.0, 1.0, 6)
+QUERIES = np.array([0.15, 0.5, 0.77, 1.1])
+
+
+def interpolated(y):
+    import scipy.interpolate as si
+
+    spline = si.CubicSpline(KNOTS, y, bc_type="natural")
+    table = np.stack([y, y**2], axis=1)  # a 2-column table along its first axis
+    t = np.r_[0.0, 0.0, 0.0, np.linspace(0.0, 1.0, 4), 1.0, 1.0, 1.0]
+    return np.concatenate(
+        [
+            spline(QUERIES),
+            spline.derivative()(QUERIES[:2]),
+            np.reshape(spline.integrate(0.1, 0.9), (1,)),
+            si.interp1d(KNOTS, y, kind="cubic")(QUERIES[:3]),
+            np.ravel(si.make_interp_spline(KNOTS, table, k=3)(QUERIES[:2])),
+            si.BSpline(t, y, 3)(QUERIES[:3]),
+        ]
+    )
+
+
+def test_interpolants_of_data_from_the_inputs_equal_scipys_own():
+    y = np.array([0.3, 1.2, 0.7, 2.0, 0.9, 1.6])
+    made = dgraph.make_function(interpolated, "value_and_jacobian", point=[y])
+    value, jacobian = made(y)
+    np.testing.assert_allclose(value, interpolated(y), rtol=1e-12, atol=1e-13)
+    h = 1e-6
+    columns = [(interpolated(y + h * e) - interpolated(y - h * e)) / (2 * h) for e in np.eye(6)]
+    np.testing.assert_allclose(jacobian, np.transpose(columns), rtol=1e-7, atol=1e-7)
+    assert made.generated.verified
+
+
+def test_an_interpolant_not_linear_in_its_data_is_refused_in_one_line():
+    import scipy.interpolate as si
+
+    y = np.linspace(0.5, 2.0, 30)  # past the element level
+    grid = np.linspace(0.0, 1.0, 30)
+    with pytest.raises(InputError, match="PchipInterpolator is not linear in data") as e:
+        dgraph.make_function(lambda v: np.sum(si.PchipInterpolator(grid, v)(QUERIES)), point=[y])
+    assert "\n" not in str(e.value)

@@ -3881,7 +3881,10 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
             kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
         flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
-            return traced(*args, **kwargs)
+            found = traced(*args, **kwargs)
+            if isinstance(found, scipy_modules.Interpolant):  # its queries: numbers too
+                found.settle = _unheld_in
+            return found
         if original in _ITERABLE and len(args) == 1 and not kwargs:
             items = list(args[0])
             if any(isinstance(a, _Value) for a in items):
@@ -4458,6 +4461,7 @@ _SCIPY_MODULES = {
     "scipy.ndimage": scipy_modules.NDIMAGE,
     "scipy.spatial.distance": scipy_modules.DISTANCE,
     "scipy.fft": scipy_modules.FFT,
+    "scipy.interpolate": scipy_modules.INTERPOLATE,
 }
 
 

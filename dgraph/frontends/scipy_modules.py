@@ -25,6 +25,8 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   :data:`PROBED_MOST` entries; the n-d ``gaussian_filter`` and ``uniform_filter`` as
   scipy's sequence of them, axis by axis.
 * ``scipy.fft``: the FFTs as NumPy's, ``dct``/``idct``/``dst``/``idst`` probed as above.
+* ``scipy.interpolate``: ``CubicSpline``, ``interp1d``, ``make_interp_spline``,
+  ``BSpline`` of data from the inputs, at constant queries (:class:`Interpolant`).
 * ``scipy.spatial.distance``: ``cdist`` and ``pdist`` with the metrics ``euclidean``,
   ``sqeuclidean``, ``cityblock``, ``chebyshev``, ``minkowski`` (``p``) and ``cosine``.
 
@@ -55,12 +57,14 @@ __all__ = [
     "DISTANCE",
     "FFT",
     "INTEGRATE",
+    "INTERPOLATE",
     "LINALG",
     "MAX_SQUARINGS",
     "NDIMAGE",
     "PROBED_MOST",
     "SIGNAL",
     "Factored",
+    "Interpolant",
 ]
 
 PROBED_MOST = 2048
@@ -520,3 +524,121 @@ def _pdist(X: Any, metric: Any = "euclidean", *, p: float = 2.0, **kw: Any) -> A
 
 
 DISTANCE: dict[str, Callable[..., Any]] = {"cdist": _cdist, "pdist": _pdist}
+
+
+# -- scipy.interpolate -----------------------------------------------------------------------
+
+
+class Interpolant:
+    """scipy's interpolant (``make(*args, **kwargs)``) of data from the inputs (its
+    argument ``data_at``, along ``axis``) and constant knots: its values at constant
+    queries (``__call__``, after any ``derivative``/``antiderivative``, and ``integrate``)
+    are linear in the data, read as scipy's own basis: the images of the unit vectors,
+    checked on one more vector (a construction that is not linear in its data, such as
+    ``PchipInterpolator``'s slopes, is refused in one line)."""
+
+    def __init__(self, what: str, make: Callable[..., Any], args: list, kwargs: dict,
+                 data_at: int, axis: int, chain: tuple = ()) -> None:  # fmt: skip
+        self._what, self._make, self._args, self._kwargs = what, make, args, kwargs
+        self._data_at, self._axis, self._chain = data_at, axis, chain
+        self.settle: Callable[[Any], Any] = lambda a: a  # the tracer's: constants as numbers
+
+    def _built(self, data: np.ndarray) -> Any:
+        called = [*self._args[: self._data_at], data, *self._args[self._data_at + 1 :]]
+        built = self._make(*called, **self._kwargs)
+        for method, args, kwargs in self._chain:
+            built = getattr(built, method)(*args, **kwargs)
+        return built
+
+    def _settled(self, what: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments of a method, constants as numbers; refused where one depends on
+        the inputs (a query, an order)."""
+        args = tuple(self.settle(a) for a in args)
+        kwargs = {k: self.settle(v) for k, v in kwargs.items()}
+        if any(not isinstance(a, _CONSTANT) for a in (*args, *kwargs.values())):
+            raise InputError(f"{what} at queries that depend on the inputs is not supported")
+        return args, kwargs
+
+    def _chained(self, method: str) -> Callable[..., Interpolant]:
+        def chained(*args: Any, **kwargs: Any) -> Interpolant:
+            args, kwargs = self._settled(f"{self._what}.{method}", args, kwargs)
+            link = ((method, args, kwargs),)
+            found = Interpolant(self._what, self._make, self._args, self._kwargs,
+                                self._data_at, self._axis, self._chain + link)  # fmt: skip
+            found.settle = self.settle
+            return found
+
+        return chained
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("derivative", "antiderivative"):
+            return self._chained(name)
+        if name == "integrate":
+
+            def integrate(*args: Any, **kwargs: Any) -> Any:
+                args, kwargs = self._settled(f"{self._what}.integrate", args, kwargs)
+                return self._read(lambda built: built.integrate(*args, **kwargs))
+
+            return integrate
+        raise InputError(f"{self._what}.{name} of data that depends on the inputs is not supported")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = self._settled(self._what, args, kwargs)
+        return self._read(lambda built: built(*args, **kwargs))
+
+    def _read(self, evaluate: Callable[[Any], Any]) -> Any:
+        what = self._what
+        data = self._args[self._data_at]
+        moved = np.moveaxis(data, self._axis, 0)
+        n = np.shape(moved)[0]
+        if n > PROBED_MOST:
+            raise InputError(f"{what} of {n} > {PROBED_MOST} data points that depend on the inputs")
+        with np.errstate(all="ignore"):
+            offset = np.asarray(evaluate(self._built(np.zeros(n))), dtype=float)
+            basis = np.stack(
+                [np.asarray(evaluate(self._built(e)), float) - offset for e in np.eye(n)]
+            )
+            probe = np.linspace(-1.0, 2.0, n) ** 2
+            again = np.asarray(evaluate(self._built(probe)), dtype=float)
+        if not (np.isfinite(basis).all() and np.isfinite(offset).all()):
+            raise InputError(f"{what}: not finite on the unit vectors (its basis)")
+        if not np.allclose(again, offset + np.tensordot(probe, basis, 1), rtol=1e-9, atol=1e-9):
+            raise InputError(
+                f"{what} is not linear in data that depend on the inputs: not supported"
+            )
+        return np.tensordot(np.moveaxis(basis, 0, -1), moved, 1) + np.reshape(
+            offset, np.shape(offset) + (1,) * (np.ndim(moved) - 1)
+        )
+
+
+def _interpolant(name: str, data_at: int, data_name: str, axis_name: str) -> Callable:
+    """``scipy.interpolate.<name>`` of data from the inputs (:class:`Interpolant`)."""
+    what = f"scipy.interpolate.{name}"
+
+    def make(*args: Any, **kwargs: Any) -> Interpolant:
+        import scipy.interpolate
+
+        args = list(args)
+        if len(args) <= data_at:
+            if data_name not in kwargs or len(args) < data_at:
+                raise InputError(f"{what}: give its arguments up to {data_name} by position")
+            args.append(kwargs.pop(data_name))
+        others = [a for i, a in enumerate(args) if i != data_at] + list(kwargs.values())
+        if any(not isinstance(a, _CONSTANT) for a in others):
+            raise InputError(f"{what} with knots or options that depend on the inputs")
+        axis = kwargs.pop(axis_name, -1 if name == "interp1d" else 0)
+        if int(axis) % np.ndim(args[data_at]) != 0:
+            raise InputError(f"{what} along an axis other than the data's first: not supported")
+        return Interpolant(what, getattr(scipy.interpolate, name), args, kwargs, data_at, 0)
+
+    return make
+
+
+INTERPOLATE: dict[str, Callable[..., Any]] = {
+    "CubicSpline": _interpolant("CubicSpline", 1, "y", "axis"),
+    "interp1d": _interpolant("interp1d", 1, "y", "axis"),
+    "make_interp_spline": _interpolant("make_interp_spline", 1, "y", "axis"),
+    "BSpline": _interpolant("BSpline", 1, "c", "axis"),
+    "PchipInterpolator": _interpolant("PchipInterpolator", 1, "y", "axis"),
+    "Akima1DInterpolator": _interpolant("Akima1DInterpolator", 1, "y", "axis"),
+}
