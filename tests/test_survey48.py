@@ -3,6 +3,7 @@
 
 import mpmath
 import numpy as np
+from scipy.stats import genpareto
 
 import dgraph
 
@@ -84,3 +85,20 @@ def test_power_in_the_exponent_at_a_zero_base():
         want = float(mpmath.diff(in_p, mpmath.mpf(1.5), 2))
     np.testing.assert_allclose(h_pp, want, rtol=1e-11)
     assert np.isfinite(h_mu_p).all()
+
+
+def test_scipy_genpareto_logpdf_at_shape_zero():
+    # was refused ("converting an array that depends on the inputs to a NumPy array"):
+    # scipy.stats.genpareto, read at xi = 0 (the exponential law, where a fit starts), its
+    # derivative in xi the limit sum(z - z^2/2), z = y / sigma
+    y = np.array([0.0, 1.2])
+
+    def nll(log_sigma, xi, y):
+        return -np.sum(genpareto.logpdf(y, xi, scale=np.exp(log_sigma)))
+
+    ls, xi = np.array(0.1), np.array(0.0)
+    G = dgraph.make_function(nll, "jacobian", point=[ls, xi, y], params=["y"])
+    z = y / np.exp(0.1)
+    assert G.generated.verified
+    got = np.concatenate([np.ravel(a) for a in G(ls, xi, y)])
+    np.testing.assert_allclose(got, [len(y) - z.sum(), np.sum(z - z**2 / 2)], rtol=1e-12)

@@ -12,14 +12,16 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``chi2`` (their CDFs the regularized incomplete gamma of a constant shape), ``t``,
 ``beta`` and ``f`` (their CDFs the regularized incomplete beta of constant shapes),
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
-``weibull_min``; ``poisson`` (``logpmf``,
+``weibull_min``, ``genpareto`` (smooth through its shape 0); ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``), ``binom`` (``logpmf``, ``pmf``, and
 ``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
-JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
+JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms); Pickands, J.
+(1975). Statistical inference using extreme order statistics. *Ann. Statist.* 3(1),
+119–131 (the generalized Pareto law).
 """
 
 from __future__ import annotations
@@ -202,6 +204,34 @@ def _weibull_min(z: Any, c: Any) -> dict[str, Any]:
     }
 
 
+def _log1p_ratio(u: Any) -> Any:
+    """``log1p(u)/u``, 1 at 0: Taylor's series to u⁵ below |u| = 10⁻³ (as
+    ``scipy_special._exprel``), so that it is smooth where the shape is 0."""
+    small = np.abs(u) < 1e-3
+    s = np.where(small, u, 0.0)  # each branch at values where it is finite
+    near = 1.0 - s * (1 / 2 - s * (1 / 3 - s * (1 / 4 - s * (1 / 5 - s / 6))))
+    inside = np.where(small, 1.0, u)
+    return np.where(small, near, np.log1p(inside) / inside)
+
+
+def _genpareto(z: Any, c: Any) -> dict[str, Any]:
+    """The generalized Pareto law of exceedances (Pickands 1975): ``(1 + c z)^(−1/c)``
+    survives, for z ≥ 0 (and ``z < −1/c`` where c < 0), written ``exp(−z·log1p(c z)/(c
+    z))`` so that the exponential law at c = 0 (where a fit starts) is the same formula
+    with its derivatives in c (a select of ``−z`` at c = 0 has derivative 0 there)."""
+    inside = (z >= 0) & (1.0 + c * z > 0)
+    zi = np.where(inside, z, 0.0)
+    u = c * zi
+    log_sf = -zi * _log1p_ratio(u)
+    below = z < 0
+    return {
+        "logpdf": lambda: np.where(inside, log_sf - np.log1p(u), -np.inf),
+        "cdf": lambda: np.where(inside, -np.expm1(log_sf), np.where(below, 0.0, 1.0)),
+        "sf": lambda: np.where(inside, np.exp(log_sf), np.where(below, 1.0, 0.0)),
+        "logsf": lambda: np.where(inside, log_sf, np.where(below, 0.0, -np.inf)),
+    }
+
+
 #: family: (standardized rules, the names of its shape parameters)
 FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
@@ -218,6 +248,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "halfcauchy": (_halfcauchy, ()),
     "halfnorm": (_halfnorm, ()),
     "weibull_min": (_weibull_min, ("c",)),
+    "genpareto": (_genpareto, ("c",)),
 }
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
