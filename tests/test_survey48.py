@@ -102,3 +102,21 @@ def test_scipy_genpareto_logpdf_at_shape_zero():
     assert G.generated.verified
     got = np.concatenate([np.ravel(a) for a in G(ls, xi, y)])
     np.testing.assert_allclose(got, [len(y) - z.sum(), np.sum(z - z**2 / 2)], rtol=1e-12)
+
+
+def test_numpy_argmax_of_a_comparison():
+    # was refused ("numpy.argmax of a comparison on an array that depends on the inputs"):
+    # the first step below ground, then the step before it (a projectile's range)
+    x = np.array([0.3, 0.4, 0.5, 0.6])
+
+    def f(x):
+        ys = np.stack([0.0, *list(np.cumsum(x) - 1.0)])  # heights from the ground
+        i = np.argmax(ys > 0)
+        return x * ys[i] + ys[i - 1]
+
+    G = dgraph.make_function(f, "jacobian", point=[x])
+    assert G.generated.verified
+    # i = 3 (ys = 0, -0.7, -0.3, 0.2, 0.8): f = x * (x0 + x1 + x2 - 1) + (x0 + x1 - 1)
+    want = np.diag(np.full(4, 0.2)) + np.outer(x, [1.0, 1.0, 1.0, 0.0])
+    want[:, :2] += 1.0
+    np.testing.assert_allclose(np.asarray(G(x)), want, atol=1e-13)

@@ -2669,6 +2669,8 @@ def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) 
     """``numpy.argmax``/``argmin``: positions, a passive value (no derivative)."""
     if out is not None or keepdims:
         raise _unsupported(f"numpy.{what} with out= or keepdims=")
+    if isinstance(x, Passive) and x.op.primitive in _MASKS:
+        return _arg_of_mask(what, x, axis)
     if _traced(x, f"numpy.{what}") is None:
         return getattr(np, what)(_constant(x), axis)
     if axis is None:
@@ -2676,6 +2678,21 @@ def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) 
     d = _axis(axis, x.ndim, f"numpy.{what}")
     shape = tuple(n for j, n in enumerate(x.shape) if j != d)
     return Passive(ArrayOp(what, (x.name,), (("axes", (d,)),), shape))
+
+
+def _arg_of_mask(what: str, mask: Passive, axis: Any) -> Passive:
+    """``np.argmax(ys < 0)``: the first entry where a comparison holds (``argmin``: where
+    it fails), the positions of its 0/1 values, bounded to the axis (``0 .. n - 1``, as a
+    clip: ``ys[i - 1]`` is then NumPy's from the end at i = 0)."""
+    if axis is None:
+        mask, axis = _reshape(mask, (-1,)), 0
+    d = _axis(axis, mask.ndim, f"numpy.{what}")
+    shape = tuple(n for j, n in enumerate(mask.shape) if j != d)
+    zeros, ones = (Const.of(np.full(mask.shape, v)) for v in (0.0, 1.0))
+    values = ArrayOp("select_n", (mask.op, zeros, ones), (), mask.shape)
+    found = ArrayOp(what, (values,), (("axes", (d,)),), shape)
+    found = ArrayOp("max", (found, Const.of(np.asarray(0))), (), shape)
+    return Passive(ArrayOp("min", (found, Const.of(np.asarray(mask.shape[d] - 1))), (), shape))
 
 
 def _tile(x: Any, reps: Any) -> Any:
