@@ -120,3 +120,21 @@ def test_numpy_argmax_of_a_comparison():
     want = np.diag(np.full(4, 0.2)) + np.outer(x, [1.0, 1.0, 1.0, 0.0])
     want[:, :2] += 1.0
     np.testing.assert_allclose(np.asarray(G(x)), want, atol=1e-13)
+
+
+def test_a_bisection_of_sixty_steps_in_numpy():
+    # was a RecursionError (sixty steps; six took 47 s): the element level's expressions
+    # of the brackets, each a where of the last, grew exponentially; now the array level
+    def root(a):
+        lo, hi = 0.0, 4.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            below = mid * mid < a
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        q = 0.5 * (lo + hi)
+        return q - (q * q - a) / (2 * q)  # a Newton step carries the derivative
+
+    a = np.array([2.0, 0.5])
+    G = dgraph.make_function(root, "jacobian", point=[a])
+    assert G.generated.verified
+    np.testing.assert_allclose(np.asarray(G(a)), np.diag(0.5 / np.sqrt(a)), rtol=1e-12)
