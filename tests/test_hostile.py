@@ -987,7 +987,7 @@ CASES: list[tuple[str, list[str], str]] = [
             ("convolve_middle", "mode must be 'full', 'same' or 'valid'"),
             ("piecewise_reduced", "elementwise functions are supported"),
             ("piecewise_count", "1 conditions take 1 or 2 functions, not 3"),
-            ("take_along_other_positions", "np.argsort of the same array along the same axis"),
+            ("take_along_unbounded", "must be whole numbers bounded to the axis"),
         ]
     ],
     # 14b. code for tensor graphs (issue 41, item 4): python or jax, jacobian, jvp or vjp

@@ -238,3 +238,22 @@ def test_a_quantile_of_constants_located_and_scaled_by_the_inputs():
     columns = [(interval(x + h * e) - interval(x - h * e)) / (2 * h) for e in np.eye(3)]
     np.testing.assert_allclose(jacobian, np.transpose(columns), rtol=1e-7)
     assert made.generated.verified
+
+
+def test_the_extreme_value_shape_at_zero_has_its_limits_derivative():
+    """``genextreme`` at c = 0 (Gumbel's law, where a fit starts): the derivative in c is
+    the limit's (a select of Gumbel's formula would give 0), as differences of scipy's."""
+    xs = np.array([-0.5, 0.3, 1.2, 2.0])
+
+    def f(c):
+        g = stats.genextreme
+        return np.stack([np.sum(g.logpdf(xs, c[0])), np.sum(g.cdf(xs, c[1])), g.ppf(0.3, c[0])])
+
+    c = np.zeros(2)
+    made = dgraph.make_function(f, "value_and_jacobian", point=[c])
+    value, jacobian = made(c)
+    h = 1e-5
+    columns = [(f(c + h * e) - f(c - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(value, f(c), rtol=1e-15)
+    np.testing.assert_allclose(jacobian, np.transpose(columns), atol=1e-8)
+    assert abs(jacobian[0, 0]) > 0.1 and made.generated.verified

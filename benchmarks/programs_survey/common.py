@@ -240,3 +240,23 @@ NAMES47 = ["poincare", "nerf", "cir", "listmle", "vqe", "betakl", "sph", "drawdo
            "markov", "hh", "slit", "svm", "cenpois", "exgauss", "boxcox", "johnsonsu", "diode",
            "posegraph", "qrls", "tdq", "bicycle", "polyfit", "blobs", "pwhaz",
            "heckman"]  # fmt: skip
+
+
+# session 48 (survey48): GEV and generalized Pareto likelihoods (the xi -> 0 branch,
+# scipy.stats.genpareto), sparsemax and 1.5-entmax (sort, cumsum, take_along_axis), a
+# rational-quadratic spline flow (searchsorted bins), a Mamba selective scan
+# (associative_scan), relu6 / hard-swish / mish (jax.nn), ArcFace (arccos of a clipped
+# cosine, a float32 constant), an ARD GP (cdist, cho_factor), Peng-Robinson (a fixed-count
+# Newton), the XY model (roll, mod), Stillinger-Weber three-body loops, gradient /
+# trapezoid / convolve(same) / sinc, vander / cross / hypot / mod, a Gauss-Hermite GLMM
+# (hermgauss), a bisection quantile (fori_loop), Tweedie deviance (0 ** (2 - p)),
+# Dirichlet-multinomial, Kumaraswamy, Black-76 (T = 0), a Merton jump series, dict / pytree
+# parameters (tree_map), Kuramoto (complex order parameter), sorting Wasserstein, a
+# projectile (hypot, argmax of a crossing)
+SCALAR |= {"gev", "gpd", "entmax", "rqspline", "mamba", "arcface", "ardgp", "xymodel",
+           "swthree", "numgrad", "ghglmm", "bisect", "tweedie", "dirmult", "kumar",
+           "treeparams", "kuramoto", "w1sort"}  # fmt: skip
+NAMES48 = ["gev", "sparsemax", "rqspline", "activ", "arcface", "tweedie", "gpd", "entmax",
+           "mamba", "ardgp", "pengrob", "xymodel", "swthree", "numgrad", "vander", "ghglmm",
+           "bisect", "dirmult", "kumar", "black76", "merton", "treeparams", "kuramoto",
+           "w1sort", "projectile"]  # fmt: skip

@@ -97,7 +97,12 @@ ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]]
     "sub": (np.subtract, (sympy.Integer(1), sympy.Integer(-1))),
     "mul": (np.multiply, (B, A)),
     "div": (np.divide, (1 / B, -A / B**2)),
-    "pow": (np.power, (B * A ** (B - 1), A**B * sympy.log(A))),
+    # JAX's rule in the exponent: log(x) read as log(1) = 0 where x = 0 (0**y is 0 for
+    # every y > 0: Tweedie's y**(2 - p) at a zero claim)
+    "pow": (
+        np.power,
+        (B * A ** (B - 1), A**B * sympy.log(A + sympy.Piecewise((1, sympy.Eq(A, 0)), (0, True)))),
+    ),
     "atan2": (np.arctan2, (B / (A**2 + B**2), -A / (A**2 + B**2))),
     # JAX's convention at ties: each side gets half
     "max": (

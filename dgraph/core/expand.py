@@ -68,6 +68,7 @@ DGraph = Any
 __all__ = [
     "DEFAULT_EDGE_LIMIT",
     "EDGE_LIMIT",
+    "NESTING_LIMIT",
     "ElementJvp",
     "NoElementLevel",
     "element_names",
@@ -756,10 +757,49 @@ def expand(
     unknown = [p for p in parameters if p not in graph.inputs]
     if unknown:
         raise InputError(f"{where}: parameter {unknown[0]!r} is not an input of the graph")
+    deepest = _nesting(graph)
+    if deepest > NESTING_LIMIT:
+        raise NoElementLevel(
+            f"{where}: nested operations {deepest} deep (a bisection's brackets, each a"
+            f" where of the last): their expressions grow with each level (over"
+            f' {NESTING_LIMIT}): use level="array" (--level array)'
+        )
     expanded = _expanded(graph, where, every_operation, tuple(parameters), binary)
     if limit is not None:  # the edges the blocks do not hold (module docstring): counted
         _refuse_over(where, expanded.n_edges, limit)
     return expanded
+
+
+NESTING_LIMIT = 32
+"""Most nested operations (values with no vertex of their own, such as comparisons and the
+selections made of them) one operand of a vertex may hold, one within another, for the
+element level: each level's expressions hold the last's, so a bisection's brackets,
+``lo = np.where(cdf(mid) < alpha, mid, lo)`` sixty times, grew exponentially there (six
+steps took 47 s, sixty exceeded Python's recursion); the array level reads them."""
+
+
+def _nesting(graph: DGraph) -> int:
+    """The deepest nesting of operations within one vertex's operation (1: none nested),
+    each nested operation measured once (a shared one is read by many; no recursion)."""
+    depth: dict[int, int] = {}
+    deepest = 0
+    for v in graph.order():
+        op = graph.op(v)
+        if op is None:
+            continue
+        stack = [(op, False)]
+        while stack:
+            node, done = stack.pop()
+            if id(node) in depth:
+                continue
+            inner = [u for u in getattr(node, "operands", ()) if hasattr(u, "operands")]
+            if done:
+                depth[id(node)] = 1 + max((depth[id(u)] for u in inner), default=0)
+                continue
+            stack.append((node, True))
+            stack.extend((u, False) for u in inner if id(u) not in depth)
+        deepest = max(deepest, depth[id(op)])
+    return deepest
 
 
 def _refuse_over(where: str, edges: int, limit: int) -> None:

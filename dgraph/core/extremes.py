@@ -12,7 +12,8 @@ the share of argument ``a`` among others ``b`` is
 ``b`` ties with it), the mirror image for a Min, and sympy's step itself for two
 arguments (the same numbers). Each term is one comparison, so a partial stays linear in
 the arguments, as the step is. :func:`derivative` and :func:`jacobian` differentiate any
-expression by this rule (the scalar graph's partials, the symbolic method's entries).
+expression by this rule (the scalar graph's partials, the symbolic method's entries),
+and a power's exponent by JAX's rule at a zero base (:class:`PowerOf`: ``log 0`` read as 0).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ import sympy
 from .rebuild import replaced
 
 __all__ = [
+    "PowerOf",
     "derivative",
+    "exponents_held",
     "held",
     "jacobian",
+    "powers_released",
     "released",
     "share",
     "steps_zeroed",
@@ -155,14 +159,46 @@ def derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr:
     return released(sympy.diff(held(expr), x))
 
 
+class PowerOf(sympy.Function):
+    """``b**e`` while a derivative in its exponent is taken: ``b**e·log(b)`` with
+    ``log(b)`` read as ``log(1) = 0`` where ``b = 0``, JAX's rule (``0**e`` is 0 for every
+    ``e > 0``: Tweedie's ``y**(2 - p)`` at a zero claim, whose ``0·log 0`` was NaN)."""
+
+    def fdiff(self, argindex: int = 1) -> sympy.Expr:
+        b, e = self.args
+        if argindex == 1:
+            return e * b ** (e - 1)
+        return b**e * sympy.log(b + sympy.Piecewise((1, sympy.Eq(b, 0)), (0, True)))
+
+
+def exponents_held(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> sympy.Expr:
+    """``expr`` with each power whose exponent holds one of ``symbols`` and whose base may
+    be 0 (not a positive number) a :class:`PowerOf`; ``expr`` itself where there is none."""
+    if not expr.has(sympy.Pow):
+        return expr
+    found = {
+        p: PowerOf(p.base, p.exp)
+        for p in expr.atoms(sympy.Pow)
+        if p.exp.has(*symbols) and not (p.base.is_Number and p.base > 0)
+    }
+    return expr.xreplace(found) if found else expr
+
+
+def powers_released(expr: sympy.Expr) -> sympy.Expr:
+    """Every :class:`PowerOf` of ``expr`` a power again."""
+    return expr.replace(PowerOf, sympy.Pow) if expr.has(PowerOf) else expr
+
+
 def jacobian(exprs: Sequence[sympy.Expr], symbols: Sequence[sympy.Symbol]) -> sympy.Matrix:
     """``Matrix(exprs).jacobian(symbols)`` with every Max and Min differentiated by
     :func:`share` and every step's derivative zero (:func:`steps_zeroed`), as the graph's
     partials take them."""
+    exprs = [exponents_held(e, symbols) for e in exprs]  # JAX's rule at a zero base
     if not any(e.has(sympy.Max, sympy.Min) for e in exprs):
-        return sympy.Matrix(exprs).jacobian(list(symbols)).applyfunc(steps_zeroed)
+        found = sympy.Matrix(exprs).jacobian(list(symbols))
+        return found.applyfunc(lambda e: steps_zeroed(powers_released(e)))
     found = sympy.Matrix([held(e) for e in exprs]).jacobian(list(symbols))
-    return found.applyfunc(lambda e: steps_zeroed(released(e)))
+    return found.applyfunc(lambda e: steps_zeroed(powers_released(released(e))))
 
 
 def steps_zeroed(d: sympy.Expr) -> sympy.Expr:

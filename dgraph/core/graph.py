@@ -58,6 +58,9 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     x = vertex_symbol(vertex)
     if expr.has(sympy.Mod):  # a − b·floor(a/b), Python's modulo: derivatives 1 and −floor(a/b)
         expr = expr.replace(sympy.Mod, lambda a, b: a - b * sympy.floor(a / b))
+    held = extremes.exponents_held(expr, (x,))
+    if held is not expr:  # JAX's rule for a power's exponent at a zero base
+        return extremes.powers_released(local_derivative(held, vertex))
     d = _elemental_derivative(expr, x)
     if d is None:
         d = _term_derivative(expr, x)

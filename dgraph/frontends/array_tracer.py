@@ -69,7 +69,7 @@ from . import (
     scipy_stats_functions,
 )
 from .frames import call_keeping_locals
-from .integer_casts import is_toward_zero, toward_zero, wrapped
+from .integer_casts import is_toward_zero, is_wrapped, toward_zero, wrapped
 from .reached import is_library, reached
 
 __all__ = [
@@ -1621,6 +1621,9 @@ def _are_positions(op: ArrayOp) -> bool:
 
 
 _ROUNDED = frozenset({"floor", "ceil", "round"})  # whole numbers, of any size
+_SAME_ENTRIES = frozenset(
+    {"copy", "reshape", "broadcast_in_dim", "transpose", "squeeze", "expand_dims", "slice", "rev"}
+)  # whole_range: a layout of its operand's entries (np.sum(..., keepdims=True))
 
 
 def whole_range(operand: Any) -> tuple[float, float] | None:
@@ -1646,6 +1649,11 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return (0.0, math.inf)
     branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
     parts = [whole_range(u) for u in branches]
+    if op == "select_n" and is_wrapped(operand) and parts[0] is not None:  # NumPy's i + n
+        n = float(np.asarray(operand.operands[2].operands[1].value))  # where i < 0
+        lo, hi = parts[0]
+        if lo >= -n and hi <= n - 1:
+            return (min(max(lo, 0.0), lo + n) if lo < 0 else lo, n - 1 if lo < 0 else hi)
     if not parts or any(p is None for p in parts):
         return None
     (lo, hi), rest = parts[0], parts[1:]
@@ -1668,7 +1676,7 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return (lo, hi)
     if op == "neg" and not rest:
         return (-hi, lo)
-    if op == "copy" and not rest:
+    if op in _SAME_ENTRIES and not rest:  # the same entries, laid out anew
         return (lo, hi)
     if op == "reduce_sum" and not rest:
         count = math.prod(operand.operands[0].shape) // max(math.prod(operand.shape), 1)
@@ -1907,13 +1915,17 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
             return MaskedSelection(TracedArray(x.tape, x.name, x.shape), index)
         raise DataDependentIndex(_MASKED)
     found = whole_range(index.op)
-    inside = found is not None and found[0] >= 0 and found[1] <= x.shape[axis] - 1
+    n = x.shape[axis] if axis < len(x.shape) else 0
+    inside = found is not None and found[0] >= 0 and found[1] <= n - 1
+    from_end = (  # NumPy's negative positions, from the end (sparsemax's k - 1 of a count)
+        not inside and found is not None and found[0] >= -n and found[1] <= n - 1
+    )
     running = _tracing()
     tape = x.tape if isinstance(x, TracedArray) else running[-1] if running else None
     given = (  # positions from the parameters alone (index data): any integers
-        not inside and tape is not None and tape.reads_fixed_only(index.op)
+        not inside and not from_end and tape is not None and tape.reads_fixed_only(index.op)
     )
-    if axis >= len(x.shape) or not (_are_positions(index.op) or inside or given):
+    if axis >= len(x.shape) or not (_are_positions(index.op) or inside or from_end or given):
         raise DataDependentIndex(
             "indexing with a value that depends on the inputs (a data-dependent index) is"
             " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one),"
@@ -1924,7 +1936,7 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     positions = ArrayOp(
         "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
     )
-    if given:  # a negative one from the end, then clipped into the axis: JAX's x[i]
+    if given or from_end:  # a negative one from the end (then clipped into the axis: JAX's x[i])
         positions = wrapped(positions, x.shape[axis])
     params = (("axis", axis), ("mode", "clip"), ("size", size), ("length", x.shape[axis]),
               ("fill", float("nan")))  # fmt: skip
@@ -1962,11 +1974,43 @@ def _gathered_as(x: TracedArray, positions: np.ndarray) -> TracedArray:
     return _move(x, "gather_flat", params, tuple(positions.shape))
 
 
+def _take_along_computed(x: TracedArray, indices: Passive, d: int, what: str) -> Any:
+    """``numpy.take_along_axis(x, indices, d)`` of an n-d ``x`` at whole-number positions
+    computed from the inputs (a count of a sorted row's support, sparsemax's ``k - 1``;
+    ``np.argsort`` of another array along the same axis):
+    the flat positions, each entry's own at coordinate 0 along the axis (NumPy's own
+    function of ``arange``, broadcast as NumPy's) plus the index (wrapped from the end
+    where it may be negative) times the axis' stride, a ``take_dynamic`` of the flat
+    array (:func:`_take_computed`)."""
+    n = x.shape[d]
+    op = indices.op
+    found = whole_range(op)
+    if op.primitive == "argsort" and dict(op.params).get("dimension") == d and op.shape[d] == n:
+        shape = tuple(op.shape)  # another array's order along the same axis (X by Y's
+        op = ArrayOp("max", (op, Const.of(np.asarray(0))), (), shape)  # order): its bounds
+        op = ArrayOp("min", (op, Const.of(np.asarray(n - 1))), (), shape)  # said, as a clip
+        indices, found = Passive(op), (0.0, n - 1.0)
+    if found is None or found[0] < -n or found[1] > n - 1:
+        raise DataDependentIndex(
+            f"{what} at positions computed from the inputs: they must be whole numbers"
+            f" bounded to the axis (-{n} .. {n - 1}: np.clip them)"
+        )
+    at = np.arange(math.prod(x.shape)).reshape(x.shape)
+    try:
+        base = np.take_along_axis(at, np.zeros(indices.shape, dtype=int), d)
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"{what}: {str(exc).splitlines()[0][:200]}") from None
+    index = indices if found[0] >= 0 else Passive(wrapped(indices.op, n))
+    flat = index * math.prod(x.shape[d + 1 :]) + base
+    return _take_computed(_reshape(x, (-1,)), flat, 0)
+
+
 def _take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
     """``numpy.take_along_axis`` with constant indices: NumPy's own function of the flat
     positions, a gather; with positions ``np.argsort(arr, axis)`` of the same array along
-    the same axis, ``numpy.sort`` (the same values); other computed positions along the
-    one axis of a vector, a ``take_dynamic`` (:func:`_take_computed`)."""
+    the same axis, ``numpy.sort`` (the same values); other computed positions, a
+    ``take_dynamic`` (:func:`_take_computed`; of an n-d array by its flat positions,
+    :func:`_take_along_computed`)."""
     what = "numpy.take_along_axis"
     if isinstance(indices, Passive):
         x = _traced(arr, what)
@@ -1984,9 +2028,12 @@ def _take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
             return _sorted("sort", x, d)
         if x.ndim == 1 and indices.ndim == 1:
             return _take_computed(x, indices, 0)
+        if indices.ndim == x.ndim:
+            return _take_along_computed(x, indices, d, what)
         raise DataDependentIndex(
             f"{what} at positions computed from the inputs is supported for np.argsort of"
-            " the same array along the same axis (np.sort) or along a vector's one axis"
+            " the same array along the same axis (np.sort) or for indices of the array's"
+            " number of dimensions"
         )
     if _is_traced(indices):
         raise DataDependentIndex(f"{what} with indices that depend on the inputs")
@@ -2641,6 +2688,8 @@ def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) 
     """``numpy.argmax``/``argmin``: positions, a passive value (no derivative)."""
     if out is not None or keepdims:
         raise _unsupported(f"numpy.{what} with out= or keepdims=")
+    if isinstance(x, Passive) and x.op.primitive in _MASKS:
+        return _arg_of_mask(what, x, axis)
     if _traced(x, f"numpy.{what}") is None:
         return getattr(np, what)(_constant(x), axis)
     if axis is None:
@@ -2648,6 +2697,21 @@ def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) 
     d = _axis(axis, x.ndim, f"numpy.{what}")
     shape = tuple(n for j, n in enumerate(x.shape) if j != d)
     return Passive(ArrayOp(what, (x.name,), (("axes", (d,)),), shape))
+
+
+def _arg_of_mask(what: str, mask: Passive, axis: Any) -> Passive:
+    """``np.argmax(ys < 0)``: the first entry where a comparison holds (``argmin``: where
+    it fails), the positions of its 0/1 values, bounded to the axis (``0 .. n - 1``, as a
+    clip: ``ys[i - 1]`` is then NumPy's from the end at i = 0)."""
+    if axis is None:
+        mask, axis = _reshape(mask, (-1,)), 0
+    d = _axis(axis, mask.ndim, f"numpy.{what}")
+    shape = tuple(n for j, n in enumerate(mask.shape) if j != d)
+    zeros, ones = (Const.of(np.full(mask.shape, v)) for v in (0.0, 1.0))
+    values = ArrayOp("select_n", (mask.op, zeros, ones), (), mask.shape)
+    found = ArrayOp(what, (values,), (("axes", (d,)),), shape)
+    found = ArrayOp("max", (found, Const.of(np.asarray(0))), (), shape)
+    return Passive(ArrayOp("min", (found, Const.of(np.asarray(mask.shape[d] - 1))), (), shape))
 
 
 def _tile(x: Any, reps: Any) -> Any:

@@ -22,6 +22,7 @@ __all__ = [
     "float_index_hint",
     "index_data",
     "is_toward_zero",
+    "is_wrapped",
     "toward_zero",
     "wrapped",
 ]
@@ -85,7 +86,7 @@ def check_wrapped_in_range(
         return
     for op in _takes(graph):
         at = op.operands[1]
-        if not _is_wrapped(at) or not names_read([at]) <= set(values):
+        if not is_wrapped(at) or not names_read([at]) <= set(values):
             continue
         n = int(dict(op.params)["length"])
         raw = evaluate(at.operands[1], values)
@@ -128,7 +129,7 @@ def _check_labels(raw: np.ndarray, n: int, label: str) -> None:
         )
 
 
-def _is_wrapped(at: Any) -> bool:
+def is_wrapped(at: Any) -> bool:
     """Whether ``at`` is :func:`wrapped`'s ``select_n``."""
     if not isinstance(at, ArrayOp) or at.primitive != "select_n" or len(at.operands) != 3:
         return False

@@ -17,15 +17,17 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfcauchy``, ``halfnorm``,
 ``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
 ``invgamma`` (its CDF ``Q(a, 1/z)``), ``genpareto`` and ``genextreme`` (scipy's sign of
-``c``; ``c = 0`` their limits), ``gennorm`` (its CDF of a constant ``beta``), ``skewnorm``
-and ``truncnorm`` (``logpdf``, ``pdf``); ``poisson`` (``logpmf``,
+``c``; smooth through ``c = 0``, their limits there), ``gennorm`` (its CDF of a constant
+``beta``), ``skewnorm`` and ``truncnorm`` (``logpdf``, ``pdf``); ``poisson`` (``logpmf``,
 ``pmf``, and ``cdf``/``sf`` of a constant ``k``), ``binom`` (``logpmf``, ``pmf``, and
 ``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
-JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms).
+JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms); Pickands, J.
+(1975). Statistical inference using extreme order statistics. *Ann. Statist.* 3(1),
+119–131 (the generalized Pareto law).
 """
 
 from __future__ import annotations
@@ -270,30 +272,42 @@ def _rayleigh(z: Any) -> dict[str, Any]:
     }
 
 
+def _log1p_ratio(u: Any) -> Any:
+    """``log1p(u)/u``, 1 at 0: Taylor's series to u⁵ below |u| = 10⁻³ (as
+    ``scipy_special._exprel``), so that it is smooth where the shape is 0."""
+    small = np.abs(u) < 1e-3
+    s = np.where(small, u, 0.0)  # each branch at values where it is finite
+    near = 1.0 - s * (1 / 2 - s * (1 / 3 - s * (1 / 4 - s * (1 / 5 - s / 6))))
+    inside = np.where(small, 1.0, u)
+    return np.where(small, near, np.log1p(inside) / inside)
+
+
 def _genpareto(z: Any, c: Any) -> dict[str, Any]:
-    """The generalized Pareto (scipy's sign of ``c``): ``−(1 + 1/c)·log(1 + c z)``, ``−z``
-    at c = 0, on z ≥ 0 and ``1 + c z > 0``; its CDF and survival function scipy's
-    ``inv_boxcox1p``/``inv_boxcox`` forms (smooth at c = 0)."""
-    sp = _special()
-    within = (z >= 0) & (1.0 + c * z > 0)
-    inside = np.where(within, z, 0.0)
-    nonzero = np.where(c != 0, c, 1.0)
-    logpdf = np.where(c != 0, -sp.xlog1py(c + 1.0, c * inside) / nonzero, -inside)
+    """The generalized Pareto law of exceedances (Pickands 1975): ``(1 + c z)^(−1/c)``
+    survives, for z ≥ 0 (and ``z < −1/c`` where c < 0), written ``exp(−z·log1p(c z)/(c
+    z))`` so that the exponential law at c = 0 (where a fit starts) is the same formula
+    with its derivatives in c (a select of ``−z`` at c = 0 has derivative 0 there)."""
+    inside = (z >= 0) & (1.0 + c * z > 0)
+    zi = np.where(inside, z, 0.0)
+    u = c * zi
+    log_sf = -zi * _log1p_ratio(u)
+    below = z < 0
     return {
-        "logpdf": lambda: np.where(within, logpdf, -np.inf),
-        "cdf": lambda: np.where(within, -sp.inv_boxcox1p(-inside, -c), np.where(z < 0, 0.0, 1.0)),
-        "sf": lambda: np.where(within, sp.inv_boxcox(-inside, -c), np.where(z < 0, 1.0, 0.0)),
+        "logpdf": lambda: np.where(inside, log_sf - np.log1p(u), -np.inf),
+        "cdf": lambda: np.where(inside, -np.expm1(log_sf), np.where(below, 0.0, 1.0)),
+        "sf": lambda: np.where(inside, np.exp(log_sf), np.where(below, 1.0, 0.0)),
+        "logsf": lambda: np.where(inside, log_sf, np.where(below, 0.0, -np.inf)),
     }
 
 
 def _genextreme(z: Any, c: Any) -> dict[str, Any]:
     """The generalized extreme value (scipy's sign of ``c``): with ``t = log(1 − c z)/c``
-    (``−z`` at c = 0) on ``1 − c z > 0``, ``log pdf = −exp(t) + t − log(1 − c z)`` and
-    ``log cdf = −exp(t)``."""
+    on ``1 − c z > 0``, written ``−z·log1p(u)/u`` (``u = −c z``: :func:`_log1p_ratio`) so
+    that Gumbel's law at c = 0 is the same formula with its derivatives in c,
+    ``log pdf = −exp(t) + t − log(1 − c z)`` and ``log cdf = −exp(t)``."""
     within = 1.0 - c * z > 0
     inside = np.where(within, z, 0.0)
-    nonzero = np.where(c != 0, c, 1.0)
-    t = np.where(c != 0, np.log1p(-c * inside) / nonzero, -inside)
+    t = -inside * _log1p_ratio(-c * inside)
     logcdf = -np.exp(t)
     above = np.where(c > 0, 1.0, 0.0)  # beyond the upper end (c > 0): the CDF is 1
     return {
@@ -369,6 +383,14 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
 
+def _gumbel_ppf(q: Any) -> Any:
+    return -np.log(-np.log(q))
+
+
+def _gumbel_isf(q: Any) -> Any:
+    return -np.log(-np.log1p(-q))
+
+
 def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
     """The standardized quantile ``ppf(q)`` and its complement ``isf(q) = ppf(1 − q)``
     where the family has them in closed form (None where not): ``isf`` never forms
@@ -404,7 +426,7 @@ def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
     if family == "uniform":
         return {"ppf": lambda: q * 1.0, "isf": lambda: 1.0 - q}
     if family == "gumbel_r":
-        return {"ppf": lambda: -np.log(-np.log(q)), "isf": lambda: -np.log(-np.log1p(-q))}
+        return {"ppf": lambda: _gumbel_ppf(q), "isf": lambda: _gumbel_isf(q)}
     if family == "gumbel_l":
         return {"ppf": lambda: np.log(-np.log1p(-q)), "isf": lambda: np.log(-np.log(q))}
     if family == "pareto":
@@ -418,16 +440,11 @@ def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
     if family == "genpareto":
         (c,) = shapes
         return {"ppf": lambda: -sp.boxcox1p(-q, -c), "isf": lambda: -sp.boxcox(q, -c)}
-    if family == "genextreme":
+    if family == "genextreme":  # −expm1(−c x)/c = x·exprel(−c x): smooth at c = 0
         (c,) = shapes
-        nonzero = np.where(c != 0, c, 1.0)
-
-        def extreme(x: Any) -> Any:
-            return np.where(c != 0, -np.expm1(-c * x) / nonzero, x)
-
         return {
-            "ppf": lambda: extreme(-np.log(-np.log(q))),
-            "isf": lambda: extreme(-np.log(-np.log1p(-q))),
+            "ppf": lambda: _gumbel_ppf(q) * sp.exprel(-c * _gumbel_ppf(q)),
+            "isf": lambda: _gumbel_isf(q) * sp.exprel(-c * _gumbel_isf(q)),
         }
     if family == "weibull_min":
         (c,) = shapes
