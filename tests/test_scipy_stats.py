@@ -257,3 +257,11 @@ def test_the_extreme_value_shape_at_zero_has_its_limits_derivative():
     np.testing.assert_allclose(value, f(c), rtol=1e-15)
     np.testing.assert_allclose(jacobian, np.transpose(columns), atol=1e-8)
     assert abs(jacobian[0, 0]) > 0.1 and made.generated.verified
+
+
+def test_a_family_not_read_names_itself_in_one_line():
+    with pytest.raises(DGraphError) as e:
+        dgraph.make_function(lambda x: np.sum(stats.nakagami.logpdf(x, 2.0)), point=[X])
+    assert str(e.value).endswith(
+        "scipy.stats.nakagami.logpdf of an array that depends on the inputs is not supported"
+    )

@@ -4551,9 +4551,14 @@ def _stats_proxy(module: Any) -> _Proxy:
     """scipy.stats with the distributions :mod:`.scipy_stats` reads and the statistics
     :mod:`.scipy_stats_functions` reads taking traced arrays, its other functions refusing
     them in one line."""
-    found = {
-        name: scipy_stats.wrap(getattr(module, name), _is_traced) for name in scipy_stats.NAMES
+    found = {  # every family (vars: no lazy submodule imported); those not read refuse
+        name: scipy_stats.wrap(value, _is_traced)
+        for name, value in vars(module).items()
+        if not name.startswith("_") and isinstance(value, module.rv_continuous | module.rv_discrete)
     }
+    found.update(
+        {name: scipy_stats.wrap(getattr(module, name), _is_traced) for name in scipy_stats.NAMES}
+    )
     distributions = {name: d for name, d in found.items() if d is not None}
     return _Proxy(module, _StatsFunctions({**scipy_stats_functions.FUNCTIONS, **distributions}))
 

@@ -638,9 +638,14 @@ NAMES = (*FAMILIES, "poisson", "binom", "nbinom", "multivariate_normal", "dirich
 
 
 def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:
-    """``original`` (a scipy.stats distribution) taking traced arrays, or None for one
-    whose family is not read here."""
+    """``original`` (a scipy.stats distribution) taking traced arrays; one whose family is
+    not read here is scipy's own on constants and refuses traced arrays in one line
+    (naming its family and method). None for anything else."""
+    import scipy.stats  # the caller's: ``original`` is one of its distributions
+
     name = getattr(original, "name", None)
     if type(original).__name__ in ("multivariate_normal_gen", "dirichlet_gen"):
         name = type(original).__name__.removesuffix("_gen")
-    return Distribution(original, traced) if name in NAMES else None
+    if name in NAMES or isinstance(original, scipy.stats.rv_continuous | scipy.stats.rv_discrete):
+        return Distribution(original, traced)
+    return None
