@@ -545,11 +545,13 @@ def _inline_single_use(
 
 
 def _compared_pieces(use: sympy.Expr, s: sympy.Symbol, definition: sympy.Expr) -> bool:
-    """Whether ``definition`` holds more than two ``Piecewise`` and ``use`` compares ``s``:
-    sympy folds a ``Piecewise`` inside a condition into one over every combination of the
-    pieces' conditions (a count of 10 comparisons compared: 2¹⁰ pieces, minutes), so such
-    a value stays a statement of its own (as :mod:`dgraph.core.expand` makes it)."""
-    if len(definition.atoms(sympy.Piecewise)) <= 2:
+    """Whether ``definition`` is a sum of more than two ``Piecewise`` (a count of
+    comparisons) and ``use`` compares ``s``: sympy folds a ``Piecewise`` inside a condition
+    into one over every combination of the pieces' conditions (a count of 10 comparisons
+    compared: 2¹⁰ pieces, minutes), so such a value stays a statement of its own (as
+    :mod:`dgraph.core.expand` makes it). Only the sum's own terms are looked at: this runs
+    for every value used once."""
+    if not definition.is_Add or sum(isinstance(a, sympy.Piecewise) for a in definition.args) <= 2:
         return False
     return any(s in r.free_symbols for r in use.atoms(sympy.core.relational.Relational))
 

@@ -161,11 +161,8 @@ def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], 
     mapping = dict(labels)
     mapping.update({r: sympy.Symbol(str(r)) for r in references})
     named = _values(es.graph) + partials
-    fold = UntakenProducts(partials)  # a case not taken: its factor left out, not times 0
-    named += [
-        (mapping[r], fold.assign(mapping[r], d.xreplace(mapping))) for r, d in references.items()
-    ]
-    entries = {k: fold.expr(e.xreplace(mapping)) for k, e in jacobian.items()}
+    named += [(mapping[r], d.xreplace(mapping)) for r, d in references.items()]
+    entries = {k: e.xreplace(mapping) for k, e in jacobian.items()}
     return named, entries
 
 

@@ -8,7 +8,9 @@ case not taken reaches the result as ``0 · ḃ``, which is NaN where ``ḃ`` is
 though the function is the identity around 0. JAX's tangent rule for ``select_n`` is
 ``select(c, ȧ, ḃ)``: the other case's tangent is left out, never multiplied by 0.
 
-This module gives the scalar sweeps and the Jacobian's entries that rule: a product with
+This module gives the scalar jvp and vjp sweeps that rule (the Jacobian's entries, whose
+accumulation folds a selection's cases already, are left as they were: folding them again
+cost 7 % of the CPU of where-heavy test files in the passes after it): a product with
 a factor that is 0 outside a condition ``c`` (a partial written so, or a tangent or adjoint
 that is such a product) is ``Piecewise((rest, c), (0, True))``; the factor's own value is
 kept where it is not 1. Where ``c`` holds the value is the product's; elsewhere it is 0 —
