@@ -4571,7 +4571,9 @@ class _StatsFunctions(dict):
         return scipy_stats_functions.refusal(name)
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self[name] if name in self or _stats_function(name) else default
+        if name in self:  # this class's __contains__ and __missing__, not dict's
+            return self[name]
+        return default
 
     def __contains__(self, name: object) -> bool:
         return dict.__contains__(self, name) or _stats_function(name)
