@@ -823,6 +823,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.stats.nakagami.logpdf of an array that depends on the inputs is not supported",
     ),
     (
+        "scipy-interp1d-kind-not-read",
+        ["structure", H("numpy_model.py") + ":nearest_table_of_traced", "--inputs", "x:3"],
+        "interp1d of kind 'nearest' at queries that depend on the inputs is not supported",
+    ),
+    (
         "scipy-signal-filter-too-long",
         ["structure", H("numpy_model.py") + ":long_savgol", "--inputs", "x:3000"],
         "scipy.signal.savgol_filter along an axis of 3000 > 2048 entries",

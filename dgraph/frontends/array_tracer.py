@@ -65,6 +65,7 @@ from . import (
     scipy_modules,
     scipy_sparse,
     scipy_special,
+    scipy_splines,
     scipy_stats,
     scipy_stats_functions,
 )
@@ -4382,6 +4383,9 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return _stats_proxy(value)
     if type(value).__module__.startswith("scipy.stats"):  # from scipy.stats import norm
         return scipy_stats.wrap(value, _is_traced)
+    spline = scipy_splines.traced_spline(value, _is_traced, _Proxy(np, _NUMPY, tape))
+    if spline is not None:
+        return spline
     if module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
         return _sparse_proxy(value)
     name = getattr(value, "__name__", None)

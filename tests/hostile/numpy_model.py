@@ -2,6 +2,7 @@
 
 import numpy as np
 from scipy import linalg, sparse
+from scipy.interpolate import interp1d
 from scipy.sparse.linalg import spsolve
 
 
@@ -34,6 +35,7 @@ def vector(x):
 
 
 _BUFFER = np.zeros(4)  # made outside the function: NumPy's own array
+NEAREST = interp1d(np.arange(4.0), np.arange(4.0) ** 2, kind="nearest")  # made outside
 
 
 def assigns_into(u):
@@ -162,6 +164,10 @@ def nakagami_of_traced(x):
     from scipy import stats
 
     return stats.nakagami.logpdf(x, 2.0)  # a family not read: named in one line
+
+
+def nearest_table_of_traced(x):
+    return NEAREST(x)  # a table made outside, of a kind not read: refused in one line
 
 
 def long_savgol(x):
