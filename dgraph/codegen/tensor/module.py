@@ -50,6 +50,7 @@ from ..ir import (
 )
 from ..jaxcode import loop_helpers
 from ..lambertw_code import HELPER, helper_lines
+from ..scope import made_once
 from .blockops import BlockOps, Terms, Valued, values_at
 from .cancel import asked_later, drop_cancelled, needed_statements, none_cancel
 from .check import offsets
@@ -1199,7 +1200,7 @@ def _body_program(w: Writer):
     """A loop body's dense value-and-Jacobian program (the body graph accumulated
     forward), and its blocks' (output, input) pairs in result order."""
 
-    def program_of(graph, extra: Sequence[ArrayOp] = ()) -> tuple[ArrayProgram, list]:
+    def made(graph, extra: Sequence[ArrayOp]) -> tuple[ArrayProgram, list]:
         es = accumulate(graph, "forward")
         program = tensor_program(
             es,
@@ -1211,6 +1212,15 @@ def _body_program(w: Writer):
             sparse_products=w.sparse_products,
         )
         return program, jacobian_keys(es)
+
+    def program_of(graph, extra: Sequence[ArrayOp] = ()) -> tuple[ArrayProgram, list]:
+        """Made once per code generation call (:func:`~..scope.made_once`): each writer
+        of a loop or a branch (the module's, a sweep's, a check's, an enclosing body's
+        built again) reads the same body's program, never changed by its readers."""
+        extra = tuple(extra)
+        key = ("body", id(graph), graph.version, w.d.lang, w.sparse_products, *map(id, extra))
+        program, keys = made_once(key, (graph, extra), lambda: made(graph, extra))
+        return program, list(keys)
 
     return program_of
 
