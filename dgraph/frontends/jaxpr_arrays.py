@@ -185,12 +185,16 @@ class JaxJvp:
     program NumPy runs whole (elementwise arithmetic and moves, :func:`numpy_cheaper`)
     and small enough runs so too, compiling nothing."""
 
-    def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
+    def __init__(
+        self, f: Callable[..., Any], inputs: list[str], outputs: list[str], traced: Any = None
+    ) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
         self.pid = os.getpid()
+        if traced is not None:  # f's program at its example arguments' shapes (in float64)
+            self._traced = traced
 
     def __getstate__(self) -> dict:
-        drop = ("_jitted", "_program", "equations")
+        drop = ("_jitted", "_program", "equations", "_traced")
         return {k: v for k, v in self.__dict__.items() if k not in drop}
 
     def __setstate__(self, state: dict) -> None:
@@ -256,7 +260,7 @@ class JaxJvp:
         or None where the program has more than :data:`REFERENCE_JIT_MOST` equations
         (:attr:`equations`) or NumPy runs it quicker (:func:`numpy_cheaper`); the
         program is then kept for :meth:`_eager`."""
-        jvp = functools.partial(jax.jvp, self.f)
+        jvp = functools.partial(jax.jvp, self._function(jax, primals))
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
         if self.equations > REFERENCE_JIT_MOST or numpy_cheaper(closed, primals, self.equations):
@@ -289,12 +293,32 @@ class JaxJvp:
 
         return run
 
+    def _function(self, jax, primals: tuple) -> Callable[..., Any]:
+        """What JAX's ``jvp`` differentiates: ``f``'s own program as the builder traced it
+        (``traced``: ``jax.make_jaxpr(f)`` at arguments of these shapes), run by
+        :func:`jax.core.eval_jaxpr` with its outputs' structure, so that the ``jvp``
+        traces its equations (JAX's rules on JAX's primitives, as ``jvp(f)`` binds them)
+        without running ``f``'s Python again (a gradient's reverse sweep traced anew
+        under ``jvp``: most of a Hessian reference's tracing); ``f`` itself for
+        arguments of other shapes, or where no program was kept."""
+        traced = self.__dict__.get("_traced")
+        if traced is None or _signature(primals) != traced[0]:
+            return self.f
+        _, closed, tree = traced
+
+        def program(*args: Any) -> Any:
+            return jax.tree_util.tree_unflatten(
+                tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+            )
+
+        return program
+
     def _eager(self, jax, primals: tuple, moves: tuple) -> Any:
         """``(F(x), J·v)`` by :func:`run_eagerly` over ``jvp(f)``'s program (traced again for
         arguments of other shapes)."""
         signature, closed, shapes = self._program
         if signature != _signature(primals, moves):
-            jvp = functools.partial(jax.jvp, self.f)
+            jvp = functools.partial(jax.jvp, self._function(jax, primals))
             closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
             self._program = (_signature(primals, moves), closed, shapes)
         flat = jax.tree_util.tree_leaves((primals, moves))
@@ -1356,6 +1380,7 @@ def from_jax_arrays(
     with x64(jax):  # literals as written, constants folded in float64
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
+            own = closed  # f's program as JAX traced it: its reference's jvp traced from it
             programs = [*_mapped(jax, f, args, closed), closed]
             programs = [complex_pairs(jax, p, where) for p in programs]  # complex: pairs
         except InputError:
@@ -1401,7 +1426,8 @@ def from_jax_arrays(
             f" differences of its float64 program (JAX's jvp rounds to {narrow})"
         )
     else:
-        graph.set_jvp_reference(JaxJvp(f, params, keys))
+        traced = (_signature(args), own, tree)
+        graph.set_jvp_reference(JaxJvp(f, params, keys, traced))
     graph.notes += loop_notes(graph)
     return graph
 
