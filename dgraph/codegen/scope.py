@@ -1,6 +1,6 @@
 """One code generation call's caches: what it remembers (block products and sums, folded
-and counted expressions, index ranges) is forgotten when the outermost call returns, so
-that no call's caches outlive it; and no cyclic garbage collection meanwhile (the passes
+and counted expressions, rebuilt nodes, index ranges) is forgotten when the outermost call
+returns, so that no call's caches outlive it; and no cyclic garbage collection meanwhile (the passes
 make millions of small sympy objects and no cycles)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from ..blocks import in_scope, scoped
+from ..core.rebuild import forget_remade
 from ..frontends.elemental import gc_paused
 from .counting import forget_counts
 
@@ -21,7 +22,7 @@ _MADE: dict[Hashable, tuple[Any, Any]] = {}  # key -> (what the key's ids are of
 @contextlib.contextmanager
 def codegen_call() -> Iterator[None]:
     """The scope of one public code generation call (see the module's note)."""
-    with gc_paused(), scoped(forget_counts, _MADE.clear):
+    with gc_paused(), scoped(forget_counts, forget_remade, _MADE.clear):
         yield
 
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import sympy
 
-from .rebuild import replaced
+from .rebuild import remade, replaced
 
 __all__ = [
     "PowerOf",
@@ -140,7 +140,7 @@ def _rebuilt(expr: sympy.Expr, swap: dict[type, Callable[..., sympy.Expr]]) -> s
         if make is not None:
             done[e] = make(*args)
         elif any(a is not b for a, b in zip(args, given, strict=True)):
-            done[e] = e.func(*args)
+            done[e] = remade(e.func, args)
         else:
             done[e] = e
     return done[expr]  # type: ignore[return-value]

@@ -18,11 +18,13 @@ number times a sum stays a product (a Float, or a Rational the tracer read from 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import sympy
+from sympy.core.parameters import global_parameters
 
-__all__ = ["bottom_up", "rebuilt", "replaced"]
+__all__ = ["bottom_up", "forget_remade", "rebuilt", "remade", "replaced"]
 
 
 def bottom_up(
@@ -54,7 +56,7 @@ def rebuilt(e: sympy.Basic, args: list, **options: bool) -> sympy.Basic:
     reason), unless it is ±2ᵏ, whose products are exact."""
     if all(a is b for a, b in zip(args, e.args, strict=True)):
         return e
-    found = e.func(*args, **options)
+    found = e.func(*args, **options) if options else remade(e.func, tuple(args))
     if options or not isinstance(e, sympy.Mul) or not found.is_Add:
         return found
     number = sympy.Mul(*[a for a in args if a.is_Number])
@@ -62,6 +64,29 @@ def rebuilt(e: sympy.Basic, args: list, **options: bool) -> sympy.Basic:
     if not rest.is_Add or _exact_scale(number):
         return found
     return sympy.Mul(number, rest, evaluate=False)
+
+
+def remade(func: Callable[..., sympy.Basic], args: tuple) -> sympy.Basic:
+    """``func(*args)`` as sympy builds it, remembered for the last 32,768 (the code
+    generator's passes rebuild the same nodes over the same new arguments again and again,
+    in every statement that holds them and in every pass order: a ``Heaviside`` asks its
+    argument's sign and imaginary part each time, a sixth of the choice's time on
+    tests/test_numpy_idioms.py; sympy's own cache holds 1,000). The arguments are compared
+    whole (sympy's structural equality tells a Float's precision and a number's type apart)
+    and sympy's evaluation settings are part of the key, so the node is the one sympy
+    builds."""
+    kinds = tuple(map(type, args))  # 2 and 2.0 told apart where sympy calls them equal
+    return _remade(func, args, kinds, global_parameters.evaluate, global_parameters.distribute)
+
+
+@lru_cache(maxsize=2**15)
+def _remade(func: Callable[..., sympy.Basic], args: tuple, *_key: Any) -> sympy.Basic:
+    return func(*args)
+
+
+def forget_remade() -> None:
+    """Forget the nodes :func:`remade` remembers (they hold whole programs' expressions)."""
+    _remade.cache_clear()
 
 
 def _exact_scale(number: sympy.Expr) -> bool:
