@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.interpolate import CubicSpline, PchipInterpolator, PPoly, interp1d, make_interp_spline
+from scipy.interpolate import (
+    Akima1DInterpolator,
+    CubicSpline,
+    PchipInterpolator,
+    PPoly,
+    UnivariateSpline,
+    interp1d,
+    make_interp_spline,
+)
 
 import dgraph
 from dgraph.errors import DGraphError
@@ -23,6 +31,7 @@ CUBIC = interp1d(XK, YK, kind="cubic", fill_value="extrapolate")
 PCHIP = PchipInterpolator(XK, YK)
 BOUNDED = PchipInterpolator(XK, YK, extrapolate=False)  # NaN outside [0, 2]
 VALUES = CubicSpline(XK, np.stack([YK, YK**2]), axis=1)  # values (2, 7): axis 1
+SMOOTHED = UnivariateSpline(XK, YK, s=0.01, ext=3)  # FITPACK's, its end values outside
 # away from the knots (the derivatives jump there) and the linear table's ends (its fill)
 X = np.array([-0.3, 0.1, 0.45, 0.9, 1.7, 1.95, 2.4])
 
@@ -82,6 +91,20 @@ def test_a_spline_that_does_not_extrapolate_is_nan_outside_as_scipy_s():
     value, jacobian = made(X)
     np.testing.assert_allclose(value, BOUNDED(X) * X, rtol=1e-14, equal_nan=True)
     assert np.isnan(value[[0, -1]]).all() and np.isnan(jacobian[[0, -1], [0, -1]]).all()
+    assert made.generated.verified
+
+
+def test_integrals_to_bounds_fitpack_s_splines_and_splines_made_inside():
+    def g(x):
+        made_inside = Akima1DInterpolator(XK, YK)  # of constants, inside the function
+        return np.stack([SPLINE.integrate(0.0, x[0]), SMOOTHED(x[1]), made_inside(x[2])])
+
+    x = np.array([1.3, 2.4, 0.7])  # 2.4: beyond SMOOTHED's knots, where it is constant
+    made = dgraph.make_function(g, "value_and_jacobian", sizes=[3], point=[x])
+    value, jacobian = made(x)
+    np.testing.assert_allclose(value, g(x), rtol=1e-13)
+    want = [SPLINE(x[0]), 0.0, Akima1DInterpolator(XK, YK)(x[2], 1)]
+    np.testing.assert_allclose(jacobian, np.diag(want), atol=1e-12)
     assert made.generated.verified
 
 

@@ -3955,7 +3955,8 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
             if any(isinstance(a, _Value) for a in items):
                 return _n_ary(traced)(*items) if _ITERABLE[original] == "items" else traced(items)
             return original(items)
-        return original(*args, **kwargs)
+        out = original(*args, **kwargs)  # CubicSpline(xk, yk) of constants: its queries traced
+        return scipy_splines.traced_spline(out, _is_traced, _Proxy(np, _NUMPY)) or out
 
     return function
 

@@ -18,13 +18,18 @@ coefficients taken at that position, so the derivative in ``x`` is the polynomia
 * :class:`~scipy.interpolate.BSpline` (``make_interp_spline``, ``make_lsq_spline``): its
   piecewise-polynomial form (``PPoly.from_spline``, column by column), periodic ones
   wrapped into ``[t[k], t[n]]`` first, as ``BSpline`` does.
+* :class:`~scipy.interpolate.UnivariateSpline` (FITPACK's): its knots and coefficients
+  as a ``BSpline``, ``ext`` as scipy's (0 extends, 1 zero, 2 NaN where scipy raises, 3
+  the boundary value).
 * :class:`~scipy.interpolate.interp1d`: ``kind='linear'`` by scipy's own segments (the
   one on the left at a knot: ``searchsorted(x, q)``), the spline kinds by their spline
   (``_spline``), ``fill_value`` below and above, or ``'extrapolate'``; where scipy would
   raise (``bounds_error``) the value is NaN. ``'nearest'``, ``'previous'`` and ``'next'``
   are refused in one line.
 
-The output's axes are scipy's: the queries' shape inserted at the spline's ``axis`` among
+``integrate(a, b)`` with bounds from the inputs is the antiderivative's difference (a
+spline that extrapolates). A spline made inside the function from constants is read the
+same way. The output's axes are scipy's: the queries' shape inserted at the spline's ``axis`` among
 the values' own axes. Decreasing breaks are refused in one line.
 
 References
@@ -57,7 +62,8 @@ def traced_spline(value: Any, is_traced: Callable[[Any], bool], xp: Any) -> Trac
     interpolate = sys.modules.get("scipy.interpolate")
     if interpolate is None or isinstance(value, type):
         return None
-    kinds = (interpolate.PPoly, interpolate.BSpline, interpolate.interp1d)
+    kinds = (interpolate.PPoly, interpolate.BSpline, interpolate.interp1d,
+             interpolate.UnivariateSpline)  # fmt: skip
     return TracedSpline(value, is_traced, xp) if isinstance(value, kinds) else None
 
 
@@ -89,6 +95,8 @@ class TracedSpline:
             if args or kwargs:
                 raise InputError("scipy.interpolate.interp1d takes the queries alone")
             return _interp1d(spline, x, interpolate, self._xp)
+        if isinstance(spline, interpolate.UnivariateSpline):
+            return _univariate(spline, x, args, kwargs, interpolate, self._xp)
         nu, extrapolate = _call_arguments(type(spline).__name__, args, kwargs)
         if extrapolate is None:
             extrapolate = spline.extrapolate
@@ -96,6 +104,24 @@ class TracedSpline:
             return _bspline(spline, x, nu, extrapolate, interpolate, self._xp)
         ppoly = spline.derivative(nu) if nu > 0 else spline.antiderivative(-nu) if nu else spline
         return _evaluated(ppoly.x, ppoly.c, x, extrapolate, spline.axis, self._xp)
+
+    def integrate(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        """``integrate(a, b)``; with bounds from the inputs, the antiderivative at ``b``
+        less that at ``a`` (a spline that extrapolates: scipy's integral of the extended
+        polynomials)."""
+        spline = self._spline
+        if not (self._is_traced(a) or self._is_traced(b)):
+            return spline.integrate(a, b, *args, **kwargs)
+        what = f"scipy.interpolate.{type(spline).__name__}.integrate"
+        given = dict(zip(("extrapolate",), args, strict=False)) | kwargs
+        extrapolate = given.get("extrapolate", getattr(spline, "extrapolate", None))
+        if set(given) - {"extrapolate"} or extrapolate is not True:
+            raise InputError(
+                f"{what} with bounds that depend on the inputs is supported for a spline that"
+                " extrapolates (extrapolate=True), not with other options"
+            )
+        antiderivative = TracedSpline(spline.antiderivative(), self._is_traced, self._xp)
+        return antiderivative(b) - antiderivative(a)
 
 
 def _call_arguments(what: str, args: tuple, kwargs: dict) -> tuple[int, Any]:
@@ -127,6 +153,31 @@ def _bspline(spline: Any, x: Any, nu: int, extrapolate: Any, interpolate: Any, x
         x = _wrapped(x, t[k], t[n], xp)
         extrapolate = True
     return _evaluated(breaks, coefficients, x, bool(extrapolate), spline.axis, xp)
+
+
+def _univariate(spline: Any, x: Any, args: tuple, kwargs: dict, interpolate: Any,
+                xp: Any) -> Any:  # fmt: skip
+    """A FITPACK ``UnivariateSpline`` at traced ``x``: its knots and coefficients as a
+    ``BSpline``; ``ext`` 0 extends the end polynomials, 1 is 0 outside the knots, 2 NaN
+    (scipy raises), 3 the boundary value (the queries clipped)."""
+    names = ("nu", "ext")
+    if len(args) > 2 or set(kwargs) - set(names):
+        raise InputError("scipy.interpolate.UnivariateSpline takes (x, nu=0, ext=None)")
+    given = dict(zip(names, args, strict=False)) | kwargs
+    nu, ext = given.get("nu", 0), given.get("ext")
+    ext = (
+        spline.ext
+        if ext is None
+        else {"extrapolate": 0, "zeros": 1, "raise": 2, "const": 3}.get(ext, ext)
+    )
+    t, c, k = spline._eval_args
+    lo, hi = t[0], t[-1]
+    if ext == 3:
+        x = xp.clip(x, lo, hi)
+    value = _bspline(interpolate.BSpline(t, c[: len(t) - k - 1], k), x, nu, True, interpolate, xp)
+    if ext in (1, 2):
+        value = xp.where((x < lo) | (x > hi), 0.0 if ext == 1 else np.nan, value)
+    return value
 
 
 def _interp1d(spline: Any, x: Any, interpolate: Any, xp: Any) -> Any:
