@@ -3956,7 +3956,7 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
                 return _n_ary(traced)(*items) if _ITERABLE[original] == "items" else traced(items)
             return original(items)
         out = original(*args, **kwargs)  # CubicSpline(xk, yk) of constants: its queries traced
-        return scipy_splines.traced_spline(out, _is_traced, _Proxy(np, _NUMPY)) or out
+        return scipy_splines.traced_spline(out, _is_traced, _TRACED_NUMPY) or out
 
     return function
 
@@ -4064,6 +4064,11 @@ class _Proxy:
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
             return original if traced is None else traced  # a submodule's proxy: itself
         return _taking_arrays(original, traced)
+
+
+# NumPy as the user's code sees it while traced, without a tape (it makes no fresh arrays):
+# what a spline's traced call reads with (:mod:`.scipy_splines`)
+_TRACED_NUMPY = _Proxy(np, _NUMPY)
 
 
 class _Dotting(np.ndarray):
@@ -4384,7 +4389,7 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return _stats_proxy(value)
     if type(value).__module__.startswith("scipy.stats"):  # from scipy.stats import norm
         return scipy_stats.wrap(value, _is_traced)
-    spline = scipy_splines.traced_spline(value, _is_traced, _Proxy(np, _NUMPY, tape))
+    spline = scipy_splines.traced_spline(value, _is_traced, _TRACED_NUMPY)
     if spline is not None:
         return spline
     if module == "scipy.sparse" and "scipy.sparse.linalg" in sys.modules:
