@@ -119,3 +119,23 @@ def test_what_is_not_read_is_refused_in_one_line(spline, message):
     with pytest.raises(DGraphError) as e:
         dgraph.make_function(lambda x: spline(x) * x, sizes=[3], point=[X[:3]])
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_integrals_of_splines_that_do_not_extrapolate_follow_scipy_s_rules():
+    """Beyond the breaks a ``PPoly``'s integral is NaN, a ``BSpline``'s bounds are
+    clipped to its base interval (derivative 0 there)."""
+    clipped = make_interp_spline(XK, YP, k=3)
+    clipped.extrapolate = False
+
+    def g(x):
+        return np.stack([BOUNDED.integrate(0.0, x[0]), clipped.integrate(x[1], 0.5)])
+
+    inside, outside = np.array([1.3, 0.2]), np.array([2.5, -0.4])
+    made = dgraph.make_function(g, "value_and_jacobian", sizes=[2], point=[inside])
+    value, jacobian = made(inside)
+    np.testing.assert_allclose(value, g(inside), rtol=1e-13)
+    np.testing.assert_allclose(jacobian, np.diag([BOUNDED(1.3), -clipped(0.2)]), atol=1e-12)
+    value, jacobian = made(outside)
+    np.testing.assert_allclose(value, g(outside), rtol=1e-13, equal_nan=True)
+    assert np.isnan(value[0]) and jacobian[1, 1] == 0.0
+    assert made.generated.verified

@@ -27,10 +27,12 @@ coefficients taken at that position, so the derivative in ``x`` is the polynomia
   raise (``bounds_error``) the value is NaN. ``'nearest'``, ``'previous'`` and ``'next'``
   are refused in one line.
 
-``integrate(a, b)`` with bounds from the inputs is the antiderivative's difference (a
-spline that extrapolates). A spline made inside the function from constants is read the
-same way. The output's axes are scipy's: the queries' shape inserted at the spline's ``axis`` among
-the values' own axes. Decreasing breaks are refused in one line.
+``integrate(a, b)`` with bounds from the inputs is the antiderivative's difference
+(scipy's rules where the spline does not extrapolate: a ``PPoly``'s NaN beyond its
+breaks, a ``BSpline``'s bounds clipped). A spline made inside the function from
+constants is read the same way. The output's axes are scipy's: the queries' shape
+inserted at the spline's ``axis`` among the values' own axes. Decreasing breaks are
+refused in one line.
 
 References
 ----------
@@ -107,21 +109,29 @@ class TracedSpline:
 
     def integrate(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         """``integrate(a, b)``; with bounds from the inputs, the antiderivative at ``b``
-        less that at ``a`` (a spline that extrapolates: scipy's integral of the extended
-        polynomials)."""
+        less that at ``a``: the extended polynomials' integral where the spline
+        extrapolates, NaN for a bound outside a ``PPoly`` that does not, the bounds
+        clipped to the base interval for a ``BSpline`` that does not (scipy's rules)."""
         spline = self._spline
         if not (self._is_traced(a) or self._is_traced(b)):
             return spline.integrate(a, b, *args, **kwargs)
         what = f"scipy.interpolate.{type(spline).__name__}.integrate"
         given = dict(zip(("extrapolate",), args, strict=False)) | kwargs
         extrapolate = given.get("extrapolate", getattr(spline, "extrapolate", None))
-        if set(given) - {"extrapolate"} or extrapolate is not True:
+        if set(given) - {"extrapolate"} or extrapolate not in (True, False):
             raise InputError(
-                f"{what} with bounds that depend on the inputs is supported for a spline that"
-                " extrapolates (extrapolate=True), not with other options"
+                f"{what} with bounds that depend on the inputs is supported with extrapolate"
+                " True or False, not with other options"
             )
+        interpolate = sys.modules["scipy.interpolate"]
         antiderivative = TracedSpline(spline.antiderivative(), self._is_traced, self._xp)
-        return antiderivative(b) - antiderivative(a)
+        if isinstance(spline, interpolate.BSpline):
+            if not extrapolate:
+                n = len(spline.t) - spline.k - 1
+                lo, hi = spline.t[spline.k], spline.t[n]
+                a, b = self._xp.clip(a, lo, hi), self._xp.clip(b, lo, hi)
+            return antiderivative(b, 0, True) - antiderivative(a, 0, True)
+        return antiderivative(b, 0, extrapolate) - antiderivative(a, 0, extrapolate)
 
 
 def _call_arguments(what: str, args: tuple, kwargs: dict) -> tuple[int, Any]:
