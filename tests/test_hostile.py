@@ -828,6 +828,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "interp1d of kind 'nearest' at queries that depend on the inputs is not supported",
     ),
     (
+        "scipy-periodic-integral-not-read",
+        ["structure", H("numpy_model.py") + ":periodic_integral_to_traced", "--inputs", "x:3"],
+        "CubicSpline.integrate with bounds that depend on the inputs is supported with",
+    ),
+    (
         "scipy-signal-filter-too-long",
         ["structure", H("numpy_model.py") + ":long_savgol", "--inputs", "x:3000"],
         "scipy.signal.savgol_filter along an axis of 3000 > 2048 entries",

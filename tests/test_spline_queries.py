@@ -121,6 +121,16 @@ def test_what_is_not_read_is_refused_in_one_line(spline, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
+def test_a_refused_integral_names_the_spline_not_sympy_s_route():
+    """``.integrate(`` is also a sympy method's name, so sympy's route reads ``f`` first;
+    it fails calling ``f`` with symbols, and the refusal named is the spline's."""
+    with pytest.raises(DGraphError) as e:
+        dgraph.make_function(lambda x: PERIODIC.integrate(0.0, x[0]), sizes=[2], point=[X[:2]])
+    message = str(e.value)
+    assert "BSpline.integrate with bounds that depend on the inputs" in message
+    assert "extrapolate='periodic'" in message and "symbols" not in message
+
+
 def test_integrals_of_splines_that_do_not_extrapolate_follow_scipy_s_rules():
     """Beyond the breaks a ``PPoly``'s integral is NaN, a ``BSpline``'s bounds are
     clipped to its base interval (derivative 0 there)."""

@@ -345,7 +345,7 @@ def from_function(
     routes = [_by_arrays, _by_sympy]
     if inspects_expressions(f):  # sympy's reader: f works on expressions
         routes.reverse()
-    failure = None  # the first route's: it names what to change
+    failures = []
     for route in routes:
         try:
             return route(f, label, n_inputs, sizes, params, binary, limit)
@@ -354,8 +354,23 @@ def from_function(
         except _Final as exc:  # traced, but refused: no other route may read it
             raise InputError(str(exc)) from None
         except InputError as exc:
-            failure = failure or exc
-    raise failure
+            failures.append(exc)
+    raise _named_failure(f, failures)
+
+
+class _SymbolsFailed(InputError):
+    """``f`` raised when called with plain sympy symbols (:func:`_by_sympy`)."""
+
+
+def _named_failure(f: Callable[..., Any], failures: list[InputError]) -> InputError:
+    """The failure that names what to change: the first route's, except where sympy's
+    route came first only by a method's name (``spl.integrate(a, x)``: ``f`` refers to
+    nothing of sympy) and failed calling ``f`` with symbols, where the array tracer's
+    refusal says what it could not read."""
+    first = failures[0]
+    if isinstance(first, _SymbolsFailed) and len(failures) > 1 and not _reaches_sympy(f):
+        return failures[1]
+    return first
 
 
 class _Final(InputError):
@@ -499,7 +514,7 @@ def _by_sympy(
         raise
     except Exception as exc:
         why = f"{exc}".splitlines()[0][:200] if str(exc) else type(exc).__name__
-        raise InputError(f"{label}: calling it with symbols failed: {why}") from None
+        raise _SymbolsFailed(f"{label}: calling it with symbols failed: {why}") from None
     outputs = _outputs(result, label)
     variables = _variables(local, set(map(str, [*inputs, *parameters])))
     graph = from_sympy(
@@ -797,6 +812,11 @@ def uses_jax(f: Callable[..., Any]) -> bool:
 def _from_sympy(value: Any) -> bool:
     module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
     return isinstance(module, str) and (module == "sympy" or module.startswith("sympy."))
+
+
+def _reaches_sympy(f: Callable[..., Any]) -> bool:
+    """Whether ``f``, or a function it refers to, refers to a sympy module or object."""
+    return any(_from_sympy(v) for _, values, _ in _reached(f) for v in values)
 
 
 def inspects_expressions(f: Callable[..., Any]) -> bool:

@@ -118,10 +118,12 @@ class TracedSpline:
         what = f"scipy.interpolate.{type(spline).__name__}.integrate"
         given = dict(zip(("extrapolate",), args, strict=False)) | kwargs
         extrapolate = given.get("extrapolate", getattr(spline, "extrapolate", None))
-        if set(given) - {"extrapolate"} or extrapolate not in (True, False):
+        others = sorted(set(given) - {"extrapolate"})
+        if others or extrapolate not in (True, False):
+            given_here = ", ".join(others) if others else f"extrapolate={extrapolate!r}"
             raise InputError(
                 f"{what} with bounds that depend on the inputs is supported with extrapolate"
-                " True or False, not with other options"
+                f" True or False, not {given_here}"
             )
         interpolate = sys.modules["scipy.interpolate"]
         antiderivative = TracedSpline(spline.antiderivative(), self._is_traced, self._xp)
