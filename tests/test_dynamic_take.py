@@ -111,3 +111,26 @@ def test_the_union_is_refused_over_its_limit():
     )
     with pytest.raises(DGraphError, match="union over positions"):
         dynamic_block(op, (8000,))
+
+
+def test_a_take_of_a_clipped_square_root_verifies_where_the_untaken_partial_is_nan():
+    """1.5-entmax's ``sqrt(clip(z, 0))`` read at the support's position: at a clipped
+    entry the partial is ∞·0 = NaN, and the take does not read it; the one-hot's zeros
+    are structural (a gather), so J·v is finite, as ``jax.jacfwd``'s (0.5, 0, 0)."""
+    import dgraph
+    from dgraph.core.block_values import jacobian_blocks, vertex_values
+    from dgraph.frontends import from_function
+    from dgraph.methods.registry import accumulate
+
+    def f(z):
+        return np.sqrt(np.clip(z, 0, None))[np.argmax(z)]
+
+    z = np.array([1.0, -1.0, 0.5])
+    assert dgraph.jacobian(f, point=[z]).verification.status == "verified"
+    graph = from_function(f, sizes=[3], level="array", point=[z])
+    es = accumulate(graph, "forward")
+    assert es.verification.status == "verified"
+    (found,) = jacobian_blocks(es, vertex_values(graph, {"z": z})).values()
+    np.testing.assert_array_equal(found.values, [0.5, 0.0, 0.0])
+    want = jax.jacfwd(lambda u: jnp.sqrt(jnp.clip(u, 0, None))[jnp.argmax(u)])(jnp.asarray(z))
+    np.testing.assert_array_equal(np.asarray(want), [0.5, 0.0, 0.0])

@@ -1950,7 +1950,8 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     if plan is None:
         return BlockValues(None, None)
     if plan is not False:
-        return BlockValues(plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl)))  # type: ignore[arg-type]
+        einsum = _onehot_einsum(upper, lower) or _einsum
+        return BlockValues(plan.product, einsum(plan, np.asarray(vu), np.asarray(vl)))  # type: ignore[arg-type]
     replanned = dense_plan(upper, lower)
     if replanned is not None:
         plan, perms = replanned
@@ -2109,6 +2110,31 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
     a, b = cut(va, plan.cuts[0]), cut(vb, plan.cuts[1])
     result = np.einsum(plan.subscripts, a, b)
     return result * plan.scale if plan.scale != 1 else result
+
+
+def _onehot_einsum(upper: Block, lower: Block) -> Callable[..., np.ndarray] | None:
+    """For a product with a take's or scatter-add's one-hot (:class:`OneHot`): an einsum
+    whose one-hot zeros are structural, as the gather or segment sum the generated code
+    prints: a NaN or infinity of the other factor at a position not taken contributes
+    nothing (``sqrt(clip(z, 0))[argmax(z)]``: ∞·0 at a clipped entry, not taken), one
+    taken makes the entry NaN."""
+    if isinstance(upper, OneHot) == isinstance(lower, OneHot):
+        return None
+    hot = 0 if isinstance(upper, OneHot) else 1
+
+    def einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+        other = (va, vb)[1 - hot]
+        bad = ~np.isfinite(other)
+        if not bad.any():
+            return _einsum(plan, va, vb)
+        clean = np.where(bad, 0.0, other)
+        pair = (va, clean) if hot == 0 else (clean, vb)
+        result = _einsum(plan, *pair)
+        taken = (va != 0, bad) if hot == 0 else (bad, vb != 0)
+        hits = _einsum(plan, *(np.asarray(t, dtype=float) for t in taken))
+        return np.where(hits != 0, np.nan, result)
+
+    return einsum
 
 
 def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValues:

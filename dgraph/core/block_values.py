@@ -29,6 +29,7 @@ from ..blocks import (
     Block,
     BlockValues,
     Labelled,
+    OneHot,
     Sparse,
     add_values,
     dense,
@@ -967,11 +968,17 @@ class _Entries:
                 r, c, flat, at = m.row, m.col, m.data, np.arange(m.nnz)
             else:
                 r, c, at = pattern(block)
+            if isinstance(block, OneHot) and flat.size > 1:  # the positions taken alone
+                kept = flat[at] != 0
+                r, c, at = r[kept], c[kept], at[kept]
             rows.append(r)
             cols.append(c)
             data.append(flat[at] if flat.size > 1 else np.broadcast_to(flat, at.shape))
             size = None if sizes is None else sizes[j]
-            size = np.abs(data[-1]) if size is None else np.asarray(size, dtype=float).reshape(-1)
+            if size is None:
+                magnitudes.append(np.abs(data[-1]))
+                continue
+            size = np.asarray(size, dtype=float).reshape(-1)
             magnitudes.append(size[at] if size.size > 1 else np.broadcast_to(size, at.shape))
         size = math.prod(parts[0][0].out_shape)
         in_size = math.prod(parts[0][0].in_shape)
@@ -1045,6 +1052,8 @@ def _product_of(
     returned: the same values, computed by the same operations."""
     if isinstance(block, Permutation):
         return _into(permutation.apply(block, value, vector), out)
+    if isinstance(block, OneHot) and not np.isfinite(vector).all():
+        return _into(_gathered(value, vector, functools.partial(_product_of, block)), out)
     if hasattr(value, "applied"):  # a structured block's values (a convolution's kernel)
         return _into(value.applied(vector), out)  # type: ignore[union-attr]
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
@@ -1157,7 +1166,22 @@ def _transposed_product(
         size = math.prod(block.in_shape)
         found = np.bincount(block.cols, weights=weights * vector[block.rows], minlength=size)
         return _into(found, out)
+    if isinstance(block, OneHot) and not np.isfinite(vector).all():
+        transposed = functools.partial(_product_of, _transposed(block))
+        return _into(_gathered(value, vector, transposed), out)
     return _product_of(_transposed(block), value, vector, copy, out)
+
+
+def _gathered(value, vector: np.ndarray, product: Any) -> np.ndarray:
+    """A take's (or scatter-add's) one-hot applied to a vector with NaNs or infinities as
+    the gather (segment sum) the generated code prints: an entry not taken contributes
+    nothing (``sqrt(clip(z, 0))[argmax(z)]``: ∞·0 at a clipped entry, not taken), one
+    taken makes its result NaN. ``product(value, vector, copy)``: the block's einsum."""
+    bad = ~np.isfinite(vector)
+    found = product(value, np.where(bad, 0.0, vector), True)
+    taken = None if value is None else (np.asarray(value) != 0).astype(float)
+    hits = product(taken, bad.astype(float), True)
+    return np.where(hits != 0, np.nan, found)
 
 
 @functools.lru_cache(maxsize=4096)
