@@ -56,7 +56,7 @@ from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
 from ..frontends.integer_casts import check_wrapped_in_range
 from ..frontends.jax_hessian import gradient_graph, has_select, jax_source, real_array
-from ..frontends.jaxpr_arrays import jax_module
+from ..frontends.jaxpr_arrays import jax_module, x64
 from .points import one_point
 from .tensor import function as tensor_function
 from .tensor.primal import check_primal, jax_primal
@@ -330,9 +330,11 @@ def _guarded_gradient(
     gradient (and Hessian) is NaN where the function is locally constant. None where no
     select's predicate depends on the inputs, nothing is guarded, or JAX cannot evaluate
     the graph (JAX's gradient is read then, as before)."""
-    try:
-        if not has_select(jax_module().make_jaxpr(f)(*args).jaxpr):
-            return None
+    jax = jax_module()
+    try:  # in float64 as every trace of f: JAX keeps a NumPy constant it converted once
+        with x64(jax):  # (a float32 copy traced here was read into later float64 traces)
+            if not has_select(jax.make_jaxpr(f)(*args).jaxpr):
+                return None
     except Exception:  # JAX's own failure: gradient_graph reports it next
         return None
     try:
