@@ -134,3 +134,7 @@ def test_a_take_of_a_clipped_square_root_verifies_where_the_untaken_partial_is_n
     np.testing.assert_array_equal(found.values, [0.5, 0.0, 0.0])
     want = jax.jacfwd(lambda u: jnp.sqrt(jnp.clip(u, 0, None))[jnp.argmax(u)])(jnp.asarray(z))
     np.testing.assert_array_equal(np.asarray(want), [0.5, 0.0, 0.0])
+    for lang in ("python", "c", "jax"):  # the code's product with the one-hot: a where
+        made = make_function(f, "jacobian", lang, method="forward", point=[z])
+        assert made.generated.verified
+        np.testing.assert_array_equal(np.asarray(made(z)), want)

@@ -118,8 +118,10 @@ def onehot_product(
     other factor's values over ``sub``, of ``shape``. i contracted, o free: ``other``
     taken at the positions along i's axis (0 where out of range); o contracted, i free:
     ``other``'s entries summed at their positions (a segment sum), the letters both keep
-    (a triangle's) kept apart. None for anything else (the one-hot a mask, an outer
-    product): the ``einsum`` as it was."""
+    (a triangle's) kept apart; neither contracted and ``other`` read along i (an
+    elementwise factor's): ``other`` where the one-hot is 1, else 0 (:func:`_masked`).
+    None for anything else: the ``einsum`` as it was (an outer product the elimination
+    keeps as a one-hot, :meth:`~.blockops.BlockOps._relaid_onehot`)."""
     i, group, group_sizes = hot
     if i in group or len(set(sub)) != len(sub) or len(set(group)) != len(group) or not sub:
         return None
@@ -127,6 +129,13 @@ def onehot_product(
     if math.prod(group_sizes) != size:
         return None
     at, _, valid = positions(op, index, n)
+    if i in sub and i in out and set(group) <= set(out) and len(set(out)) == len(out):
+        sizes = (
+            {c: shape[sub.index(c)] for c in sub}
+            | {i: n}
+            | dict(zip(group, group_sizes, strict=True))
+        )
+        return _masked((at, valid, i, group), sub, out, other, sizes)
     if i in sub and i not in out and not set(group) & set(sub):  # a gather: o takes i's place
         axis = sub.index(i)
         spots = at if len(group) == 1 else Call("reshape", (at, Const(tuple(group_sizes))))
@@ -163,6 +172,27 @@ def onehot_product(
     flat = Call("reshape", (Call("broadcast_to", (data, Const(whole))), Const((count,))))
     summed = SegmentSum(flat, flat_ids, math.prod(width.values()))
     return Call("reshape", (summed, Const(tuple(width[c] for c in out))))
+
+
+def _masked(
+    hot: tuple[Node, Node | None, str, str], sub: str, out: str, other: Node, sizes: dict
+) -> Node:
+    """A product that contracts nothing of the one-hot: ``other`` (its letters not in
+    ``out`` summed) where the position along i is the one taken, else 0, as a ``where``
+    and not a product with the one-hot, so that a NaN or an infinity of ``other`` at a
+    position not taken gives 0, as the gather it is (``sqrt(clip(z, 0))[argmax(z)]``'s
+    Jacobian: ∞·0 at a clipped entry, not taken)."""
+    at, valid, i, group = hot
+    kept = "".join(c for c in out if c in sub)
+    data = other if kept == sub else Call("einsum", (Const(f"{sub}->{kept}"), other))
+    whole = tuple(sizes[c] for c in out)
+    data = Call("reshape", (data, Const(tuple(sizes[c] if c in kept else 1 for c in out))))
+    lane = Call("arange", (Const(sizes[i]),))
+    lane = Call("reshape", (lane, Const(tuple(sizes[i] if c == i else 1 for c in out))))
+    taken: Node = BinOp("==", lane, _laid_positions(at, group, out, sizes))
+    if valid is not None:
+        taken = Call("logical_and", (taken, _laid_positions(valid, group, out, sizes)))
+    return Call("where", (Call("broadcast_to", (taken, Const(whole))), data, Const(0.0)))
 
 
 def _laid_positions(at: Node, group: str, kept: str, sizes: dict[str, int]) -> Node:
