@@ -109,3 +109,20 @@ def test_bessel_and_elliptic_functions_through_scipy():
         with pytest.raises(DGraphError) as e:
             dgraph.make_function(g, "jacobian", lang=lang)
         assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_vector_parameter_named_t_leaves_the_temporaries_other_names():
+    """sympy's route names a vector parameter's elements ``t0, t1, …`` and its temporaries
+    ``t1, t2, …``: a parameter named ``t`` (a time grid) took a temporary's name
+    (GraphError "vertex 't1' has the name of a parameter"); the temporaries now skip it."""
+
+    def f(c, t):
+        return sympy.Matrix([c[0] * t[0] + c[1] * t[1] ** 2 + sympy.sin(c[0] * c[1])])
+
+    es = dgraph.jacobian(f, sizes=[2, 3], params=["t"])
+    assert es.graph.traced_with == "sympy" and es.verified
+    assert set(es.graph.parameters) == {"t0", "t1", "t2"}
+    c, t = np.array([0.3, -0.7]), np.array([2.0, 5.0, 1.0])
+    want = [t[0] + c[1] * np.cos(c[0] * c[1]), t[1] ** 2 + c[0] * np.cos(c[0] * c[1])]
+    made = dgraph.make_function(f, "jacobian", sizes=[2, 3], params=["t"])
+    np.testing.assert_allclose(np.ravel(made(c, t)), want, rtol=1e-14)

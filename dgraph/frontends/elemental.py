@@ -250,7 +250,7 @@ class ExprGraphBuilder:
         ]
 
         names = {i: self.nodes[i].names[0] for i in self.inputs}
-        taken = set(names.values())
+        taken = set(names.values()) | set(self.parameters)  # a parameter t's t0, t1, ...
         counters: dict[str, int] = {}  # where _fresh goes on looking, per stem
         for out_name, i in output_nodes:  # an output that reuses an input's name is renamed
             if out_name in taken:
