@@ -1,7 +1,7 @@
 """C text of the stable sort the tensor C values call for ``argsort`` and ``lexsort``
 (the positions of a sort, a take at them), and of the binary search they call for
-``searchsorted`` (``dgraph_searchsorted``, one per query), defined in the generated files that call it,
-as :mod:`dgraph.codegen.c_special` defines the special functions.
+``searchsorted`` (``dgraph_searchsorted``, one per query), defined in the generated files
+that call them, as :mod:`dgraph.codegen.c_special` defines the special functions.
 
 ``dgraph_argsort`` orders the ``n`` entries of one line by ``count`` keys read through a
 stride (a view needs no copy), the last key first (``numpy.lexsort``'s rule; ``argsort``

@@ -501,8 +501,8 @@ def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
     )
     side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
     if all(isinstance(x, str | ArrayOp | np.ndarray) for x in ins):  # one binary search each
-        table_op, query_op = (reader.operand(x) for x in ins)
-        op = searchsorted_op(table_op, query_op, table.shape[0], tuple(query.shape), side == "right")
+        a, v = (reader.operand(x) for x in ins)
+        op = searchsorted_op(a, v, table.shape[0], tuple(query.shape), side == "right")
         return [reader.result(op, eqn.outvars[0].aval)]
     dtype = eqn.outvars[0].aval.dtype
 
