@@ -205,6 +205,24 @@ def test_searchsorted_positions_are_numpy_s(level, lang):
     np.testing.assert_array_equal(np.ravel(made(z, w)), _numpy_positions(z))
 
 
+def test_searchsorted_of_passive_queries():
+    """Queries that are themselves passive (``np.floor``'s, ``np.round``'s, in
+    ``np.interp`` too): refused before ("numpy.searchsorted of a comparison"); now the
+    operation of their nested operation: NumPy's positions and values."""
+
+    def f(x):
+        cells = np.searchsorted(TABLE, np.floor(x * 4) / 4, "right")
+        return np.sum(x * cells) + np.sum(x * np.interp(np.round(x * 2) / 2, XP, FP))
+
+    point = np.linspace(-0.2, 1.2, 30) + 0.013
+    made = dgraph.make_function(from_python(f, point=[point], level="array"), "jacobian")
+    z = np.concatenate([QUERIES, point[QUERIES.size :]])
+    want = np.searchsorted(TABLE, np.floor(z * 4) / 4, "right")
+    want = want + np.interp(np.round(z * 2) / 2, XP, FP)
+    assert made.generated.verified
+    np.testing.assert_array_equal(np.ravel(made(z)), want)
+
+
 def _largest(op) -> int:
     """The most entries an operation nested in ``op`` (or ``op``) makes."""
     inner = [_largest(u) for u in op.operands if isinstance(u, ArrayOp)]

@@ -3430,12 +3430,10 @@ def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any
     """``numpy.searchsorted`` of a sorted 1-D ``a``: per query the count of entries below it
     (``side="right"``: at most it), NaN after every number: one ``searchsorted`` operation
     (:mod:`~dgraph.blocks.sorted_search`, a binary search per query), a passive value (no
-    derivative)."""
+    derivative); of passive queries too (``np.floor(x)``'s: refused before)."""
     what = "numpy.searchsorted"
     if sorter is not None or side not in ("left", "right"):
         raise _unsupported(f"{what}(sorter=..., or side other than 'left'/'right')")
-    if isinstance(a, Passive) or isinstance(v, Passive):
-        raise _unsupported(f"{what} of a comparison")
     if not (_is_traced(a) or _is_traced(v)):
         return np.searchsorted(_constant(a), _constant(v), side)
     table, query = _shape_of(a), _shape_of(v)
