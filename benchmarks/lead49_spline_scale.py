@@ -10,7 +10,10 @@ of the same closed form (``spl(x)`` and ``spl(x, 1)``, then the arithmetic), eac
 median of 5 timings of enough calls to take 0.2 s, and their ratio; a first make at
 2,000 other queries, untimed, takes the one-time costs (imports, caches).
 
-``python benchmarks/lead49_spline_scale.py [--knots M] N [N ...]``
+``--interp``: ``np.interp`` of the same knots' values instead of the spline, its
+reference NumPy's ``np.interp`` and the segment's slope (0 outside the knots).
+
+``python benchmarks/lead49_spline_scale.py [--knots M] [--interp] N [N ...]``
 
 Columns: n, knots, make CPU-s, make CPU-ms per query, call CPU-ms, scipy CPU-ms, call /
 scipy, relative error, verified.
@@ -30,6 +33,22 @@ import dgraph
 def spline(knots: int) -> CubicSpline:
     xk = np.linspace(0.0, 10.0, knots)
     return CubicSpline(xk, np.sin(xk) * np.exp(-0.1 * xk))
+
+
+def interpolated(knots: int):
+    """``np.interp`` of the spline's knots and values, called as the spline is (``nu`` 1:
+    the segment's slope, 0 outside the knots)."""
+    xk = np.linspace(0.0, 10.0, knots)
+    yk = np.sin(xk) * np.exp(-0.1 * xk)
+    slopes = np.diff(yk) / np.diff(xk)
+
+    def call(x, nu=0):
+        if nu == 0:
+            return np.interp(x, xk, yk)
+        k = np.clip(np.searchsorted(xk, x, side="right") - 1, 0, knots - 2)
+        return np.where((x < xk[0]) | (x > xk[-1]), 0.0, slopes[k])
+
+    return call
 
 
 def per_call(run, budget: float = 0.2, repeats: int = 5) -> float:
@@ -54,6 +73,8 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--knots"]:
         knots, argv = int(argv[1]), argv[2:]
     spl = spline(knots)
+    if argv[:1] == ["--interp"]:
+        spl, argv = interpolated(knots), argv[1:]
 
     def f(x):
         return np.sum(np.cos(x) * spl(x) ** 2)
