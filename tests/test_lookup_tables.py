@@ -204,8 +204,10 @@ def test_searchsorted_positions_are_numpy_s(level, lang):
 
 
 def test_searchsorted_in_c_is_a_binary_search_and_runs_as_cuda_on_the_host():
-    """The sparse Jacobian's C text calls ``dgraph_searchsorted``; its CUDA kernels (run
-    by one host thread) give the same positions, NaN's included."""
+    """The sparse Jacobian's C text calls ``dgraph_searchsorted``, counted as its
+    ``ceil(log2(m + 1))`` comparisons a query (3 in a table of 5: the comparisons were 5,
+    and 4 adds); its CUDA kernels (run by one host thread) give the same positions, NaN's
+    included."""
     from dgraph.codegen.c import compiler
     from dgraph.codegen.cuda import cxx_compiler
 
@@ -215,6 +217,8 @@ def test_searchsorted_in_c_is_a_binary_search_and_runs_as_cuda_on_the_host():
     graph = from_python(_positions, point=[point], level="array")
     J = dgraph.make_function(graph, "jacobian", lang="c", sparse=True)
     assert J.generated.verified and "dgraph_searchsorted(" in J.generated.text
+    ops = J.generated.ops.ops
+    assert (ops.compares, ops.adds) == (2 * 3 * QUERIES.size, QUERIES.size)
     want = _numpy_positions(QUERIES)
     np.testing.assert_array_equal(np.ravel(J(QUERIES).toarray()), want)
     if cxx_compiler() is not None:
