@@ -13,6 +13,7 @@ import pytest
 
 import dgraph
 from dgraph.blocks.arrays import ArrayOp, operand_value
+from dgraph.frontends import from_python
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -163,3 +164,103 @@ def test_top_k_hessian_equals_jax():
     included."""
     x = X_TOP_K
     np.testing.assert_allclose(dgraph.hessian(_top_k, x)(x), _references()["top_k"], atol=1e-14)
+
+
+# -- np.searchsorted as one operation (session 50): a binary search per query ----------
+
+TABLE = np.array([0.0, 0.25, 0.25, 0.5, 1.0])  # a tie at 0.25
+# outside, at each knot (the tie too), between, NaN (NumPy: after every number), -0.0, ±inf
+QUERIES = np.array([-1.0, 0.0, 0.25, 0.3, 0.5, 1.0, 2.0, np.nan, -0.0, np.inf, -np.inf, 0.7])
+
+
+def _positions(x):
+    """Its gradient is both sides' positions, ``left + 100·right``: exact integers."""
+    return np.sum(x * (np.searchsorted(TABLE, x) + 100 * np.searchsorted(TABLE, x, "right")))
+
+
+def _numpy_positions(z):
+    return np.searchsorted(TABLE, z) + 100 * np.searchsorted(TABLE, z, side="right")
+
+
+@pytest.mark.parametrize(
+    "level, lang", [("array", "python"), ("array", "c"), ("array", "jax"), ("element", "python")]
+)
+def test_searchsorted_positions_are_numpy_s(level, lang):
+    """Left and right, ties, queries outside, NaN (position m on either side: the
+    comparisons gave 0), ±0 and ±inf: NumPy's positions from the generated code (a binary
+    search at the array level; the count of comparisons at the element level)."""
+    if lang == "c":
+        from dgraph.codegen.c import compiler
+
+        if compiler() is None:
+            pytest.skip("no C compiler")
+    z = QUERIES if level == "array" else QUERIES[[2, 4, 7, 10]]  # sympy's: fewer
+    point = np.linspace(-0.2, 1.2, z.size) + 0.013  # no knot: the check's point
+    graph = from_python(_positions, point=[point], level=level)
+    made = dgraph.make_function(graph, "vjp", lang=lang)
+    assert made.generated.verified
+    w = np.ones(()) if level == "array" else np.ones(1)
+    np.testing.assert_array_equal(np.ravel(made(z, w)), _numpy_positions(z))
+
+
+def test_searchsorted_in_c_is_a_binary_search_and_runs_as_cuda_on_the_host():
+    """The sparse Jacobian's C text calls ``dgraph_searchsorted``, counted as its
+    ``ceil(log2(m + 1))`` comparisons a query (3 in a table of 5: the comparisons were 5,
+    and 4 adds); its CUDA kernels (run by one host thread) give the same positions, NaN's
+    included."""
+    from dgraph.codegen.c import compiler
+    from dgraph.codegen.cuda import cxx_compiler
+
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    point = np.linspace(-0.2, 1.2, QUERIES.size) + 0.013
+    graph = from_python(_positions, point=[point], level="array")
+    J = dgraph.make_function(graph, "jacobian", lang="c", sparse=True)
+    assert J.generated.verified and "dgraph_searchsorted(" in J.generated.text
+    ops = J.generated.ops.ops
+    assert (ops.compares, ops.adds) == (2 * 3 * QUERIES.size, QUERIES.size)
+    want = _numpy_positions(QUERIES)
+    np.testing.assert_array_equal(np.ravel(J(QUERIES).toarray()), want)
+    if cxx_compiler() is not None:
+        got = J.generated.values.load_cuda_host()(QUERIES)
+        np.testing.assert_array_equal(np.ravel(got.toarray()), want)
+
+
+def test_searchsorted_of_passive_queries():
+    """Queries that are themselves passive (``np.floor``'s, ``np.round``'s, in
+    ``np.interp`` too): refused before ("numpy.searchsorted of a comparison"); now the
+    operation of their nested operation: NumPy's positions and values."""
+
+    def f(x):
+        cells = np.searchsorted(TABLE, np.floor(x * 4) / 4, "right")
+        return np.sum(x * cells) + np.sum(x * np.interp(np.round(x * 2) / 2, XP, FP))
+
+    point = np.linspace(-0.2, 1.2, 30) + 0.013
+    made = dgraph.make_function(from_python(f, point=[point], level="array"), "jacobian")
+    z = np.concatenate([QUERIES, point[QUERIES.size :]])
+    want = np.searchsorted(TABLE, np.floor(z * 4) / 4, "right")
+    want = want + np.interp(np.round(z * 2) / 2, XP, FP)
+    assert made.generated.verified
+    np.testing.assert_array_equal(np.ravel(made(z)), want)
+
+
+def _largest(op) -> int:
+    """The most entries an operation nested in ``op`` (or ``op``) makes."""
+    inner = [_largest(u) for u in op.operands if isinstance(u, ArrayOp)]
+    return max([int(np.prod(op.shape)), *inner])
+
+
+def test_searchsorted_and_interp_make_no_array_of_queries_by_table():
+    """n queries in a table of m = 900: the graph's largest array (nested operations
+    included) has n entries, not n × m (each query compared with each entry), and the
+    generated code calls searchsorted (C: its binary search)."""
+    n, table = 2000, np.linspace(0.0, 1.0, 900)
+    fp = np.sin(3.0 * table)
+
+    def f(x):
+        return np.sum(x * np.searchsorted(table, x, "right") + np.interp(x, table, fp) ** 2)
+
+    x = np.linspace(-0.1, 1.1, n) + 1e-4
+    g = from_python(f, point=[x], level="array")
+    assert max(_largest(g.op(v)) for v in g.vertices if g.op(v) is not None) == n
+    assert "numpy.searchsorted(" in dgraph.make_function(g, "vjp").generated.text

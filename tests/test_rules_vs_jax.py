@@ -770,6 +770,15 @@ case(
     "argmin", "numpy", lambda xp, x: x.sum(1) * xp.argmin(x, 1), point((2, 3), 107), builder="numpy"
 )
 case("tile", "numpy", lambda xp, x: xp.tile(x, (2, 1)), point((3,), 108), builder="numpy")
+# positions in a sorted table (a binary search per query), at knots that are entries of x
+for _side in ("left", "right"):
+    case(
+        "searchsorted",
+        f"numpy-{_side}",
+        lambda xp, x, s=_side: x * xp.searchsorted(xp.asarray([-1.0, 0.5, 0.5, 1.0]), x, side=s),
+        np.array([[-1.2, 0.5, 0.7], [1.0, 1.4, -0.3]]),
+        builder="numpy",
+    )
 case("rem", "numpy", lambda xp, x: xp.fmod(x, 0.3), point((3,), 109), builder="numpy")
 case(
     "is_finite",

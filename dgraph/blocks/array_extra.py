@@ -32,6 +32,7 @@ what these operations add to it, each with its exact block:
   first), and only it has a derivative, as in JAX's rule (the keys only choose);
 * ``take_dynamic`` and its transpose ``scatter_add_dynamic``: positions computed at run
   time (:mod:`~dgraph.blocks.dynamic_take`, :mod:`~dgraph.blocks.dynamic_scatter`);
+* ``searchsorted`` (:mod:`~dgraph.blocks.sorted_search`): positions in a sorted table;
 * ``argmax``, ``argmin``, ``argsort`` and the two parts of ``frexp`` (mantissa and
   exponent, which JAX computes on the float's bits) are nested operations with no
   derivative.
@@ -261,7 +262,9 @@ def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.n
     return np.argmin(x, axis=axis) if lowest else np.argmax(x, axis=axis)
 
 
-EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
+EXTRA_NONDIFFERENTIABLE = {
+    "argmax", "argmin", "argsort", "searchsorted", "frexp_mantissa", "frexp_exponent"
+}  # fmt: skip
 EXTRA_OPERATIONS = frozenset(
     {"reduce_prod", "sort", DYNAMIC_TAKE, DYNAMIC_ADD, *_cumulative.CUMULATIVE}
 )
@@ -278,6 +281,9 @@ def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
         return _argmax(args[0], p["axes"], lowest=name == "argmin")
     if name == "argsort":
         return sort_order(args, p["dimension"])
+    if name == "searchsorted":  # sorted_search: NaN last, as NumPy sorts
+        side = "right" if p["right"] else "left"
+        return np.searchsorted(np.asarray(args[0], float), np.asarray(args[1], float), side)
     if name in ("frexp_mantissa", "frexp_exponent"):
         return np.frexp(np.asarray(args[0], dtype=float))[name == "frexp_exponent"]
     if name == "reduce_prod":

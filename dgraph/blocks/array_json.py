@@ -30,7 +30,8 @@ def arity(primitive: str) -> tuple[int, int | None]:
         n = len(ELEMENTWISE[primitive][1])
         return n, n
     if primitive in NONDIFFERENTIABLE:
-        n = 2 if primitive in ("eq", "ne", "lt", "le", "gt", "ge", "and", "or") else 1
+        two = ("eq", "ne", "lt", "le", "gt", "ge", "and", "or", "searchsorted")
+        n = 2 if primitive in two else 1
         return n, n
     if primitive == "select_n":
         return 2, None

@@ -26,6 +26,7 @@ operation counts of an :class:`~dgraph.codegen.ir.ArrayProgram`.
   segments taken as nonempty, as a block product's are). Shapes are found from the
   arguments' and the constants' shapes (:func:`array_shapes`); an operation whose shape
   cannot be found is named in :attr:`ArrayCount.uncounted` instead of guessed.
+  ``searchsorted`` is its binary search's ``ceil(log2(m + 1))`` comparisons a query.
 
 A :class:`~dgraph.codegen.ir.Loop`'s body is a program of its own: both passes run on
 it alone (nothing moves into or out of a loop) and its count is the body's times the
@@ -1267,6 +1268,12 @@ def _call_ops(node: Call, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
             return (Ops(adds=n - (n // length if length else 0)),)
         kind = "adds" if f == "sum" else "compares"
         return (Ops(**{kind: math.prod(before) - math.prod(after)}),)
+    if f == "searchsorted":  # a binary search per query: ceil(log2(m + 1)) comparisons
+        table, queries = shapes.get(id(node.args[0])), shapes.get(id(node))
+        if not isinstance(table, tuple) or not isinstance(queries, tuple):
+            return None
+        steps = math.prod(table).bit_length()
+        return (Ops(compares=steps * math.prod(queries)),)
     if f == "square":
         return Ops(mults=1)
     if f == "power":

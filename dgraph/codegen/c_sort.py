@@ -1,6 +1,7 @@
 """C text of the stable sort the tensor C values call for ``argsort`` and ``lexsort``
-(the positions of a sort, a take at them), defined in the generated files that call it,
-as :mod:`dgraph.codegen.c_special` defines the special functions.
+(the positions of a sort, a take at them), and of the binary search they call for
+``searchsorted`` (``dgraph_searchsorted``, one per query), defined in the generated files
+that call them, as :mod:`dgraph.codegen.c_special` defines the special functions.
 
 ``dgraph_argsort`` orders the ``n`` entries of one line by ``count`` keys read through a
 stride (a view needs no copy), the last key first (``numpy.lexsort``'s rule; ``argsort``
@@ -59,4 +60,22 @@ DGRAPH_SPECIAL void dgraph_argsort(long n, long count, const double *keys, long 
 }
 """
 
-SORT_FUNCTIONS = {"dgraph_argsort": (_SORT,)}
+_SEARCH = r"""
+/* The position of v in the sorted table a[0..m) (numpy.searchsorted): the count of
+ * entries before it, a < v (right: a <= v), NaN after every number; a binary search
+ * (lower or upper bound), O(log m). */
+DGRAPH_SPECIAL long dgraph_searchsorted(long m, const double *a, double v, int right)
+{
+    long low = 0, high = m;
+    while (low < high) {
+        const long mid = low + (high - low) / 2;
+        const double x = a[mid];
+        const int before = right ? (x <= v || v != v) : (x < v || (v != v && x == x));
+        if (before) low = mid + 1;
+        else high = mid;
+    }
+    return low;
+}
+"""
+
+SORT_FUNCTIONS = {"dgraph_argsort": (_SORT,), "dgraph_searchsorted": (_SEARCH,)}

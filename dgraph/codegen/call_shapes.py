@@ -106,6 +106,15 @@ def _take_along_axis(x: Operand, index: Operand, axis: int) -> Shape:
     return tuple(b if k == axis else max(a, b) for k, (a, b) in pairs)
 
 
+def _searchsorted(a: Operand, v: Operand, side: Any = "left", **_: Any) -> Shape:
+    """``searchsorted(a, v)``: the queries' shape (``a`` a 1-D table)."""
+    if len(_dims(a)) != 1:
+        raise ValueError("searchsorted: the table must be 1-D")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side {side!r}")
+    return _dims(v)
+
+
 def _argsort(x: Operand, axis: Any = -1, **_: Any) -> Shape:
     """``argsort``: the operand's shape (``axis=None``, flattened: its size)."""
     return (math.prod(_dims(x)),) if axis is None else _dims(x)
@@ -309,6 +318,7 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
     "moveaxis": (_moveaxis, "same"),
     "take_along_axis": (_take_along_axis, "same"),
     "argsort": (_argsort, "index"),
+    "searchsorted": (_searchsorted, "index"),
     "lexsort": (_lexsort, "index"),
     "matmul": (_matmul, "float"),
     "solve": (_second, "float"),

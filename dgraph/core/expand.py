@@ -47,6 +47,7 @@ from sympy.logic.boolalg import Boolean
 
 from ..blocks import array_extra, convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move, rule_parts
+from ..blocks.sorted_search import SEARCHSORTED, comparison_form
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import (
@@ -575,6 +576,8 @@ class _Expansion:
         name, p = op.primitive, op.param
         if name == "stop_gradient":
             return self.frozen(op, values)
+        if name == SEARCHSORTED:  # its count of comparisons: the same positions, NaN's too
+            return self.apply(comparison_form(op), values)
         rule = _rule_parts(op)
         if rule is not None:  # a custom rule's output: the primal's value, t's partials
             value, tangent = (self.read(x, values) for x in rule)

@@ -53,6 +53,7 @@ import sympy
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
+from ..blocks.sorted_search import SEARCHSORTED, searchsorted_op
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..core.untaken import guard_untaken_branches
@@ -545,7 +546,7 @@ class Passive(_Value):
 #: the passive operations whose values are whole numbers (``astype(int)`` keeps them)
 _WHOLE = frozenset({"floor", "ceil", "round", "sign", "eq", "ne", "lt", "le", "gt", "ge",
                     "and", "or", "not", "is_finite", "argmax", "argmin", "argsort",
-                    "frexp_exponent"})  # fmt: skip
+                    "searchsorted", "frexp_exponent"})  # fmt: skip
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -1648,6 +1649,8 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return (-1.0, 1.0)
     if op in _POSITIONS:  # np.argmax's: whole, from 0 (the axis' length not kept here)
         return (0.0, math.inf)
+    if op == SEARCHSORTED:  # a count of the table's entries
+        return (0.0, float(operand.param["length"]))
     branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
     parts = [whole_range(u) for u in branches]
     if op == "select_n" and is_wrapped(operand) and parts[0] is not None:  # NumPy's i + n
@@ -3425,24 +3428,20 @@ def _matrix_power(a: Any, n: Any) -> Any:
 
 def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
     """``numpy.searchsorted`` of a sorted 1-D ``a``: per query the count of entries below it
-    (``side="right"``: at most it), a sum of comparisons: a passive value (no derivative)."""
+    (``side="right"``: at most it), NaN after every number: one ``searchsorted`` operation
+    (:mod:`~dgraph.blocks.sorted_search`, a binary search per query), a passive value (no
+    derivative); of passive queries too (``np.floor(x)``'s: refused before)."""
     what = "numpy.searchsorted"
     if sorter is not None or side not in ("left", "right"):
         raise _unsupported(f"{what}(sorter=..., or side other than 'left'/'right')")
-    if isinstance(a, Passive) or isinstance(v, Passive):
-        raise _unsupported(f"{what} of a comparison")
     if not (_is_traced(a) or _is_traced(v)):
         return np.searchsorted(_constant(a), _constant(v), side)
     table, query = _shape_of(a), _shape_of(v)
     if len(table) != 1:
         raise InputError(f"{what}: a sorted 1-D array is supported, not shape {table}")
-    rows = _reshape(a, (1,) * len(query) + table)
-    columns = _reshape(v, (*query, 1))
-    below = _elementwise("lt" if side == "left" else "le", (rows, columns))
-    ones = _where(below, 1.0, 0.0)
-    if not isinstance(ones, Passive):  # both constant after all
-        return np.sum(ones, axis=-1)
-    return Passive(ArrayOp("reduce_sum", (ones.op,), (("axes", (len(query),)),), query))
+    tape = _tape_of((a, v))
+    operands = (_operand(a, table, tape), _operand(v, query, tape))
+    return Passive(searchsorted_op(*operands, table[0], query, side == "right"))
 
 
 def _interp_values(x: np.ndarray, xp: np.ndarray, fp: Any, left: Any, right: Any,
@@ -3488,8 +3487,9 @@ def _interp_table(x: Any, xp: Any, fp: Any, left: Any, right: Any) -> Any:
 def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
     """``numpy.interp`` at traced ``x`` of constant ``xp`` (``fp`` traced too): JAX's rule (the
     segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
-    segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
-    line where ``x`` falls in it, summed (one ``select_n`` per segment). A traced ``xp``:
+    segment of length 0 its left value; ``left``/``right`` outside ``xp``), the segment's
+    start, value and slope read by takes at it: a binary search and three takes per
+    query, not a ``select_n`` per segment (a NaN query: NaN, NumPy's). A traced ``xp``:
     :func:`_interp_table`."""
     what = "numpy.interp"
     table = _is_traced(xp) and not any(isinstance(v, Passive) for v in (xp, fp))
@@ -3519,12 +3519,9 @@ def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, perio
         slope = (fs[1:] - fs[:-1]) * np.where(flat, 0.0, 1.0 / np.where(flat, 1.0, dx))
     else:
         slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
-    lower, upper = xs[:-1].copy(), xs[1:].copy()
-    lower[0], upper[-1] = -np.inf, np.inf
-    column = _reshape(x, (*_shape_of(x), 1))
-    inside = (column >= lower) & (column < upper)
-    lines = _where(inside, fs[:-1] + (column - xs[:-1]) * slope, 0.0)
-    f = _sum(lines, axis=-1)
+    k = _clip(_searchsorted(xs, x, side="right") - 1, 0, xs.size - 2)  # each query's segment
+    x0, f0 = _take(xs[:-1], k, axis=0), _take(fs[:-1], k, axis=0)
+    f = f0 + (x - x0) * _take(slope, k, axis=0)
     f = _where(x < xs[0], fs[0] if left is None else left, f)
     return _where(x > xs[-1], fs[-1] if right is None else right, f)
 

@@ -51,9 +51,12 @@ derivative is the one JAX's own rule gives, ties included.
   positive NaN before it compares, and it is where JAX writes these comparisons;
 * ``searchsorted``'s binary search (``method="scan"``, the default, and ``jnp.interp``'s):
   a ``scan`` of integer carries reading the table at computed positions. It is read as
+  one ``searchsorted`` operation (:mod:`~dgraph.blocks.sorted_search`: a binary search
+  per query in the generated code), no loop whose code would carry the table, no
+  derivative either way; of an operand the reader holds otherwise, as
   ``jnp.searchsorted(..., method="sort")``, the same positions by one stable sort of the
-  table and the queries: no loop whose code would carry the table, no derivative either
-  way. Which side it finds is read from the called jaxpr's value at a probe.
+  table and the queries. Which side it finds is read from the called jaxpr's value at a
+  probe.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks.arrays import ArrayOp
+from ..blocks.sorted_search import searchsorted_op
 from ..errors import InputError
 from .jaxpr_values import Opaque, jax_module, resolved
 
@@ -495,6 +500,10 @@ def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
         jnp.zeros(query.shape, query.dtype),
     )
     side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
+    if all(isinstance(x, str | ArrayOp | np.ndarray) for x in ins):  # one binary search each
+        a, v = (reader.operand(x) for x in ins)
+        op = searchsorted_op(a, v, table.shape[0], tuple(query.shape), side == "right")
+        return [reader.result(op, eqn.outvars[0].aval)]
     dtype = eqn.outvars[0].aval.dtype
 
     def sort_method(a, v):

@@ -33,6 +33,7 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``cumsum``, ``cumprod``, ``logaddexp.accumulate`` (``cumlogsumexp``: NumPy's
 ``logaddexp`` a step, ``dgraph_logaddexp``), ``argmax``/``argmin`` (any axis),
 ``argsort``/``lexsort`` (stable: :mod:`dgraph.codegen.c_sort`'s merge sort a line),
+``searchsorted`` (its binary search, one per query),
 ``take_along_axis`` and ``take`` at integer arrays computed at run time (a take at an
 ``argmax``, at ``argsort``'s positions, at a ``clip`` of ``astype(int)``), ``pad`` with a
 constant (inside an expression too: into a buffer first, as a reduction is), a basic slice
@@ -145,6 +146,7 @@ MAGIC = b"DGCVALS1"
 _COMPUTED = {"sum", "prod", "max", "min", "einsum", "cumsum", "cumprod", "concatenate", "arange"}
 _COMPUTED |= {"accumulate"}  # logaddexp.accumulate: cumlogsumexp
 _COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # run-time takes
+_COMPUTED |= {"searchsorted"}  # a binary search per query (c_sort)
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
 _COMPUTED |= {"pad"}  # a sum of shifted copies (a convolution's transpose: its vjp)
 _SHOWN = 200  # the most characters of a refused statement its error line shows
@@ -604,6 +606,8 @@ class _Translator(CElementPrinter):
             self._arg_extreme(out, node, ">" if kind == "argmax" else "<")
         elif kind in ("argsort", "lexsort"):
             self._argsort(out, node)
+        elif kind == "searchsorted":
+            self._searchsorted(out, node)
         elif kind == "take_along_axis":
             self._take_along_axis(out, node)
         elif kind == "pad":
@@ -1230,6 +1234,27 @@ class _Translator(CElementPrinter):
                     f" {best}) b = j; {out.base}[{index[0]}] = ({out.ctype})b; }}")  # fmt: skip
 
         self._loop([out, lines], body)
+
+    def _searchsorted(self, out: _View, node: ir.Call) -> None:
+        """``searchsorted(a, v, side)``: per query a binary search of the table
+        (:mod:`dgraph.codegen.c_sort`'s ``dgraph_searchsorted``: NumPy's positions, NaN
+        last), a loop over the queries (a thread per query on a GPU)."""
+        table = self._operand(node.args[0])
+        query = self._view(node.args[1]) or self._operand(node.args[1])
+        side = node.keyword("side")
+        side = "left" if side is None else _literal(side)
+        if len(table.shape) != 1 or side not in ("left", "right") or len(node.args) != 2:
+            self._refuse("searchsorted other than of a 1-D table, side left or right")
+        self._check(out.shape, query.shape)
+        m, right = table.shape[0], int(side == "right")
+        start = f"{table.base} + {table.offset}L" if table.offset else table.base
+        self._loop(
+            [out, query],
+            lambda i: (
+                f"{out.base}[{i[0]}] = ({out.ctype})dgraph_searchsorted({m}L, {start},"
+                f" (double){query.base}[{i[1]}], {right});"
+            ),
+        )
 
     def _arange(self, out: _View, node: ir.Call) -> None:
         """``arange(stop)``, ``arange(start, stop[, step])`` of literals: a flat loop,

@@ -1,5 +1,5 @@
 """Generated array code for the operations of :mod:`dgraph.blocks.array_extra`: their
-values (``argmax``, ``argsort``, ``prod``, ``sort``) and their blocks' values (the
+values (``argmax``, ``argsort``, ``searchsorted``, ``prod``, ``sort``) and their blocks' values (the
 exclusive products of ``reduce_prod``, the row values and source positions of ``sort``'s
 run-time permutation), in the semantics of ``array_extra``'s NumPy evaluation. The same
 text runs under NumPy and jax.numpy (``stable=True``: both take it)."""
@@ -35,6 +35,9 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
         return Call(name, (args[0],), (("axis", Const(int(p["axes"][0]))),))
     if name == "argsort":
         return _order(args, int(p["dimension"]))
+    if name == "searchsorted":  # a binary search per query (sorted_search)
+        side = Const("right" if p["right"] else "left")
+        return Call("searchsorted", (args[0], args[1]), (("side", side),))
     if name == "sort" and len(args) > 1:  # the last operand, in the keys' order
         d = Const(int(p["dimension"]))
         return Call("take_along_axis", (args[-1], _order(args[:-1], d.value)), (("axis", d),))

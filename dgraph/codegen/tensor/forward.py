@@ -104,7 +104,8 @@ def forward_expression(
         return Call(function, (args[0],), (("axis", Const(tuple(p["axes"]))),))
     found = extra_forward_node(op, args)
     if found is not None:
-        return BinOp("*", Const(1.0), found) if top and name in ("argmax", "argmin") else found
+        positions = top and name in ("argmax", "argmin", "searchsorted")
+        return BinOp("*", Const(1.0), found) if positions else found
     if name == "cumsum":
         axis = Const(p["axis"])
         if p.get("reverse"):
