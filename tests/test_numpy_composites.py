@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.polynomial.polynomial as P
 import pytest
+from numpy.polynomial import chebyshev
+from numpy.polynomial.legendre import legval
 from numpy.polynomial.polynomial import polyval
 
 import dgraph
@@ -253,3 +255,62 @@ def test_what_they_do_not_cover_is_one_line(f, needle: str) -> None:
     the element level)."""
     with pytest.raises(InputError, match=needle):
         from_function(lambda x: np.sum(f(x)), sizes=[(4,)], level="array")
+
+
+SERIES = [("chebyshev", "cheb"), ("legendre", "leg"), ("hermite", "herm"),
+          ("hermite_e", "herme"), ("laguerre", "lag")]  # fmt: skip
+
+
+def test_orthogonal_series_of_traced_coefficients_and_points() -> None:
+    """``numpy.polynomial.<kind>.<prefix>val(x, c)`` and ``<prefix>der(c)`` of traced
+    arrays, each kind (refused on main: "converting an array that depends on the
+    inputs"): the values NumPy's to rounding (Clenshaw's recurrence as NumPy writes it),
+    ∂/∂c NumPy's own Vandermonde matrix, ∂/∂x the series of ``<prefix>der(c)``, and the
+    derivative's coefficients NumPy's."""
+    kinds = [getattr(np.polynomial, kind) for kind, _ in SERIES]
+    val, der, vander = (
+        [getattr(m, f"{prefix}{what}") for m, (_, prefix) in zip(kinds, SERIES, strict=True)]
+        for what in ("val", "der", "vander")
+    )
+
+    def f(c, x):
+        parts = []
+        for kind, prefix in SERIES:  # np.polynomial.<kind>: the tracer's module
+            module = getattr(np.polynomial, kind)
+            parts += [
+                getattr(module, f"{prefix}val")(x, c),
+                getattr(module, f"{prefix}der")(c, 2, 0.5),
+            ]
+        return np.concatenate(parts)
+
+    c, x = np.array([0.4, -1.3, 0.8, 0.25, -0.6]), np.array([0.3, -0.2, 0.7])
+    graph = from_function(f, sizes=[5, 3], level="array", point=[c, x])
+    made = dgraph.make_function(graph, "value_and_jacobian")
+    value, (dc, dx) = made(c, x)
+    assert made.generated.verified
+    for k in range(len(SERIES)):
+        rows = slice(6 * k, 6 * k + 3), slice(6 * k + 3, 6 * k + 6)
+        np.testing.assert_allclose(value[rows[0]], val[k](x, c), rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(value[rows[1]], der[k](c, 2, 0.5), rtol=1e-14, atol=1e-14)
+        np.testing.assert_allclose(dc[rows[0]], vander[k](x, 4), rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(np.diag(dx[rows[0]]), val[k](x, der[k](c)), rtol=1e-13)
+        np.testing.assert_allclose(dc[rows[1]], der[k](np.eye(5), 2, 0.5), atol=1e-14)
+
+
+def test_orthogonal_series_in_each_import_form() -> None:
+    """A series module imported (``from numpy.polynomial import chebyshev``) and a
+    function imported from one (``from numpy.polynomial.legendre import legval``)."""
+
+    def f(c, x):
+        return chebyshev.chebval(x, c) * legval(x, c)
+
+    c, x = np.array([0.4, -1.3, 0.8]), np.array([0.3, -0.2])
+    made = dgraph.make_function(from_function(f, sizes=[3, 2], level="array", point=[c, x]))
+    dc, _ = made(c, x)
+    a, b = chebyshev.chebval(x, c), legval(x, c)
+    want = (
+        chebyshev.chebvander(x, 2) * b[:, None]
+        + np.polynomial.legendre.legvander(x, 2) * a[:, None]
+    )
+    np.testing.assert_allclose(dc, want, rtol=1e-13)
+    assert made.generated.verified

@@ -62,6 +62,7 @@ from . import (
     array_complex,
     array_signal,
     numpy_composites,
+    numpy_series,
     numpy_statistics,
     scipy_modules,
     scipy_sparse,
@@ -4046,9 +4047,12 @@ class _Proxy:
                 return _made_fresh(_array_of(original), self._tape)
             if name == "vectorize":
                 return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
-            if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c)
-                inner = _Proxy(original.polynomial, numpy_composites.POLYNOMIAL)
-                return _Proxy(original, {"polynomial": inner})
+            if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c), .chebyshev
+                series = {
+                    kind: _Proxy(getattr(original, kind), table)
+                    for kind, table in _POLYNOMIAL_MODULES.items()
+                }
+                return _Proxy(original, series)
             if isinstance(original, np.ufunc):
                 return _Ufunc(original)
             if name == "take":  # positions from the inputs are no dispatched argument
@@ -4536,12 +4540,21 @@ _SCIPY_MODULES = {
 }
 
 
+#: ``numpy.polynomial``'s modules whose functions take traced arrays, by module name
+_POLYNOMIAL_MODULES: dict[str, Mapping[str, Any]] = {
+    "polynomial": numpy_composites.POLYNOMIAL,
+    **{name.removeprefix("numpy.polynomial."): t for name, t in numpy_series.SERIES.items()},
+}
+
 #: the modules whose proxies take a table (made when needed: the tables refer to one another)
 _MODULE_TABLES: dict[str, Callable[[], Mapping[str, Any]]] = {
     "math": lambda: _MATH,
     "sympy": lambda: _SYMPY,
     "scipy.special": lambda: _SCIPY_SPECIAL,
-    "numpy.polynomial.polynomial": lambda: numpy_composites.POLYNOMIAL,
+    **{
+        f"numpy.polynomial.{kind}": (lambda table=table: table)
+        for kind, table in _POLYNOMIAL_MODULES.items()
+    },
     "scipy.sparse.linalg": lambda: scipy_sparse.LINALG,
     **{name: (lambda table=table: table) for name, table in _SCIPY_MODULES.items()},
 }
@@ -4614,8 +4627,8 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
     for name, table in _SCIPY_MODULES.items():  # scipy.linalg._basic's solve, ...
         if module == name or module.startswith(f"{name}._"):
             return table
-    if module == "numpy.polynomial.polynomial":
-        return numpy_composites.POLYNOMIAL
+    if module.startswith("numpy.polynomial."):
+        return _POLYNOMIAL_MODULES.get(module.removeprefix("numpy.polynomial."))
     if module.startswith("scipy.sparse.linalg"):
         return scipy_sparse.LINALG
     return None
