@@ -202,9 +202,8 @@ def _checkable(graph: DGraph, values: Mapping[str, np.ndarray]) -> bool:
     or an infinite partial (``log`` at 0), still passes the point over."""
     if _finite(values):
         return True
-    if any(np.isnan(v).any() for v in values.values()):
-        return False
-    if not all(np.isfinite(values[x]).all() for x in graph.inputs if x in values):
+    ends = [*graph.inputs, *graph.outputs]
+    if not all(np.isfinite(values[x]).all() for x in ends if x in values):
         return False
     try:
         with np.errstate(all="ignore"):
