@@ -1032,6 +1032,8 @@ def check_values(
                 break
         if usable:
             checked.append(point.label)
+        elif point.label == USER_POINT and not _finite(point.values):
+            passed_over = True  # a vertex not finite there, and not compared: no pass elsewhere
         del point  # its values go before the next point's are evaluated
     notes[:0] = found_notes
     if not checked:
