@@ -179,23 +179,33 @@ def _read_entries(
             continue
         for u in graph.nx.predecessors(v):
             for block, value in parts.get((u, v), ()):
-                picks = value if op.primitive == "select_n" else None
+                picks = value if op.primitive == "select_n" else _pattern(block, value)
                 try:
                     reached = apply_transposed(block, picks, row) != 0
-                except (TypeError, ValueError):  # structured values: every entry read
+                except (TypeError, ValueError, IndexError):  # every entry read
                     reached = np.ones(math.prod(block.in_shape), dtype=bool)
                 before = live.get(u)
                 live[u] = reached.astype(float) if before is None else np.maximum(before, reached)
     return live
 
 
+def _pattern(block: Block, value: Any) -> Any:
+    """Values that apply ``block``'s pattern (every value 1): None, but a permutation's
+    sources kept, and a structured block's values as they are."""
+    if isinstance(block, Permutation) and isinstance(value, np.ndarray):
+        return np.stack([np.ones_like(value[0]), value[1]])
+    return value if hasattr(value, "applied_transposed") else None
+
+
 def _zeroed_unread(block: Block, value: Any, keep: np.ndarray | None) -> Any:
     """``value`` with its entries that are not finite set to 0 where no entry of
     ``keep`` (the head's entries read) reads them; ``value`` itself where none is, where
     one is read, or where its values are structured."""
-    if not isinstance(value, np.ndarray) or np.isfinite(value).all():
+    if not isinstance(value, np.ndarray) or isinstance(block, Permutation):
         return value
     bad = ~np.isfinite(value)
+    if not bad.any():
+        return value
     if keep is not None:
         try:
             hit = apply_block(block, bad.astype(float), np.ones(math.prod(block.in_shape)))
