@@ -67,6 +67,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
 from . import numeric
 from .block_values import (
+    all_finite,
     edge_parts,
     graph_jvp_and_scale,
     jacobian_blocks,
@@ -334,6 +335,10 @@ class _Values(_Lazy):
             with np.errstate(all="ignore"):
                 self._values = vertex_values(self._graph, self._inputs, dict(self._frozen))
         return self._values
+
+    def all_finite(self) -> bool:
+        """:func:`~dgraph.core.block_values.all_finite` of the values, remembered."""
+        return all_finite(self._all())
 
 
 _POINTS: OrderedDict[tuple, tuple[weakref.ref, list[tuple[str, dict, dict]], list[str]]] = (
