@@ -693,7 +693,7 @@ def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
     rewritten."""
     writes: dict[str, int] = {}
     for s in statements:
-        writes[s.target] = writes.get(s.target, 0) + 1
+        writes[s.target] = writes.get(s.target, 0) + 1 + bool(s.at)
     zeros: dict[str, _Zero] = {}
     out = []
     for s in statements:
@@ -701,9 +701,11 @@ def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
         if isinstance(value, BinOp) and value.op in ("*", "/"):
             value, made = _selected(value, zeros)
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
-        if s.at or writes[s.target] != 1:
+        if writes[s.target] != 1:
             continue
         found = _mask(s.value)
+        if found is not None and any(writes.get(n, 0) > 1 for n in ir.names_in(found[0])):
+            continue  # a condition read later must read what it read here
         if found is not None:
             condition, picked = found
             zeros[s.target] = _Zero((condition if picked else Call("logical_not", (condition,)),),
