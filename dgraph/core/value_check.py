@@ -9,7 +9,10 @@ and the sweeps all call it; they supply only how to run what they made.
   finite (:func:`check_points` for a tensor graph, :func:`scalar_points` for a scalar
   one). A program finite only near the user's point is checked there. A tensor graph's
   vertex may hold an infinity that no partial reads (a masked softmax's ``-inf``
-  logits): the point is checked where every partial is finite (:func:`_checkable`).
+  logits), or a NaN no output reads (a where's untaken case: ``np.nanmean`` of missing
+  data): the point is checked where its inputs and outputs are finite and every partial
+  an output reads is (:func:`_checkable`); one with a vertex not finite that no reference
+  could judge leaves the result not verified.
 * **Directions.** Each input's entries normal times their size there (:func:`scaled`):
   a step along the direction moves every entry by the same relative amount (a scalar
   graph's inputs each by its own size, however far apart their scales, where the
@@ -196,11 +199,14 @@ def _finite(values: Mapping[str, np.ndarray]) -> bool:
 
 def _checkable(graph: DGraph, values: Mapping[str, np.ndarray]) -> bool:
     """Whether a tensor graph can be checked at a point: every vertex finite there; or
-    no NaN, the inputs finite, and every edge's partials finite: an infinity no derivative
-    reads (``jnp.where(mask, x, -inf)`` then a softmax or ``logsumexp``: the masked
-    entries' partials are 0, ``exp(-inf)`` and the select's constant branch), so that
-    ``J·v`` is the finite chain of finite partials and is compared as anywhere. A NaN,
-    or an infinite partial (``log`` at 0), still passes the point over."""
+    the inputs and outputs finite, and every edge's partials finite: an infinity no
+    derivative reads (``jnp.where(mask, x, -inf)`` then a softmax or ``logsumexp``: the
+    masked entries' partials are 0, ``exp(-inf)`` and the select's constant branch), or a
+    NaN behind a where's untaken case (``np.nanmean`` of data with missing entries),
+    whose partials :func:`~dgraph.core.block_values.edge_parts` sets to 0 where no output
+    reads them, so that ``J·v`` is the finite chain of finite partials and is compared as
+    anywhere. A partial not finite where an output reads it (``log`` at 0) still passes
+    the point over."""
     if _finite(values):
         return True
     ends = [*graph.inputs, *graph.outputs]
