@@ -11,8 +11,8 @@ and the sweeps all call it; they supply only how to run what they made.
   vertex may hold an infinity that no partial reads (a masked softmax's ``-inf``
   logits), or a NaN no output reads (a where's untaken case: ``np.nanmean`` of missing
   data): the point is checked where its inputs and outputs are finite and every partial
-  an output reads is (:func:`_checkable`); one with a vertex not finite that no reference
-  could judge leaves the result not verified.
+  an output reads is (:func:`_checkable`); a user's point with a vertex not finite that
+  no reference could judge leaves the result not verified.
 * **Directions.** Each input's entries normal times their size there (:func:`scaled`):
   a step along the direction moves every entry by the same relative amount (a scalar
   graph's inputs each by its own size, however far apart their scales, where the
