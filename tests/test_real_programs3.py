@@ -114,7 +114,15 @@ LOSSES = {  # a NumPy loss over the readings, and JAX's
         lambda x: np.nan_to_num((ROWS @ x - READINGS) ** 2).sum(),
         lambda x: jnp.nan_to_num((ROWS @ x - READINGS) ** 2).sum(),
     ),
+    "huber": (
+        lambda x: np.nanmean(_huber(ROWS @ x - READINGS, np)),
+        lambda x: jnp.nanmean(_huber(ROWS @ x - READINGS, jnp)),
+    ),
 }
+
+
+def _huber(r, xp):
+    return xp.where(xp.abs(r) < 1, r**2, 2 * xp.abs(r) - 1)
 
 
 @pytest.mark.parametrize(
@@ -127,6 +135,7 @@ LOSSES = {  # a NumPy loss over the readings, and JAX's
         ("nansum", "python", "vjp"),
         ("where_isnan", "python", "jacobian"),
         ("nan_to_num", "c", "vjp"),
+        ("huber", "python", "vjp"),
     ],
 )
 def test_numpy_losses_over_missing_readings_are_jacfwd_s_and_verified(loss, lang, mode):
