@@ -91,3 +91,83 @@ def test_a_vmapped_solve_is_one_solve_per_matrix():
     want = np.asarray(jacfwd(stacked_inverses_and_solves)(x))
     found = _array_jacobian(stacked_inverses_and_solves, x)
     assert np.allclose(found, want, rtol=1e-12, atol=1e-12)
+
+
+# the same kind of loss written in NumPy (the array tracer): its rows of missing readings
+ROWS = RNG.normal(size=(24, 5))
+READINGS = RNG.normal(size=24)
+READINGS[::7] = np.nan
+LOSSES = {  # a NumPy loss over the readings, and JAX's
+    "nanmean": (
+        lambda x: np.nanmean((ROWS @ x - READINGS) ** 2),
+        lambda x: jnp.nanmean((ROWS @ x - READINGS) ** 2),
+    ),
+    "nansum": (
+        lambda x: np.nansum((ROWS @ x - READINGS) ** 2),
+        lambda x: jnp.nansum((ROWS @ x - READINGS) ** 2),
+    ),
+    "where_isnan": (
+        lambda x: np.where(np.isnan(READINGS), 0.0, (ROWS @ x - READINGS) ** 2).sum(),
+        lambda x: jnp.where(jnp.isnan(READINGS), 0.0, (ROWS @ x - READINGS) ** 2).sum(),
+    ),
+    "nan_to_num": (
+        lambda x: np.nan_to_num((ROWS @ x - READINGS) ** 2).sum(),
+        lambda x: jnp.nan_to_num((ROWS @ x - READINGS) ** 2).sum(),
+    ),
+    "huber": (
+        lambda x: np.nanmean(_huber(ROWS @ x - READINGS, np)),
+        lambda x: jnp.nanmean(_huber(ROWS @ x - READINGS, jnp)),
+    ),
+}
+
+
+def _huber(r, xp):
+    return xp.where(xp.abs(r) < 1, r**2, 2 * xp.abs(r) - 1)
+
+
+@pytest.mark.parametrize(
+    ("loss", "lang", "mode"),
+    [
+        ("nanmean", "python", "jacobian"),
+        ("nanmean", "c", "jacobian"),
+        ("nanmean", "jax", "vjp"),
+        ("nanmean", "python", "sparse"),
+        ("nansum", "python", "vjp"),
+        ("where_isnan", "python", "jacobian"),
+        ("nan_to_num", "c", "vjp"),
+        ("huber", "python", "vjp"),
+    ],
+)
+def test_numpy_losses_over_missing_readings_are_jacfwd_s_and_verified(loss, lang, mode):
+    """The array level multiplied the ``where``'s 0 (or a cotangent past it) by the
+    partial ``2 (A x − y)``, NaN where ``y`` is missing: all NaN, and not verified, the
+    program's intermediate values NaN there (main). Now a product by a selection's block
+    is a selection (every printer), and the check compares at the user's point with the
+    partials no output reads left out: ``jax.jacfwd``'s values, verified (``jax.grad``'s
+    reverse rule gives NaN here)."""
+    numpy_loss, jax_loss = LOSSES[loss]
+    x = np.linspace(0.5, 1.5, 5)
+    g = dgraph.from_function(numpy_loss, sizes=[(5,)], point=[x], level="array")
+    sparse = mode == "sparse"
+    made = dgraph.make_function(g, "jacobian" if sparse else mode, lang, sparse=sparse)
+    want = np.asarray(jacfwd(jax_loss)(x))
+    got = made(x, np.ones(())) if mode == "vjp" else made(x)
+    got = np.asarray(got.toarray() if sparse else got).reshape(want.shape)
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert made.generated.verified, made.generated.check.detail
+
+
+def test_a_nan_jacobian_of_a_finite_loss_is_caught(monkeypatch):
+    """The same loss with the printers' selection rule taken away (products by the
+    ``where``'s block multiplied as they were): the code's Jacobian is NaN where the
+    expression set's and the differences' are finite, and the check fails it (main:
+    made, NaN, with a warning that it was not verified)."""
+    from dgraph.codegen import array_passes
+    from dgraph.errors import VerificationError
+
+    monkeypatch.setattr(array_passes, "selected_products", lambda statements: statements)
+    x = np.linspace(0.5, 1.5, 5)
+    g = dgraph.from_function(LOSSES["nanmean"][0], sizes=[(5,)], point=[x], level="array")
+    with pytest.raises(VerificationError, match="differs from the expression set"):
+        dgraph.make_function(g, "jacobian")

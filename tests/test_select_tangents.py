@@ -73,3 +73,36 @@ def test_a_case_sharing_its_norm_with_the_predicate_is_left_out_at_the_origin():
         J = np.eye(3) if n < 1 else (np.eye(3) - np.outer(x, x) / n**2) / n
         np.testing.assert_allclose(jvp(x, v), J @ v, rtol=1e-14)
         np.testing.assert_allclose(vjp(x, v), v @ J, rtol=1e-14)
+
+
+def test_a_product_by_what_a_selection_made_is_a_selection():
+    """A cotangent past a selection (``r2 = m · w``, ``m`` the select's 0/1 block) is 0
+    where the case is not taken; its product by the case's partial ``d`` (NaN where data
+    are missing) is a selection too, and so on down the chain, each reading the values
+    where every condition on the way holds: ``0 · NaN`` never formed (main: ``r3 = r2 *
+    d``, NaN)."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.array_passes import selected_products
+    from dgraph.codegen.evaluate import evaluate_statements
+
+    c, k = ir.Name("c"), ir.Name("k")
+    statements = [
+        ir.ArrayStatement("m", ir.Call("where", (c, ir.Const(1.0), ir.Const(0.0)))),
+        ir.ArrayStatement("n", ir.Call("where", (k, ir.Const(0.0), ir.Const(1.0)))),
+        ir.ArrayStatement("r2", ir.BinOp("*", ir.Name("w"), ir.Name("m"))),
+        ir.ArrayStatement("r3", ir.BinOp("*", ir.Name("r2"), ir.Name("d"))),
+        ir.ArrayStatement(
+            "r4", ir.BinOp("/", ir.BinOp("*", ir.Name("n"), ir.Name("r3")), ir.Name("d"))
+        ),
+    ]
+    out = selected_products(statements)
+    env = {
+        "c": np.array([True, False, True]),
+        "k": np.array([False, False, True]),
+        "w": np.array(2.0),
+        "d": np.array([3.0, np.nan, 0.0]),
+    }
+    with np.errstate(invalid="ignore"):
+        found = evaluate_statements(out, dict(env))
+    np.testing.assert_array_equal(found["r3"], [6.0, 0.0, 0.0])
+    np.testing.assert_array_equal(found["r4"], [2.0, 0.0, 0.0])

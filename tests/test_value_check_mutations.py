@@ -304,3 +304,25 @@ def test_small_values_are_not_absolute():
         with pytest.MonkeyPatch.context() as m:
             m.setattr(block_values, "block_value", _mutated(name, 0, factor))
             assert es.verify().status == "wrong"
+
+
+def test_a_rule_scaled_is_caught_where_missing_readings_are_nan(monkeypatch):
+    """``np.nanmean`` of residuals with missing readings (NaN constants) at the array
+    level: the intermediate values are NaN there, the output finite. The check compares at
+    the user's point (the partials no output reads, behind the ``where``'s untaken case,
+    left out) and at a random one, against differences: verified (main: not verified,
+    NaN everywhere compared), and wrong with the square's rule or the ``where``'s scaled."""
+    from dgraph.frontends import from_function
+
+    rng = np.random.default_rng(50)
+    rows, readings = rng.normal(size=(24, 3)), rng.normal(size=24)
+    readings[::5] = np.nan
+    g = from_function(
+        lambda x: np.nanmean((rows @ x - readings) ** 2), sizes=[(3,)], point=[X], level="array"
+    )
+    selects = [g.op(v) for v in g.nx if g.op(v) is not None and g.op(v).primitive == "select_n"]
+    taken = next(k for k, a in enumerate(selects[0].operands) if isinstance(a, str) and k > 0)
+    check = accumulate(g, "forward", verify=False).verify()
+    assert check.status == "verified" and "the user's point" in check.detail, check.detail
+    _caught(monkeypatch, g, "integer_pow", 0)
+    _caught(monkeypatch, g, "select_n", taken)

@@ -680,22 +680,50 @@ def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
     partial by the operand ``c`` picks), as ``where(c, X, 0.0)``: a tangent of the
     branch not taken is left out, not multiplied by 0, so a NaN or an infinity there
     (``x*log(x)`` at ``x < 0`` in ``where(x > 0, x*log(x), 0)``) does not reach the
-    result, as JAX's ``select_n`` tangent rule ``select(c, ȧ, ḃ)`` leaves it out (its
-    reverse rule multiplies, as a cotangent moved past the selection is here)."""
+    result, as JAX's ``select_n`` tangent rule ``select(c, ȧ, ḃ)`` leaves it out.
+
+    What such a rewrite makes is 0 outside ``c`` too, and so is every product by it
+    (``r * Y``, ``r / Y``): each is printed as ``where(c, r * Y, 0.0)``, so a cotangent
+    moved past the selection (reverse mode, a Jacobian's rows) meets a partial that is
+    NaN in the untaken branch (``2 (A x - y)`` where ``y`` is missing, under
+    ``np.nanmean``) as 0, not 0 · NaN: the derivative of the branch taken (Griewank and
+    Walther 2008, §14.2; :mod:`dgraph.codegen.untaken_products` is the scalar path's
+    rule). JAX's reverse rule multiplies, and ``jax.grad`` is NaN there; its forward
+    mode, and this, are finite. Only the selection's blocks and what is made from them
+    are read so: a vertex value (``where(c, a, 0) * inf`` in the program) is never
+    rewritten."""
     writes: dict[str, int] = {}
     for s in statements:
-        writes[s.target] = writes.get(s.target, 0) + 1
-    masks: dict[str, tuple[Node, bool]] = {}  # name: (c, whether m is 1 where c holds)
+        writes[s.target] = writes.get(s.target, 0) + 1 + bool(s.at)
+    zeros: dict[str, _Zero] = {}
     out = []
     for s in statements:
-        value = s.value
-        if isinstance(value, BinOp) and value.op == "*":
-            value = _selected(value, masks)
+        value, made = s.value, None
+        if isinstance(value, BinOp) and value.op in ("*", "/"):
+            value, made = _selected(value, zeros)
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
+        if writes[s.target] != 1:
+            continue
         found = _mask(s.value)
-        if found is not None and not s.at and writes[s.target] == 1:
-            masks[s.target] = found
+        if found is not None and any(writes.get(n, 0) > 1 for n in ir.names_in(found[0])):
+            continue  # a condition read later must read what it read here
+        if found is not None:
+            condition, picked = found
+            zeros[s.target] = _Zero((condition if picked else Call("logical_not", (condition,)),),
+                                    ir.Const(1.0))  # fmt: skip
+        elif made is not None:
+            zeros[s.target] = made
     return out
+
+
+@dataclass(frozen=True)
+class _Zero:
+    """A name that is 0 wherever one of ``conditions`` fails, and what a product reads
+    in its place: its value where they all hold (``1.0``, or a name), or None (the name
+    itself)."""
+
+    conditions: tuple[Node, ...]
+    inner: Node | None
 
 
 def _mask(node: Node) -> tuple[Node, bool] | None:
@@ -710,13 +738,42 @@ def _mask(node: Node) -> tuple[Node, bool] | None:
     return None
 
 
-def _selected(product: BinOp, masks: Mapping[str, tuple[Node, bool]]) -> Node:
-    for mask, other in ((product.left, product.right), (product.right, product.left)):
-        if isinstance(mask, ir.Name) and mask.id in masks:
-            condition, picked = masks[mask.id]
-            branches = (other, ir.Const(0.0)) if picked else (ir.Const(0.0), other)
-            return Call("where", (condition, *branches))
-    return product
+def _selected(product: BinOp, zeros: Mapping[str, _Zero]) -> tuple[Node, _Zero | None]:
+    """``product`` as ``where(c, product', 0.0)`` where factors of it (through ``*``, and
+    a numerator's) are 0 unless ``c`` holds (the conjunction of their conditions),
+    ``product'`` reading each such factor's value there; and what that makes known.
+    Else ``product`` itself and None."""
+    conditions, value = _read(product, zeros)
+    if not conditions:
+        return product, None
+    held = conditions[0]
+    for c in conditions[1:]:
+        held = Call("logical_and", (held, c))
+    inner = value if isinstance(value, (Name, Const)) else None
+    return Call("where", (held, value, ir.Const(0.0))), _Zero(conditions, inner)
+
+
+def _read(node: Node, zeros: Mapping[str, _Zero]) -> tuple[tuple[Node, ...], Node]:
+    """The conditions ``node``'s known factors are 0 outside of, and ``node`` with each
+    such factor read as its value where they hold (a factor 1.0 dropped); the order of
+    the operations is kept (the same value, bit for bit, where they hold)."""
+    if isinstance(node, Name) and node.id in zeros:
+        zero = zeros[node.id]
+        return zero.conditions, node if zero.inner is None else zero.inner
+    if not (isinstance(node, BinOp) and node.op in ("*", "/")):
+        return (), node
+    held, left = _read(node.left, zeros)
+    right = node.right
+    if node.op == "*":
+        more, right = _read(node.right, zeros)
+        held = (*held, *(c for c in more if c not in held))
+    if not held:
+        return (), node
+    if node.op == "*" and ir.number(left) == 1.0:
+        return held, right
+    if node.op == "*" and ir.number(right) == 1.0:
+        return held, left
+    return held, BinOp(node.op, left, right)
 
 
 def _parts(statements: list[ArrayStatement]) -> Iterator[LoopBody]:

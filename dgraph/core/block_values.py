@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from .graph import DGraph
 
 __all__ = [
+    "VertexValues",
+    "all_finite",
     "applied_side",
     "apply_block",
     "apply_transposed",
@@ -79,7 +81,7 @@ def vertex_values(
     """Every vertex's value for these inputs (and array parameters, by name; ``frozen``:
     the values of ``stop_gradient`` operations, kept from a first evaluation:
     :func:`dgraph.blocks.arrays.evaluate`)."""
-    values: dict[str, np.ndarray] = {}
+    values: dict[str, np.ndarray] = VertexValues()
     for p, shape in graph.parameter_shapes.items():
         if p not in inputs:
             raise GraphError(f"no value for the parameter {p!r}")
@@ -91,6 +93,30 @@ def vertex_values(
         else:
             values[v] = evaluate(op, values, frozen)
     return values
+
+
+class VertexValues(dict):
+    """:func:`vertex_values`'s dict, which remembers whether every value is finite once
+    asked (:func:`all_finite`): each ``J·v`` of the value check asks, at 10⁶ unknowns some
+    6 % of it were it summed each time."""
+
+    _finite: bool | None = None
+
+    def all_finite(self) -> bool:
+        if self._finite is None:
+            self._finite = _summed_finite(self)
+        return self._finite
+
+
+def all_finite(values: Mapping[str, np.ndarray]) -> bool:
+    """Whether every value of ``values`` is finite (a sum that overflows counts as not:
+    what it decides is only whether to look closer), remembered where ``values`` can."""
+    found = getattr(values, "all_finite", None)
+    return found() if found is not None else _summed_finite(values)
+
+
+def _summed_finite(values: Mapping[str, np.ndarray]) -> bool:
+    return all(np.isfinite(np.sum(v)) for v in values.values())
 
 
 def edge_parts(
@@ -138,7 +164,83 @@ def _parts_and_sizes(
             if sized:  # first: a loop's sweep of magnitudes gives its values too
                 sizes.setdefault((u, v), []).append(block_magnitude(op, k, values, block))
             out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
-    return out, {e: m for e, m in sizes.items() if any(x is not None for x in m)}
+    sizes = {e: m for e, m in sizes.items() if any(x is not None for x in m)}
+    if not all_finite(values):
+        _untaken_zeroed(graph, out, sizes)
+    return out, sizes
+
+
+def _untaken_zeroed(
+    graph: DGraph, parts: dict[tuple[str, str], list[BlockValues]], sizes: dict
+) -> None:
+    """At a point where some vertex is not finite: each partial that is NaN or infinite
+    in entries no output reads (every path from them meets a ``select_n`` where it takes
+    the other case: ``nanmean``'s missing entries, ``where(x > 0, sqrt(x), 0)`` at
+    ``x < 0``) set to 0 there, in place, its magnitudes too. That is JAX's forward rule
+    for ``select_n``, ``select(c, ȧ, ḃ)``: the untaken case's tangent is left out, not
+    multiplied by 0, so ``J·v`` is the derivative of the case taken (Griewank and Walther
+    2008, §14.2). A partial not finite where an output reads it is left as it is (the
+    point is then passed over: :func:`~dgraph.core.value_check.check_points`)."""
+    live = _read_entries(graph, parts)
+    for (u, v), found in parts.items():
+        keep = live.get(v)
+        scales = sizes.get((u, v))
+        for j, (block, value) in enumerate(found):
+            cleaned = _zeroed_unread(block, value, keep)
+            if cleaned is not value:
+                found[j] = BlockValues(block, cleaned)
+            if scales is not None and scales[j] is not None:
+                scales[j] = _zeroed_unread(block, scales[j], keep)
+
+
+def _read_entries(
+    graph: DGraph, parts: Mapping[tuple[str, str], list[BlockValues]]
+) -> dict[str, np.ndarray]:
+    """Each vertex's entries some output reads through the blocks' patterns, a
+    ``select_n``'s by the case it takes (its 0/1 values): a sweep from the outputs."""
+    live = {y: np.ones(math.prod(graph.shape(y))) for y in graph.outputs}
+    for v in reversed(program_order(graph)):
+        row = live.get(v)
+        op = graph.op(v)
+        if row is None or op is None:
+            continue
+        for u in graph.nx.predecessors(v):
+            for block, value in parts.get((u, v), ()):
+                picks = value if op.primitive == "select_n" else _pattern(block, value)
+                try:
+                    reached = apply_transposed(block, picks, row) != 0
+                except (TypeError, ValueError, IndexError):  # every entry read
+                    reached = np.ones(math.prod(block.in_shape), dtype=bool)
+                before = live.get(u)
+                live[u] = reached.astype(float) if before is None else np.maximum(before, reached)
+    return live
+
+
+def _pattern(block: Block, value: Any) -> Any:
+    """Values that apply ``block``'s pattern (every value 1): None, but a permutation's
+    sources kept, and a structured block's values as they are."""
+    if isinstance(block, Permutation) and isinstance(value, np.ndarray):
+        return np.stack([np.ones_like(value[0]), value[1]])
+    return value if hasattr(value, "applied_transposed") else None
+
+
+def _zeroed_unread(block: Block, value: Any, keep: np.ndarray | None) -> Any:
+    """``value`` with its entries that are not finite set to 0 where no entry of
+    ``keep`` (the head's entries read) reads them; ``value`` itself where none is, where
+    one is read, or where its values are structured."""
+    if not isinstance(value, np.ndarray) or isinstance(block, Permutation):
+        return value
+    bad = ~np.isfinite(value)
+    if not bad.any():
+        return value
+    if keep is not None:
+        try:
+            hit = apply_block(block, bad.astype(float), np.ones(math.prod(block.in_shape)))
+        except (TypeError, ValueError):
+            return value
+        if np.any((hit != 0) & (keep != 0)):
+            return value
+    return np.where(bad, 0.0, value)
 
 
 def _operand_block(graph: DGraph, v: str, k: int, shapes: list, positions: Sequence[int]) -> Block:

@@ -9,7 +9,10 @@ and the sweeps all call it; they supply only how to run what they made.
   finite (:func:`check_points` for a tensor graph, :func:`scalar_points` for a scalar
   one). A program finite only near the user's point is checked there. A tensor graph's
   vertex may hold an infinity that no partial reads (a masked softmax's ``-inf``
-  logits): the point is checked where every partial is finite (:func:`_checkable`).
+  logits), or a NaN no output reads (a where's untaken case: ``np.nanmean`` of missing
+  data): the point is checked where its inputs and outputs are finite and every partial
+  an output reads is (:func:`_checkable`); a user's point with a vertex not finite that
+  no reference could judge leaves the result not verified.
 * **Directions.** Each input's entries normal times their size there (:func:`scaled`):
   a step along the direction moves every entry by the same relative amount (a scalar
   graph's inputs each by its own size, however far apart their scales, where the
@@ -67,6 +70,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
 from . import numeric
 from .block_values import (
+    all_finite,
     edge_parts,
     graph_jvp_and_scale,
     jacobian_blocks,
@@ -195,16 +199,18 @@ def _finite(values: Mapping[str, np.ndarray]) -> bool:
 
 def _checkable(graph: DGraph, values: Mapping[str, np.ndarray]) -> bool:
     """Whether a tensor graph can be checked at a point: every vertex finite there; or
-    no NaN, the inputs finite, and every edge's partials finite: an infinity no derivative
-    reads (``jnp.where(mask, x, -inf)`` then a softmax or ``logsumexp``: the masked
-    entries' partials are 0, ``exp(-inf)`` and the select's constant branch), so that
-    ``J·v`` is the finite chain of finite partials and is compared as anywhere. A NaN,
-    or an infinite partial (``log`` at 0), still passes the point over."""
+    the inputs and outputs finite, and every edge's partials finite: an infinity no
+    derivative reads (``jnp.where(mask, x, -inf)`` then a softmax or ``logsumexp``: the
+    masked entries' partials are 0, ``exp(-inf)`` and the select's constant branch), or a
+    NaN behind a where's untaken case (``np.nanmean`` of data with missing entries),
+    whose partials :func:`~dgraph.core.block_values.edge_parts` sets to 0 where no output
+    reads them, so that ``J·v`` is the finite chain of finite partials and is compared as
+    anywhere. A partial not finite where an output reads it (``log`` at 0) still passes
+    the point over."""
     if _finite(values):
         return True
-    if any(np.isnan(v).any() for v in values.values()):
-        return False
-    if not all(np.isfinite(values[x]).all() for x in graph.inputs if x in values):
+    ends = [*graph.inputs, *graph.outputs]
+    if not all(np.isfinite(values[x]).all() for x in ends if x in values):
         return False
     try:
         with np.errstate(all="ignore"):
@@ -335,6 +341,10 @@ class _Values(_Lazy):
             with np.errstate(all="ignore"):
                 self._values = vertex_values(self._graph, self._inputs, dict(self._frozen))
         return self._values
+
+    def all_finite(self) -> bool:
+        """:func:`~dgraph.core.block_values.all_finite` of the values, remembered."""
+        return all_finite(self._all())
 
 
 _POINTS: OrderedDict[tuple, tuple[weakref.ref, list[tuple[str, dict, dict]], list[str]]] = (
@@ -1033,6 +1043,8 @@ def check_values(
                 break
         if usable:
             checked.append(point.label)
+        elif point.label == USER_POINT and not _finite(point.values):
+            passed_over = True  # a vertex not finite there, and not compared: no pass elsewhere
         del point  # its values go before the next point's are evaluated
     notes[:0] = found_notes
     if not checked:
