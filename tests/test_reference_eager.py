@@ -137,3 +137,27 @@ def test_a_reference_through_gathers_scatters_and_sorts_compiles_nothing():
     with x64(jax):
         _, want = jax.jit(lambda x, v: jax.jvp(_indexed, (x,), (v,)))(x, v)
     np.testing.assert_allclose(out["y"], np.asarray(want), rtol=1e-13, atol=1e-13)
+
+
+def test_the_graph_s_parameters_are_constants_to_the_reference_s_jvp():
+    """A soft-label cross-entropy with the labels' entropy, ``xlogy(y, y)`` of labels with
+    zeros (parameters): JAX's ``xlogy`` rule multiplies a zero tangent by ``log 0``, NaN,
+    so a reference that gave the parameters zero tangents was not finite and the user's
+    point went unchecked ("not verified"); closed over as constants they have none."""
+    import dgraph
+
+    labels = np.array([[1.0, 0.0, 0.0], [0.2, 0.5, 0.3]])
+    features = np.array([[0.3, -1.0], [1.2, 0.4]])
+
+    def f(w, x, y):
+        logp = jax.nn.log_softmax(x @ w, axis=1)
+        return -jnp.sum(y * logp) + jnp.sum(jax.scipy.special.xlogy(y, y))
+
+    w = np.array([[0.1, -0.2, 0.3], [0.5, 0.0, -0.4]])
+    graph = dgraph.from_jax(f, w, features, labels, params=["x", "y"], level="array")
+    es = dgraph.accumulate(graph, "forward")
+    assert es.verification.status == "verified", es.verification.detail
+    with x64(jax):
+        jv = JaxJvp(f, ["w", "x", "y"], ["y0"])  # zero tangents for x and y: NaN
+        got = jv({"w": w, "x": features, "y": labels}, {"w": np.ones_like(w)})
+    assert np.isnan(got["y0"]).all()

@@ -332,7 +332,9 @@ def _read_gradient(
     if looped is not None and isinstance(reference, JaxJvp):
         original = _named(looped[k], names)
         if paired is None:
-            graph.set_jvp_reference(JaxJvp(original, reference.inputs, reference.outputs))
+            graph.set_jvp_reference(
+                JaxJvp(original, reference.inputs, reference.outputs, fixed=reference.fixed)
+            )
         else:
             jvp = ModulusJvp(original, reference.inputs, reference.outputs, *paired)
             graph.set_jvp_reference(jvp)

@@ -186,9 +186,15 @@ class JaxJvp:
     and small enough runs so too, compiling nothing."""
 
     def __init__(
-        self, f: Callable[..., Any], inputs: list[str], outputs: list[str], traced: Any = None
+        self,
+        f: Callable[..., Any],
+        inputs: list[str],
+        outputs: list[str],
+        traced: Any = None,
+        fixed: Sequence[str] = (),
     ) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.fixed = tuple(fixed)  # the graph's parameters: constants to the jvp
         self.pid = os.getpid()
         if traced is not None:  # f's program at its example arguments' shapes (in float64)
             self._traced = traced
@@ -260,7 +266,7 @@ class JaxJvp:
         or None where the program has more than :data:`REFERENCE_JIT_MOST` equations
         (:attr:`equations`) or NumPy runs it quicker (:func:`numpy_cheaper`); the
         program is then kept for :meth:`_eager`."""
-        jvp = functools.partial(jax.jvp, self._function(jax, primals))
+        jvp = self._jvp(jax, self._function(jax, primals))
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
         if self.equations > REFERENCE_JIT_MOST or numpy_cheaper(closed, primals, self.equations):
@@ -293,6 +299,27 @@ class JaxJvp:
 
         return run
 
+    def _jvp(self, jax, function: Callable[..., Any]) -> Callable[..., Any]:
+        """``(primals, moves) -> jax.jvp(function, ...)`` over the inputs that move, the
+        graph's parameters (:attr:`fixed`) closed over as constants: JAX's rules then see
+        no tangent of theirs, not a zero one (``xlogy(y, y)`` of labels ``y`` with
+        zeros: its rule's ``0 · log 0`` is NaN, though nothing depends on the inputs)."""
+        fixed = {k for k, x in enumerate(self.inputs) if x in getattr(self, "fixed", ())}
+        if not fixed or len(fixed) == len(self.inputs):
+            return functools.partial(jax.jvp, function)
+        moving = [k for k in range(len(self.inputs)) if k not in fixed]
+
+        def jvp(primals: tuple, moves: tuple) -> Any:
+            def moved(*values: Any) -> Any:
+                full = list(primals)
+                for k, value in zip(moving, values, strict=True):
+                    full[k] = value
+                return function(*full)
+
+            return jax.jvp(moved, [primals[k] for k in moving], [moves[k] for k in moving])
+
+        return jvp
+
     def _function(self, jax, primals: tuple) -> Callable[..., Any]:
         """What JAX's ``jvp`` differentiates: ``f``'s own program as the builder traced it
         (``traced``: ``jax.make_jaxpr(f)`` at arguments of these shapes), run by
@@ -318,7 +345,7 @@ class JaxJvp:
         arguments of other shapes)."""
         signature, closed, shapes = self._program
         if signature != _signature(primals, moves):
-            jvp = functools.partial(jax.jvp, self._function(jax, primals))
+            jvp = self._jvp(jax, self._function(jax, primals))
             closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
             self._program = (_signature(primals, moves), closed, shapes)
         flat = jax.tree_util.tree_leaves((primals, moves))
@@ -1427,7 +1454,7 @@ def from_jax_arrays(
         )
     else:
         traced = (_signature(args), own, tree)
-        graph.set_jvp_reference(JaxJvp(f, params, keys, traced))
+        graph.set_jvp_reference(JaxJvp(f, params, keys, traced, sorted(fixed)))
     graph.notes += loop_notes(graph)
     return graph
 
