@@ -717,3 +717,28 @@ def test_parameters_that_reach_an_index_keep_the_user_s_values(monkeypatch):
     assert es.verified
     monkeypatch.setattr(block_values, "block_value", _scaled("sqrt", 1.001))
     assert es.verify().status == "wrong"
+
+
+def test_a_small_kink_beside_a_large_curvature_is_a_kink_not_an_error():
+    """``np.interp`` with one query on a breakpoint, in a sum of twenty squares: its slope
+    jump is small beside the sum's curvature, so the ratio test did not see it, and the
+    differences' average of the two sides was compared with JAX's one-sided rule: "wrong"
+    (1.7e-5 of |J|·|v|), and make_function refused. The jump, ``2·inner − outer``, is the
+    same at every step; the point is passed over as a kink."""
+    import dgraph
+
+    xk = np.linspace(0.0, 4.0, 9)
+    x = np.random.default_rng(0).uniform(0.2, 3.8, size=20)
+    x[0] = xk[3]
+
+    def f(x):
+        return np.sum(np.interp(x, xk, np.cos(xk)) ** 2)
+
+    es = dgraph.jacobian(f, point=[x])
+    assert es.verification.status != "wrong", es.verification.detail
+    made = dgraph.make_function(f, "jacobian", point=[x])
+    moved = x + 1e-3  # off the breakpoint: the one-sided slope is the derivative
+    slopes = np.diff(np.cos(xk)) / np.diff(xk)
+    segment = np.clip(np.searchsorted(xk, moved, side="right") - 1, 0, 7)
+    want = 2 * np.interp(moved, xk, np.cos(xk)) * slopes[segment]
+    np.testing.assert_allclose(np.ravel(made(moved)), want, rtol=1e-12)
