@@ -63,6 +63,10 @@ PAIRS = {
                    + sum(m.sum(p**3) * (i + 1) for i, p in enumerate(m.array_split(x, 4)))
                    + m.sum(m.hsplit(m.reshape(x, (3, 3)), 3)[1] ** 2 * W[:, None])
                    + m.sum(m.vsplit(m.reshape(x, (3, 3)), [1])[1] ** 3 * W)),
+    # wrapped phases unwrapped (corrections of whole periods: the derivative passes), axis 0
+    "unwrap": _both(lambda m, x: m.sum(m.unwrap(m.arctan2(m.sin(5 * x), m.cos(5 * x))) ** 2
+                                       * m.arange(1.0, 10.0))
+                    + m.sum(m.unwrap(m.reshape(6 * x, (3, 3)), axis=0) ** 3 * W[:, None])),
 }  # fmt: skip
 UFUNC_PAIRS = {  # also at a 0-d input
     "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),

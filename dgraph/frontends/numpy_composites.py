@@ -8,7 +8,7 @@ of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
 ``np.piecewise`` (nested ``np.where``), ``np.vander``, ``np.block`` (nested
 concatenations), ``np.insert`` at one position, ``np.apply_along_axis`` (a loop over the slices),
 ``np.split`` (``array_split``, ``hsplit``, ``vsplit``, ``dsplit``: slices),
-``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.linalg.pinv`` (by
+``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.unwrap``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
 ``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
@@ -189,6 +189,25 @@ def _polynomial_polyder(c: Any, m: int = 1, scl: Any = 1, axis: int = 0) -> Any:
         j = np.arange(1, n, dtype=float).reshape((-1,) + (1,) * (np.ndim(c) - 1))
         c = c[1:] * (j * scl)
     return c
+
+
+def _unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * np.pi) -> Any:
+    """``numpy.unwrap`` of floats as NumPy writes it: each step ``dd`` brought into
+    ``[-period/2, period/2]`` by ``mod`` (a step of exactly half the period kept at its
+    sign), the correction ``ddmod - dd`` where ``|dd| >= discont``, summed along the
+    axis. The correction is a whole number of periods, locally constant: the derivative
+    passes through, as ``jnp.unwrap``'s."""
+    axis = axis % np.ndim(p)
+    n = np.shape(p)[axis]
+    dd = np.diff(p, axis=axis)
+    discont = period / 2 if discont is None else discont
+    high = period / 2
+    ddmod = np.mod(dd + high, period) - high
+    ddmod = np.where((ddmod == -high) & (dd > 0), high, ddmod)
+    correct = np.where(np.abs(dd) < discont, 0.0, ddmod - dd)
+    first = np.take(p, np.arange(1), axis=axis)
+    rest = np.take(p, np.arange(1, n), axis=axis) + np.cumsum(correct, axis=axis)
+    return np.concatenate([first, rest], axis=axis)
 
 
 def _sinc(x: Any) -> Any:
@@ -478,6 +497,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vander: _vander,
     np.block: _block,
     np.insert: _insert,
+    np.unwrap: _unwrap,
     np.piecewise: _piecewise,
     np.apply_along_axis: _apply_along_axis,
     **{f: _split_of(f) for f in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)},
