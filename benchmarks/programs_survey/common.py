@@ -260,3 +260,20 @@ NAMES48 = ["gev", "sparsemax", "rqspline", "activ", "arcface", "tweedie", "gpd",
            "mamba", "ardgp", "pengrob", "xymodel", "swthree", "numgrad", "vander", "ghglmm",
            "bisect", "dirmult", "kumar", "black76", "merton", "treeparams", "kuramoto",
            "w1sort", "projectile"]  # fmt: skip
+
+
+# session 50 (lead): an interior-point log barrier, RankNet pairs (triu_indices, a tie), a
+# hand-written stable log-sum-exp (a tie at the max), log det by slogdet with a trace of an
+# inverse, Student-t regression with its degrees of freedom (gammaln), an L2-SVM (squared
+# hinge at a margin exactly 0), a mixture by np.logaddexp.reduce, a Chebyshev fit (chebval,
+# chebder of traced coefficients), scipy.optimize.rosen, scipy.stats.multivariate_normal
+# with a learned covariance, soft labels by log_softmax and xlogy, spectral and nuclear
+# norms, a learned convolution kernel and clip bounds, torques by np.cross, KL by rel_entr,
+# an eigenvalue barrier (eigvalsh), np.interp and a CubicSpline at traced queries (one on a
+# knot), np.unwrap of wrapped phases, ellipsis einsums, ELU / SELU / stable softplus
+SCALAR |= {"logbar", "pairrank", "smoothmax", "slogreg", "studnu", "hingesq", "mixlse",
+           "chebfit", "rosenopt", "mvnlp", "xlogsm", "specnorm", "convclip", "torque",
+           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu"}  # fmt: skip
+NAMES50 = ["logbar", "pairrank", "smoothmax", "slogreg", "studnu", "hingesq", "mixlse",
+           "chebfit", "rosenopt", "mvnlp", "xlogsm", "specnorm", "convclip", "torque",
+           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu"]  # fmt: skip
