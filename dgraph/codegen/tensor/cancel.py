@@ -290,7 +290,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         if not asked.any():
             return None
     try:
-        polys = PolyValues(w.statements, numbers, shaped, w.varying).of(nodes)
+        polys = _poly_values(w, numbers, shaped).of(nodes)
         placed = []
         for (where, _), p, shape in zip(parts, polys, part_shapes, strict=True):
             n = size if where is None else np.size(where)
@@ -305,6 +305,19 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     proven = total_poly.zero() & asked
     return proven[at]
+
+
+def _poly_values(w, numbers: dict, shaped: dict) -> PolyValues:
+    """The polynomial values of ``w``'s program: one instance for every block of a
+    Writer's program (``w.poly_values``, grown as statements are appended: the values
+    every block reads, a long loop unrolled, made once), else a new one."""
+    shared = getattr(w, "poly_values", False)
+    if shared is False:
+        return PolyValues(w.statements, numbers, shaped, w.varying)
+    if shared is None or shared.varying is not w.varying:
+        w.poly_values = PolyValues(w.statements, numbers, shaped, w.varying)
+        return w.poly_values
+    return shared.grown(w.statements, numbers, shaped)
 
 
 def _decided(
@@ -527,6 +540,7 @@ def _at_a_point(
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
+    kept = _point_values(w, seed, scalar, arguments, shapes) if keep else None
     if schedule is None:
         schedule = _schedule(w, nodes, order, arguments, shapes)
     # by place in the schedule (a region's statements at its place): each value let go
@@ -550,9 +564,18 @@ def _at_a_point(
                 if k in fixed:
                     env[s.target] = fixed[k]
                 elif s.target in w.varying:
-                    run_bounded(screen, screen_plainly, s, env)
+                    hit = None if kept is None else kept.get(k)
+                    if hit is not None and hit[0] is s.value:
+                        env[s.target] = hit[1]
+                    else:
+                        run_bounded(screen, screen_plainly, s, env)
+                        _keep_value(w, kept, k, s, env[s.target])
                 else:
-                    evaluator.run([s], env)
+                    known = getattr(w, "evaluated", {}).get(id(s)) if keep else None
+                    if known is not None and known[0] is s:  # an earlier block's
+                        env[s.target] = known[1]
+                    else:
+                        evaluator.run([s], env)
                     if keep:
                         fixed[k] = env[s.target]
                         _remember(w, s, env[s.target])
@@ -568,6 +591,35 @@ def _at_a_point(
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, [plain(v) for v in found], [bound_of(v) for v in found]
+
+
+POINT_KEEP = 2_000_000
+"""The entries of the values at the drawn points (:func:`_at_a_point`) a Writer keeps
+for its later blocks (each block of a Jacobian evaluates the one program at the same
+points, a long loop unrolled read by all of them): beyond, evaluated again."""
+
+
+def _point_values(w, seed: int, scalar: bool, arguments: list, shapes: dict) -> dict | None:
+    """The values kept of ``w``'s statements (by index: the statement's value node and
+    its value with bounds) at the point drawn from ``seed`` for ``arguments`` (their
+    order decides the draws), evaluated with ``scalar`` bounds or not; None where ``w``
+    keeps none (``w.point_values``, a Writer's)."""
+    points = getattr(w, "point_values", None)
+    if points is None:
+        return None
+    key = (seed, scalar, tuple((a, tuple(shapes[a])) for a in arguments))
+    return points.setdefault(key, {})
+
+
+def _keep_value(w, kept: dict | None, k: int, s: ArrayStatement, value) -> None:
+    """Keep statement ``k``'s ``value`` at a point for a later block, within
+    :data:`POINT_KEEP` entries in all."""
+    if kept is None:
+        return
+    size = int(np.size(plain(value)))
+    if w.point_entries + size <= POINT_KEEP:
+        kept[k] = (s.value, value)
+        w.point_entries += size
 
 
 def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list[tuple]:

@@ -119,6 +119,12 @@ class Writer:
         # the cancellation pass's decisions at a point, by the tier of bound that made
         # them (:func:`~.cancel._decided`: "scalar", "entries", "whole")
         self.cancel_tiers: Counter[str] = Counter()
+        # the cancellation pass's polynomial values, shared by the blocks
+        # (:func:`~.cancel._poly_values`)
+        self.poly_values = None
+        # its values at the drawn points, shared too (:func:`~.cancel._point_values`)
+        self.point_values: dict = {}
+        self.point_entries = 0
         # what the count of entries held at once found of each statement, kept for the
         # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
         self.footprint: dict = {}
