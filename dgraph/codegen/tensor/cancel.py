@@ -237,7 +237,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     sliced = any(kind == "region" for kind, _ in schedule)
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
     tiered = True  # until the scalar bounds of a point leave entries: then per entry
-    for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
+    seeds = (*_SEEDS, USER) if _user_point(w, *needed[1:]) is not None else _SEEDS
+    for seed in seeds:  # an entry far from 0 at any one point is not asked
         # a later point: the entries still asked alone, where they are few (the lookups of
         # most of the entries cost more than the whole program's pass)
         few = asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size
@@ -249,8 +250,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                     return None
                 continue
         point = _at_a_point(w, nodes, seed, fixed, needed, tiered, schedule)
-        if point is None and asked is not None and seed in _MIXED:
-            continue  # not evaluated at inputs of either sign (a domain): the next point
+        if point is None and (seed == USER or (asked is not None and seed in _MIXED)):
+            continue  # not evaluated there (a domain): the next point
         if point is None:
             return None
         if asked is None:
@@ -262,7 +263,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             asked[at[~zero] if zero is not None else at] = True
         if tiered:
             entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, schedule)
-            last = seed == _SEEDS[-1]
+            last = seed == seeds[-1]
             decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
             if decided is None:
                 return None
@@ -382,7 +383,7 @@ def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | No
 
 
 def _own_bounds(
-    w, parts, seed: int, fixed: dict, named: dict, needed, schedule: list | None = None
+    w, parts, seed: int | str, fixed: dict, named: dict, needed, schedule: list | None = None
 ) -> tuple:
     """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``;
     ``schedule``: :func:`_schedule`'s, found before. Where it has a region (large arrays
@@ -494,9 +495,31 @@ def needed_statements(w, nodes: list[Node]):
     return _needed(w, nodes)
 
 
-def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
+USER = "user"
+"""The seed of the user's point (:func:`_user_point`), screened after the drawn ones where
+they leave entries asked, before their polynomials are formed: a program written for its
+data may be degenerate at every drawn point (a projectile that lands at its first step,
+its range's derivatives all 0 there), and an entry far from 0 at the user's point is not
+asked (a point only keeps entries: the entries dropped are the same)."""
+
+
+def _user_point(w, arguments: list[str], shapes: dict) -> dict | None:
+    """The arguments at the user's point (``w.user_point``: the graph's point, by
+    argument name), None where it has not every one of ``arguments`` in its shape."""
+    given = getattr(w, "user_point", None)
+    if not given or any(
+        n not in given or np.shape(given[n]) != tuple(shapes[n]) for n in arguments
+    ):
+        return None
+    return {n: given[n] for n in arguments}
+
+
+def _drawn(w, arguments: list[str], shapes: dict, seed: int | str) -> dict:
     """The constants and the arguments at the point drawn from ``seed`` (inputs uniform
-    in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds)."""
+    in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds; :data:`USER`: the
+    user's point)."""
+    if seed == USER:
+        return {**w.constants.arrays, **_user_point(w, arguments, shapes)}
     rng = np.random.default_rng(seed)
     low, high = _MIXED.get(seed, (0.25, 0.75))
     env: dict = dict(w.constants.arrays)
@@ -509,7 +532,7 @@ def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
 def _at_a_point(
     w,
     nodes: list[Node],
-    seed: int,
+    seed: int | str,
     fixed: dict[int, np.ndarray] | None = None,
     needed=None,
     scalar: bool = False,
@@ -599,7 +622,7 @@ for its later blocks (each block of a Jacobian evaluates the one program at the 
 points, a long loop unrolled read by all of them): beyond, evaluated again."""
 
 
-def _point_values(w, seed: int, scalar: bool, arguments: list, shapes: dict) -> dict | None:
+def _point_values(w, seed: int | str, scalar: bool, arguments: list, shapes: dict) -> dict | None:
     """The values kept of ``w``'s statements (by index: the statement's value node and
     its value with bounds) at the point drawn from ``seed`` for ``arguments`` (their
     order decides the draws), evaluated with ``scalar`` bounds or not; None where ``w``
@@ -673,7 +696,7 @@ def _remember(w, statement: ArrayStatement, value) -> None:
 def _near_at_entries(
     w,
     parts,
-    seed: int,
+    seed: int | str,
     fixed: dict,
     named: dict,
     asked: np.ndarray,
@@ -873,7 +896,7 @@ def _narrowed_at_a_point(
     result: str,
     arguments: list[str],
     shapes: dict,
-    seed: int,
+    seed: int | str,
     scalar: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``result``'s values after ``program`` at the point drawn from ``seed``
