@@ -427,9 +427,20 @@ def test_entries_zero_at_every_drawn_point_are_kept_at_the_users_point(monkeypat
 def test_the_blocks_of_one_program_form_each_statement_s_polynomials_once(monkeypatch):
     """∂/∂x, ∂/∂y and ∂/∂z of a loop's result kept where x > 5 are 0 at every point, the
     user's too, so each block's entries are asked of their polynomials: the loop's
-    statements are formed once for the three blocks (main: once per block), and the
-    blocks are jax.jacobian's."""
+    statements are evaluated once a point (three drawn and the user's) and formed once
+    for the three blocks (main: once per block, 9 evaluations), and the blocks are
+    jax.jacobian's."""
+    from dgraph.codegen.tensor import cancel
+
     made = _watched_polynomials(monkeypatch)
+    evaluated: list = []
+    run_bounded = cancel.run_bounded
+
+    def watched(ev, plainly, statement, env):
+        evaluated.append(statement)
+        return run_bounded(ev, plainly, statement, env)
+
+    monkeypatch.setattr(cancel, "run_bounded", watched)
 
     def f(x, y, z):
         s = x
@@ -444,6 +455,10 @@ def test_the_blocks_of_one_program_form_each_statement_s_polynomials_once(monkey
     for n in made:
         counts[id(n)] = counts.get(id(n), 0) + 1
     assert len(made) > 20 and max(counts.values()) == 1
+    runs: dict = {}
+    for statement in evaluated:
+        runs[id(statement)] = runs.get(id(statement), 0) + 1
+    assert max(runs.values()) == 4
     with jax.enable_x64(True):
         ref = jax.jacobian(f, argnums=(0, 1, 2))(*map(jnp.asarray, args))
     for block, r in zip(blocks, ref, strict=True):

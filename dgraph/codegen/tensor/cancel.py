@@ -563,7 +563,7 @@ def _at_a_point(
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
-    kept = _point_values(w, seed, scalar, arguments, shapes) if keep else None
+    kept = _point_values(w, seed, scalar, arguments, shapes)
     if schedule is None:
         schedule = _schedule(w, nodes, order, arguments, shapes)
     # by place in the schedule (a region's statements at its place): each value let go
@@ -588,11 +588,15 @@ def _at_a_point(
                     env[s.target] = fixed[k]
                 elif s.target in w.varying:
                     hit = None if kept is None else kept.get(k)
-                    if hit is not None and hit[0] is s.value:
-                        env[s.target] = hit[1]
+                    if hit is not None and hit[0] is s.value:  # no store changes it
+                        hit = hit[1] if keep else _copied(hit[1])
+                    else:
+                        hit = None
+                    if hit is not None:
+                        env[s.target] = hit
                     else:
                         run_bounded(screen, screen_plainly, s, env)
-                        _keep_value(w, kept, k, s, env[s.target])
+                        _keep_value(w, kept, k, s, env[s.target], keep)
                 else:
                     known = getattr(w, "evaluated", {}).get(id(s)) if keep else None
                     if known is not None and known[0] is s:  # an earlier block's
@@ -634,15 +638,33 @@ def _point_values(w, seed: int | str, scalar: bool, arguments: list, shapes: dic
     return points.setdefault(key, {})
 
 
-def _keep_value(w, kept: dict | None, k: int, s: ArrayStatement, value) -> None:
+def _keep_value(
+    w, kept: dict | None, k: int, s: ArrayStatement, value, shared: bool = True
+) -> None:
     """Keep statement ``k``'s ``value`` at a point for a later block, within
-    :data:`POINT_KEEP` entries in all."""
+    :data:`POINT_KEEP` entries in all; ``shared`` False (the program stores into arrays
+    in place): a copy, and one given out again (:func:`_copied`), so that no store
+    changes it; where it cannot be copied, not kept."""
     if kept is None:
         return
+    if not shared:
+        value = _copied(value)
+        if value is None:
+            return
     size = int(np.size(plain(value)))
     if w.point_entries + size <= POINT_KEEP:
         kept[k] = (s.value, value)
         w.point_entries += size
+
+
+def _copied(value):
+    """A copy of a value at a point (an array, a number, or one with its bounds), None
+    where it is none of those."""
+    if isinstance(value, (np.ndarray, Bounded, Scalar)):
+        return value.copy()
+    if isinstance(value, (int, float, np.generic)):
+        return value
+    return None
 
 
 def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list[tuple]:
