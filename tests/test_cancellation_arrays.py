@@ -388,3 +388,78 @@ def test_entries_tiny_at_positive_points_are_kept_at_a_point_of_mixed_signs(monk
         ref = np.asarray(jref.hessian(loss)(jnp.asarray(x)))
     assert H.nnz == (4 * h) ** 2 == np.count_nonzero(ref)
     np.testing.assert_allclose(H.toarray(), ref, rtol=1e-12, atol=1e-15)
+
+
+def _watched_polynomials(monkeypatch) -> list:
+    """Every node whose polynomial value the pass forms (kept alive: compared by identity)."""
+    from dgraph.codegen.tensor import poly_values
+
+    made: list = []
+    node = poly_values.PolyValues.node
+
+    def watched(self, n):
+        made.append(n)
+        return node(self, n)
+
+    monkeypatch.setattr(poly_values.PolyValues, "node", watched)
+    return made
+
+
+def test_entries_zero_at_every_drawn_point_are_kept_at_the_users_point(monkeypatch):
+    """A Jacobian computed only where x > 2 is 0 at every drawn point (inputs within ±0.75)
+    and not at the user's (x from 2.5 to 7): the user's point keeps its entries, so no
+    polynomial is formed (main: each one's polynomials, proving nothing), and the sparse
+    Jacobian is jax.jacobian's, every entry kept."""
+    made = _watched_polynomials(monkeypatch)
+
+    def f(x):
+        return jnp.where(x > 2.0, jnp.sin(x) * x[::-1], 0.0)
+
+    x = np.array([[3.0, 4.0, 5.0], [2.5, 6.0, 7.0]])
+    J = dgraph.make_function(from_jax(f, x, level="array"), "jacobian", sparse=True)(x)
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.jacobian(f)(jnp.asarray(x))).reshape(6, 6)
+    assert made == []
+    assert J.nnz == np.count_nonzero(ref) == 12
+    np.testing.assert_allclose(J.toarray(), ref, rtol=1e-14)
+
+
+def test_the_blocks_of_one_program_form_each_statement_s_polynomials_once(monkeypatch):
+    """∂/∂x, ∂/∂y and ∂/∂z of a loop's result kept where x > 5 are 0 at every point, the
+    user's too, so each block's entries are asked of their polynomials: the loop's
+    statements are evaluated once a point (three drawn and the user's) and formed once
+    for the three blocks (main: once per block, 9 evaluations), and the blocks are
+    jax.jacobian's."""
+    from dgraph.codegen.tensor import cancel
+
+    made = _watched_polynomials(monkeypatch)
+    evaluated: list = []
+    run_bounded = cancel.run_bounded
+
+    def watched(ev, plainly, statement, env):
+        evaluated.append(statement)
+        return run_bounded(ev, plainly, statement, env)
+
+    monkeypatch.setattr(cancel, "run_bounded", watched)
+
+    def f(x, y, z):
+        s = x
+        for _ in range(6):
+            s = s * y + jnp.sin(z) * s
+        return jnp.where(x > 5.0, s, 0.0)
+
+    args = [np.full((2, 2), 0.5), np.full((2, 2), 0.3), np.full((2, 2), 0.7)]
+    J = dgraph.make_function(from_jax(f, *args, level="array"), "jacobian", sparse=True)
+    blocks = J(*args)
+    counts = {}
+    for n in made:
+        counts[id(n)] = counts.get(id(n), 0) + 1
+    assert len(made) > 20 and max(counts.values()) == 1
+    runs: dict = {}
+    for statement in evaluated:
+        runs[id(statement)] = runs.get(id(statement), 0) + 1
+    assert max(runs.values()) == 4
+    with jax.enable_x64(True):
+        ref = jax.jacobian(f, argnums=(0, 1, 2))(*map(jnp.asarray, args))
+    for block, r in zip(blocks, ref, strict=True):
+        np.testing.assert_array_equal(block.toarray(), np.reshape(r, (4, 4)))

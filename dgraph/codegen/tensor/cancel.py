@@ -237,7 +237,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     sliced = any(kind == "region" for kind, _ in schedule)
     deferred: list[tuple] = []  # points whose scalar bounds left entries asked (_decided)
     tiered = True  # until the scalar bounds of a point leave entries: then per entry
-    for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
+    seeds = (*_SEEDS, USER) if _user_point(w, *needed[1:]) is not None else _SEEDS
+    for seed in seeds:  # an entry far from 0 at any one point is not asked
         # a later point: the entries still asked alone, where they are few (the lookups of
         # most of the entries cost more than the whole program's pass)
         few = asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size
@@ -249,8 +250,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                     return None
                 continue
         point = _at_a_point(w, nodes, seed, fixed, needed, tiered, schedule)
-        if point is None and asked is not None and seed in _MIXED:
-            continue  # not evaluated at inputs of either sign (a domain): the next point
+        if point is None and (seed == USER or (asked is not None and seed in _MIXED)):
+            continue  # not evaluated there (a domain): the next point
         if point is None:
             return None
         if asked is None:
@@ -262,7 +263,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             asked[at[~zero] if zero is not None else at] = True
         if tiered:
             entries, whole = _own_bounds(w, parts, seed, fixed, named, needed, schedule)
-            last = seed == _SEEDS[-1]
+            last = seed == seeds[-1]
             decided = _decided(w, parts, point[2], point[3], asked, entries, whole, not last)
             if decided is None:
                 return None
@@ -290,7 +291,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         if not asked.any():
             return None
     try:
-        polys = PolyValues(w.statements, numbers, shaped, w.varying).of(nodes)
+        polys = _poly_values(w, numbers, shaped).of(nodes)
         placed = []
         for (where, _), p, shape in zip(parts, polys, part_shapes, strict=True):
             n = size if where is None else np.size(where)
@@ -305,6 +306,19 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     proven = total_poly.zero() & asked
     return proven[at]
+
+
+def _poly_values(w, numbers: dict, shaped: dict) -> PolyValues:
+    """The polynomial values of ``w``'s program: one instance for every block of a
+    Writer's program (``w.poly_values``, grown as statements are appended: the values
+    every block reads, a long loop unrolled, made once), else a new one."""
+    shared = getattr(w, "poly_values", False)
+    if shared is False:
+        return PolyValues(w.statements, numbers, shaped, w.varying)
+    if shared is None or shared.varying is not w.varying:
+        w.poly_values = PolyValues(w.statements, numbers, shaped, w.varying)
+        return w.poly_values
+    return shared.grown(w.statements, numbers, shaped)
 
 
 def _decided(
@@ -369,7 +383,7 @@ def _decided_by_own(w, undecided: np.ndarray, entries, whole) -> np.ndarray | No
 
 
 def _own_bounds(
-    w, parts, seed: int, fixed: dict, named: dict, needed, schedule: list | None = None
+    w, parts, seed: int | str, fixed: dict, named: dict, needed, schedule: list | None = None
 ) -> tuple:
     """:func:`_decided`'s ``entries`` and ``whole`` at the point drawn from ``seed``;
     ``schedule``: :func:`_schedule`'s, found before. Where it has a region (large arrays
@@ -481,9 +495,31 @@ def needed_statements(w, nodes: list[Node]):
     return _needed(w, nodes)
 
 
-def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
+USER = "user"
+"""The seed of the user's point (:func:`_user_point`), screened after the drawn ones where
+they leave entries asked, before their polynomials are formed: a program written for its
+data may be degenerate at every drawn point (a projectile that lands at its first step,
+its range's derivatives all 0 there), and an entry far from 0 at the user's point is not
+asked (a point only keeps entries: the entries dropped are the same)."""
+
+
+def _user_point(w, arguments: list[str], shapes: dict) -> dict | None:
+    """The arguments at the user's point (``w.user_point``: the graph's point, by
+    argument name), None where it has not every one of ``arguments`` in its shape."""
+    given = getattr(w, "user_point", None)
+    if not given or any(
+        n not in given or np.shape(given[n]) != tuple(shapes[n]) for n in arguments
+    ):
+        return None
+    return {n: given[n] for n in arguments}
+
+
+def _drawn(w, arguments: list[str], shapes: dict, seed: int | str) -> dict:
     """The constants and the arguments at the point drawn from ``seed`` (inputs uniform
-    in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds)."""
+    in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds; :data:`USER`: the
+    user's point)."""
+    if seed == USER:
+        return {**w.constants.arrays, **_user_point(w, arguments, shapes)}
     rng = np.random.default_rng(seed)
     low, high = _MIXED.get(seed, (0.25, 0.75))
     env: dict = dict(w.constants.arrays)
@@ -496,7 +532,7 @@ def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
 def _at_a_point(
     w,
     nodes: list[Node],
-    seed: int,
+    seed: int | str,
     fixed: dict[int, np.ndarray] | None = None,
     needed=None,
     scalar: bool = False,
@@ -527,6 +563,7 @@ def _at_a_point(
     screen = BoundEvaluator(batch_loops=True, scalar=scalar)
     screen_plainly = ArrayEvaluator(batch_loops=True)
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
+    kept = _point_values(w, seed, scalar, arguments, shapes)
     if schedule is None:
         schedule = _schedule(w, nodes, order, arguments, shapes)
     # by place in the schedule (a region's statements at its place): each value let go
@@ -550,9 +587,22 @@ def _at_a_point(
                 if k in fixed:
                     env[s.target] = fixed[k]
                 elif s.target in w.varying:
-                    run_bounded(screen, screen_plainly, s, env)
+                    hit = None if kept is None else kept.get(k)
+                    if hit is not None and hit[0] is s.value:  # no store changes it
+                        hit = hit[1] if keep else _copied(hit[1])
+                    else:
+                        hit = None
+                    if hit is not None:
+                        env[s.target] = hit
+                    else:
+                        run_bounded(screen, screen_plainly, s, env)
+                        _keep_value(w, kept, k, s, env[s.target], keep)
                 else:
-                    evaluator.run([s], env)
+                    known = getattr(w, "evaluated", {}).get(id(s)) if keep else None
+                    if known is not None and known[0] is s:  # an earlier block's
+                        env[s.target] = known[1]
+                    else:
+                        evaluator.run([s], env)
                     if keep:
                         fixed[k] = env[s.target]
                         _remember(w, s, env[s.target])
@@ -568,6 +618,53 @@ def _at_a_point(
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, [plain(v) for v in found], [bound_of(v) for v in found]
+
+
+POINT_KEEP = 2_000_000
+"""The entries of the values at the drawn points (:func:`_at_a_point`) a Writer keeps
+for its later blocks (each block of a Jacobian evaluates the one program at the same
+points, a long loop unrolled read by all of them): beyond, evaluated again."""
+
+
+def _point_values(w, seed: int | str, scalar: bool, arguments: list, shapes: dict) -> dict | None:
+    """The values kept of ``w``'s statements (by index: the statement's value node and
+    its value with bounds) at the point drawn from ``seed`` for ``arguments`` (their
+    order decides the draws), evaluated with ``scalar`` bounds or not; None where ``w``
+    keeps none (``w.point_values``, a Writer's)."""
+    points = getattr(w, "point_values", None)
+    if points is None:
+        return None
+    key = (seed, scalar, tuple((a, tuple(shapes[a])) for a in arguments))
+    return points.setdefault(key, {})
+
+
+def _keep_value(
+    w, kept: dict | None, k: int, s: ArrayStatement, value, shared: bool = True
+) -> None:
+    """Keep statement ``k``'s ``value`` at a point for a later block, within
+    :data:`POINT_KEEP` entries in all; ``shared`` False (the program stores into arrays
+    in place): a copy, and one given out again (:func:`_copied`), so that no store
+    changes it; where it cannot be copied, not kept."""
+    if kept is None:
+        return
+    if not shared:
+        value = _copied(value)
+        if value is None:
+            return
+    size = int(np.size(plain(value)))
+    if w.point_entries + size <= POINT_KEEP:
+        kept[k] = (s.value, value)
+        w.point_entries += size
+
+
+def _copied(value):
+    """A copy of a value at a point (an array, a number, or one with its bounds), None
+    where it is none of those."""
+    if isinstance(value, (np.ndarray, Bounded, Scalar)):
+        return value.copy()
+    if isinstance(value, (int, float, np.generic)):
+        return value
+    return None
 
 
 def _schedule(w, nodes: list[Node], order: list[int], arguments, shapes) -> list[tuple]:
@@ -621,7 +718,7 @@ def _remember(w, statement: ArrayStatement, value) -> None:
 def _near_at_entries(
     w,
     parts,
-    seed: int,
+    seed: int | str,
     fixed: dict,
     named: dict,
     asked: np.ndarray,
@@ -821,7 +918,7 @@ def _narrowed_at_a_point(
     result: str,
     arguments: list[str],
     shapes: dict,
-    seed: int,
+    seed: int | str,
     scalar: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``result``'s values after ``program`` at the point drawn from ``seed``

@@ -119,6 +119,15 @@ class Writer:
         # the cancellation pass's decisions at a point, by the tier of bound that made
         # them (:func:`~.cancel._decided`: "scalar", "entries", "whole")
         self.cancel_tiers: Counter[str] = Counter()
+        # the cancellation pass's polynomial values, shared by the blocks
+        # (:func:`~.cancel._poly_values`)
+        self.poly_values = None
+        # its values at the drawn points, shared too (:func:`~.cancel._point_values`)
+        self.point_values: dict = {}
+        self.point_entries = 0
+        # the arguments at the user's point (the graph's), by argument name: the
+        # cancellation pass's first point (:data:`~.cancel.USER`)
+        self.user_point: dict[str, np.ndarray] | None = None
         # what the count of entries held at once found of each statement, kept for the
         # blocks after the first (:func:`~.footprint.peak_entries`'s ``memo``)
         self.footprint: dict = {}
@@ -207,6 +216,22 @@ def tensor_module(
         return J_y_x
     """
     return tensor_program(es, lang, sparse, mode).text
+
+
+def _user_point(graph, arguments: dict[str, str]) -> dict[str, np.ndarray] | None:
+    """The graph's point (its inputs' values the user gave, and its parameters') by
+    argument name, as doubles; None where it has none."""
+    point = graph.point
+    if point is None:
+        return None
+    out = {}
+    for x, value in {**point, **graph.parameter_point}.items():
+        if x in arguments:
+            try:
+                out[arguments[x]] = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                continue
+    return out
 
 
 def tensor_program(
@@ -300,6 +325,7 @@ def tensor_program(
             needed.update(graph.op(v).vertices())
     taken = [*graph.inputs, *graph.parameter_shapes]  # array parameters: arguments last
     arguments = {x: w.name(argument_name(x)) for x in taken}
+    w.user_point = _user_point(graph, arguments)
     names = {x: w.name(f"{arguments[x]}_") for x in taken}
     for x in taken:
         w.statements.append(read_input(w.d, names[x], arguments[x], shapes[x]))

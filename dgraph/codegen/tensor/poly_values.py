@@ -51,6 +51,10 @@ from .poly_arrays import (
 __all__ = ["PolyValues"]
 
 MAX_ROWS = 100_000_000  # terms made in all (seconds at 10⁶ entries): beyond, nothing claimed
+# terms of the values kept for a later call on the same program (:meth:`PolyValues.grown`:
+# each block of a Jacobian asks of one program, and its long unrolled loops are read by
+# every block; the values read last in a call are let go beyond this)
+KEEP_ROWS = 1_000_000
 _LOW = (1 << SHIFT) - 1
 _MOVES = frozenset(
     {
@@ -103,32 +107,65 @@ class PolyValues:
         shaped: Mapping[str, Any],
         varying: set[str],
     ) -> None:
-        self.statements = list(statements)
-        self.targets = {s.target for s in self.statements}
-        self.stored = {s.target for s in self.statements if s.at}
-        self.numbers, self.varying = numbers, varying
-        self.inference = ShapeInference(shaped)
+        self.varying = varying
         self.atoms: dict[Any, int] = {}
         self.contents: dict[tuple, int] = {}
         self.values: dict[str, PolyArray] = {}
         self.made = 0
+        # kept for a later :meth:`of` of the same program grown (:meth:`grown`): by
+        # statement, the terms making its value cost, and the statement of each value kept
+        self.cost: dict[int, int] = {}
+        self.kept: dict[str, int] = {}
+        self.kept_rows = 0
+        self.grown(statements, numbers, shaped)
+
+    def grown(
+        self,
+        statements: Iterable[ir.ArrayStatement],
+        numbers: Mapping[str, Any],
+        shaped: Mapping[str, Any],
+    ) -> PolyValues:
+        """This instance for the same program with statements appended since (a later
+        block's cancellation pass): the values kept of the statements before are reused,
+        with their unknowns' numbers, those of a name stored into since let go."""
+        self.statements = list(statements)
+        self.targets = {s.target for s in self.statements}
+        self.stored = {s.target for s in self.statements if s.at}
+        self.numbers = numbers
+        self.inference = ShapeInference(shaped)
+        for name, k in list(self.kept.items()):
+            same = k < len(self.statements) and self.statements[k].target == name
+            if name in self.stored or not same:
+                self._let_go(name)
+        return self
 
     # -- entry ----------------------------------------------------------------------------
 
     def of(self, nodes: list[ir.Node]) -> list[PolyArray]:
         """The polynomial values of ``nodes`` (the statements they read, in order, once
-        each; each value dropped after its last reader)."""
+        each; each value dropped after its last reader unless kept, :data:`KEEP_ROWS`).
+        A value kept from an earlier call is not made again, and the terms it cost then
+        are counted again (:data:`MAX_ROWS`: the same limit as made afresh)."""
+        self.made = 0
         known = {s.target: k for k, s in enumerate(self.statements) if not s.at}
-        needed: set[int] = set()
-        todo = [n for node in nodes for n in ir.names_in(node)]
+        needed: set[int] = set()  # every statement read, as made afresh
+        made: set[int] = set()  # those not kept: made here
+        todo = [(n, True) for node in nodes for n in ir.names_in(node)]
         while todo:
-            name = todo.pop()
+            name, make = todo.pop()
             k = known.get(name)
-            if k is None or k in needed or name not in self.varying or name in self.stored:
+            if k is None or name not in self.varying or name in self.stored:
+                continue
+            make = make and self.kept.get(name) != k
+            if k in needed and (k in made or not make):
                 continue
             needed.add(k)
-            todo.extend(ir.names_in(self.statements[k].value))
-        order = sorted(needed)
+            if make:
+                made.add(k)
+            todo.extend((n, make) for n in ir.names_in(self.statements[k].value))
+        for k in needed - made:
+            self._spent_before(k)
+        order = sorted(made)
         last: dict[str, int] = {
             n: len(self.statements) for node in nodes for n in ir.names_in(node)
         }
@@ -138,11 +175,41 @@ class PolyValues:
                 last[name] = max(last[name], k)
         for k in order:
             s = self.statements[k]
+            before = self.made
             self.values[s.target] = self.node(s.value)
+            self.cost[k] = self.made - before
             for name in ir.names_in(s.value):
                 if last.get(name) == k:
-                    self.values.pop(name, None)
-        return [self.node(n) for n in nodes]
+                    self._read_last(name, known.get(name))
+        out = [self.node(n) for n in nodes]
+        for name in {n for node in nodes for n in ir.names_in(node)}:
+            self._read_last(name, known.get(name))
+        return out
+
+    def _spent_before(self, k: int) -> None:
+        """Count the terms statement ``k``'s value cost when it was made (kept since)."""
+        self.made += self.cost[k]
+        if self.made > MAX_ROWS:
+            raise GiveUp("too many terms")
+
+    def _read_last(self, name: str, k: int | None) -> None:
+        """``name`` read for the last time in this call: kept for a later call where its
+        terms fit in :data:`KEEP_ROWS`, else let go."""
+        value = self.values.get(name)
+        if name in self.kept or value is None:
+            return
+        if k is not None and self.kept_rows + value.rows <= KEEP_ROWS:
+            self.kept[name] = k
+            self.kept_rows += value.rows
+        else:
+            self.values.pop(name, None)
+
+    def _let_go(self, name: str) -> None:
+        """Drop the value kept of ``name``."""
+        self.kept.pop(name, None)
+        value = self.values.pop(name, None)
+        if value is not None:
+            self.kept_rows -= value.rows
 
     def node(self, node: ir.Node) -> PolyArray:
         """``node``'s polynomial value (the statements it reads done already)."""
