@@ -273,7 +273,9 @@ NAMES48 = ["gev", "sparsemax", "rqspline", "activ", "arcface", "tweedie", "gpd",
 # knot), np.unwrap of wrapped phases, ellipsis einsums, ELU / SELU / stable softplus
 SCALAR |= {"logbar", "pairrank", "smoothmax", "slogreg", "studnu", "hingesq", "mixlse",
            "chebfit", "rosenopt", "mvnlp", "xlogsm", "specnorm", "convclip", "torque",
-           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu"}  # fmt: skip
+           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu", "maskattn", "pairdist",
+           "wlse", "trapz2", "newton3", "lbfgs2", "cummax"}  # fmt: skip
 NAMES50 = ["logbar", "pairrank", "smoothmax", "slogreg", "studnu", "hingesq", "mixlse",
            "chebfit", "rosenopt", "mvnlp", "xlogsm", "specnorm", "convclip", "torque",
-           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu"]  # fmt: skip
+           "relentr", "eigmin", "interpq", "unwrap", "einell", "elu", "maskattn", "pairdist",
+           "wlse", "trapz2", "newton3", "lbfgs2", "cummax"]  # fmt: skip
