@@ -97,6 +97,7 @@ __all__ = [
     "moved_onehot",
     "multiply",
     "on_the_diagonal",
+    "onehot_applied",
     "pattern",
     "plain_dense",
     "remember_sum",
@@ -2112,27 +2113,32 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
     return result * plan.scale if plan.scale != 1 else result
 
 
+def onehot_applied(
+    multiply: Callable[[Any, np.ndarray], np.ndarray], hot: Any, other: np.ndarray
+) -> np.ndarray:
+    """``multiply(hot, other)`` for a take's or scatter-add's one-hot values ``hot`` (None:
+    ones) whose zeros are structural, as the gather or segment sum the generated code
+    prints: a NaN or infinity of ``other`` at a position not taken contributes nothing
+    (``sqrt(clip(z, 0))[argmax(z)]``: ∞·0 at a clipped entry, not taken), one taken
+    makes the result NaN there."""
+    bad = ~np.isfinite(other)
+    if not bad.any():
+        return multiply(hot, other)
+    found = multiply(hot, np.where(bad, 0.0, other))
+    taken = None if hot is None else (np.asarray(hot) != 0).astype(float)
+    return np.where(multiply(taken, bad.astype(float)) != 0, np.nan, found)
+
+
 def _onehot_einsum(upper: Block, lower: Block) -> Callable[..., np.ndarray] | None:
-    """For a product with a take's or scatter-add's one-hot (:class:`OneHot`): an einsum
-    whose one-hot zeros are structural, as the gather or segment sum the generated code
-    prints: a NaN or infinity of the other factor at a position not taken contributes
-    nothing (``sqrt(clip(z, 0))[argmax(z)]``: ∞·0 at a clipped entry, not taken), one
-    taken makes the entry NaN."""
+    """For a product with a :class:`OneHot`: its einsum by :func:`onehot_applied`."""
     if isinstance(upper, OneHot) == isinstance(lower, OneHot):
         return None
-    hot = 0 if isinstance(upper, OneHot) else 1
+    first = isinstance(upper, OneHot)
 
     def einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
-        other = (va, vb)[1 - hot]
-        bad = ~np.isfinite(other)
-        if not bad.any():
-            return _einsum(plan, va, vb)
-        clean = np.where(bad, 0.0, other)
-        pair = (va, clean) if hot == 0 else (clean, vb)
-        result = _einsum(plan, *pair)
-        taken = (va != 0, bad) if hot == 0 else (bad, vb != 0)
-        hits = _einsum(plan, *(np.asarray(t, dtype=float) for t in taken))
-        return np.where(hits != 0, np.nan, result)
+        if first:
+            return onehot_applied(lambda h, o: _einsum(plan, h, o), va, vb)
+        return onehot_applied(lambda h, o: _einsum(plan, o, h), vb, va)
 
     return einsum
 

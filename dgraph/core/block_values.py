@@ -35,6 +35,7 @@ from ..blocks import (
     dense,
     in_scope,
     multiply_values,
+    onehot_applied,
     pattern,
     permutation,
     to_matrix,
@@ -1155,7 +1156,8 @@ def _product_of(
     if isinstance(block, Permutation):
         return _into(permutation.apply(block, value, vector), out)
     if isinstance(block, OneHot) and not np.isfinite(vector).all():
-        return _into(_gathered(value, vector, functools.partial(_product_of, block)), out)
+        applied = onehot_applied(lambda v, x: _product_of(block, v, x, True), value, vector)
+        return _into(applied, out)
     if hasattr(value, "applied"):  # a structured block's values (a convolution's kernel)
         return _into(value.applied(vector), out)  # type: ignore[union-attr]
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
@@ -1269,21 +1271,10 @@ def _transposed_product(
         found = np.bincount(block.cols, weights=weights * vector[block.rows], minlength=size)
         return _into(found, out)
     if isinstance(block, OneHot) and not np.isfinite(vector).all():
-        transposed = functools.partial(_product_of, _transposed(block))
-        return _into(_gathered(value, vector, transposed), out)
+        flipped = _transposed(block)
+        applied = onehot_applied(lambda v, x: _product_of(flipped, v, x, True), value, vector)
+        return _into(applied, out)
     return _product_of(_transposed(block), value, vector, copy, out)
-
-
-def _gathered(value, vector: np.ndarray, product: Any) -> np.ndarray:
-    """A take's (or scatter-add's) one-hot applied to a vector with NaNs or infinities as
-    the gather (segment sum) the generated code prints: an entry not taken contributes
-    nothing (``sqrt(clip(z, 0))[argmax(z)]``: ∞·0 at a clipped entry, not taken), one
-    taken makes its result NaN. ``product(value, vector, copy)``: the block's einsum."""
-    bad = ~np.isfinite(vector)
-    found = product(value, np.where(bad, 0.0, vector), True)
-    taken = None if value is None else (np.asarray(value) != 0).astype(float)
-    hits = product(taken, bad.astype(float), True)
-    return np.where(hits != 0, np.nan, found)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -304,7 +304,7 @@ class JaxJvp:
         graph's parameters (:attr:`fixed`) closed over as constants: JAX's rules then see
         no tangent of theirs, not a zero one (``xlogy(y, y)`` of labels ``y`` with
         zeros: its rule's ``0 · log 0`` is NaN, though nothing depends on the inputs)."""
-        fixed = {k for k, x in enumerate(self.inputs) if x in getattr(self, "fixed", ())}
+        fixed = {k for k, x in enumerate(self.inputs) if x in self.fixed}
         if not fixed or len(fixed) == len(self.inputs):
             return functools.partial(jax.jvp, function)
         moving = [k for k in range(len(self.inputs)) if k not in fixed]

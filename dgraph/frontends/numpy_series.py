@@ -75,7 +75,7 @@ def _value(kind: str) -> Callable[..., Any]:
             x = np.asarray(x)
         if tensor and np.ndim(x) and np.ndim(c) > 1:  # each point against each series
             c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
-        x2 = 2 * x if kind == "chebyshev" else x * 2
+        x2 = 2 * x if kind in ("chebyshev", "hermite") else None  # the others read x
         n = np.shape(c)[0]
         if n == 1:
             c0, c1 = c[0], 0
