@@ -49,7 +49,10 @@ fi
 extras=""
 [ "$task" = test ] && extras="[test,jax]"  # the suite runs the JAX frontend's tests too
 [ "$task" = docs ] && extras="[docs]"  # Sphinx, myst-nb, numpydoc: docs/conf.py
-if ! log=$(.venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extras" 2>&1); then
+# --no-compile: pip would compile every installed module's bytecode (~14 of its 34 CPU-s
+# here); Python compiles the few hundred a run imports on first import instead
+if ! log=$(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check \
+  -e ".$extras" 2>&1); then
   echo "$log" >&2
   echo "setup: pip install failed" >&2
   exit 1
