@@ -46,7 +46,8 @@ def main() -> None:
             print(f"{f.__name__:12s} n={n:>8d} make {make:6.2f} CPU-s  call {call:8.2f} CPU-ms")
         for k in (1, 2):
             grow = [np.log10(rows[k][j] / rows[k - 1][j]) for j in (0, 1)]
-            print(f"{f.__name__:12s} {sizes[k - 1]}->{sizes[k]}: make n^{grow[0]:.2f}, call n^{grow[1]:.2f}")
+            step = f"{sizes[k - 1]}->{sizes[k]}"
+            print(f"{f.__name__:12s} {step}: make n^{grow[0]:.2f}, call n^{grow[1]:.2f}")
 
 
 if __name__ == "__main__":
