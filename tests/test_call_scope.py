@@ -67,3 +67,28 @@ def test_the_code_check_reuses_the_verification_s_j_v_within_one_call(monkeypatc
     formed.clear()
     make_function(graph())
     assert remembered > 0 and len(formed) == 2 * remembered
+
+
+def test_a_call_s_graph_keeps_its_points_while_other_graphs_are_checked(monkeypatch) -> None:
+    """A loop body's own checks (a few small graphs each) run between an outer graph's
+    expression check and its code check: within the call the outer graph's points are
+    still found then, not searched again (they were dropped after eight other graphs)."""
+    searched = []
+    original = value_check.finite_point
+    monkeypatch.setattr(
+        value_check, "finite_point", lambda *a: searched.append(a[0]) or original(*a)
+    )
+
+    def graph():
+        return from_function(lambda x: np.sin(x) * x, sizes=[(3,)], level="array")
+
+    outer, others = graph(), [graph() for _ in range(12)]
+    with blocks.scoped():
+        first = value_check.check_points(outer)
+        for other in others:
+            value_check.check_points(other)
+        again = value_check.check_points(outer)
+    digests = [[value_check._digest(p.inputs) for p in c.points] for c in (first, again)]
+    assert digests[0] == digests[1]
+    assert [g for g in searched if g is outer] == [outer]
+    assert len(value_check._POINTS) == 0  # forgotten when the call returns

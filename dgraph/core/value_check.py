@@ -347,18 +347,76 @@ class _Values(_Lazy):
         return all_finite(self._all())
 
 
-_POINTS: OrderedDict[tuple, tuple[weakref.ref, list[tuple[str, dict, dict]], list[str]]] = (
-    OrderedDict()
-)
-_REFERENCES: OrderedDict[tuple, tuple[weakref.ref, Any]] = OrderedDict()
-_SHARED_SIZE = 8  # the last graphs' points, the last JAX references
+_SHARED_SIZE = 8  # the newest entries a table keeps whatever their size
+_SHARED_MOST = 64  # the most entries a table keeps
+_SHARED_BYTES = 2**24  # the arrays' bytes past which a table keeps only the newest _SHARED_SIZE
+
+
+class _Shared(OrderedDict):
+    """What the checks of one code generation call share (points, directions, JAX's
+    ``J·v``, an expression set's ``J·v``), by key, the least recently used dropped first:
+    the newest :data:`_SHARED_SIZE` entries always kept, older ones while the table holds
+    at most :data:`_SHARED_BYTES` of arrays and :data:`_SHARED_MOST` entries. A loop
+    body's own verification (a few small graphs, each with its points and references)
+    runs between an outer graph's expression check and its code check: kept by count
+    alone, the outer graph's entries were dropped and found again (its JAX ``jvp`` run
+    and its random point searched twice); at 10⁶ unknowns (8 MB an array) the newest
+    eight are kept, as before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sizes: dict[tuple, int] = {}
+        self._held = 0
+
+    def remember(self, key: tuple, entry: Any) -> None:
+        """Keep ``entry`` for ``key``, the newest; drop the oldest past the bounds."""
+        self.pop(key, None)
+        self[key] = entry
+        self._sizes[key] = _nbytes(entry)
+        self._held += self._sizes[key]
+        while len(self) > _SHARED_MOST or (len(self) > _SHARED_SIZE and self._held > _SHARED_BYTES):
+            self.popitem(last=False)
+
+    def found(self, key: tuple) -> Any:
+        """The entry for ``key`` (then the most recently used), else None."""
+        entry = self.get(key)
+        if entry is not None:
+            self.move_to_end(key)
+        return entry
+
+    def pop(self, key: tuple, *default: Any) -> Any:
+        self._held -= self._sizes.pop(key, 0)
+        return super().pop(key, *default)
+
+    def popitem(self, last: bool = True) -> tuple[Any, Any]:
+        key, entry = super().popitem(last)
+        self._held -= self._sizes.pop(key, 0)
+        return key, entry
+
+    def clear(self) -> None:
+        super().clear()
+        self._sizes.clear()
+        self._held = 0
+
+
+def _nbytes(entry: Any) -> int:
+    """The bytes of the NumPy arrays an entry holds (in tuples, lists and mappings)."""
+    if isinstance(entry, np.ndarray):
+        return int(entry.nbytes)
+    if isinstance(entry, (tuple, list)):
+        return sum(_nbytes(x) for x in entry)
+    if isinstance(entry, Mapping):
+        return sum(_nbytes(x) for x in entry.values())
+    return 0
+
+
+_POINTS = _Shared()  # (graph, version, seed): (graph, [(label, inputs, frozen)], notes)
+_REFERENCES = _Shared()  # (graph, version, outputs, point, direction): (graph, JAX's J·v)
 FORGETS.extend([_POINTS.clear, _REFERENCES.clear])
 
 
-def _remember(table: OrderedDict, key: tuple, entry: tuple) -> None:
-    table[key] = entry
-    while len(table) > _SHARED_SIZE:
-        table.popitem(last=False)
+def _remember(table: _Shared, key: tuple, entry: tuple) -> None:
+    table.remember(key, entry)
 
 
 USER_POINT = "the user's point"
@@ -402,7 +460,7 @@ def _points_in_turn(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Poin
         yield from _each_check_point(graph, seed, notes)
         return
     key = (id(graph), graph.version, seed)
-    found = _POINTS.get(key)
+    found = _POINTS.found(key)
     if found is not None and found[0]() is graph:
         notes.extend(found[2])
         for label, inputs, frozen in found[1]:
@@ -534,7 +592,7 @@ class _Frozen(Mapping):
         return self._hash
 
 
-_DIRECTIONS: OrderedDict[tuple, tuple[Mapping, _Frozen]] = OrderedDict()
+_DIRECTIONS = _Shared()  # (inputs, moved, seed, parameters): (inputs, direction)
 FORGETS.append(_DIRECTIONS.clear)
 
 
@@ -553,7 +611,7 @@ def _shared_direction(
             direction.pop(p, None)
         return direction
     key = (id(point.inputs), tuple(inputs), seed, tuple(graph.parameter_shapes))
-    found = _DIRECTIONS.get(key)
+    found = _DIRECTIONS.found(key)
     if found is not None and found[0] is point.inputs:
         return found[1]
     direction = direction_at(point, inputs, seed)
@@ -705,7 +763,7 @@ def _shared_jax_jvp(
     if not in_scope():
         return _jax_jvp(graph, point.inputs, direction, outputs)
     key = (id(graph), graph.version, tuple(outputs), _digest(point.inputs), _digest(direction))
-    found = _REFERENCES.get(key)
+    found = _REFERENCES.found(key)
     if found is not None and found[0]() is graph:
         return found[1]
     exact = _jax_jvp(graph, point.inputs, direction, outputs)
@@ -1131,8 +1189,7 @@ class CodeValues:
 Run = Callable[[Point, Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CodeValues]
 
 
-_APPLIED: OrderedDict[tuple, tuple[weakref.ref, tuple[dict, dict]]] = OrderedDict()
-_APPLIED_SIZE = 8  # the last expression sets' J·v and |J|·|v| (two vectors per output each)
+_APPLIED = _Shared()  # (expression set, version, point, direction): (es, (J·v, |J|·|v|))
 FORGETS.append(_APPLIED.clear)
 
 
@@ -1146,18 +1203,15 @@ def _expressions_jvp(es: ExpressionData, point: Point, direction: Mapping[str, n
     if not in_scope():
         return jvp_and_scale(es, point.values, direction)
     key = (id(es), es.graph.version, point.label, _digest(point.inputs), _digest(direction))
-    found = _APPLIED.get(key)
+    found = _APPLIED.found(key)
     if found is not None and found[0]() is es:
-        _APPLIED.move_to_end(key)
         return found[1]
     jv, size = jvp_and_scale(es, point.values, direction)
     for vectors in (jv, size):
         for array in vectors.values():
             if isinstance(array, np.ndarray):
                 array.flags.writeable = False
-    _APPLIED[key] = (weakref.ref(es), (jv, size))
-    while len(_APPLIED) > _APPLIED_SIZE:
-        _APPLIED.popitem(last=False)
+    _remember(_APPLIED, key, (weakref.ref(es), (jv, size)))
     return jv, size
 
 
