@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -916,9 +916,12 @@ def _shapes_found(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]
     children's are there already, none written twice)."""
     found: dict[int, Any] = {}
 
+    def sh(c: Node) -> Any:  # a child's shape, found before its parent's
+        return found[id(c)]
+
     def combine(n: Node, values: list[Any]) -> Any:
         try:
-            shape = _shape(n, env, found)
+            shape = _shape(n, env, sh)
         except (ValueError, TypeError, IndexError, KeyError, AttributeError):
             shape = None
         found[id(n)] = shape
@@ -941,12 +944,8 @@ def _const(node: Node | None) -> Any:
     return node.value
 
 
-def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> Any:
-    """One node's shape from its children's (``found``); None: not known."""
-
-    def sh(c: Node) -> Any:
-        return found[id(c)]
-
+def _shape(n: Node, env: Mapping[str, Shape | None], sh: Callable[[Node], Any]) -> Any:
+    """One node's shape from its children's (``sh``: a child's); None: not known."""
     if isinstance(n, Name):
         return env.get(n.id)
     if isinstance(n, Const):
