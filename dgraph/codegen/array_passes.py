@@ -162,7 +162,7 @@ class _Numbering:
                 continue
             children = kids(n)
             if ready or not children:
-                combine(n, [of[id(c)] for c in children], children)
+                combine(n, [of[id(c)] for c in children])
             else:
                 stack.append((n, True))
                 stack.extend((c, False) for c in children if id(c) not in of)
@@ -177,10 +177,9 @@ class _Numbering:
         if not statement.at and statement.target not in self.mutable:
             self.values[statement.target] = number
 
-    def _combine(self, node: Node, numbers: list[int], children: tuple[Node, ...]) -> int:
-        """Number ``node`` whose ``children`` (:meth:`Node.children`, asked once by
-        :meth:`number`) have ``numbers`` (each node once: its key is built from its own
-        fields, never from a walk of what is under it)."""
+    def _combine(self, node: Node, numbers: list[int]) -> int:
+        """Number ``node`` whose children have ``numbers`` (each node once: its key is
+        built from its own fields, never from a walk of what is under it)."""
         is_name = isinstance(node, Name)
         found = None
         if is_name:
@@ -191,7 +190,7 @@ class _Numbering:
             if is_name:
                 key: tuple = (type(node).__name__, ("str", repr(node.id)))
             else:
-                key = (type(node).__name__, *_fields_key(node, numbers, children))
+                key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
             found = self.keys.setdefault(key, len(self.keys))
         if is_name:
             self.reads.add(id(node))
@@ -199,7 +198,7 @@ class _Numbering:
                 self.impure.add(found)
         elif numbers:
             reads = self.reads
-            for c in children:
+            for c in self.kids(node):
                 if id(c) in reads:
                     reads.add(id(node))
                     break
