@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -910,14 +910,17 @@ def _typed(value: Any) -> Any:
 
 
 def _shapes_found(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
-    """Each node's shape under ``node`` by id, found (:func:`_node_shapes`)."""
+    """Each node's shape under ``node`` by id, found (:func:`_node_shapes`): each one
+    recorded as :func:`~dgraph.codegen.ir.fold` combines it, children first (so its
+    children's are there already, none written twice)."""
     found: dict[int, Any] = {}
 
+    def sh(c: Node) -> Any:  # a child's shape, found before its parent's
+        return found[id(c)]
+
     def combine(n: Node, values: list[Any]) -> Any:
-        for c, v in zip(n.children(), values, strict=True):
-            found[id(c)] = v
         try:
-            shape = _shape(n, env, found)
+            shape = _shape(n, env, sh)
         except (ValueError, TypeError, IndexError, KeyError, AttributeError):
             shape = None
         found[id(n)] = shape
@@ -940,12 +943,8 @@ def _const(node: Node | None) -> Any:
     return node.value
 
 
-def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> Any:
-    """One node's shape from its children's (``found``); None: not known."""
-
-    def sh(c: Node) -> Any:
-        return found[id(c)]
-
+def _shape(n: Node, env: Mapping[str, Shape | None], sh: Callable[[Node], Any]) -> Any:
+    """One node's shape from its children's (``sh``: a child's); None: not known."""
     if isinstance(n, Name):
         return env.get(n.id)
     if isinstance(n, Const):
