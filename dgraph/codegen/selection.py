@@ -312,13 +312,13 @@ def select_jacobian(
     )
     if default and _CHOICE in graph.derived:
         return graph.derived[_CHOICE]  # type: ignore[return-value]
-    edge_labels(graph)  # no local partials, no code: said before any method runs
     key = _choice_key(graph) if default and not graph.is_tensor else None
-    if key is not None and key in _CHOICES:
+    if key is not None and key in _CHOICES:  # a graph of this content had its labels
         _CHOICES.move_to_end(key)
         selection = _moved(_CHOICES[key], graph)
         graph.derived[_CHOICE] = selection
         return selection
+    edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
