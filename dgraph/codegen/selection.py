@@ -301,7 +301,7 @@ def select_jacobian(
     :data:`CHOICES_LIMIT` default choices by their graph's content
     (:meth:`~dgraph.core.graph.DGraph.content_key`, compared whole): a graph of the same
     content built again gets the same choice, its expression set over the new graph,
-    without running a method again.
+    without running a method again or making its labels (:func:`edge_labels`).
     """
     default = (
         methods is None
