@@ -40,6 +40,7 @@ def test_a_graph_built_again_gets_the_fresh_choice_without_a_method_run(build, r
     again = build()  # another object of the same content: its own version, no derived
     kept = select_jacobian(again)
     assert len(runs) == fresh  # nothing accumulated
+    assert "codegen_labels" not in again.derived  # nor its labels made (session 51)
     assert _seen(kept) == _seen(first)
     assert kept.expression_set.graph is again and kept.expression_set.verified
     selection._CHOICES.clear()

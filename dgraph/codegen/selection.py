@@ -301,7 +301,7 @@ def select_jacobian(
     :data:`CHOICES_LIMIT` default choices by their graph's content
     (:meth:`~dgraph.core.graph.DGraph.content_key`, compared whole): a graph of the same
     content built again gets the same choice, its expression set over the new graph,
-    without running a method again.
+    without running a method again or making its labels (:func:`edge_labels`).
     """
     default = (
         methods is None
@@ -312,13 +312,13 @@ def select_jacobian(
     )
     if default and _CHOICE in graph.derived:
         return graph.derived[_CHOICE]  # type: ignore[return-value]
-    edge_labels(graph)  # no local partials, no code: said before any method runs
     key = _choice_key(graph) if default and not graph.is_tensor else None
-    if key is not None and key in _CHOICES:
+    if key is not None and key in _CHOICES:  # a graph of this content had its labels
         _CHOICES.move_to_end(key)
         selection = _moved(_CHOICES[key], graph)
         graph.derived[_CHOICE] = selection
         return selection
+    edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
