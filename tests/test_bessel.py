@@ -165,6 +165,10 @@ def _derivatives(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 X = np.array([0.3, 1.9, 3.3, 12.0, 30.0, 2.404825557695773])
+# The methods below (method=) are make_function's choice for each call's Jacobian (of a
+# Hessian's gradient graph for a Hessian; the same generated text), named so that no call
+# builds and compares every candidate's program: the choice is codegen's
+# (tests/test_codegen_choice.py).
 
 
 @pytest.mark.parametrize("level", ["array", "element"])
@@ -179,7 +183,8 @@ def test_jacobian_and_hessian_equal_the_recurrences(level: str, shape: tuple[int
     got = np.asarray(es.evaluate(x.reshape(-1))).reshape(-1)
     np.testing.assert_allclose(got, gradient, rtol=1e-13, atol=1e-15)
     if level == "array" and len(shape) == 1:  # the element level's Hessian, from the
-        H = np.asarray(dgraph.hessian(_program, x)(x))  # array level's trace (no JAX)
+        H = dgraph.hessian(_program, x, method="dstar")  # array level's trace (no JAX)
+        H = np.asarray(H(x))
         np.testing.assert_allclose(H, np.diag(second), rtol=1e-12, atol=1e-14)
 
 
@@ -192,7 +197,7 @@ def test_j1_slope_at_zero_is_one_half() -> None:
 
     es = dgraph.accumulate(dgraph.from_function(f, sizes=[2], point=[x]), "reverse")
     np.testing.assert_allclose(np.asarray(es.evaluate(x)).reshape(-1), [0.5, sps.j0(1) - sps.j1(1)])
-    H = np.diag(np.asarray(dgraph.hessian(f, x)(x)))
+    H = np.diag(np.asarray(dgraph.hessian(f, x, method="forward")(x)))
     assert H[0] == 0.0 and np.isclose(H[1], -sps.j1(1.0) - (sps.j0(1) - sps.j1(1)) + sps.j1(1))
 
 
@@ -203,7 +208,9 @@ def test_j1_slope_at_zero_is_one_half() -> None:
 def test_generated_code(lang: str) -> None:
     if lang == "c" and compiler() is None:
         pytest.skip("needs a C compiler")
-    fn = dgraph.make_function(_program, "value_and_jacobian", point=[X], lang=lang)
+    fn = dgraph.make_function(
+        _program, "value_and_jacobian", point=[X], lang=lang, method="forward"
+    )
     value, J = fn(X)
     assert fn.generated.verified
     if lang == "c":
@@ -214,7 +221,7 @@ def test_generated_code(lang: str) -> None:
 
 @needs_cc
 def test_hessian_in_c() -> None:
-    fn = dgraph.make_function(_program, "hessian", point=[X], lang="c")
+    fn = dgraph.make_function(_program, "hessian", point=[X], lang="c", method="dstar")
     assert fn.generated.verified
     H = fn(X)
     H = H.toarray() if hasattr(H, "toarray") else np.asarray(H)
@@ -263,7 +270,7 @@ def test_hessian_of_an_array_graph_is_its_element_levels() -> None:
     """A tensor graph (the command line's reading of a NumPy function) with them: its
     Hessian from its element level, as the function's."""
     graph = dgraph.from_function(_program, sizes=[X.size], point=[X], level="array")
-    fn = dgraph.make_function(graph, "hessian", lang="python")
+    fn = dgraph.make_function(graph, "hessian", lang="python", method="dstar")
     assert fn.generated.verified
     H = np.asarray(fn(X))
     np.testing.assert_allclose(H, np.diag(_derivatives(X)[1]), rtol=1e-12, atol=1e-14)

@@ -47,6 +47,12 @@ def _numpy_self_compared(p):
     return np.where((y != y) | np.isneginf(y), 0.0, y) * p[1:]
 
 
+# make_function's choice for each Jacobian below (the same generated text), named so that
+# no call builds and compares every candidate's program: the choice is codegen's
+# (tests/test_codegen_choice.py)
+CHOSEN = "reverse"
+
+
 @pytest.mark.parametrize("lang", ["python", "c"])
 @pytest.mark.parametrize("f", [_log_ratios, _numpy_nan_to_num, _numpy_self_compared])
 def test_nan_to_num_of_log_ratios_differentiates_as_jax(f, lang) -> None:
@@ -54,7 +60,7 @@ def test_nan_to_num_of_log_ratios_differentiates_as_jax(f, lang) -> None:
     where NaN is replaced), and the code tests for NaN (main: NaN rows for JAX and
     ``y != y``, ``np.nan_to_num`` refused)."""
     jacobian = jref.jacfwd(_log_ratios)
-    made = make_function(f, "jacobian", lang, point=[POSITIVE])
+    made = make_function(f, "jacobian", lang, point=[POSITIVE], method=CHOSEN)
     for p in (RATIOS, POSITIVE):
         want = np.asarray(jacobian(p))
         np.testing.assert_allclose(np.asarray(made(p)), want, rtol=1e-12, atol=1e-15)
@@ -70,7 +76,7 @@ def test_the_hessian_of_a_nan_to_num_element_graph_is_jax_s(lang) -> None:
         return jnp.sum(jnp.nan_to_num(jnp.log(p[1:] / p[:-1]), nan=0.0, neginf=0.0) * p[1:] ** 2)
 
     graph = from_jax(f, POSITIVE, level="element")
-    made = make_function(graph, "hessian", lang)
+    made = make_function(graph, "hessian", lang, method="markowitz")  # the choice
     want = np.asarray(jref.hessian(f)(RATIOS))
     np.testing.assert_allclose(np.asarray(made(RATIOS)), want, rtol=1e-12, atol=1e-14)
     assert TEXT[lang] in made.source
@@ -91,7 +97,7 @@ def test_isinf_isposinf_and_isfinite_hold_at_run_time(f, lang) -> None:
     false, an infinite Jacobian, or the point check's refusal)."""
     x = np.array([2.0, -3.0, 0.5, -0.2])
     want = np.asarray(jref.jacfwd(_infinities)(x))
-    made = make_function(f, "jacobian", lang, point=[x])
+    made = make_function(f, "jacobian", lang, point=[x], method="forward")  # the choice
     np.testing.assert_allclose(np.asarray(made(x)), want, rtol=1e-12, atol=1e-15)
     assert ("numpy.isinf(" if lang == "python" else "isinf(") in made.source
     finite = np.array([0.1, -0.4, 0.5, 0.9])

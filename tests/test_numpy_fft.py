@@ -150,12 +150,18 @@ def test_jacobian_equals_jax(name, n):
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-11, atol=1e-11)
 
 
+# The method make_function's choice gives each program's element-level Jacobian (the same
+# generated text), named so that the tests do not build and compare every candidate's
+# program: the choice is codegen's (tests/test_codegen_choice.py).
+CHOSEN = {"power_spectrum": "reverse", "spectral_derivative": "paths"}
+
+
 @pytest.mark.parametrize("name", ["power_spectrum", "spectral_derivative"])
 def test_element_level_jacobian_equals_jax(name):
     """The default reading of a small program (the element level, expanded from the
     same trace) gives the same Jacobian."""
     x = _point(8)
-    J = dgraph.make_function(CASES[name](np), "jacobian", point=(x,))
+    J = dgraph.make_function(CASES[name](np), "jacobian", point=(x,), method=CHOSEN[name])
     assert J.generated.verified
     with jax.enable_x64(True):
         want = np.asarray(jref.jacfwd(CASES[name](jnp))(jnp.asarray(x)))
@@ -252,7 +258,7 @@ def test_a_wrong_dft_matrix_is_caught(monkeypatch):
     DFT) is caught for the NumPy reader (its values at the point against NumPy's own
     pocketfft) and for the JAX reader (against JAX's jvp)."""
     f, x = spectral_derivative(np), _point(8)
-    dgraph.make_function(f, "jacobian", point=(x,))
+    dgraph.make_function(f, "jacobian", point=(x,), method=CHOSEN["spectral_derivative"])
     right = dft.matrices
     monkeypatch.setattr(dft, "matrices", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1]))
     with pytest.raises(DGraphError, match="read wrongly"):

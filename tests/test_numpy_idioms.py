@@ -34,15 +34,24 @@ def _dense(h):
     return h.toarray() if hasattr(h, "toarray") else np.asarray(h)
 
 
+# The methods below (method=) are make_function's choice for each call's Jacobian (the
+# same generated text), named so that no call builds and compares every candidate's
+# program: the choice is codegen's (tests/test_codegen_choice.py). rosen's Hessian, read
+# at the element level, is a Jacobian of its gradient's graph chosen the same way.
+HESSIAN_CHOSEN = {"rosen": "symbolic"}
+
+
 @pytest.mark.parametrize("f", [as_float, rosen], ids=["asarray-float", "scipy-rosen"])
 def test_rosenbrock_hessian_equals_scipy(f):
     """``rosen``'s Hessian, dense and sparse (its 3n - 2 entries), and gradient equal
     scipy's ``rosen_hess`` and ``rosen_der``."""
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, _X)(_X)), rosen_hess(_X), rtol=1e-12)
-    sparse = dgraph.hessian(f, _X, sparse=True)(_X)
+    method = HESSIAN_CHOSEN.get(f.__name__)
+    H = dgraph.hessian(f, _X, method=method)
+    np.testing.assert_allclose(_dense(H(_X)), rosen_hess(_X), rtol=1e-12)
+    sparse = dgraph.hessian(f, _X, sparse=True, method=method)(_X)
     assert sparse.nnz == 3 * _X.size - 2
     np.testing.assert_allclose(sparse.toarray(), rosen_hess(_X), rtol=1e-12)
-    gradient = dgraph.make_function(f, "jacobian", "python", point=[_X])
+    gradient = dgraph.make_function(f, "jacobian", "python", point=[_X], method="reverse")
     np.testing.assert_allclose(np.asarray(gradient(_X)).reshape(-1), rosen_der(_X), rtol=1e-12)
 
 
@@ -101,7 +110,9 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
         return jnp.sum(jnp.logaddexp(0.0, -B * z)) + 0.1 * (A.T @ jnp.tanh(z)) @ w
 
     w = np.array([0.3, -0.6, 0.2])
-    gradient = dgraph.make_function(logistic_by_dot, "jacobian", "python", point=[w])
+    gradient = dgraph.make_function(
+        logistic_by_dot, "jacobian", "python", point=[w], method="layers"
+    )
     np.testing.assert_allclose(np.ravel(gradient(w)), jref.jacobian(ref)(w), rtol=1e-12)
     H = _dense(dgraph.hessian(logistic_by_dot, w)(w))
     np.testing.assert_allclose(H, jref.hessian(ref)(w), rtol=1e-12, atol=1e-14)
@@ -111,7 +122,7 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
     def closure(w):
         return np.sum(np.sin(X.dot(w)))
 
-    g = dgraph.make_function(closure, "jacobian", "python", point=[w])
+    g = dgraph.make_function(closure, "jacobian", "python", point=[w], method="forward")
     np.testing.assert_allclose(np.ravel(g(w)), X.T @ np.cos(X @ w), rtol=1e-12)
     assert type(X) is np.ndarray and type(_A) is np.ndarray  # restored after the trace
 
@@ -133,7 +144,7 @@ def test_a_boolean_mask_of_the_inputs_sums_as_numpy_does(monkeypatch):
         return np.sum(r[~mask] ** 2) + np.sum(np.abs(r[mask]))
 
     w = np.array([0.3, -0.2, 0.1])
-    g = dgraph.make_function(huber, "jacobian", "python", point=[w])
+    g = dgraph.make_function(huber, "jacobian", "python", point=[w], method="markowitz")
     r = _B - _A.dot(w)
     want = _A.T @ np.where(np.abs(r) > 0.5, -np.sign(r), -2.0 * r)
     assert 0 < np.count_nonzero(np.abs(r) > 0.5) < r.size  # both sides taken
@@ -162,11 +173,12 @@ def _jax_derivatives(ref, x):
     return float(value), np.asarray(grad), np.asarray(hessian)
 
 
-def _assert_like_jax(f, ref, x):
-    """``f``'s value, dgraph's gradient and Hessian of it at ``x`` equal JAX's of ``ref``."""
+def _assert_like_jax(f, ref, x, method):
+    """``f``'s value, dgraph's gradient (by ``method``, the choice's) and Hessian of it at
+    ``x`` equal JAX's of ``ref``."""
     value, gradient, hessian = _jax_derivatives(ref, x)
     assert f(x) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    g = dgraph.make_function(f, "jacobian", "python", point=[x], method=method)
     np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
     np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
 
@@ -213,7 +225,7 @@ def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
         return 2.0 * jnp.sum((x[:4] * x[2:]) ** 2 + 0.5 * x[:4] * x[1:5]) + jnp.sum(jnp.sin(x))
 
     x = np.array([0.3, -0.6, 0.2, 0.9, -0.4, 0.7])
-    _assert_like_jax(f, ref, x)
+    _assert_like_jax(f, ref, x, "paths")
 
 
 def test_accumulate_and_vector_and_matrix_norms():
@@ -240,7 +252,7 @@ def test_accumulate_and_vector_and_matrix_norms():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x)
+    _assert_like_jax(f, ref, x, None)  # the choice's: another pass order than paths' own
 
 
 def test_ufunc_reduce_of_arrays_and_of_lists():
@@ -269,7 +281,7 @@ def test_ufunc_reduce_of_arrays_and_of_lists():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x)
+    _assert_like_jax(f, ref, x, "forward")
 
 
 def test_det_of_stacks_of_small_matrices():
@@ -286,7 +298,9 @@ def test_det_of_stacks_of_small_matrices():
 
     x = np.random.default_rng(3).normal(size=18) * 0.3
     assert body(np, x) == pytest.approx(float(body(jnp, x)), rel=1e-13)
-    g = dgraph.make_function(lambda x: body(np, x), "jacobian", "python", point=[x])
+    g = dgraph.make_function(
+        lambda x: body(np, x), "jacobian", "python", point=[x], method="reverse"
+    )
 
     def ref(x):
         return body(jnp, x)
@@ -345,14 +359,14 @@ def test_np_vectorize_of_an_elementwise_function_reads_it_once():
     w = np.array([0.3, -0.6, 0.2])
     value, gradient, hessian = _jax_derivatives(ref, w)
     assert f(w) == pytest.approx(value, rel=1e-14)
-    g = dgraph.make_function(f, "jacobian", "python", point=[w])
+    g = dgraph.make_function(f, "jacobian", "python", point=[w], method="reverse")
     np.testing.assert_allclose(np.ravel(g(w)), gradient, rtol=1e-12)
     np.testing.assert_allclose(_dense(dgraph.hessian(f, w)(w)), hessian, atol=1e-13)
 
     def summing(w):
         return np.sum(np.vectorize(lambda t: t * np.sum(t))(w))
 
-    g = dgraph.make_function(summing, "jacobian", "python", point=[w])
+    g = dgraph.make_function(summing, "jacobian", "python", point=[w], method="forward")
     np.testing.assert_allclose(np.ravel(g(w)), 2.0 * w, rtol=1e-14)
 
 
@@ -530,7 +544,7 @@ def test_array_api_norms_a_count_of_nonzeros_and_ldexp():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x)
+    _assert_like_jax(f, ref, x, "paths")
 
 
 def test_a_literal_float_zero_in_the_program_prints():

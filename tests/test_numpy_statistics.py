@@ -120,7 +120,7 @@ def test_nan_reductions_skip_nans_of_the_program():
     x = np.array([0.5, -1.0, 2.0, 3.0])
     with np.errstate(invalid="ignore"):
         value = f(np)(x)
-        grad = dgraph.make_function(f(np), "jacobian", point=[x + 2.0])(x)
+        grad = dgraph.make_function(f(np), "jacobian", point=[x + 2.0], method="symbolic")(x)
     want = np.asarray(jref.jacrev(f(jnp))(jnp.asarray(x)))
     assert np.isclose(value, float(f(jnp)(jnp.asarray(x))))
     assert np.isnan(want[1]) and np.ravel(grad)[1] == 0.0
@@ -132,7 +132,7 @@ def test_lstsq_s_other_results_are_numpy_s():
         solution, residuals, rank, s = np.linalg.lstsq(A, x, rcond=None)
         return np.sum(solution**2) + residuals[0] * rank + np.sum(s)
 
-    got = dgraph.make_function(f, "jacobian", point=[X])
+    got = dgraph.make_function(f, "jacobian", point=[X], method="symbolic")  # the choice
     solution, residuals, rank, s = np.linalg.lstsq(A, X, rcond=None)
     assert np.isclose(f(X), np.sum(solution**2) + residuals[0] * rank + np.sum(s))
     P = np.linalg.pinv(A)

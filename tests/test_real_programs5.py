@@ -115,11 +115,17 @@ def psum_sum(x):
     return jnp.sum(batch_norm(x))
 
 
+# make_function's choice for each function's Jacobian (the same generated text), named so
+# that no case builds and compares every candidate's program: the choice is codegen's
+# (tests/test_codegen_choice.py); stencil_solve's Jacobian is not chosen among programs
+CHOSEN = {"batch_norm": "layers", "named_block": "reverse"}
+
+
 @pytest.mark.parametrize("f", [batch_norm, named_block, stencil_solve])
 def test_jacobian(f):
     want = np.atleast_2d(np.asarray(jacfwd(f)(X)))
     assert np.abs(want).max() > 0.1
-    found = dgraph.make_function(f, "jacobian", point=[X])(X)
+    found = dgraph.make_function(f, "jacobian", point=[X], method=CHOSEN.get(f.__name__))(X)
     np.testing.assert_allclose(np.reshape(found, want.shape), want, rtol=1e-10, atol=1e-12)
 
 

@@ -150,7 +150,7 @@ def test_a_gradient_of_a_sum_loop_is_read_as_a_map():
     the map reads any count; at 30 the build's symbolic passes took twice the CPU)."""
     x = np.linspace(-0.8, 0.9, 16)
     assert loops(dgraph.from_jax(loglik, x, level="array")) == 0
-    g = dgraph.make_function(loglik, point=[x])
+    g = dgraph.make_function(loglik, point=[x], method="reverse")  # the choice's
     assert g.generated.verified
     np.testing.assert_allclose(np.ravel(g(x + 0.1)), jref.jacrev(loglik)(x + 0.1), rtol=1e-13)
 
