@@ -415,10 +415,6 @@ _REFERENCES = _Shared()  # (graph, version, outputs, point, direction): (graph, 
 FORGETS.extend([_POINTS.clear, _REFERENCES.clear])
 
 
-def _remember(table: _Shared, key: tuple, entry: tuple) -> None:
-    table.remember(key, entry)
-
-
 USER_POINT = "the user's point"
 NOT_FINITE_THERE = "the program is not finite at the user's point"
 """The note of a user's point passed over: a value there is NaN or infinite
@@ -471,7 +467,7 @@ def _points_in_turn(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Poin
         kept.append((point.label, point.inputs, dict(point.frozen)))
         yield point
         del point  # not held while the next one is found
-    _remember(_POINTS, key, (weakref.ref(graph), kept, list(notes)))
+    _POINTS.remember(key, (weakref.ref(graph), kept, list(notes)))
 
 
 def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Point]:
@@ -618,7 +614,7 @@ def _shared_direction(
     for p in graph.parameter_shapes:
         direction.pop(p, None)
     frozen = _Frozen(direction)
-    _remember(_DIRECTIONS, key, (point.inputs, frozen))
+    _DIRECTIONS.remember(key, (point.inputs, frozen))
     return frozen
 
 
@@ -771,7 +767,7 @@ def _shared_jax_jvp(
         for vectors in exact[:2]:
             for array in vectors.values():
                 array.flags.writeable = False
-    _remember(_REFERENCES, key, (weakref.ref(graph), exact))
+    _REFERENCES.remember(key, (weakref.ref(graph), exact))
     return exact
 
 
@@ -1211,7 +1207,7 @@ def _expressions_jvp(es: ExpressionData, point: Point, direction: Mapping[str, n
         for array in vectors.values():
             if isinstance(array, np.ndarray):
                 array.flags.writeable = False
-    _remember(_APPLIED, key, (weakref.ref(es), (jv, size)))
+    _APPLIED.remember(key, (weakref.ref(es), (jv, size)))
     return jv, size
 
 
