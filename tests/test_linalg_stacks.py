@@ -1,9 +1,12 @@
-"""``np.linalg.solve``, ``inv``, ``slogdet``, ``det`` and ``cholesky`` of a stack of
-matrices ``(..., n, n)`` in NumPy code (one operation per matrix, as JAX's reader reads a
-``vmap``'d solve), refused before ("one square matrix is supported, not shape (2, 2,
+"""``np.linalg.solve``, ``inv``, ``slogdet``, ``det``, ``cholesky``, ``eigh``,
+``eigvalsh``, ``svd`` and ``qr`` of a stack of matrices ``(..., m, n)`` in NumPy code (one
+operation per matrix), refused before ("one square matrix is supported, not shape (2, 2,
 2)", real_programs16): values and Hessians against ``jax.hessian`` of the same program
 in ``jax.numpy``; NumPy 2's rule for the right-hand side (a vector if 1-d, else a stack
-of matrices, the stacks' axes broadcast)."""
+of matrices, the stacks' axes broadcast). JAX's own stacked ``eigh``, ``svd``, ``qr``,
+``cholesky`` and ``triangular_solve`` (``jnp.linalg`` of a stack, ``vmap``), refused
+before ("only one square matrix is supported"), read one matrix at a time as well
+(:mod:`dgraph.frontends.jaxpr_stacks`), in the gradient program of a Hessian too."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import pytest
 
 import dgraph
 from dgraph.errors import DGraphError
-from dgraph.frontends import array_tracer
+from dgraph.frontends import array_tracer, jaxpr_stacks
 from tests import jax_reference as jref
 
 jax = pytest.importorskip("jax")
@@ -52,23 +55,64 @@ def _spd_stack(xp):
     return f
 
 
+def _decompositions_of_stacks(xp):
+    """Eigenvalues and eigenvectors' squares (their signs are the library's choice), QR
+    of a stack of 3 × 2 matrices, singular values: each of a stack of two."""
+
+    def f(x):
+        a = x[:8].reshape(2, 2, 2)
+        w, v = xp.linalg.eigh(a + xp.swapaxes(a, -1, -2))
+        q, r = xp.linalg.qr(x[:12].reshape(2, 3, 2))
+        s = xp.linalg.svd(a, compute_uv=False)
+        return xp.sum(w**3) + xp.sum(v**2 * a) + xp.sum(q**3) + xp.sum(r**3) + xp.sum(s**3)
+
+    return f
+
+
 X = np.random.default_rng(0).normal(size=16) * 0.3
 
 
-@pytest.mark.parametrize("program", [_stacks_of_two, _spd_stack], ids=lambda p: p.__name__)
+@pytest.mark.parametrize(
+    "program", [_stacks_of_two, _spd_stack, _decompositions_of_stacks], ids=lambda p: p.__name__
+)
 def test_stacks_against_jax(program):
-    x = X[:12] if program is _stacks_of_two else X
+    x = X if program is _spd_stack else X[:12]
     jref.assert_hessian(program(np), program(jnp), x)
+
+
+def test_jax_stacks_are_read_per_matrix():
+    """JAX's stacked cholesky, triangular_solve, eigh, qr and svd (``vmap``'d): the
+    Hessian, read from JAX's gradient program (where qr's rule solves a stacked triangular
+    system), times a direction equals JAX's forward-over-reverse product."""
+    x, v = X[:12], np.linspace(-1.0, 1.0, 12)
+
+    def f(x):
+        a = x[:8].reshape(2, 2, 2)
+        L = jnp.linalg.cholesky(a @ jnp.swapaxes(a, -1, -2) + 3 * jnp.eye(2))
+        solved = jax.scipy.linalg.solve_triangular(L, x[8:12].reshape(2, 2, 1), lower=True)
+        r = jnp.linalg.qr(x.reshape(2, 3, 2))[1]
+        u = jax.vmap(lambda m: jnp.linalg.svd(m, full_matrices=False)[0])(a)
+        w = jnp.linalg.eigvalsh(a + jnp.swapaxes(a, -1, -2))
+        return jnp.sum(w**3) + jnp.sum(solved**3) + jnp.sum(u**2 * a) + jnp.sum(r**3)
+
+    hvp = jax.jit(lambda x, v: jax.jvp(jax.grad(f), (x,), (v,))[1])
+    want = np.asarray(hvp(jnp.asarray(x), jnp.asarray(v)))
+    made = dgraph.hessian(f, x)
+    assert made.generated.verified
+    np.testing.assert_allclose(made(x) @ v, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
 
 
 def test_a_stack_too_large_and_a_wrong_rhs_are_one_line(monkeypatch):
     monkeypatch.setattr(array_tracer, "STACK_MOST", 2)
+    monkeypatch.setattr(jaxpr_stacks, "STACK_MOST", 2)
     for f, words in [
         (lambda x: np.linalg.inv(x[:12].reshape(3, 2, 2)), "a stack of 3 matrices (at most 2"),
         (
             lambda x: np.linalg.solve(x[:8].reshape(2, 2, 2), x[:3]),
             "a right-hand side of shape (3,) for (2, 2, 2)",
         ),
+        (lambda x: np.linalg.eigvalsh(x[:12].reshape(3, 2, 2)), "a stack of 3 matrices (at most"),
+        (lambda x: jnp.linalg.eigvalsh(x[:12].reshape(3, 2, 2)), "eigh of a stack of 3 matrices"),
     ]:
         with pytest.raises(DGraphError) as e:
             dgraph.make_function(f, "jacobian", point=[X])

@@ -2999,7 +2999,11 @@ def _eigh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigh`` of one traced matrix: the eigenvalues (ascending) and vectors
     of the symmetric matrix its ``UPLO`` triangle spells, the operations JAX's reader
     makes of ``jnp.linalg.eigh`` (:mod:`dgraph.blocks.linalg`: derivatives only where the
-    eigenvalues are distinct)."""
+    eigenvalues are distinct); of a stack ``(..., n, n)`` one pair per matrix."""
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2]:
+        one = lambda k: _eigh(_batch_entry(a, k, 2), UPLO)  # noqa: E731
+        return _per_matrix("numpy.linalg.eigh", shape[:-2], one)
     m = _spelled(a, UPLO, "numpy.linalg.eigh")
     n = _shape_of(m)[0]
     return _EIGH(
@@ -3009,6 +3013,10 @@ def _eigh(a: Any, UPLO: str = "L") -> Any:
 
 def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigvalsh``: the eigenvalues of :func:`_eigh`."""
+    shape = _shape_of(a)
+    if len(shape) > 2 and shape[-1] == shape[-2]:
+        one = lambda k: _eigvalsh(_batch_entry(a, k, 2), UPLO)  # noqa: E731
+        return _per_matrix("numpy.linalg.eigvalsh", shape[:-2], one)
     m = _spelled(a, UPLO, "numpy.linalg.eigvalsh")
     return _linalg_op("eigh_values", [m], (), (_shape_of(m)[0],))
 
@@ -3035,19 +3043,26 @@ def _solve(a: Any, b: Any) -> Any:
 
 
 STACK_MOST = 4096
-"""Matrices a stack given to ``np.linalg.solve``, ``inv``, ``slogdet``, ``det`` or
-``cholesky`` may hold: each is an operation of its own (:func:`_per_matrix`)."""
+"""Matrices a stack given to ``np.linalg.solve``, ``inv``, ``slogdet``, ``det``,
+``cholesky``, ``eigh``, ``eigvalsh``, ``svd`` or ``qr`` may hold: each is an operation of
+its own (:func:`_per_matrix`)."""
 
 
 def _per_matrix(what: str, batch: Shape, one: Callable[[tuple[int, ...]], Any]) -> Any:
-    """``one(k)`` for each index ``k`` of the stack's axes ``batch``, stacked into them:
-    one operation per matrix, as JAX's reader reads a ``vmap``'d solve."""
+    """``one(k)`` for each index ``k`` of the stack's axes ``batch``, stacked into them
+    (each part of a named tuple, such as ``eigh``'s pair, stacked on its own): one
+    operation per matrix, as JAX's reader reads a ``vmap``'d solve."""
     count = math.prod(batch)
     if count > STACK_MOST:
         raise InputError(
             f"{what}: a stack of {count:,} matrices (at most {STACK_MOST:,}: one operation each)"
         )
-    return _restacked([one(k) for k in np.ndindex(*batch)], batch)
+    if count == 0:
+        raise InputError(f"{what}: a stack of no matrices (batch axes {batch})")
+    parts = [one(k) for k in np.ndindex(*batch)]
+    if isinstance(parts[0], tuple):
+        return type(parts[0])(*(_restacked(list(p), batch) for p in zip(*parts, strict=True)))
+    return _restacked(parts, batch)
 
 
 def _restacked(parts: list[Any], batch: Shape) -> Any:
@@ -3573,11 +3588,15 @@ _SVD = type(np.linalg.svd(np.eye(1)))  # NumPy's named triple (U, S, Vh)
 def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """``np.linalg.svd`` of one traced matrix: its values (``compute_uv=False``) or the
     reduced triple (``full_matrices=False``, or a square matrix), the operations JAX's
-    reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`)."""
+    reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`); of a stack
+    ``(..., m, n)`` one per matrix."""
     what = "numpy.linalg.svd"
     x = _traced(a, what)
     if x is None:
         return np.linalg.svd(_constant(a), full_matrices, compute_uv, hermitian)
+    if x.ndim > 2 and not hermitian:
+        one = lambda k: _svd(_batch_entry(x, k, 2), full_matrices, compute_uv)  # noqa: E731
+        return _per_matrix(what, x.shape[:-2], one)
     if x.ndim != 2 or hermitian or (compute_uv and full_matrices and x.shape[0] != x.shape[1]):
         raise _unsupported(
             f"{what} of shape {x.shape}{' (hermitian=True)' if hermitian else ''}: values"
@@ -3597,11 +3616,13 @@ def _qr(a: Any, mode: str = "reduced") -> Any:
     """``np.linalg.qr`` of one traced matrix with at least as many rows as columns: the
     reduced ``(Q, R)`` (``mode="r"``: R; ``"complete"`` of a square matrix: the same), the
     operations JAX's reader makes of ``jnp.linalg.qr`` (:mod:`dgraph.blocks.decompositions`:
-    R must be invertible)."""
+    R must be invertible); of a stack ``(..., m, n)`` one per matrix."""
     what = "numpy.linalg.qr"
     x = _traced(a, what)
     if x is None:
         return np.linalg.qr(_constant(a), mode)
+    if x.ndim > 2:
+        return _per_matrix(what, x.shape[:-2], lambda k: _qr(_batch_entry(x, k, 2), mode))
     square = x.ndim == 2 and x.shape[0] == x.shape[1]
     if x.ndim != 2 or x.shape[0] < x.shape[1] or mode not in ("reduced", "r", "complete"):
         raise InputError(

@@ -76,6 +76,7 @@ from .jaxpr_numpy import (
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
+from .jaxpr_stacks import read_stacked
 from .jaxpr_values import Opaque, jax_module, resolved
 
 __all__ = [
@@ -836,6 +837,9 @@ class _Reader:
             return [self.dynamic_slice(eqn, ins)]
         if name == "gather":
             return [self.gather(eqn, ins, shape)]
+        stacked = read_stacked(self, eqn, ins)  # eigh, svd, ... of a stack: per matrix
+        if stacked is not None:
+            return stacked
         found = read_indexed(eqn, ins, self.where)
         if found is not None:
             found = found if isinstance(found, list) else [found]
