@@ -874,6 +874,16 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":stacked_dets", "--inputs", "x:4"],
         "numpy.linalg.det: one square matrix is supported, not shape (2, 2, 8)",
     ),
+    (  # np.histogram is read (session 52): an estimator's bins, edges from the inputs are not
+        "numpy-histogram-auto",
+        ["structure", H("numpy_model.py") + ":histogram_estimated", "--inputs", "x:4"],
+        "numpy.histogram(bins='auto'): an estimator's bins are not supported",
+    ),
+    (
+        "numpy-histogram-traced-edges",
+        ["structure", H("numpy_model.py") + ":histogram_traced_edges", "--inputs", "x:4"],
+        "numpy.histogram: bins from the inputs are not supported",
+    ),
     (
         "spsolve-too-large",
         ["structure", H("numpy_model.py") + ":sparse_solve", "--inputs", "x:4"],

@@ -8,12 +8,18 @@ the count of the numbers, which carries no derivative), ``np.nanvar``, ``np.nans
 a position set by their count, NumPy's ``linear`` method), ``np.round``/``np.around``
 (``rint`` of the scaled value, as NumPy rounds: half to even; derivative zero),
 ``np.isclose`` (a comparison), ``np.select`` (nested ``np.where``), ``np.digitize`` (by
-``np.searchsorted``), ``np.linalg.cond`` and ``np.linalg.lstsq`` (of a constant matrix its
+``np.searchsorted``), ``np.histogram`` and ``np.histogram_bin_edges`` (equal bins
+between the data's extremes or a constant range, or constant edges: the sorted data
+searched at each edge, NumPy's own count for given edges; the counts carry no derivative,
+the edges, the weighted counts and the density do), ``np.linalg.cond`` and
+``np.linalg.lstsq`` (of a constant matrix its
 pseudo-inverse, the cutoff NumPy's; of a matrix from the inputs the solution alone, as
 ``jnp.linalg.lstsq`` computes it). Each calls NumPy on the traced values, so the
 tracer's operations and their derivative rules are all there is.
 
 References: NumPy's ``numpy/lib/_function_base_impl.py`` (``cov``, ``corrcoef``),
+``numpy/lib/_histograms_impl.py`` (``histogram``: ``_get_outer_edges``,
+``_search_sorted_inclusive``),
 ``numpy/lib/_nanfunctions_impl.py`` and ``numpy/linalg/_linalg.py`` (``lstsq``) define
 the values these reproduce.
 """
@@ -306,6 +312,77 @@ def _digitize(x: Any, bins: Any, right: bool = False) -> Any:
     return np.searchsorted(edges, x, side="left" if right else "right")
 
 
+def _histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """The edges ``np.histogram`` uses: ``bins`` + 1 equal steps from the data's minimum
+    to its maximum (or over a constant ``range``; extremes that are equal widened by 0.5
+    each way, as NumPy's ``_get_outer_edges``), ``np.linspace``'s arithmetic (``k·step +
+    first``, the last edge ``last`` itself); or the constant edges ``bins``."""
+    what = "numpy.histogram"
+    if isinstance(bins, str):
+        raise InputError(f"{what}(bins={bins!r}): an estimator's bins are not supported")
+    if np.ndim(bins) == 1:
+        if not _constant(bins):
+            raise InputError(
+                f"{what}: bins from the inputs are not supported (a count or constant edges)"
+            )
+        edges = np.asarray(bins, dtype=float)
+        if edges.size < 2 or (np.diff(edges) < 0).any():
+            raise InputError(f"{what}: bins must increase monotonically")
+        return edges
+    count = int(bins) if isinstance(bins, int | np.integer) else 0
+    if count < 1:
+        raise InputError(f"{what}: bins must be a positive integer or 1-D edges, not {bins!r}")
+    if range is not None:
+        first, last = (float(e) for e in range)
+        if not (np.isfinite(first) and np.isfinite(last)) or first > last:
+            raise InputError(f"{what}: range must be finite with min <= max, not {range!r}")
+    elif _constant(a):
+        first, last = float(np.min(a)), float(np.max(a))
+    else:
+        flat = np.ravel(a)
+        first, last = np.min(flat), np.max(flat)
+        same = first == last
+        first, last = np.where(same, first - 0.5, first), np.where(same, last + 0.5, last)
+        steps = np.arange(count) * ((last - first) / count) + first
+        return np.concatenate([steps, np.reshape(last, (1,))])
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return np.linspace(first, last, count + 1)
+
+
+def _histogram(
+    a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None
+) -> tuple[Any, Any]:
+    """``np.histogram``: per bin ``[e_k, e_k+1)`` (the last closed) the count of the
+    entries of ``a`` in it, or their ``weights``' sum, or (``density``) the count over
+    the total and the bin's width. NumPy's own way for given edges: ``a`` sorted, searched
+    at each edge (the last from the right), the counts differences of the positions and
+    the weighted counts of the sorted weights' running sums there; the positions carry no
+    derivative."""
+    flat = np.ravel(a)
+    if weights is not None and np.shape(weights) != np.shape(a):
+        raise InputError("numpy.histogram: weights should have the same shape as a")
+    edges = _histogram_bin_edges(a, bins, range)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    below = np.searchsorted(ordered, edges[:-1], "left")
+    up_to = np.searchsorted(ordered, edges[-1:], "right")
+    if weights is None:
+        cut = np.concatenate([below, up_to])
+        counts = cut[1:] - cut[:-1]
+    else:
+        running = np.concatenate([np.zeros(1), np.cumsum(np.ravel(weights)[order])])
+        at = np.concatenate([running[np.clip(p, 0, flat.size)] for p in (below, up_to)])
+        counts = at[1:] - at[:-1]  # (each position in 0 … n already: clipped to say so)
+    if density:
+        return counts / np.diff(edges) / np.sum(counts), edges
+    return counts, edges
+
+
+def _constant(v: Any) -> bool:
+    return isinstance(v, np.ndarray | list | tuple | float | int | np.number)
+
+
 def _cond(x: Any, p: Any = None) -> Any:
     """The condition number: the ratio of the largest to the smallest singular value
     (``p`` None, 2, -2), else ``norm(x, p) · norm(inv(x), p)``."""
@@ -318,6 +395,8 @@ def _cond(x: Any, p: Any = None) -> Any:
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.select: _select,
     np.digitize: _digitize,
+    np.histogram: _histogram,
+    np.histogram_bin_edges: _histogram_bin_edges,
     np.linalg.cond: _cond,
     np.ptp: _ptp,
     np.round: _round,
