@@ -3,7 +3,10 @@ traces in float64 throughout. JAX (0.10) keeps the conversion of a NumPy constan
 once, by the array's identity, across ``jax_enable_x64``'s settings, so a single trace in
 float32 (the gradient's guard looked for a select that way) put a float32 copy of the
 constant into every later float64 trace: the reference's ``jvp`` then failed with
-"lax.sub requires arguments to have the same dtypes" (a traceback, not a result)."""
+"lax.sub requires arguments to have the same dtypes" (a traceback, not a result). The
+same held for a user's own ``jax.jit(f)(x)`` with x64 off before dgraph, and dgraph's
+float64 copies reached the user's float32 jit after it: dgraph's traces now convert NumPy
+constants through a view (:mod:`dgraph.frontends.jax_precision`)."""
 
 from __future__ import annotations
 
