@@ -193,7 +193,7 @@ def _read_as_run(f: Callable[..., Any], args: Sequence[np.ndarray]) -> bool:
     import jax
     import jax.numpy as jnp
 
-    with jax.enable_x64(True):
+    with x64(jax):
         try:
             native = _flat(jax, f(*[np.array(a, dtype=float) for a in args]))
         except Exception:  # any failure: f is not NumPy's to run

@@ -54,6 +54,7 @@ from ..core.parse import vertex_names
 from ..core.untaken import guard_untaken_branches
 from ..errors import InputError
 from .integer_casts import float_index_hint, toward_zero
+from .jax_precision import x64
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_compat import bind_equation
 from .jaxpr_complex import complex_pairs
@@ -565,12 +566,6 @@ def _transposed_pullback(jax, f: Callable[..., Any], primals: tuple, moves: tupl
     y, pullback = jax.vjp(f, *primals)
     (out,) = jax.linear_transpose(pullback, y)(moves)
     return out
-
-
-def x64(jax):
-    if hasattr(jax, "enable_x64"):
-        return jax.enable_x64(True)
-    return jax.experimental.enable_x64()
 
 
 def output_keys(tree, count: int, inputs: set[str], jax) -> list[str]:
