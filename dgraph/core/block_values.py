@@ -41,6 +41,8 @@ from ..blocks import (
     to_matrix,
 )
 from ..blocks.arrays import block_magnitude, block_value, evaluate, operand_block
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..blocks.permutation import Permutation
 from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
@@ -218,6 +220,11 @@ def _untaken_zeroed(
                 scales[j] = _zeroed_unread(block, scales[j], keep)
 
 
+# operations whose blocks' values are 0/1 and their zeros structural: a select's case,
+# the one-hot of a take's (or a scatter-add's) positions, whatever the block's type
+_PICKS = frozenset({"select_n", DYNAMIC_TAKE, DYNAMIC_ADD})
+
+
 def _read_entries(
     graph: DGraph, parts: Mapping[tuple[str, str], list[BlockValues]]
 ) -> dict[str, np.ndarray]:
@@ -234,8 +241,10 @@ def _read_entries(
         for u in graph.nx.predecessors(v):
             for block, value in parts.get((u, v), ()):
                 picks = _pattern(block, value)
-                if op.primitive == "select_n" or (
-                    isinstance(block, OneHot) and isinstance(value, np.ndarray)
+                if (
+                    isinstance(value, np.ndarray)
+                    and not isinstance(block, Permutation)  # an argsort's take: a gather
+                    and (op.primitive in _PICKS or isinstance(block, OneHot))
                 ):
                     picks = value
                 try:
