@@ -217,3 +217,22 @@ def test_reverse_sweeps_past_structural_zeros_are_jacfwd_s_and_verified(program,
     assert np.isfinite(want).all()
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert made.generated.verified, made.generated.check.detail
+
+
+def test_a_jax_take_along_rows_past_clipped_roots_is_jacfwd_s_and_verified():
+    """JAX's ``take_along_axis`` on rows keeps its one-hot as a dense block: the value
+    check read every entry as taken (``sqrt``'s ∞ at the clipped ones times the one-hot's
+    0: the expression set did not verify), and the code's product of the cotangent with
+    that one-hot (an ``einsum``) met ∞ after it. Both now read the one-hot's zeros as
+    structural: ``jax.jacfwd``'s Jacobian from reverse mode, verified."""
+
+    def largest_roots(z):
+        k = jnp.argmax(z, axis=1)[:, None]
+        roots = jnp.take_along_axis(jnp.sqrt(jnp.clip(z, 0, None)), k, axis=1)
+        return jnp.sum(roots**2) + jnp.sum(z**2)
+
+    z = np.array([[1.0, -1.0, 0.5], [-0.5, 2.0, -3.0]])
+    made = dgraph.make_function(dgraph.from_jax(largest_roots, z, level="array"), "jacobian",
+                                method="reverse")  # fmt: skip
+    np.testing.assert_allclose(made(z), np.asarray(jacfwd(largest_roots)(z)), rtol=1e-12)
+    assert made.generated.verified, made.generated.check.detail

@@ -707,9 +707,11 @@ def selected_products(
     data lands on, the one-hot's structural zeros, and starts such a chain too
     (``sqrt(clip(d, 0))[k]``'s cotangent meets ``sqrt``'s infinite partial at the
     clipped entries not taken); and a move of a name known to be 0 outside ``c`` (a
-    reshape, a transpose, a broadcast, a take at fixed positions) is 0 outside the same
-    move of ``c`` (read at the name's shape: ``known``, the constants' shapes, with the
-    statements' own, finds it)."""
+    reshape, a transpose, a broadcast, a take at fixed positions), or of a selection's
+    block (an n-d take's one-hot laid out), is 0 outside the same move of ``c`` (read at
+    the name's shape: ``known``, the constants' shapes, with the statements' own, finds
+    it), and so is an ``einsum`` by it that sums none of its axes longer than 1. A
+    product by a number is left as it is (0 times it is 0)."""
     writes: dict[str, int] = {}
     for s in statements:
         writes[s.target] = writes.get(s.target, 0) + 1 + bool(s.at)
@@ -725,7 +727,12 @@ def selected_products(
             continue
         found = _mask(s.value)
         if found is None and made is None:
-            made = _summed(s.value) or _moved(s.value, zeros, shapes)
+            made = (
+                _moved_mask(s.value)
+                or _summed(s.value)
+                or _moved(s.value, zeros, shapes)
+                or _contracted(s.value, zeros, shapes)
+            )
         held = (found[0],) if found is not None else () if made is None else made.conditions
         if any(writes.get(n, 0) > 1 for c in held for n in ir.names_in(c)):
             continue  # a condition read later must read what it read here
@@ -896,6 +903,60 @@ def _exact(name: Name, zero: _Zero, shapes: _Shapes) -> Node | None:
     except ValueError:
         return None
     return Call("broadcast_to", (held, Const(shape)))
+
+
+def _moved_mask(node: Node) -> _Zero | None:
+    """For moves of a selection's block (a one-hot laid out: ``swapaxes(where(c, 1.0,
+    0.0), 1, -1)``): 0 outside the same moves of its condition, 1 inside."""
+    found = _moves(node, lambda n: _mask(n) is not None)
+    if found is None or not found[0]:
+        return None
+    path, where = found
+    condition, picked = _mask(where)  # type: ignore[misc]
+    if not picked:
+        condition = Call("logical_not", (condition,))
+    for move in reversed(path):
+        condition = _with_operand(move, condition)
+    return _Zero((condition,), ir.Const(1.0), True)
+
+
+def _contracted(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | None:
+    """For an ``einsum`` of two operands, one known to be 0 outside its conditions,
+    that sums none of its axes but those of length 1 (the one-hot's of an n-d take, a
+    product laid out): 0 outside those conditions laid along its output."""
+    if not (isinstance(node, Call) and node.func == "einsum" and len(node.args) == 3):
+        return None
+    subscripts = node.args[0]
+    if not (isinstance(subscripts, Const) and isinstance(subscripts.value, str)):
+        return None
+    inputs, _, out = subscripts.value.replace(" ", "").partition("->")
+    labels = inputs.split(",")
+    if "." in subscripts.value or len(labels) != 2 or len(set(out)) != len(out):
+        return None
+    for operand, own in zip(node.args[1:], labels, strict=True):
+        zero = _moved(operand, zeros, shapes)
+        if zero is None and isinstance(operand, Name) and operand.id in zeros:
+            zero = zeros[operand.id]
+            condition = _exact(operand, zero, shapes)
+            zero = None if condition is None else _Zero((condition,), None, True)
+        shape = shapes.of(operand) if zero is not None else None
+        if zero is None or shape is None or len(set(own)) != len(own) or len(own) != len(shape):
+            continue
+        size = dict(zip(own, shape, strict=True))
+        if any(size[c] != 1 for c in own if c not in out):
+            continue
+        kept = [c for c in own if c in out]
+        condition = zero.conditions[0]
+        if len(kept) < len(own):
+            condition = Call("reshape", (condition, Const(tuple(size[c] for c in kept))))
+        order = sorted(range(len(kept)), key=lambda k: out.index(kept[k]))
+        if order != list(range(len(kept))):
+            condition = Call("transpose", (condition, Const(tuple(order))))
+        if len(kept) < len(out):
+            laid = tuple(size[c] if c in kept else 1 for c in out)
+            condition = Call("reshape", (condition, Const(laid)))
+        return _Zero((condition,), None, len(kept) == len(out))
+    return None
 
 
 def _summed(node: Node) -> _Zero | None:
