@@ -166,8 +166,73 @@ def test_a_nan_jacobian_of_a_finite_loss_is_caught(monkeypatch):
     from dgraph.codegen import array_passes
     from dgraph.errors import VerificationError
 
-    monkeypatch.setattr(array_passes, "selected_products", lambda statements: statements)
+    monkeypatch.setattr(array_passes, "selected_products", lambda s, known=None: s)
     x = np.linspace(0.5, 1.5, 5)
     g = dgraph.from_function(LOSSES["nanmean"][0], sizes=[(5,)], point=[x], level="array")
     with pytest.raises(VerificationError, match="differs from the expression set"):
         dgraph.make_function(g, "jacobian")
+
+
+def _repulsion(X, xp):  # the survey's pairdist: pairwise distances, the zero diagonal masked
+    d = xp.sqrt(xp.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1))
+    return xp.sum(xp.where(~np.eye(4, dtype=bool), xp.exp(-d), 0.0)) + 0.1 * xp.sum(X**2)
+
+
+def _largest_root(z, xp):  # entmax's: a take of sqrt(clip(z, 0)), the clipped entries not taken
+    return xp.sqrt(xp.clip(z, 0, None))[xp.argmax(z)] + xp.sum(z**2)
+
+
+STRUCTURAL = {
+    "masked_norm": (lambda X: _repulsion(X, np), lambda X: _repulsion(X, jnp), (4, 2)),
+    "taken_root": (lambda z: _largest_root(z, np), lambda z: _largest_root(z, jnp), (3,)),
+}
+
+
+@pytest.mark.parametrize(
+    ("program", "lang", "mode"),
+    [
+        ("masked_norm", "python", "vjp"),
+        ("masked_norm", "c", "vjp"),
+        ("taken_root", "python", "vjp"),
+        ("taken_root", "jax", "vjp"),
+        ("taken_root", "c", "vjp"),
+        ("taken_root", "python", "jacobian"),
+    ],
+)
+def test_reverse_sweeps_past_structural_zeros_are_jacfwd_s_and_verified(program, lang, mode):
+    """A cotangent that is 0 by structure — a where's untaken case moved back past the
+    exponential to a norm's ``x/|x|`` at the zero diagonal, or a take's adjoint (a segment
+    sum) meeting ``sqrt``'s infinite partial at the clipped entries it does not take —
+    met ∞ as 0 · ∞: the expression set's ``wᵀ·J`` (the diagonal) or the code's (the
+    take) NaN where the other was finite, and the code check refused the vjp and the
+    reverse-mode Jacobian (main). Now both keep those zeros: ``jax.jacfwd``'s values,
+    verified (``jax.vjp``'s reverse rules multiply: NaN here, 1 s of eager JAX not
+    spent on saying so)."""
+    numpy_f, jax_f, shape = STRUCTURAL[program]
+    x = np.array([1.0, -1.0, 0.5]) if program == "taken_root" else RNG.normal(size=shape)
+    g = dgraph.from_function(numpy_f, sizes=[shape], point=[x], level="array")
+    made = dgraph.make_function(g, mode, lang, method="reverse")
+    want = np.asarray(jacfwd(jax_f)(x))
+    got = np.asarray(made(x, np.ones(())) if mode == "vjp" else made(x)).reshape(want.shape)
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert made.generated.verified, made.generated.check.detail
+
+
+def test_a_jax_take_along_rows_past_clipped_roots_is_jacfwd_s_and_verified():
+    """JAX's ``take_along_axis`` on rows keeps its one-hot as a dense block: the value
+    check read every entry as taken (``sqrt``'s ∞ at the clipped ones times the one-hot's
+    0: the expression set did not verify), and the code's product of the cotangent with
+    that one-hot (an ``einsum``) met ∞ after it. Both now read the one-hot's zeros as
+    structural: ``jax.jacfwd``'s Jacobian from reverse mode, verified."""
+
+    def largest_roots(z):
+        k = jnp.argmax(z, axis=1)[:, None]
+        roots = jnp.take_along_axis(jnp.sqrt(jnp.clip(z, 0, None)), k, axis=1)
+        return jnp.sum(roots**2) + jnp.sum(z**2)
+
+    z = np.array([[1.0, -1.0, 0.5], [-0.5, 2.0, -3.0]])
+    made = dgraph.make_function(dgraph.from_jax(largest_roots, z, level="array"), "jacobian",
+                                method="reverse")  # fmt: skip
+    np.testing.assert_allclose(made(z), np.asarray(jacfwd(largest_roots)(z)), rtol=1e-12)
+    assert made.generated.verified, made.generated.check.detail

@@ -106,3 +106,38 @@ def test_a_product_by_what_a_selection_made_is_a_selection():
         found = evaluate_statements(out, dict(env))
     np.testing.assert_array_equal(found["r3"], [6.0, 0.0, 0.0])
     np.testing.assert_array_equal(found["r4"], [2.0, 0.0, 0.0])
+
+
+def test_a_take_s_adjoint_is_zero_where_it_lands_nothing():
+    """A take's adjoint (a segment sum marked with its ``hits``) is 0 where no position
+    lands, by structure; moved (reshaped, raveled, scaled) and multiplied by a partial
+    that is infinite or NaN there (``sqrt``'s at a clipped entry not taken), the product
+    is a selection on the entries it lands on (main: ``0 · inf``, NaN). A segment sum of
+    the program's own (no ``hits``) is what it computes: left as it is."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.array_passes import selected_products
+    from dgraph.codegen.evaluate import evaluate_statements
+
+    w, ids, d = ir.Name("w"), ir.Name("ids"), ir.Name("d")
+    ones = ir.Call("broadcast_to", (ir.Const(1.0), ir.Const((2,))))
+    statements = [
+        ir.ArrayStatement("s", ir.SegmentSum(w, ids, 4, ones)),
+        ir.ArrayStatement("t", ir.Call("reshape", (ir.Name("s"), ir.Const((2, 2))))),
+        ir.ArrayStatement("u", ir.BinOp("*", ir.Name("t"), ir.Const(-1.0))),
+        ir.ArrayStatement(
+            "v", ir.BinOp("*", ir.Call("ravel", (ir.Name("u"),)), ir.Call("ravel", (d,)))
+        ),
+        ir.ArrayStatement("p", ir.SegmentSum(w, ids, 4)),
+        ir.ArrayStatement("q", ir.BinOp("*", ir.Name("p"), ir.Call("ravel", (d,)))),
+    ]
+    out = selected_products(statements)
+    env = {
+        "w": np.array([1.5, 2.0]),
+        "ids": np.array([0, 3]),
+        "d": np.array([[1.0, np.inf], [np.nan, 2.0]]),
+    }
+    with np.errstate(invalid="ignore"):
+        found = evaluate_statements(out, dict(env))
+    np.testing.assert_array_equal(found["v"], [-1.5, 0.0, 0.0, -4.0])
+    np.testing.assert_array_equal(found["q"], [1.5, np.nan, np.nan, 4.0])
+    assert out[2] == statements[2]  # a product by a number: no where

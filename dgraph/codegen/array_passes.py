@@ -319,8 +319,9 @@ _SCALARS = frozenset({int, float, bool, str, type(None)})  # keyed as (type, rep
 
 @functools.cache
 def _field_names(kind: type) -> tuple[str, ...]:
-    """A node kind's fields, in order (``dataclasses.fields`` asked once per kind)."""
-    return tuple(f.name for f in dataclasses.fields(kind))
+    """A node kind's fields that take part in equality, in order (``dataclasses.fields``
+    asked once per kind)."""
+    return tuple(f.name for f in dataclasses.fields(kind) if f.compare)
 
 
 @functools.lru_cache(maxsize=2**14)
@@ -651,22 +652,28 @@ def dead_statements(
 
 
 def optimize_statements(
-    statements: list[ArrayStatement], results: Iterable[str]
+    statements: list[ArrayStatement],
+    results: Iterable[str],
+    known: Mapping[str, Shape] | None = None,
 ) -> list[ArrayStatement]:
     """Dead statements dropped, then common subexpressions merged until none is left
     (a merge can make two statements equal; a few rounds at most), and what merging
-    left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`)."""
-    return _optimized(statements, results)[0]
+    left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`);
+    first, products by what selections and structural zeros leave 0 as ``where``
+    (:func:`selected_products`, ``known``: the constants' shapes)."""
+    return _optimized(statements, results, known)[0]
 
 
 def _optimized(
-    statements: list[ArrayStatement], results: Iterable[str]
+    statements: list[ArrayStatement],
+    results: Iterable[str],
+    known: Mapping[str, Shape] | None = None,
 ) -> tuple[list[ArrayStatement], bool]:
     """:func:`optimize_statements`, and whether it reached a fixed point (the statements
     given to it again come back equal): its rounds did, and so did every loop body's."""
     results = list(results)
     statements = [_body_optimized(s) for s in statements]
-    statements = dead_statements(selected_products(statements), results)
+    statements = dead_statements(selected_products(statements, known), results)
     for _ in range(ROUNDS):
         merged = dead_statements(common_subexpressions(statements, results), results)
         if merged == statements:
@@ -675,7 +682,9 @@ def _optimized(
     return statements, False
 
 
-def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
+def selected_products(
+    statements: list[ArrayStatement], known: Mapping[str, Shape] | None = None
+) -> list[ArrayStatement]:
     """``m * X``, where ``m = where(c, 1.0, 0.0)`` is a selection's block (``select_n``'s
     partial by the operand ``c`` picks), as ``where(c, X, 0.0)``: a tangent of the
     branch not taken is left out, not multiplied by 0, so a NaN or an infinity there
@@ -691,26 +700,46 @@ def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
     rule). JAX's reverse rule multiplies, and ``jax.grad`` is NaN there; its forward
     mode, and this, are finite. Only the selection's blocks and what is made from them
     are read so: a vertex value (``where(c, a, 0) * inf`` in the program) is never
-    rewritten."""
+    rewritten.
+
+    A derivative's segment sum (a take's adjoint, a product with a take's one-hot:
+    :class:`~dgraph.codegen.ir.SegmentSum` with ``hits``) is 0 outside the entries its
+    data lands on, the one-hot's structural zeros, and starts such a chain too
+    (``sqrt(clip(d, 0))[k]``'s cotangent meets ``sqrt``'s infinite partial at the
+    clipped entries not taken); and a move of a name known to be 0 outside ``c`` (a
+    reshape, a transpose, a broadcast, a take at fixed positions), or of a selection's
+    block (an n-d take's one-hot laid out), is 0 outside the same move of ``c`` (read at
+    the name's shape: ``known``, the constants' shapes, with the statements' own, finds
+    it), and so is an ``einsum`` by it that sums none of its axes longer than 1. A
+    product by a number is left as it is (0 times it is 0)."""
     writes: dict[str, int] = {}
     for s in statements:
         writes[s.target] = writes.get(s.target, 0) + 1 + bool(s.at)
     zeros: dict[str, _Zero] = {}
+    shapes = _Shapes(statements, writes, known)
     out = []
     for s in statements:
         value, made = s.value, None
         if isinstance(value, BinOp) and value.op in ("*", "/"):
-            value, made = _selected(value, zeros)
+            value, made = _selected(value, zeros, shapes)
         out.append(s if value is s.value else dataclasses.replace(s, value=value))
         if writes[s.target] != 1:
             continue
         found = _mask(s.value)
-        if found is not None and any(writes.get(n, 0) > 1 for n in ir.names_in(found[0])):
+        if found is None and made is None:
+            made = (
+                _moved_mask(s.value)
+                or _summed(s.value)
+                or _moved(s.value, zeros, shapes)
+                or _contracted(s.value, zeros, shapes)
+            )
+        held = (found[0],) if found is not None else () if made is None else made.conditions
+        if any(writes.get(n, 0) > 1 for c in held for n in ir.names_in(c)):
             continue  # a condition read later must read what it read here
         if found is not None:
             condition, picked = found
             zeros[s.target] = _Zero((condition if picked else Call("logical_not", (condition,)),),
-                                    ir.Const(1.0))  # fmt: skip
+                                    ir.Const(1.0), True)  # fmt: skip
         elif made is not None:
             zeros[s.target] = made
     return out
@@ -720,10 +749,12 @@ def selected_products(statements: list[ArrayStatement]) -> list[ArrayStatement]:
 class _Zero:
     """A name that is 0 wherever one of ``conditions`` fails, and what a product reads
     in its place: its value where they all hold (``1.0``, or a name), or None (the name
-    itself)."""
+    itself); ``exact``: one condition of the name's own shape (not one that broadcasts
+    to it)."""
 
     conditions: tuple[Node, ...]
     inner: Node | None
+    exact: bool = False
 
 
 def _mask(node: Node) -> tuple[Node, bool] | None:
@@ -738,22 +769,37 @@ def _mask(node: Node) -> tuple[Node, bool] | None:
     return None
 
 
-def _selected(product: BinOp, zeros: Mapping[str, _Zero]) -> tuple[Node, _Zero | None]:
+def _selected(
+    product: BinOp, zeros: Mapping[str, _Zero], shapes: _Shapes
+) -> tuple[Node, _Zero | None]:
     """``product`` as ``where(c, product', 0.0)`` where factors of it (through ``*``, and
     a numerator's) are 0 unless ``c`` holds (the conjunction of their conditions),
     ``product'`` reading each such factor's value there; and what that makes known.
     Else ``product`` itself and None."""
-    conditions, value = _read(product, zeros)
+    conditions, value = _read(product, zeros, shapes)
     if not conditions:
         return product, None
+    scaled = product.op == "*" and any(_finite(side) for side in (product.left, product.right))
+    if scaled and value == product:  # 0 by a number is 0: nothing to leave out
+        return product, _Zero(conditions, None)
+    inner = value if isinstance(value, (Name, Const)) else None
+    return Call("where", (_all(conditions), value, ir.Const(0.0))), _Zero(conditions, inner)
+
+
+def _finite(node: Node) -> bool:
+    """Whether ``node`` is a finite number."""
+    value = ir.number(node)
+    return value is not None and math.isfinite(value)
+
+
+def _all(conditions: tuple[Node, ...]) -> Node:
     held = conditions[0]
     for c in conditions[1:]:
         held = Call("logical_and", (held, c))
-    inner = value if isinstance(value, (Name, Const)) else None
-    return Call("where", (held, value, ir.Const(0.0))), _Zero(conditions, inner)
+    return held
 
 
-def _read(node: Node, zeros: Mapping[str, _Zero]) -> tuple[tuple[Node, ...], Node]:
+def _read(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> tuple[tuple[Node, ...], Node]:
     """The conditions ``node``'s known factors are 0 outside of, and ``node`` with each
     such factor read as its value where they hold (a factor 1.0 dropped); the order of
     the operations is kept (the same value, bit for bit, where they hold)."""
@@ -761,11 +807,12 @@ def _read(node: Node, zeros: Mapping[str, _Zero]) -> tuple[tuple[Node, ...], Nod
         zero = zeros[node.id]
         return zero.conditions, node if zero.inner is None else zero.inner
     if not (isinstance(node, BinOp) and node.op in ("*", "/")):
-        return (), node
-    held, left = _read(node.left, zeros)
+        moved = _moved(node, zeros, shapes)
+        return ((), node) if moved is None else (moved.conditions, node)
+    held, left = _read(node.left, zeros, shapes)
     right = node.right
     if node.op == "*":
-        more, right = _read(node.right, zeros)
+        more, right = _read(node.right, zeros, shapes)
         held = (*held, *(c for c in more if c not in held))
     if not held:
         return (), node
@@ -774,6 +821,193 @@ def _read(node: Node, zeros: Mapping[str, _Zero]) -> tuple[tuple[Node, ...], Nod
     if node.op == "*" and ir.number(right) == 1.0:
         return held, left
     return held, BinOp(node.op, left, right)
+
+
+# moves of an array's entries that a boolean array of its shape takes alike: the
+# operand first, the other arguments literals (an axis, a shape)
+_ALONG = frozenset(
+    {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "flip", "broadcast_to",
+     "asarray", "expand_dims", "squeeze"}
+)  # fmt: skip
+
+
+def _move_operand(node: Node) -> Node | None:
+    """The array ``node`` moves (:data:`_ALONG`, a take, an index, a negation), else None."""
+    if isinstance(node, UnaryOp) and node.op == "-":
+        return node.operand
+    if isinstance(node, Index) and node.items:
+        return node.value
+    if not (isinstance(node, Call) and node.args):
+        return None
+    if not all(isinstance(v, Const) for _, v in node.keywords):
+        return None
+    if node.func in ("take", "take_along_axis") and len(node.args) == 2:
+        return node.args[0]
+    if node.func in _ALONG and all(isinstance(a, Const) for a in node.args[1:]):
+        return node.args[0]
+    return None
+
+
+def _with_operand(move: Node, operand: Node) -> Node:
+    """``move`` of ``operand`` in place of its own."""
+    if isinstance(move, UnaryOp):
+        return operand  # a sign moves no entry
+    if isinstance(move, Index):
+        return dataclasses.replace(move, value=operand)
+    flat = ("ravel", "reshape")
+    if move.func in flat and isinstance(operand, Call) and operand.func in flat:  # type: ignore[attr-defined]
+        operand = operand.args[0]  # C order both: the second reads the first's operand
+    return dataclasses.replace(move, args=(operand, *move.args[1:]))  # type: ignore[arg-type]
+
+
+def _moves(node: Node, found: Callable[[Node], bool]) -> tuple[list[Node], Node] | None:
+    """The moves ``node`` applies, outermost first, to a node ``found`` accepts."""
+    path = []
+    while not found(node):
+        inner = _move_operand(node)
+        if inner is None:
+            return None
+        path.append(node)
+        node = inner
+    return path, node
+
+
+def _moved(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | None:
+    """For moves of a name known to be 0 outside its conditions: 0 outside the same
+    moves of them, read at the name's shape (None where that is not found)."""
+    found = _moves(node, lambda n: isinstance(n, Name) and n.id in zeros)
+    if found is None or not found[0]:
+        return None
+    path, name = found
+    condition = _exact(name, zeros[name.id], shapes)  # type: ignore[union-attr]
+    if condition is None:
+        return None
+    for move in reversed(path):
+        condition = _with_operand(move, condition)
+    return _Zero((condition,), None, True)
+
+
+def _exact(name: Name, zero: _Zero, shapes: _Shapes) -> Node | None:
+    """``zero``'s conditions as one of ``name``'s shape (None: a shape not found)."""
+    held = _all(zero.conditions)
+    if zero.exact:
+        return held
+    shape, own = shapes.of(name), shapes.of(held)
+    if shape is None or own is None:
+        return None
+    if own == shape:
+        return held
+    try:
+        if tuple(np.broadcast_shapes(own, shape)) != shape:
+            return None
+    except ValueError:
+        return None
+    return Call("broadcast_to", (held, Const(shape)))
+
+
+def _moved_mask(node: Node) -> _Zero | None:
+    """For moves of a selection's block (a one-hot laid out: ``swapaxes(where(c, 1.0,
+    0.0), 1, -1)``): 0 outside the same moves of its condition, 1 inside."""
+    found = _moves(node, lambda n: _mask(n) is not None)
+    if found is None or not found[0]:
+        return None
+    path, where = found
+    condition, picked = _mask(where)  # type: ignore[misc]
+    if not picked:
+        condition = Call("logical_not", (condition,))
+    for move in reversed(path):
+        condition = _with_operand(move, condition)
+    return _Zero((condition,), ir.Const(1.0), True)
+
+
+def _contracted(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | None:
+    """For an ``einsum`` of two operands, one known to be 0 outside its conditions,
+    that sums none of its axes but those of length 1 (the one-hot's of an n-d take, a
+    product laid out): 0 outside those conditions laid along its output."""
+    if not (isinstance(node, Call) and node.func == "einsum" and len(node.args) == 3):
+        return None
+    subscripts = node.args[0]
+    if not (isinstance(subscripts, Const) and isinstance(subscripts.value, str)):
+        return None
+    inputs, _, out = subscripts.value.replace(" ", "").partition("->")
+    labels = inputs.split(",")
+    if "." in subscripts.value or len(labels) != 2 or len(set(out)) != len(out):
+        return None
+    for operand, own in zip(node.args[1:], labels, strict=True):
+        zero = _moved(operand, zeros, shapes)
+        if zero is None and isinstance(operand, Name) and operand.id in zeros:
+            zero = zeros[operand.id]
+            condition = _exact(operand, zero, shapes)
+            zero = None if condition is None else _Zero((condition,), None, True)
+        shape = shapes.of(operand) if zero is not None else None
+        if zero is None or shape is None or len(set(own)) != len(own) or len(own) != len(shape):
+            continue
+        size = dict(zip(own, shape, strict=True))
+        if any(size[c] != 1 for c in own if c not in out):
+            continue
+        kept = [c for c in own if c in out]
+        condition = zero.conditions[0]
+        if len(kept) < len(own):
+            condition = Call("reshape", (condition, Const(tuple(size[c] for c in kept))))
+        order = sorted(range(len(kept)), key=lambda k: out.index(kept[k]))
+        if order != list(range(len(kept))):
+            condition = Call("transpose", (condition, Const(tuple(order))))
+        if len(kept) < len(out):
+            laid = tuple(size[c] if c in kept else 1 for c in out)
+            condition = Call("reshape", (condition, Const(laid)))
+        return _Zero((condition,), None, len(kept) == len(out))
+    return None
+
+
+def _summed(node: Node) -> _Zero | None:
+    """For moves of a derivative's segment sum (its ``hits`` given): 0 outside the same
+    moves of the entries some data lands on (its sum of ``hits`` not 0)."""
+    found = _moves(node, lambda n: isinstance(n, SegmentSum))
+    if found is None:
+        return None
+    path, summed = found
+    hits = summed.hits  # type: ignore[union-attr]
+    if not isinstance(hits, Node) or not ir.names_in(hits) <= ir.names_in(summed):
+        return None  # none, or names since renamed: not the positions it sums at
+    condition: Node = BinOp("!=", SegmentSum(hits, summed.ids, summed.n), Const(0.0))  # type: ignore[union-attr]
+    for move in reversed(path):
+        condition = _with_operand(move, condition)
+    return _Zero((condition,), None, True)
+
+
+class _Shapes:
+    """The shapes of the names ``statements`` make (each written once), found when first
+    asked (:func:`_kept_shapes`), from ``known`` (the constants') and theirs."""
+
+    def __init__(
+        self,
+        statements: list[ArrayStatement],
+        writes: Mapping[str, int],
+        known: Mapping[str, Shape] | None,
+    ) -> None:
+        self.values = {s.target: s.value for s in statements if writes[s.target] == 1}
+        self.env: dict[str, Shape | None] = {k: tuple(v) for k, v in (known or {}).items()}
+
+    def of(self, node: Node) -> Shape | None:
+        """``node``'s shape (None: not found)."""
+        stack = [n for n in ir.names_in(node) if n not in self.env]
+        asked: set[str] = set()
+        while stack:
+            name = stack[-1]
+            if name in self.env:
+                stack.pop()
+                continue
+            value = self.values.get(name)
+            missing = [] if value is None else [n for n in ir.names_in(value) if n not in self.env]
+            if missing and name not in asked:
+                asked.add(name)
+                stack.extend(missing)
+                continue
+            stack.pop()
+            shape = None if value is None or missing else _kept_shapes(value, self.env)[id(value)]
+            self.env[name] = shape if isinstance(shape, tuple) else None
+        shape = _kept_shapes(node, self.env)[id(node)]
+        return shape if isinstance(shape, tuple) else None
 
 
 def _parts(statements: list[ArrayStatement]) -> Iterator[LoopBody]:

@@ -386,11 +386,17 @@ class ScatterAdd(Node):
 
 @dataclass(frozen=True)
 class SegmentSum(Node):
-    """Entry k: the sum of ``data`` where ``ids`` is k, for k < ``n``."""
+    """Entry k: the sum of ``data`` where ``ids`` is k, for k < ``n``. ``hits``: where
+    given (a derivative's sum: a take's adjoint, a product with its one-hot), data of
+    ones where ``data`` lands and 0 where it does not (an out-of-range position): the
+    entries whose sum of ``hits`` is 0 are structural zeros, which
+    :func:`~dgraph.codegen.array_passes.selected_products` keeps 0 through the products
+    that follow. No child (not printed, counted or renamed), and no part of equality."""
 
     data: Node
     ids: Node
     n: int
+    hits: object = dataclasses.field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

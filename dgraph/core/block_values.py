@@ -41,6 +41,8 @@ from ..blocks import (
     to_matrix,
 )
 from ..blocks.arrays import block_magnitude, block_value, evaluate, operand_block
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..blocks.permutation import Permutation
 from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
@@ -102,6 +104,7 @@ class VertexValues(dict):
     6 % of it were it summed each time."""
 
     _finite: bool | None = None
+    parts_finite: tuple[tuple[int, int], bool] | None = None  # (graph, version), finite
 
     def all_finite(self) -> bool:
         if self._finite is None:
@@ -166,22 +169,45 @@ def _parts_and_sizes(
                 sizes.setdefault((u, v), []).append(block_magnitude(op, k, values, block))
             out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
     sizes = {e: m for e, m in sizes.items() if any(x is not None for x in m)}
-    if not all_finite(values):
+    if not all_finite(values) or not _parts_finite(graph, values, out):
         _untaken_zeroed(graph, out, sizes)
     return out, sizes
+
+
+def _parts_finite(graph: DGraph, values: Mapping[str, np.ndarray], parts: Mapping) -> bool:
+    """Whether every partial in ``parts`` is finite (a sum that overflows counts as not),
+    remembered on a :class:`VertexValues` for its graph: at a point where every vertex
+    is finite a partial may not be (``sqrt``'s at 0: a norm's at a zero distance, one
+    ``np.where`` masks out)."""
+    key = (id(graph), graph.version)
+    known = getattr(values, "parts_finite", None)
+    if known is not None and known[0] == key:
+        return known[1]
+    found = all(
+        not isinstance(value, np.ndarray) or np.isfinite(np.sum(value))
+        for edge in parts.values()
+        for _, value in edge
+    )
+    if isinstance(values, VertexValues):
+        values.parts_finite = (key, found)
+    return found
 
 
 def _untaken_zeroed(
     graph: DGraph, parts: dict[tuple[str, str], list[BlockValues]], sizes: dict
 ) -> None:
-    """At a point where some vertex is not finite: each partial that is NaN or infinite
-    in entries no output reads (every path from them meets a ``select_n`` where it takes
-    the other case: ``nanmean``'s missing entries, ``where(x > 0, sqrt(x), 0)`` at
-    ``x < 0``) set to 0 there, in place, its magnitudes too. That is JAX's forward rule
+    """At a point where some vertex or partial is not finite: each partial that is NaN
+    or infinite in entries no output reads (every path from them meets a ``select_n``
+    where it takes the other case, or a take that does not take them: ``nanmean``'s
+    missing entries, ``where(x > 0, sqrt(x), 0)`` at ``x < 0``, a norm's ``x/|x|`` at a
+    zero distance ``np.where`` masks out, ``sqrt(clip(d, 0))[k]`` at the clipped entries
+    not taken) set to 0 there, in place, its magnitudes too. That is JAX's forward rule
     for ``select_n``, ``select(c, ȧ, ḃ)``: the untaken case's tangent is left out, not
     multiplied by 0, so ``J·v`` is the derivative of the case taken (Griewank and Walther
-    2008, §14.2). A partial not finite where an output reads it is left as it is (the
-    point is then passed over: :func:`~dgraph.core.value_check.check_points`)."""
+    2008, §14.2), and ``wᵀ·J`` the same numbers: a cotangent that is 0 there meets 0, not
+    ∞ (JAX's reverse rules multiply, and ``jax.vjp`` is NaN there). A partial not finite
+    where an output reads it is left as it is (the point is then passed over:
+    :func:`~dgraph.core.value_check.check_points`)."""
     live = _read_entries(graph, parts)
     for (u, v), found in parts.items():
         keep = live.get(v)
@@ -194,11 +220,18 @@ def _untaken_zeroed(
                 scales[j] = _zeroed_unread(block, scales[j], keep)
 
 
+# operations whose blocks' values are 0/1 and their zeros structural: a select's case,
+# the one-hot of a take's (or a scatter-add's) positions, whatever the block's type
+_PICKS = frozenset({"select_n", DYNAMIC_TAKE, DYNAMIC_ADD})
+
+
 def _read_entries(
     graph: DGraph, parts: Mapping[tuple[str, str], list[BlockValues]]
 ) -> dict[str, np.ndarray]:
     """Each vertex's entries some output reads through the blocks' patterns, a
-    ``select_n``'s by the case it takes (its 0/1 values): a sweep from the outputs."""
+    ``select_n``'s by the case it takes (its 0/1 values), a take's or a scatter-add's
+    one-hot by the positions it takes (its values, whose zeros are structural): a sweep
+    from the outputs."""
     live = {y: np.ones(math.prod(graph.shape(y))) for y in graph.outputs}
     for v in reversed(program_order(graph)):
         row = live.get(v)
@@ -207,7 +240,13 @@ def _read_entries(
             continue
         for u in graph.nx.predecessors(v):
             for block, value in parts.get((u, v), ()):
-                picks = value if op.primitive == "select_n" else _pattern(block, value)
+                picks = _pattern(block, value)
+                if (
+                    isinstance(value, np.ndarray)
+                    and not isinstance(block, Permutation)  # an argsort's take: a gather
+                    and (op.primitive in _PICKS or isinstance(block, OneHot))
+                ):
+                    picks = value
                 try:
                     reached = apply_transposed(block, picks, row) != 0
                 except (TypeError, ValueError, IndexError):  # every entry read

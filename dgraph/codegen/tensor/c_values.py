@@ -149,6 +149,7 @@ _COMPUTED |= {"argmax", "argmin", "argsort", "lexsort", "take_along_axis"}  # ru
 _COMPUTED |= {"searchsorted"}  # a binary search per query (c_sort)
 _COMPUTED |= {"matmul", "take", "inv", "cholesky", "det"}  # linear algebra (c_linalg)
 _COMPUTED |= {"pad"}  # a sum of shifted copies (a convolution's transpose: its vjp)
+_COMPUTED |= {"SegmentSum"}  # where a take's adjoint lands (a structural zero's condition)
 _SHOWN = 200  # the most characters of a refused statement its error line shows
 _TILE = 16  # a transposing copy's tile (entries a side)
 _WORD = re.compile(r"\w+")
@@ -1908,13 +1909,17 @@ class _Translator(CElementPrinter):
         leaves.append(view)
         return f"@{len(leaves) - 1}@"
 
-    def _reduction(self, node: ir.Call) -> _View:
-        """A reduction read inside an expression (``x == max(x, axis, keepdims)``), into a
-        buffer of its own first, once."""
+    def _reduction(self, node: ir.Call | ir.SegmentSum) -> _View:
+        """A reduction read inside an expression (``x == max(x, axis, keepdims)``, a
+        segment sum's ``!= 0``), into a buffer of its own first, once."""
         shaped = self._shaped(node)
         ctype = c_type(shaped.dtype)
-        out = _contiguous(self._buffer(_call_name(node), shaped.size, ctype), shaped.shape, ctype)
-        self._statement_Call(out, node)
+        kind = _call_name(node) or "segments"
+        out = _contiguous(self._buffer(kind, shaped.size, ctype), shaped.shape, ctype)
+        if isinstance(node, ir.SegmentSum):
+            self._statement_SegmentSum(out, node)
+        else:
+            self._statement_Call(out, node)
         self._keep(node, out)
         return out
 

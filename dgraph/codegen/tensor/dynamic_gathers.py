@@ -98,7 +98,7 @@ def dynamic_adjoint(op: ArrayOp, args: Sequence[Node], bar: Node) -> Node:
     at the positions into zeros of the taken array's shape (a take), or taken at them
     (a scatter-add's updates)."""
     if op.primitive == DYNAMIC_TAKE:
-        return segments(op, args[1], bar)
+        return segments(op, args[1], bar, structural=True)
     return _gather(op, args[1], bar, updates_shape(op))
 
 
@@ -162,15 +162,18 @@ def onehot_product(
             lane = Call("reshape", (Call("arange", (Const(sizes[c]),)), Const(laid(c))))
             ids = BinOp("+", ids, BinOp("*", lane, Const(strides[c])))
     whole = tuple(sizes[c] for c in kept)
+    ones: Node = Const(1.0)
     if valid is not None:
         mask = _laid_positions(valid, group, kept, sizes)
         data = Call("where", (mask, data, Const(0.0)))
+        ones = Call("where", (mask, ones, Const(0.0)))
     count = math.prod(whole)
     flat_ids = Call(
         "reshape", (AsType(Call("broadcast_to", (ids, Const(whole))), "int"), Const((count,)))
     )
     flat = Call("reshape", (Call("broadcast_to", (data, Const(whole))), Const((count,))))
-    summed = SegmentSum(flat, flat_ids, math.prod(width.values()))
+    hits = Call("reshape", (Call("broadcast_to", (ones, Const(whole))), Const((count,))))
+    summed = SegmentSum(flat, flat_ids, math.prod(width.values()), hits)
     return Call("reshape", (summed, Const(tuple(width[c] for c in out))))
 
 

@@ -83,10 +83,12 @@ def add_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
     return BinOp("+", args[0], segments(op, args[1], args[2]))
 
 
-def segments(op: ArrayOp, index: Node, u: Node) -> Node:
+def segments(op: ArrayOp, index: Node, u: Node, structural: bool = False) -> Node:
     """The updates summed at their positions: with the axis swapped last, the result is
     M rows of n (M the other axes' entries) and update (m, o) lands on flat entry
-    m·n + position; out of range, its value is zero (at a position in range)."""
+    m·n + position; out of range, its value is zero (at a position in range). With
+    ``structural`` (a take's adjoint), the entries no update lands on are marked
+    structural zeros (:class:`~dgraph.codegen.ir.SegmentSum`'s ``hits``)."""
     a, n, size = int(op.param["axis"]), int(op.param["length"]), int(op.param["size"])
     shape = updates_shape(op)
     swapped = [*shape]
@@ -100,12 +102,15 @@ def segments(op: ArrayOp, index: Node, u: Node) -> Node:
 
     spots = rows(at) if along else Call("reshape", (at, Const((1, size))))
     data = rows(Call("broadcast_to", (u, Const(shape))))
+    ones = rows(Call("broadcast_to", (Const(1.0), Const(shape))))
     if valid is not None:
         kept = rows(valid) if along else Call("reshape", (valid, Const((1, size))))
         data = Call("where", (kept, data, Const(0.0)))
+        ones = Call("where", (kept, ones, Const(0.0)))
     first = BinOp("*", Call("reshape", (Call("arange", (Const(m),)), Const((m, 1)))), Const(n))
     ids = Call("reshape", (AsType(BinOp("+", first, spots), "int"), Const((m * size,))))
-    summed = SegmentSum(Call("reshape", (data, Const((m * size,)))), ids, m * n)
+    hits = Call("reshape", (ones, Const((m * size,)))) if structural else None
+    summed = SegmentSum(Call("reshape", (data, Const((m * size,)))), ids, m * n, hits)
     back = Call("reshape", (summed, Const((*swapped[:-1], n))))
     return Call("swapaxes", (back, Const(a), Const(-1)))
 

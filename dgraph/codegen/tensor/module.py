@@ -439,7 +439,7 @@ def tensor_program(
         statements = _fold_gathers(w, statements)
     statements = gathers_of_gathers(statements, w.constants.arrays, w.constants.add)
     statements = merged_scatter_adds(statements)
-    statements = optimize_statements(statements, ends)  # CSE, dead statements
+    statements = optimize_statements(statements, ends, _known(w))  # CSE, dead statements
     if symmetric:
         keep = coordinates[0] >= coordinates[1]
         stub = _stub(w, mode, arguments, shapes, statements, ends)
@@ -538,6 +538,11 @@ def tensor_program(
     )
 
 
+def _known(w: Writer) -> dict[str, tuple[int, ...]]:
+    """The shapes of the constants ``w`` holds, by name."""
+    return {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+
+
 def _stub(w: Writer, mode: str, arguments: dict, shapes, statements, ends) -> ArrayProgram:
     """The program so far (its statements, not yet printed): what the passes after the
     optimization read (the narrowing, the loops over slices)."""
@@ -564,9 +569,9 @@ def _tidied(
 ) -> list[ArrayStatement]:
     """A symmetric J's narrowed statements after the passes that follow narrowing:
     common subexpressions and dead statements, scalings folded, calls reused."""
-    statements = optimize_statements(statements, ends)
+    known = _known(w)
+    statements = optimize_statements(statements, ends, known)
     stub.statements = statements
-    known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
     shaped = array_shapes(stub, known)
     statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
     return reused_calls(statements)

@@ -449,7 +449,8 @@ def _build(
     results += extra_values(w, extra, nodes, shapes, lambda op, args: loops.value(op, args, False))
     live = live_statements(w.statements, results)
     live = merged_scatter_adds(gathers_of_gathers(live, w.constants.arrays, w.constants.add))
-    statements = optimize_statements(live, results)
+    known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+    statements = optimize_statements(live, results, known)
     return _Built(w, arguments, seed_args, statements, results, mults, loops.notes)
 
 
