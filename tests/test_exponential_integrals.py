@@ -99,7 +99,9 @@ def test_generated_code(lang: str) -> None:
         pytest.skip("needs a C compiler")
     context = jax.enable_x64(True) if lang == "jax" else _nothing()
     with context:
-        fn = dgraph.make_function(_three, "value_and_jacobian", point=[X], lang=lang)
+        fn = dgraph.make_function(
+            _three, "value_and_jacobian", point=[X], lang=lang, method="paths"
+        )
         value, J = fn(X)
     assert fn.generated.verified
     if lang == "c":
