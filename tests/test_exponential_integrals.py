@@ -7,6 +7,7 @@ Hessian of it fails, and dgraph's reading of it raised JAX's TracerArrayConversi
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -47,6 +48,21 @@ def _program(name: str, xp, special):
     return lambda x: xp.sum(f(x) * xp.cos(x) + f(0.5 * x) ** 2)
 
 
+@functools.cache
+def _reference(name: str, shape: str) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """JAX's value, gradient and (``n-d``) Hessian of ``name``'s program at its point, in
+    one jitted program; kept for both levels (the same point and program)."""
+    x = _point(name, SHAPES[shape])
+    with jax.enable_x64(True):
+        g = _program(name, jnp, jsps)
+        if shape == "n-d":  # the Hessian (a JAX gradient read): once
+            value, gradient, hessian = jref.value_gradient_hessian(g)(x)
+            hessian = np.asarray(hessian).reshape(x.size, x.size)
+        else:
+            (value, gradient), hessian = jax.jit(jax.value_and_grad(g))(x), None
+    return float(value), np.asarray(gradient).reshape(-1), hessian
+
+
 @pytest.mark.parametrize("level", ["array", "element"])
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 @pytest.mark.parametrize("name", NAMES)
@@ -57,15 +73,10 @@ def test_values_and_derivatives_equal_jax(name: str, shape: str, level: str) -> 
     graph = dgraph.from_function(f, sizes=[size], point=[x], level=level)
     es = dgraph.accumulate(graph, "reverse")
     assert es.verified
-    with jax.enable_x64(True):
-        g = _program(name, jnp, jsps)
-        want = np.asarray(jref.jacrev(g)(x)).reshape(-1)
-        assert f(x) == pytest.approx(float(g(x)), rel=1e-13)
-        hessian = None
-        if level == "array" and shape == "n-d":  # the Hessian (a JAX gradient read): once
-            hessian = np.asarray(jref.hessian(g)(x)).reshape(x.size, x.size)
+    value, want, hessian = _reference(name, shape)
+    assert f(x) == pytest.approx(value, rel=1e-13)
     np.testing.assert_allclose(np.asarray(es.evaluate(x.reshape(-1))).reshape(-1), want, rtol=1e-12)
-    if hessian is not None:
+    if level == "array" and hessian is not None:
         got = dgraph.hessian(f, x)(x)
         np.testing.assert_allclose(np.asarray(got).reshape(hessian.shape), hessian, rtol=1e-11)
 
@@ -88,7 +99,9 @@ def test_generated_code(lang: str) -> None:
         pytest.skip("needs a C compiler")
     context = jax.enable_x64(True) if lang == "jax" else _nothing()
     with context:
-        fn = dgraph.make_function(_three, "value_and_jacobian", point=[X], lang=lang)
+        fn = dgraph.make_function(
+            _three, "value_and_jacobian", point=[X], lang=lang, method="paths"
+        )
         value, J = fn(X)
     assert fn.generated.verified
     if lang == "c":

@@ -3,6 +3,8 @@ refused or failed, each checked against JAX's derivatives or a formula written o
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import sympy
@@ -293,6 +295,13 @@ def _expm_jax(x, shape):
     return jax.vmap(jax.scipy.linalg.expm)(x.reshape((-1, *shape[-2:]))).ravel()
 
 
+@functools.cache
+def _expm_jacobian(shape):
+    """JAX's Jacobian of :func:`_expm_jax`, jitted once per shape (the two 3 × 3 cases
+    share its compilation)."""
+    return jax.jit(jax.jacfwd(lambda x: _expm_jax(x, shape)))
+
+
 @pytest.mark.parametrize(
     "shape, scale",
     [((3, 3), 0.1), ((3, 3), 20.0), ((2, 2, 2), 1.0)],
@@ -312,7 +321,7 @@ def test_scipy_linalg_expm_equals_jax(shape, scale):
     assert fn.generated.verified
     expected = sl.expm(x.reshape(shape)).ravel()
     np.testing.assert_allclose(value, expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
-    reference = jref.jacfwd(lambda x: _expm_jax(x, shape))(x)
+    reference = _expm_jacobian(shape)(x)
     np.testing.assert_allclose(J, reference, rtol=0, atol=1e-13 * np.max(np.abs(reference)))
 
 

@@ -111,7 +111,8 @@ def test_jax_reader_against_jax():
         jsps.gammainc(2.5, x**2 + 0.5) * jsps.gammaincc(0.5, x * (x**2 + 0.5))
         + jsps.zeta(3.0, x**2 + 0.5)
     )
-    np.testing.assert_allclose(np.ravel(J(POSITIVE)), jax.grad(same)(POSITIVE), rtol=1e-11)
+    want = jax.jit(jax.grad(same))(POSITIVE)  # one compilation, not one an operation
+    np.testing.assert_allclose(np.ravel(J(POSITIVE)), want, rtol=1e-11)
 
 
 @pytest.mark.parametrize(

@@ -239,7 +239,7 @@ def test_params_of_a_jax_function_are_the_graphs_parameters(tmp_path):
     assert graph.parameters == ("data0", "data1", "data2", "k")
     J = make_function(graph)
     with jax.enable_x64(True):
-        want = jax.grad(spring)(jnp.asarray(q), jnp.asarray(data), k)
+        want = jax.jit(jax.grad(spring))(jnp.asarray(q), jnp.asarray(data), k)  # one compilation
     np.testing.assert_allclose(np.ravel(J(q, np.append(data, k))), want, rtol=1e-12)
     arrays = from_jax(spring, q, data, k, params=["data", "k"], level="array")
     assert arrays.inputs == ["q"] and arrays.parameter_shapes == {"data": (3,), "k": ()}

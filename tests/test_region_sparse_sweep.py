@@ -81,12 +81,12 @@ def _shifted(x):
 
 def _rk4_program():
     """The RK4 loop of a Duffing oscillator of benchmarks/hessian_loops.py (a body reading
-    part of a vector's entries), 5 steps, with its point."""
+    part of a vector's entries), 3 steps, with its point."""
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "hessian_loops.py"
     spec = importlib.util.spec_from_file_location("hessian_loops", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.programs(rk4_steps=5)["RK4 of a Duffing oscillator, fori_loop"]
+    return module.programs(rk4_steps=3)["RK4 of a Duffing oscillator, fori_loop"]
 
 
 _rk4, _RK4_POINT = _rk4_program()

@@ -9,6 +9,8 @@ against ``jax.jacfwd(jax.jacfwd(f))`` and ``jax.hessian``; refused before."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -75,9 +77,14 @@ def _diagonal(x):
 
 def _forward_over_forward(f, x, v=None):
     """``jax.jacfwd(jax.jacfwd(f))`` (of ``vᵀf`` where weighted), jitted: one compilation,
-    not one per primitive."""
-    scalar = f if v is None else (lambda x: jnp.sum(v * f(x)))
-    return np.asarray(jax.jit(jax.jacfwd(jax.jacfwd(scalar)))(x))
+    not one per primitive, and one per function for the tests of several languages."""
+    return np.asarray(_jitted_forward_over_forward(f)(x, 1.0 if v is None else v))
+
+
+@functools.cache
+def _jitted_forward_over_forward(f):
+    """``(x, v) ↦ jax.jacfwd(jax.jacfwd(vᵀf))(x)`` jitted, once per function."""
+    return jax.jit(lambda x, v: jax.jacfwd(jax.jacfwd(lambda x: jnp.sum(v * f(x))))(x))
 
 
 def _forward_over_forward_at(f, *xs):
