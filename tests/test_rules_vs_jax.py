@@ -1224,13 +1224,15 @@ def forward(c: Case):
     return _FORWARD[c.id]
 
 
-REFERENCE_CHUNK = 128
+REFERENCE_CHUNK = 32
 """Cases whose references are computed together, in one program: ``CASES`` in runs of
-this many (xdist hands a worker runs of neighbouring cases). XLA compiles a program's
-kernels once per kind within it, so one program for many cases compiles in a fraction of
-what each case's own (or each primitive run eagerly) does. The references of the cases
-(gather's aside), one process, CPU-s: 7.1 in runs of 128, 12.4-13.6 in runs of 32,
-15.3 in runs of 8; each case's columns by eager ``jax.jvp`` (as before) 26-29."""
+this many (xdist hands a worker runs of neighbouring cases). One program for many cases
+compiles in a fraction of what each case's own (or each primitive run eagerly) does;
+past a few dozen cases a program's compile grows faster than its cases. The references
+of the 720 cases, traced, lowered, compiled and run, one process, CPU-s (session 52,
+three runs each, alternated): 12.6-13.2 in runs of 32, 13.1-14.4 in runs of 128, 15.1
+in runs of 256, 18.2 in one run of all; each case's columns by eager ``jax.jvp``
+26-29 (an earlier measurement)."""
 
 _REFERENCES: dict[str, tuple[np.ndarray, ...]] = {}
 _INDEX = {c.id: i for i, c in enumerate(CASES)}
