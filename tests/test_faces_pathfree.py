@@ -378,14 +378,16 @@ def test_the_index_and_kept_stacks_read_as_the_definition(seed, tmp_path, monkey
     """On random expression sets, a running value and two cycles: the same answer
     (order, cycle and its witnesses, cost) and the very same stack nodes, made in the
     same order, as reading every product of a region and finding the stacks below it
-    anew on every read."""
+    anew on every read. The two cycles are the same sets at every seed: read at seed 0
+    only (every seed read them again: 0.5 CPU-s of the three seeds' 4.9)."""
     from dgraph.bench.suite import spherical_harmonics
 
     graphs = [random_composition(seed, 3, 2), random_layered(seed, 5, 3, 2), diamonds(2 + seed)]
     methods = ("markowitz", "zhou", "dstar", "forward", "reverse")
     sets = [accumulate(g, m, budget=0.5) for g in graphs for m in methods]
-    sets += [circular_example(), _running_value(tmp_path, 6 + 4 * seed)]
-    sets.append(accumulate(spherical_harmonics(4), "dstar"))  # a cycle, read for witnesses
+    sets.append(_running_value(tmp_path, 6 + 4 * seed))
+    if seed == 0:  # a cycle, read for witnesses
+        sets += [circular_example(), accumulate(spherical_harmonics(4), "dstar")]
     stacks = pathfree.Stacks  # the reading under test (_checked_with replaces the name)
     for es in sets:
         kept = _checked_with(stacks, es, monkeypatch)

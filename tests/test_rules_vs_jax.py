@@ -1224,13 +1224,15 @@ def forward(c: Case):
     return _FORWARD[c.id]
 
 
-REFERENCE_CHUNK = 128
+REFERENCE_CHUNK = 32
 """Cases whose references are computed together, in one program: ``CASES`` in runs of
-this many (xdist hands a worker runs of neighbouring cases). XLA compiles a program's
-kernels once per kind within it, so one program for many cases compiles in a fraction of
-what each case's own (or each primitive run eagerly) does. The references of the cases
-(gather's aside), one process, CPU-s: 7.1 in runs of 128, 12.4-13.6 in runs of 32,
-15.3 in runs of 8; each case's columns by eager ``jax.jvp`` (as before) 26-29."""
+this many (xdist hands a worker runs of neighbouring cases). One program for many cases
+compiles in a fraction of what each case's own (or each primitive run eagerly) does;
+past a few dozen cases a program's compile grows faster than its cases. The references
+of the 720 cases, traced, lowered, compiled and run, one process, CPU-s (session 52,
+three runs each, alternated): 12.6-13.2 in runs of 32, 13.1-14.4 in runs of 128, 15.1
+in runs of 256, 18.2 in one run of all; each case's columns by eager ``jax.jvp``
+26-29 (an earlier measurement)."""
 
 _REFERENCES: dict[str, tuple[np.ndarray, ...]] = {}
 _INDEX = {c.id: i for i, c in enumerate(CASES)}
@@ -1476,14 +1478,36 @@ JAX_CODE = [
 ]
 
 
+_JAX_CODE_VALUES: dict[str, object] = {}
+
+
+def _jax_code_jacobian(c: Case):
+    """The case's generated JAX module's ``jacobian`` at its arguments: every case of
+    :data:`JAX_CODE` run in one jitted program, compiled once and kept for the process
+    (each run eagerly compiled each of its operations: 1.55-1.6 CPU-s for the 47 cases,
+    0.75-0.83 as one program; a module run under ``jax.jit``, as a user's JAX code is,
+    is the same operations); the cases alone, eagerly, where the program does not trace."""
+    if c.id not in _JAX_CODE_VALUES:
+        jacobians = [
+            load_python(tensor_module(forward(d), "jax", False)).jacobian for d in JAX_CODE
+        ]
+        arguments = [d.args for d in JAX_CODE]
+        try:
+            program = jax.jit(lambda args: [j(*a) for j, a in zip(jacobians, args, strict=True)])
+            found = program(arguments)
+        except Exception:  # each case alone: a failure shows on its own test
+            found = [j(*a) for j, a in zip(jacobians, arguments, strict=True)]
+        _JAX_CODE_VALUES.update((d.id, got) for d, got in zip(JAX_CODE, found, strict=True))
+    return _JAX_CODE_VALUES[c.id]
+
+
 @pytest.mark.parametrize("c", JAX_CODE, ids=[c.id for c in JAX_CODE])
 def test_jax_code_formula_matches_jax(c: Case) -> None:
     """The elementwise derivatives as the generated JAX code prints them (its own
     printer: jax.numpy, jax.scipy.special) equal ``jax.jacfwd``."""
     g = built(c)
     assert len(g.outputs) == 1
-    code = load_python(tensor_module(forward(c), "jax", False))
-    got = code.jacobian(*c.args)  # one output: a block, or a tuple over the inputs
+    got = _jax_code_jacobian(c)  # one output: a block, or a tuple over the inputs
     got = got if len(g.inputs) > 1 else (got,)
     for block, ref in zip(got, reference(c), strict=True):
         np.testing.assert_allclose(_dense(block).reshape(ref.shape), ref, rtol=1e-10)
