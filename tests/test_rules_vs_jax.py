@@ -1174,10 +1174,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: lax.reduce_window(x, 0.0, lax.add, (2,), (1,), ((-1, 0),)),
         (4,),
     ),
-    "batched cholesky": (
-        lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),
-        (2, 2),
-    ),
 }
 
 
