@@ -106,9 +106,7 @@ def test_element_code_with_parameters_is_checked_against_jax_s_jvp():
 
     z, y, s = np.array([0.3, -1.2, 2.0]), np.array([0.0, 1.0, 0.0]), 1.7
     for lang in ("python", "c") if compiler() else ("python",):
-        J = dgraph.make_function(  # reverse: the method the choice gives (the same code)
-            loss, params=["y", "s"], point=[z, y, s], lang=lang, method="reverse"
-        )
+        J = dgraph.make_function(loss, params=["y", "s"], point=[z, y, s], lang=lang)
         assert J.generated.verified and "JAX's jvp" in J.generated.check.against
         y2, s2 = np.array([0.2, 0.3, 0.5]), 0.6
         with jax.enable_x64(True):

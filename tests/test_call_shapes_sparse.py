@@ -120,13 +120,11 @@ def test_a_dense_batch_and_wrong_shapes_are_one_line(reader, mode, lang):
 def test_the_element_level_keeps_its_batches():
     """The element level's dense function takes a batch (B, n); its sparse one refuses it
     with the same line, plus where batches go."""
-    dense = dgraph.make_function(shifted_jax, "jacobian", point=(X,), method="forward")  # choice's
+    dense = dgraph.make_function(shifted_jax, "jacobian", point=(X,))
     got = dense(np.stack([X, X + 0.1]))
     assert got.shape == (2, 4, 5)
     np.testing.assert_allclose(got[1], _want("jax", "jacobian", X + 0.1), rtol=1e-12)
-    sparse = dgraph.make_function(
-        shifted_jax, "jacobian", point=(X,), sparse=True, method="forward"
-    )
+    sparse = dgraph.make_function(shifted_jax, "jacobian", point=(X,), sparse=True)
     with pytest.raises(InputError, match=r"^a sparse Jacobian is of one point: call it per point"):
         sparse(np.stack([X, X]))
 

@@ -49,7 +49,7 @@ def test_generated_code_is_the_derivative_of_kane_rhs(pendulum):
     """primal equals kane.rhs() (sympy's LU solve) and jacobian equals sympy's Jacobian of
     it, at random states and parameters; value_and_jacobian, jvp and vjp agree."""
     p, graph = pendulum
-    generated = generate(graph, "python", "forward", modes=MODES)  # the choice's method
+    generated = generate(graph, "python", modes=MODES)
     assert generated.verified
     module = load_python(generated.text)
     rhs, states = _plain(p, p.rhs)
@@ -250,23 +250,19 @@ def _pivot_system():
 @pytest.fixture(scope="module")
 def pivot_modules():
     """The system's code in Python, C and CUDA's host build (with compilers) and JAX
-    (where installed), by forward, the method the choice gives (the same code)."""
+    (where installed)."""
     graph = _pivot_system()
-    out = [
-        ("python", load_python(generate(graph, "python", "forward", modes=MODES, check=False).text))
-    ]
+    out = [("python", load_python(generate(graph, "python", modes=MODES, check=False).text))]
     if compiler() is not None:
-        out.append(("c", load_c(generate(graph, "c", "forward", modes=MODES, check=False).text)))
+        out.append(("c", load_c(generate(graph, "c", modes=MODES, check=False).text)))
     if cxx_compiler() is not None:  # the .cu file's host build: the kernels' own code
-        text = generate(graph, "cuda", "forward", modes=MODES, check=False).text
+        text = generate(graph, "cuda", modes=MODES, check=False).text
         out.append(("cuda host", load_cuda_host(text)))
     try:
         import jax  # noqa: F401
     except ImportError:
         return out
-    out.append(
-        ("jax", load_python(generate(graph, "jax", "forward", modes=MODES, check=False).text))
-    )
+    out.append(("jax", load_python(generate(graph, "jax", modes=MODES, check=False).text)))
     return out
 
 
