@@ -10,6 +10,8 @@ had derivative 0 there on main; its ``log|det A|`` has none (NaN/inf, as JAX's).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -58,9 +60,16 @@ def _det(n: int):
     return lambda a: np.linalg.det(a.reshape(n, n))
 
 
+@functools.cache
+def _det_gradient(n: int):
+    """``jax.grad`` of the n × n determinant, jitted once per n (one compile, not one per
+    eager operation of its LU at each call)."""
+    return jax.jit(jax.grad(lambda x: jnp.linalg.det(x.reshape(n, n))))
+
+
 def _grad(n: int, a: np.ndarray) -> np.ndarray:
     with jax.enable_x64(True):
-        return np.asarray(jax.grad(lambda x: jnp.linalg.det(x.reshape(n, n)))(jnp.asarray(a)))
+        return np.asarray(_det_gradient(n)(jnp.asarray(a)))
 
 
 def _close(got, want) -> None:
@@ -132,7 +141,7 @@ def test_det_of_a_stack_and_of_a_matrix_argument() -> None:
 
     fn = dgraph.make_function(f, "jacobian", point=[x])
     with jax.enable_x64(True):
-        want = np.asarray(jax.jacfwd(g)(jnp.asarray(x)))
+        want = np.asarray(jax.jit(jax.jacfwd(g))(jnp.asarray(x)))
     assert fn.generated.verified
     _close(fn(x), want)
     matrix = CASES["3 rank 1"][0]
@@ -151,7 +160,7 @@ def test_det_read_from_jax_at_a_singular_matrix() -> None:
 
     with jax.enable_x64(True):
         fn = dgraph.make_function(f, "jacobian", point=[a])
-        want = np.asarray(jax.grad(f)(jnp.asarray(a)))
+        want = np.asarray(jax.jit(jax.grad(f))(jnp.asarray(a)))
     assert fn.generated.verified
     _close(fn(a), want)
 

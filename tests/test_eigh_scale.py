@@ -59,18 +59,12 @@ def _pairs_seen(monkeypatch) -> list[int]:
     return seen
 
 
-@pytest.mark.parametrize("n", [16, 32])
-def test_hessian_equals_jax(n):
-    f, x = _program(n)
-    H = dgraph.hessian(f, x, sparse=True)(x)
-    want = _jax_hessian(n)
-    np.testing.assert_allclose(H.toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
-
-
 def test_no_product_pairs_order_n_cubed_entries(monkeypatch):
     """At n = 32 the sparse products of the gradient's block of ``(S + Sᵀ)·x`` (2n² - n
     entries) by the Kronecker blocks of ``V·C·Vᵀ`` (n³ entries) paired 2n³ - n² =
-    64,512 entries each, their indices kept in the module; split, nothing pairs n³."""
+    64,512 entries each, their indices kept in the module; split, nothing pairs n³. (The
+    Hessian at n = 32 equals JAX's: this test and :func:`test_below_the_threshold_the_pairs_stay`
+    at n = 16 make it as a plain ``dgraph.hessian`` does, the spies only watching.)"""
     n = 32
     seen = _pairs_seen(monkeypatch)
     f, x = _program(n)
@@ -92,7 +86,7 @@ def test_below_the_threshold_the_pairs_stay(monkeypatch):
     H = dgraph.hessian(f, x, sparse=True)
     assert 2 * n**3 - n * n in seen
     want = _jax_hessian(n)
-    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(H(x).toarray(), want, rtol=1e-11, atol=1e-11 * np.abs(want).max())
 
 
 def test_parts_of_a_symmetric_product_block(monkeypatch):

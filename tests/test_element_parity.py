@@ -77,12 +77,17 @@ CASES = {
 }
 
 
+# the method the codegen choice gives every element-level function here (the same code):
+# this file is of the element level's sparse results, the choice has its own tests
+CHOSEN = "forward"
+
+
 def _made(case: str, mode: str, lang: str):
     make, x, _, _ = CASES[case]
     source = make()
     if case == "jax":
-        return make_function(source, mode, lang, point=(x,), sparse=True)
-    return make_function(source, mode, lang, sparse=True)
+        return make_function(source, mode, lang, point=(x,), sparse=True, method=CHOSEN)
+    return make_function(source, mode, lang, sparse=True, method=CHOSEN)
 
 
 def _entries(J, lang: str) -> tuple[set[tuple[int, int]], np.ndarray]:
@@ -124,7 +129,7 @@ def test_sparse_value_and_jacobian_of_the_element_level(case: str, lang: str) ->
 def test_the_array_level_gives_the_same_type_and_pattern() -> None:
     g = from_function(shifted, sizes=[(N,)], level="array")
     array_J = make_function(g, "jacobian", sparse=True)(X)
-    element_J = make_function(shifted, "jacobian", point=(X,), sparse=True)(X)
+    element_J = make_function(shifted, "jacobian", point=(X,), sparse=True, method=CHOSEN)(X)
     assert type(array_J) is type(element_J) is scipy.sparse.csr_array
     assert array_J.shape == element_J.shape == (N - 1, N)
     a, e = array_J.tocoo(), element_J.tocoo()
@@ -134,7 +139,7 @@ def test_the_array_level_gives_the_same_type_and_pattern() -> None:
 
 def test_a_zero_value_stays_a_stored_entry() -> None:
     """The pattern is structural: an entry that is 0 at the point is still stored."""
-    J = make_function(shifted, "jacobian", point=(X,), sparse=True)
+    J = make_function(shifted, "jacobian", point=(X,), sparse=True, method=CHOSEN)
     x = X.copy()
     x[2] = 0.0
     got = J(x)
@@ -143,10 +148,10 @@ def test_a_zero_value_stays_a_stored_entry() -> None:
 
 
 def test_a_batch_of_points_is_refused_in_one_line() -> None:
-    J = make_function(shifted, "jacobian", point=(X,), sparse=True)
+    J = make_function(shifted, "jacobian", point=(X,), sparse=True, method=CHOSEN)
     with pytest.raises(DGraphError, match=r"^a sparse Jacobian is of one point"):
         J(np.stack([X, X]))
-    dense = make_function(shifted, "jacobian", point=(X,))(np.stack([X, X]))
+    dense = make_function(shifted, "jacobian", point=(X,), method=CHOSEN)(np.stack([X, X]))
     assert dense.shape == (2, N - 1, N)
 
 
@@ -159,11 +164,11 @@ def test_element_level_hessians_are_sparse_too(lang: str) -> None:
         [[0.0, 1.0, np.cos(x[2])], [1.0, 0.0, 0.0], [np.cos(x[2]), 0.0, -np.sin(x[2]) * x[0]]]
     )
     pattern = {(0, 1), (1, 0), (0, 2), (2, 0), (2, 2)}
-    H = make_function(g, "hessian", lang, sparse=True)(x)
+    H = make_function(g, "hessian", lang, sparse=True, method=CHOSEN)(x)
     stored, values = _entries(H, lang)
     assert stored == pattern
     np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-14)
-    _, _, H = make_function(g, "value_gradient_hessian", lang, sparse=True)(x)
+    _, _, H = make_function(g, "value_gradient_hessian", lang, sparse=True, method=CHOSEN)(x)
     stored, values = _entries(H, lang)
     assert stored == pattern
     np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-14)
@@ -173,7 +178,9 @@ def test_unverified_element_level_code_warns() -> None:
     """sqrt's derivative is not finite at the given point 0: the check has no point to
     compare at there, so the code is not verified, and says so as the array level's does."""
     with pytest.warns(UserWarning, match="NOT verified"):
-        got = make_function(jnp.sqrt, "jacobian", "python", point=[np.array([0.0, 1.0])])
+        got = make_function(
+            jnp.sqrt, "jacobian", "python", point=[np.array([0.0, 1.0])], method=CHOSEN
+        )
     assert not got.generated.verified and got.generated.check.status == "not verified"
     assert not got.generated.expression_set.graph.is_tensor
 
@@ -181,13 +188,13 @@ def test_unverified_element_level_code_warns() -> None:
 def test_verified_element_level_code_does_not_warn() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        J = make_function(shifted, "jacobian", point=(X,))
+        J = make_function(shifted, "jacobian", point=(X,), method=CHOSEN)
     assert J.generated.verified
 
 
 def test_the_element_level_bcoo_jits() -> None:
     """As the array level's JAX code, the element level's sparse Jacobian can be jitted."""
-    J = make_function(shifted, "jacobian", "jax", point=(X,), sparse=True)
+    J = make_function(shifted, "jacobian", "jax", point=(X,), sparse=True, method=CHOSEN)
     got = jax.jit(J)(X)
     assert isinstance(got, jsparse.BCOO) and got.nse == 2 * (N - 1)
     np.testing.assert_allclose(as_dense(got), jref.jacobian(shifted)(X), rtol=1e-14)

@@ -53,7 +53,7 @@ def _scipy(x: np.ndarray) -> np.ndarray:
 
 
 def test_jacobian_and_hessian_against_mpmath() -> None:
-    fn = dgraph.make_function(quantile_like, "jacobian", point=[X])
+    fn = dgraph.make_function(quantile_like, "jacobian", point=[X], method="paths")  # the choice's
     assert fn.generated.verified  # at the user's point (x = 0 among them) too
     w, d, dd = np.array([_w(v) for v in X]).T
     np.testing.assert_allclose(np.diag(fn(X)), d * (2.0 + X) + w, rtol=1e-14)
@@ -83,7 +83,9 @@ def test_generated_code_computes_w(lang: str) -> None:
         pytest.skip("needs a C compiler")
     jax = pytest.importorskip("jax")
     with jax.enable_x64(True):
-        fn = dgraph.make_function(quantile_like, "value_and_jacobian", lang, point=[X])
+        fn = dgraph.make_function(  # paths: the method the choice gives (the same code)
+            quantile_like, "value_and_jacobian", lang, point=[X], method="paths"
+        )
         value, J = fn(X)
     assert fn.generated.verified
     np.testing.assert_allclose(value, quantile_like(X), rtol=1e-15)

@@ -62,7 +62,9 @@ def test_generated_code_computes_the_tails(lang: str) -> None:
 
         context = contextlib.nullcontext()
     with context:
-        fn = dgraph.make_function(quantiles, "value_and_jacobian", point=[TAILS], lang=lang)
+        fn = dgraph.make_function(  # the method the choice gives (the same code)
+            quantiles, "value_and_jacobian", point=[TAILS], lang=lang, method="forward"
+        )
         value, J = fn(TAILS)
     # at 1 - 1e-10 central differences along the direction leave [0, 1]: at the user's
     # point they run along a direction shrunk to the domain, with exact displacements
