@@ -859,6 +859,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "numpy.fft.rfft: fft of length 5000: at most 4096",
     ),
     # what real_programs10.py leaves refused: no array operation for them
+    (  # session 52: a callback into Python is named (jax.debug.print is read as nothing)
+        "jax-pure-callback",
+        ["structure", H("jax_model.py") + ":sine_by_callback", "--inputs", "x:3"],
+        "pure_callback calls Python code, which has no derivative rule dgraph can read",
+    ),
     (
         "numpy-eigvals",
         ["structure", H("numpy_model.py") + ":eigenvalues", "--inputs", "x:4"],

@@ -267,3 +267,26 @@ def test_outputs_keep_the_order_the_function_returns_them_in():
     J = np.asarray(dgraph.make_function(f, "jacobian", point=[x])(x))
     want = np.vstack([np.diag(2 * x), np.zeros((3, 3)), [[np.cos(x[0]), 0.0, 0.0]]])
     np.testing.assert_allclose(J, want, rtol=1e-14, atol=0)
+
+
+def test_debug_prints_and_callbacks_are_read_as_nothing(capfd):
+    """``jax.debug.print`` and ``jax.debug.callback`` (effects without values, in a scan's
+    body too) were an IndexError traceback; they are read as nothing: the Jacobian in
+    python and C and the Hessian equal JAX's."""
+
+    def f(x):
+        jax.debug.print("x0 = {}", x[0])
+        jax.debug.callback(lambda v: None, x)
+        step = lambda c, t: (jax.debug.print("c = {}", c) or c * t + jnp.sin(c), c)  # noqa: E731
+        return jnp.sin(x) * x + jax.lax.scan(step, x[0], x)[1]
+
+    x = np.array([0.3, 0.5, 0.7])
+    want = np.asarray(jax.jit(jax.jacfwd(f))(jnp.asarray(x)))
+    for lang in ("python", "c"):
+        made = dgraph.make_function(f, "jacobian", lang, point=[x], method="forward")
+        assert made.generated.verified
+        np.testing.assert_allclose(made(x), want, rtol=1e-13, atol=1e-15)
+    g = lambda x: jnp.sum(f(x) ** 2)  # noqa: E731
+    made = dgraph.hessian(g, x)
+    assert made.generated.verified
+    np.testing.assert_allclose(made(x), np.asarray(jax.jit(jax.hessian(g))(x)), rtol=1e-12)

@@ -630,6 +630,7 @@ _RENAMES = {"add_any": "add", "regularized_incomplete_beta": "betainc"}
 # the value passes through unchanged (``name``: ``jax.ad_checkpoint.checkpoint_name``'s tag;
 # ``device_put``: ``jnp.asarray`` in ``jax.scipy.sparse.linalg.cg``'s gradient)
 _ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier", "name", "device_put"}
+_CALLBACKS = {"pure_callback", "io_callback", "callback"}  # into Python: refused by name
 # primitives whose operands after the first are indices
 # calls with a custom derivative rule, honoured as JAX's autodiff honours it
 _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
@@ -804,6 +805,8 @@ class _Reader:
         if name == "custom_linear_solve":  # before its opaque LU factors are seen
             return read_linear_solve(self, eqn, ins)
         avals = [v.aval for v in eqn.outvars]
+        if not avals:  # an effect without values (jax.debug.print): nothing to differentiate
+            return []
         opaque = next((x for x in ins if isinstance(x, Opaque)), None)
         if opaque is not None:
             if any(_is_float(a) for a in avals):
@@ -850,6 +853,11 @@ class _Reader:
         if primitive not in PRIMITIVES or len(avals) != 1:
             if not any(_is_float(a) for a in avals):  # argmax: refused once read as data
                 return [Opaque(name, tuple(a.shape)) for a in avals]
+            if name in _CALLBACKS:
+                raise InputError(
+                    f"{self.where}: {name} calls Python code, which has no derivative rule"
+                    " dgraph can read or print: write it with jax.numpy"
+                )
             raise InputError(
                 f"{self.where}: jaxpr primitive {name!r} is not supported at the array level"
             )
