@@ -390,3 +390,29 @@ def test_a_select_among_conditions_is_a_condition(f) -> None:
     np.testing.assert_allclose(np.asarray(made(x)).reshape(want.shape), want, atol=1e-15)
     graph = from_function(_select_on_conditions, sizes=[6], level="element")
     np.testing.assert_allclose(_jacobian(graph, [x]), want, atol=1e-15)
+
+
+def test_conditions_in_arithmetic_and_ieee_tests_at_the_element_level() -> None:
+    """NumPy's ``x * (x > 0.5)`` and ``1 + isnan(x)`` (a condition used as its 0 or 1)
+    were refused at the element level ("unsupported operand type(s) for *"), and the
+    derivative of ``isfinite`` (JAX's ``logsumexp(where=)`` guards its maximum with it) was
+    "no derivative of isfinite(...)": now 0, as every IEEE test's. Both levels' Jacobians
+    equal JAX's."""
+    x = np.array([0.3, 0.45, 0.6, 0.75, 0.9])
+
+    def program(xp):
+        def f(x):
+            masked = x * (x > 0.5) + (1.0 + xp.isnan(x)) * x**2
+            finite = xp.where(xp.isfinite(xp.log(x - 0.4)), xp.log(xp.abs(x - 0.4)) * x, x)
+            return masked + finite
+
+        return f
+
+    want = np.asarray(jax.jacfwd(program(jnp))(jnp.asarray(x)))
+    for level in ("element", "array"):
+        graph = from_function(program(np), sizes=[(5,)], level=level)
+        got = make_function(graph, "jacobian", method="forward")(x)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    lse = lambda x: jax.nn.logsumexp(x, where=x > 0.4)  # noqa: E731
+    made = make_function(from_jax(lse, x, level="element"), "jacobian", method="forward")
+    np.testing.assert_allclose(np.ravel(made(x)), np.asarray(jax.grad(lse)(x)), rtol=1e-14)

@@ -372,6 +372,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
 # elementwise operations whose operands are read whole (a vertex for each element)
 _REDUCED = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
 _COUNTED = {*_REDUCED, "cumsum", "integer_pow", *SYMPY}
+_CONDITIONS_READ = {"and", "or", "not", "select_n", "convert_element_type"}  # as they are
 
 
 def element_names(base: str, shape: tuple[int, ...], taken: set[str]) -> list[str]:
@@ -590,10 +591,12 @@ class _Expansion:
         if name in SYMPY or name == "integer_pow":
             rule = SYMPY.get(name) or (lambda a, y=int(p["y"]): a**y)
             wide = [np.broadcast_to(a, shape) for a in args]
+            # a condition in arithmetic (NumPy's x * (x > 0), 1 + isnan(x)): its 0 or 1
+            numbers = _as_number if name not in _CONDITIONS_READ else lambda a: a
             out = np.empty(shape, dtype=object)
             for i in np.ndindex(*shape):
                 try:
-                    out[i] = rule(*(a[i] for a in wide))
+                    out[i] = rule(*(numbers(a[i]) for a in wide))
                 except (TypeError, ValueError) as exc:
                     raise InputError(f"{self.where}: {name}: {exc}") from None
             return out

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import sympy
 
+from .elementary import isfinite, isinf, isnan
 from .rebuild import remade, replaced
 
 __all__ = [
@@ -38,7 +39,8 @@ __all__ = [
     "substituted",
 ]
 
-_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
+# IEEE 754's tests too: 0 or 1, constant between (and at) the values where they change
+_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside, isfinite, isnan, isinf)
 
 
 def share(kind: type, args: Sequence[sympy.Expr], i: int) -> sympy.Expr:
@@ -202,10 +204,11 @@ def jacobian(exprs: Sequence[sympy.Expr], symbols: Sequence[sympy.Symbol]) -> sy
 
 
 def steps_zeroed(d: sympy.Expr) -> sympy.Expr:
-    """A derivative as AD takes it: step functions (sign, Heaviside, floor, ceiling) have
-    derivative zero, which holds everywhere but at their jumps (sympy's ``DiracDelta``,
-    its unevaluated ``Derivative`` of a step, and the ``Subs(0, ...)`` its chain rule
-    leaves for a step of a composite argument, ``floor(3*x)``, are zero)."""
+    """A derivative as AD takes it: step functions (sign, Heaviside, floor, ceiling, and
+    IEEE's tests isfinite, isnan, isinf) have derivative zero, which holds everywhere but
+    at their jumps (sympy's ``DiracDelta``, its unevaluated ``Derivative`` of a step, and
+    the ``Subs(0, ...)`` its chain rule leaves for a step of a composite argument,
+    ``floor(3*x)``, are zero)."""
     if not d.has(sympy.DiracDelta, sympy.Derivative):
         return d
     zero = dict.fromkeys(d.atoms(sympy.DiracDelta), sympy.S.Zero)
