@@ -25,7 +25,15 @@ from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 from .jaxpr_values import jax_module
 
-__all__ = ["DECOMPOSED", "STACK_MOST", "determinant_of", "read_decomposition", "read_determinant"]
+__all__ = [
+    "DECOMPOSED",
+    "STACK_MOST",
+    "determinant_of",
+    "matrices_of",
+    "read_decomposition",
+    "read_determinant",
+    "stacked",
+]
 
 DECOMPOSED = frozenset({"qr", "svd"})
 
@@ -97,19 +105,18 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
     which = determinant_of(eqn)
     if which is None:
         return None
-    a = _shape(eqn.invars[0])
-    batch = a[:-2]
-    matrices = _matrices(reader, reader.operand(ins[0]), a, eqn.invars[0].aval)
+    rank = len(eqn.invars[0].aval.shape) - 2
+    matrices = matrices_of(reader, reader.operand(ins[0]), eqn.invars[0].aval, rank)
     if which == "det":
         dets = [reader.result(ArrayOp("det", (x,), (), ()), eqn.outvars[0].aval) for x in matrices]
-        return [_stacked(reader, dets, batch, eqn.outvars[0].aval)]
+        return [stacked(reader, dets, (), eqn.outvars[0].aval)]
     signs = [ArrayOp("sign", (ArrayOp("det", (x,), (), ()),), (), ()) for x in matrices]
     logs = [
         reader.result(ArrayOp("logabsdet", (x,), (), ()), eqn.outvars[1].aval) for x in matrices
     ]
     return [
-        _stacked(reader, signs, batch, eqn.outvars[0].aval),
-        _stacked(reader, logs, batch, eqn.outvars[1].aval),
+        stacked(reader, signs, (), eqn.outvars[0].aval),
+        stacked(reader, logs, (), eqn.outvars[1].aval),
     ]
 
 
@@ -133,36 +140,42 @@ STACK_MOST = 4096
 allows (:data:`dgraph.frontends.array_tracer.STACK_MOST`)."""
 
 
-def _matrices(reader, x: Any, shape: tuple[int, ...], aval) -> list[Any]:
-    """The matrices of ``x`` (shape ``(..., n, n)``) in row-major order of the batch axes:
-    ``[x]`` for one matrix, else the batch axes made one (a reshape) and each matrix
-    sliced out of it."""
-    if len(shape) == 2:
+def matrices_of(reader, x: Any, aval, rank: int) -> list[Any]:
+    """The matrices of ``x`` (its axes after the first ``rank``, the batch axes) in
+    row-major order of the batch axes: ``[x]`` for one matrix; else the batch axes made
+    one (a reshape) and each matrix sliced out of it, or NumPy's of a constant."""
+    shape = tuple(int(n) for n in aval.shape)
+    if rank == 0:
         return [x]
-    n, count = shape[-1], math.prod(shape[:-2])
-    flat = reader.operand(reader.result(ArrayOp("reshape", (x,), (), (count, n, n)), aval))
+    core, count = shape[rank:], math.prod(shape[:rank])
+    if isinstance(x, np.ndarray):
+        return list(np.asarray(x).reshape((count, *core)))
+    flat = reader.operand(reader.result(ArrayOp("reshape", (x,), (), (count, *core)), aval))
     parts = []
     for k in range(count):
-        params = (("start_indices", (k, 0, 0)), ("limit_indices", (k + 1, n, n)),
+        params = (("start_indices", (k, *(0 for _ in core))), ("limit_indices", (k + 1, *core)),
                   ("strides", None))  # fmt: skip
-        one = reader.result(ArrayOp("slice", (flat,), params, (1, n, n)), aval)
+        one = reader.result(ArrayOp("slice", (flat,), params, (1, *core)), aval)
         parts.append(reader.operand(reader.result(
-            ArrayOp("reshape", (reader.operand(one),), (), (n, n)), aval)))  # fmt: skip
+            ArrayOp("reshape", (reader.operand(one),), (), core), aval)))  # fmt: skip
     return parts
 
 
-def _stacked(reader, parts: list[Any], batch: tuple[int, ...], aval) -> Any:
-    """Scalars ``parts`` stacked into an array of shape ``batch`` (``parts[0]`` itself for
-    one matrix)."""
-    if not batch:
+def stacked(reader, parts: list[Any], core: tuple[int, ...], aval) -> Any:
+    """``parts`` (one array of shape ``core`` per matrix) stacked into ``aval``'s shape,
+    the batch axes first (``parts[0]`` itself for one matrix)."""
+    shape = tuple(int(n) for n in aval.shape)
+    if shape == core:
         return parts[0]
     ones = [
-        reader.operand(reader.result(ArrayOp("reshape", (reader.operand(p),), (), (1,)), aval))
+        reader.operand(
+            reader.result(ArrayOp("reshape", (reader.operand(p),), (), (1, *core)), aval)
+        )
         for p in parts
     ]
-    joined = ArrayOp("concatenate", tuple(ones), (("dimension", 0),), (len(parts),))
+    joined = ArrayOp("concatenate", tuple(ones), (("dimension", 0),), (len(parts), *core))
     flat = reader.operand(reader.result(joined, aval))
-    return reader.result(ArrayOp("reshape", (flat,), (), batch), aval)
+    return reader.result(ArrayOp("reshape", (flat,), (), shape), aval)
 
 
 @functools.lru_cache(maxsize=64)

@@ -15,11 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from ..blocks.arrays import ArrayOp
 from ..errors import InputError
-from .jaxpr_linalg import STACK_MOST
+from .jaxpr_linalg import STACK_MOST, matrices_of, stacked
 from .jaxpr_scatter import read_indexed
 
 __all__ = ["STACKED", "read_stacked"]
@@ -63,7 +60,9 @@ def read_stacked(reader: Any, eqn: Any, ins: list[Any]) -> list[Any] | None:
             f" {STACK_MOST:,}: one operation each)"
         )
     one = _OneMatrix(eqn, len(batch))
-    split = [_matrices(reader, x, v.aval, len(batch)) for x, v in zip(ins, eqn.invars, strict=True)]
+    split = [
+        matrices_of(reader, x, v.aval, len(batch)) for x, v in zip(ins, eqn.invars, strict=True)
+    ]
     per_matrix = []
     for k in range(count):
         found = read_indexed(one, [m[k] for m in split], reader.where)
@@ -72,39 +71,6 @@ def read_stacked(reader: Any, eqn: Any, ins: list[Any]) -> list[Any] | None:
             [reader.result(op, v.aval) for op, v in zip(found, one.outvars, strict=True)]
         )
     return [
-        _stacked(reader, [parts[j] for parts in per_matrix], tuple(m.aval.shape), v.aval)
+        stacked(reader, [parts[j] for parts in per_matrix], tuple(m.aval.shape), v.aval)
         for j, (m, v) in enumerate(zip(one.outvars, eqn.outvars, strict=True))
     ]
-
-
-def _matrices(reader: Any, x: Any, aval: Any, rank: int) -> list[Any]:
-    """The matrices of ``x`` (its last two axes) in row-major order of its ``rank`` batch
-    axes: slices of a traced array, or NumPy's of a constant one."""
-    shape = tuple(int(n) for n in aval.shape)
-    core, count = shape[rank:], math.prod(shape[:rank])
-    if isinstance(x, np.ndarray):
-        return list(np.asarray(x).reshape((count, *core)))
-    flat = reader.operand(reader.result(ArrayOp("reshape", (x,), (), (count, *core)), aval))
-    parts = []
-    for k in range(count):
-        params = (("start_indices", (k, *(0 for _ in core))), ("limit_indices", (k + 1, *core)),
-                  ("strides", None))  # fmt: skip
-        piece = reader.result(ArrayOp("slice", (flat,), params, (1, *core)), aval)
-        parts.append(reader.operand(reader.result(
-            ArrayOp("reshape", (reader.operand(piece),), (), core), aval)))  # fmt: skip
-    return parts
-
-
-def _stacked(reader: Any, parts: list[Any], core: tuple[int, ...], aval: Any) -> Any:
-    """``parts`` (one array of shape ``core`` per matrix of the stack) stacked into
-    ``aval``'s shape."""
-    shape = tuple(int(n) for n in aval.shape)
-    ones = [
-        reader.operand(
-            reader.result(ArrayOp("reshape", (reader.operand(p),), (), (1, *core)), aval)
-        )
-        for p in parts
-    ]
-    joined = ArrayOp("concatenate", tuple(ones), (("dimension", 0),), (len(parts), *core))
-    flat = reader.operand(reader.result(joined, aval))
-    return reader.result(ArrayOp("reshape", (flat,), (), shape), aval)
