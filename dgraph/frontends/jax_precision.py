@@ -33,20 +33,20 @@ _converted: dict[tuple[int, Any], tuple[np.ndarray, Any]] = {}
 
 
 @contextlib.contextmanager
-def x64(jax: Any, on: bool = True) -> Iterator[None]:
-    """JAX in float64 (``on``; float32 else) for the ``with`` block, NumPy constants
-    converted anew for it (module docstring)."""
-    with _precision(jax, on), _fresh_constants(jax):
+def x64(jax: Any) -> Iterator[None]:
+    """JAX in float64 for the ``with`` block, NumPy constants converted anew for it
+    (module docstring)."""
+    with _float64(jax), _fresh_constants(jax):
         yield
 
 
-def _precision(jax: Any, on: bool) -> Any:
-    """``jax_enable_x64`` set to ``on`` for a block (older JAX: the experimental one)."""
+def _float64(jax: Any) -> Any:
+    """``jax_enable_x64`` on for a block (older JAX: the experimental one)."""
     if hasattr(jax, "enable_x64"):
-        return jax.enable_x64(on)
-    from jax.experimental import disable_x64, enable_x64
+        return jax.enable_x64(True)
+    from jax.experimental import enable_x64
 
-    return enable_x64() if on else disable_x64()
+    return enable_x64()
 
 
 @contextlib.contextmanager
