@@ -62,7 +62,13 @@ from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
 from .jaxpr_exact import exact_fold
-from .jaxpr_extra import REWRITTEN, called_primal, empty_values, read_exponential_integral
+from .jaxpr_extra import (
+    REWRITTEN,
+    called_name,
+    called_primal,
+    empty_values,
+    read_exponential_integral,
+)
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
@@ -1221,7 +1227,7 @@ def _rule_tangents(eqn, where: str, fixed: tuple[int, ...] = (), guarded: tuple[
 
     shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
     rule = "custom_vjp backward rule" if vjp else "custom_jvp rule"
-    name = eqn.params.get("name", "")
+    name = called_name(eqn)
     try:
         return jax.make_jaxpr(tangents)(*shapes)
     except Exception as exc:

@@ -25,7 +25,7 @@ from .jaxpr_bitwise import BITWISE
 from .jaxpr_compat import COMPAT
 from .jaxpr_rewrites import CALLED, TRACED
 
-__all__ = ["REWRITTEN", "called_primal", "empty_values", "read_exponential_integral"]
+__all__ = ["REWRITTEN", "called_name", "called_primal", "empty_values", "read_exponential_integral"]
 
 
 def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -156,7 +156,7 @@ def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
     and shifts) is ``frexp_mantissa`` and ``frexp_exponent``, nested operations with no
     derivative (its custom rule gives the derivative); a call :data:`CALLED` names
     (``searchsorted``'s binary search) as its rewrite reads it; else None."""
-    name = _called_name(eqn)
+    name = called_name(eqn)
     if name in CALLED and not all(isinstance(x, np.ndarray) for x in ins):
         return CALLED[name](reader, eqn, ins)
     if name != "_frexp" or isinstance(ins[0], np.ndarray):
@@ -174,7 +174,7 @@ def read_exponential_integral(reader, eqn, ins: list[Any]) -> list[Any] | None:
     rule does not trace (it converts the order, traced there, to NumPy; JAX's own second
     derivative fails with it), so another order is refused in one line; None for any
     other call."""
-    name = _called_name(eqn) if eqn.primitive.name == "custom_jvp_call" else ""
+    name = called_name(eqn) if eqn.primitive.name == "custom_jvp_call" else ""
     if name == "expi" and len(ins) == 1 and isinstance(ins[0], str | ArrayOp):
         out = eqn.outvars[0].aval
         op = ArrayOp("expi", (reader.operand(ins[0]),), (), tuple(out.shape))
@@ -222,7 +222,7 @@ def _literal_order(eqn) -> int | None:
     return None if value is None else _constant_order(np.asarray(value))
 
 
-def _called_name(eqn) -> str:
+def called_name(eqn) -> str:
     """The called function's name (a custom_jvp's is in its jaxpr's debug info)."""
     if eqn.params.get("name"):
         return str(eqn.params["name"])
