@@ -19,7 +19,8 @@ itself, so they are folded. A comparison is a
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
-:mod:`~dgraph.frontends.numpy_composites` are built of these operations, and so is a constant
+:mod:`~dgraph.frontends.numpy_composites` and :mod:`~dgraph.frontends.numpy_array_api` (NumPy
+2's array-API names) are built of these operations, and so is a constant
 ``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
 Complex values (``np.fft``, ``1j * x``, complex constants) are pairs of real traced arrays
 (:mod:`~dgraph.frontends.array_complex`). What has no array
@@ -61,6 +62,7 @@ from ..errors import GraphError, InputError
 from . import (
     array_complex,
     array_signal,
+    numpy_array_api,
     numpy_composites,
     numpy_series,
     numpy_statistics,
@@ -854,6 +856,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
                 f"numpy.{name}(..., out=...) writes into an array: not supported when tracing"
             )
         kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    if name in numpy_array_api.GUFUNCS:  # np.vecdot's axis=
+        return numpy_array_api.GUFUNCS[name](*map(_unheld, inputs), **kwargs)
     if set(kwargs) - {"out", "dtype", "casting", "order", "subok"}:
         raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
     composite = _composite_ufuncs().get(name) or numpy_composites.UFUNCS.get(name)
@@ -3736,6 +3740,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.convolve: array_signal.convolve,
     np.correlate: array_signal.correlate,
     **numpy_composites.FUNCTIONS,
+    **numpy_array_api.FUNCTIONS,
     **numpy_statistics.FUNCTIONS,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
