@@ -890,6 +890,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "numpy.histogram: bins from the inputs are not supported",
     ),
     (
+        "numpy-take-wrap-computed",
+        [
+            "structure",
+            H("numpy_model.py") + ":take_wrapped_at_computed_positions",
+            "--inputs",
+            "x:4",
+        ],
+        "numpy.take(mode='wrap') needs constant positions",
+    ),
+    (
         "spsolve-too-large",
         ["structure", H("numpy_model.py") + ":sparse_solve", "--inputs", "x:4"],
         "order 5000 (over 4096) is not supported: its Jacobian is dense",

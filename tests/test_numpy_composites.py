@@ -108,10 +108,46 @@ def _array_api_solves(m, x):
     )
 
 
+CHOSEN = np.array([[0, 1, 2], [2, 0, 1], [1, 1, 0]])
+
+
+def _selections(m, x):
+    M = m.reshape(x, (3, 3))
+    jitted = {} if m is np else {"mode": "clip"}  # jnp.choose's 'raise' is not jit-able
+    sized = (lambda k: {}) if m is np else (lambda k: {"size": k})  # jnp.compress's, jitted
+    return (m.sum(m.choose(CHOSEN, [M, M**2, x[:3] ** 3], **jitted) * M)
+            + m.sum(m.delete(M, np.array([0, 2]), axis=1) ** 3 * W[:, None])
+            + m.sum(m.delete(x, np.array([1, 4])) ** 2 * m.arange(7.0))
+            + m.sum(m.resize(x[:4], (2, 5)) ** 2 * m.arange(10.0).reshape(2, 5))
+            + m.sum(m.compress(np.array([True, False, True]), M, axis=0, **sized(2)) ** 3 * W)
+            + m.sum(m.extract(np.eye(3) > 0, M, **sized(3)) ** 3)
+            + m.sum(m.diagflat(x[:3] ** 2) @ M * M)
+            + m.sum(m.dstack([M, M**2]) ** 2 * m.arange(18.0).reshape(3, 3, 2))
+            + m.sum(m.atleast_3d(x[:2]) ** 3)
+            + m.sum(m.logspace(x[0], x[1], 4) * W[0])
+            + m.sum(m.geomspace(x[2] + 2.0, x[3] + 3.0, 5) ** 2)
+            + m.sum(m.take(x, np.array([1, 13, -4]), mode="wrap") ** 3 * W)
+            + m.sum(m.take(M, np.array([0, 5]), axis=1, mode="clip") ** 2))  # fmt: skip
+
+
+def _roundings(m, x):
+    fix = getattr(m, "fix", m.trunc)  # jax.numpy.fix: removed in JAX 0.10
+    return (m.sum(x * fix(3 * x) + x**2 * m.trunc(2.5 * x) + m.signbit(x - 0.3) * x**3)
+            + m.sum(m.divmod(5 * x, 0.7)[1] ** 2 * x + m.divmod(5 * x, 0.7)[0] * x**2)
+            + m.sum(m.modf(4 * x)[0] ** 2 + m.modf(4 * x)[1] * x)
+            + m.sum(m.floor_divide(x**2, 0.3) * x)
+            + m.nanprod(m.where(x > 0.9, m.nan, x + 1.5)) + m.sum(m.nancumsum(x) ** 2 * x)
+            + m.sum(m.nancumprod(m.reshape(x + 0.5, (3, 3)), axis=1) * W))  # fmt: skip
+
+
 ARRAY_API_PAIRS = {  # NumPy 2's array-API names (dgraph.frontends.numpy_array_api)
     "array_api_products": _both(_array_api_products),
     "array_api_axes": _both(_array_api_axes),
     "array_api_solves": _both(_array_api_solves),
+    # more NumPy functions of dgraph.frontends.numpy_selections, numpy_composites.UFUNCS,
+    # numpy_statistics, np.take's modes (refused or failing at the array level before)
+    "selections": _both(_selections),
+    "roundings": _both(_roundings),
 }  # fmt: skip
 UFUNC_PAIRS = {  # also at a 0-d input
     "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),
@@ -144,9 +180,10 @@ def test_composite_hessians_equal_jax(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(ARRAY_API_PAIRS))
 def test_array_api_names_equal_jax(name: str) -> None:
-    """Stacks, axes, ``include_initial``: refused at the array level before ("numpy.vecdot
-    on an array that depends on the inputs"); one point (each is a composition of
-    operations the other tests cover at many)."""
+    """Stacks, axes, ``include_initial``, take's modes: refused at the array level before
+    ("numpy.vecdot on an array that depends on the inputs", "_take() got an unexpected
+    keyword argument 'mode'"); one point (each is a composition of operations the other
+    tests cover at many)."""
     f, g = ARRAY_API_PAIRS[name]
     _hessian_vs_jax(f, g, np.linspace(-0.8, 1.1, 9))
 

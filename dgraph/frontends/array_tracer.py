@@ -19,8 +19,9 @@ itself, so they are folded. A comparison is a
 positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat``,
 ``np.bincount(weights=)``, ``np.convolve``, ``np.correlate`` and the functions of
-:mod:`~dgraph.frontends.numpy_composites` and :mod:`~dgraph.frontends.numpy_array_api` (NumPy
-2's array-API names) are built of these operations, and so is a constant
+:mod:`~dgraph.frontends.numpy_composites`, :mod:`~dgraph.frontends.numpy_selections` and
+:mod:`~dgraph.frontends.numpy_array_api` (NumPy 2's array-API names) are built of these
+operations, and so is a constant
 ``scipy.sparse`` matrix's product with a traced array (:mod:`~dgraph.frontends.scipy_sparse`).
 Complex values (``np.fft``, ``1j * x``, complex constants) are pairs of real traced arrays
 (:mod:`~dgraph.frontends.array_complex`). What has no array
@@ -64,6 +65,7 @@ from . import (
     array_signal,
     numpy_array_api,
     numpy_composites,
+    numpy_selections,
     numpy_series,
     numpy_statistics,
     scipy_modules,
@@ -436,8 +438,8 @@ class TracedArray(_Value):
     def trace(self, offset=0, axis1=0, axis2=1):
         return _trace(self, offset, axis1, axis2)
 
-    def take(self, indices, axis=None):
-        return _take(self, indices, axis)
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return _np_take(self, indices, axis, out, mode)
 
     def repeat(self, repeats, axis=None):
         return _repeat(self, repeats, axis)
@@ -860,7 +862,11 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return numpy_array_api.GUFUNCS[name](*map(_unheld, inputs), **kwargs)
     if set(kwargs) - {"out", "dtype", "casting", "order", "subok"}:
         raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
-    composite = _composite_ufuncs().get(name) or numpy_composites.UFUNCS.get(name)
+    composite = (
+        _composite_ufuncs().get(name)
+        or numpy_composites.UFUNCS.get(name)
+        or numpy_selections.UFUNCS.get(name)
+    )
     if composite is not None:
         return composite(*map(_unheld, inputs))
     special = scipy_special.COMPOSITE_UFUNCS.get(name)
@@ -2077,6 +2083,20 @@ def _sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
     except (IndexError, TypeError, ValueError) as exc:
         raise InputError(f"{what}: {str(exc).splitlines()[0][:200]}") from None
     return _gathered_as(t, np.ascontiguousarray(positions))
+
+
+def _np_take(x: Any, indices: Any, axis: Any, out: Any, mode: str) -> Any:
+    """``np.take``'s ``mode``: constant positions wrapped or clipped into the axis first."""
+    if out is not None:
+        raise InputError("numpy.take with out= is not supported")
+    if mode == "raise":
+        return _take(x, indices, axis)
+    if mode not in ("wrap", "clip") or not isinstance(indices, (int, np.integer, list, np.ndarray)):
+        raise InputError(f"numpy.take(mode={mode!r}) needs constant positions and wrap or clip")
+    n = math.prod(np.shape(x)) if axis is None else np.shape(x)[axis]
+    idx = np.asarray(indices)
+    idx = idx % n if mode == "wrap" else np.clip(idx, 0, n - 1)
+    return _take(x, idx, axis)
 
 
 def _take(x: Any, indices: Any, axis: Any = None) -> Any:
@@ -3699,7 +3719,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.expand_dims: _expand_dims,
     np.broadcast_to: _broadcast_to,
     np.pad: _pad,
-    np.take: _take,
+    np.take: lambda a, indices, axis=None, out=None, mode="raise": _np_take(
+        a, indices, axis, out, mode
+    ),
     np.take_along_axis: _take_along_axis,
     np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.bincount: _bincount,
@@ -3741,6 +3763,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.correlate: array_signal.correlate,
     **numpy_composites.FUNCTIONS,
     **numpy_array_api.FUNCTIONS,
+    **numpy_selections.FUNCTIONS,
     **numpy_statistics.FUNCTIONS,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
@@ -3874,7 +3897,7 @@ def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
 #: NumPy's functions whose dispatch looks inside a sequence argument (a list of arrays)
 _SEQUENCES = frozenset({"concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
                         "row_stack", "block", "einsum", "select", "piecewise", "broadcast_arrays",
-                        "meshgrid", "ix_", "vectorize", "frompyfunc"})  # fmt: skip
+                        "meshgrid", "ix_", "vectorize", "frompyfunc", "choose"})  # fmt: skip
 
 
 def _lists_gathered(original: Callable[..., Any]) -> Callable[..., Any]:

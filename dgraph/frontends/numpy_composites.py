@@ -10,7 +10,8 @@ concatenations), ``np.insert`` at one position, ``np.apply_along_axis`` (a loop 
 ``np.split`` (``array_split``, ``hsplit``, ``vsplit``, ``dsplit``: slices),
 ``np.polynomial.polynomial.polyval`` and ``.polyder``, ``np.unwrap``, ``np.linalg.pinv`` (by
 ``np.linalg.svd``) and the ufuncs
-``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``. Each
+``heaviside``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``, ``trunc``
+and ``floor_divide`` (float ``//``, as NumPy rounds it). Each
 calls NumPy on the traced values, so the tracer's operations and their derivative rules
 are all there is; what these do not cover is one line.
 """
@@ -525,9 +526,17 @@ def _remainder(x1: Any, x2: Any) -> Any:
     return np.where((r != 0) & ((r < 0) != (x2 < 0)), r + x2, r)
 
 
+def _floor_divide(x1: Any, x2: Any) -> Any:
+    """NumPy's float ``//``: ``(x1 - remainder(x1, x2)) / x2`` rounded to the nearest whole
+    number (``npy_divmod``; not ``floor(x1 / x2)``, which a rounded quotient can lift)."""
+    return np.rint((x1 - _remainder(x1, x2)) / x2)
+
+
 UFUNCS: dict[str, Callable[..., Any]] = {
     "copysign": _copysign,
     "remainder": _remainder,
+    "floor_divide": _floor_divide,
+    "trunc": lambda x: np.where(x < 0, np.ceil(x), np.floor(x)),
     "heaviside": _heaviside,
     "fmax": _fmax,
     "fmin": _fmin,

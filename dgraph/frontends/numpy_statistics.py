@@ -2,7 +2,8 @@
 NumPy operations of equal value (NumPy's own definitions, numpy/lib and numpy/_core):
 ``np.cov`` and ``np.corrcoef`` (centred products, scaled by the standard deviations and
 clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np.nanmean``,
-``np.nanmax``, ``np.nanmin`` (NaN replaced by the reduction's identity; a mean divided by
+``np.nanmax``, ``np.nanmin``, ``np.nanprod``, ``np.nancumsum``, ``np.nancumprod`` (NaN
+replaced by the reduction's identity; a mean divided by
 the count of the numbers, which carries no derivative), ``np.nanvar``, ``np.nanstd``,
 ``np.nanquantile``, ``np.nanpercentile`` and ``np.nanmedian`` (the sorted numbers read at
 a position set by their count, NumPy's ``linear`` method), ``np.round``/``np.around``
@@ -67,7 +68,9 @@ def _isclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: 
 
 
 def _nan_reduction(name: str, fill: float) -> Callable[..., Any]:
-    reduce = {"nansum": np.sum, "nanmax": np.max, "nanmin": np.min}[name]
+    """``np.nansum``/``nanmax``/``nanmin``/``nanprod``: NaN replaced by ``fill``, the
+    reduction's identity, then reduced."""
+    reduce = {"nansum": np.sum, "nanmax": np.max, "nanmin": np.min, "nanprod": np.prod}[name]
 
     def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
                   keepdims: bool = False, **kwargs: Any) -> Any:  # fmt: skip
@@ -76,6 +79,18 @@ def _nan_reduction(name: str, fill: float) -> Callable[..., Any]:
         return reduce(np.where(np.isnan(a), fill, a), axis=axis, keepdims=keepdims)
 
     return reduction
+
+
+def _nan_cumulation(name: str, fill: float) -> Callable[..., Any]:
+    """``np.nancumsum``/``nancumprod``: NaN replaced by ``fill`` (0, 1), then cumulated."""
+    cumulate = {"nancumsum": np.cumsum, "nancumprod": np.cumprod}[name]
+
+    def cumulation(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        if out is not None or dtype is not None:
+            raise InputError(f"numpy.{name} with out= or dtype= is not supported")
+        return cumulate(np.where(np.isnan(a), fill, a), axis=axis)
+
+    return cumulation
 
 
 def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -405,6 +420,9 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nansum: _nan_reduction("nansum", 0.0),
     np.nanmax: _nan_reduction("nanmax", -np.inf),
     np.nanmin: _nan_reduction("nanmin", np.inf),
+    np.nanprod: _nan_reduction("nanprod", 1.0),
+    np.nancumsum: _nan_cumulation("nancumsum", 0.0),
+    np.nancumprod: _nan_cumulation("nancumprod", 1.0),
     np.nanmean: _nanmean,
     np.nanvar: _nanvar,
     np.nanstd: _nanstd,

@@ -212,3 +212,8 @@ def histogram_estimated(x):
 def histogram_traced_edges(x):
     """np.histogram with edges from the inputs: refused (a count or constant edges)."""
     return np.histogram(x, bins=np.sort(x))[0]
+
+
+def take_wrapped_at_computed_positions(x):
+    """np.take(mode='wrap') at positions computed from the inputs: refused (constant ones)."""
+    return np.take(x, np.argsort(x), mode="wrap")
