@@ -168,3 +168,24 @@ def test_a_graph_with_ieee_tests_reads_back_from_its_json() -> None:
     for g in (graph, again):
         got = accumulate(g, "forward", verify=False).evaluate(RATIOS)
         np.testing.assert_allclose(np.asarray(got, dtype=float), want, atol=1e-15)
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_an_infinity_no_derivative_reads_is_checked_at_the_users_point(lang) -> None:
+    """``np.max(where=mask, initial=0)``: the masked entries are ``-inf`` inside, read by
+    no derivative; the element level's check passed the user's point over ("values or
+    partials are not finite at the given point": not verified) where the array level's
+    checked it. Now checked there too, and the Jacobian is the mask's argmax indicator."""
+    from dgraph.frontends import from_python
+
+    def f(x):
+        M = x.reshape(3, 4)
+        return np.max(M, axis=0, where=M > 0.3, initial=0.0).sum()
+
+    x = np.array([0.56, 0.87, 0.30, 0.86, 0.42, 0.5, 0.78, 0.49, 0.58, 0.22, 0.73, 0.58])
+    made = make_function(from_python(f, point=[x], level="element"), "jacobian", lang)
+    assert made.generated.verified
+    M = x.reshape(3, 4)
+    want = np.zeros((3, 4))
+    want[np.argmax(np.where(M > 0.3, M, -np.inf), axis=0), np.arange(4)] = 1.0
+    np.testing.assert_array_equal(np.asarray(made(x)).reshape(3, 4), want)

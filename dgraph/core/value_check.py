@@ -1706,11 +1706,16 @@ class ScalarPoints:
 
 
 def _finite_rows(graph: DGraph, x: np.ndarray, p: np.ndarray | None) -> np.ndarray:
+    """The points where the outputs, the sweep of the partials and of their magnitudes are
+    finite and no vertex is NaN: as :func:`_checkable` for a tensor graph, an infinity no
+    derivative reads (``max`` of ``where(mask, x, -inf)``) is passed (a partial not finite
+    on a path from the inputs makes the sweep NaN). A NaN is not: the scalar code's
+    products do not keep a where's zeros structural (``nansum`` of ``where(m, x, nan)``)."""
     values, jac, magnitude = sweep_reference(graph, x, p)
     finite = np.isfinite(magnitude).all(axis=(1, 2)) & np.isfinite(jac).all(axis=(1, 2))
-    if values is not None:
-        for value in values.values():
-            finite &= np.isfinite(value)
+    outputs = set(graph.outputs)
+    for v, value in (values or {}).items():
+        finite &= np.isfinite(value) if v in outputs else ~np.isnan(value)
     return finite
 
 
