@@ -189,3 +189,21 @@ def test_an_infinity_no_derivative_reads_is_checked_at_the_users_point(lang) -> 
     want = np.zeros((3, 4))
     want[np.argmax(np.where(M > 0.3, M, -np.inf), axis=0), np.arange(4)] = 1.0
     np.testing.assert_array_equal(np.asarray(made(x)).reshape(3, 4), want)
+
+
+def test_a_nan_inside_reads_the_array_level_where_no_level_is_named() -> None:
+    """``jnp.nansum(jnp.where(x > 0.5, x, nan) ** 2)``: the element level (the default
+    for 6 entries) multiplied the where's zero by NaN — NaN entries, not verified; the
+    array level keeps the zeros structural, as ``jax.jacfwd`` and ``jax.grad``."""
+    from dgraph.frontends import from_python
+
+    def f(x):
+        return jnp.nansum(jnp.where(x > 0.5, x, jnp.nan) ** 2)
+
+    x = np.array([0.3, 0.5, 0.7, 0.2, 0.9, 0.6])
+    graph = from_python(f, point=[x], level=None)  # as make_function(f, point=[x]) reads it
+    assert graph.is_tensor and any("a vertex is NaN" in n for n in graph.notes)
+    made = make_function(graph, "jacobian")
+    assert made.generated.verified
+    np.testing.assert_array_equal(np.asarray(made(x)), np.asarray(jax.grad(f)(x)))
+    np.testing.assert_array_equal(np.asarray(made(x)), [0.0, 0.0, 1.4, 0.0, 1.8, 1.2])

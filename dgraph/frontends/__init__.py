@@ -14,6 +14,7 @@ import numpy as np
 from ..core.expand import DEFAULT_EDGE_LIMIT, EDGE_LIMIT, NoElementLevel
 from ..core.files import check_file, read_text
 from ..core.graph import DGraph
+from ..core.numeric import vertex_values
 from ..core.parse import vertex_names
 from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
@@ -216,10 +217,20 @@ def _read_python(
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
     if level is None:  # the element level within DEFAULT_EDGE_LIMIT, else the array level
         try:
-            return _read_python(
+            graph = _read_python(
                 f, name, n_inputs, sizes, params, "element", point, binary, parameter_values,
                 limit=DEFAULT_EDGE_LIMIT,
             )  # fmt: skip
+            if not _nan_inside(graph):
+                return graph
+            array = _read_python(
+                f, name, n_inputs, sizes, params, "array", point, False, parameter_values
+            )
+            array.notes.append(
+                "read at the array level: a vertex is NaN at the point, and the element"
+                " level's products do not keep a where's zeros structural (0 · NaN)"
+            )
+            return array
         except NoElementLevel as exc:
             if exc.array is not None and not uses_jax(f):  # traced already: the same
                 label = name or getattr(f, "__name__", "function")
@@ -275,6 +286,22 @@ def _read_python(
         graph.notes.append(f"{label}: JAX could not trace it ({reason}); traced as NumPy")
         return graph
     return _with_point(graph, point, f, label)
+
+
+def _nan_inside(graph: DGraph) -> bool:
+    """Whether an element-level graph has a NaN vertex at the user's (finite) point:
+    ``np.nansum(np.where(x > 0.5, x, np.nan) ** 2)``, whose array level keeps the where's
+    zeros structural (JAX's ``select`` of tangents) where the element level multiplies
+    them by NaN."""
+    point = graph.point
+    if point is None or graph.parameters or graph.is_tensor:
+        return False
+    x = np.concatenate([np.ravel(point[v]) for v in graph.inputs]) if graph.inputs else None
+    if x is None or not np.isfinite(x).all():
+        return False
+    with np.errstate(all="ignore"):
+        values = vertex_values(graph, x)
+    return any(np.isnan(value).any() for value in values.values())
 
 
 def _with_point(graph: DGraph, point: Sequence[object] | None, f=None, label="") -> DGraph:
