@@ -193,6 +193,29 @@ def test_hessian_of_a_batched_solve() -> None:
     )
 
 
+def _tridiagonal(x):
+    """A batch of two tridiagonal systems of order 4, two right-hand sides each."""
+    dl = jnp.concatenate([jnp.zeros((2, 1)), x[:6].reshape(2, 3)], axis=1)
+    du = jnp.concatenate([x[6:12].reshape(2, 3), jnp.zeros((2, 1))], axis=1)
+    d = 4.0 + x[12:20].reshape(2, 4)
+    b = jnp.stack([x[:8].reshape(2, 4), x[12:20].reshape(2, 4) ** 2], axis=-1)
+    return jax.lax.linalg.tridiagonal_solve(dl, d, du, b)
+
+
+def test_tridiagonal_solve_jacobian_and_hessian() -> None:
+    """``lax.linalg.tridiagonal_solve`` (refused before: "primitive 'tridiagonal_solve' is
+    not supported"), read as the solve of its dense matrix: the Jacobian (NumPy, C) is
+    ``jax.jacfwd``'s, the Hessian of its sum of squares ``jax.hessian``'s."""
+    x = np.random.default_rng(17).uniform(-0.5, 0.5, 20)
+    want = np.asarray(jax.jit(jax.jacfwd(lambda x: _tridiagonal(x).ravel()))(x))
+    for language in ("python", "c"):
+        made = make_function(lambda x: _tridiagonal(x).ravel(), "jacobian", language, point=[x])
+        got = np.asarray(made(x))
+        assert made.generated.verified
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    _same_hessian(lambda x: jnp.sum(_tridiagonal(x) ** 2), x)
+
+
 @pytest.mark.parametrize("n", [4, 10])  # 10: a block of 10⁴ entries, applied as a matrix
 def test_a_wrong_derivative_of_lu_is_caught(monkeypatch, n: int) -> None:
     """``lu``'s rule made 0.1 % wrong (its values kept): the Hessian of det is not

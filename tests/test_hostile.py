@@ -864,6 +864,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":sine_by_callback", "--inputs", "x:3"],
         "pure_callback calls Python code, which has no derivative rule dgraph can read",
     ),
+    (  # session 53: tridiagonal_solve read as a dense solve, up to order 1024
+        "jax-long-tridiagonal",
+        ["structure", H("jax_model.py") + ":long_tridiagonal", "--inputs", "x:2000"],
+        "tridiagonal_solve of order 2,000 (read as a dense solve, of order at most 1,024)",
+    ),
     (
         "numpy-eigvals",
         ["structure", H("numpy_model.py") + ":eigenvalues", "--inputs", "x:4"],

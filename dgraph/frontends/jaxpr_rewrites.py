@@ -38,6 +38,8 @@ derivative is the one JAX's own rule gives, ties included.
   with the rows held is JAX's ``lu_jvp`` (``P·A = L·U``, ``X = L⁻¹·P·dA·U⁻¹``,
   ``dL = L·tril(X, -1)``, ``dU = triu(X)·U``); a batch of matrices is read as one
   elimination of each;
+* ``tridiagonal_solve`` (``lax.linalg.tridiagonal_solve``) of order at most 1024: the
+  solve of its dense matrix (:func:`_tridiagonal_solve`);
 * ``psum`` over positional axes (``lax.psum``, ``lax.pmean`` in a ``jax.vmap`` with an
   ``axis_name``): a ``reduce_sum`` of each operand over them;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
@@ -423,6 +425,31 @@ def _stacked_solve(reader, eqn, ins: list[Any], m, x, got) -> Any:
     return reader.result(ArrayOp("reshape", (reader.operand(solved),), (), shape), out.aval)
 
 
+_DENSE_TRIDIAGONAL = 1024  # the largest order a tridiagonal solve is read as a dense one
+
+
+def _tridiagonal_solve(reader, eqn, ins: list[Any]) -> list[Any]:
+    """``tridiagonal_solve(dl, d, du, b)`` (``lax.linalg.tridiagonal_solve``, a batch too)
+    as ``jnp.linalg.solve`` of its dense matrix (``dl[i]`` at ``(i, i-1)``, ``du[i]`` at
+    ``(i, i+1)``): the same solution, whose derivative is JAX's rule's (the implicit
+    function theorem's). Refused in one line above order 1024, where dense is too dear."""
+    import jax.numpy as jnp
+
+    n = int(eqn.invars[1].aval.shape[-1])
+    if n > _DENSE_TRIDIAGONAL:
+        raise InputError(
+            f"{reader.where}: tridiagonal_solve of order {n:,} (read as a dense solve, of order"
+            f" at most {_DENSE_TRIDIAGONAL:,}) is not supported"
+        )
+
+    def solved(dl, d, du, b):
+        eye = [jnp.eye(n, k=k, dtype=d.dtype) for k in (-1, 0, 1)]
+        a = sum(c[..., :, None] * e for c, e in zip((dl, d, du), eye, strict=True))
+        return [jnp.linalg.solve(a, b)]
+
+    return read_as(reader, eqn, [resolved(x) for x in ins], solved)
+
+
 def _batched_solve(reader, eqn, ins: list[Any], m, x, got, shapes=None) -> Any:
     """A ``vmap``'d solve (``jnp.linalg.inv``/``solve`` of a stack of matrices, a batch
     axis first): one solve per matrix, as the unbatched reader reads it, stacked along
@@ -563,4 +590,5 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "top_k": _top_k,
     "lu": _lu,
     "psum": _psum,
+    "tridiagonal_solve": _tridiagonal_solve,
 }
