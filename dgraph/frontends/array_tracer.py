@@ -65,6 +65,7 @@ from . import (
     array_signal,
     numpy_array_api,
     numpy_composites,
+    numpy_index_tricks,
     numpy_selections,
     numpy_series,
     numpy_statistics,
@@ -4096,6 +4097,8 @@ class _Proxy:
                 return _made_fresh(_array_of(original), self._tape)
             if name == "vectorize":
                 return lambda *a, **k: _Vectorized(np.vectorize(*a, **k))
+            if name in ("r_", "c_"):  # np.r_[0.0, x]: index tricks that call np.array
+                return numpy_index_tricks.concatenator(name, _is_traced)
             if name == "polynomial":  # np.polynomial.polynomial.polyval(x, c), .chebyshev
                 series = {
                     kind: _Proxy(getattr(original, kind), table)

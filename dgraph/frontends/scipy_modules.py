@@ -9,7 +9,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   ``solve_triangular`` (``trans``, ``unit_diagonal``), ``lu_factor`` / ``lu_solve`` (the
   factors are held for ``lu_solve`` only: ``A x = b`` is solved, the pivots being values of
   the point); ``expm`` by scaling and squaring (Higham's [13/13] Padé approximant, the
-  squarings selected by the 1-norm, as JAX's), ``norm`` (NumPy's); ``logm``, ``sqrtm``,
+  squarings selected by the 1-norm, as JAX's), ``norm`` (NumPy's), the structured matrices
+  and solves of :mod:`~dgraph.frontends.scipy_structured` (``toeplitz``,
+  ``solve_banded``, ...); ``logm``, ``sqrtm``,
   ``funm``, ``lu`` of a traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
@@ -52,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from . import scipy_structured
 
 __all__ = [
     "DISTANCE",
@@ -219,6 +222,7 @@ LINALG: dict[str, Callable[..., Any]] = {
         a, ord, axis, keepdims
     ),
     **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "sqrtm", "funm", "lu")},
+    **scipy_structured.LINALG,
 }
 
 # -- scipy.integrate -------------------------------------------------------------------------
