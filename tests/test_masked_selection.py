@@ -6,7 +6,8 @@ elementwise and reduced (``np.sum(x[x > 0] ** 2)``, ``np.mean``, ``max``, ``min`
 JAX's of the same program written with ``jnp.where`` (the Hessian's graph holds the
 gradient's), at points with entries on both sides of the mask. Before: refused
 ("positions that depend on the inputs", "a boolean mask … selects a number of entries
-that depends on them")."""
+that depends on them"); ``np.where(c)``/``np.nonzero``/``np.flatnonzero`` as indices
+("numpy.where with one argument ... is not supported")."""
 
 from __future__ import annotations
 
@@ -119,7 +120,25 @@ def reductions_jax(x):
     )  # fmt: skip
 
 
+def positions(x):
+    """``np.where(c)``, ``np.nonzero(c)``, ``np.flatnonzero(c)`` as indices: ``x[c]``."""
+    y = np.sin(x) - 0.2
+    y[np.nonzero(y < 0)] = 0.0
+    big = np.where(x > 0.5)
+    return np.sum(y**2 * x) + np.sum(x[big] ** 3) + np.sum(np.cos(x[np.flatnonzero(x < 0)]))
+
+
+def positions_jax(x):
+    y = jnp.sin(x) - 0.2
+    y = jnp.where(y < 0, 0.0, y)
+    return (
+        jnp.sum(y**2 * x) + jnp.sum(jnp.where(x > 0.5, x**3, 0.0))
+        + jnp.sum(jnp.where(x < 0, jnp.cos(x), 0.0))
+    )  # fmt: skip
+
+
 CASES = [
+    (positions, positions_jax),
     (clip_below, clip_below_jax),
     (copy_where, copy_where_jax),
     (scale_in_place, scale_in_place_jax),
@@ -152,7 +171,16 @@ def test_masked_selection_reads_nothing_else():
     def attribute(x):
         return np.sum(x) * x[x > 0].shape[0]
 
+    def counted(x):  # np.where(c)'s positions read as anything but an index
+        return np.sum(x) * len(np.where(x > 0)[0])
+
+    def one_axis_of_two(x):
+        M = np.reshape(x[:6], (2, 3))
+        return np.sum(M[np.nonzero(M > 0)[0]])
+
     for f, words in [
+        (counted, "read only as the index of an array of the mask's shape"),
+        (one_axis_of_two, "read only as the index of an array of the mask's shape"),
         (other_mask, "two different masks"),
         (indexed, "selects a number of entries"),
         (attribute, ".shape of it is not read"),

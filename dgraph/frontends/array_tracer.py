@@ -78,6 +78,7 @@ from . import (
 )
 from .frames import call_keeping_locals
 from .integer_casts import is_toward_zero, is_wrapped, toward_zero, wrapped
+from .mask_positions import MaskPositions, as_mask, of_mask
 from .reached import is_library, reached
 
 __all__ = [
@@ -1162,6 +1163,7 @@ def _stacked(entries: list[TracedArray]) -> TracedArray:
 def _assign(x: TracedArray, key: Any, value: Any) -> None:
     """``x[key] = value``."""
     what = "assignment x[...] = ..."
+    key = as_mask(key) if as_mask(key) is not None else key  # y[np.nonzero(m)] = v
     if _write_entry(x, key, value):
         return
     if isinstance(key, Passive) and key.op.primitive in _MASKS:
@@ -1526,7 +1528,8 @@ def _index(x: TracedArray, key: Any) -> Any:
     """Basic indexing: integers and slices (one ``slice``, ``rev`` for negative steps),
     ``None`` and ``...``; constant arrays: a ``take`` along one axis, else a
     ``gather_flat``; traced values as indices are refused."""
-    key = key if isinstance(key, tuple) else (key,)
+    mask = as_mask(key)  # x[np.where(c)] is x[c]
+    key = (mask,) if mask is not None else key if isinstance(key, tuple) else (key,)
     key = tuple(k.tape.constants[k.name] if _held(k) else k for k in key)  # fresh: numbers
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
     if len(picked) == 1 and all(_whole_axis(k) for j, k in enumerate(key) if j != picked[0]):
@@ -2849,11 +2852,28 @@ def _outer(a: Any, b: Any, out=None) -> Any:
     return _elementwise("mul", (_reshape(a, (-1, 1)), _reshape(b, (-1,))))
 
 
+def _nonzero(a: Any) -> tuple[MaskPositions, ...]:
+    """``np.nonzero(a)`` (``np.where(a)``) of a traced ``a``: its mask's positions, read
+    only as an index (:mod:`~dgraph.frontends.mask_positions`)."""
+    mask = _elementwise("ne", (a, 0.0)) if _live(a) else a
+    if not isinstance(mask, Passive) or not np.ndim(mask):
+        raise _unsupported("numpy.nonzero of a 0-d array")
+    return of_mask(mask, np.ndim(mask))
+
+
+def _flatnonzero(a: Any) -> MaskPositions:
+    if np.ndim(a) != 1:
+        raise _unsupported("numpy.flatnonzero of an array of other than one axis")
+    return _nonzero(a)[0]
+
+
 def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     """``np.where(c, x, y)`` as ``select_n(c, y, x)``: the predicate a nested operation
     (a comparison, or ``c != 0`` of a traced ``c``) or a constant."""
+    if x is None and y is None:  # the positions where it holds: read as an index only
+        return _nonzero(condition)
     if x is None or y is None:
-        raise _unsupported("numpy.where with one argument (the indices of a condition)")
+        raise InputError("numpy.where needs both x and y, or neither")
     if _live(condition):
         condition = _elementwise("ne", (condition, 0.0))
     if not _is_traced(condition):
@@ -3732,6 +3752,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.hstack: _hstack,
     np.vstack: _vstack,
     np.where: _where,
+    np.nonzero: _nonzero,
+    np.flatnonzero: _flatnonzero,
     np.dot: _np_dot,
     np.einsum: _einsum,
     np.tensordot: _tensordot,
