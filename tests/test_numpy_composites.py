@@ -409,3 +409,30 @@ def test_orthogonal_series_in_each_import_form() -> None:
     )
     np.testing.assert_allclose(dc, want, rtol=1e-13)
     assert made.generated.verified
+
+
+def _written_in_place(x):
+    y = np.reshape(x, (3, 3)) * 1.0
+    np.putmask(y, y > 0.5, y**2)
+    np.put_along_axis(y, np.array([[0], [2], [1]]), x[:3, None] ** 3, axis=1)
+    z = np.zeros(9)
+    np.copyto(z, x**2, where=x < 0.3)
+    np.place(z, z == 0, [0.25])
+    return np.sum(y**2 * W) + np.sum(z * x)
+
+
+def test_writes_in_place_against_differences() -> None:
+    """``np.putmask``, ``np.put_along_axis``, ``np.copyto(where=)``, ``np.place`` at the
+    array level (refused before: "numpy.putmask on an array that depends on the inputs"):
+    NumPy's values, the Jacobian central differences' of NumPy's own function."""
+    x = np.linspace(-0.8, 1.1, 9)
+    made = dgraph.make_function(
+        from_function(_written_in_place, sizes=[9], level="array"), "value_and_jacobian"
+    )
+    value, got = made(x)
+    np.testing.assert_allclose(value, _written_in_place(x), rtol=1e-14)
+    h = 1e-6
+    want = [
+        (_written_in_place(x + h * e) - _written_in_place(x - h * e)) / (2 * h) for e in np.eye(9)
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)

@@ -322,7 +322,8 @@ class _Value:
             module = "numpy" if module.startswith("numpy") and module.count(".") == 0 else module
             raise _unsupported(f"{module}.{func.__name__}")
         if _any_of(_held, values) and _any_of(_is_traced, values):  # held: constants here
-            args = tuple(_unheld_in(a) for a in args)
+            written = args[:1] if func in numpy_selections.IN_PLACE else ()  # np.copyto's dst
+            args = (*written, *(_unheld_in(a) for a in args[len(written) :]))
             kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
         return handler(*args, **kwargs)
 

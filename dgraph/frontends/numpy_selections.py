@@ -6,7 +6,9 @@ the kept positions), ``np.resize`` (a take of the repeated positions), ``np.comp
 ``x[mask]``), ``np.diagflat``, ``np.dstack`` and ``np.atleast_3d`` (reshapes and a
 concatenation), ``np.logspace`` and ``np.geomspace`` (powers of ``np.linspace``, the
 geometric one's ends set to ``start`` and ``stop`` as NumPy sets them) and ``np.fix``
-(``np.trunc``); the ufuncs ``np.signbit``, ``np.divmod`` and ``np.modf``. Each calls NumPy
+(``np.trunc``), the writes in place ``np.putmask``, ``np.copyto(where=)``, ``np.place`` (of
+one value) and ``np.put_along_axis`` (an assignment of ``np.where`` or at positions); the
+ufuncs ``np.signbit``, ``np.divmod`` and ``np.modf``. Each calls NumPy
 on the traced values, so the array tracer's operations are all there is.
 
 >>> import numpy as np
@@ -24,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["FUNCTIONS", "UFUNCS"]
+__all__ = ["FUNCTIONS", "IN_PLACE", "UFUNCS"]
 
 
 def _choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise") -> Any:
@@ -127,6 +129,39 @@ def _geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtyp
     return np.concatenate(ends)
 
 
+def _putmask(a: Any, mask: Any, values: Any) -> None:
+    """``a[mask] = values`` in place, ``values`` of one entry or of ``a``'s shape."""
+    if np.size(values) != 1 and np.shape(values) != np.shape(a):
+        raise InputError("numpy.putmask with values of another shape than a is not supported")
+    a[...] = np.where(mask, np.reshape(values, ()) if np.size(values) == 1 else values, a)
+
+
+def _copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``dst[...] = src`` in place where ``where`` holds (broadcast)."""
+    dst[...] = np.where(where, src, dst) if where is not True else src * np.ones(np.shape(dst))
+
+
+def _place(arr: Any, mask: Any, vals: Any) -> None:
+    """``np.place`` of one value: ``arr[mask] = vals[0]`` in place (several values are
+    used in turn, which the mask's count decides: refused)."""
+    if np.size(vals) != 1:
+        raise InputError("numpy.place with more than one value is not supported (np.putmask)")
+    _putmask(arr, mask, vals)
+
+
+def _put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> None:
+    """``arr[..., indices, ...] = values`` along ``axis`` at constant positions, the other
+    axes' positions their own (``np.take_along_axis``'s index)."""
+    if not isinstance(indices, np.ndarray) or axis is None:
+        raise InputError("numpy.put_along_axis at constant positions along one axis only")
+    shape = np.shape(arr)
+    axis %= len(shape)
+    index = [np.arange(n).reshape([-1 if d == k else 1 for d in range(len(shape))])
+             for k, n in enumerate(shape)]  # fmt: skip
+    index[axis] = indices
+    arr[tuple(index)] = values
+
+
 def _fix(x: Any, out: Any = None) -> Any:
     if out is not None:
         raise InputError("numpy.fix with out= is not supported")
@@ -150,7 +185,14 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.logspace: _logspace,
     np.geomspace: _geomspace,
     np.fix: _fix,
+    np.putmask: _putmask,
+    np.copyto: _copyto,
+    np.place: _place,
+    np.put_along_axis: _put_along_axis,
 }
+
+#: the functions that write into their first argument (a fresh array stays one)
+IN_PLACE = frozenset({np.putmask, np.copyto, np.place, np.put_along_axis})
 
 #: ufuncs by name
 UFUNCS: dict[str, Callable[..., Any]] = {
