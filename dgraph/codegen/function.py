@@ -25,6 +25,7 @@ from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
 from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
+from ..frontends.pytrees import Pytrees, pytrees_of
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -32,7 +33,7 @@ from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .hessian import HESSIAN_MODES, make_hessian, scalar_pattern, sparse_of
 from .hessian_native import NATIVE_LANGS, make_native_hessian
-from .own_arguments import OwnCall, own_call
+from .own_arguments import OwnCall, PytreeCall, own_call
 from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
@@ -95,6 +96,10 @@ class GeneratedFunction:
     vector to a scalar or a matrix): its own call (:mod:`~dgraph.codegen.own_arguments`),
     which it takes beside the flat one."""
 
+    pytree: PytreeCall | None = None
+    """A function of pytrees (:mod:`~dgraph.frontends.pytrees`): its call, which flattens
+    the pytrees, calls the function of their leaves and nests the results as JAX does."""
+
     own_integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
     """:attr:`integers` where the own call takes them."""
 
@@ -116,6 +121,12 @@ class GeneratedFunction:
             For an argument of a complex type: the code is of real arguments (NumPy and
             C dropped the imaginary part with a warning, JAX mixed it into the values).
         """
+        if self.pytree is not None:
+            return self.pytree(functools.partial(self._leaves_call, **options), arrays)
+        return self._leaves_call(*arrays, **options)
+
+    def _leaves_call(self, *arrays: Any, **options: Any) -> Any:
+        """:meth:`__call__` of arrays (a function of pytrees: their leaves)."""
         for a in arrays:
             if getattr(getattr(a, "dtype", None), "kind", "") == "c" or isinstance(a, complex):
                 raise DGraphError(
@@ -170,6 +181,8 @@ class GeneratedFunction:
         g = self.generated
         if not (isinstance(g, TensorGenerated) and g.sparse and g.stacked is not None):
             raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
+        if self.pytree is not None:  # the leaves, in flatten order
+            arrays = tuple(self.pytree.leaves(arrays))
         return g.stacked(*self._without_fixed(arrays))
 
     @property
@@ -302,6 +315,11 @@ def make_function(
         raise DGraphError(f"unknown mode {mode!r:.60}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
+    if callable(source) and not isinstance(source, (DGraph, ExpressionSet)):
+        trees = pytrees_of(source, point, params)
+        if trees is not None:  # made of the function of the leaves, called with pytrees
+            return _of_pytrees(trees, mode, lang, method, budget, sparse, sizes, tril, weights,
+                               tape)  # fmt: skip
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
     made = functools.partial(_made, source, mode, lang, method, budget, sparse, tril, weights,
@@ -324,6 +342,34 @@ def make_function(
             stacklevel=2,
         )
         return closed
+
+
+def _of_pytrees(
+    trees: Pytrees,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    sizes: Any,
+    tril: bool,
+    weights: Any,
+    tape: int | None,
+) -> GeneratedFunction:
+    """:func:`make_function` of a function of pytrees: made of the function of their
+    leaves (:class:`~dgraph.frontends.pytrees.Pytrees`), called with the pytrees
+    (:class:`~dgraph.codegen.own_arguments.PytreeCall`)."""
+    if sizes is not None:
+        raise InputError("pytree arguments: give point= alone (sizes= cannot say a pytree)")
+    if lang == "cuda":
+        raise InputError("pytree arguments: lang='cuda' takes GPU arrays; flatten the pytrees")
+    made = make_function(trees.flat, mode, lang, method=method, budget=budget, sparse=sparse,
+                         params=trees.params, point=trees.leaves, tril=tril, weights=weights,
+                         tape=tape)  # fmt: skip
+    g = made.generated
+    graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
+    made.pytree = PytreeCall(trees, mode, lang, graph, sparse)
+    return made
 
 
 def _made(

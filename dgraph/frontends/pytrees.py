@@ -1,0 +1,271 @@
+"""Arguments and results that are pytrees (JAX's nested containers of arrays), flattened
+at the boundary.
+
+A JAX program takes its parameters as a dict of arrays (``loss(params, x)``), a list of
+``(W, b)`` tuples per layer or a NamedTuple, and may return a dict. Every reader reads
+arrays, so such a function is read as :class:`Pytrees` makes it: a function of the
+leaves (``jax.tree_util.tree_flatten``'s order), each an argument named by its key path
+(``params_W1`` for ``params['W1']``, ``layers_0_1`` for ``layers[0][1]``), which rebuilds
+the arguments, calls the function and returns its result's leaves (a dict of them, keyed
+by their key paths, where that keeps their order; else a tuple). The made function
+flattens a call's arguments the same way and nests its results as JAX does
+(:class:`~dgraph.codegen.own_arguments.PytreeCall`). Needs JAX (its ``tree_util``); without
+it a pytree is refused in one line, as before.
+
+>>> import numpy as np
+>>> def loss(params, x):
+...     return np.sum(np.tanh(params["W"] @ x + params["b"]) ** 2)
+>>> point = [{"W": np.ones((2, 3)), "b": np.zeros(2)}, np.ones(3)]
+>>> trees = pytrees_of(loss, point, ())
+>>> trees.names, trees.labels
+(['params_W', 'params_b', 'x'], ["params['W']", "params['b']", 'x'])
+>>> round(float(trees.flat(*trees.leaves)), 4)
+1.9901
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .integer_arguments import integer_kind
+
+__all__ = ["Pytrees", "flat_arguments", "is_pytree", "pytrees_of"]
+
+Shape = tuple[int, ...]
+
+
+def is_pytree(value: Any) -> bool:
+    """Whether ``value`` is a pytree of arrays rather than one array: a mapping, a
+    NamedTuple, None, or a list or tuple NumPy does not read as one array of numbers
+    (ragged, or holding a mapping); a list of numbers, or of arrays of one shape, stays
+    the array it always was."""
+    if value is None or isinstance(value, Mapping):
+        return True
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return True
+    if not isinstance(value, (list, tuple)):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def _key_text(key: Any) -> str:
+    """One key of a key path as a name's part: a dict's key, an index, an attribute."""
+    for attribute in ("key", "idx", "name"):
+        if hasattr(key, attribute):
+            return str(getattr(key, attribute))
+    return str(key)
+
+
+def _identifier(parts: Sequence[str], taken: set[str]) -> str:
+    """``parts`` joined by ``_`` as a new identifier (other characters ``_``; ``_``
+    appended until no other name has it)."""
+    name = re.sub(r"\W", "_", "_".join(parts), flags=re.ASCII) or "_"
+    name = name if not name[0].isdigit() else "y" + name  # an output's index
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
+
+
+class Pytrees:
+    """A function ``f`` of pytrees read as the function :meth:`flat` of its leaves.
+
+    ``arguments``: the names of ``f``'s arguments the point gives; ``treedefs``: each
+    one's structure (None for an array: one leaf, itself); ``names``: the leaves'
+    argument names, ``labels`` their key paths (``params['W1']``), ``shapes`` and
+    ``leaves`` (the point's values), in flatten order; ``params``: the leaves that are
+    parameters (all those of an argument named in ``params=``); ``output``: the
+    whether the flat function returns ``f``'s result as its leaves (None: one array,
+    returned as it is), ``output_keys`` the names it returns them under (None: a
+    tuple)."""
+
+    def __init__(self, f: Callable[..., Any], point: Sequence[Any], params: Sequence[str]):
+        from jax import tree_util
+
+        self.f, self._tree_util = f, tree_util
+        label = getattr(f, "__name__", "f")
+        try:
+            signature = list(inspect.signature(f).parameters)
+        except (TypeError, ValueError):
+            raise InputError(f"{label}: cannot read the function's parameters") from None
+        if len(signature) < len(point):
+            raise InputError(
+                f"{label}: point= gives {len(point)} arguments for {len(signature)} parameters"
+            )
+        self.arguments = signature[: len(point)]
+        unknown = [p for p in params if p not in self.arguments]
+        if unknown:
+            raise InputError(
+                f"{label}: params= names {unknown[0]!r}, not an argument point= gives a value"
+                " (with pytree arguments point= gives every argument, the parameters' too)"
+            )
+        taken = set(signature)
+        self.treedefs: list[Any] = []
+        self.names: list[str] = []
+        self.labels: list[str] = []
+        self.leaves: list[Any] = []
+        self.params: list[str] = []
+        for argument, value in zip(self.arguments, point, strict=True):
+            names = self._flatten_argument(argument, value, taken, params)
+            self.params += names if argument in params else []
+        self.shapes: list[Shape] = [tuple(np.shape(v)) for v in self.leaves]
+        if len(self.params) == len(self.names):
+            raise InputError(f"{label}: every argument is in params: nothing to differentiate")
+        self.output, self.output_keys = self._output_structure(point)
+
+    def _flatten_argument(
+        self, argument: str, value: Any, taken: set[str], params: Sequence[str]
+    ) -> list[str]:
+        """Add ``value``'s leaves (one argument's) to the point; their names."""
+        if not is_pytree(value):
+            self.treedefs.append(None)
+            self.names.append(argument)
+            self.labels.append(argument)
+            self.leaves.append(value)
+            return [argument]
+        taken.discard(argument)  # its leaves' names may start with it
+        paths, treedef = self._tree_util.tree_flatten_with_path(value)
+        if not paths:
+            raise InputError(f"argument {argument}: a pytree with no arrays (no leaf)")
+        names = []
+        for path, leaf in paths:
+            where = argument + self._tree_util.keystr(path)
+            if is_pytree(leaf) or not _numbers(leaf):
+                raise InputError(
+                    f"argument {where}: a {type(leaf).__name__}, not an array or a number"
+                )
+            if argument not in params and integer_kind(leaf):
+                raise InputError(
+                    f"argument {where}: an array of {integer_kind(leaf)} in a differentiated"
+                    " pytree; index data is an argument of its own, or one named in params="
+                )
+            names.append(_identifier([argument, *map(_key_text, path)], taken))
+            self.labels.append(where)
+            self.leaves.append(leaf)
+        self.treedefs.append(treedef)
+        self.names += names
+        return names
+
+    def _output_structure(self, point: Sequence[Any]) -> tuple[Any, list[str] | None]:
+        """The structure of ``f``'s result at the point (:attr:`out_treedef`, its leaves'
+        shapes :attr:`output_shapes`) and the names the flat function returns its leaves
+        under (None: a tuple); ``(None, None)`` where it is one array (returned as it is)
+        or ``f`` fails there (the reader says why)."""
+        self.out_treedef, self.output_shapes = None, []
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                out = self.f(*point)
+        except Exception:  # the reader runs f again and says what failed
+            return None, None
+        paths, self.out_treedef = self._tree_util.tree_flatten_with_path(out)
+        self.output_shapes = [tuple(np.shape(leaf)) for _, leaf in paths]
+        if len(paths) == 1 and not self.out_treedef.children():
+            return None, None
+        taken: set[str] = set()
+        keys = [_identifier([_key_text(k) for k in p], taken) for p, _ in paths]
+        dicts = isinstance(out, Mapping) and keys == sorted(keys)  # JAX sorts a dict's keys
+        return True, (keys if dicts else None)
+
+    def unflatten_arguments(self, leaves: Sequence[Any]) -> list[Any]:
+        """``f``'s arguments rebuilt from ``leaves`` (one per leaf, flatten order)."""
+        rest = iter(leaves)
+        arguments = []
+        for treedef in self.treedefs:
+            if treedef is None:
+                arguments.append(next(rest))
+            else:
+                arguments.append(
+                    self._tree_util.tree_unflatten(
+                        treedef, [next(rest) for _ in range(treedef.num_leaves)]
+                    )
+                )
+        return arguments
+
+    def output_leaves(self, out: Any) -> Any:
+        """``f``'s result as the flat function returns it: itself where it is not a
+        pytree, else its leaves (a dict keyed by :attr:`output_keys`, or a tuple)."""
+        if self.output is None:
+            return out
+        leaves = self._tree_util.tree_leaves(out)
+        if len(leaves) == 1:
+            return leaves[0]
+        if self.output_keys is None:
+            return tuple(leaves)
+        return dict(zip(self.output_keys, leaves, strict=True))
+
+    @property
+    def flat(self) -> Callable[..., Any]:
+        """The function of the leaves (their names its parameters), which the readers
+        read: its code refers to nothing but ``f`` and this object, so that the readers
+        see what ``f`` uses (JAX or NumPy) and nothing of JAX's here."""
+        f, trees = self.f, self
+
+        def flat(*leaves: Any) -> Any:
+            return trees.output_leaves(f(*trees.unflatten_arguments(leaves)))
+
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        flat.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(n, kind) for n in self.names]
+        )
+        flat.__name__ = flat.__qualname__ = getattr(f, "__name__", "f")
+        return flat
+
+    def note(self) -> str:
+        """The graph's note naming the leaves: its inputs."""
+        named = [f"{n} = {k}" for n, k in zip(self.names, self.labels, strict=True) if n != k]
+        return "the pytree arguments' leaves are its inputs: " + ", ".join(named)
+
+
+def _numbers(leaf: Any) -> bool:
+    """Whether a leaf is an array of numbers (or a number)."""
+    try:
+        return np.asarray(leaf).dtype.kind in "biuf"
+    except (TypeError, ValueError):
+        return False
+
+
+def pytrees_of(
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+) -> Pytrees | None:
+    """``f`` of the pytree arguments in ``point`` as a function of their leaves
+    (:class:`Pytrees`); None where no point entry is a pytree, or JAX is not installed
+    (the reader refuses the pytree then, as before)."""
+    if point is None or isinstance(point, (str, bytes)) or not isinstance(point, Sequence):
+        return None
+    if not any(is_pytree(v) for v in point) or importlib.util.find_spec("jax") is None:
+        return None
+    return Pytrees(f, point, params)
+
+
+def flat_arguments(
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str], sizes: Any
+) -> tuple[Callable[..., Any], Sequence[Any] | None, Sequence[str], Pytrees | None]:
+    """``(f, point, params, trees)`` read as the readers read them: of the leaves where
+    ``point`` holds pytrees (``trees`` their :class:`Pytrees`), as given otherwise.
+
+    Raises
+    ------
+    InputError
+        ``sizes=`` beside pytree arguments (their shapes are the point's).
+    """
+    trees = pytrees_of(f, point, params)
+    if trees is None:
+        return f, point, params, None
+    if sizes is not None:
+        raise InputError("pytree arguments: give point= alone (sizes= cannot say a pytree)")
+    return trees.flat, trees.leaves, trees.params, trees
