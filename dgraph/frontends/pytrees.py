@@ -163,15 +163,25 @@ class Pytrees:
     def _output_structure(self, point: Sequence[Any]) -> tuple[Any, list[str] | None]:
         """The structure of ``f``'s result at the point (:attr:`out_treedef`, its leaves'
         shapes :attr:`output_shapes`) and the names the flat function returns its leaves
-        under (None: a tuple); ``(None, None)`` where it is one array (returned as it is)
-        or ``f`` fails there (the reader says why)."""
-        self.out_treedef, self.output_shapes = None, []
+        under (None: a tuple); ``(None, None)`` where it is one array (returned as it is).
+
+        Raises
+        ------
+        InputError
+            ``f`` raised at the point: one line naming the exception (a function that
+            takes no pytree there, ``x[1:]`` of a dict).
+        """
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 out = self.f(*point)
-        except Exception:  # the reader runs f again and says what failed
-            return None, None
+        except Exception as exc:  # any failure of the user's code: one line
+            why = " ".join(f"{type(exc).__name__}: {exc}".split())
+            why = why if len(why) <= 120 else why[:119] + "…"
+            raise InputError(
+                f"{getattr(self.f, '__name__', 'f')}: called with the point's pytrees it"
+                f" raised {why}"
+            ) from None
         paths, self.out_treedef = self._tree_util.tree_flatten_with_path(out)
         self.output_shapes = [tuple(np.shape(leaf)) for _, leaf in paths]
         if len(paths) == 1 and not self.out_treedef.children():
@@ -239,6 +249,11 @@ def _numbers(leaf: Any) -> bool:
         return False
 
 
+def has_jax() -> bool:
+    """Whether JAX (its ``tree_util``) is installed: pytrees need it."""
+    return importlib.util.find_spec("jax") is not None
+
+
 def pytrees_of(
     f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
 ) -> Pytrees | None:
@@ -247,7 +262,7 @@ def pytrees_of(
     (the reader refuses the pytree then, as before)."""
     if point is None or isinstance(point, (str, bytes)) or not isinstance(point, Sequence):
         return None
-    if not any(is_pytree(v) for v in point) or importlib.util.find_spec("jax") is None:
+    if not any(is_pytree(v) for v in point) or not has_jax():
         return None
     return Pytrees(f, point, params)
 
