@@ -695,7 +695,7 @@ def hessian(
             f"hessian({name}): give example arguments, hessian({name}, x, ...), or their"
             f" shapes, hessian({name}, (n,), ...): the code is generated and checked for them"
         )
-    shapes = all(isinstance(a, int | tuple) for a in args_or_sizes) and args_or_sizes
+    shapes = all(_is_shape(a) for a in args_or_sizes) and args_or_sizes
     return make_function(
         f,
         "hessian",
@@ -708,3 +708,11 @@ def hessian(
         sizes=list(args_or_sizes) if shapes else None,
         point=None if shapes or not args_or_sizes else list(args_or_sizes),
     )
+
+
+def _is_shape(value: Any) -> bool:
+    """Whether a :func:`hessian` argument is a shape (an int, a tuple of ints), not an
+    example argument (a tuple of arrays is a pytree)."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return all(isinstance(n, int) for n in value)
+    return isinstance(value, int)

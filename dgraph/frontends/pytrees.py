@@ -20,7 +20,7 @@ it a pytree is refused in one line, as before.
 >>> trees.names, trees.labels
 (['params_W', 'params_b', 'x'], ["params['W']", "params['b']", 'x'])
 >>> round(float(trees.flat(*trees.leaves)), 4)
-1.9901
+1.9803
 """
 
 from __future__ import annotations
@@ -144,10 +144,13 @@ class Pytrees:
         names = []
         for path, leaf in paths:
             where = argument + self._tree_util.keystr(path)
-            if is_pytree(leaf) or not _numbers(leaf):
+            if np.iscomplexobj(leaf):
                 raise InputError(
-                    f"argument {where}: a {type(leaf).__name__}, not an array or a number"
+                    f"argument {where} is complex: the derivatives are of real arguments"
+                    " (give its real and imaginary parts as leaves of their own)"
                 )
+            if not _numbers(leaf):
+                raise InputError(f"argument {where}: a {type(leaf).__name__}, not numbers")
             if argument not in params and integer_kind(leaf):
                 raise InputError(
                     f"argument {where}: an array of {integer_kind(leaf)} in a differentiated"
