@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .integer_arguments import integer_kind
+from .integer_arguments import PRESENTED, integer_kind
 
 __all__ = ["Pytrees", "flat_arguments", "is_pytree", "pytrees_of"]
 
@@ -94,9 +94,7 @@ class Pytrees:
     tuple)."""
 
     def __init__(self, f: Callable[..., Any], point: Sequence[Any], params: Sequence[str]):
-        from jax import tree_util
-
-        self.f, self._tree_util = f, tree_util
+        self.f = f
         label = getattr(f, "__name__", "f")
         try:
             signature = list(inspect.signature(f).parameters)
@@ -138,12 +136,12 @@ class Pytrees:
             self.leaves.append(value)
             return [argument]
         taken.discard(argument)  # its leaves' names may start with it
-        paths, treedef = self._tree_util.tree_flatten_with_path(value)
+        paths, treedef = _tree_util().tree_flatten_with_path(value)
         if not paths:
             raise InputError(f"argument {argument}: a pytree with no arrays (no leaf)")
         names = []
         for path, leaf in paths:
-            where = argument + self._tree_util.keystr(path)
+            where = argument + _tree_util().keystr(path)
             if np.iscomplexobj(leaf):
                 raise InputError(
                     f"argument {where} is complex: the derivatives are of real arguments"
@@ -185,7 +183,7 @@ class Pytrees:
                 f"{getattr(self.f, '__name__', 'f')}: called with the point's pytrees it"
                 f" raised {why}"
             ) from None
-        paths, self.out_treedef = self._tree_util.tree_flatten_with_path(out)
+        paths, self.out_treedef = _tree_util().tree_flatten_with_path(out)
         self.output_shapes = [tuple(np.shape(leaf)) for _, leaf in paths]
         if len(paths) == 1 and not self.out_treedef.children():
             return None, None
@@ -203,7 +201,7 @@ class Pytrees:
                 arguments.append(next(rest))
             else:
                 arguments.append(
-                    self._tree_util.tree_unflatten(
+                    _tree_util().tree_unflatten(
                         treedef, [next(rest) for _ in range(treedef.num_leaves)]
                     )
                 )
@@ -214,7 +212,7 @@ class Pytrees:
         pytree, else its leaves (a dict keyed by :attr:`output_keys`, or a tuple)."""
         if self.output is None:
             return out
-        leaves = self._tree_util.tree_leaves(out)
+        leaves = _tree_util().tree_leaves(out)
         if len(leaves) == 1:
             return leaves[0]
         if self.output_keys is None:
@@ -222,26 +220,44 @@ class Pytrees:
         return dict(zip(self.output_keys, leaves, strict=True))
 
     @property
-    def flat(self) -> Callable[..., Any]:
-        """The function of the leaves (their names its parameters), which the readers
-        read: its code refers to nothing but ``f`` and this object, so that the readers
-        see what ``f`` uses (JAX or NumPy) and nothing of JAX's here."""
-        f, trees = self.f, self
-
-        def flat(*leaves: Any) -> Any:
-            return trees.output_leaves(f(*trees.unflatten_arguments(leaves)))
-
-        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-        flat.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [inspect.Parameter(n, kind) for n in self.names]
-        )
-        flat.__name__ = flat.__qualname__ = getattr(f, "__name__", "f")
-        return flat
+    def flat(self) -> Leaves:
+        """The function of the leaves, which the readers read (:class:`Leaves`)."""
+        return Leaves(self)
 
     def note(self) -> str:
         """The graph's note naming the leaves: its inputs."""
         named = [f"{n} = {k}" for n, k in zip(self.names, self.labels, strict=True) if n != k]
         return "the pytree arguments' leaves are its inputs: " + ", ".join(named)
+
+
+class Leaves:
+    """``f`` of pytrees (:class:`Pytrees`) as the function of their leaves: it rebuilds
+    the pytrees, calls ``f`` and returns its result's leaves. It presents ``f``'s code,
+    globals and closure (the readers name vertices after ``f``'s local variables and
+    choose JAX or NumPy by its code, as for ``f`` itself) and a signature of the leaves'
+    names; picklable where ``f`` is."""
+
+    def __init__(self, trees: Pytrees) -> None:
+        self.trees = trees
+        for name in PRESENTED:
+            if hasattr(trees.f, name):
+                setattr(self, name, getattr(trees.f, name))
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        self.__signature__ = inspect.Signature([inspect.Parameter(n, kind) for n in trees.names])
+
+    def __call__(self, *leaves: Any) -> Any:
+        trees = self.trees
+        return trees.output_leaves(trees.f(*trees.unflatten_arguments(leaves)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Leaves, (self.trees,)
+
+
+def _tree_util() -> Any:
+    """JAX's ``tree_util`` (imported where a pytree is met: JAX is optional)."""
+    from jax import tree_util
+
+    return tree_util
 
 
 def _numbers(leaf: Any) -> bool:
