@@ -210,3 +210,26 @@ def test_the_array_level_nests_pytrees_and_takes_a_pytree_parameter() -> None:
         J({"x": s["x"]}, p)
     with pytest.raises(InputError, match=r"p\['W'\] has shape \(2, 2\), not \(3, 2\)"):
         J(s, {**p, "W": np.ones((2, 2))})
+
+
+def test_one_leaf_and_a_dict_output_of_arrays_nest_as_jax_s() -> None:
+    """A function of arrays returning a dict kept the flat (m, n) matrix at the element
+    level (a tuple at the array level): its J is now a dict over the outputs, as
+    ``jax.jacobian``'s, here of the one differentiated argument (``b`` in ``params=``:
+    no tuple over the arguments), and wᵀJ takes a dict cotangent. A dict of one leaf is
+    a dict again in the Hessian, ``{'w': {'w': H}}``; closed forms (NumPy)."""
+    a, b = np.array([0.1, 0.2, 0.3]), 2.0
+
+    def f(a, b):
+        return {"s": np.sin(a) * b, "c": np.cos(a).sum()}
+
+    J = dgraph.make_function(f, point=[a, b], params=("b",), method="forward")
+    found = J(a, b)
+    assert sorted(found) == ["c", "s"]
+    np.testing.assert_allclose(found["s"], np.diag(b * np.cos(a)), atol=1e-14)
+    np.testing.assert_allclose(found["c"], -np.sin(a), atol=1e-14)
+    vjp = dgraph.make_function(f, "vjp", point=[a, b], params=("b",), method="reverse")
+    w = {"s": np.array([1.0, -1.0, 0.5]), "c": 2.0}
+    np.testing.assert_allclose(vjp(a, w, b), w["s"] * b * np.cos(a) - 2.0 * np.sin(a))
+    H = dgraph.hessian(lambda p: np.sum(np.sin(p["w"]) ** 2), {"w": a})
+    np.testing.assert_allclose(H({"w": a})["w"]["w"], np.diag(2 * np.cos(2 * a)), atol=1e-14)

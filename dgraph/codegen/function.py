@@ -25,7 +25,7 @@ from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
 from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
-from ..frontends.pytrees import Pytrees, pytrees_of
+from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -373,6 +373,26 @@ def _of_pytrees(
     return made
 
 
+def _output_pytrees(
+    f: Callable[..., Any],
+    graph: DGraph,
+    point: Sequence[Any] | None,
+    sizes: Any,
+    params: Sequence[str],
+    lang: str,
+) -> Pytrees | None:
+    """``f``'s :class:`~dgraph.frontends.pytrees.Pytrees` where its arguments are arrays
+    and its result at ``point`` a pytree (a dict, a NamedTuple, nested): its made function
+    nests its results as JAX does. Looked for only where ``graph`` has several outputs
+    (``f`` is run once more there, or traced by ``jax.eval_shape``); None elsewhere."""
+    flat = isinstance(f, Leaves) or isinstance(getattr(f, "f", None), Leaves)  # made already
+    if flat or point is None or sizes is not None or lang == "cuda" or len(graph.outputs) < 2:
+        return None
+    if not output_is_pytree(f, point, getattr(graph, "traced_with", "") == "jax"):
+        return None
+    return pytrees_of(f, point, params, output=True)
+
+
 def _made(
     source: Any,
     mode: str,
@@ -422,7 +442,11 @@ def _made(
         if not isinstance(source, (DGraph, ExpressionSet)):
             if not callable(source):
                 raise DGraphError(f"cannot make a function of a {type(source).__name__}")
-            source = traced_function(source, sizes=sizes, point=point, params=params)
+            f, source = source, traced_function(source, sizes=sizes, point=point, params=params)
+            trees = _output_pytrees(f, source, point, sizes, params, lang)
+            if trees is not None:  # a dict output: nested as JAX nests it
+                return _of_pytrees(trees, mode, lang, method, budget, sparse, sizes, tril,
+                                   weights, tape)  # fmt: skip
         elif params or sizes is not None or point is not None:
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"

@@ -414,15 +414,13 @@ class PytreeCall:
             return self._outputs(value, flat), self._jacobian(J, rows, cols, flat)
         if mode == "jvp":
             return self._outputs(result, flat)
+        xs = [s for _, s in self.flat.inputs]
         if mode in ("vjp", "hvp"):
-            return self._inputs(
-                _split(result, [s for _, s in self.flat.inputs]) if flat else result
-            )
+            return self._inputs(_listed(_split(result, xs) if flat else result, cols))
         if mode == "hessian":
             return self._hessian(result, flat)
         value, gradient, H = result
-        if flat:
-            gradient = _split(gradient, [s for _, s in self.flat.inputs])
+        gradient = _listed(_split(gradient, xs) if flat else gradient, cols)
         return value.reshape(()), self._inputs(gradient), self._hessian(H, flat)
 
     def _jacobian(self, J: Any, rows: int, cols: int, flat: bool) -> Any:
@@ -441,22 +439,25 @@ class PytreeCall:
         return self._inputs([self._inputs(row) for row in grid])
 
     def _outputs(self, parts: Any, flat: bool) -> Any:
-        """Values over the output's leaves as the output's pytree."""
-        if flat:
-            parts = _split(parts, self.outputs)
-        listed = [parts] if len(self.outputs) == 1 else list(parts)
-        return self._tree_util.tree_unflatten(self.out, listed)
+        """Values over the output's leaves (one array for one) as the output's pytree."""
+        parts = _split(parts, self.outputs) if flat else parts
+        return self._tree_util.tree_unflatten(self.out, _listed(parts, len(self.outputs)))
 
-    def _inputs(self, parts: Any) -> Any:
-        """Values over the differentiated leaves as ``f``'s differentiated arguments'
-        pytrees: one pytree for one argument, else a tuple of them."""
-        listed = [parts] if len(self.flat.inputs) == 1 else list(parts)
+    def _inputs(self, listed: Sequence[Any]) -> Any:
+        """Values over the differentiated leaves (a list, one each) as ``f``'s
+        differentiated arguments' pytrees: one pytree for one argument, else a tuple."""
         rest = iter(listed)
         trees = [
             self._tree_util.tree_unflatten(self.defs[a], [next(rest) for _ in self.ranges[a]])
             for a in self.x_args
         ]
         return trees[0] if len(trees) == 1 else tuple(trees)
+
+
+def _listed(parts: Any, count: int) -> list[Any]:
+    """``count`` values in :func:`_split`'s form (one array for one, else a tuple) as a
+    list."""
+    return [parts] if count == 1 else list(parts)
 
 
 def _shown(treedef: Any) -> str:

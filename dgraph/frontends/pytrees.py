@@ -37,7 +37,7 @@ import numpy as np
 from ..errors import InputError
 from .integer_arguments import PRESENTED, integer_kind
 
-__all__ = ["Pytrees", "flat_arguments", "is_pytree", "pytrees_of"]
+__all__ = ["Leaves", "Pytrees", "flat_arguments", "is_pytree", "output_is_pytree", "pytrees_of"]
 
 Shape = tuple[int, ...]
 
@@ -274,16 +274,41 @@ def has_jax() -> bool:
 
 
 def pytrees_of(
-    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str], output: bool = False
 ) -> Pytrees | None:
     """``f`` of the pytree arguments in ``point`` as a function of their leaves
-    (:class:`Pytrees`); None where no point entry is a pytree, or JAX is not installed
-    (the reader refuses the pytree then, as before)."""
+    (:class:`Pytrees`); None where no point entry is a pytree (unless ``output``: its
+    result is one, :func:`output_is_pytree`), or JAX is not installed (the reader refuses
+    the pytree then, as before)."""
     if point is None or isinstance(point, (str, bytes)) or not isinstance(point, Sequence):
         return None
-    if not any(is_pytree(v) for v in point) or not has_jax():
+    if not (output or any(is_pytree(v) for v in point)) or not has_jax():
         return None
     return Pytrees(f, point, params)
+
+
+def output_is_pytree(f: Callable[..., Any], point: Sequence[Any], traced: bool) -> bool:
+    """Whether ``f``'s result at ``point`` is a pytree other than one array or a flat
+    tuple or list of them (those keep their flat results): a dict, a NamedTuple, a
+    nesting. ``traced``: ``f`` uses JAX, and ``jax.eval_shape`` traces it without
+    running it; else it is run. False where it fails (the reader read it, so it does
+    not) or JAX is not installed."""
+    if not has_jax():
+        return False
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if traced:
+                import jax
+
+                out = jax.eval_shape(f, *point)
+            else:
+                out = f(*point)
+    except Exception:  # the reader read f; a failure here keeps the flat results
+        return False
+    if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
+        return any(isinstance(v, (list, tuple, Mapping)) for v in out)
+    return isinstance(out, Mapping) or hasattr(out, "_fields")
 
 
 def flat_arguments(
