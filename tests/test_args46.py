@@ -125,6 +125,8 @@ def test_an_mlp_loss_of_a_dict_of_parameters_is_jax_s() -> None:
     graph = J.generated.expression_set.graph
     assert graph.inputs[:2] == ["params_W1_0_0", "params_W1_0_1"]
     assert "params_W1 = params['W1']" in graph.notes[-1]
+    graph = dgraph.from_jax(_mlp, P, x, level="array")  # a TypeError out of float() before
+    assert graph.inputs == ["params_W1", "params_W2", "params_b1", "x"]
 
 
 class _Layer(NamedTuple):
