@@ -369,7 +369,7 @@ def _of_pytrees(
     g = made.generated
     graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
     made.pytree = PytreeCall(trees, mode, lang, graph, sparse)
-    graph.notes.append(trees.note())
+    trees.add_note(graph)
     return made
 
 

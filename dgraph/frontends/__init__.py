@@ -188,7 +188,7 @@ def from_python(
         f, point, _, trees = flat_arguments(f, point, params, sizes)
     graph = _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values)
     if trees is not None:
-        graph.notes.append(trees.note())
+        trees.add_note(graph)
     if parameter_values:
         _keep_parameter_values(graph, f, params, parameter_values)
         if graph.is_tensor and getattr(graph, "traced_with", "") == "numpy":

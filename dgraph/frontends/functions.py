@@ -344,7 +344,7 @@ def from_function(
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
         graph = at_point(graph, f, point, label)
         if trees is not None:
-            graph.notes.append(trees.note())
+            trees.add_note(graph)
         return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)

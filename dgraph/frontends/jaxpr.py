@@ -113,5 +113,5 @@ def from_jax(
         graph = expand(array, limit, every_operation=every_equation, parameters=params)
         graph.traced_with = "jax"
     if trees is not None:
-        graph.notes.append(trees.note())
+        trees.add_note(graph)
     return graph

@@ -88,10 +88,11 @@ class Pytrees:
     one's structure (None for an array: one leaf, itself); ``names``: the leaves'
     argument names, ``labels`` their key paths (``params['W1']``), ``shapes`` and
     ``leaves`` (the point's values), in flatten order; ``params``: the leaves that are
-    parameters (all those of an argument named in ``params=``); ``output``: the
-    whether the flat function returns ``f``'s result as its leaves (None: one array,
-    returned as it is), ``output_keys`` the names it returns them under (None: a
-    tuple)."""
+    parameters (all those of an argument named in ``params=``); ``out_treedef`` and
+    ``output_shapes``: the structure of ``f``'s result at the point and its leaves'
+    shapes; ``output``: whether the flat function returns that result as its leaves
+    (None: one array, returned as it is), ``output_keys`` the names it returns them
+    under (None: a tuple)."""
 
     def __init__(self, f: Callable[..., Any], point: Sequence[Any], params: Sequence[str]):
         self.f = f
@@ -224,10 +225,12 @@ class Pytrees:
         """The function of the leaves, which the readers read (:class:`Leaves`)."""
         return Leaves(self)
 
-    def note(self) -> str:
-        """The graph's note naming the leaves: its inputs."""
+    def add_note(self, graph: Any) -> None:
+        """Add to ``graph``'s notes the one naming the pytrees' leaves, its inputs (none
+        where every argument is an array)."""
         named = [f"{n} = {k}" for n, k in zip(self.names, self.labels, strict=True) if n != k]
-        return "the pytree arguments' leaves are its inputs: " + ", ".join(named)
+        if named:
+            graph.notes.append("the pytree arguments' leaves are its inputs: " + ", ".join(named))
 
 
 class Leaves:

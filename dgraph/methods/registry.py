@@ -550,7 +550,7 @@ def traced_function(
         parameter_values=values,
     )
     if trees is not None:
-        graph.notes.append(trees.note())
+        trees.add_note(graph)
     return graph
 
 
