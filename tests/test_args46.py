@@ -180,8 +180,8 @@ def test_numpy_layers_as_a_list_of_tuples_with_a_dict_output_are_jax_s() -> None
 def test_the_array_level_nests_pytrees_and_takes_a_pytree_parameter() -> None:
     """A ``scan`` (read at the array level) over the rows of ``p["W"]``, with ``p`` named
     in ``params=`` (a parameter pytree, taken after the differentiated arguments and
-    their tangents or cotangents) and a ``None`` leaf: J, J·v and wᵀJ as JAX's; another
-    structure or shape refused in one line."""
+    their tangents or cotangents) and a ``None`` leaf: its value and J, J·v and wᵀJ as
+    JAX's; another structure or shape refused in one line."""
     rng = np.random.default_rng(2)
     p = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2), "unused": None}
     s = {"x": rng.normal(size=2), "k": 0.7}
@@ -192,24 +192,27 @@ def test_the_array_level_nests_pytrees_and_takes_a_pytree_parameter() -> None:
 
         return jax.lax.scan(body, s["x"], p["W"])[0]
 
-    J = dgraph.make_function(g, point=[s, p], params=("p",))
+    J = dgraph.make_function(g, "value_and_jacobian", point=[s, p], params=("p",))
     jvp = dgraph.make_function(g, "jvp", point=[s, p], params=("p",))
     vjp = dgraph.make_function(g, "vjp", point=[s, p], params=("p",))
     assert isinstance(J.generated, TensorGenerated)
     t, w = {"x": np.array([1.0, -0.5]), "k": 2.0}, np.array([0.3, 1.0])
     with jax.enable_x64(True):
-        want_J, want_jvp, want_vjp = jax.jit(
+        want_value, want_J, want_jvp, want_vjp = jax.jit(
             lambda s, p, t, w: (
+                g(s, p),
                 jax.jacobian(g)(s, p),
                 jax.jvp(lambda s: g(s, p), (s,), (t,))[1],
                 jax.vjp(lambda s: g(s, p), s)[1](w)[0],
             )
         )(s, p, t, w)
-    _same(J(s, p), want_J)
+    value, found_J = J(s, p)
+    np.testing.assert_allclose(value, want_value, atol=1e-14)
+    _same(found_J, want_J)
     _same(jvp(s, t, p), want_jvp)
     _same(vjp(s, w, p), want_vjp)
     with pytest.raises(InputError, match=r"argument s is \{'x': \*\}, not the point's"):
-        J({"x": s["x"]}, p)
+        jvp({"x": s["x"]}, t, p)
     with pytest.raises(InputError, match=r"p\['W'\] has shape \(2, 2\), not \(3, 2\)"):
         J(s, {**p, "W": np.ones((2, 2))})
 
@@ -219,7 +222,8 @@ def test_one_leaf_and_a_dict_output_of_arrays_nest_as_jax_s() -> None:
     level (a tuple at the array level): its J is now a dict over the outputs, as
     ``jax.jacobian``'s, here of the one differentiated argument (``b`` in ``params=``:
     no tuple over the arguments), and wᵀJ takes a dict cotangent. A dict of one leaf is
-    a dict again in the Hessian, ``{'w': {'w': H}}``; closed forms (NumPy)."""
+    a dict again in the Hessian, ``{'w': {'w': H}}``, and in ``value_gradient_hessian``;
+    closed forms (NumPy)."""
     a, b = np.array([0.1, 0.2, 0.3]), 2.0
 
     def f(a, b):
@@ -235,3 +239,10 @@ def test_one_leaf_and_a_dict_output_of_arrays_nest_as_jax_s() -> None:
     np.testing.assert_allclose(vjp(a, w, b), w["s"] * b * np.cos(a) - 2.0 * np.sin(a))
     H = dgraph.hessian(lambda p: np.sum(np.sin(p["w"]) ** 2), {"w": a})
     np.testing.assert_allclose(H({"w": a})["w"]["w"], np.diag(2 * np.cos(2 * a)), atol=1e-14)
+    vgh = dgraph.make_function(
+        lambda p: np.sum(np.sin(p["w"]) ** 2), "value_gradient_hessian", point=[{"w": a}]
+    )
+    value, gradient, hessian = vgh({"w": a})
+    np.testing.assert_allclose(value, np.sum(np.sin(a) ** 2), atol=1e-14)
+    np.testing.assert_allclose(gradient["w"], np.sin(2 * a), atol=1e-14)
+    np.testing.assert_allclose(hessian["w"]["w"], np.diag(2 * np.cos(2 * a)), atol=1e-14)
