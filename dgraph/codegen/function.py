@@ -370,6 +370,11 @@ def _of_pytrees(
     graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
     made.pytree = PytreeCall(trees, mode, lang, graph, sparse)
     trees.add_note(graph)
+    made.__doc__ = (made.__doc__ or "") + (
+        f"\n\nCalled with the pytrees of ({', '.join(trees.arguments)}) as the point gave"
+        " them; its results nested as JAX nests them for those pytrees (the code above"
+        " is of their leaves, in jax.tree_util's order)."
+    )
     return made
 
 
