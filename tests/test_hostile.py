@@ -7,6 +7,7 @@ bigger or stranger inputs (a FIFO, a sparse 201 MB file, a 100,000-deep JSON) ar
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -1299,9 +1300,21 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("complex-point-jacobian", "point= entry 0 is complex"),
     ("complex-argument-jax", "argument 1 is complex"),
     ("text-point", "not numbers"),
-    ("ragged-point", "not an array of numbers"),
-    ("tuple-point-jacobian", "point= entry 0 is a tuple, not an array or a number"),
-    ("dict-point", "argument 1: a dict, not an array of numbers (a dict or list of arrays"),
+    # pytree53: a ragged list, a tuple of arrays and a dict are pytrees (read where JAX is
+    # installed); a function that does not take them is refused where it raises
+    ("ragged-point", "total: called with the point's pytrees it raised TypeError"),
+    ("tuple-point-jacobian", "total: called with the point's pytrees it raised TypeError"),
+    ("dict-point", "total: called with the point's pytrees it raised TypeError"),
+    ("pytree-text-leaf", "argument p['a']: a str, not numbers"),
+    ("pytree-complex-leaf", "argument p['a'] is complex: the derivatives are of real"),
+    ("pytree-no-leaf", "argument p: a pytree with no arrays (no leaf)"),
+    ("pytree-integer-leaf", "argument p['i']: an array of int64 in a differentiated pytree"),
+    ("pytree-sizes", "pytree arguments: give point= alone"),
+    ("pytree-params-unknown", "params= names 'q', not an argument point= gives a value"),
+    ("pytree-count", "jacobian takes the function's own arguments (p, x): 1 given"),
+    ("pytree-structure", "jacobian: argument p is {'b': *}, not the point's {'a': *}"),
+    ("pytree-shape", "jacobian: p['a'] has shape (3,), not (2,) (one point per call)"),
+    ("pytree-complex-call", "jacobian: p['a'] is complex; the generated code is of real"),
     ("scalar-weights-missing", "the hessian takes x and p = (y_bar, z_bar): 1 argument(s) given"),
     ("empty-point", "has no entries"),
     ("no-example", "hessian(total): give example arguments, hessian(total, x, ...)"),
@@ -1502,6 +1515,20 @@ def _api_call(name: str):
         "float-for-mask-argument": lambda: make(
             lambda x, m: jnp.sum(jnp.where(m, x**2, x)), "jacobian", point=[x, x > 1]
         )(x, np.ones(4)),
+        "pytree-text-leaf": lambda: make(_pytree_loss, point=[{"a": "ab"}, x[:2]]),
+        "pytree-complex-leaf": lambda: make(_pytree_loss, point=[{"a": x[:2] + 1j}, x[:2]]),
+        "pytree-no-leaf": lambda: make(_pytree_loss, point=[{"a": None}, x[:2]]),
+        "pytree-integer-leaf": lambda: make(
+            _pytree_loss, point=[{"a": x[:2], "i": np.arange(2)}, x[:2]]
+        ),
+        "pytree-sizes": lambda: make(_pytree_loss, point=[{"a": x[:2]}, x[:2]], sizes=[2, 2]),
+        "pytree-params-unknown": lambda: make(
+            _pytree_loss, point=[{"a": x[:2]}, x[:2]], params=["q"]
+        ),
+        "pytree-count": lambda: _pytree_made()({"a": x[:2]}),
+        "pytree-structure": lambda: _pytree_made()({"b": x[:2]}, x[:2]),
+        "pytree-shape": lambda: _pytree_made()({"a": x[:3]}, x[:2]),
+        "pytree-complex-call": lambda: _pytree_made()({"a": x[:2] + 1j}, x[:2]),
         "own-arguments-count": lambda: make(
             lambda A, b: jnp.tanh(A @ b), "vjp", point=[np.ones((3, 2)), x[:2]]
         )(np.ones((3, 2)), x[:2]),
@@ -1510,6 +1537,21 @@ def _api_call(name: str):
         ),
     }
     return calls[name]
+
+
+def _pytree_loss(p, x):
+    return np.sum(np.sin(p["a"]) * x)
+
+
+@functools.cache
+def _pytree_made():
+    """``_pytree_loss``'s made Jacobian, of a dict ``p`` and an array ``x`` (made once for
+    the cases that call it)."""
+    import dgraph
+
+    return dgraph.make_function(
+        _pytree_loss, point=[{"a": np.ones(2)}, np.ones(2)], method="forward"
+    )
 
 
 def _bincount_index_data(x, i):

@@ -120,9 +120,14 @@ def test_params_with_every_argument_in_point():
         dgraph.make_function(loss, point=[w, X], params=("X", "y"))
 
 
-def test_a_pytree_point_is_one_line():
+def test_a_pytree_point_is_one_line_without_jax_s_tree_util(monkeypatch):
+    """A dict point is read where JAX is installed (pytree53: tests/test_args46.py); where
+    it is not (JAX's tree_util flattens the pytrees), refused in one line as before."""
+    import dgraph.frontends.pytrees as pytrees
+
+    monkeypatch.setattr(pytrees, "has_jax", lambda: False)
     with pytest.raises(dgraph.DGraphError, match="point= entry 0 is a dict"):
-        dgraph.make_function(lambda p: jnp.sin(p["b"]), point=[{"b": np.ones(3)}])
+        dgraph.make_function(lambda p: np.sin(p["b"]), point=[{"b": np.ones(3)}])
 
 
 def test_the_hessian_of_a_solve():

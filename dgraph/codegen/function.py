@@ -25,6 +25,7 @@ from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
 from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
 from ..frontends.integer_casts import index_data
+from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -32,7 +33,7 @@ from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .hessian import HESSIAN_MODES, make_hessian, scalar_pattern, sparse_of
 from .hessian_native import NATIVE_LANGS, make_native_hessian
-from .own_arguments import OwnCall, own_call
+from .own_arguments import OwnCall, PytreeCall, own_call
 from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
@@ -95,6 +96,10 @@ class GeneratedFunction:
     vector to a scalar or a matrix): its own call (:mod:`~dgraph.codegen.own_arguments`),
     which it takes beside the flat one."""
 
+    pytree: PytreeCall | None = None
+    """A function of pytrees (:mod:`~dgraph.frontends.pytrees`): its call, which flattens
+    the pytrees, calls the function of their leaves and nests the results as JAX does."""
+
     own_integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
     """:attr:`integers` where the own call takes them."""
 
@@ -116,6 +121,12 @@ class GeneratedFunction:
             For an argument of a complex type: the code is of real arguments (NumPy and
             C dropped the imaginary part with a warning, JAX mixed it into the values).
         """
+        if self.pytree is not None:
+            return self.pytree(functools.partial(self._leaves_call, **options), arrays)
+        return self._leaves_call(*arrays, **options)
+
+    def _leaves_call(self, *arrays: Any, **options: Any) -> Any:
+        """:meth:`__call__` of arrays (a function of pytrees: their leaves)."""
         for a in arrays:
             if getattr(getattr(a, "dtype", None), "kind", "") == "c" or isinstance(a, complex):
                 raise DGraphError(
@@ -170,6 +181,8 @@ class GeneratedFunction:
         g = self.generated
         if not (isinstance(g, TensorGenerated) and g.sparse and g.stacked is not None):
             raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
+        if self.pytree is not None:  # the leaves, in flatten order
+            arrays = tuple(self.pytree.leaves(arrays))
         return g.stacked(*self._without_fixed(arrays))
 
     @property
@@ -302,6 +315,11 @@ def make_function(
         raise DGraphError(f"unknown mode {mode!r:.60}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
+    if callable(source) and not isinstance(source, (DGraph, ExpressionSet)):
+        trees = pytrees_of(source, point, params)
+        if trees is not None:  # made of the function of the leaves, called with pytrees
+            return _of_pytrees(trees, mode, lang, method, budget, sparse, sizes, tril, weights,
+                               tape)  # fmt: skip
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)) and sizes is None:
         source, params = integer_arguments(source, point, params)  # index data: parameters
     made = functools.partial(_made, source, mode, lang, method, budget, sparse, tril, weights,
@@ -324,6 +342,60 @@ def make_function(
             stacklevel=2,
         )
         return closed
+
+
+def _of_pytrees(
+    trees: Pytrees,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    sizes: Any,
+    tril: bool,
+    weights: Any,
+    tape: int | None,
+) -> GeneratedFunction:
+    """:func:`make_function` of a function of pytrees: made of the function of their
+    leaves (:class:`~dgraph.frontends.pytrees.Pytrees`), called with the pytrees
+    (:class:`~dgraph.codegen.own_arguments.PytreeCall`)."""
+    if sizes is not None:
+        raise InputError("pytree arguments: give point= alone (sizes= cannot say a pytree)")
+    if lang == "cuda":
+        raise InputError("pytree arguments: lang='cuda' takes GPU arrays; flatten the pytrees")
+    made = make_function(trees.flat, mode, lang, method=method, budget=budget, sparse=sparse,
+                         params=trees.params, point=trees.leaves, tril=tril, weights=weights,
+                         tape=tape)  # fmt: skip
+    g = made.generated
+    graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
+    made.pytree = PytreeCall(trees, mode, lang, graph, sparse)
+    trees.add_note(graph)
+    made.__doc__ = (made.__doc__ or "") + (
+        f"\n\nCalled with the pytrees of ({', '.join(trees.arguments)}) as the point gave"
+        " them; its results nested as JAX nests them for those pytrees (the code above"
+        " is of their leaves, in jax.tree_util's order)."
+    )
+    return made
+
+
+def _output_pytrees(
+    f: Callable[..., Any],
+    graph: DGraph,
+    point: Sequence[Any] | None,
+    sizes: Any,
+    params: Sequence[str],
+    lang: str,
+) -> Pytrees | None:
+    """``f``'s :class:`~dgraph.frontends.pytrees.Pytrees` where its arguments are arrays
+    and its result at ``point`` a pytree (a dict, a NamedTuple, nested): its made function
+    nests its results as JAX does. Looked for only where ``graph`` has several outputs
+    (``f`` is run once more there, or traced by ``jax.eval_shape``); None elsewhere."""
+    flat = isinstance(f, Leaves) or isinstance(getattr(f, "f", None), Leaves)  # made already
+    if flat or point is None or sizes is not None or lang == "cuda" or len(graph.outputs) < 2:
+        return None
+    if not output_is_pytree(f, point, getattr(graph, "traced_with", "") == "jax"):
+        return None
+    return pytrees_of(f, point, params, output=True)
 
 
 def _made(
@@ -375,7 +447,11 @@ def _made(
         if not isinstance(source, (DGraph, ExpressionSet)):
             if not callable(source):
                 raise DGraphError(f"cannot make a function of a {type(source).__name__}")
-            source = traced_function(source, sizes=sizes, point=point, params=params)
+            f, source = source, traced_function(source, sizes=sizes, point=point, params=params)
+            trees = _output_pytrees(f, source, point, sizes, params, lang)
+            if trees is not None:  # a dict output: nested as JAX nests it
+                return _of_pytrees(trees, mode, lang, method, budget, sparse, sizes, tril,
+                                   weights, tape)  # fmt: skip
         elif params or sizes is not None or point is not None:
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
@@ -648,7 +724,7 @@ def hessian(
             f"hessian({name}): give example arguments, hessian({name}, x, ...), or their"
             f" shapes, hessian({name}, (n,), ...): the code is generated and checked for them"
         )
-    shapes = all(isinstance(a, int | tuple) for a in args_or_sizes) and args_or_sizes
+    shapes = all(_is_shape(a) for a in args_or_sizes) and args_or_sizes
     return make_function(
         f,
         "hessian",
@@ -661,3 +737,11 @@ def hessian(
         sizes=list(args_or_sizes) if shapes else None,
         point=None if shapes or not args_or_sizes else list(args_or_sizes),
     )
+
+
+def _is_shape(value: Any) -> bool:
+    """Whether a :func:`hessian` argument is a shape (an int, a tuple of ints), not an
+    example argument (a tuple of arrays is a pytree)."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return all(isinstance(n, int) for n in value)
+    return isinstance(value, int)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["OwnCall", "nested_blocks", "own_call"]
+__all__ = ["OwnCall", "PytreeCall", "nested_blocks", "own_call"]
 
 Shape = tuple[int, ...]
 
@@ -282,3 +282,211 @@ def _output_shapes(
         return [tuple(np.shape(y)) for y in leaves]
     except (TypeError, ValueError):
         return None
+
+
+class PytreeCall:
+    """The made function of a function of pytrees (:class:`~dgraph.frontends.pytrees.
+    Pytrees`), which is made of the function of their leaves: a call's pytrees
+    flattened (each checked against the point's structure and shapes), the leaves' call
+    (the array level's, or the element level's flat call through :class:`OwnCall`) and
+    its results nested as ``jax.jacobian(f, argnums=(0, 1, …))``, ``jax.jvp``,
+    ``jax.vjp``'s pullback and ``jax.hessian`` nest theirs: a dict argument gives a dict
+    of blocks, a dict output a dict over its leaves. ``sparse``: J (H) kept as the one
+    (Σ size(y), Σ size(x)) matrix, leaves in flatten order, as solvers take it."""
+
+    def __init__(self, trees: Any, mode: str, lang: str, graph: Any, sparse: bool):
+        from jax import tree_util
+
+        from ..frontends.integer_arguments import integer_kind
+
+        self.trees, self.mode, self.sparse, self._tree_util = trees, mode, sparse, tree_util
+        leaf = tree_util.tree_structure(0)
+        self.defs = [leaf if d is None else d for d in trees.treedefs]
+        ranges, at = [], 0
+        for d in self.defs:
+            ranges.append(range(at, at + d.num_leaves))
+            at += d.num_leaves
+        kept = set(trees.params)
+        fixed = [
+            all(trees.names[k] in kept or integer_kind(trees.leaves[k]) for k in r) for r in ranges
+        ]
+        self.x_args = [a for a, p in enumerate(fixed) if not p]  # differentiated, in order
+        self.p_args = [a for a, p in enumerate(fixed) if p]
+        self.ranges = ranges
+        self.out = trees.out_treedef if trees.out_treedef is not None else leaf
+        self.outputs = [tuple(s) for s in trees.output_shapes] or [()]
+        xs = [(trees.names[k], trees.shapes[k]) for a in self.x_args for k in ranges[a]]
+        ps = [(trees.names[k], trees.shapes[k]) for a in self.p_args for k in ranges[a]]
+        self.tensor = graph.is_tensor
+        self.extra = len(graph.parameters) - (
+            len(ps) if graph.is_tensor else sum(math.prod(s) for _, s in ps)
+        )  # a Lagrangian's weights, taken last
+        if self.extra and not graph.is_tensor:
+            ps.append(("v", (self.extra,)))
+        self.flat = OwnCall(mode, lang, tuple(xs), tuple(ps), tuple(self.outputs),
+                            bool(graph.parameters))  # fmt: skip
+
+    def _order(self) -> list[tuple[str, int]]:
+        """The call's arguments: each group's (``x``, ``t``, ``w``, ``p``) and which:
+        ``f``'s argument at that position, the output's cotangent (-1), a Lagrangian's
+        weights ``v`` (-2, last of the parameters)."""
+        groups = {"x": self.x_args, "t": self.x_args, "w": [-1],
+                  "p": self.p_args + ([-2] if self.extra else [])}  # fmt: skip
+        return [(g, a) for g in _GROUPS[self.mode] for a in groups[g]]
+
+    def leaves(self, arrays: Sequence[Any]) -> list[Any]:
+        """The leaves' call of ``arrays`` (the pytrees' call): each group's leaves in
+        order.
+
+        Raises
+        ------
+        InputError
+            One line for another count of arguments, a pytree of another structure (a
+            key missing), or a leaf of another shape.
+        """
+        order = self._order()
+        if len(arrays) != len(order):
+            names = self.trees.arguments
+            shown = [
+                "w" if a == -1 else "v" if a == -2 else f"t_{names[a]}" if g == "t" else names[a]
+                for g, a in order
+            ]
+            raise InputError(
+                f"{self.mode} takes the function's own arguments ({', '.join(shown)}):"
+                f" {len(arrays)} given"
+            )
+        leaves: list[Any] = []
+        for (group, a), value in zip(order, arrays, strict=True):
+            leaves += [value] if a == -2 else self._flattened(value, a, group)
+        return leaves
+
+    def _flattened(self, value: Any, a: int, group: str) -> list[Any]:
+        """``value`` (argument ``a``'s, or the output's cotangent for ``a`` = -1) as its
+        leaves, checked against the point's structure and shapes."""
+        if a < 0:
+            treedef, shapes = self.out, self.outputs
+            labels = [f"w{k}" for k in range(len(shapes))]
+            name = "w"
+        else:
+            treedef = self.defs[a]
+            shapes = [self.trees.shapes[k] for k in self.ranges[a]]
+            labels = [self.trees.labels[k] for k in self.ranges[a]]
+            name = self.trees.arguments[a]
+        name = f"t_{name}" if group == "t" else name
+        if treedef.num_leaves == 1 and not treedef.children():
+            leaves = [value]  # an array (a list of numbers is one too)
+        else:
+            leaves, given = self._tree_util.tree_flatten(value)
+            if given != treedef:
+                raise InputError(
+                    f"{self.mode}: argument {name} is {_shown(given)}, not the point's"
+                    f" {_shown(treedef)}"
+                )
+        for leaf, shape, label in zip(leaves, shapes, labels, strict=True):
+            if np.iscomplexobj(leaf):
+                raise InputError(
+                    f"{self.mode}: {label} is complex; the generated code is of real arguments"
+                    " (give real and imaginary parts as leaves of their own)"
+                )
+            if np.shape(leaf) != shape:
+                label = f"t_{label}" if group == "t" else label
+                raise InputError(
+                    f"{self.mode}: {label} has shape {np.shape(leaf)}, not {shape} (one"
+                    " point per call)"
+                )
+        return leaves
+
+    def __call__(self, call: Callable[..., Any], arrays: Sequence[Any]) -> Any:
+        """The made function (``call``: the leaves' call) on the pytrees ``arrays``."""
+        leaves = self.leaves(arrays)
+        if self.tensor:
+            return self._nested(call(*leaves), flat=False)
+        return self._nested(call(*self.flat._flat(leaves)), flat=True)
+
+    def _nested(self, result: Any, flat: bool) -> Any:
+        """``result`` of the leaves' call nested as JAX nests it for the pytrees."""
+        rows, cols = len(self.outputs), len(self.flat.inputs)
+        mode = self.mode
+        if mode == "jacobian":
+            return self._jacobian(result, rows, cols, flat)
+        if mode == "value_and_jacobian":
+            value, J = result
+            return self._outputs(value, flat), self._jacobian(J, rows, cols, flat)
+        if mode == "jvp":
+            return self._outputs(result, flat)
+        xs = [s for _, s in self.flat.inputs]
+        if mode in ("vjp", "hvp"):
+            return self._inputs(_listed(_split(result, xs) if flat else result, cols))
+        if mode == "hessian":
+            return self._hessian(result, flat)
+        value, gradient, H = result
+        gradient = _listed(_split(gradient, xs) if flat else gradient, cols)
+        return value.reshape(()), self._inputs(gradient), self._hessian(H, flat)
+
+    def _jacobian(self, J: Any, rows: int, cols: int, flat: bool) -> Any:
+        if self.sparse:
+            return J if flat else _stacked(_grid(J, rows, cols))
+        if flat:
+            J = nested_blocks(J, self.outputs, [s for _, s in self.flat.inputs])
+        grid = _grid(J, rows, cols)
+        return self._tree_util.tree_unflatten(self.out, [self._inputs(row) for row in grid])
+
+    def _hessian(self, H: Any, flat: bool) -> Any:
+        xs = [s for _, s in self.flat.inputs]
+        if self.sparse:
+            return H if flat else _stacked(_grid(H, len(xs), len(xs)))
+        grid = _grid(nested_blocks(H, xs, xs) if flat else H, len(xs), len(xs))
+        return self._inputs([self._inputs(row) for row in grid])
+
+    def _outputs(self, parts: Any, flat: bool) -> Any:
+        """Values over the output's leaves (one array for one) as the output's pytree."""
+        parts = _split(parts, self.outputs) if flat else parts
+        return self._tree_util.tree_unflatten(self.out, _listed(parts, len(self.outputs)))
+
+    def _inputs(self, listed: Sequence[Any]) -> Any:
+        """Values over the differentiated leaves (a list, one each) as ``f``'s
+        differentiated arguments' pytrees: one pytree for one argument, else a tuple."""
+        rest = iter(listed)
+        trees = [
+            self._tree_util.tree_unflatten(self.defs[a], [next(rest) for _ in self.ranges[a]])
+            for a in self.x_args
+        ]
+        return trees[0] if len(trees) == 1 else tuple(trees)
+
+
+def _listed(parts: Any, count: int) -> list[Any]:
+    """``count`` values in :func:`_split`'s form (one array for one, else a tuple) as a
+    list."""
+    return [parts] if count == 1 else list(parts)
+
+
+def _shown(treedef: Any) -> str:
+    """A pytree's structure as one short line (``{'W1': *, 'b1': *}``)."""
+    text = str(treedef).removeprefix("PyTreeDef(").removesuffix(")")
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _grid(nested: Any, rows: int, cols: int) -> list[list[Any]]:
+    """:func:`nested_blocks`' nesting of ``rows`` × ``cols`` blocks as a list of rows."""
+    if rows == cols == 1:
+        return [[nested]]
+    if rows == 1:
+        return [list(nested)]
+    if cols == 1:
+        return [[block] for block in nested]
+    return [list(row) for row in nested]
+
+
+def _stacked(grid: list[list[Any]]) -> Any:
+    """Sparse blocks (SciPy's or JAX's BCOO, each (size(y), size(x))) as one matrix."""
+    if len(grid) == len(grid[0]) == 1:
+        return grid[0][0]
+    if hasattr(grid[0][0], "tocsr"):
+        import scipy.sparse as sp
+
+        return sp.csr_array(sp.block_array(grid))
+    from jax.experimental import sparse as jsparse
+
+    return jsparse.bcoo_concatenate(
+        [jsparse.bcoo_concatenate(row, dimension=1) for row in grid], dimension=0
+    )

@@ -24,6 +24,7 @@ from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
 from .point_values import check_point_values
+from .pytrees import flat_arguments
 from .trace import Granularity, from_trace
 
 __all__ = [
@@ -183,7 +184,12 @@ def from_python(
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    trees = None
+    if not params:  # pytree arguments: the function of their leaves
+        f, point, _, trees = flat_arguments(f, point, params, sizes)
     graph = _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values)
+    if trees is not None:
+        trees.add_note(graph)
     if parameter_values:
         _keep_parameter_values(graph, f, params, parameter_values)
         if graph.is_tensor and getattr(graph, "traced_with", "") == "numpy":
@@ -204,8 +210,8 @@ def _read_python(
         except (TypeError, ValueError):
             raise InputError(
                 f"point= entry {k} is a {type(value).__name__}, not an array or a number"
-                " (a dict or list of arrays: pass each array, or flatten them,"
-                " jax.flatten_util.ravel_pytree)"
+                " (a dict or list of arrays, a pytree, is read where JAX is installed and"
+                " point= gives every argument; else pass each array, or flatten them)"
             ) from None
         if complex_:  # was a ComplexWarning, the imaginary part dropped
             raise InputError(

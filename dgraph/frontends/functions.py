@@ -24,6 +24,7 @@ from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .frames import call_keeping_locals
 from .point_values import check_point_values
+from .pytrees import flat_arguments
 from .reached import reached
 
 Level = Literal["element", "array"]
@@ -336,8 +337,15 @@ def from_function(
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
     if point is not None:
+        trees = None
+        if not params:  # pytree arguments: the function of their leaves
+            f, point, _, trees = flat_arguments(f, point, params, sizes)
+            sizes = sizes if trees is None else trees.shapes
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
-        return at_point(graph, f, point, label)
+        graph = at_point(graph, f, point, label)
+        if trees is not None:
+            trees.add_note(graph)
+        return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
     if n_inputs is not None and params:

@@ -20,10 +20,10 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["ClosedOver", "IntegerArguments", "integer_arguments", "integer_kind"]
+__all__ = ["PRESENTED", "ClosedOver", "IntegerArguments", "integer_arguments", "integer_kind"]
 
 #: the attributes a reader reads off a function to find its code, names and modules
-_PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
+PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
               "__closure__", "__defaults__", "__kwdefaults__")  # fmt: skip
 
 
@@ -59,7 +59,7 @@ class IntegerArguments:
         self.f, self.positions, self.names = f, tuple(positions), tuple(names)
         self.masks = tuple(masks)  # the positions given as boolean arrays: read as m != 0
         self.__wrapped__ = f  # inspect.signature reads f's
-        for name in _PRESENTED:
+        for name in PRESENTED:
             if hasattr(f, name):
                 setattr(self, name, getattr(f, name))
 
@@ -89,7 +89,7 @@ class ClosedOver:
 
     def __init__(self, f: Callable[..., Any], values: Mapping[int, np.ndarray]) -> None:
         self.f, self.values = f, dict(values)
-        for name in _PRESENTED:
+        for name in PRESENTED:
             if hasattr(f, name):
                 setattr(self, name, getattr(f, name))
         signature = inspect.signature(f)

@@ -38,6 +38,7 @@ from .jaxpr_arrays import (
     output_keys,
     parameter_names,
 )
+from .pytrees import flat_arguments
 
 __all__ = ["JaxJvp", "NotJax", "from_jax", "output_keys", "parameter_names"]
 
@@ -60,7 +61,8 @@ def from_jax(
         The function; its parameters name the inputs.
     example_args
         Arrays or numbers whose shapes make the inputs (and the graph's
-        :attr:`~dgraph.core.graph.DGraph.point`).
+        :attr:`~dgraph.core.graph.DGraph.point`), or pytrees of them (a dict of
+        parameters: the leaves are the inputs, :mod:`~dgraph.frontends.pytrees`).
     level
         ``"array"``: one tensor vertex per equation, its edges Jacobian blocks. The
         default ``"element"``: that graph expanded element by element.
@@ -99,12 +101,17 @@ def from_jax(
     """
     if level not in ("element", "array"):
         raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
+    f, leaves, params, trees = flat_arguments(f, example_args, params, None)  # their leaves
+    example_args = tuple(leaves)
     f, params = integer_arguments(f, example_args, params, name)  # index data: parameters
     if level == "array":
-        return from_jax_arrays(f, *example_args, name=name, params=params)
-    array = from_jax_arrays(f, *example_args, name=name, prefix="v", held=params)
-    renamed = vertex_names(parameter_names(f, len(example_args)))
-    params = [renamed.get(p, p) for p in params]  # a parameter E: vertex E_
-    graph = expand(array, limit, every_operation=every_equation, parameters=params)
-    graph.traced_with = "jax"
+        graph = from_jax_arrays(f, *example_args, name=name, params=params)
+    else:
+        array = from_jax_arrays(f, *example_args, name=name, prefix="v", held=params)
+        renamed = vertex_names(parameter_names(f, len(example_args)))
+        params = [renamed.get(p, p) for p in params]  # a parameter E: vertex E_
+        graph = expand(array, limit, every_operation=every_equation, parameters=params)
+        graph.traced_with = "jax"
+    if trees is not None:
+        trees.add_note(graph)
     return graph

@@ -35,6 +35,7 @@ from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
 from ..frontends import from_python
 from ..frontends.integer_arguments import integer_arguments
+from ..frontends.pytrees import flat_arguments
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -523,6 +524,9 @@ def traced_function(
     InputError
         For a function the tracer cannot read.
     """
+    trees = None
+    if n_inputs is None:  # pytree arguments: the function of their leaves
+        f, point, params, trees = flat_arguments(f, point, params, sizes)
     if n_inputs is None and sizes is None:  # integer arrays: index data, parameters
         f, params = integer_arguments(f, point, params)
     values = None
@@ -536,7 +540,7 @@ def traced_function(
         sizes = [_size(value) for value in point]  # every argument's; the point: the others'
         values = {n: v for n, v in zip(names, point, strict=True) if n in params}
         point = [value for name, value in zip(names, point, strict=True) if name not in params]
-    return from_python(
+    graph = from_python(
         f,
         n_inputs=n_inputs,
         sizes=None if sizes is None else list(sizes),
@@ -545,6 +549,9 @@ def traced_function(
         level=level,
         parameter_values=values,
     )
+    if trees is not None:
+        trees.add_note(graph)
+    return graph
 
 
 def _parameter_names(f: Callable[..., Any], given: int, params: Sequence[str]) -> list[str]:
