@@ -166,7 +166,7 @@ def test_a_nan_jacobian_of_a_finite_loss_is_caught(monkeypatch):
     from dgraph.codegen import array_passes
     from dgraph.errors import VerificationError
 
-    monkeypatch.setattr(array_passes, "selected_products", lambda s, known=None: s)
+    monkeypatch.setattr(array_passes, "selected_products", lambda s, known=None, results=None: s)
     x = np.linspace(0.5, 1.5, 5)
     g = dgraph.from_function(LOSSES["nanmean"][0], sizes=[(5,)], point=[x], level="array")
     with pytest.raises(VerificationError, match="differs from the expression set"):
