@@ -769,7 +769,8 @@ def selected_products(
                 _count(consumed, taken)
     if results is None:
         return out
-    return _restored(statements, out, zeros, links, joins, consumed, frozenset(results))
+    chain = _Chain(zeros, links, joins, consumed)
+    return _restored(statements, out, chain, shapes, frozenset(results))
 
 
 def _joined(node: Node, zeros: Mapping[str, _Zero]) -> tuple[Node, ...] | None:
@@ -789,13 +790,24 @@ def _count(counts: dict[str, int], names: Iterable[str]) -> None:
         counts[n] = counts.get(n, 0) + 1
 
 
+@dataclass(frozen=True)
+class _Chain:
+    """What :func:`selected_products` found: the names known to be 0 outside their
+    conditions; how each link of a chain is made (a ``where`` of a product's, and the
+    chain's names it reads); the sums of two ends (their conditions and sides); how
+    many reads of each name are a link's."""
+
+    zeros: Mapping[str, _Zero]
+    links: Mapping[str, tuple[bool, tuple[str, ...]]]
+    joins: Mapping[str, tuple[tuple[Node, ...], tuple[str, ...]]]
+    consumed: Mapping[str, int]
+
+
 def _restored(
     given: list[ArrayStatement],
     statements: list[ArrayStatement],
-    zeros: Mapping[str, _Zero],
-    links: Mapping[str, tuple[bool, tuple[str, ...]]],
-    joins: Mapping[str, tuple[tuple[Node, ...], tuple[str, ...]]],
-    consumed: Mapping[str, int],
+    chain: _Chain,
+    shapes: _Shapes,
     results: frozenset[str],
 ) -> list[ArrayStatement]:
     """``statements`` with a chain's ``where`` only on its names read otherwise than as a
@@ -806,9 +818,11 @@ def _restored(
     name's conditions among its own (a product's are the conjunction of its factors',
     a move's the moved ones), so a ``where`` at the end zeros what every link left out.
     Two ends of a chain added (``joins``: the sides 0 outside the same conditions, a
-    vjp's two paths to one input) take one ``where``, on their sum. The reads are
-    counted in the statements ``given`` (a product reads a factor's value, not the name,
-    where it is known: :func:`_read`)."""
+    vjp's two paths to one input) take one ``where``, on their sum. A product whose
+    ``where`` gives it its shape (``m * x``, ``x`` a scalar, reads ``x``) keeps it. The
+    reads are counted in the statements ``given`` (a product reads a factor's value,
+    not the name, where it is known: :func:`_read`)."""
+    zeros, links, joins, consumed = chain.zeros, chain.links, chain.joins, chain.consumed
     reads: dict[str, int] = {}
     for s in given:
         _count(reads, (n.id for node in (s.value, *s.at) for n in ir.walk(node)
@@ -829,8 +843,11 @@ def _restored(
         guarded, taken = link
         kept = s.target in results or reads.get(s.target, 0) > consumed.get(s.target, 0)
         if guarded and not kept:
-            s = dataclasses.replace(s, value=s.value.args[1])  # type: ignore[attr-defined]
-            bare.add(s.target)
+            value = s.value.args[1]  # type: ignore[attr-defined]
+            shape = shapes.of(value)
+            if shape is not None and shape == shapes.of(s.value):
+                s = dataclasses.replace(s, value=value)
+                bare.add(s.target)
         elif not guarded and any(n in bare for n in taken):
             if kept:
                 held = _all(zeros[s.target].conditions)
