@@ -749,15 +749,17 @@ def selected_products(
                 or _moved(s.value, zeros, shapes, taken)
                 or _contracted(s.value, zeros, shapes, taken)
             )
-        joined = None if found is not None or made is not None else _joined(s.value, zeros)
+        joined = None
+        if found is None and made is None:
+            joined = _joined(s.value, zeros, shapes, taken)
         if joined is not None:
             made = _Zero(joined, None)
         held = (found[0],) if found is not None else () if made is None else made.conditions
         if any(writes.get(n, 0) > 1 for c in held for n in ir.names_in(c)):
             continue  # a condition read later must read what it read here
         if joined is not None:  # restored here where a side is bare; the sum is no link
-            joins[s.target] = (joined, (s.value.left.id, s.value.right.id))  # type: ignore[attr-defined]
-            _count(consumed, joins[s.target][1])
+            joins[s.target] = (joined, tuple(taken))
+            _count(consumed, taken)
         elif found is not None:
             condition, picked = found
             zeros[s.target] = _Zero((condition if picked else Call("logical_not", (condition,)),),
@@ -773,16 +775,28 @@ def selected_products(
     return _restored(statements, out, chain, shapes, frozenset(results))
 
 
-def _joined(node: Node, zeros: Mapping[str, _Zero]) -> tuple[Node, ...] | None:
-    """For ``a + b`` or ``a - b`` of names known to be 0 outside the same conditions:
-    those (the sum is 0 outside them too), else None."""
+def _joined(
+    node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str]
+) -> tuple[Node, ...] | None:
+    """For ``a + b`` or ``a - b`` of names known to be 0 outside the same conditions, or
+    of moves of such names (the same moves of them): those (the sum is 0 outside them
+    too), else None; the two names listed in ``taken``."""
     if not (isinstance(node, BinOp) and node.op in ("+", "-")):
         return None
-    sides = (node.left, node.right)
-    if not all(isinstance(n, Name) and n.id in zeros for n in sides):
+    found, names = [], []
+    for side in (node.left, node.right):
+        if isinstance(side, Name) and side.id in zeros:
+            found.append(zeros[side.id].conditions)
+            names.append(side.id)
+            continue
+        moved = _moved(side, zeros, shapes, names)
+        if moved is None:
+            return None
+        found.append(moved.conditions)
+    if set(found[0]) != set(found[1]):
         return None
-    first, second = (zeros[n.id].conditions for n in sides)  # type: ignore[attr-defined]
-    return first if set(first) == set(second) else None
+    taken.extend(names)
+    return found[0]
 
 
 def _count(counts: dict[str, int], names: Iterable[str]) -> None:
