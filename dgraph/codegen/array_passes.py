@@ -783,7 +783,8 @@ def _joined(
     too), else None; the two names listed in ``taken``."""
     if not (isinstance(node, BinOp) and node.op in ("+", "-")):
         return None
-    found, names = [], []
+    found: list[tuple[Node, ...]] = []
+    names: list[str] = []
     for side in (node.left, node.right):
         if isinstance(side, Name) and side.id in zeros:
             found.append(zeros[side.id].conditions)
@@ -800,6 +801,7 @@ def _joined(
 
 
 def _count(counts: dict[str, int], names: Iterable[str]) -> None:
+    """Each of ``names`` counted once more in ``counts``."""
     for n in names:
         counts[n] = counts.get(n, 0) + 1
 
