@@ -160,3 +160,45 @@ def test_a_take_s_adjoint_is_zero_where_it_lands_nothing():
     np.testing.assert_array_equal(found["v"], [-1.5, 0.0, 0.0, -4.0])
     np.testing.assert_array_equal(found["q"], [1.5, np.nan, np.nan, 4.0])
     assert out[2] == statements[2]  # a product by a number: no where
+
+
+def test_a_chain_is_zeroed_where_something_other_than_a_product_reads_it():
+    """Given the results, a chain's links that only products, moves and the chain's own
+    sums read are left bare (NaN or the selected value outside ``c``), and the ``where``
+    goes where something else reads one: ``t`` (a sum reads it: kept, else ``s`` would
+    read ``x + 1`` outside ``c``), and the two ends' sum ``k`` — 2 ``where``s, not the 3
+    of one a product (main), the results the same bit for bit."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.array_passes import selected_products
+    from dgraph.codegen.evaluate import evaluate_statements
+
+    def n(name):
+        return ir.Name(name)
+
+    def square(name):
+        return ir.Call("reshape", (n(name), ir.Const((2, 2))))
+
+    statements = [
+        ir.ArrayStatement("m", ir.Call("where", (n("c"), ir.Const(1.0), ir.Const(0.0)))),
+        ir.ArrayStatement("t", ir.BinOp("*", n("m"), n("x"))),
+        ir.ArrayStatement("s", ir.BinOp("+", n("t"), ir.Const(1.0))),
+        ir.ArrayStatement("u", ir.BinOp("*", n("t"), n("d"))),
+        ir.ArrayStatement("v", ir.BinOp("*", n("u"), ir.Const(-2.0))),
+        ir.ArrayStatement("e", ir.BinOp("*", n("u"), n("d"))),
+        ir.ArrayStatement("k", ir.BinOp("+", square("v"), square("e"))),
+        ir.ArrayStatement("q", ir.BinOp("+", n("k"), square("s"))),
+    ]
+    env = {
+        "c": np.array([True, False, True, False]),
+        "x": np.array([1.5, 2.0, 1.0, 3.0]),
+        "d": np.array([3.0, np.inf, 0.5, np.nan]),
+    }
+    known = {name: (4,) for name in env}
+    old = selected_products(statements, known)
+    new = selected_products(statements, known, ["q"])
+    with np.errstate(invalid="ignore"):
+        want, found = (evaluate_statements(out, dict(env))["q"] for out in (old, new))
+    np.testing.assert_array_equal(found, [[7.0, 1.0], [1.25, 1.0]])
+    np.testing.assert_array_equal(found, want)
+    wheres = [sum(repr(s.value).count("'where'") for s in out) for out in (old, new)]
+    assert wheres == [1 + 3, 1 + 2]  # the mask's own, and the chain's

@@ -673,7 +673,7 @@ def _optimized(
     given to it again come back equal): its rounds did, and so did every loop body's."""
     results = list(results)
     statements = [_body_optimized(s) for s in statements]
-    statements = dead_statements(selected_products(statements, known), results)
+    statements = dead_statements(selected_products(statements, known, results), results)
     for _ in range(ROUNDS):
         merged = dead_statements(common_subexpressions(statements, results), results)
         if merged == statements:
@@ -683,7 +683,9 @@ def _optimized(
 
 
 def selected_products(
-    statements: list[ArrayStatement], known: Mapping[str, Shape] | None = None
+    statements: list[ArrayStatement],
+    known: Mapping[str, Shape] | None = None,
+    results: Iterable[str] | None = None,
 ) -> list[ArrayStatement]:
     """``m * X``, where ``m = where(c, 1.0, 0.0)`` is a selection's block (``select_n``'s
     partial by the operand ``c`` picks), as ``where(c, X, 0.0)``: a tangent of the
@@ -711,18 +713,32 @@ def selected_products(
     block (an n-d take's one-hot laid out), is 0 outside the same move of ``c`` (read at
     the name's shape: ``known``, the constants' shapes, with the statements' own, finds
     it), and so is an ``einsum`` by it that sums none of its axes longer than 1. A
-    product by a number is left as it is (0 times it is 0)."""
+    product by a number is left as it is (0 times it is 0).
+
+    The zeros are restored once a chain, not once a product: a name of the chain that
+    only further products and moves of it read (each 0 outside the same conditions, or
+    more) is left as the program computes it, NaN or ∞ outside them included, and the
+    ``where`` goes on the names something else reads (a sum, a reduction, a comparison,
+    a loop, a denominator) and on the ``results``: the same values bit for bit, where
+    every condition holds and outside (:func:`_restored`). Without ``results`` every
+    name is taken as read so (one ``where`` a product)."""
     writes: dict[str, int] = {}
     for s in statements:
         writes[s.target] = writes.get(s.target, 0) + 1 + bool(s.at)
     zeros: dict[str, _Zero] = {}
     shapes = _Shapes(statements, writes, known)
     out = []
+    links: dict[str, tuple[bool, tuple[str, ...]]] = {}  # guarded, the chain's names read
+    consumed: dict[str, int] = {}
+    joins: dict[str, tuple[tuple[Node, ...], tuple[str, ...]]] = {}  # conditions, names
     for s in statements:
-        value, made = s.value, None
+        value, made, taken = s.value, None, []
         if isinstance(value, BinOp) and value.op in ("*", "/"):
-            value, made = _selected(value, zeros, shapes)
-        out.append(s if value is s.value else dataclasses.replace(s, value=value))
+            value, made = _selected(value, zeros, shapes, taken)
+        guarded = value is not s.value
+        out.append(s if not guarded else dataclasses.replace(s, value=value))
+        if guarded:  # its where kept, or its readers', which hold its conditions
+            _count(consumed, taken)
         if writes[s.target] != 1:
             continue
         found = _mask(s.value)
@@ -730,18 +746,131 @@ def selected_products(
             made = (
                 _moved_mask(s.value)
                 or _summed(s.value)
-                or _moved(s.value, zeros, shapes)
-                or _contracted(s.value, zeros, shapes)
+                or _moved(s.value, zeros, shapes, taken)
+                or _contracted(s.value, zeros, shapes, taken)
             )
+        joined = None
+        if found is None and made is None:
+            joined = _joined(s.value, zeros, shapes, taken)
+        if joined is not None:
+            made = _Zero(joined, None)
         held = (found[0],) if found is not None else () if made is None else made.conditions
         if any(writes.get(n, 0) > 1 for c in held for n in ir.names_in(c)):
             continue  # a condition read later must read what it read here
-        if found is not None:
+        if joined is not None:  # restored here where a side is bare; the sum is no link
+            joins[s.target] = (joined, tuple(taken))
+            _count(consumed, taken)
+        elif found is not None:
             condition, picked = found
             zeros[s.target] = _Zero((condition if picked else Call("logical_not", (condition,)),),
                                     ir.Const(1.0), True)  # fmt: skip
         elif made is not None:
             zeros[s.target] = made
+            links[s.target] = (guarded, tuple(taken))
+            if not guarded:
+                _count(consumed, taken)
+    if results is None:
+        return out
+    chain = _Chain(zeros, links, joins, consumed)
+    return _restored(statements, out, chain, shapes, frozenset(results))
+
+
+def _joined(
+    node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str]
+) -> tuple[Node, ...] | None:
+    """For ``a + b`` or ``a - b`` of names known to be 0 outside the same conditions, or
+    of moves of such names (the same moves of them): those (the sum is 0 outside them
+    too), else None; the two names listed in ``taken``."""
+    if not (isinstance(node, BinOp) and node.op in ("+", "-")):
+        return None
+    found: list[tuple[Node, ...]] = []
+    names: list[str] = []
+    for side in (node.left, node.right):
+        if isinstance(side, Name) and side.id in zeros:
+            found.append(zeros[side.id].conditions)
+            names.append(side.id)
+            continue
+        moved = _moved(side, zeros, shapes, names)
+        if moved is None:
+            return None
+        found.append(moved.conditions)
+    if set(found[0]) != set(found[1]):
+        return None
+    taken.extend(names)
+    return found[0]
+
+
+def _count(counts: dict[str, int], names: Iterable[str]) -> None:
+    """Each of ``names`` counted once more in ``counts``."""
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """What :func:`selected_products` found: the names known to be 0 outside their
+    conditions; how each link of a chain is made (a ``where`` of a product's, and the
+    chain's names it reads); the sums of two ends (their conditions and sides); how
+    many reads of each name are a link's."""
+
+    zeros: Mapping[str, _Zero]
+    links: Mapping[str, tuple[bool, tuple[str, ...]]]
+    joins: Mapping[str, tuple[tuple[Node, ...], tuple[str, ...]]]
+    consumed: Mapping[str, int]
+
+
+def _restored(
+    given: list[ArrayStatement],
+    statements: list[ArrayStatement],
+    chain: _Chain,
+    shapes: _Shapes,
+    results: frozenset[str],
+) -> list[ArrayStatement]:
+    """``statements`` with a chain's ``where`` only on its names read otherwise than as a
+    product's factor or a move's operand (``consumed`` counts those reads), or returned.
+    A guarded product no such read needs is written bare (``inner``: NaN outside its
+    conditions, where 0·∞ met); a move or a product by a number of a bare name is bare
+    too, and given the ``where`` where read so. Each reader of a bare name holds that
+    name's conditions among its own (a product's are the conjunction of its factors',
+    a move's the moved ones), so a ``where`` at the end zeros what every link left out.
+    Two ends of a chain added (``joins``: the sides 0 outside the same conditions, a
+    vjp's two paths to one input) take one ``where``, on their sum. A product whose
+    ``where`` gives it its shape (``m * x``, ``x`` a scalar, reads ``x``) keeps it. The
+    reads are counted in the statements ``given`` (a product reads a factor's value,
+    not the name, where it is known: :func:`_read`)."""
+    zeros, links, joins, consumed = chain.zeros, chain.links, chain.joins, chain.consumed
+    reads: dict[str, int] = {}
+    for s in given:
+        _count(reads, (n.id for node in (s.value, *s.at) for n in ir.walk(node)
+                       if isinstance(n, Name)))  # fmt: skip
+    bare: set[str] = set()
+    out = []
+    for s in statements:
+        link = links.get(s.target)
+        if s.target in joins:
+            held, sides = joins[s.target]
+            if any(n in bare for n in sides):
+                s = dataclasses.replace(
+                    s, value=Call("where", (_all(held), s.value, ir.Const(0.0)))
+                )
+        if link is None:
+            out.append(s)
+            continue
+        guarded, taken = link
+        kept = s.target in results or reads.get(s.target, 0) > consumed.get(s.target, 0)
+        if guarded and not kept:
+            value = s.value.args[1]  # type: ignore[attr-defined]
+            shape = shapes.of(value)
+            if shape is not None and shape == shapes.of(s.value):
+                s = dataclasses.replace(s, value=value)
+                bare.add(s.target)
+        elif not guarded and any(n in bare for n in taken):
+            if kept:
+                held = _all(zeros[s.target].conditions)
+                s = dataclasses.replace(s, value=Call("where", (held, s.value, ir.Const(0.0))))
+            else:
+                bare.add(s.target)
+        out.append(s)
     return out
 
 
@@ -770,13 +899,13 @@ def _mask(node: Node) -> tuple[Node, bool] | None:
 
 
 def _selected(
-    product: BinOp, zeros: Mapping[str, _Zero], shapes: _Shapes
+    product: BinOp, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str]
 ) -> tuple[Node, _Zero | None]:
     """``product`` as ``where(c, product', 0.0)`` where factors of it (through ``*``, and
     a numerator's) are 0 unless ``c`` holds (the conjunction of their conditions),
     ``product'`` reading each such factor's value there; and what that makes known.
-    Else ``product`` itself and None."""
-    conditions, value = _read(product, zeros, shapes)
+    Else ``product`` itself and None. ``taken``: the known names read so, listed."""
+    conditions, value = _read(product, zeros, shapes, taken)
     if not conditions:
         return product, None
     scaled = product.op == "*" and any(_finite(side) for side in (product.left, product.right))
@@ -799,20 +928,24 @@ def _all(conditions: tuple[Node, ...]) -> Node:
     return held
 
 
-def _read(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> tuple[tuple[Node, ...], Node]:
+def _read(
+    node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str]
+) -> tuple[tuple[Node, ...], Node]:
     """The conditions ``node``'s known factors are 0 outside of, and ``node`` with each
     such factor read as its value where they hold (a factor 1.0 dropped); the order of
-    the operations is kept (the same value, bit for bit, where they hold)."""
+    the operations is kept (the same value, bit for bit, where they hold). ``taken``:
+    the known names read so, listed."""
     if isinstance(node, Name) and node.id in zeros:
         zero = zeros[node.id]
+        taken.append(node.id)
         return zero.conditions, node if zero.inner is None else zero.inner
     if not (isinstance(node, BinOp) and node.op in ("*", "/")):
-        moved = _moved(node, zeros, shapes)
+        moved = _moved(node, zeros, shapes, taken)
         return ((), node) if moved is None else (moved.conditions, node)
-    held, left = _read(node.left, zeros, shapes)
+    held, left = _read(node.left, zeros, shapes, taken)
     right = node.right
     if node.op == "*":
-        more, right = _read(node.right, zeros, shapes)
+        more, right = _read(node.right, zeros, shapes, taken)
         held = (*held, *(c for c in more if c not in held))
     if not held:
         return (), node
@@ -872,9 +1005,12 @@ def _moves(node: Node, found: Callable[[Node], bool]) -> tuple[list[Node], Node]
     return path, node
 
 
-def _moved(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | None:
+def _moved(
+    node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str] | None = None
+) -> _Zero | None:
     """For moves of a name known to be 0 outside its conditions: 0 outside the same
-    moves of them, read at the name's shape (None where that is not found)."""
+    moves of them, read at the name's shape (None where that is not found); the name
+    listed in ``taken``."""
     found = _moves(node, lambda n: isinstance(n, Name) and n.id in zeros)
     if found is None or not found[0]:
         return None
@@ -884,6 +1020,8 @@ def _moved(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | N
         return None
     for move in reversed(path):
         condition = _with_operand(move, condition)
+    if taken is not None:
+        taken.append(name.id)  # type: ignore[union-attr]
     return _Zero((condition,), None, True)
 
 
@@ -920,10 +1058,13 @@ def _moved_mask(node: Node) -> _Zero | None:
     return _Zero((condition,), ir.Const(1.0), True)
 
 
-def _contracted(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zero | None:
+def _contracted(
+    node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes, taken: list[str]
+) -> _Zero | None:
     """For an ``einsum`` of two operands, one known to be 0 outside its conditions,
     that sums none of its axes but those of length 1 (the one-hot's of an n-d take, a
-    product laid out): 0 outside those conditions laid along its output."""
+    product laid out): 0 outside those conditions laid along its output; that operand's
+    name listed in ``taken``."""
     if not (isinstance(node, Call) and node.func == "einsum" and len(node.args) == 3):
         return None
     subscripts = node.args[0]
@@ -934,8 +1075,10 @@ def _contracted(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zer
     if "." in subscripts.value or len(labels) != 2 or len(set(out)) != len(out):
         return None
     for operand, own in zip(node.args[1:], labels, strict=True):
-        zero = _moved(operand, zeros, shapes)
+        moved: list[str] = []
+        zero = _moved(operand, zeros, shapes, moved)
         if zero is None and isinstance(operand, Name) and operand.id in zeros:
+            moved = [operand.id]
             zero = zeros[operand.id]
             condition = _exact(operand, zero, shapes)
             zero = None if condition is None else _Zero((condition,), None, True)
@@ -955,6 +1098,7 @@ def _contracted(node: Node, zeros: Mapping[str, _Zero], shapes: _Shapes) -> _Zer
         if len(kept) < len(out):
             laid = tuple(size[c] if c in kept else 1 for c in out)
             condition = Call("reshape", (condition, Const(laid)))
+        taken.extend(moved)
         return _Zero((condition,), None, len(kept) == len(out))
     return None
 
