@@ -174,12 +174,16 @@ def test_masked_selection_reads_nothing_else():
     def counted(x):  # np.where(c)'s positions read as anything but an index
         return np.sum(x) * len(np.where(x > 0)[0])
 
+    def sized(x):
+        return np.sum(x) * np.nonzero(x > 0)[0].size
+
     def one_axis_of_two(x):
         M = np.reshape(x[:6], (2, 3))
         return np.sum(M[np.nonzero(M > 0)[0]])
 
     for f, words in [
         (counted, "read only as the index of an array of the mask's shape"),
+        (sized, "read only as the index of an array of the mask's shape"),
         (one_axis_of_two, "read only as the index of an array of the mask's shape"),
         (other_mask, "two different masks"),
         (indexed, "selects a number of entries"),

@@ -41,6 +41,9 @@ class MaskPositions:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __getitem__ = _refuse
     __index__ = __int__ = __float__ = __bool__ = _refuse
 
+    def __getattr__(self, name: str) -> Any:  # .size, .shape, .astype(...)
+        raise InputError(_ONLY_AS_AN_INDEX)
+
 
 def of_mask(mask: Any, ndim: int) -> tuple[MaskPositions, ...]:
     """``np.nonzero(mask)``: one :class:`MaskPositions` per axis."""
