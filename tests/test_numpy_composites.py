@@ -140,6 +140,15 @@ def _roundings(m, x):
             + m.sum(m.nancumprod(m.reshape(x + 0.5, (3, 3)), axis=1) * W))  # fmt: skip
 
 
+def _broadcasts(m, x):
+    a, b = m.broadcast_arrays(x[:3, None], x[3:7])
+    kept = m.where(x > 0.5, m.nan, x)  # nanargmax/nanargmin pick entries by position
+    real = m.iscomplexobj(x) is False and m.isrealobj(x) is True
+    integral = m.polyint(x[:4], 2, k=m.stack([x[4], 1.0]))
+    return (m.sum(a * b**2) + x[m.nanargmax(kept)] ** 3 + x[m.nanargmin(kept)] * x[0]
+            + m.sum(integral**2 * m.arange(1.0, 7.0)) * real)  # fmt: skip
+
+
 ARRAY_API_PAIRS = {  # NumPy 2's array-API names (dgraph.frontends.numpy_array_api)
     "array_api_products": _both(_array_api_products),
     "array_api_axes": _both(_array_api_axes),
@@ -148,6 +157,7 @@ ARRAY_API_PAIRS = {  # NumPy 2's array-API names (dgraph.frontends.numpy_array_a
     # numpy_statistics, np.take's modes (refused or failing at the array level before)
     "selections": _both(_selections),
     "roundings": _both(_roundings),
+    "broadcasts": _both(_broadcasts),
 }  # fmt: skip
 UFUNC_PAIRS = {  # also at a 0-d input
     "logaddexp2": _both(lambda m, x: m.logaddexp2(x, 0.2 * x**2) ** 2),
@@ -412,6 +422,7 @@ def test_orthogonal_series_in_each_import_form() -> None:
 
 
 def _written_in_place(x):
+    x = np.require(np.asfortranarray(np.asarray_chkfinite(x)), float)  # conversions: x
     y = np.reshape(x, (3, 3)) * 1.0
     np.putmask(y, y > 0.5, y**2)
     np.put_along_axis(y, np.array([[0], [2], [1]]), x[:3, None] ** 3, axis=1)
@@ -423,7 +434,8 @@ def _written_in_place(x):
 
 def test_writes_in_place_against_differences() -> None:
     """``np.putmask``, ``np.put_along_axis``, ``np.copyto(where=)``, ``np.place`` at the
-    array level (refused before: "numpy.putmask on an array that depends on the inputs"):
+    array level, after ``np.asarray_chkfinite``, ``np.asfortranarray``, ``np.require``
+    (refused before: "numpy.putmask on an array that depends on the inputs"):
     NumPy's values, the Jacobian central differences' of NumPy's own function."""
     x = np.linspace(-0.8, 1.1, 9)
     made = dgraph.make_function(

@@ -3896,7 +3896,8 @@ _SYMPY: dict[str, Callable[..., Any]] = {
 }
 
 
-_AS_ARRAY = ("array", "asarray", "asanyarray", "ascontiguousarray")
+_AS_ARRAY = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+             "asarray_chkfinite", "require")  # fmt: skip
 
 
 def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -3,7 +3,7 @@
 ``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
 ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
-``np.polyder``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
+``np.polyder``, ``np.polyint``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
 of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
 ``np.piecewise`` (nested ``np.where``), ``np.vander``, ``np.block`` (nested
 concatenations), ``np.insert`` at one position, ``np.apply_along_axis`` (a loop over the slices),
@@ -171,6 +171,24 @@ def _polyder(p: Any, m: int = 1) -> Any:
     for _ in range(m):
         n = np.shape(p)[0] - 1
         p = p[:-1] * np.arange(n, 0, -1, dtype=float)
+    return p
+
+
+def _polyint(p: Any, m: int = 1, k: Any = None) -> Any:
+    """``np.polyint(p, m, k)`` of 1-D coefficients (highest degree first), as NumPy's:
+    ``p / (n, n − 1, …, 1)`` and the constant ``k`` appended, ``m`` times (linear in
+    ``p`` and ``k``)."""
+    m = int(m)
+    if np.ndim(p) != 1 or m < 0:
+        raise InputError("numpy.polyint needs 1-D coefficients and an order m >= 0")
+    constants = (
+        [0.0] * m if k is None else list(np.broadcast_to(k, (m,))) if np.ndim(k) == 0 else list(k)
+    )
+    if len(constants) != m:
+        raise InputError(f"numpy.polyint: k gives {len(constants)} constants for order {m}")
+    for j in range(m):
+        n = np.shape(p)[0]
+        p = np.concatenate([p / np.arange(n, 0, -1, dtype=float), np.reshape(constants[j], (1,))])
     return p
 
 
@@ -489,6 +507,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.inner: _inner,
     np.polyval: _polyval,
     np.polyder: _polyder,
+    np.polyint: _polyint,
     np.sinc: _sinc,
     np.i0: _i0,
     np.polyfit: _polyfit,

@@ -7,7 +7,10 @@ the kept positions), ``np.resize`` (a take of the repeated positions), ``np.comp
 concatenation), ``np.logspace`` and ``np.geomspace`` (powers of ``np.linspace``, the
 geometric one's ends set to ``start`` and ``stop`` as NumPy sets them) and ``np.fix``
 (``np.trunc``), the writes in place ``np.putmask``, ``np.copyto(where=)``, ``np.place`` (of
-one value) and ``np.put_along_axis`` (an assignment of ``np.where`` or at positions); the
+one value) and ``np.put_along_axis`` (an assignment of ``np.where`` or at positions),
+``np.broadcast_arrays``, the tests of a real array ``np.iscomplexobj``, ``np.isrealobj``,
+``np.iscomplex``, ``np.isreal``, ``np.isfortran`` and ``np.real_if_close`` (NumPy's answers
+for C-ordered floats); the
 ufuncs ``np.signbit``, ``np.divmod`` and ``np.modf``. Each calls NumPy
 on the traced values, so the array tracer's operations are all there is.
 
@@ -162,6 +165,12 @@ def _put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> No
     arr[tuple(index)] = values
 
 
+def _broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Any, ...]:
+    """Each argument broadcast to their common shape."""
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    return tuple(np.broadcast_to(a, shape) for a in args)
+
+
 def _fix(x: Any, out: Any = None) -> Any:
     if out is not None:
         raise InputError("numpy.fix with out= is not supported")
@@ -189,6 +198,14 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.copyto: _copyto,
     np.place: _place,
     np.put_along_axis: _put_along_axis,
+    np.broadcast_arrays: _broadcast_arrays,
+    # traced arrays are real: as NumPy answers of a float array
+    np.iscomplexobj: lambda x: False,
+    np.isrealobj: lambda x: True,
+    np.iscomplex: lambda x: np.zeros(np.shape(x), dtype=bool),
+    np.isreal: lambda x: np.ones(np.shape(x), dtype=bool),
+    np.real_if_close: lambda a, tol=100: a,
+    np.isfortran: lambda a: False,
 }
 
 #: the functions that write into their first argument (a fresh array stays one)

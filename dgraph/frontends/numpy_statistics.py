@@ -2,8 +2,8 @@
 NumPy operations of equal value (NumPy's own definitions, numpy/lib and numpy/_core):
 ``np.cov`` and ``np.corrcoef`` (centred products, scaled by the standard deviations and
 clipped to [-1, 1] as NumPy does), ``np.ptp`` (max − min), ``np.nansum``, ``np.nanmean``,
-``np.nanmax``, ``np.nanmin``, ``np.nanprod``, ``np.nancumsum``, ``np.nancumprod`` (NaN
-replaced by the reduction's identity; a mean divided by
+``np.nanmax``, ``np.nanmin``, ``np.nanprod``, ``np.nancumsum``, ``np.nancumprod``,
+``np.nanargmax``, ``np.nanargmin`` (NaN replaced by the reduction's identity; a mean divided by
 the count of the numbers, which carries no derivative), ``np.nanvar``, ``np.nanstd``,
 ``np.nanquantile``, ``np.nanpercentile`` and ``np.nanmedian`` (the sorted numbers read at
 a position set by their count, NumPy's ``linear`` method), ``np.round``/``np.around``
@@ -79,6 +79,19 @@ def _nan_reduction(name: str, fill: float) -> Callable[..., Any]:
         return reduce(np.where(np.isnan(a), fill, a), axis=axis, keepdims=keepdims)
 
     return reduction
+
+
+def _nan_arg_extreme(name: str, fill: float) -> Callable[..., Any]:
+    """``np.nanargmax``/``nanargmin``: the position of the extreme number, NaN replaced
+    by the identity (a position: no derivative)."""
+    extreme = {"nanargmax": np.argmax, "nanargmin": np.argmin}[name]
+
+    def position(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Any:
+        if out is not None or keepdims:
+            raise InputError(f"numpy.{name} with out= or keepdims= is not supported")
+        return extreme(np.where(np.isnan(a), fill, a), axis=axis)
+
+    return position
 
 
 def _nan_cumulation(name: str, fill: float) -> Callable[..., Any]:
@@ -423,6 +436,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nanprod: _nan_reduction("nanprod", 1.0),
     np.nancumsum: _nan_cumulation("nancumsum", 0.0),
     np.nancumprod: _nan_cumulation("nancumprod", 1.0),
+    np.nanargmax: _nan_arg_extreme("nanargmax", -np.inf),
+    np.nanargmin: _nan_arg_extreme("nanargmin", np.inf),
     np.nanmean: _nanmean,
     np.nanvar: _nanvar,
     np.nanstd: _nanstd,
