@@ -323,3 +323,22 @@ def test_a_shape_that_depends_on_the_inputs_is_one_line(f, what):
     with pytest.raises(DGraphError) as e:
         dgraph.make_function(f, "jacobian", point=[X])
     assert what in str(e.value) and "\n" not in str(e.value)
+
+
+SHAPES = np.array([0.5, 2.0, 30.0, 4.0])  # a module's constant: a view of it while tracing
+
+
+def test_a_module_constant_as_a_shape_parameter():
+    """``sps.betainc(SHAPES, 1.5, x)`` with ``SHAPES`` the module's array (was "calling
+    it with traced arrays failed: AttributeError: '_Dotting' object has no attribute
+    'name'" at the array level): JAX's gradient."""
+    from dgraph.frontends import from_python
+
+    def f(x):
+        return np.sum(sps.betainc(SHAPES, 1.5, x) * x)
+
+    graph = from_python(f, point=[X], level="array")
+    made = dgraph.make_function(graph, "jacobian")
+    want = jax.grad(lambda x: jnp.sum(jsps.betainc(jnp.asarray(SHAPES), 1.5, x) * x))(X)
+    assert made.generated.verified
+    np.testing.assert_allclose(made(X), want, rtol=1e-11)

@@ -203,7 +203,8 @@ def _degree(name: str, n: Any) -> int:
         raise InputError(f"scipy.special.{name} with a degree that depends on the inputs")
     values = np.unique(np.asarray(n, dtype=float))
     if values.size != 1 or values[0] < 0 or values[0] != np.floor(values[0]):
-        raise InputError(f"scipy.special.{name}: give one whole degree n >= 0, not {n!r}")
+        shown = np.array2string(np.asarray(n), threshold=6)  # a constant's own repr may be a view's
+        raise InputError(f"scipy.special.{name}: give one whole degree n >= 0, not {shown}")
     return int(values[0])
 
 
@@ -250,8 +251,8 @@ def _constant(name: str, what: str, a: Any, operand: bool = False) -> Any:
     where it is an ``operand`` of the operation as it is (the incomplete gammas' and
     beta's shapes), also a traced array computed from the parameters alone (``params=``:
     no input's derivative reaches it)."""
-    tape = getattr(a, "tape", None)
-    if operand and tape is not None and a.name in tape.fixed:
+    tape = getattr(a, "tape", None)  # a module's NumPy constant has one too (its view's)
+    if operand and tape is not None and getattr(a, "name", None) in tape.fixed:
         return a
     if not isinstance(a, int | float | np.ndarray | np.generic):
         raise InputError(
@@ -268,7 +269,8 @@ def _whole_order(name: str, v: Any) -> int:
         raise InputError(f"scipy.special.{name} with an order that depends on the inputs")
     values = np.unique(np.asarray(v, dtype=float))
     if values.size != 1 or not np.isfinite(values[0]) or values[0] != np.floor(values[0]):
-        raise InputError(f"scipy.special.{name}: give one whole order n, not {v!r}")
+        shown = np.array2string(np.asarray(v), threshold=6)
+        raise InputError(f"scipy.special.{name}: give one whole order n, not {shown}")
     return int(values[0])
 
 
