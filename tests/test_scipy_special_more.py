@@ -1,5 +1,6 @@
 """scipy.special's ``exprel``, ``poch``, ``rgamma``, ``loggamma``, ``binom``, ``ndtri_exp``,
-``cosm1``, ``powm1``, ``exp10``, ``inv_boxcox``, ``inv_boxcox1p``, ``gammasgn``, ``radian``
+``cosm1``, ``powm1``, ``exp10``, ``inv_boxcox``, ``inv_boxcox1p``, ``gammasgn``, ``radian``,
+``sindg``, ``cosdg``, ``tandg``, ``cotdg``, ``erfi``
 and the classical orthogonal polynomials (``eval_legendre``, ``eval_chebyt``,
 ``eval_chebyu``, ``eval_hermite``, ``eval_hermitenorm``, ``eval_laguerre``), NumPy's ``i0``
 and ``polyfit``, and ``scipy.linalg.norm`` on traced arrays (each was refused): values equal
@@ -47,6 +48,20 @@ CASES = {  # name: (program, point, values, derivative of each entry)
         lambda x: -sps.digamma(x - 1.0) * sps.rgamma(x - 1.0),
     ),
     "loggamma": (lambda x: sps.loggamma(x), X, sps.loggamma, sps.digamma),
+    # degrees' trigonometry, erfi = 2/√π e^(x²) D(x) (session 53; refused before)
+    "sindg_cosdg": (
+        lambda x: sps.sindg(40 * x) + sps.cosdg(70 * x),
+        X,
+        lambda x: sps.sindg(40 * x) + sps.cosdg(70 * x),
+        lambda x: math.pi / 180 * (40 * sps.cosdg(40 * x) - 70 * sps.sindg(70 * x)),
+    ),
+    "tandg_cotdg": (
+        lambda x: sps.tandg(40 * x) + sps.cotdg(25 * x),
+        X,
+        lambda x: sps.tandg(40 * x) + sps.cotdg(25 * x),
+        lambda x: math.pi / 180 * (40 / sps.cosdg(40 * x) ** 2 - 25 / sps.sindg(25 * x) ** 2),
+    ),
+    "erfi": (lambda x: sps.erfi(x), X, sps.erfi, lambda x: 2 / math.sqrt(math.pi) * np.exp(x**2)),
     "binom": (
         lambda x: sps.binom(x + 3.0, 2.0),
         X,

@@ -559,6 +559,14 @@ COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
     "pseudo_huber": _pseudo_huber,
     "boxcox": lambda op, x, lmbda: _boxcox_of(np.log(x), lmbda),
     "boxcox1p": lambda op, x, lmbda: _boxcox_of(np.log1p(x), lmbda),
+    # trigonometric functions of degrees, and round (to even, as rint): scipy's definitions
+    "sindg": lambda op, x: np.sin(x * (math.pi / 180.0)),
+    "cosdg": lambda op, x: np.cos(x * (math.pi / 180.0)),
+    "tandg": lambda op, x: np.tan(x * (math.pi / 180.0)),
+    "cotdg": lambda op, x: 1.0 / np.tan(x * (math.pi / 180.0)),
+    "round": lambda op, x: np.rint(x),
+    # erfi(x) = 2/√π · e^(x²) · D(x), D Dawson's integral (A&S 7.1.17 with 7.1.3)
+    "erfi": lambda op, x: (2.0 / math.sqrt(math.pi)) * np.exp(x * x) * op("dawsn", x),
 }
 
 
