@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import dgraph
+from dgraph.blocks import linalg
 from dgraph.errors import DGraphError
 from dgraph.frontends import array_tracer, jaxpr_stacks
 from tests import jax_reference as jref
@@ -103,6 +104,7 @@ def test_jax_stacks_are_read_per_matrix():
 
 
 def test_a_stack_too_large_and_a_wrong_rhs_are_one_line(monkeypatch):
+    monkeypatch.setattr(linalg, "BATCHED_ENTRIES", 0)  # matrices read one operation each
     monkeypatch.setattr(array_tracer, "STACK_MOST", 2)
     monkeypatch.setattr(jaxpr_stacks, "STACK_MOST", 2)
     for f, words in [

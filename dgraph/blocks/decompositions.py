@@ -82,7 +82,7 @@ def cofactors(a: Any, n: int, xp: Any) -> Any:
     triple = xp.svd(a)
     u, s, vt = xp.part(triple, 0), xp.part(triple, 1), xp.part(triple, 2)
     others = xp.last_prod(xp.where(xp.eq(xp.eye(n), 1.0), 1.0, xp.row(s)))  # ∏_{j≠i} s_j
-    sign = xp.scale(xp.det(u), xp.det(vt))
+    sign = xp.column(xp.column(xp.scale(xp.det(u), xp.det(vt))))  # of each matrix of a stack
     return xp.scale(sign, xp.matmul(xp.scale(u, xp.row(others)), vt))
 
 
