@@ -877,7 +877,8 @@ CASES: list[tuple[str, list[str], str]] = [
     (  # real_programs11.py; a stack of square matrices is read one matrix each (session 35)
         "numpy-det-stacked-not-square",
         ["structure", H("numpy_model.py") + ":stacked_dets", "--inputs", "x:4"],
-        "numpy.linalg.det: one square matrix is supported, not shape (2, 2, 8)",
+        "numpy.linalg.det: one square matrix, or a stack of them, is supported, not shape"
+        " (2, 2, 8)",
     ),
     (  # np.histogram is read (session 52): an estimator's bins, edges from the inputs are not
         "numpy-histogram-auto",

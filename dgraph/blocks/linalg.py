@@ -571,9 +571,9 @@ def values(op: Any, k: int, args: Sequence[np.ndarray]) -> Any:
     operations of :data:`APPLIED` an :class:`Applier` (read as those values where asked);
     of a stack, :func:`batched_values`."""
     args = [np.asarray(a, dtype=float) for a in args]
-    if batch_rank(op):
-        shapes = [a.shape for a in args]
-        return np.asarray(batched_values(op, k, args, shapes, forward(op, args), NumPyOps))
+    if batch_rank(op):  # the stack's decomposition once, for the result and the tangents
+        shapes, xp = [a.shape for a in args], KeptOps()
+        return np.asarray(batched_values(op, k, args, shapes, forward(op, args, xp), xp))
     if op.primitive in APPLIED:
         return Applier(op, k, args)
     return _basis_values(op, k, args, forward(op, args))

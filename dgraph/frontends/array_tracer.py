@@ -2961,7 +2961,7 @@ def _square(a: Any, what: str, stack: bool = False) -> Any:
     """``a``, one square matrix (or, with ``stack``, a stack of them: ``(..., n, n)``)."""
     shape = _shape_of(a)
     if len(shape) < 2 or (len(shape) > 2 and not stack) or shape[-1] != shape[-2]:
-        one = "a stack of square matrices" if stack else "one square matrix"
+        one = "one square matrix, or a stack of them," if stack else "one square matrix"
         raise InputError(f"{what}: {one} is supported, not shape {shape}")
     return a
 
