@@ -3619,8 +3619,8 @@ def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian:
     if x.ndim > 2 and not hermitian and not _svd_batched(x.shape[-2:], compute_uv):
         one = lambda k: _svd(_batch_entry(x, k, 2), full_matrices, compute_uv)  # noqa: E731
         return _per_matrix(what, x.shape[:-2], one)
-    full = compute_uv and full_matrices and x.shape[-1] != x.shape[-2]
-    if x.ndim < 2 or hermitian or full:
+    full = x.ndim < 2 or (compute_uv and full_matrices and x.shape[-1] != x.shape[-2])
+    if hermitian or full:
         raise _unsupported(
             f"{what} of shape {x.shape}{' (hermitian=True)' if hermitian else ''}: values"
             " only, or reduced (full_matrices=False), of a matrix or a stack of them is"
