@@ -688,7 +688,12 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "tensor-det-of-a-vector",
         ["structure", H("tensor_det_vector.json")],
-        "its op does not fit its operands",
+        "det: one matrix, or a stack of them",
+    ),
+    (  # session 53: a stack of matrices is one operation; its operands' stacks must agree
+        "tensor-triangular-solve-stacks-differ",
+        ["structure", H("tensor_triangular_stack.json")],
+        "triangular_solve: operand 1 of shape (3, 3, 1) for a stack of shape (2,)",
     ),
     (
         "tensor-conv-groups",

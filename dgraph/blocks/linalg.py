@@ -1,5 +1,5 @@
 """Linear algebra by its implicit rules: ``cholesky``, ``eigh`` and ``triangular_solve`` of one
-matrix (no batch axes), each block dense, its values the tangent map JAX differentiates
+matrix (of a stack: below), each block dense, its values the tangent map JAX differentiates
 them by, applied to every basis direction at once.
 
 * ``cholesky``: ``L = chol(A)`` (the jaxpr symmetrizes A before);
@@ -283,7 +283,8 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
     a = tuple(shapes[0])
     if len(a) != 2 or a[0] != a[1]:
         raise InputError(
-            f"{op.primitive}: only one square matrix is supported (operand of shape {a})"
+            f"{op.primitive}: one square matrix, or a stack of them (the result's batch axes"
+            f" first), is supported, not an operand of shape {a}"
         )
     if op.primitive == "triangular_solve":
         _flags(op)
