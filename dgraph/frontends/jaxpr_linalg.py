@@ -131,15 +131,17 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
 
 def determinant_of(eqn) -> str | None:
     """``"det"`` or ``"slogdet"`` where ``eqn`` is the ``custom_jvp`` call by which JAX's
-    ``det`` or ``slogdet`` computes one square matrix's, or a stack's (at most
-    :data:`STACK_MOST` matrices), from its ``lu`` factors; else None."""
+    ``det`` or ``slogdet`` computes one square matrix's, or a stack's (of small matrices,
+    :func:`dgraph.blocks.linalg.batched`; else at most :data:`STACK_MOST` matrices), from
+    its ``lu`` factors; else None."""
     if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
         return None
     a = _shape(eqn.invars[0])
     outs = [_shape(v) for v in eqn.outvars]
     if len(a) < 2 or a[-1] != a[-2] or any(o != a[:-2] for o in outs) or len(outs) > 2:
         return None
-    if len(a) > 2 and (a[-1] == 0 or math.prod(a[:-2]) > STACK_MOST):
+    many = math.prod(a[:-2]) > STACK_MOST and not linalg.batched((), a[-2:])
+    if len(a) > 2 and (a[-1] == 0 or many):  # a stack of small matrices: one operation
         return None
     return _determinant(eqn.params["call_jaxpr"], a)
 
