@@ -3002,7 +3002,8 @@ def _eigh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigh`` of one traced matrix: the eigenvalues (ascending) and vectors
     of the symmetric matrix its ``UPLO`` triangle spells, the operations JAX's reader
     makes of ``jnp.linalg.eigh`` (:mod:`dgraph.blocks.linalg`: derivatives only where the
-    eigenvalues are distinct); of a stack ``(..., n, n)`` one pair per matrix."""
+    eigenvalues are distinct); of a stack ``(..., n, n)`` one pair over the stack (of
+    larger matrices one per matrix: :func:`dgraph.blocks.linalg.batched`)."""
     shape = _shape_of(a)
     if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched(shape[-2:], shape[-2:]):
         one = lambda k: _eigh(_batch_entry(a, k, 2), UPLO)  # noqa: E731
@@ -3028,9 +3029,11 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
 def _solve(a: Any, b: Any) -> Any:
     """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns; of a stack of
     matrices ``(..., n, n)`` (NumPy 2's rule: ``b`` a vector if 1-d, else ``(..., n,
-    m)``, the stacks' axes broadcast) one solve per matrix (:func:`_per_matrix`)."""
+    m)``, the stacks' axes broadcast, one matrix against a stack of ``b`` too) one solve
+    over the stack (:func:`_solve_stack`; of
+    larger matrices one per matrix, :func:`_per_matrix`)."""
     shape, sb = _shape_of(a), _shape_of(b)
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if (len(shape) > 2 or (len(shape) == 2 and len(sb) > 2)) and shape[-1] == shape[-2]:
         n, vector = shape[-1], len(sb) == 1
         if (vector and sb[0] != n) or (not vector and (len(sb) < 2 or sb[-2] != n)):
             raise InputError(f"numpy.linalg.solve: a right-hand side of shape {sb} for {shape}")
@@ -3611,7 +3614,7 @@ def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian:
     """``np.linalg.svd`` of one traced matrix: its values (``compute_uv=False``) or the
     reduced triple (``full_matrices=False``, or a square matrix), the operations JAX's
     reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`); of a stack
-    ``(..., m, n)`` one per matrix."""
+    ``(..., m, n)`` one each over the stack (of larger matrices one per matrix)."""
     what = "numpy.linalg.svd"
     x = _traced(a, what)
     if x is None:
@@ -3648,7 +3651,8 @@ def _qr(a: Any, mode: str = "reduced") -> Any:
     """``np.linalg.qr`` of one traced matrix with at least as many rows as columns: the
     reduced ``(Q, R)`` (``mode="r"``: R; ``"complete"`` of a square matrix: the same), the
     operations JAX's reader makes of ``jnp.linalg.qr`` (:mod:`dgraph.blocks.decompositions`:
-    R must be invertible); of a stack ``(..., m, n)`` one per matrix."""
+    R must be invertible); of a stack ``(..., m, n)`` one each over the stack (of larger
+    matrices one per matrix)."""
     what = "numpy.linalg.qr"
     x = _traced(a, what)
     if x is None:
