@@ -689,7 +689,12 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "tensor-det-of-a-vector",
         ["structure", H("tensor_det_vector.json")],
-        "its op does not fit its operands",
+        "det: one matrix, or a stack of them",
+    ),
+    (  # session 53: a stack of matrices is one operation; its operands' stacks must agree
+        "tensor-triangular-solve-stacks-differ",
+        ["structure", H("tensor_triangular_stack.json")],
+        "triangular_solve: operand 1 of shape (3, 3, 1) for a stack of shape (2,)",
     ),
     (
         "tensor-conv-groups",
@@ -883,7 +888,8 @@ CASES: list[tuple[str, list[str], str]] = [
     (  # real_programs11.py; a stack of square matrices is read one matrix each (session 35)
         "numpy-det-stacked-not-square",
         ["structure", H("numpy_model.py") + ":stacked_dets", "--inputs", "x:4"],
-        "numpy.linalg.det: one square matrix is supported, not shape (2, 2, 8)",
+        "numpy.linalg.det: one square matrix, or a stack of them, is supported, not shape"
+        " (2, 2, 8)",
     ),
     (  # np.histogram is read (session 52): an estimator's bins, edges from the inputs are not
         "numpy-histogram-auto",

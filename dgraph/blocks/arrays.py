@@ -431,7 +431,8 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         return NONDIFFERENTIABLE[name](*args)
     if name in _scatter.SCATTERS:
         return _scatter.forward(op, args)
-    if name in _linalg.LINALG:
+    if name in _linalg.LINALG:  # shapes first: a stack's mismatch named in one line
+        _linalg.check(op, [np.shape(a) for a in args])
         return _linalg.forward(op, args)
     if name == "integer_pow":
         return args[0] ** p["y"]

@@ -1,4 +1,5 @@
-"""Determinants and decompositions of one real matrix (no batch axes), each result an
+"""Determinants and decompositions of one real matrix (a stack's: the same formulas
+broadcast over its batch axes, :mod:`dgraph.blocks.linalg`), each result an
 array operation with a dense block, its values the tangent map applied to every basis
 direction (as :mod:`dgraph.blocks.linalg`, which dispatches here):
 
@@ -50,18 +51,21 @@ LU_DATA = ("lu_pivots", "lu_permutation")  # lu's integer results: no derivative
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
-    """One matrix: square for a determinant and for ``lu``, at least as many rows as columns
-    for QR.
+    """One matrix (a stack's is checked so by :func:`dgraph.blocks.linalg.check`): square
+    for a determinant and for ``lu``, at least as many rows as columns for QR.
 
     Raises
     ------
     InputError
-        For another shape (batched linear algebra is not supported at the array level).
+        For another shape.
     """
     a = tuple(shapes[0])
     name = op.primitive
     if len(a) != 2 or 0 in a:
-        raise InputError(f"{name}: only one matrix is supported (operand of shape {a})")
+        raise InputError(
+            f"{name}: one matrix, or a stack of them (the result's batch axes first), is"
+            f" supported, not an operand of shape {a}"
+        )
     if name in ("det", "logabsdet", "lu", *LU_DATA) and a[0] != a[1]:
         raise InputError(f"{name}: the matrix must be square, not of shape {a}")
     if name.startswith("qr") and a[0] < a[1]:
@@ -82,7 +86,7 @@ def cofactors(a: Any, n: int, xp: Any) -> Any:
     triple = xp.svd(a)
     u, s, vt = xp.part(triple, 0), xp.part(triple, 1), xp.part(triple, 2)
     others = xp.last_prod(xp.where(xp.eq(xp.eye(n), 1.0), 1.0, xp.row(s)))  # ∏_{j≠i} s_j
-    sign = xp.scale(xp.det(u), xp.det(vt))
+    sign = xp.column(xp.column(xp.scale(xp.det(u), xp.det(vt))))  # of each matrix of a stack
     return xp.scale(sign, xp.matmul(xp.scale(u, xp.row(others)), vt))
 
 

@@ -1,5 +1,5 @@
 """Linear algebra by its implicit rules: ``cholesky``, ``eigh`` and ``triangular_solve`` of one
-matrix (no batch axes), each block dense, its values the tangent map JAX differentiates
+matrix (of a stack: below), each block dense, its values the tangent map JAX differentiates
 them by, applied to every basis direction at once.
 
 * ``cholesky``: ``L = chol(A)`` (the jaxpr symmetrizes A before);
@@ -29,10 +29,20 @@ Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` 
 that the values and the generated code cannot differ. A triangle's inverse applied
 (``solve_left``, ``solve_right``) is its inverse's product in NumPy and
 ``jax.scipy.linalg.solve_triangular`` in JAX code.
+
+A stack of matrices ``(..., m, n)`` is one operation (:data:`BATCHED`): its batch axes
+are those of the result beyond the operation's own rank (:func:`batch_rank`), every
+matrix operand has them, a right-hand side has them or none (its one matrix shared). The
+formulas are the one matrix's (:func:`core`: the operation at one matrix) broadcast over
+the batch axes, and the block is block diagonal over them (:func:`operand_block`: the
+batch axes' labels shared by result and operand, each matrix's own dense Jacobian, K small
+blocks for K matrices, not one dense matrix), its values the tangent map applied to every
+basis direction of one matrix, all matrices at once (:func:`batched_values`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -40,12 +50,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from . import GENERAL, Block, applied, dense
+from . import GENERAL, Block, Labelled, applied, dense
 from . import decompositions as _dec
 from .operator_values import OperatorValues
 
 __all__ = [
     "APPLIED",
+    "BATCHED",
+    "BATCHED_ENTRIES",
     "LINALG",
     "LU_DATA",
     "MAGNITUDES",
@@ -53,9 +65,13 @@ __all__ = [
     "Applier",
     "KeptOps",
     "NumPyOps",
+    "batch_rank",
+    "batched",
+    "batched_values",
     "by_rows",
     "check",
     "cofactor_scale",
+    "core",
     "cotangent",
     "forward",
     "lu_data",
@@ -69,6 +85,46 @@ __all__ = [
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
 LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*, lu
 LU_DATA = _dec.LU_DATA  # lu's pivots and permutation: integers, no derivative
+
+_RANK = {"cholesky": 2, "triangular_solve": 2, "eigh_values": 1, "eigh_vectors": 2}
+_RANK |= {"det": 0, "logabsdet": 0, "qr_q": 2, "qr_r": 2, "svd_values": 1, "svd_u": 2}
+_RANK |= {"svd_vt": 2, "linear_solve": 2}
+BATCHED = frozenset(_RANK)  # read of a stack of matrices as one operation (not lu)
+
+
+BATCHED_ENTRIES = 4096
+"""The most entries of one matrix's block (result entries times operand entries) for
+which a stack is read as one operation (:func:`batched`): its block holds that many
+values per matrix (an 8×8 inverse's, a 16×16 ``eigvalsh``'s); a stack of larger matrices
+is read one operation per matrix, each block applied by its rules (:class:`Applier`)."""
+
+
+def batched(out_core: Sequence[int], *operand_cores: Sequence[int]) -> bool:
+    """Whether a stack whose matrices' results are ``out_core`` and whose operands' are
+    ``operand_cores`` is read as one operation (:data:`BATCHED_ENTRIES`)."""
+    size = math.prod(out_core)
+    return all(size * math.prod(c) <= BATCHED_ENTRIES for c in operand_cores)
+
+
+def batch_rank(op: Any) -> int:
+    """The batch axes of a :data:`BATCHED` operation: its result's axes beyond one
+    matrix's result (0 for one matrix; ``linear_solve`` of a vector is one matrix's)."""
+    if op.primitive not in BATCHED:
+        return 0
+    return max(0, len(op.shape) - _RANK[op.primitive])
+
+
+def core(op: Any) -> Any:
+    """The operation at one matrix of its stack (``op`` itself for one matrix)."""
+    rank = batch_rank(op)
+    return op if not rank else dataclasses.replace(op, shape=tuple(op.shape)[rank:])
+
+
+def _core_shapes(op: Any, shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The operands' shapes at one matrix: without the batch axes of those that have
+    them."""
+    rank = batch_rank(op)
+    return [tuple(s)[rank:] if len(s) >= rank + 2 else tuple(s) for s in shapes]
 
 
 def _or_nan(f):
@@ -88,9 +144,9 @@ def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
     try:
         return tuple(np.linalg.svd(a, full_matrices=False))
     except np.linalg.LinAlgError:
-        m, n = np.shape(a)[-2:]
+        *batch, m, n = np.shape(a)
         k = min(m, n)
-        return tuple(np.full(shape, np.nan) for shape in ((m, k), (k,), (k, n)))
+        return tuple(np.full((*batch, *shape), np.nan) for shape in ((m, k), (k,), (k, n)))
 
 
 def _cofactors(a: Any) -> np.ndarray:
@@ -101,12 +157,14 @@ def _cofactors(a: Any) -> np.ndarray:
     a = np.asarray(a, dtype=float)
     with np.errstate(all="ignore"):
         try:
-            found = np.linalg.det(a) * np.swapaxes(np.linalg.inv(a), -1, -2)
+            found = np.linalg.det(a)[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
         except np.linalg.LinAlgError:
             found = None
     if found is not None and np.all(np.isfinite(found)):
         return found
-    if not np.all(np.isfinite(a)):
+    if not np.all(np.isfinite(a)):  # of a stack, the matrices each
+        if np.ndim(a) > 2:
+            return np.stack([_cofactors(m) for m in a]).reshape(np.shape(a))
         return np.full(np.shape(a), np.nan)
     return _dec.cofactors(a, np.shape(a)[-1], NumPyOps)
 
@@ -137,6 +195,7 @@ class NumPyOps:
     inv = _or_nan(np.linalg.inv)
     cholesky = _or_nan(np.linalg.cholesky)
     eigh = staticmethod(np.linalg.eigh)
+    eigvalsh = staticmethod(np.linalg.eigvalsh)  # the values alone: a third cheaper
     det = staticmethod(np.linalg.det)
     slogdet = staticmethod(np.linalg.slogdet)
     qr = staticmethod(np.linalg.qr)
@@ -167,6 +226,8 @@ class NumPyOps:
     both = staticmethod(np.logical_and)
     take = staticmethod(lambda a, i, axis: np.take(a, i, axis=axis))
     stack = staticmethod(np.stack)
+    reshape = staticmethod(np.reshape)
+    moveaxis = staticmethod(np.moveaxis)
 
     @classmethod
     def solve_left(cls, t: Any, b: Any, lower: bool, trans: bool) -> Any:
@@ -195,20 +256,35 @@ def lu_data(name: str, a: np.ndarray) -> np.ndarray:
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
-    """Square matrices without batch axes.
+    """One matrix's shapes, or a stack's (:data:`BATCHED`): the batch axes the result's,
+    on every matrix operand, on a right-hand side or not at all.
 
     Raises
     ------
     InputError
-        For another shape (batched linear algebra is not supported at the array level).
+        For another shape.
     """
+    rank = batch_rank(op)
+    if rank:
+        batch = tuple(op.shape[:rank])
+        for k, s in enumerate(shapes):
+            own = tuple(s)[: len(s) - 2]
+            if own != batch and (k == 0 or own):
+                raise InputError(
+                    f"{op.primitive}: operand {k} of shape {tuple(s)} for a stack of shape {batch}"
+                )
+        if op.primitive == "linear_solve" and op.param.get("rows") is not False:
+            raise InputError("linear_solve: a stack solves for columns (rows=False)")
+        check(core(op), _core_shapes(op, shapes))
+        return
     if op.primitive in _dec.DECOMPOSITIONS:
         _dec.check(op, shapes)
         return
     a = tuple(shapes[0])
     if len(a) != 2 or a[0] != a[1]:
         raise InputError(
-            f"{op.primitive}: only one square matrix is supported (operand of shape {a})"
+            f"{op.primitive}: one square matrix, or a stack of them (the result's batch axes"
+            f" first), is supported, not an operand of shape {a}"
         )
     if op.primitive == "triangular_solve":
         _flags(op)
@@ -267,10 +343,13 @@ def _solve(op: Any, a: Any, b: Any, xp: Any, transposed: bool = False) -> Any:
 
 def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) -> Any:
     """The result (``emit``: names a step's value, where the vocabulary prints code)."""
+    op = core(op)
     if op.primitive in _dec.DECOMPOSITIONS or op.primitive in _dec.LU_DATA:
         return _dec.forward(op, args, xp, emit or (lambda x: x))
     if op.primitive == "cholesky":
         return xp.cholesky(args[0])
+    if op.primitive == "eigh_values" and hasattr(xp, "eigvalsh"):  # NumPy's values
+        return xp.eigvalsh(args[0])
     if op.primitive.startswith("eigh"):
         return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
     if op.primitive == "linear_solve":
@@ -287,6 +366,7 @@ def tangent(
 ) -> Any:
     """The result's tangents for tangents ``d`` of operand k (a leading axis of
     directions), ``result`` the primal result (``emit`` as for :func:`forward`)."""
+    op = core(op)
     if op.primitive in _dec.DECOMPOSITIONS:
         return _dec.tangent(op, args, d, result, xp, emit or (lambda x: x))
     if op.primitive == "cholesky":  # L⁻¹·dA·L⁻ᵀ
@@ -355,6 +435,7 @@ def cotangent(
       (the adjoints of the tangents as written: ``F ∘ ·`` is self-adjoint; not
       symmetrized, as the tangent reads all of dA).
     """
+    op = core(op)
     name = op.primitive
     if name == "det":
         return xp.scale(xp.column(xp.column(bar)), xp.cofactors(args[0]))
@@ -412,6 +493,7 @@ def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
     """The multiplications of :func:`cotangent` and :func:`tangent` as they are computed
     (an n×n inverse counted n³, a product of m×k and k×n matrices m·k·n): shared by a
     product's rows or columns (the inverse), then per row, then per column."""
+    op, shapes = core(op), _core_shapes(op, shapes)
     name = op.primitive
     if name == "cholesky":
         n = op.shape[0]
@@ -436,18 +518,66 @@ def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
 def operand_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
     """Dense: every entry of the result reads every entry of the operand; for the
     operations of :data:`APPLIED` an :class:`~dgraph.blocks.Applied` block (applied to
-    rows and columns by :func:`cotangent` and :func:`tangent`)."""
+    rows and columns by :func:`cotangent` and :func:`tangent`); of a stack, block diagonal
+    over its batch axes (:func:`_batched_block`)."""
     check(op, shapes)
+    if batch_rank(op):
+        return _batched_block(op, k, shapes)
     if op.primitive in APPLIED:
         rule = (op.primitive, tuple(sorted(op.param.items())), k, tuple(map(tuple, shapes)))
         return applied(tuple(op.shape), tuple(shapes[k]), rule, rule_costs(op, k, shapes))
     return dense(tuple(op.shape), tuple(shapes[k]), GENERAL)
 
 
+def _batched_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
+    """The block of a stack's operation: the batch axes' labels on both sides (block
+    diagonal; on the result's side only for a right-hand side without them, each matrix's
+    block reading the one shared), every matrix's own dense block over the rest."""
+    rank, mine = batch_rank(op), tuple(shapes[k])
+    out_core, in_core = tuple(op.shape[rank:]), _core_shapes(op, shapes)[k]
+    sizes = (*op.shape[:rank], *out_core, *in_core)
+    labels = [((j,), 0) for j in range(len(sizes))]
+    batch, outs, ins = (
+        labels[:rank],
+        labels[rank : rank + len(out_core)],
+        labels[rank + len(out_core) :],
+    )
+    shared = batch if len(mine) > len(in_core) else []
+    return Labelled(
+        tuple(op.shape), mine, (*batch, *outs), (*shared, *ins), sizes, tuple(range(len(sizes)))
+    )
+
+
+def batched_values(
+    op: Any, k: int, args: Sequence[Any], shapes: Sequence[tuple[int, ...]], result: Any, xp: Any
+) -> Any:
+    """The values of a stack's block (:func:`_batched_block`), C order over (batch axes,
+    result's matrix axes, operand's matrix axes): the tangent map of every matrix applied
+    to every basis direction of one matrix at once (or the cotangent map to every basis
+    row, where :func:`by_rows`), broadcast over the batch axes. ``xp`` the vocabulary (an
+    array module's calls: NumPy here, array statements in generated code)."""
+    rank = batch_rank(op)
+    out_core, in_core = tuple(op.shape[rank:]), _core_shapes(op, shapes)[k]
+    ones = (1,) * rank
+    if by_rows(op, k, shapes):
+        size = math.prod(out_core)
+        basis = xp.reshape(xp.eye(size), (size, *ones, *out_core))
+        out = xp.moveaxis(cotangent(op, k, args, basis, result, xp), 0, rank)
+    else:
+        size = math.prod(in_core)
+        basis = xp.reshape(xp.eye(size), (size, *ones, *in_core))
+        out = xp.moveaxis(tangent(op, k, args, basis, result, xp), 0, -1)
+    return xp.reshape(out, (*op.shape, *in_core))
+
+
 def values(op: Any, k: int, args: Sequence[np.ndarray]) -> Any:
     """The dense block's values, C order over (result axes, operand axes); for the
-    operations of :data:`APPLIED` an :class:`Applier` (read as those values where asked)."""
+    operations of :data:`APPLIED` an :class:`Applier` (read as those values where asked);
+    of a stack, :func:`batched_values`."""
     args = [np.asarray(a, dtype=float) for a in args]
+    if batch_rank(op):  # the stack's decomposition once, for the result and the tangents
+        shapes, xp = [a.shape for a in args], KeptOps()
+        return np.asarray(batched_values(op, k, args, shapes, forward(op, args, xp), xp))
     if op.primitive in APPLIED:
         return Applier(op, k, args)
     return _basis_values(op, k, args, forward(op, args))
@@ -460,7 +590,7 @@ def by_rows(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> bool:
     if op.primitive not in APPLIED:
         return False
     _, row, column = rule_costs(op, k, shapes)
-    return math.prod(op.shape) * row < math.prod(shapes[k]) * column
+    return math.prod(core(op).shape) * row < math.prod(_core_shapes(op, shapes)[k]) * column
 
 
 def _basis_values(op: Any, k: int, args: Sequence[Any], result: Any, xp: Any = NumPyOps) -> Any:
@@ -501,6 +631,10 @@ class KeptOps(NumPyOps):
 
     def eigh(self, a: Any) -> Any:
         return self._kept("eigh", a)
+
+    def eigvalsh(self, a: Any) -> Any:
+        """The kept decomposition's values (its vectors are the tangent's)."""
+        return self.eigh(a)[0]
 
     def solve_left(self, t: Any, b: Any, lower: bool, trans: bool) -> Any:
         return self.matmul(_op_inverse(self, t, trans), b)

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..blocks import linalg as _linalg
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
@@ -3002,10 +3003,12 @@ def _singular_norm(x: TracedArray, ord: Any, keepdims: bool) -> Any:
     return _reshape(value, (1, 1)) if keepdims else value
 
 
-def _square(a: Any, what: str) -> Any:
+def _square(a: Any, what: str, stack: bool = False) -> Any:
+    """``a``, one square matrix (or, with ``stack``, a stack of them: ``(..., n, n)``)."""
     shape = _shape_of(a)
-    if len(shape) != 2 or shape[0] != shape[1]:
-        raise InputError(f"{what}: one square matrix is supported, not shape {shape}")
+    if len(shape) < 2 or (len(shape) > 2 and not stack) or shape[-1] != shape[-2]:
+        one = "one square matrix, or a stack of them," if stack else "one square matrix"
+        raise InputError(f"{what}: {one} is supported, not shape {shape}")
     return a
 
 
@@ -3021,7 +3024,7 @@ def _cholesky(a: Any, upper: bool = False) -> Any:
     if upper:
         raise _unsupported("numpy.linalg.cholesky(upper=True)")
     shape = _shape_of(a)
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched(shape[-2:], shape[-2:]):
         one = lambda k: _cholesky(_batch_entry(a, k, 2))  # noqa: E731
         return _per_matrix("numpy.linalg.cholesky", shape[:-2], one)
     symmetric = _spelled(a, "L", "numpy.linalg.cholesky")
@@ -3033,9 +3036,9 @@ def _spelled(a: Any, uplo: str, what: str) -> Any:
     the entries LAPACK reads, so that a derivative is a symmetric one."""
     if uplo not in ("L", "U"):
         raise InputError(f"{what}: UPLO must be 'L' or 'U', not {str(uplo)[:20]!r}")
-    n = _shape_of(_square(a, what))[0]
+    n = _shape_of(_square(a, what, stack=True))[-1]
     mask = np.tril(np.ones((n, n))) if uplo == "L" else np.triu(np.ones((n, n)))
-    return a * mask + _transpose(a * (mask - np.eye(n)))
+    return a * mask + _swapaxes(a * (mask - np.eye(n)), -1, -2)
 
 
 _EIGH = type(np.linalg.eigh(np.eye(1)))  # NumPy's named pair (eigenvalues, eigenvectors)
@@ -3045,38 +3048,45 @@ def _eigh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigh`` of one traced matrix: the eigenvalues (ascending) and vectors
     of the symmetric matrix its ``UPLO`` triangle spells, the operations JAX's reader
     makes of ``jnp.linalg.eigh`` (:mod:`dgraph.blocks.linalg`: derivatives only where the
-    eigenvalues are distinct); of a stack ``(..., n, n)`` one pair per matrix."""
+    eigenvalues are distinct); of a stack ``(..., n, n)`` one pair over the stack (of
+    larger matrices one per matrix: :func:`dgraph.blocks.linalg.batched`)."""
     shape = _shape_of(a)
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched(shape[-2:], shape[-2:]):
         one = lambda k: _eigh(_batch_entry(a, k, 2), UPLO)  # noqa: E731
         return _per_matrix("numpy.linalg.eigh", shape[:-2], one)
     m = _spelled(a, UPLO, "numpy.linalg.eigh")
-    n = _shape_of(m)[0]
+    *batch, n = _shape_of(m)[:-1]
     return _EIGH(
-        _linalg_op("eigh_values", [m], (), (n,)), _linalg_op("eigh_vectors", [m], (), (n, n))
+        _linalg_op("eigh_values", [m], (), (*batch, n)),
+        _linalg_op("eigh_vectors", [m], (), (*batch, n, n)),
     )
 
 
 def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
     """``np.linalg.eigvalsh``: the eigenvalues of :func:`_eigh`."""
     shape = _shape_of(a)
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched(shape[-1:], shape[-2:]):
         one = lambda k: _eigvalsh(_batch_entry(a, k, 2), UPLO)  # noqa: E731
         return _per_matrix("numpy.linalg.eigvalsh", shape[:-2], one)
     m = _spelled(a, UPLO, "numpy.linalg.eigvalsh")
-    return _linalg_op("eigh_values", [m], (), (_shape_of(m)[0],))
+    return _linalg_op("eigh_values", [m], (), _shape_of(m)[:-1])
 
 
 def _solve(a: Any, b: Any) -> Any:
     """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns; of a stack of
     matrices ``(..., n, n)`` (NumPy 2's rule: ``b`` a vector if 1-d, else ``(..., n,
-    m)``, the stacks' axes broadcast) one solve per matrix (:func:`_per_matrix`)."""
+    m)``, the stacks' axes broadcast, one matrix against a stack of ``b`` too) one solve
+    over the stack (:func:`_solve_stack`; of
+    larger matrices one per matrix, :func:`_per_matrix`)."""
     shape, sb = _shape_of(a), _shape_of(b)
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if (len(shape) > 2 or (len(shape) == 2 and len(sb) > 2)) and shape[-1] == shape[-2]:
         n, vector = shape[-1], len(sb) == 1
         if (vector and sb[0] != n) or (not vector and (len(sb) < 2 or sb[-2] != n)):
             raise InputError(f"numpy.linalg.solve: a right-hand side of shape {sb} for {shape}")
         batch = _broadcast_shape([shape[:-2], () if vector else sb[:-2]], "numpy.linalg.solve")
+        columns = (n, 1) if vector else (n, sb[-1])
+        if _linalg.batched(columns, (n, n), columns):
+            return _solve_stack(a, b, batch)
         return _per_matrix(
             "numpy.linalg.solve",
             batch,
@@ -3088,10 +3098,25 @@ def _solve(a: Any, b: Any) -> Any:
     return _linalg_op("linear_solve", [a, b], (("rows", False),), sb)
 
 
+def _solve_stack(a: Any, b: Any, batch: Shape) -> Any:
+    """``np.linalg.solve`` of a stack as one ``linear_solve``: ``a`` broadcast to the
+    stack, ``b`` a matrix of columns shared by every matrix or broadcast to the stack (a
+    vector as one column)."""
+    n, sb = _shape_of(a)[-1], _shape_of(b)
+    a = _broadcast_to(a, (*batch, n, n))
+    if len(sb) == 1:
+        solved = _solve_stack(a, _reshape(b, (n, 1)), batch)
+        return solved[..., 0]
+    if len(sb) > 2:
+        b = _broadcast_to(b, (*batch, *sb[-2:]))
+    return _linalg_op("linear_solve", [a, b], (("rows", False),), (*batch, n, sb[-1]))
+
+
 STACK_MOST = 4096
 """Matrices a stack given to ``np.linalg.solve``, ``inv``, ``slogdet``, ``det``,
 ``cholesky``, ``eigh``, ``eigvalsh``, ``svd`` or ``qr`` may hold: each is an operation of
-its own (:func:`_per_matrix`)."""
+its own (:func:`_per_matrix`: a stack of matrices too large for one operation,
+:func:`dgraph.blocks.linalg.batched`)."""
 
 
 def _per_matrix(what: str, batch: Shape, one: Callable[[tuple[int, ...]], Any]) -> Any:
@@ -3604,9 +3629,9 @@ def _det(a: Any) -> Any:
             - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0])
             + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])
         )
-    if len(shape) > 2 and shape[-1] == shape[-2]:
+    if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched((), shape[-2:]):
         return _per_matrix("numpy.linalg.det", shape[:-2], lambda k: _det(_batch_entry(a, k, 2)))
-    return _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ())
+    return _linalg_op("det", [_square(a, "numpy.linalg.det", stack=True)], (), shape[:-2])
 
 
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
@@ -3616,16 +3641,16 @@ def _slogdet(a: Any) -> Any:
     """``np.linalg.slogdet``: ``sign(det a)`` (derivative 0) and ``log|det a|``, the pair
     JAX's reader makes of ``jnp.linalg.slogdet``."""
     shape = _shape_of(a)
-    if len(shape) > 2 and shape[-1] == shape[-2]:  # the signs of the stacked determinants
+    if len(shape) > 2 and shape[-1] == shape[-2] and not _linalg.batched((), shape[-2:]):
 
         def each(name: str) -> Any:
             one = lambda k: _linalg_op(name, [_batch_entry(a, k, 2)], (), ())  # noqa: E731
             return _per_matrix("numpy.linalg.slogdet", shape[:-2], one)
 
         return _SLOGDET(_elementwise("sign", (each("det"),)), each("logabsdet"))
-    square = _square(a, "numpy.linalg.slogdet")
-    sign = _elementwise("sign", (_linalg_op("det", [square], (), ()),))
-    return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), ()))
+    square = _square(a, "numpy.linalg.slogdet", stack=True)
+    sign = _elementwise("sign", (_linalg_op("det", [square], (), shape[:-2]),))
+    return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), shape[:-2]))
 
 
 _SVD = type(np.linalg.svd(np.eye(1)))  # NumPy's named triple (U, S, Vh)
@@ -3635,24 +3660,34 @@ def _svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian:
     """``np.linalg.svd`` of one traced matrix: its values (``compute_uv=False``) or the
     reduced triple (``full_matrices=False``, or a square matrix), the operations JAX's
     reader makes of ``jnp.linalg.svd`` (:mod:`dgraph.blocks.decompositions`); of a stack
-    ``(..., m, n)`` one per matrix."""
+    ``(..., m, n)`` one each over the stack (of larger matrices one per matrix)."""
     what = "numpy.linalg.svd"
     x = _traced(a, what)
     if x is None:
         return np.linalg.svd(_constant(a), full_matrices, compute_uv, hermitian)
-    if x.ndim > 2 and not hermitian:
+    if x.ndim > 2 and not hermitian and not _svd_batched(x.shape[-2:], compute_uv):
         one = lambda k: _svd(_batch_entry(x, k, 2), full_matrices, compute_uv)  # noqa: E731
         return _per_matrix(what, x.shape[:-2], one)
-    if x.ndim != 2 or hermitian or (compute_uv and full_matrices and x.shape[0] != x.shape[1]):
+    full = x.ndim < 2 or (compute_uv and full_matrices and x.shape[-1] != x.shape[-2])
+    if hermitian or full:
         raise _unsupported(
             f"{what} of shape {x.shape}{' (hermitian=True)' if hermitian else ''}: values"
-            " only, or reduced (full_matrices=False), of one matrix is"
+            " only, or reduced (full_matrices=False), of a matrix or a stack of them is"
         )
-    (m, n), k = x.shape, min(x.shape)
-    s = _linalg_op("svd_values", [x], (), (k,))
+    *batch, m, n = x.shape
+    k = min(m, n)
+    s = _linalg_op("svd_values", [x], (), (*batch, k))
     if not compute_uv:
         return s
-    return _SVD(_linalg_op("svd_u", [x], (), (m, k)), s, _linalg_op("svd_vt", [x], (), (k, n)))
+    u = _linalg_op("svd_u", [x], (), (*batch, m, k))
+    return _SVD(u, s, _linalg_op("svd_vt", [x], (), (*batch, k, n)))
+
+
+def _svd_batched(matrix: Shape, vectors: bool) -> bool:
+    """Whether a stack of ``matrix``-shaped SVDs is one operation each part."""
+    m, n = matrix
+    k = min(m, n)
+    return _linalg.batched((m, k) if vectors else (k,), matrix) and _linalg.batched((k, n), matrix)
 
 
 _QR = type(np.linalg.qr(np.eye(1)))  # NumPy's named pair (Q, R)
@@ -3662,24 +3697,25 @@ def _qr(a: Any, mode: str = "reduced") -> Any:
     """``np.linalg.qr`` of one traced matrix with at least as many rows as columns: the
     reduced ``(Q, R)`` (``mode="r"``: R; ``"complete"`` of a square matrix: the same), the
     operations JAX's reader makes of ``jnp.linalg.qr`` (:mod:`dgraph.blocks.decompositions`:
-    R must be invertible); of a stack ``(..., m, n)`` one per matrix."""
+    R must be invertible); of a stack ``(..., m, n)`` one each over the stack (of larger
+    matrices one per matrix)."""
     what = "numpy.linalg.qr"
     x = _traced(a, what)
     if x is None:
         return np.linalg.qr(_constant(a), mode)
-    if x.ndim > 2:
+    if x.ndim > 2 and not _linalg.batched(x.shape[-2:], x.shape[-2:]):
         return _per_matrix(what, x.shape[:-2], lambda k: _qr(_batch_entry(x, k, 2), mode))
-    square = x.ndim == 2 and x.shape[0] == x.shape[1]
-    if x.ndim != 2 or x.shape[0] < x.shape[1] or mode not in ("reduced", "r", "complete"):
+    square = x.ndim >= 2 and x.shape[-1] == x.shape[-2]
+    if x.ndim < 2 or x.shape[-2] < x.shape[-1] or mode not in ("reduced", "r", "complete"):
         raise InputError(
-            f"{what}(mode={mode!r}) of shape {x.shape}: read of one matrix with at least as"
-            " many rows as columns, mode 'reduced' or 'r' (or 'complete' of a square one)"
+            f"{what}(mode={mode!r}) of shape {x.shape}: read of matrices with at least as"
+            " many rows as columns, mode 'reduced' or 'r' (or 'complete' of square ones)"
         )
     if mode == "complete" and not square:
-        raise InputError(f"{what}(mode='complete') of shape {x.shape}: read of a square matrix")
-    (m, n) = x.shape
-    r = _linalg_op("qr_r", [x], (), (n, n))
-    return r if mode == "r" else _QR(_linalg_op("qr_q", [x], (), (m, n)), r)
+        raise InputError(f"{what}(mode='complete') of shape {x.shape}: read of square matrices")
+    *batch, m, n = x.shape
+    r = _linalg_op("qr_r", [x], (), (*batch, n, n))
+    return r if mode == "r" else _QR(_linalg_op("qr_q", [x], (), (*batch, m, n)), r)
 
 
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

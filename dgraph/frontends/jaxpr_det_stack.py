@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .jaxpr_compat import bind_equation
-from .jaxpr_linalg import determinant_of
+from .jaxpr_linalg import STACK_MOST, determinant_of
 
 __all__ = ["stacked_determinants"]
 
@@ -49,7 +49,10 @@ def _stacked(eqn: Any) -> bool:
     """Whether ``eqn`` is JAX's ``det`` of a stack (an operand with batch axes)."""
     if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
         return False
-    return len(eqn.invars[0].aval.shape) > 2 and determinant_of(eqn) == "det"
+    shape = tuple(eqn.invars[0].aval.shape)
+    if len(shape) <= 2 or math.prod(shape[:-2]) > STACK_MOST:  # one det call per matrix
+        return False
+    return determinant_of(eqn) == "det"
 
 
 def _inner(eqn: Any) -> Any:

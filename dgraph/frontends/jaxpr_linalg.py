@@ -96,16 +96,25 @@ def _reads_lu(closed) -> bool:
 def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """A ``custom_jvp`` call of one traced square matrix, or of a stack of them (shape
     ``(..., n, n)``), that JAX's ``slogdet`` or ``det`` computes from ``lu``, as
-    ``sign(det)`` and ``logabsdet``, or ``det``; None for any other call. A stack is one
-    operation per matrix, stacked into the batch axes, as NumPy's reader reads
-    ``np.linalg.det`` of a stack (its ``lu`` and the custom rule's ``triangular_solve``
-    are not read)."""
+    ``sign(det)`` and ``logabsdet``, or ``det``; None for any other call. A stack of small
+    matrices is one operation over the stack (:func:`dgraph.blocks.linalg.batched`), of
+    larger ones one operation per matrix, stacked into the batch axes, as NumPy's reader
+    reads ``np.linalg.det`` of a stack (its ``lu`` and the custom rule's
+    ``triangular_solve`` are not read)."""
     if len(ins) != 1 or not isinstance(ins[0], str):
         return None
     which = determinant_of(eqn)
     if which is None:
         return None
     rank = len(eqn.invars[0].aval.shape) - 2
+    batch = _shape(eqn.invars[0])[:rank]
+    if rank and linalg.batched((), _shape(eqn.invars[0])[rank:]):  # one operation
+        whole = reader.operand(ins[0])
+        if which == "det":
+            return [reader.result(ArrayOp("det", (whole,), (), batch), eqn.outvars[0].aval)]
+        sign = ArrayOp("sign", (ArrayOp("det", (whole,), (), batch),), (), batch)
+        log = ArrayOp("logabsdet", (whole,), (), batch)
+        return [reader.result(op, v.aval) for op, v in zip((sign, log), eqn.outvars, strict=True)]
     matrices = matrices_of(reader, reader.operand(ins[0]), eqn.invars[0].aval, rank)
     if which == "det":
         dets = [reader.result(ArrayOp("det", (x,), (), ()), eqn.outvars[0].aval) for x in matrices]
@@ -122,15 +131,17 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
 
 def determinant_of(eqn) -> str | None:
     """``"det"`` or ``"slogdet"`` where ``eqn`` is the ``custom_jvp`` call by which JAX's
-    ``det`` or ``slogdet`` computes one square matrix's, or a stack's (at most
-    :data:`STACK_MOST` matrices), from its ``lu`` factors; else None."""
+    ``det`` or ``slogdet`` computes one square matrix's, or a stack's (of small matrices,
+    :func:`dgraph.blocks.linalg.batched`; else at most :data:`STACK_MOST` matrices), from
+    its ``lu`` factors; else None."""
     if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
         return None
     a = _shape(eqn.invars[0])
     outs = [_shape(v) for v in eqn.outvars]
     if len(a) < 2 or a[-1] != a[-2] or any(o != a[:-2] for o in outs) or len(outs) > 2:
         return None
-    if len(a) > 2 and (a[-1] == 0 or math.prod(a[:-2]) > STACK_MOST):
+    many = math.prod(a[:-2]) > STACK_MOST and not linalg.batched((), a[-2:])
+    if len(a) > 2 and (a[-1] == 0 or many):  # a stack of small matrices: one operation
         return None
     return _determinant(eqn.params["call_jaxpr"], a)
 

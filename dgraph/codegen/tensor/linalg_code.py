@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from ...blocks.decompositions import cofactors
-from ...blocks.linalg import by_rows, cotangent, forward, tangent
+from ...blocks.linalg import batch_rank, batched_values, by_rows, cotangent, forward, tangent
 from ...errors import DGraphError
 from ..ir import (
     ArrayStatement,
@@ -202,6 +202,14 @@ class IROps:
     def stack(items: Sequence[Node]) -> Node:
         return Call("stack", (Seq(tuple(items)),))
 
+    @staticmethod
+    def reshape(a: Node, shape: Sequence[int]) -> Node:
+        return Call("reshape", (a, Const(tuple(int(n) for n in shape))))
+
+    @staticmethod
+    def moveaxis(a: Node, source: int, destination: int) -> Node:
+        return Call("moveaxis", (a, Const(int(source)), Const(int(destination))))
+
     @classmethod
     def solve_left(cls, t: Node, b: Node, lower: bool, trans: bool) -> Node:
         """``op(T)⁻¹·b`` by T's inverse (one ``linalg.inv`` of T, shared by the module's
@@ -282,9 +290,12 @@ def linalg_values(
 ) -> Node:
     """The dense block's values: the tangent map applied to every basis direction (the
     cotangent map to every basis row of the result where
-    :func:`~dgraph.blocks.linalg.by_rows`), C order over (result axes, operand axes)."""
+    :func:`~dgraph.blocks.linalg.by_rows`), C order over (result axes, operand axes); of
+    a stack, :func:`~dgraph.blocks.linalg.batched_values`."""
     mine = tuple(shapes[k])
     result = emit(linalg_forward(op, args, emit, lang))
+    if batch_rank(op):  # a stack's: ``det``'s cofactors by the SVD (no branch per matrix)
+        return batched_values(op, k, args, shapes, result, vocabulary(lang, shapes[0]))
     if by_rows(op, k, shapes):
         size = math.prod(op.shape)
         basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *op.shape))))
