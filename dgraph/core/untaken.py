@@ -42,6 +42,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import networkx as nx
+
 from ..blocks.arrays import ELEMENTWISE, REGIONS, ArrayOp, Const
 from .graph import DGraph
 
@@ -89,7 +91,24 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
                     guards.setdefault((w, j), []).append((op.operands[0], k, len(op.operands)))
     if not guards:
         return graph
-    return graph.with_array_vertices(_rebuilt(graph, order, guards))
+    return graph.with_array_vertices(_in_order(list(_rebuilt(graph, order, guards))))
+
+
+def _in_order(
+    vertices: list[tuple[str, str, tuple[int, ...], ArrayOp | None]],
+) -> list[tuple[str, str, tuple[int, ...], ArrayOp | None]]:
+    """``vertices`` sorted so that each follows what it reads, ties in the given order: a
+    guard reads its select's predicate, which may be computed after the case it guards
+    (``np.where(inside, result, fill)`` with ``inside`` made after ``result``'s
+    operations)."""
+    position = {v[0]: k for k, v in enumerate(vertices)}
+    reads = nx.DiGraph()
+    reads.add_nodes_from(position)
+    for name, _, _, op in vertices:
+        if op is not None:
+            reads.add_edges_from((u, name) for u in op.vertices() if u in position)
+    found = {v[0]: v for v in vertices}
+    return [found[v] for v in nx.lexicographical_topological_sort(reads, key=position.get)]
 
 
 def guarded(graph: DGraph) -> bool:

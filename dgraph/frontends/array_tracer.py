@@ -70,6 +70,7 @@ from . import (
     numpy_selections,
     numpy_series,
     numpy_statistics,
+    scipy_grid,
     scipy_modules,
     scipy_sparse,
     scipy_special,
@@ -4064,7 +4065,8 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
                 return _n_ary(traced)(*items) if _ITERABLE[original] == "items" else traced(items)
             return original(items)
         out = original(*args, **kwargs)  # CubicSpline(xk, yk) of constants: its queries traced
-        return scipy_splines.traced_spline(out, _is_traced, _TRACED_NUMPY) or out
+        spline = scipy_splines.traced_spline(out, _is_traced, _TRACED_NUMPY)
+        return spline or scipy_grid.traced_grid(out, _TRACED_NUMPY) or out
 
     return function
 
@@ -4648,7 +4650,7 @@ _SCIPY_MODULES = {
     "scipy.ndimage": scipy_modules.NDIMAGE,
     "scipy.spatial.distance": scipy_modules.DISTANCE,
     "scipy.fft": scipy_modules.FFT,
-    "scipy.interpolate": scipy_modules.INTERPOLATE,
+    "scipy.interpolate": {**scipy_modules.INTERPOLATE, **scipy_grid.functions(_TRACED_NUMPY)},
 }
 
 

@@ -28,7 +28,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   scipy's sequence of them, axis by axis.
 * ``scipy.fft``: the FFTs as NumPy's, ``dct``/``idct``/``dst``/``idst`` probed as above.
 * ``scipy.interpolate``: ``CubicSpline``, ``interp1d``, ``make_interp_spline``,
-  ``BSpline`` of data from the inputs, at constant queries (:class:`Interpolant`).
+  ``BSpline`` of data from the inputs, at constant queries (:class:`Interpolant`);
+  ``RegularGridInterpolator`` and ``interpn`` (linear, nearest) of values or queries from
+  the inputs (:mod:`~dgraph.frontends.scipy_grid`).
 * ``scipy.spatial.distance``: ``cdist`` and ``pdist`` with the metrics ``euclidean``,
   ``sqeuclidean``, ``cityblock``, ``chebyshev``, ``minkowski`` (``p``) and ``cosine``.
 
