@@ -89,7 +89,7 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
                     guards.setdefault((w, j), []).append((op.operands[0], k, len(op.operands)))
     if not guards:
         return graph
-    return graph.with_array_vertices(_rebuilt(graph, order, guards))
+    return graph.with_array_vertices(_in_order(list(_rebuilt(graph, order, guards))))
 
 
 def guarded(graph: DGraph) -> bool:
@@ -210,3 +210,28 @@ def _rebuilt(
         if op is not None and operands != list(op.operands):
             op = ArrayOp(op.primitive, tuple(operands), op.params, op.shape)
         yield w, graph.role(w), graph.shape(w), op
+
+
+def _in_order(
+    rows: list[tuple[str, str, tuple[int, ...], ArrayOp | None]],
+) -> list[tuple[str, str, tuple[int, ...], ArrayOp | None]]:
+    """``rows`` with each after the vertices it reads: a guard reads its select's
+    predicate, which may come after the guarded vertex (``where(lower > c, log1p(−exp(upper)),
+    lower)`` with ``exp(upper)`` made first); the order kept where it already holds."""
+    at = {row[0]: i for i, row in enumerate(rows)}
+    done: set[str] = set()
+    out: list[tuple[str, str, tuple[int, ...], ArrayOp | None]] = []
+    for first in rows:
+        pending = [(first, False)]
+        while pending:
+            row, ready = pending.pop()
+            if row[0] in done:
+                continue
+            if ready:
+                done.add(row[0])
+                out.append(row)
+                continue
+            pending.append((row, True))
+            needs = row[3].vertices() if row[3] is not None else []
+            pending += [(rows[at[u]], False) for u in reversed(needs) if u in at and u not in done]
+    return out
