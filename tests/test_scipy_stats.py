@@ -357,3 +357,29 @@ def test_session53_families_against_scipys_values_and_differences(f, x):
             12 * h
         )
     np.testing.assert_allclose(np.reshape(jv, np.shape(want)), want, rtol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [
+        (lambda z: stats.lomax.logpdf(z, 2.0), np.array([-1.0, 0.0, 0.5, 3.0])),
+        (lambda z: stats.kappa3.logpdf(z, 1.5), np.array([-1.0, 0.0, 0.5, 3.0])),
+        (lambda z: stats.burr.logpdf(z, 1.0, 1.0), np.array([-1.0, 0.0, 0.5, 3.0])),
+        (lambda z: stats.triang.logpdf(z, 0.0), np.array([-1.0, 0.0, 0.5, 1.0])),
+        (lambda z: stats.truncnorm.cdf(z, 0.5, np.inf), np.array([-1.0, 0.5, 1.0, 3.0])),
+        (lambda z: stats.truncnorm.logsf(z, 0.5, 3.0), np.array([0.4, 0.5, 1.0, 3.0])),
+        (lambda z: stats.truncnorm.ppf(z, -np.inf, 1.0), np.array([0.0, 0.3, 0.9, 1.0])),
+        (lambda z: stats.truncnorm.isf(z, 3.0, 9.0), np.array([0.0, 0.3, 0.9, 1.0])),
+        (lambda z: stats.geom.logpmf(np.array([0.0, 1.0, 3.0, 2.0]), z), np.full(4, 0.3)),
+    ],
+)
+def test_session53_support_ends_are_scipys(f, x):
+    """At and beyond the support's ends (a closed end's density, a quantile's 0 and 1,
+    truncnorm's CDF at a, geom's k = 0) the graph's values are scipy's own."""
+    from dgraph.core.block_values import vertex_values
+    from dgraph.frontends import from_python
+
+    g = from_python(f, point=[x], level="array")
+    got = vertex_values(g, {**g.parameter_point, **(g.point or {}), g.inputs[0]: x})
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(got[g.outputs[0]], f(x), rtol=1e-13)

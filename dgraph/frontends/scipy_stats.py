@@ -5,7 +5,8 @@ log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs w
 family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, ``expon``,
 ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy``,
 ``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
-``genpareto`` and ``genextreme`` (``loc + scale·Q(q)``); of any family read, the
+``genpareto``, ``genextreme``, ``levy``, ``lomax``, ``johnsonsu``, ``burr``, ``triang``,
+``kappa3`` and ``truncnorm`` (``loc + scale·Q(q)``); of any family read, the
 quantile of constant ``q`` and shapes with a traced ``loc`` or ``scale`` (``t.ppf(0.975,
 df, loc=m, scale=s)``) is ``loc + scale·Q`` with scipy's own ``Q``. A call on constants is scipy's
 own; a method or family not listed here is refused in one line. Frozen distributions
@@ -23,6 +24,13 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
+Session 53's, each scipy's own formula (scipy/stats/_continuous_distns.py): ``levy``,
+``lomax``, ``maxwell``, ``invgauss``, ``nakagami``, ``johnsonsu``, ``loggamma``, ``burr``,
+``triang``, ``exponnorm``, ``kappa3`` (their quantiles where closed: ``levy``, ``lomax``,
+``johnsonsu``, ``burr``, ``triang``, ``kappa3``), ``vonmises`` and ``rice`` (``logpdf``,
+``pdf``); ``lognorm``'s, ``cauchy``'s and ``laplace``'s tails, ``truncnorm``'s ``cdf``,
+``sf``, ``ppf``, ``isf`` (constant ``a``, ``b``); ``geom`` and ``bernoulli``, and
+``nbinom``'s ``cdf``/``sf`` of constant ``k`` and ``n``.
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
 JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms); Pickands, J.
@@ -362,8 +370,10 @@ def _log_gauss_mass(a: Any, b: Any) -> Any:
     (scipy/stats/_continuous_distns.py: ``log_ndtr`` of both ends where both lie on one
     side of 0), so far tails keep their digits."""
     sp = _special()
-    left = sp.log_ndtr(b) + np.log1p(-np.exp(sp.log_ndtr(a) - sp.log_ndtr(b)))
-    right = sp.log_ndtr(-a) + np.log1p(-np.exp(sp.log_ndtr(-b) - sp.log_ndtr(-a)))
+    # Φ(a) ≤ Φ(b): the difference at most 0 (a traced end's log_ndtr and a constant's,
+    # scipy's, may differ in the last digit where a = b)
+    left = sp.log_ndtr(b) + np.log1p(-np.exp(np.minimum(sp.log_ndtr(a) - sp.log_ndtr(b), 0.0)))
+    right = sp.log_ndtr(-a) + np.log1p(-np.exp(np.minimum(sp.log_ndtr(-b) - sp.log_ndtr(-a), 0.0)))
     middle = np.log1p(-sp.ndtr(a) - sp.ndtr(-b))
     return np.where(b <= 0, left, np.where(a >= 0, right, middle))
 
@@ -372,7 +382,7 @@ def _truncnorm(z: Any, a: Any, b: Any) -> dict[str, Any]:
     """The normal truncated to [a, b]: ``φ(z)`` over the mass ``Φ(b) − Φ(a)``
     (:func:`_log_gauss_mass`); its log CDF and log survival function the masses of [a, z]
     and [z, b] over it, each from the other's complement where above −0.1 (scipy's
-    ``truncnorm_gen``); outside [a, b] the masses read a point inside (``inside``)."""
+    ``truncnorm_gen``); outside (a, b) the masses read a point inside (``inside``)."""
     mass = _log_gauss_mass(a, b)
     within = (z >= a) & (z <= b)
     finite_a, finite_b = np.isfinite(a), np.isfinite(b)
@@ -381,18 +391,19 @@ def _truncnorm(z: Any, a: Any, b: Any) -> dict[str, Any]:
         0.5 * (np.where(finite_a, a, 0.0) + np.where(finite_b, b, 0.0)),
         np.where(finite_a, a + 1.0, np.where(finite_b, b - 1.0, 0.0)),
     )
-    inside = np.where(within, z, middle)
+    between = (z > a) & (z < b)  # scipy's CDF: 0 at a, 1 at b (its open support)
+    inside = np.where(between, z, middle)
     lower = _log_gauss_mass(a, inside) - mass
     upper = _log_gauss_mass(inside, b) - mass
     logcdf = np.where(lower > -0.1, np.log1p(-np.exp(upper)), lower)
     logsf = np.where(upper > -0.1, np.log1p(-np.exp(lower)), upper)
-    below = z < a
+    below = z <= a
     return {
         "logpdf": lambda: np.where(within, -0.5 * z * z - 0.5 * _LOG_2PI - mass, -np.inf),
-        "cdf": lambda: np.where(within, np.exp(logcdf), np.where(below, 0.0, 1.0)),
-        "logcdf": lambda: np.where(within, logcdf, np.where(below, -np.inf, 0.0)),
-        "sf": lambda: np.where(within, np.exp(logsf), np.where(below, 1.0, 0.0)),
-        "logsf": lambda: np.where(within, logsf, np.where(below, 0.0, -np.inf)),
+        "cdf": lambda: np.where(between, np.exp(logcdf), np.where(below, 0.0, 1.0)),
+        "logcdf": lambda: np.where(between, logcdf, np.where(below, -np.inf, 0.0)),
+        "sf": lambda: np.where(between, np.exp(logsf), np.where(below, 1.0, 0.0)),
+        "logsf": lambda: np.where(between, logsf, np.where(below, 0.0, -np.inf)),
     }
 
 
@@ -402,19 +413,21 @@ def _truncnorm_quantiles(q: Any, a: Any, b: Any) -> dict[str, Any]:
     symmetry, the right."""
     sp = _special()
     mass = _log_gauss_mass(a, b)
+    within = (q > 0) & (q < 1)
+    p = np.where(within, q, 0.5)  # q = 0 and 1: the ends, as scipy's ppf gives them
 
-    def log_diff(p: Any, r: Any) -> Any:
-        return p + np.log1p(-np.exp(r - p))
+    def log_diff(u: Any, r: Any) -> Any:
+        return u + np.log1p(-np.exp(np.minimum(r - u, 0.0)))
 
     def ppf() -> Any:
-        left = sp.ndtri_exp(np.logaddexp(sp.log_ndtr(a), np.log(q) + mass))
-        right = -sp.ndtri_exp(np.logaddexp(sp.log_ndtr(-b), np.log1p(-q) + mass))
-        return np.where(a < 0, left, right)
+        left = sp.ndtri_exp(np.logaddexp(sp.log_ndtr(a), np.log(p) + mass))
+        right = -sp.ndtri_exp(np.logaddexp(sp.log_ndtr(-b), np.log1p(-p) + mass))
+        return np.where(within, np.where(a < 0, left, right), np.where(q == 0, a, b))
 
     def isf() -> Any:
-        left = sp.ndtri_exp(log_diff(sp.log_ndtr(b), np.log(q) + mass))
-        right = -sp.ndtri_exp(log_diff(sp.log_ndtr(-a), np.log1p(-q) + mass))
-        return np.where(b < 0, left, right)
+        left = sp.ndtri_exp(log_diff(sp.log_ndtr(b), np.log(p) + mass))
+        right = -sp.ndtri_exp(log_diff(sp.log_ndtr(-a), np.log1p(-p) + mass))
+        return np.where(within, np.where(b < 0, left, right), np.where(q == 0, b, a))
 
     return {"ppf": ppf, "isf": isf}
 
@@ -439,8 +452,8 @@ def _lomax(z: Any, c: Any) -> dict[str, Any]:
     ``exp(−c·log1p(z))`` (``lomax_gen``)."""
     inside = np.where(z > 0, z, 0.0)
     log_sf = -c * np.log1p(inside)
-    return {
-        "logpdf": lambda: np.where(z > 0, np.log(c) - (c + 1.0) * np.log1p(inside), -np.inf),
+    return {  # the density at z = 0 is c, scipy's (its support closed there)
+        "logpdf": lambda: np.where(z >= 0, np.log(c) - (c + 1.0) * np.log1p(inside), -np.inf),
         "cdf": lambda: np.where(z > 0, -np.expm1(log_sf), 0.0),
         "sf": lambda: np.where(z > 0, np.exp(log_sf), 1.0),
         "logsf": lambda: np.where(z > 0, log_sf, 0.0),
@@ -602,8 +615,11 @@ def _kappa3(z: Any, a: Any) -> dict[str, Any]:
     sp = _special()
     inside = np.where(z > 0, z, 1.0)
     base = a + inside**a
+    at_zero = -np.log(a) / a  # the density at z = 0, a^(−1/a), scipy's
     return {
-        "logpdf": lambda: np.where(z > 0, np.log(a) - (1.0 / a + 1.0) * np.log(base), -np.inf),
+        "logpdf": lambda: np.where(
+            z > 0, np.log(a) - (1.0 / a + 1.0) * np.log(base), np.where(z == 0, at_zero, -np.inf)
+        ),
         "cdf": lambda: np.where(z > 0, inside * base ** (-1.0 / a), 0.0),
         "sf": lambda: np.where(z > 0, -np.expm1(sp.xlog1py(-1.0 / a, a * inside**-a)), 1.0),
     }
@@ -854,13 +870,38 @@ def _method(
         return value if method == "logpdf" else np.exp(value)
     if method in found:
         return found[method]()
-    if method == "logcdf" and "cdf" in found:
-        return np.log(found["cdf"]())
-    if method == "logsf" and "sf" in found:
-        return np.log(found["sf"]())
+    if method in ("logcdf", "logsf") and "cdf" in found:
+        return _log_tail(method, z, found, _median(family, shapes, given, owner))
     if method == "sf" and "cdf" in found:
         return 1.0 - found["cdf"]()
     raise InputError(f"{what} of an array that depends on the inputs is not supported")
+
+
+def _median(family: str, shapes: tuple, given: dict, owner: Distribution | None) -> Any:
+    """The standardized median, where scipy's ``_logcdf``/``_logsf`` switch tails: the
+    family's quantile at ½, or scipy's own of constant shapes; None where neither."""
+    values = [given[s] for s in shapes]
+    found = _quantiles(family, 0.5, *values)
+    if found is not None:
+        return found["ppf"]()
+    if owner is None or any(owner._traced(v) for v in values):
+        return None
+    return float(owner._original.ppf(0.5, *values))
+
+
+def _log_tail(method: str, z: Any, found: dict, median: Any) -> Any:
+    """scipy's generic ``rv_continuous._logcdf`` (``log(cdf)`` below the median,
+    ``log1p(−sf)`` above) and ``_logsf`` (the mirror), so that a tail near 1 keeps its
+    digits; ``log`` of the one function where the median is not known."""
+    cdf = found["cdf"]
+    sf = found.get("sf", lambda: 1.0 - cdf())
+    if method == "logcdf":
+        if median is None:
+            return np.log(cdf())
+        return np.where(z < median, np.log(cdf()), np.log1p(-sf()))
+    if median is None:
+        return np.log(sf())
+    return np.where(z > median, np.log(sf()), np.log1p(-cdf()))
 
 
 def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
