@@ -886,7 +886,7 @@ def _median(family: str, shapes: tuple, given: dict, owner: Distribution | None)
         return found["ppf"]()
     if owner is None or any(owner._traced(v) for v in values):
         return None
-    return float(owner._original.ppf(0.5, *values))
+    return np.asarray(owner._original.ppf(0.5, *values), float)
 
 
 def _log_tail(method: str, z: Any, found: dict, median: Any) -> Any:
