@@ -286,7 +286,8 @@ def session53_families(x):
         s.levy.logpdf(x, 0, 0.7) + s.levy.cdf(x) + s.levy.sf(x) + s.levy.ppf(q) + s.levy.isf(q),
         s.lomax.logpdf(x, 2.5) + s.lomax.logsf(x, 1.5, scale=2) + s.lomax.cdf(x, 2)
         + s.lomax.ppf(q, 2.0) + s.lomax.isf(q, 2.0) + s.lomax.logpdf(0.7, x + 0.5),
-        s.maxwell.logpdf(x, scale=1.3) + s.maxwell.cdf(x) + s.maxwell.sf(x),
+        s.maxwell.logpdf(x, scale=1.3) + s.maxwell.cdf(x) + s.maxwell.sf(x)
+        + s.wald.logsf(x, 0.1) + s.erlang.logpdf(x, 3, scale=0.5),
         s.invgauss.logpdf(x, 0.8) + s.invgauss.logcdf(x, 0.5) + s.invgauss.logsf(x, 1.5)
         + s.invgauss.logpdf(0.9, x) + s.invgauss.cdf(x, 0.7) + s.invgauss.sf(x, 0.7),
         s.nakagami.logpdf(x, 1.5) + s.nakagami.cdf(x, 0.8) + s.nakagami.sf(x, 2.0)

@@ -25,7 +25,8 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
 Session 53's, each scipy's own formula (scipy/stats/_continuous_distns.py): ``levy``,
-``lomax``, ``maxwell``, ``invgauss``, ``nakagami``, ``johnsonsu``, ``loggamma``, ``burr``,
+``lomax``, ``maxwell``, ``invgauss`` (and ``wald``, its μ = 1), ``erlang`` (the gamma),
+``nakagami``, ``johnsonsu``, ``loggamma``, ``burr``,
 ``triang``, ``exponnorm``, ``kappa3`` (their quantiles where closed: ``levy``, ``lomax``,
 ``johnsonsu``, ``burr``, ``triang``, ``kappa3``), ``vonmises`` and ``rice`` (``logpdf``,
 ``pdf``); ``lognorm``'s, ``cauchy``'s and ``laplace``'s tails, ``truncnorm``'s ``cdf``,
@@ -630,6 +631,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
     "t": (_t, ("df",)),
     "gamma": (_gamma, ("a",)),
+    "erlang": (_gamma, ("a",)),  # scipy's erlang_gen is gamma_gen (a whole shape)
     "chi2": (_chi2, ("df",)),
     "beta": (_beta, ("a", "b")),
     "f": (_f, ("dfn", "dfd")),
@@ -656,6 +658,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "lomax": (_lomax, ("c",)),
     "maxwell": (_maxwell, ()),
     "invgauss": (_invgauss, ("mu",)),
+    "wald": (functools.partial(_invgauss, mu=1.0), ()),  # scipy's: invgauss at mu = 1
     "nakagami": (_nakagami, ("nu",)),
     "johnsonsu": (_johnsonsu, ("a", "b")),
     "loggamma": (_loggamma, ("c",)),
