@@ -825,8 +825,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (
         "scipy-stats-family-not-read",
-        ["structure", H("numpy_model.py") + ":nakagami_of_traced", "--inputs", "x:3"],
-        "scipy.stats.nakagami.logpdf of an array that depends on the inputs is not supported",
+        ["structure", H("numpy_model.py") + ":alpha_of_traced", "--inputs", "x:3"],
+        "scipy.stats.alpha.logpdf of an array that depends on the inputs is not supported",
     ),
     (
         "scipy-interp1d-kind-not-read",

@@ -118,3 +118,26 @@ def test_a_jax_hessian_through_a_cond_and_a_loop_is_the_guarded_one():
         H = np.asarray(jref.forward_hessian(f)(x))
     np.testing.assert_allclose(hess(x), H, rtol=1e-12, atol=1e-15)
     assert hess.generated.verified is True
+
+
+def test_a_guard_comes_after_its_predicate_made_after_the_case():
+    """A case made before its select's predicate (scipy's ``truncnorm`` log tails: the
+    complement's ``log1p(−exp(·))`` then the test on the direct one): the guard, which
+    reads the predicate, is placed after it (before, the graph was refused: 'unknown
+    operand'); the graph's tangent equals the derivative of the case taken."""
+    from dgraph.core.block_values import graph_jvp_and_scale, vertex_values
+    from dgraph.frontends import from_python
+
+    def f(x):
+        case = np.log1p(-np.exp(-x))
+        lower = x * x - 1.0
+        return np.where(lower > -0.1, case, lower)
+
+    x = np.array([0.5, 2.0])
+    g = from_python(f, point=[x], level="array")
+    assert guarded(g)
+    values = vertex_values(g, {g.inputs[0]: x})
+    (y,) = g.outputs
+    jv = graph_jvp_and_scale(g, values, {g.inputs[0]: np.ones(2)})[0][y]
+    np.testing.assert_allclose(values[y], f(x), rtol=1e-15)
+    np.testing.assert_allclose(jv, [2 * 0.5, np.exp(-2.0) / (1 - np.exp(-2.0))], rtol=1e-14)

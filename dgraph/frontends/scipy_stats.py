@@ -5,7 +5,8 @@ log f(z) − log scale``, ``pdf = exp(logpdf)``, ``cdf``/``sf`` and their logs w
 family has them in closed form, and the quantiles ``ppf``/``isf`` of ``norm``, ``expon``,
 ``laplace``, ``cauchy``, ``logistic``, ``lognorm``, ``halfnorm``, ``halfcauchy``,
 ``weibull_min``, ``uniform``, ``gumbel_r``, ``gumbel_l``, ``pareto``, ``rayleigh``,
-``genpareto`` and ``genextreme`` (``loc + scale·Q(q)``); of any family read, the
+``genpareto``, ``genextreme``, ``levy``, ``lomax``, ``johnsonsu``, ``burr``, ``triang``,
+``kappa3`` and ``truncnorm`` (``loc + scale·Q(q)``); of any family read, the
 quantile of constant ``q`` and shapes with a traced ``loc`` or ``scale`` (``t.ppf(0.975,
 df, loc=m, scale=s)``) is ``loc + scale·Q`` with scipy's own ``Q``. A call on constants is scipy's
 own; a method or family not listed here is refused in one line. Frozen distributions
@@ -23,6 +24,14 @@ Families (standardized densities as scipy documents them): ``norm``, ``gamma`` a
 ``cdf``/``sf`` of constant ``k`` and ``n``) and ``nbinom`` (``logpmf``, ``pmf``);
 ``multivariate_normal`` (``logpdf``, ``pdf``, rows of ``x`` each a point); ``dirichlet``
 (``logpdf``, ``pdf`` of one point).
+Session 53's, each scipy's own formula (scipy/stats/_continuous_distns.py): ``levy``,
+``lomax``, ``maxwell``, ``invgauss`` (and ``wald``, its μ = 1), ``erlang`` (the gamma),
+``nakagami``, ``johnsonsu``, ``loggamma``, ``burr``,
+``triang``, ``exponnorm``, ``kappa3`` (their quantiles where closed: ``levy``, ``lomax``,
+``johnsonsu``, ``burr``, ``triang``, ``kappa3``), ``vonmises`` and ``rice`` (``logpdf``,
+``pdf``); ``lognorm``'s, ``cauchy``'s and ``laplace``'s tails, ``truncnorm``'s ``cdf``,
+``sf``, ``ppf``, ``isf`` (constant ``a``, ``b``); ``geom`` and ``bernoulli``, and
+``nbinom``'s ``cdf``/``sf`` of constant ``k`` and ``n``.
 
 References: the scipy.stats documentation of each distribution (its ``pdf`` formula) and
 JAX's ``jax.scipy.stats`` (the same formulas in ``xlogy``/``gammaln`` terms); Pickands, J.
@@ -145,18 +154,27 @@ def _expon(z: Any) -> dict[str, Any]:
 
 
 def _laplace(z: Any) -> dict[str, Any]:
+    """Laplace's ``exp(−|z|)/2``; its survival function the CDF at −z (``laplace_gen``)."""
+
+    def cdf(t: Any) -> Any:
+        return np.where(
+            t < 0, 0.5 * np.exp(np.minimum(t, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(t, 0.0))
+        )
+
     return {
         "logpdf": lambda: -np.abs(z) - math.log(2.0),
-        "cdf": lambda: np.where(
-            z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0))
-        ),
+        "cdf": lambda: cdf(z),
+        "sf": lambda: cdf(-z),
     }
 
 
 def _cauchy(z: Any) -> dict[str, Any]:
+    """Cauchy's ``1/(π(1 + z²))``; its survival function ``atan2(1, z)/π`` (scipy's
+    ``cauchy_gen``: no cancellation in the right tail)."""
     return {
         "logpdf": lambda: -np.log(math.pi * (1.0 + z * z)),
         "cdf": lambda: 0.5 + np.arctan(z) / math.pi,
+        "sf": lambda: np.arctan2(1.0, z) / math.pi,
     }
 
 
@@ -170,10 +188,20 @@ def _logistic(z: Any) -> dict[str, Any]:
 
 
 def _lognorm(z: Any, s: Any) -> dict[str, Any]:
+    """The log-normal: the normal of ``log(z)/s`` (scipy's ``lognorm_gen``, its CDF and
+    survival function ``Φ(±log(z)/s)``), 0 and 1 at z ≤ 0 (``inside`` reads 1)."""
+    sp = _special()
     inside = np.where(z > 0, z, 1.0)
     log = np.log(inside)
     value = -0.5 * log * log / (s * s) - np.log(s * inside) - 0.5 * _LOG_2PI
-    return {"logpdf": lambda: np.where(z > 0, value, -np.inf)}
+    u = log / s
+    return {
+        "logpdf": lambda: np.where(z > 0, value, -np.inf),
+        "cdf": lambda: np.where(z > 0, sp.ndtr(u), 0.0),
+        "logcdf": lambda: np.where(z > 0, sp.log_ndtr(u), -np.inf),
+        "sf": lambda: np.where(z > 0, sp.ndtr(-u), 1.0),
+        "logsf": lambda: np.where(z > 0, sp.log_ndtr(-u), 0.0),
+    }
 
 
 def _halfcauchy(z: Any) -> dict[str, Any]:
@@ -338,17 +366,264 @@ def _gennorm(z: Any, beta: Any) -> dict[str, Any]:
     }
 
 
-def _truncnorm(z: Any, a: Any, b: Any) -> dict[str, Any]:
-    """The normal truncated to [a, b]: ``φ(z)`` over the mass ``Φ(b) − Φ(a)``, its log
-    taken from the nearer tail as scipy's ``_log_gauss_mass`` does (``log_ndtr`` of both
-    ends where both lie on one side of 0), so far tails keep their digits."""
+def _log_gauss_mass(a: Any, b: Any) -> Any:
+    """``log(Φ(b) − Φ(a))`` from the nearer tail as scipy's ``_log_gauss_mass``
+    (scipy/stats/_continuous_distns.py: ``log_ndtr`` of both ends where both lie on one
+    side of 0), so far tails keep their digits."""
     sp = _special()
-    left = sp.log_ndtr(b) + np.log1p(-np.exp(sp.log_ndtr(a) - sp.log_ndtr(b)))
-    right = sp.log_ndtr(-a) + np.log1p(-np.exp(sp.log_ndtr(-b) - sp.log_ndtr(-a)))
+    # Φ(a) ≤ Φ(b): the difference at most 0 (a traced end's log_ndtr and a constant's,
+    # scipy's, may differ in the last digit where a = b)
+    left = sp.log_ndtr(b) + np.log1p(-np.exp(np.minimum(sp.log_ndtr(a) - sp.log_ndtr(b), 0.0)))
+    right = sp.log_ndtr(-a) + np.log1p(-np.exp(np.minimum(sp.log_ndtr(-b) - sp.log_ndtr(-a), 0.0)))
     middle = np.log1p(-sp.ndtr(a) - sp.ndtr(-b))
-    mass = np.where(b <= 0, left, np.where(a >= 0, right, middle))
+    return np.where(b <= 0, left, np.where(a >= 0, right, middle))
+
+
+def _truncnorm(z: Any, a: Any, b: Any) -> dict[str, Any]:
+    """The normal truncated to [a, b]: ``φ(z)`` over the mass ``Φ(b) − Φ(a)``
+    (:func:`_log_gauss_mass`); its log CDF and log survival function the masses of [a, z]
+    and [z, b] over it, each from the other's complement where above −0.1 (scipy's
+    ``truncnorm_gen``); outside (a, b) the masses read a point inside (``inside``)."""
+    mass = _log_gauss_mass(a, b)
     within = (z >= a) & (z <= b)
-    return {"logpdf": lambda: np.where(within, -0.5 * z * z - 0.5 * _LOG_2PI - mass, -np.inf)}
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    middle = np.where(
+        finite_a & finite_b,
+        0.5 * (np.where(finite_a, a, 0.0) + np.where(finite_b, b, 0.0)),
+        np.where(finite_a, a + 1.0, np.where(finite_b, b - 1.0, 0.0)),
+    )
+    between = (z > a) & (z < b)  # scipy's CDF: 0 at a, 1 at b (its open support)
+    inside = np.where(between, z, middle)
+    lower = _log_gauss_mass(a, inside) - mass
+    upper = _log_gauss_mass(inside, b) - mass
+    logcdf = np.where(lower > -0.1, np.log1p(-np.exp(upper)), lower)
+    logsf = np.where(upper > -0.1, np.log1p(-np.exp(lower)), upper)
+    below = z <= a
+    return {
+        "logpdf": lambda: np.where(within, -0.5 * z * z - 0.5 * _LOG_2PI - mass, -np.inf),
+        "cdf": lambda: np.where(between, np.exp(logcdf), np.where(below, 0.0, 1.0)),
+        "logcdf": lambda: np.where(between, logcdf, np.where(below, -np.inf, 0.0)),
+        "sf": lambda: np.where(between, np.exp(logsf), np.where(below, 1.0, 0.0)),
+        "logsf": lambda: np.where(between, logsf, np.where(below, 0.0, -np.inf)),
+    }
+
+
+def _truncnorm_quantiles(q: Any, a: Any, b: Any) -> dict[str, Any]:
+    """scipy's ``truncnorm_gen._ppf``/``_isf``: ``ndtri_exp`` of ``log Φ`` at the
+    quantile, from the left end (``ppf`` where a < 0, ``isf`` where b < 0) or, by
+    symmetry, the right."""
+    sp = _special()
+    mass = _log_gauss_mass(a, b)
+    within = (q > 0) & (q < 1)
+    p = np.where(within, q, 0.5)  # q = 0 and 1: the ends, as scipy's ppf gives them
+
+    def log_diff(u: Any, r: Any) -> Any:
+        return u + np.log1p(-np.exp(np.minimum(r - u, 0.0)))
+
+    def ppf() -> Any:
+        left = sp.ndtri_exp(np.logaddexp(sp.log_ndtr(a), np.log(p) + mass))
+        right = -sp.ndtri_exp(np.logaddexp(sp.log_ndtr(-b), np.log1p(-p) + mass))
+        return np.where(within, np.where(a < 0, left, right), np.where(q == 0, a, b))
+
+    def isf() -> Any:
+        left = sp.ndtri_exp(log_diff(sp.log_ndtr(b), np.log(p) + mass))
+        right = -sp.ndtri_exp(log_diff(sp.log_ndtr(-a), np.log1p(-p) + mass))
+        return np.where(within, np.where(b < 0, left, right), np.where(q == 0, b, a))
+
+    return {"ppf": ppf, "isf": isf}
+
+
+def _levy(z: Any) -> dict[str, Any]:
+    """Lévy's ``exp(−1/(2z))/√(2π z³)`` for z > 0, its CDF ``erfc(√(1/(2z)))``
+    (scipy/stats/_continuous_distns.py, ``levy_gen``); z ≤ 0 reads 1 (``inside``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    root = np.sqrt(0.5 / inside)
+    return {
+        "logpdf": lambda: np.where(
+            z > 0, -0.5 * _LOG_2PI - 1.5 * np.log(inside) - 0.5 / inside, -np.inf
+        ),
+        "cdf": lambda: np.where(z > 0, sp.erfc(root), 0.0),
+        "sf": lambda: np.where(z > 0, sp.erf(root), 1.0),
+    }
+
+
+def _lomax(z: Any, c: Any) -> dict[str, Any]:
+    """Lomax's (Pareto II) ``c/(1 + z)^(c+1)`` for z > 0, its survival function
+    ``exp(−c·log1p(z))`` (``lomax_gen``)."""
+    inside = np.where(z > 0, z, 0.0)
+    log_sf = -c * np.log1p(inside)
+    return {  # the density at z = 0 is c, scipy's (its support closed there)
+        "logpdf": lambda: np.where(z >= 0, np.log(c) - (c + 1.0) * np.log1p(inside), -np.inf),
+        "cdf": lambda: np.where(z > 0, -np.expm1(log_sf), 0.0),
+        "sf": lambda: np.where(z > 0, np.exp(log_sf), 1.0),
+        "logsf": lambda: np.where(z > 0, log_sf, 0.0),
+    }
+
+
+def _maxwell(z: Any) -> dict[str, Any]:
+    """Maxwell's ``√(2/π) z² exp(−z²/2)`` for z > 0, its CDF ``P(3/2, z²/2)``
+    (``maxwell_gen``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    half = 0.5 * inside * inside
+    return {
+        "logpdf": lambda: np.where(
+            z > 0, 0.5 * math.log(2.0 / math.pi) + 2.0 * np.log(inside) - half, -np.inf
+        ),
+        "cdf": lambda: np.where(z > 0, sp.gammainc(1.5, half), 0.0),
+        "sf": lambda: np.where(z > 0, sp.gammaincc(1.5, half), 1.0),
+    }
+
+
+def _invgauss(z: Any, mu: Any) -> dict[str, Any]:
+    """The inverse Gaussian (Wald) for z > 0: ``−log(2π)/2 − 3/2 log z − (z/μ − 1)²/(2z)``,
+    its log CDF and log survival function ``a + log1p(±exp(b − a))`` of the normal's
+    ``a = log Φ(±(z/μ − 1)/√z)`` and ``b = 2/μ + log Φ(−(z/μ + 1)/√z)`` (``invgauss_gen``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    root = 1.0 / np.sqrt(inside)
+    b = 2.0 / mu + sp.log_ndtr(-root * (inside / mu + 1.0))
+    low = sp.log_ndtr(root * (inside / mu - 1.0))
+    high = sp.log_ndtr(-root * (inside / mu - 1.0))
+    logcdf = low + np.log1p(np.exp(b - low))
+    logsf = high + np.log1p(-np.exp(b - high))
+    value = -0.5 * _LOG_2PI - 1.5 * np.log(inside) - (inside / mu - 1.0) ** 2 / (2.0 * inside)
+    return {
+        "logpdf": lambda: np.where(z > 0, value, -np.inf),
+        "cdf": lambda: np.where(z > 0, np.exp(logcdf), 0.0),
+        "logcdf": lambda: np.where(z > 0, logcdf, -np.inf),
+        "sf": lambda: np.where(z > 0, np.exp(logsf), 1.0),
+        "logsf": lambda: np.where(z > 0, logsf, 0.0),
+    }
+
+
+def _nakagami(z: Any, nu: Any) -> dict[str, Any]:
+    """Nakagami's ``2ν^ν/Γ(ν)·z^(2ν−1)·exp(−ν z²)`` for z > 0, its CDF ``P(ν, ν z²)`` (a
+    constant ``ν``: ``nakagami_gen``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    square = nu * inside * inside
+    value = math.log(2.0) + sp.xlogy(nu, nu) - sp.gammaln(nu) + sp.xlogy(2.0 * nu - 1.0, inside)
+    return {
+        "logpdf": lambda: np.where(z > 0, value - square, -np.inf),
+        "cdf": lambda: np.where(z > 0, sp.gammainc(nu, square), 0.0),
+        "sf": lambda: np.where(z > 0, sp.gammaincc(nu, square), 1.0),
+    }
+
+
+def _johnsonsu(z: Any, a: Any, b: Any) -> dict[str, Any]:
+    """Johnson's S_U: the normal of ``a + b·asinh(z)``, its density times ``b/√(z² + 1)``
+    (``johnsonsu_gen``)."""
+    sp = _special()
+    u = a + b * np.arcsinh(z)
+    return {
+        "logpdf": lambda: np.log(b) - 0.5 * np.log(z * z + 1.0) - 0.5 * u * u - 0.5 * _LOG_2PI,
+        "cdf": lambda: sp.ndtr(u),
+        "logcdf": lambda: sp.log_ndtr(u),
+        "sf": lambda: sp.ndtr(-u),
+        "logsf": lambda: sp.log_ndtr(-u),
+    }
+
+
+_LOGXMIN = math.log(float(np.finfo(float).tiny))  # scipy's: where exp(z) underflows
+
+
+def _loggamma(z: Any, c: Any) -> dict[str, Any]:
+    """The log-gamma ``c z − eᶻ − log Γ(c)``, its CDF ``P(c, eᶻ)`` (a constant ``c``) and
+    below log(tiny) ``exp(c z − log Γ(c + 1))`` as scipy's ``loggamma_gen``."""
+    sp = _special()
+    low = z < _LOGXMIN
+    tail = c * np.where(low, z, _LOGXMIN) - sp.gammaln(c + 1.0)
+    power = np.exp(np.where(low, _LOGXMIN, z))
+    return {
+        "logpdf": lambda: c * z - np.exp(z) - sp.gammaln(c),
+        "cdf": lambda: np.where(low, np.exp(tail), sp.gammainc(c, power)),
+        "sf": lambda: np.where(low, -np.expm1(tail), sp.gammaincc(c, power)),
+    }
+
+
+def _burr(z: Any, c: Any, d: Any) -> dict[str, Any]:
+    """Burr (type III): ``c d z^(−c−1)/(1 + z^(−c))^(d+1)`` for z > 0, its log CDF
+    ``−d·log1p(z^(−c))`` (``burr_gen``; at z = 0 scipy's ``c d z^(cd−1)`` form)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    power = inside**-c
+    logcdf = -d * np.log1p(power)
+    value = np.log(c) + np.log(d) + sp.xlogy(-c - 1.0, inside) - sp.xlog1py(d + 1.0, power)
+    cd = c * d
+    at_zero = np.where(cd == 1.0, np.log(c * d), np.where(cd > 1.0, -np.inf, np.inf))
+    logsf = np.log1p(-np.exp(logcdf))
+    return {
+        "logpdf": lambda: np.where(z > 0, value, np.where(z == 0, at_zero, -np.inf)),
+        "cdf": lambda: np.where(z > 0, np.exp(logcdf), 0.0),
+        "logcdf": lambda: np.where(z > 0, logcdf, -np.inf),
+        "sf": lambda: np.where(z > 0, np.exp(logsf), 1.0),
+        "logsf": lambda: np.where(z > 0, logsf, 0.0),
+    }
+
+
+def _triang(z: Any, c: Any) -> dict[str, Any]:
+    """The triangular law on [0, 1] with its mode at ``c``: ``2z/c`` left of it,
+    ``2(1 − z)/(1 − c)`` right (``triang_gen``'s branches, c = 0 and c = 1 among them);
+    each denominator read 1 where its branch is not taken."""
+    left = (z < c) | (c >= 1.0)
+    within = (z >= 0) & (z <= 1)
+    up = np.where(c > 0, c, 1.0)
+    down = np.where(c < 1, 1.0 - c, 1.0)
+    density = np.where(left, 2.0 * z / up, 2.0 * (1.0 - z) / down)
+    cdf = np.where(left, z * z / up, (z * z - 2.0 * z + c) / -down)
+    cdf = np.where(within, cdf, np.where(z < 0, 0.0, 1.0))
+    return {
+        "logpdf": lambda: np.where(within, np.log(np.where(within, density, 1.0)), -np.inf),
+        "cdf": lambda: cdf,
+        "sf": lambda: 1.0 - cdf,
+    }
+
+
+def _exponnorm(z: Any, k: Any) -> dict[str, Any]:
+    """The exponentially modified normal: ``log(φ ∗ exp)`` as scipy's ``exponnorm_gen``,
+    ``(1/K)(1/(2K) − z) + log Φ(z − 1/K) − log K``; its CDF ``Φ(z) − exp(…)``."""
+    sp = _special()
+    inv = 1.0 / k
+    logprod = inv * (0.5 * inv - z) + sp.log_ndtr(z - inv)
+    return {
+        "logpdf": lambda: logprod - np.log(k),
+        "cdf": lambda: sp.ndtr(z) - np.exp(logprod),
+        "sf": lambda: sp.ndtr(-z) + np.exp(logprod),
+    }
+
+
+def _vonmises(z: Any, kappa: Any) -> dict[str, Any]:
+    """von Mises' ``exp(κ cos z)/(2π I₀(κ))`` written with ``cosm1`` and ``i0e`` as
+    scipy's ``vonmises_gen`` (its CDF, a series, is not read)."""
+    sp = _special()
+    return {"logpdf": lambda: kappa * sp.cosm1(z) - _LOG_2PI - np.log(sp.i0e(kappa))}
+
+
+def _rice(z: Any, b: Any) -> dict[str, Any]:
+    """Rice's ``z·exp(−(z − b)²/2)·i0e(z b)`` for z > 0 (``rice_gen``; its CDF, a
+    noncentral χ², is not read)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    value = np.log(inside) - 0.5 * (inside - b) ** 2 + np.log(sp.i0e(inside * b))
+    return {"logpdf": lambda: np.where(z > 0, value, -np.inf)}
+
+
+def _kappa3(z: Any, a: Any) -> dict[str, Any]:
+    """Kappa 3: ``a (a + z^a)^(−1/a−1)`` for z > 0, its CDF ``z (a + z^a)^(−1/a)`` and its
+    survival function ``−expm1(−log1p(a z^(−a))/a)`` (scipy's tail form, ``kappa3_gen``)."""
+    sp = _special()
+    inside = np.where(z > 0, z, 1.0)
+    base = a + inside**a
+    at_zero = -np.log(a) / a  # the density at z = 0, a^(−1/a), scipy's
+    return {
+        "logpdf": lambda: np.where(
+            z > 0, np.log(a) - (1.0 / a + 1.0) * np.log(base), np.where(z == 0, at_zero, -np.inf)
+        ),
+        "cdf": lambda: np.where(z > 0, inside * base ** (-1.0 / a), 0.0),
+        "sf": lambda: np.where(z > 0, -np.expm1(sp.xlog1py(-1.0 / a, a * inside**-a)), 1.0),
+    }
 
 
 #: family: (standardized rules, the names of its shape parameters)
@@ -356,6 +631,7 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "norm": (_norm, ()),
     "t": (_t, ("df",)),
     "gamma": (_gamma, ("a",)),
+    "erlang": (_gamma, ("a",)),  # scipy's erlang_gen is gamma_gen (a whole shape)
     "chi2": (_chi2, ("df",)),
     "beta": (_beta, ("a", "b")),
     "f": (_f, ("dfn", "dfd")),
@@ -378,7 +654,23 @@ FAMILIES: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "skewnorm": (_skewnorm, ("a",)),
     "gennorm": (_gennorm, ("beta",)),
     "truncnorm": (_truncnorm, ("a", "b")),
+    "levy": (_levy, ()),
+    "lomax": (_lomax, ("c",)),
+    "maxwell": (_maxwell, ()),
+    "invgauss": (_invgauss, ("mu",)),
+    "wald": (functools.partial(_invgauss, mu=1.0), ()),  # scipy's: invgauss at mu = 1
+    "nakagami": (_nakagami, ("nu",)),
+    "johnsonsu": (_johnsonsu, ("a", "b")),
+    "loggamma": (_loggamma, ("c",)),
+    "burr": (_burr, ("c", "d")),
+    "triang": (_triang, ("c",)),
+    "exponnorm": (_exponnorm, ("K",)),
+    "vonmises": (_vonmises, ("kappa",)),
+    "rice": (_rice, ("b",)),
+    "kappa3": (_kappa3, ("a",)),
 }
+
+_ONE_P = ("geom", "bernoulli")  # discrete families of one probability p
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 
@@ -389,6 +681,14 @@ def _gumbel_ppf(q: Any) -> Any:
 
 def _gumbel_isf(q: Any) -> Any:
     return -np.log(-np.log1p(-q))
+
+
+def _triang_ppf(q: Any, c: Any) -> Any:
+    """``√(c q)`` below the mode, ``1 − √((1 − c)(1 − q))`` above (``triang_gen``), each
+    root's operand read 1 where its branch is not taken."""
+    left = q < c
+    low = np.sqrt(np.where(left, c * q, 1.0))
+    return np.where(left, low, 1.0 - np.sqrt(np.where(left, 1.0, (1.0 - c) * (1.0 - q))))
 
 
 def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
@@ -446,6 +746,37 @@ def _quantiles(family: str, q: Any, *shapes: Any) -> dict[str, Any] | None:
             "ppf": lambda: _gumbel_ppf(q) * sp.exprel(-c * _gumbel_ppf(q)),
             "isf": lambda: _gumbel_isf(q) * sp.exprel(-c * _gumbel_isf(q)),
         }
+    if family == "levy":  # scipy's: 1/Φ⁻¹(1 − q/2)², 1/(2 erfinv(q)²)
+        return {
+            "ppf": lambda: 1.0 / ndtri(0.5 * q) ** 2,
+            "isf": lambda: 0.5 / sp.erfinv(q) ** 2,
+        }
+    if family == "lomax":
+        (c,) = shapes
+        return {"ppf": lambda: np.expm1(-np.log1p(-q) / c), "isf": lambda: q ** (-1.0 / c) - 1.0}
+    if family == "johnsonsu":
+        a, b = shapes
+        return {
+            "ppf": lambda: np.sinh((ndtri(q) - a) / b),
+            "isf": lambda: np.sinh((-ndtri(q) - a) / b),
+        }
+    if family == "burr":
+        c, d = shapes
+        return {
+            "ppf": lambda: (q ** (-1.0 / d) - 1.0) ** (-1.0 / c),
+            "isf": lambda: np.expm1(sp.xlog1py(-1.0 / d, -q)) ** (-1.0 / c),
+        }
+    if family == "kappa3":
+        (a,) = shapes
+        return {
+            "ppf": lambda: (a / (q**-a - 1.0)) ** (1.0 / a),
+            "isf": lambda: (a / np.expm1(sp.xlog1py(-a, -q))) ** (1.0 / a),
+        }
+    if family == "triang":  # scipy's branches; isf its generic ppf(1 − q)
+        (c,) = shapes
+        return {"ppf": lambda: _triang_ppf(q, c), "isf": lambda: _triang_ppf(1.0 - q, c)}
+    if family == "truncnorm":
+        return _truncnorm_quantiles(q, *shapes)
     if family == "weibull_min":
         (c,) = shapes
         return {
@@ -505,7 +836,7 @@ def _method(
     family: str, method: str, args: tuple, kwargs: dict, owner: Distribution | None = None
 ) -> Any:
     what = f"scipy.stats.{family}.{method}"
-    if family in ("poisson", "binom", "nbinom"):
+    if family in ("poisson", "binom", "nbinom", "geom", "bernoulli"):
         return _discrete(family, method, args, kwargs, what)
     if family == "multivariate_normal":
         return _multivariate_normal(method, args, kwargs, what)
@@ -542,30 +873,62 @@ def _method(
         return value if method == "logpdf" else np.exp(value)
     if method in found:
         return found[method]()
-    if method == "logcdf" and "cdf" in found:
-        return np.log(found["cdf"]())
-    if method == "logsf" and "sf" in found:
-        return np.log(found["sf"]())
+    if method in ("logcdf", "logsf") and "cdf" in found:
+        return _log_tail(method, z, found, _median(family, shapes, given, owner))
     if method == "sf" and "cdf" in found:
         return 1.0 - found["cdf"]()
     raise InputError(f"{what} of an array that depends on the inputs is not supported")
 
 
+def _median(family: str, shapes: tuple, given: dict, owner: Distribution | None) -> Any:
+    """The standardized median, where scipy's ``_logcdf``/``_logsf`` switch tails: the
+    family's quantile at ½, or scipy's own of constant shapes; None where neither."""
+    values = [given[s] for s in shapes]
+    found = _quantiles(family, 0.5, *values)
+    if found is not None:
+        return found["ppf"]()
+    if owner is None or any(owner._traced(v) for v in values):
+        return None
+    return np.asarray(owner._original.ppf(0.5, *values), float)
+
+
+def _log_tail(method: str, z: Any, found: dict, median: Any) -> Any:
+    """scipy's generic ``rv_continuous._logcdf`` (``log(cdf)`` below the median,
+    ``log1p(−sf)`` above) and ``_logsf`` (the mirror), so that a tail near 1 keeps its
+    digits; ``log`` of the one function where the median is not known."""
+    cdf = found["cdf"]
+    sf = found.get("sf", lambda: 1.0 - cdf())
+    if method == "logcdf":
+        if median is None:
+            return np.log(cdf())
+        return np.where(z < median, np.log(cdf()), np.log1p(-sf()))
+    if median is None:
+        return np.log(sf())
+    return np.where(z > median, np.log(sf()), np.log1p(-cdf()))
+
+
 def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) -> Any:
     """``poisson.logpmf(k, mu)``, ``binom.logpmf(k, n, p)``, ``nbinom.logpmf(k, n, p)``
-    (``k`` failures before the ``n``-th success, ``n`` real) and each ``pmf``, ``loc`` 0;
-    Poisson's ``cdf``/``sf`` (and logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P; the
-    binomial's of constant ``k`` and ``n``: SciPy's ``bdtr``/``bdtrc`` (I_(1−p)(n − k,
-    k + 1) and I_p(k + 1, n − k)), 0 and 1 beyond 0..n."""
+    (``k`` failures before the ``n``-th success, ``n`` real), ``geom.logpmf(k, p)`` and
+    ``bernoulli.logpmf(k, p)`` and each ``pmf``, ``loc`` 0; Poisson's ``cdf``/``sf`` (and
+    logs) of a constant ``k``: Q(⌊k⌋ + 1, mu) and P; the binomial's (and Bernoulli's, n =
+    1) of constant ``k`` and ``n``: SciPy's ``bdtr``/``bdtrc`` (I_(1−p)(n − k, k + 1) and
+    I_p(k + 1, n − k)), 0 and 1 beyond 0..n; the negative binomial's of constant ``k`` and
+    ``n``: I_p(n, ⌊k⌋ + 1) (scipy's ``nbdtr``) and its complement; the geometric's
+    ``−expm1(⌊k⌋·log1p(−p))`` and ``exp(⌊k⌋·log1p(−p))`` (scipy/stats/_discrete_distns.py)."""
     sp = _special()
-    names = ("k", "mu") if family == "poisson" else ("k", "n", "p")
+    names = (
+        ("k", "mu") if family == "poisson" else ("k", "p") if family in _ONE_P else ("k", "n", "p")
+    )
     given = dict(zip(names, args, strict=False)) | kwargs
     tails = ("cdf", "sf", "logcdf", "logsf")
     if method not in ("logpmf", "pmf", *tails) or set(given) != set(names):
         raise InputError(f"{what} (arguments {', '.join(names)}) is not supported")
-    if method in tails and family == "nbinom":
-        raise InputError(f"{what} is not supported (nbinom's logpmf and pmf are)")
     k = given["k"]
+    if family == "bernoulli" and method in tails:
+        family, given = "binom", given | {"n": 1.0}
+    if method in tails and family in ("nbinom", "geom"):
+        return _nbinom_tail(family, method, k, given)
     if method in tails and family == "binom":
         n, upper = given["n"], method.endswith("sf")
         inside = np.clip(np.floor(k), 0.0, n)
@@ -581,6 +944,16 @@ def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) ->
         return np.log(value) if method.startswith("log") else value
     if family == "poisson":
         value = sp.xlogy(k, given["mu"]) - given["mu"] - sp.gammaln(k + 1.0)
+    elif family in _ONE_P:  # SciPy's formulas, -inf off the support (k ≥ 1; k = 0, 1)
+        p, one = given["p"], family == "bernoulli"
+        on = (k == 0) | (k == 1) if one else k >= 1
+        kk = np.where(on, k, 1.0)
+        value = (
+            sp.xlogy(kk, p) + sp.xlog1py(1.0 - kk, -p)
+            if one
+            else sp.xlog1py(kk - 1.0, -p) + np.log(p)
+        )
+        value = np.where(on, value, -np.inf)
     elif family == "nbinom":
         n, p = given["n"], given["p"]
         value = (
@@ -594,6 +967,27 @@ def _discrete(family: str, method: str, args: tuple, kwargs: dict, what: str) ->
             + sp.xlogy(k, p) + sp.xlog1py(n - k, -p)
         )  # fmt: skip
     return value if method == "logpmf" else np.exp(value)
+
+
+def _nbinom_tail(family: str, method: str, k: Any, given: dict) -> Any:
+    """The negative binomial's CDF ``I_p(n, ⌊k⌋ + 1)`` and survival function
+    ``I_(1−p)(⌊k⌋ + 1, n)`` (constant ``k``, ``n``: scipy's ``nbdtr``/``nbdtrc``), the
+    geometric's ``−expm1(⌊k⌋·log1p(−p))`` and ``exp(⌊k⌋·log1p(−p))``; 0 and 1 below the
+    support."""
+    sp = _special()
+    upper = method.endswith("sf")
+    low = 0 if family == "nbinom" else 1
+    count = np.floor(np.where(k >= low, k, low))
+    p = given["p"]
+    if family == "geom":
+        log_sf = count * np.log1p(-p)
+        value = np.exp(log_sf) if upper else -np.expm1(log_sf)
+    elif upper:
+        value = sp.betaincc(given["n"], count + 1.0, p)
+    else:
+        value = sp.betainc(given["n"], count + 1.0, p)
+    value = np.where(k >= low, value, 1.0 if upper else 0.0)
+    return np.log(value) if method.startswith("log") else value
 
 
 def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> Any:
@@ -634,7 +1028,7 @@ def _dirichlet(method: str, args: tuple, kwargs: dict, what: str) -> Any:
     return value if method == "logpdf" else np.exp(value)
 
 
-NAMES = (*FAMILIES, "poisson", "binom", "nbinom", "multivariate_normal", "dirichlet")
+NAMES = (*FAMILIES, "poisson", "binom", "nbinom", *_ONE_P, "multivariate_normal", "dirichlet")
 
 
 def wrap(original: Any, traced: Callable[[Any], bool]) -> Distribution | None:

@@ -161,10 +161,10 @@ def entropy_omitting_nans(x):
     return entropy(x, nan_policy="omit")  # only 'propagate' is read
 
 
-def nakagami_of_traced(x):
+def alpha_of_traced(x):
     from scipy import stats
 
-    return stats.nakagami.logpdf(x, 2.0)  # a family not read: named in one line
+    return stats.alpha.logpdf(x, 2.0)  # a family not read: named in one line
 
 
 def nearest_table_of_traced(x):
