@@ -66,7 +66,7 @@ ARRAY_ONLY = {
     "sort", "argsort", "argmax", "argmin",
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
-    "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
+    "linear_solve", "custom_linear_solve", "tridiagonal_solve", "top_k",  # solves; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
     "take_dynamic",  # its positions come from argmax/argsort
     "lu", "lu_pivots", "lu_permutation",
@@ -1100,6 +1100,15 @@ case(  # JAX's gradient of inv solves x·A = b: rows by Aᵀ
 _STACK = np.stack([_SQUARE, _spd(3, 161)])  # vmap'd: one solve per matrix
 case("custom_linear_solve", "batched-inv", jax.vmap(jnp.linalg.inv), _STACK)
 case("custom_linear_solve", "batched-vector", jax.vmap(jnp.linalg.solve), _STACK, _STACK[:, 0])
+# tridiagonal_solve (read as the solve of its dense matrix): every band and the
+# right-hand sides traced, one system and a batch of two
+_tridiagonal = lambda dl, d, du, b: lax.linalg.tridiagonal_solve(  # noqa: E731
+    dl.at[..., 0].set(0.0), d + 3.0, du.at[..., -1].set(0.0), b
+)
+case("tridiagonal_solve", "one", _tridiagonal, *(point((4,), 170 + k) for k in range(3)),
+     point((4, 2), 173))  # fmt: skip
+case("tridiagonal_solve", "batch", _tridiagonal, *(point((2, 4), 174 + k) for k in range(3)),
+     point((2, 4, 1), 177))  # fmt: skip
 # determinants (n >= 4 for det, n >= 2 for slogdet: JAX writes smaller ones out) and
 # decompositions: square, tall, wide and 1x1 matrices at points with distinct singular values
 _MATRICES = {"n-d": point((3, 3), 151), "tall": point((4, 3), 152), "wide": point((3, 4), 153)}
