@@ -10,9 +10,8 @@ geometric one's ends set to ``start`` and ``stop`` as NumPy sets them) and ``np.
 one value) and ``np.put_along_axis`` (an assignment of ``np.where`` or at positions),
 ``np.broadcast_arrays``, the tests of a real array ``np.iscomplexobj``, ``np.isrealobj``,
 ``np.iscomplex``, ``np.isreal``, ``np.isfortran`` and ``np.real_if_close`` (NumPy's answers
-for C-ordered floats); the
-ufuncs ``np.signbit``, ``np.divmod`` and ``np.modf``. Each calls NumPy
-on the traced values, so the array tracer's operations are all there is.
+for C-ordered floats); the ufuncs ``np.signbit``, ``np.divmod`` and ``np.modf``. Each calls
+NumPy on the traced values, so the array tracer's operations are all there is.
 
 >>> import numpy as np
 >>> FUNCTIONS[np.delete](np.arange(5.0), [1, 3]).tolist()
@@ -42,7 +41,7 @@ def _choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise"
     result = choices[0]
     for k in range(1, len(choices)):
         result = np.where(a == k, choices[k], result)
-    return result * np.ones(np.broadcast_shapes(np.shape(a), *map(np.shape, choices)))
+    return np.broadcast_to(result, np.broadcast_shapes(np.shape(a), *map(np.shape, choices)))
 
 
 def _constant_positions(obj: Any, what: str) -> Any:
