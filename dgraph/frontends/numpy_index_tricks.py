@@ -50,7 +50,7 @@ class _Concatenator:
             raise InputError("numpy.c_ of arrays of more than 2 axes is not supported")
         return np.reshape(item, (-1, 1)) if np.ndim(item) < 2 else item
 
-    def __len__(self) -> int:
+    def __len__(self) -> int:  # NumPy's index tricks have no length: 0, as theirs
         return 0
 
 
