@@ -191,7 +191,7 @@ def test_generated_code(lang: str) -> None:
 
 @needs_cc
 def test_hessian_in_c() -> None:
-    fn = dgraph.make_function(_program, "hessian", point=[X], lang="c")
+    fn = dgraph.make_function(_program, "hessian", point=[X], lang="c", method=CHOSEN)
     assert fn.generated.verified
     H = fn(X)
     H = H.toarray() if hasattr(H, "toarray") else np.asarray(H)
