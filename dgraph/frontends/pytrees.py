@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from .integer_arguments import PRESENTED, integer_kind
+from .jax_precision import x64
 
 __all__ = ["Leaves", "Pytrees", "flat_arguments", "is_pytree", "output_is_pytree", "pytrees_of"]
 
@@ -263,7 +264,7 @@ def _result_of(f: Callable[..., Any], point: Sequence[Any]) -> Any:
     its values), ``f`` run."""
     import jax
 
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), np.errstate(all="ignore"), x64(jax):
         warnings.simplefilter("ignore")
         try:
             return jax.eval_shape(f, *point)
@@ -313,8 +314,11 @@ def output_is_pytree(f: Callable[..., Any], point: Sequence[Any], traced: bool) 
     not) or JAX is not installed."""
     if not has_jax():
         return False
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+    import jax
+
+    try:  # in float64, as every reading: a float32 run would leave JAX a float32 copy
+        # of f's NumPy constants (jax_precision), which the reading after it would read
+        with warnings.catch_warnings(), np.errstate(all="ignore"), x64(jax):
             warnings.simplefilter("ignore")
             out = _result_of(f, point) if traced else f(*point)
     except Exception:  # the reader read f; a failure here keeps the flat results
