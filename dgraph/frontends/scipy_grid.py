@@ -19,6 +19,7 @@ are refused in one line.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -98,17 +99,16 @@ def _interpolated(
 
 
 class _RegularGrid:
-    """``RegularGridInterpolator(points, values, method, bounds_error, fill_value)``."""
-
-    xp: Any = np  # the traced code's NumPy (:func:`functions`)
+    """``RegularGridInterpolator(points, values, method, bounds_error, fill_value)``
+    computed with ``xp``, NumPy as the traced code sees it (:func:`functions`)."""
 
     def __init__(
-        self, points: Sequence[Any], values: Any, method: str = "linear",
+        self, xp: Any, points: Sequence[Any], values: Any, method: str = "linear",
         bounds_error: bool = True, fill_value: Any = np.nan, **kwargs: Any,
     ) -> None:  # fmt: skip
         if kwargs:
             raise InputError(f"scipy.interpolate.RegularGridInterpolator with {', '.join(kwargs)}")
-        self.grid = _grid(points, values)
+        self.xp, self.grid = xp, _grid(points, values)
         self.values, self.method = values, method
         self.fill = None if bounds_error else fill_value
 
@@ -136,16 +136,11 @@ def functions(xp: Any) -> dict[str, Callable[..., Any]]:
     """``scipy.interpolate``'s ``RegularGridInterpolator`` and ``interpn`` computed with
     ``xp`` (NumPy as the traced code sees it)."""
 
-    class RegularGrid(_RegularGrid):
-        pass
-
-    RegularGrid.xp = xp
-
     def interpn(points: Sequence[Any], values: Any, xi: Any, method: str = "linear",
                 bounds_error: bool = True, fill_value: Any = np.nan) -> Any:  # fmt: skip
-        return RegularGrid(points, values, method, bounds_error, fill_value)(xi)
+        return _RegularGrid(xp, points, values, method, bounds_error, fill_value)(xi)
 
-    return {"RegularGridInterpolator": RegularGrid, "interpn": interpn}
+    return {"RegularGridInterpolator": functools.partial(_RegularGrid, xp), "interpn": interpn}
 
 
 def traced_grid(value: Any, xp: Any) -> _RegularGrid | None:
@@ -156,6 +151,6 @@ def traced_grid(value: Any, xp: Any) -> _RegularGrid | None:
 
     if not isinstance(value, scipy.interpolate.RegularGridInterpolator):
         return None
-    return functions(xp)["RegularGridInterpolator"](
-        value.grid, value.values, value.method, value.bounds_error, value.fill_value
+    return _RegularGrid(
+        xp, value.grid, value.values, value.method, value.bounds_error, value.fill_value
     )
