@@ -911,6 +911,16 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "numpy.take(mode='wrap') needs constant positions",
     ),
+    (  # session 53: the new NumPy/SciPy readings' refusals
+        "scipy-banded-too-long",
+        ["structure", H("numpy_model.py") + ":banded_too_long", "--inputs", "x:5000"],
+        "scipy.linalg.solve_banded of order 5,000 (over 4,096) is not supported",
+    ),
+    (
+        "numpy-nonzero-counted",
+        ["structure", H("numpy_model.py") + ":counted_positions", "--inputs", "x:4"],
+        "have a count that depends on the inputs",
+    ),
     (
         "spsolve-too-large",
         ["structure", H("numpy_model.py") + ":sparse_solve", "--inputs", "x:4"],

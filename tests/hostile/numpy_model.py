@@ -217,3 +217,15 @@ def histogram_traced_edges(x):
 def take_wrapped_at_computed_positions(x):
     """np.take(mode='wrap') at positions computed from the inputs: refused (constant ones)."""
     return np.take(x, np.argsort(x), mode="wrap")
+
+
+def banded_too_long(x):
+    """scipy.linalg.solve_banded of order 5,000: read as a dense solve, refused past 4,096."""
+    import scipy.linalg
+
+    return scipy.linalg.solve_banded((1, 1), np.vstack([0.1 * x, 4.0 + x, 0.1 * x]), x)
+
+
+def counted_positions(x):
+    """The count of np.nonzero's positions of a traced mask: they are read as an index only."""
+    return np.sum(x) * len(np.nonzero(x > 0.5)[0])
