@@ -1145,7 +1145,7 @@ def _on_host(x: Any) -> bool:
         callable(devices) and all(d.platform == "cpu" for d in devices())
     ):
         return False
-    return np.dtype(x.dtype).kind in "biuf"
+    return np.dtype(x.dtype).kind in "biufc"
 
 
 def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:

@@ -122,6 +122,71 @@ def lax_sign(x: np.ndarray) -> np.ndarray:
     return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
 
 
+def _complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``lax.complex``: ``x + iy`` with each part as given (``1j * inf`` would make a NaN)."""
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.result_type(x, np.complex64))
+    out.real, out.imag = x, y
+    return out
+
+
+def _complex_sqrt(z: np.ndarray) -> np.ndarray:
+    """``lax.sqrt`` of complex numbers: XLA's takes a zero imaginary part as +0 (``-1 -
+    0j`` has root ``+1j``, C's ``csqrt`` ``-1j``)."""
+    return np.sqrt(np.where(z.imag == 0, _complex(z.real, np.zeros_like(z.real)), z))
+
+
+def _fft(x: np.ndarray, p: dict) -> np.ndarray:
+    """``lax.fft`` over its last ``len(fft_lengths)`` axes by NumPy's FFT (pocketfft):
+    ``FFT`` and ``IFFT`` (the latter divided by the points, as lax's), ``RFFT`` of reals,
+    ``IRFFT`` to ``fft_lengths`` reals."""
+    lengths = tuple(int(n) for n in p["fft_lengths"])
+    axes = tuple(range(-len(lengths), 0))
+    kind = int(p["fft_type"])  # lax's FftType: FFT, IFFT, RFFT, IRFFT
+    if kind == 0:
+        return np.fft.fftn(x, axes=axes)
+    if kind == 1:
+        return np.fft.ifftn(x, axes=axes)
+    if kind == 2:
+        return np.fft.rfftn(x, axes=axes)
+    return np.fft.irfftn(x, s=lengths, axes=axes)
+
+
+_COMPLEX_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
+    "div": np.divide,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": _complex_sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "real": np.real,
+    "imag": np.imag,
+    "conj": lambda z, **_: np.conj(z),
+    "complex": _complex,
+}
+"""Functions of complex numbers by NumPy (C99's), lax's names: within 2 ulps of the
+modulus of XLA's at 20,000 random points with moduli over e^±9 (``div``, ``sqrt``,
+``sin``, ``cos``), 113 (``log``, XLA's near ``|z| = 1``: 2.5e-14 relative) and, for
+``exp``, 1e-9 relative only where the imaginary part is some 10^4 and more (the
+argument of its sine; 1 ulp at the value check's points); the same at the branch cuts
+(``sqrt``: XLA's sign, :func:`_complex_sqrt`). ``mul``, ``integer_pow`` (repeated
+products) agree to 1–5 ulps of the modulus, ``abs``, ``add``, ``sub``, ``real``,
+``imag`` exactly, and ``fft`` (NumPy's pocketfft, XLA's DUCC) to 1e-16 of the largest
+entry (benchmarks/RESULTS.md, xla54)."""
+
+_COMPLEX_TAKEN = frozenset(
+    {
+        *_COMPLEX_FUNCTIONS,
+        *("add", "add_any", "sub", "mul", "neg", "eq", "ne", "abs", "square", "integer_pow"),
+        *("broadcast_in_dim", "reshape", "slice", "transpose", "squeeze", "expand_dims"),
+        *("rev", "copy", "stop_gradient", "reduce_sum", "convert_element_type", "fft"),
+        *("select_n", "pad", "concatenate", "dynamic_slice", "dynamic_update_slice"),
+        *("dot_general", "gather", "scatter", "scatter-add"),
+    }
+)
+"""The primitives taken with a complex operand or result (:func:`_complex_taken`):
+:data:`_COMPLEX_FUNCTIONS`, NumPy's arithmetic and the moves (any dtype alike), ``fft``."""
+
+
 ANY_DTYPE: dict[str, Callable[..., np.ndarray]] = {
     "add": np.add,
     "add_any": np.add,
@@ -252,8 +317,11 @@ def _reduce(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict],
 
 def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
     """``convert_element_type``; a float to an integer only where every value is finite
-    and in range (toward zero, as XLA; its NaN and overflow are its own)."""
+    and in range (toward zero, as XLA; its NaN and overflow are its own); a complex
+    number to a real type: its real part (XLA's)."""
     target = np.dtype(p["new_dtype"])
+    if x.dtype.kind == "c" and target.kind != "c":  # XLA's: the real part
+        x = x.real
     if x.dtype.kind == "f" and target.kind in "iu":
         whole = np.trunc(x)
         info = np.iinfo(target)
@@ -401,11 +469,11 @@ def _on_host(x: Any) -> bool:
     if isinstance(x, (bool, int, float)):
         return True
     if isinstance(x, (np.ndarray, np.generic)):
-        return np.dtype(x.dtype).kind in "biuf"
+        return np.dtype(x.dtype).kind in "biufc"
     devices = getattr(x, "devices", None)
     if not callable(devices) or not all(d.platform == "cpu" for d in devices()):
         return False
-    return np.dtype(x.dtype).kind in "biuf"
+    return np.dtype(x.dtype).kind in "biufc"
 
 
 def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
@@ -415,6 +483,9 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     if not all(_on_host(a) for a in args):
         return None
     xs = [np.asarray(a) for a in args]
+    complex_ = any(x.dtype.kind == "c" for x in xs) or "c" in map(_kind, eqn.outvars)
+    if complex_ and not _numpy_taken(name, eqn):
+        return None
     try:
         if name == "split" and len(xs) == 1:  # concatenate's transpose: several results
             at = np.cumsum(eqn.params["sizes"])[:-1]
@@ -438,7 +509,7 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     found = []
     for out, var in zip(outs, eqn.outvars, strict=True):
         out, aval = np.asarray(out), var.aval
-        if out.shape != tuple(aval.shape) or np.dtype(aval.dtype).kind not in "biuf":
+        if out.shape != tuple(aval.shape) or np.dtype(aval.dtype).kind not in "biufc":
             return None
         found.append(out.astype(aval.dtype, copy=False))
     return found
@@ -447,7 +518,13 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
 def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
     """The primitive ``name`` on ``xs`` by NumPy; None where it is not taken here."""
     with np.errstate(all="ignore"):
-        if name in ANY_DTYPE:
+        if name in _COMPLEX_FUNCTIONS and (
+            name in ("complex", "conj") or any(x.dtype.kind == "c" for x in xs)
+        ):
+            out = _COMPLEX_FUNCTIONS[name](*xs)
+        elif name == "fft" and len(xs) == 1:
+            out = _fft(xs[0], params)
+        elif name in ANY_DTYPE:
             out = ANY_DTYPE[name](*xs)
         elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
             out = _FLOAT[name](*xs)
@@ -455,7 +532,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = _special(name, xs[0])
         elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
             out = np.power(xs[0], xs[1].astype(xs[0].dtype))
-        elif name == "integer_pow" and xs[0].dtype.kind == "f":
+        elif name == "integer_pow" and xs[0].dtype.kind in "fc":
             out = np.power(xs[0], params["y"])
         elif name == "select_n" and xs[0].dtype.kind in "biu":
             out = _select_n(*xs)
@@ -560,7 +637,7 @@ def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
     name = eqn.primitive.name
     if args is not None and not all(_on_host(a) for a in args):
         return False
-    if name not in _LOOPS or any(_kind(v) not in "biuf" for v in (*eqn.invars, *eqn.outvars)):
+    if name not in _LOOPS or any(_kind(v) not in "biufc" for v in (*eqn.invars, *eqn.outvars)):
         return False
     if _work(eqn) > NUMPY_LOOP_MOST:
         return False
@@ -612,14 +689,37 @@ def _indexed_taken(name: str, p: dict, kinds: list[str]) -> bool:
         return False
     if name == "gather":
         return len(kinds) == 2
-    return len(kinds) == 3 and (name == "scatter" or kinds[0] in "iuf")
+    return len(kinds) == 3 and (name == "scatter" or kinds[0] in "iufc")
+
+
+def _complex_taken(name: str, eqn: Any, kinds: list[str], results: list[str]) -> bool:
+    """:func:`_numpy`'s choice for ``eqn`` with a complex operand or result
+    (:data:`_COMPLEX_TAKEN`): a conversion to a float or complex type, indices and
+    selectors integers, a pad without negative interior."""
+    if name not in _COMPLEX_TAKEN or len(results) != 1:
+        return False
+    if name == "convert_element_type":  # a complex number to a float: its real part
+        return results[0] in "fc"
+    if name == "select_n":
+        return kinds[0] in "biu"
+    if name in ("dynamic_slice", "dynamic_update_slice"):
+        return all(k in "iu" for k in kinds[1 if name == "dynamic_slice" else 2 :])
+    if name in ("gather", "scatter", "scatter-add"):
+        return _indexed_taken(name, eqn.params, kinds)
+    if name == "pad":
+        return all(inner >= 0 for _, _, inner in eqn.params["padding_config"])
+    if name == "dot_general":
+        return all(k in "fc" for k in kinds)
+    return all(k in "fc" for k in kinds) or name == "concatenate"
 
 
 def _numpy_taken(name: str, eqn: Any) -> bool:
     """:func:`_numpy`'s choice for ``eqn`` from its operands' and results' types."""
-    kinds = [_kind(v) for v in eqn.invars]
-    if any(_kind(v) not in "biuf" for v in eqn.outvars) or any(k not in "biuf" for k in kinds):
+    kinds, results = [_kind(v) for v in eqn.invars], [_kind(v) for v in eqn.outvars]
+    if any(k not in "biufc" for k in (*kinds, *results)):
         return False
+    if "c" in kinds or "c" in results:
+        return _complex_taken(name, eqn, kinds, results)
     if name == "split":
         return len(kinds) == 1
     if name == "sort":
