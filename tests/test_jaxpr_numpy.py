@@ -451,3 +451,42 @@ def test_a_bcoo_densified_by_numpy_is_its_todense():
         want = np.asarray(todense(b))
         assert dense(b).dtype == want.dtype and np.array_equal(dense(b), want)
         assert np.array_equal(dense_result(b, want.shape), want)
+
+
+def _complex_program(x):
+    """Complex arithmetic, functions, conversions, moves and every kind of ``lax.fft``."""
+    z = jnp.fft.fft(x) * jnp.exp(1j * x) / (2.0 + jnp.conj(jnp.fft.rfft(x, n=10)[: x.size]))
+    w = jnp.fft.ifft(z**3) + jnp.sqrt(z) - jnp.log(z + 3.0)
+    p = jnp.abs(w) ** 2 + jnp.fft.irfft(w, x.size).sum() + jnp.imag(jnp.sin(w) * jnp.cos(w))
+    q = jnp.fft.fft2(jnp.outer(w, w))[0]
+    return p + jnp.abs(q) + jnp.real(jnp.where(x > 0, w, 2j * w))
+
+
+def test_a_complex_and_fft_program_s_jvp_by_numpy_is_jax_s(counted):
+    """``J·v`` of a gradient through complex numbers and FFTs runs by NumPy (C99's complex
+    functions, pocketfft) with nothing bound to JAX, to 1e-14 of the largest entry of
+    JAX's compiled ``jvp``;
+    ``sqrt`` on its branch cut takes XLA's side (a zero imaginary part as +0)."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, taken = counted
+    gradient = jax.grad(lambda x: jnp.sum(_complex_program(x)))
+    with x64(jax):
+        x, v = np.linspace(0.2, 1.3, 6), np.cos(np.arange(6.0))
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jit(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)  # one compile
+        cut = np.array([complex(-1, -0.0), complex(-4, 0), complex(0, -0.0)])
+        root = jax.make_jaxpr(lax.sqrt)(cut)
+        (root_got,) = numpy_equation(root.jaxpr.eqns[0], [cut])
+        root_want = np.asarray(lax.sqrt(cut))
+    assert numpy_program(closed.jaxpr)
+    for a, b in zip(got, want, strict=True):  # to 1e-14 of the largest entry (cancellations)
+        b = np.asarray(b)
+        np.testing.assert_allclose(np.asarray(a), b, rtol=0, atol=1e-14 * np.abs(b).max())
+    for name in ("fft", "mul", "div", "exp", "log", "sqrt", "complex", "convert_element_type"):
+        assert taken[name], name
+    assert not bound, bound  # nothing left to JAX
+    assert np.array_equal(root_got, root_want) and np.array_equal(
+        np.signbit(root_got.imag), np.signbit(root_want.imag)
+    )
