@@ -490,3 +490,35 @@ def test_a_complex_and_fft_program_s_jvp_by_numpy_is_jax_s(counted):
     assert np.array_equal(root_got, root_want) and np.array_equal(
         np.signbit(root_got.imag), np.signbit(root_want.imag)
     )
+
+
+def _iterated(x, trips):
+    """A ``while_loop`` of at most ``trips`` trips, stopping early where it grows."""
+
+    def go_on(s):
+        return (s[0] < trips) & (jnp.max(jnp.abs(s[1])) < 1e6)
+
+    def step(s):
+        return s[0] + 1, s[1] * jnp.cos(s[1]) + 0.1 * s[1] ** 2 + x
+
+    return lax.while_loop(go_on, step, (0, x))[1]
+
+
+@pytest.mark.parametrize("trips", [5, 2_000], ids=["by numpy", "continued in jax"])
+def test_a_while_loop_s_jvp_by_numpy_is_jax_s(counted, trips):
+    """``J·v`` of a ``while_loop`` runs by NumPy trip by trip (nothing bound) and equals
+    JAX's compiled ``jvp``; past ``NUMPY_WHILE_MOST`` equations the loop is bound in JAX
+    from its state there, with the same values."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, _ = counted
+    f = functools.partial(_iterated, trips=trips)
+    with x64(jax):
+        x, v = np.full(6, 0.05), np.cos(np.arange(6.0))
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(f, (x,), (v,)))(x, v)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jit(lambda x, v: jax.jvp(f, (x,), (v,)))(x, v)  # one compile
+    assert numpy_program(closed.jaxpr)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13, atol=1e-15)
+    assert dict(bound) == ({} if trips == 5 else {"while": 1})

@@ -57,12 +57,14 @@ __all__ = [
     "ANY_DTYPE",
     "INLINED_CALLS",
     "NUMPY_LOOP_MOST",
+    "NUMPY_WHILE_MOST",
     "lax_sign",
     "linear_solve_call",
     "numpy_equation",
     "numpy_loop",
     "numpy_pad",
     "numpy_program",
+    "numpy_while_trips",
 ]
 
 _FLOAT = {  # floats only: their integer versions round or wrap otherwise
@@ -625,15 +627,17 @@ def numpy_program(jaxpr: Any) -> bool:
     return True
 
 
-_LOOPS = ("scan", "cond")
+_LOOPS = ("scan", "cond", "while")
 
 
 def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
-    """Whether ``eqn``, a ``scan`` or a ``cond``, is run by
+    """Whether ``eqn``, a ``scan``, a ``cond`` or a ``while``, is run by
     :func:`~.jaxpr_arrays.run_eagerly` step by step (each branch, each step's body by
     :func:`numpy_program`'s equations): every program it runs is a :func:`numpy_program`
-    and it runs at most :data:`NUMPY_LOOP_MOST` equations (and its operands ``args``,
-    where given, are in host memory)."""
+    and it runs at most :data:`NUMPY_LOOP_MOST` equations (a ``while``: one trip; its
+    trips past that many equations are XLA's, :data:`NUMPY_WHILE_MOST`; none inside a
+    ``scan``'s or a ``while``'s body, whose trips would multiply) (and its operands
+    ``args``, where given, are in host memory)."""
     name = eqn.primitive.name
     if args is not None and not all(_on_host(a) for a in args):
         return False
@@ -641,18 +645,51 @@ def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
         return False
     if _work(eqn) > NUMPY_LOOP_MOST:
         return False
+    if name == "while":
+        programs = [eqn.params["cond_jaxpr"].jaxpr, eqn.params["body_jaxpr"].jaxpr]
+        return all(numpy_program(j) and not _has_while(j) for j in programs)
     if name == "scan":
-        return numpy_program(eqn.params["jaxpr"].jaxpr)
+        body = eqn.params["jaxpr"].jaxpr
+        return numpy_program(body) and not _has_while(body)
     return all(numpy_program(branch.jaxpr) for branch in eqn.params["branches"])
 
 
+NUMPY_WHILE_MOST = NUMPY_LOOP_MOST
+"""The most equations of a ``while``'s trips (its condition's and body's) run by NumPy
+(:func:`~.jaxpr_arrays.run_eagerly`); a loop still running then is bound in JAX from
+where it is (its state after those trips: the same loop continued), so that a long loop
+costs at most this much NumPy on top of its compile."""
+
+
+def numpy_while_trips(eqn: Any) -> int:
+    """The most trips of the ``while`` ``eqn`` run by NumPy (:data:`NUMPY_WHILE_MOST`)."""
+    return max(NUMPY_WHILE_MOST // max(_work(eqn), 1), 1)
+
+
+def _has_while(jaxpr: Any) -> bool:
+    """Whether ``jaxpr`` or a program it calls has a ``while``."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "while":
+            return True
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and _has_while(inner):
+                    return True
+    return False
+
+
 def _work(eqn: Any) -> int:
-    """The equations a ``scan``/``cond``/call equation runs (a loop's body once per step)."""
+    """The equations a ``scan``/``cond``/call equation runs (a loop's body once per step; a
+    ``while``'s condition and body once)."""
     name = eqn.primitive.name
     if name == "scan":
         return int(eqn.params["length"]) * _program_work(eqn.params["jaxpr"].jaxpr)
     if name == "cond":
         return max((_program_work(b.jaxpr) for b in eqn.params["branches"]), default=0)
+    if name == "while":  # one trip
+        p = eqn.params
+        return _program_work(p["cond_jaxpr"].jaxpr) + _program_work(p["body_jaxpr"].jaxpr)
     if name in INLINED_CALLS:
         inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
         return _program_work(getattr(inner, "jaxpr", inner))
