@@ -645,9 +645,10 @@ def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
         return False
     if _work(eqn) > NUMPY_LOOP_MOST:
         return False
-    if name == "while":
+    if name == "while":  # a scalar predicate (a batched one is JAX's to say)
         programs = [eqn.params["cond_jaxpr"].jaxpr, eqn.params["body_jaxpr"].jaxpr]
-        return all(numpy_program(j) and not _has_while(j) for j in programs)
+        scalar = [tuple(v.aval.shape) for v in programs[0].outvars] == [()]
+        return scalar and all(numpy_program(j) and not _has_while(j) for j in programs)
     if name == "scan":
         body = eqn.params["jaxpr"].jaxpr
         return numpy_program(body) and not _has_while(body)
