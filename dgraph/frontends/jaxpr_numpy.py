@@ -119,6 +119,22 @@ def _special(name: str, x: np.ndarray) -> np.ndarray:
     return np.where(x == -np.inf, np.inf, out) if name == "lgamma" else out
 
 
+def _polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``lax.polygamma(m, x)`` by SciPy's ``polygamma`` (within 9 ulps of lax's for
+    ``m`` 1–3 at 5,000 points over e^±4; ``m`` 0 is ``digamma``, :data:`_SPECIAL`), with
+    lax's NaN and infinities: NaN for ``m`` not a whole number ≥ 0 and, ``m`` ≥ 1, at
+    +inf; at a pole (``x`` a whole number ≤ 0, or -inf) +inf for odd ``m``, else NaN."""
+    import scipy.special
+
+    m, x = np.broadcast_arrays(m, x)
+    whole = np.isfinite(m) & (m >= 0) & (m == np.floor(m))
+    out = scipy.special.polygamma(np.where(whole, m, 0).astype(np.int64), x)
+    pole = ((x <= 0) & (x == np.floor(x))) | (x == -np.inf)
+    out = np.where(pole, np.where(m % 2 == 1, np.inf, np.nan), out)
+    out = np.where((x == np.inf) & (m >= 1), np.nan, out)
+    return np.where(whole, out, np.nan)
+
+
 def lax_sign(x: np.ndarray) -> np.ndarray:
     """``lax.sign``: a zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``)."""
     return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
@@ -532,6 +548,8 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = _FLOAT[name](*xs)
         elif name in _SPECIAL and len(xs) == 1 and xs[0].dtype.kind == "f":
             out = _special(name, xs[0])
+        elif name == "polygamma" and all(x.dtype.kind == "f" for x in xs):
+            out = _polygamma(*xs)
         elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
             out = np.power(xs[0], xs[1].astype(xs[0].dtype))
         elif name == "integer_pow" and xs[0].dtype.kind in "fc":
@@ -778,6 +796,8 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return all(k == "f" for k in kinds)
     if name in _SPECIAL:
         return kinds == ["f"]
+    if name == "polygamma":
+        return kinds == ["f", "f"]
     if name in ("iota", "empty2"):
         return not kinds
     if name in ("pow", "integer_pow"):
