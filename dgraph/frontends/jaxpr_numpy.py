@@ -36,11 +36,15 @@ call (:mod:`.jaxpr_numpy_linalg`: the same bits), and a ``custom_linear_solve``
 (``jnp.linalg.solve``, ``inv``) by its ``solve`` program, as JAX's own implementation
 runs it (:func:`linear_solve_call`). Elementary functions may round differently from
 XLA's in the last bits, far below the check's tolerance
-(:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or ``cond`` whose
-programs NumPy takes is stepped through (:func:`numpy_loop`): a ``fori_loop``'s ``J·v``
-compiles nothing. A result whose dtype or shape is not the equation's, an operand on an
-accelerator, or any other equation:
-None, and the caller binds it in JAX."""
+(:data:`~dgraph.core.value_check.TOLERANCE`). Complex numbers too: their arithmetic,
+``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``abs``, ``real``, ``imag``, ``conj``,
+``complex``, conversions, the moves, and ``fft`` by NumPy's pocketfft
+(:data:`_COMPLEX_FUNCTIONS`); ``polygamma`` by SciPy's. A small ``scan`` or ``cond``
+whose programs NumPy takes is stepped through (:func:`numpy_loop`): a ``fori_loop``'s
+``J·v`` compiles nothing; a ``while`` too, trip by trip, up to
+:data:`NUMPY_WHILE_MOST` equations, then continued in JAX. A result whose dtype or
+shape is not the equation's, an operand on an accelerator, or any other equation: None,
+and the caller binds it in JAX."""
 
 from __future__ import annotations
 
