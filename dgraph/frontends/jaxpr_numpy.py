@@ -393,11 +393,11 @@ def _arg(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict], np
 
 def _fill(dtype: np.dtype, value: Any) -> Any:
     """A ``fill`` gather's value for a window leaving the operand: ``fill_value``, else
-    JAX's default (NaN for floats, the least signed and the largest unsigned integer,
-    True)."""
+    JAX's default (NaN for floats and complex numbers, the least signed and the largest
+    unsigned integer, True)."""
     if value is not None:
         return value
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         return np.nan
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -566,7 +566,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = np.concatenate(xs, axis=params["dimension"])
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
-        elif name == "dot_general" and all(x.dtype.kind == "f" for x in xs):
+        elif name == "dot_general" and all(x.dtype.kind in "fc" for x in xs):
             out = dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
