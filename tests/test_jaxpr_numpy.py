@@ -451,3 +451,93 @@ def test_a_bcoo_densified_by_numpy_is_its_todense():
         want = np.asarray(todense(b))
         assert dense(b).dtype == want.dtype and np.array_equal(dense(b), want)
         assert np.array_equal(dense_result(b, want.shape), want)
+
+
+def _complex_program(x):
+    """Complex arithmetic, functions, conversions, moves and every kind of ``lax.fft``."""
+    z = jnp.fft.fft(x) * jnp.exp(1j * x) / (2.0 + jnp.conj(jnp.fft.rfft(x, n=10)[: x.size]))
+    w = jnp.fft.ifft(z**3) + jnp.sqrt(z) - jnp.log(z + 3.0)
+    p = jnp.abs(w) ** 2 + jnp.fft.irfft(w, x.size).sum() + jnp.imag(jnp.sin(w) * jnp.cos(w))
+    q = jnp.fft.fft2(jnp.outer(w, w))[0] + (w[:, None] * w).T.conj() @ w  # a complex product
+    r = jnp.take(w, jnp.array([0, 9, 2, 1, 4, 3]), mode="fill")  # a window off it: NaN
+    return p + jnp.abs(q) + jnp.real(jnp.where(x > 0, w, 2j * w) + jnp.nan_to_num(r))
+
+
+def test_a_complex_and_fft_program_s_jvp_by_numpy_is_jax_s(counted):
+    """``J·v`` of a gradient through complex numbers and FFTs runs by NumPy (C99's complex
+    functions, pocketfft) with nothing bound to JAX, to 1e-14 of the largest entry of
+    JAX's compiled ``jvp``;
+    ``sqrt`` on its branch cut takes XLA's side (a zero imaginary part as +0)."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, taken = counted
+    gradient = jax.grad(lambda x: jnp.sum(_complex_program(x)))
+    with x64(jax):
+        x, v = np.linspace(0.2, 1.3, 6), np.cos(np.arange(6.0))
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jit(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)  # one compile
+        cut = np.array([complex(-1, -0.0), complex(-4, 0), complex(0, -0.0)])
+        root = jax.make_jaxpr(lax.sqrt)(cut)
+        (root_got,) = numpy_equation(root.jaxpr.eqns[0], [cut])
+        root_want = np.asarray(lax.sqrt(cut))
+    assert numpy_program(closed.jaxpr)
+    for a, b in zip(got, want, strict=True):  # to 1e-14 of the largest entry (cancellations)
+        b = np.asarray(b)
+        np.testing.assert_allclose(np.asarray(a), b, rtol=0, atol=1e-14 * np.abs(b).max())
+    for name in ("fft", "mul", "div", "exp", "log", "sqrt", "complex", "dot_general", "gather"):
+        assert taken[name], name
+    assert not bound, bound  # nothing left to JAX
+    assert np.array_equal(root_got, root_want) and np.array_equal(
+        np.signbit(root_got.imag), np.signbit(root_want.imag)
+    )
+
+
+def _iterated(x, trips):
+    """A ``while_loop`` of at most ``trips`` trips, stopping early where it grows."""
+
+    def go_on(s):
+        return (s[0] < trips) & (jnp.max(jnp.abs(s[1])) < 1e6)
+
+    def step(s):
+        return s[0] + 1, s[1] * jnp.cos(s[1]) + 0.1 * s[1] ** 2 + x
+
+    return lax.while_loop(go_on, step, (0, x))[1]
+
+
+@pytest.mark.parametrize("trips", [5, 2_000], ids=["by numpy", "continued in jax"])
+def test_a_while_loop_s_jvp_by_numpy_is_jax_s(counted, trips):
+    """``J·v`` of a ``while_loop`` runs by NumPy trip by trip (nothing bound) and equals
+    JAX's compiled ``jvp``; past ``NUMPY_WHILE_MOST`` equations the loop is bound in JAX
+    from its state there, with the same values."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, _ = counted
+    f = functools.partial(_iterated, trips=trips)
+    with x64(jax):
+        x, v = np.full(6, 0.05), np.cos(np.arange(6.0))
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(f, (x,), (v,)))(x, v)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jit(lambda x, v: jax.jvp(f, (x,), (v,)))(x, v)  # one compile
+    assert numpy_program(closed.jaxpr)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13, atol=1e-15)
+    assert dict(bound) == ({} if trips == 5 else {"while": 1})
+
+
+def test_polygamma_by_scipy_is_lax_s():
+    """``lax.polygamma`` by SciPy equals lax's to 3e-14 (``digamma``'s, order 0), with
+    lax's NaN and infinities (poles, ±inf, an order not a whole number ≥ 0)."""
+    orders = np.array([0.0, 1.0, 2.0, 3.0, 40.0, 1.5, -1.0, np.nan])
+    points = np.concatenate([SPECIAL_POINTS, [0.3, 7.5, 1e5]])
+    order, x = np.repeat(orders, points.size), np.tile(points, orders.size)
+    with x64(jax):
+        (eqn,) = jax.make_jaxpr(lax.polygamma)(order, x).jaxpr.eqns
+        want = np.asarray(lax.polygamma(order, x))
+    (got,) = numpy_equation(eqn, [order, x])
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    infinite = np.isinf(want)
+    assert np.array_equal(np.isinf(got), infinite)
+    assert np.array_equal(np.sign(got[infinite]), np.sign(want[infinite]))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=3e-14, atol=0)

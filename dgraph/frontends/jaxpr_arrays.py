@@ -79,6 +79,7 @@ from .jaxpr_numpy import (
     numpy_equation,
     numpy_loop,
     numpy_program,
+    numpy_while_trips,
 )
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
@@ -512,7 +513,7 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
         if eqn.primitive.name in INLINED_CALLS:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
-        elif eqn.primitive.name in ("scan", "cond") and numpy_loop(eqn, ins):
+        elif eqn.primitive.name in ("scan", "cond", "while") and numpy_loop(eqn, ins):
             outs = _stepped(eqn, ins)
         elif eqn.primitive.name == "custom_linear_solve":  # as JAX runs it: its solve
             solve, solve_args = linear_solve_call(eqn, ins)
@@ -528,6 +529,8 @@ def _stepped(eqn, ins: list[Any]) -> list[Any]:
     run by :func:`run_eagerly`: a ``cond``'s chosen branch (XLA's: the last where the
     index is out of range), a ``scan``'s body at each step, its ``ys`` stacked."""
     p = eqn.params
+    if eqn.primitive.name == "while":
+        return _while_stepped(eqn, ins)
     if eqn.primitive.name == "cond":
         branches = p["branches"]
         index = int(np.asarray(ins[0]))
@@ -550,6 +553,26 @@ def _stepped(eqn, ins: list[Any]) -> list[Any]:
         for j, a in enumerate(avals[n_carry:])
     ]
     return [*carry, *ys]
+
+
+def _while_stepped(eqn, ins: list[Any]) -> list[Any]:
+    """A ``while`` of NumPy's equations (:func:`~.jaxpr_numpy.numpy_loop`) run by
+    :func:`run_eagerly` trip by trip, its state of the loop's dtypes; a loop still running
+    after :data:`~.jaxpr_numpy.NUMPY_WHILE_MOST` equations bound in JAX from its state
+    there (the same loop, continued)."""
+    p = eqn.params
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+    n_cond, n_body = int(p["cond_nconsts"]), int(p["body_nconsts"])
+    cond_consts, body_consts = ins[:n_cond], ins[n_cond : n_cond + n_body]
+    carry = list(ins[n_cond + n_body :])
+    avals = [v.aval for v in eqn.outvars]
+    for _ in range(numpy_while_trips(eqn)):
+        (going,) = run_eagerly(cond.jaxpr, cond.consts, [*cond_consts, *carry])
+        if not bool(np.asarray(going)):
+            return [np.asarray(c, dtype=a.dtype) for c, a in zip(carry, avals, strict=True)]
+        carry = run_eagerly(body.jaxpr, body.consts, [*body_consts, *carry])
+        carry = [np.asarray(c, dtype=a.dtype) for c, a in zip(carry, avals, strict=True)]
+    return bind_equation(eqn, [*cond_consts, *body_consts, *carry])
 
 
 def equation_count(jaxpr) -> int:
@@ -1145,7 +1168,7 @@ def _on_host(x: Any) -> bool:
         callable(devices) and all(d.platform == "cpu" for d in devices())
     ):
         return False
-    return np.dtype(x.dtype).kind in "biuf"
+    return np.dtype(x.dtype).kind in "biufc"
 
 
 def _reads_infinity(op: ArrayOp, unbounded: set[str]) -> bool:

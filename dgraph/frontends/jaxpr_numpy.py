@@ -36,11 +36,15 @@ call (:mod:`.jaxpr_numpy_linalg`: the same bits), and a ``custom_linear_solve``
 (``jnp.linalg.solve``, ``inv``) by its ``solve`` program, as JAX's own implementation
 runs it (:func:`linear_solve_call`). Elementary functions may round differently from
 XLA's in the last bits, far below the check's tolerance
-(:data:`~dgraph.core.value_check.TOLERANCE`). A small ``scan`` or ``cond`` whose
-programs NumPy takes is stepped through (:func:`numpy_loop`): a ``fori_loop``'s ``J·v``
-compiles nothing. A result whose dtype or shape is not the equation's, an operand on an
-accelerator, or any other equation:
-None, and the caller binds it in JAX."""
+(:data:`~dgraph.core.value_check.TOLERANCE`). Complex numbers too: their arithmetic,
+``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``abs``, ``real``, ``imag``, ``conj``,
+``complex``, conversions, the moves, and ``fft`` by NumPy's pocketfft
+(:data:`_COMPLEX_FUNCTIONS`); ``polygamma`` by SciPy's. A small ``scan`` or ``cond``
+whose programs NumPy takes is stepped through (:func:`numpy_loop`): a ``fori_loop``'s
+``J·v`` compiles nothing; a ``while`` too, trip by trip, up to
+:data:`NUMPY_WHILE_MOST` equations, then continued in JAX. A result whose dtype or
+shape is not the equation's, an operand on an accelerator, or any other equation: None,
+and the caller binds it in JAX."""
 
 from __future__ import annotations
 
@@ -57,12 +61,14 @@ __all__ = [
     "ANY_DTYPE",
     "INLINED_CALLS",
     "NUMPY_LOOP_MOST",
+    "NUMPY_WHILE_MOST",
     "lax_sign",
     "linear_solve_call",
     "numpy_equation",
     "numpy_loop",
     "numpy_pad",
     "numpy_program",
+    "numpy_while_trips",
 ]
 
 _FLOAT = {  # floats only: their integer versions round or wrap otherwise
@@ -117,9 +123,90 @@ def _special(name: str, x: np.ndarray) -> np.ndarray:
     return np.where(x == -np.inf, np.inf, out) if name == "lgamma" else out
 
 
+def _polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``lax.polygamma(m, x)`` by SciPy's ``polygamma`` (within 9 ulps of lax's for
+    ``m`` 1–3 at 5,000 points over e^±4; ``m`` 0 is ``digamma``, :data:`_SPECIAL`), with
+    lax's NaN and infinities: NaN for ``m`` not a whole number ≥ 0 and, ``m`` ≥ 1, at
+    +inf; at a pole (``x`` a whole number ≤ 0, or -inf) +inf for odd ``m``, else NaN."""
+    import scipy.special
+
+    m, x = np.broadcast_arrays(m, x)
+    whole = np.isfinite(m) & (m >= 0) & (m == np.floor(m))
+    out = scipy.special.polygamma(np.where(whole, m, 0).astype(np.int64), x)
+    pole = ((x <= 0) & (x == np.floor(x))) | (x == -np.inf)
+    out = np.where(pole, np.where(m % 2 == 1, np.inf, np.nan), out)
+    out = np.where((x == np.inf) & (m >= 1), np.nan, out)
+    return np.where(whole, out, np.nan)
+
+
 def lax_sign(x: np.ndarray) -> np.ndarray:
     """``lax.sign``: a zero keeps its sign (NumPy's ``sign(-0.0)`` is ``0.0``)."""
     return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
+
+
+def _complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``lax.complex``: ``x + iy`` with each part as given (``1j * inf`` would make a NaN)."""
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.result_type(x, np.complex64))
+    out.real, out.imag = x, y
+    return out
+
+
+def _complex_sqrt(z: np.ndarray) -> np.ndarray:
+    """``lax.sqrt`` of complex numbers: XLA's takes a zero imaginary part as +0 (``-1 -
+    0j`` has root ``+1j``, C's ``csqrt`` ``-1j``)."""
+    return np.sqrt(np.where(z.imag == 0, _complex(z.real, np.zeros_like(z.real)), z))
+
+
+def _fft(x: np.ndarray, p: dict) -> np.ndarray:
+    """``lax.fft`` over its last ``len(fft_lengths)`` axes by NumPy's FFT (pocketfft):
+    ``FFT`` and ``IFFT`` (the latter divided by the points, as lax's), ``RFFT`` of reals,
+    ``IRFFT`` to ``fft_lengths`` reals."""
+    lengths = tuple(int(n) for n in p["fft_lengths"])
+    axes = tuple(range(-len(lengths), 0))
+    kind = int(p["fft_type"])  # lax's FftType: FFT, IFFT, RFFT, IRFFT
+    if kind == 0:
+        return np.fft.fftn(x, axes=axes)
+    if kind == 1:
+        return np.fft.ifftn(x, axes=axes)
+    if kind == 2:
+        return np.fft.rfftn(x, axes=axes)
+    return np.fft.irfftn(x, s=lengths, axes=axes)
+
+
+_COMPLEX_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
+    "div": np.divide,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": _complex_sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "real": np.real,
+    "imag": np.imag,
+    "conj": lambda z, **_: np.conj(z),
+    "complex": _complex,
+}
+"""Functions of complex numbers by NumPy (C99's), lax's names: within 2 ulps of the
+modulus of XLA's at 20,000 random points with moduli over e^±9 (``div``, ``sqrt``,
+``sin``, ``cos``), 113 (``log``, XLA's near ``|z| = 1``: 2.5e-14 relative) and, for
+``exp``, 1e-9 relative only where the imaginary part is some 10^4 and more (the
+argument of its sine; 1 ulp at the value check's points); the same at the branch cuts
+(``sqrt``: XLA's sign, :func:`_complex_sqrt`). ``mul``, ``integer_pow`` (repeated
+products) agree to 1–5 ulps of the modulus, ``abs``, ``add``, ``sub``, ``real``,
+``imag`` exactly, and ``fft`` (NumPy's pocketfft, XLA's DUCC) to 1e-16 of the largest
+entry (benchmarks/RESULTS.md, xla54)."""
+
+_COMPLEX_TAKEN = frozenset(
+    {
+        *_COMPLEX_FUNCTIONS,
+        *("add", "add_any", "sub", "mul", "neg", "eq", "ne", "abs", "square", "integer_pow"),
+        *("broadcast_in_dim", "reshape", "slice", "transpose", "squeeze", "expand_dims"),
+        *("rev", "copy", "stop_gradient", "reduce_sum", "convert_element_type", "fft"),
+        *("select_n", "pad", "concatenate", "dynamic_slice", "dynamic_update_slice"),
+        *("dot_general", "gather", "scatter", "scatter-add"),
+    }
+)
+"""The primitives taken with a complex operand or result (:func:`_complex_taken`):
+:data:`_COMPLEX_FUNCTIONS`, NumPy's arithmetic and the moves (any dtype alike), ``fft``."""
 
 
 ANY_DTYPE: dict[str, Callable[..., np.ndarray]] = {
@@ -252,8 +339,11 @@ def _reduce(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict],
 
 def _convert(x: np.ndarray, p: dict) -> np.ndarray | None:
     """``convert_element_type``; a float to an integer only where every value is finite
-    and in range (toward zero, as XLA; its NaN and overflow are its own)."""
+    and in range (toward zero, as XLA; its NaN and overflow are its own); a complex
+    number to a real type: its real part (XLA's)."""
     target = np.dtype(p["new_dtype"])
+    if x.dtype.kind == "c" and target.kind != "c":  # XLA's: the real part
+        x = x.real
     if x.dtype.kind == "f" and target.kind in "iu":
         whole = np.trunc(x)
         info = np.iinfo(target)
@@ -303,11 +393,11 @@ def _arg(function: Callable[..., np.ndarray]) -> Callable[[np.ndarray, dict], np
 
 def _fill(dtype: np.dtype, value: Any) -> Any:
     """A ``fill`` gather's value for a window leaving the operand: ``fill_value``, else
-    JAX's default (NaN for floats, the least signed and the largest unsigned integer,
-    True)."""
+    JAX's default (NaN for floats and complex numbers, the least signed and the largest
+    unsigned integer, True)."""
     if value is not None:
         return value
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         return np.nan
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -401,11 +491,11 @@ def _on_host(x: Any) -> bool:
     if isinstance(x, (bool, int, float)):
         return True
     if isinstance(x, (np.ndarray, np.generic)):
-        return np.dtype(x.dtype).kind in "biuf"
+        return np.dtype(x.dtype).kind in "biufc"
     devices = getattr(x, "devices", None)
     if not callable(devices) or not all(d.platform == "cpu" for d in devices()):
         return False
-    return np.dtype(x.dtype).kind in "biuf"
+    return np.dtype(x.dtype).kind in "biufc"
 
 
 def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
@@ -415,6 +505,9 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     if not all(_on_host(a) for a in args):
         return None
     xs = [np.asarray(a) for a in args]
+    complex_ = any(x.dtype.kind == "c" for x in xs) or "c" in map(_kind, eqn.outvars)
+    if complex_ and not _numpy_taken(name, eqn):
+        return None
     try:
         if name == "split" and len(xs) == 1:  # concatenate's transpose: several results
             at = np.cumsum(eqn.params["sizes"])[:-1]
@@ -438,7 +531,7 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     found = []
     for out, var in zip(outs, eqn.outvars, strict=True):
         out, aval = np.asarray(out), var.aval
-        if out.shape != tuple(aval.shape) or np.dtype(aval.dtype).kind not in "biuf":
+        if out.shape != tuple(aval.shape) or np.dtype(aval.dtype).kind not in "biufc":
             return None
         found.append(out.astype(aval.dtype, copy=False))
     return found
@@ -447,15 +540,23 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
 def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
     """The primitive ``name`` on ``xs`` by NumPy; None where it is not taken here."""
     with np.errstate(all="ignore"):
-        if name in ANY_DTYPE:
+        if name in _COMPLEX_FUNCTIONS and (
+            name in ("complex", "conj") or any(x.dtype.kind == "c" for x in xs)
+        ):
+            out = _COMPLEX_FUNCTIONS[name](*xs)
+        elif name == "fft" and len(xs) == 1:
+            out = _fft(xs[0], params)
+        elif name in ANY_DTYPE:
             out = ANY_DTYPE[name](*xs)
         elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
             out = _FLOAT[name](*xs)
         elif name in _SPECIAL and len(xs) == 1 and xs[0].dtype.kind == "f":
             out = _special(name, xs[0])
+        elif name == "polygamma" and all(x.dtype.kind == "f" for x in xs):
+            out = _polygamma(*xs)
         elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
             out = np.power(xs[0], xs[1].astype(xs[0].dtype))
-        elif name == "integer_pow" and xs[0].dtype.kind == "f":
+        elif name == "integer_pow" and xs[0].dtype.kind in "fc":
             out = np.power(xs[0], params["y"])
         elif name == "select_n" and xs[0].dtype.kind in "biu":
             out = _select_n(*xs)
@@ -465,7 +566,7 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = np.concatenate(xs, axis=params["dimension"])
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
-        elif name == "dot_general" and all(x.dtype.kind == "f" for x in xs):
+        elif name == "dot_general" and all(x.dtype.kind in "fc" for x in xs):
             out = dot_general(xs[0], xs[1], params["dimension_numbers"])
         elif name == "iota" and not xs:
             out = _iota(params)
@@ -548,34 +649,74 @@ def numpy_program(jaxpr: Any) -> bool:
     return True
 
 
-_LOOPS = ("scan", "cond")
+_LOOPS = ("scan", "cond", "while")
 
 
 def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
-    """Whether ``eqn``, a ``scan`` or a ``cond``, is run by
+    """Whether ``eqn``, a ``scan``, a ``cond`` or a ``while``, is run by
     :func:`~.jaxpr_arrays.run_eagerly` step by step (each branch, each step's body by
     :func:`numpy_program`'s equations): every program it runs is a :func:`numpy_program`
-    and it runs at most :data:`NUMPY_LOOP_MOST` equations (and its operands ``args``,
-    where given, are in host memory)."""
+    and it runs at most :data:`NUMPY_LOOP_MOST` equations (a ``while``: one trip; its
+    trips past that many equations are XLA's, :data:`NUMPY_WHILE_MOST`; none inside a
+    ``scan``'s or a ``while``'s body, whose trips would multiply) (and its operands
+    ``args``, where given, are in host memory)."""
     name = eqn.primitive.name
     if args is not None and not all(_on_host(a) for a in args):
         return False
-    if name not in _LOOPS or any(_kind(v) not in "biuf" for v in (*eqn.invars, *eqn.outvars)):
+    if name not in _LOOPS or any(_kind(v) not in "biufc" for v in (*eqn.invars, *eqn.outvars)):
         return False
     if _work(eqn) > NUMPY_LOOP_MOST:
         return False
+    if name == "while":  # a scalar predicate (a batched one is JAX's to say)
+        programs = [eqn.params["cond_jaxpr"].jaxpr, eqn.params["body_jaxpr"].jaxpr]
+        scalar = [tuple(v.aval.shape) for v in programs[0].outvars] == [()]
+        return scalar and all(numpy_program(j) and not _has_while(j) for j in programs)
     if name == "scan":
-        return numpy_program(eqn.params["jaxpr"].jaxpr)
+        body = eqn.params["jaxpr"].jaxpr
+        return numpy_program(body) and not _has_while(body)
     return all(numpy_program(branch.jaxpr) for branch in eqn.params["branches"])
 
 
+NUMPY_WHILE_MOST = 2_000
+"""The most equations of a ``while``'s trips (its condition's and body's) run by NumPy
+(:func:`~.jaxpr_arrays.run_eagerly`); a loop still running then is bound in JAX from
+where it is (its state after those trips: the same loop continued), so that a long loop
+costs at most this much NumPy on top of its compile. ``J·v`` of a 24-equation loop
+(tests/test_jaxpr_numpy.py's): NumPy 0.2 ms a trip (8.5 µs an equation), the jitted
+``jvp``'s first call 0.04–0.07 CPU s (XLA's default options); at 400 trips NumPy took
+0.08 s a run, twice that compile, at 2,000 equations some 17 ms, under a compile's
+share even at a check's few runs (benchmarks/RESULTS.md, xla54)."""
+
+
+def numpy_while_trips(eqn: Any) -> int:
+    """The most trips of the ``while`` ``eqn`` run by NumPy (:data:`NUMPY_WHILE_MOST`)."""
+    return max(NUMPY_WHILE_MOST // max(_work(eqn), 1), 1)
+
+
+def _has_while(jaxpr: Any) -> bool:
+    """Whether ``jaxpr`` or a program it calls has a ``while``."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "while":
+            return True
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and _has_while(inner):
+                    return True
+    return False
+
+
 def _work(eqn: Any) -> int:
-    """The equations a ``scan``/``cond``/call equation runs (a loop's body once per step)."""
+    """The equations a ``scan``/``cond``/call equation runs (a loop's body once per step; a
+    ``while``'s condition and body once)."""
     name = eqn.primitive.name
     if name == "scan":
         return int(eqn.params["length"]) * _program_work(eqn.params["jaxpr"].jaxpr)
     if name == "cond":
         return max((_program_work(b.jaxpr) for b in eqn.params["branches"]), default=0)
+    if name == "while":  # one trip
+        p = eqn.params
+        return _program_work(p["cond_jaxpr"].jaxpr) + _program_work(p["body_jaxpr"].jaxpr)
     if name in INLINED_CALLS:
         inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
         return _program_work(getattr(inner, "jaxpr", inner))
@@ -612,14 +753,37 @@ def _indexed_taken(name: str, p: dict, kinds: list[str]) -> bool:
         return False
     if name == "gather":
         return len(kinds) == 2
-    return len(kinds) == 3 and (name == "scatter" or kinds[0] in "iuf")
+    return len(kinds) == 3 and (name == "scatter" or kinds[0] in "iufc")
+
+
+def _complex_taken(name: str, eqn: Any, kinds: list[str], results: list[str]) -> bool:
+    """:func:`_numpy`'s choice for ``eqn`` with a complex operand or result
+    (:data:`_COMPLEX_TAKEN`): a conversion to a float or complex type, indices and
+    selectors integers, a pad without negative interior."""
+    if name not in _COMPLEX_TAKEN or len(results) != 1:
+        return False
+    if name == "convert_element_type":  # a complex number to a float: its real part
+        return results[0] in "fc"
+    if name == "select_n":
+        return kinds[0] in "biu"
+    if name in ("dynamic_slice", "dynamic_update_slice"):
+        return all(k in "iu" for k in kinds[1 if name == "dynamic_slice" else 2 :])
+    if name in ("gather", "scatter", "scatter-add"):
+        return _indexed_taken(name, eqn.params, kinds)
+    if name == "pad":
+        return all(inner >= 0 for _, _, inner in eqn.params["padding_config"])
+    if name == "dot_general":
+        return all(k in "fc" for k in kinds)
+    return all(k in "fc" for k in kinds) or name == "concatenate"
 
 
 def _numpy_taken(name: str, eqn: Any) -> bool:
     """:func:`_numpy`'s choice for ``eqn`` from its operands' and results' types."""
-    kinds = [_kind(v) for v in eqn.invars]
-    if any(_kind(v) not in "biuf" for v in eqn.outvars) or any(k not in "biuf" for k in kinds):
+    kinds, results = [_kind(v) for v in eqn.invars], [_kind(v) for v in eqn.outvars]
+    if any(k not in "biufc" for k in (*kinds, *results)):
         return False
+    if "c" in kinds or "c" in results:
+        return _complex_taken(name, eqn, kinds, results)
     if name == "split":
         return len(kinds) == 1
     if name == "sort":
@@ -640,6 +804,8 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return all(k == "f" for k in kinds)
     if name in _SPECIAL:
         return kinds == ["f"]
+    if name == "polygamma":
+        return kinds == ["f", "f"]
     if name in ("iota", "empty2"):
         return not kinds
     if name in ("pow", "integer_pow"):
