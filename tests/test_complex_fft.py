@@ -126,7 +126,7 @@ def _case_references() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """JAX's Jacobians (``jacfwd``) of every case at its point and at :func:`_second`'s,
     and the Hessian (forward over forward) of its :func:`_weighted` sum at its point, by
     name: one jitted program for all the cases (XLA's cost per program dominates these
-    small ones: 33 programs compiled as one), read-only."""
+    small ones: 22 programs compiled as one), read-only."""
     weighted = {name: _weighted(f, x) for name, (f, x) in CASES.items()}
 
     def every(points):
