@@ -7,6 +7,8 @@ arguments, complex outputs and complex primitives without a rule are one line.""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -114,6 +116,38 @@ def _hessian(f, x):
         return np.asarray(jref.forward_hessian(f)(jnp.asarray(x)))  # while_loop: forward
 
 
+def _second(x):
+    """The second point of a case's Jacobian test."""
+    return x * 0.8 + 0.05
+
+
+@functools.cache
+def _case_references() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """JAX's Jacobians (``jacfwd``) of every case at its point and at :func:`_second`'s,
+    and the Hessian (forward over forward) of its :func:`_weighted` sum at its point, by
+    name: one jitted program for all the cases (XLA's cost per program dominates these
+    small ones: 22 programs compiled as one), read-only."""
+    weighted = {name: _weighted(f, x) for name, (f, x) in CASES.items()}
+
+    def every(points):
+        return {
+            name: (
+                jax.jacfwd(f)(points[name]),
+                jax.jacfwd(f)(_second(points[name])),
+                jax.jacfwd(jax.jacfwd(weighted[name]))(points[name]),
+            )
+            for name, (f, _) in CASES.items()
+        }
+
+    with jax.enable_x64(True):
+        found = jax.jit(every)({name: jnp.asarray(x) for name, (_, x) in CASES.items()})
+    arrays = {name: tuple(np.asarray(a) for a in refs) for name, refs in found.items()}
+    for refs in arrays.values():
+        for a in refs:
+            a.setflags(write=False)
+    return arrays
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_rewritten_jaxpr_computes_the_function(name):
     """The pairs' program gives the function's values (every rule's values, DFT
@@ -157,8 +191,8 @@ def test_jacobian_equals_jax(name):
     f, x = CASES[name]
     J = dgraph.make_function(f, "jacobian", point=(x,), method=CHOSEN.get(name))
     assert J.generated.verified
-    for point in (x, x * 0.8 + 0.05):
-        got, want = np.asarray(J(point)), _jacobian(f, point)
+    for point, want in zip((x, _second(x)), _case_references()[name][:2], strict=True):
+        got = np.asarray(J(point))
         np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-12, atol=1e-12)
 
 
@@ -168,7 +202,8 @@ def test_hessian_equals_jax(name):
     s = _weighted(f, x)
     H = dgraph.make_function(s, "hessian", point=(x,))
     assert H.generated.verified
-    np.testing.assert_allclose(np.asarray(H(x)), _hessian(s, x), rtol=1e-11, atol=1e-11)
+    want = _case_references()[name][2]
+    np.testing.assert_allclose(np.asarray(H(x)), want, rtol=1e-11, atol=1e-11)
 
 
 def test_the_probe_of_the_brief():
@@ -183,12 +218,12 @@ def test_sparse_jacobian_and_hessian(name):
     J = dgraph.make_function(from_jax(f, x, level="array"), "jacobian", sparse=True)
     got = J(x)
     assert isinstance(got, scipy.sparse.csr_array)
-    want = _jacobian(f, x)
+    want, _, hessian = _case_references()[name]
     np.testing.assert_allclose(got.toarray(), want.reshape(got.shape), rtol=1e-12, atol=1e-12)
     s = _weighted(f, x)
     h = dgraph.hessian(s, x, sparse=True)(x)
     assert isinstance(h, scipy.sparse.csr_array)
-    np.testing.assert_allclose(h.toarray(), _hessian(s, x), rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(h.toarray(), hessian, rtol=1e-11, atol=1e-11)
 
 
 def spectral_heat(u):  # real carry, complex inside the body

@@ -295,6 +295,36 @@ SETS = {
 }
 
 
+def _set_hessian_program(name):
+    """The scalar whose Hessian goes through ``SETS[name]``: Σ sin(y)·y²."""
+    inner = SETS[name]
+
+    def f(x):
+        y = inner(x)
+        return jnp.sum(jnp.sin(y) * y**2)
+
+    return f
+
+
+@functools.cache
+def _set_references() -> tuple[dict, dict]:
+    """JAX's value and Jacobian (``jacfwd``) of every set at every point of P, and the
+    Hessian (``jax.hessian``) of each :data:`SET_HESSIANS` program at them, by name:
+    one jitted program for all, run at each point (19 small programs compiled as one)."""
+    programs = {name: _set_hessian_program(name) for name in dict(SET_HESSIANS)}
+
+    def every(x):
+        values = {n: (f(x), jax.jacfwd(f)(x)) for n, f in SETS.items()}
+        return values, {n: jax.hessian(f)(x) for n, f in programs.items()}
+
+    compiled = jax.jit(every)  # compiled once, run at each point
+    found = [compiled(jnp.asarray(x)) for x in P]
+    return (
+        {n: [tuple(np.asarray(a) for a in at[0][n]) for at in found] for n in SETS},
+        {n: [np.asarray(at[1][n]) for at in found] for n in programs},
+    )
+
+
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_a_set_s_value_and_jacobian_equal_jax_where_positions_repeat(name):
     """``x.at[i].set(u)`` into anything at positions that may repeat, and
@@ -308,9 +338,8 @@ def test_a_set_s_value_and_jacobian_equal_jax_where_positions_repeat(name):
     both = make_function(g, "value_and_jacobian", "python")
     sparse = make_function(g, "jacobian", "python", sparse=True)
     assert both.generated.verified and sparse.generated.verified
-    for x in P:
+    for x, (want, reference) in zip(P, _set_references()[0][name], strict=True):
         value, jac = both(x)
-        want, reference = _value_and_jacobian_of(f)(x)
         np.testing.assert_allclose(value, want, rtol=1e-15, atol=0)  # x**3's rounding
         reference = np.asarray(reference)
         np.testing.assert_array_equal(jac, reference)
@@ -347,24 +376,18 @@ def test_a_hessian_through_a_set_equals_jax(name, lang):
     gathers them back (``_scatter_jvp``): read as replacing ``scatter_add_dynamic``s and
     takes, the Hessian (NumPy dense and sparse; JAX's sparse) equals ``jax.hessian`` at
     every point, a sparse one's pattern the union (the same at every point)."""
-    inner = SETS[name]
-
-    def f(x):
-        y = inner(x)
-        return jnp.sum(jnp.sin(y) * y**2)
-
-    reference = jax.jit(jax.hessian(f))
+    f = _set_hessian_program(name)
     h = dgraph.make_function(f, "hessian", lang, point=[P[0]], sparse=True)
     dense = dgraph.make_function(f, "hessian", "python", point=[P[0]]) if lang == "python" else None
     assert h.generated.verified and (dense is None or dense.generated.verified)
     stored = set()
-    for x in P:
+    for x, reference in zip(P, _set_references()[1][name], strict=True):
         got = h(x)
         stored.add(got.nse if lang == "jax" else got.nnz)
         got = got.todense() if lang == "jax" else got.toarray()
-        np.testing.assert_allclose(np.asarray(got), reference(x), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(got), reference, rtol=1e-12, atol=1e-12)
         if dense is not None:
-            np.testing.assert_allclose(dense(x), reference(x), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(dense(x), reference, rtol=1e-12, atol=1e-12)
     assert len(stored) == 1
 
 
@@ -429,9 +452,9 @@ def test_c_and_cuda_print_a_set_that_drops():
         assert c.generated.verified
         values = c.generated.values  # the C values' program: its CUDA text too
         cuda = values.load_cuda_host() if cxx_compiler() is not None else None
-        for x in P:
+        for x, (_, reference) in zip(P, _set_references()[0][name], strict=True):
             got = c(x)
-            reference = np.asarray(_value_and_jacobian_of(f)(x)[1]).reshape(got.shape)
+            reference = reference.reshape(got.shape)
             np.testing.assert_array_equal(got.toarray(), reference)
             if cuda is not None:
                 np.testing.assert_array_equal(cuda(x).data, got.data)

@@ -48,19 +48,38 @@ def _program(name: str, xp, special):
     return lambda x: xp.sum(f(x) * xp.cos(x) + f(0.5 * x) ** 2)
 
 
+def _term(name: str):
+    """The one scalar term ``h`` of ``name``'s program, which is ``Σ h(x_i)``."""
+    f = _jax(name)
+    return lambda s: f(s) * jnp.cos(s) + f(0.5 * s) ** 2
+
+
 @functools.cache
-def _reference(name: str, shape: str) -> tuple[float, np.ndarray, np.ndarray | None]:
-    """JAX's value, gradient and (``n-d``) Hessian of ``name``'s program at its point, in
-    one jitted program; kept for both levels (the same point and program)."""
-    x = _point(name, SHAPES[shape])
+def _references(name: str) -> dict[str, tuple[float, np.ndarray, np.ndarray | None]]:
+    """JAX's value, gradient and (``n-d``) Hessian of ``name``'s program at its point of
+    each shape, kept for both levels. The program is ``Σ h(x_i)`` of one scalar ``h``, so
+    its gradient is ``h'`` entry by entry and its Hessian ``diag(h'')``: JAX's ``h``,
+    ``h'`` and ``h''`` (``jvp`` of ``value_and_grad``) at every shape's entries at once,
+    one jitted program per name (not one per shape)."""
+    points = {shape: _point(name, SHAPES[shape]) for shape in sorted(SHAPES)}
+    flat = np.concatenate([x.reshape(-1) for x in points.values()])
     with jax.enable_x64(True):
-        g = _program(name, jnp, jsps)
-        if shape == "n-d":  # the Hessian (a JAX gradient read): once
-            value, gradient, hessian = jref.value_gradient_hessian(g)(x)
-            hessian = np.asarray(hessian).reshape(x.size, x.size)
-        else:
-            (value, gradient), hessian = jax.jit(jax.value_and_grad(g))(x), None
-    return float(value), np.asarray(gradient).reshape(-1), hessian
+        first = jax.value_and_grad(_term(name))
+        both = jax.vmap(lambda s: jax.jvp(first, (s,), (jnp.ones_like(s),)))
+        (h, dh), (_, d2h) = jax.jit(both)(flat)
+    h, dh, d2h = np.asarray(h), np.asarray(dh), np.asarray(d2h)
+    found, start = {}, 0
+    for shape, x in points.items():
+        part = slice(start, start + x.size)
+        start += x.size
+        hessian = np.diag(d2h[part]) if shape == "n-d" else None
+        found[shape] = (float(h[part].sum()), dh[part], hessian)
+    return found
+
+
+def _reference(name: str, shape: str) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """JAX's value, gradient and (``n-d``) Hessian of ``name``'s program at its point."""
+    return _references(name)[shape]
 
 
 @pytest.mark.parametrize("level", ["array", "element"])
@@ -226,20 +245,36 @@ def _expn_hessian(x: np.ndarray) -> np.ndarray:
     return first + second + third
 
 
+def _expn_point(shape: str) -> np.ndarray:
+    return np.random.default_rng(8).uniform(0.2, 3.0, SHAPES[shape])
+
+
+def _expn_jax(x):
+    return jnp.sum(jsps.expn(3, x) * x + jsps.expn(2, x * x) + jsps.expn(0, x + 1.0))
+
+
+@functools.cache
+def _expn_gradients() -> dict[str, np.ndarray]:
+    """JAX's gradient of :func:`_expn_jax` at each shape's point, flattened: the program
+    is a sum over entries of one scalar term, so its gradient at the points' entries
+    concatenated is theirs concatenated (one jitted program, not one per shape)."""
+    points = {shape: _expn_point(shape).reshape(-1) for shape in sorted(SHAPES)}
+    with jax.enable_x64(True):
+        flat = np.asarray(jref.jacrev(_expn_jax)(np.concatenate(list(points.values()))))
+    cuts = np.cumsum([x.size for x in points.values()])[:-1]
+    return dict(zip(points, np.split(flat, cuts), strict=True))
+
+
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_expn_values_and_derivatives_equal_jax(shape: str) -> None:
     """Orders 3, 2 and 0 (E_0 = e^(-x)/x): the Jacobian against JAX's ``expn`` (its rule
     runs once), the Hessian against the recurrence."""
-    x = np.random.default_rng(8).uniform(0.2, 3.0, SHAPES[shape])
+    x = _expn_point(shape)
     graph = dgraph.from_function(_expn_program, sizes=[x.shape], point=[x], level="array")
     es = dgraph.accumulate(graph, "reverse")
     assert es.verified
 
-    def g(x):
-        return jnp.sum(jsps.expn(3, x) * x + jsps.expn(2, x * x) + jsps.expn(0, x + 1.0))
-
-    with jax.enable_x64(True):
-        want = np.asarray(jref.jacrev(g)(x)).reshape(-1)
+    want = _expn_gradients()[shape]
     got = np.asarray(es.evaluate(x.reshape(-1))).reshape(-1)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     if shape == "1-d":
