@@ -20,7 +20,8 @@ jax.config.update("jax_enable_x64", True)
 def _jacobian(f, x, method):
     """The Jacobian made with ``method``: the one make_function's choice gives each program
     (the same generated text; the choice is codegen's, tests/test_codegen_choice.py), so
-    that the tests do not build and cost every candidate's program."""
+    that the tests do not build and cost every candidate's program (the Hessians below
+    name theirs too)."""
     made = dgraph.make_function(f, "jacobian", point=[x], method=method)
     try:
         return np.asarray(made(x))
@@ -57,7 +58,7 @@ def ramp_ref(x):
 def test_piecewise_of_a_computed_condition():
     r = np.array([0.7, 1.2, 1.9, 2.3, 3.0])
     _check(morse, morse_ref, r, "symbolic")
-    H = dgraph.hessian(lambda r: np.sum(morse(r)), r)(r)
+    H = dgraph.hessian(lambda r: np.sum(morse(r)), r, method="markowitz")(r)
     want = jref.hessian(lambda r: jnp.sum(morse_ref(r)))(jnp.asarray(r))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
 
@@ -249,7 +250,7 @@ def test_a_spline_reads_tables_at_positions_from_searchsorted():
     Unbounded ones stay refused. Jacobian and Hessian against JAX."""
     z = np.concatenate([[0.3, -1.2, 0.8, 0.1, 1.5], [0.1, 0.55, 0.95, -0.2, 1.3]])
     _check(spline, spline_ref, z, "reverse")  # the array level: take_dynamic has no element level
-    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z)(z)
+    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z, method="markowitz")(z)
     want = jref.hessian(lambda z: jnp.sum(spline_ref(z) ** 2))(jnp.asarray(z))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
     for unbounded in (lambda x: x * x[np.searchsorted(KNOTS, x) - 1],
@@ -316,7 +317,7 @@ def assembled_ref(k):
 def test_ix_scatter_add_into_a_fresh_array():
     k = np.array([1.0, 1.5, 0.8, 1.2])
     _check(assembled, assembled_ref, k, "reverse")
-    H = dgraph.hessian(assembled, k)(k)
+    H = dgraph.hessian(assembled, k, method="reverse")(k)
     want = jref.hessian(assembled_ref)(jnp.asarray(k))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
 
