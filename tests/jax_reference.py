@@ -83,9 +83,16 @@ def forward_hessian(g: Callable[..., Any]) -> Callable[..., Any]:
     return jax.jit(jax.jacfwd(jax.jacfwd(g)))
 
 
-def assert_hessian(f: Callable[..., Any], f_jax: Callable[..., Any], x: Any, rtol: float = 1e-10):
+def assert_hessian(
+    f: Callable[..., Any],
+    f_jax: Callable[..., Any],
+    x: Any,
+    rtol: float = 1e-10,
+    method: str | None = None,
+):
     """``dgraph.hessian(f, x)`` (a NumPy program) equals ``jax.hessian`` of its JAX twin at
-    ``x``, and so do the values, to ``rtol`` (absolute: ``rtol`` of the largest entry)."""
+    ``x``, and so do the values, to ``rtol`` (absolute: ``rtol`` of the largest entry).
+    ``method``: the Hessian's, as :func:`dgraph.hessian` takes it (None: its choice)."""
     import numpy as np
 
     import dgraph
@@ -93,5 +100,5 @@ def assert_hessian(f: Callable[..., Any], f_jax: Callable[..., Any], x: Any, rto
     value, _, want = value_gradient_hessian(f_jax)(jax.numpy.asarray(x))
     assert np.isclose(f(x), float(value), rtol=1e-12)
     want = np.asarray(want)
-    got = dgraph.hessian(f, x)(x)
+    got = dgraph.hessian(f, x, method=method)(x)
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())

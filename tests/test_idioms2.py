@@ -18,6 +18,10 @@ jnp = jax.numpy
 lax = jax.lax
 
 _X = np.array([0.31, -0.69, 1.13, 0.52, -0.41, 0.93])
+# _CHOSEN: the tests whose point is a frontend or a rule, not the choice, name the method
+# make_function's choice gives them (the same generated text, compared when the method was
+# named): the choice is codegen's (tests/test_codegen_choice.py), and building and costing
+# every candidate's program is most of what making them costs.
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +107,7 @@ def test_scipy_special_composites_hessian():
             + jnp.exp(x**2) * jsps.erfc(x)
         )
 
-    got = dgraph.hessian(f, _X)(_X)
+    got = dgraph.hessian(f, _X, method="reverse")(_X)  # the choice's method (_CHOSEN)
     np.testing.assert_allclose(np.asarray(got), jref.hessian(f_jax)(_X), rtol=1e-10, atol=1e-12)
 
 
@@ -157,7 +161,7 @@ def test_scipy_linalg_solvers_jacobian():
             ]
         )
 
-    got = dgraph.make_function(v, "jacobian", point=[_X])(_X)
+    got = dgraph.make_function(v, "jacobian", point=[_X], method="forward")(_X)  # _CHOSEN
     np.testing.assert_allclose(np.asarray(got), jref.jacfwd(v_jax)(_X), rtol=1e-10, atol=1e-12)
 
 
@@ -205,6 +209,15 @@ def _linear_cases():
     }
 
 
+_LINEAR_METHODS = {  # the choice's method for each (_CHOSEN)
+    "trapezoid": "reverse",
+    "simpson": "forward",
+    "cumulative_trapezoid": "markowitz",
+    "signal": "forward",
+    "ndimage": "forward",
+}
+
+
 @pytest.mark.parametrize(
     "name", ["trapezoid", "simpson", "cumulative_trapezoid", "signal", "ndimage"]
 )
@@ -215,7 +228,7 @@ def test_scipy_linear_maps_of_the_inputs(name):
     Jacobian's column ``j`` is scipy's map of ``cos(x_j) e_j`` less that of zero."""
     L = _linear_cases()[name]
     value_and_jacobian = dgraph.make_function(
-        lambda x: L(np.sin(x)), "value_and_jacobian", point=[_X]
+        lambda x: L(np.sin(x)), "value_and_jacobian", point=[_X], method=_LINEAR_METHODS[name]
     )
     value, got = value_and_jacobian(_X)
     zero = L(np.zeros(6))
@@ -263,7 +276,7 @@ def test_scipy_distances_hessian():
             total = total + jnp.sum(D**2)
         return total
 
-    got = dgraph.hessian(f, _X)(_X)
+    got = dgraph.hessian(f, _X, method="markowitz")(_X)  # the choice's method (_CHOSEN)
     np.testing.assert_allclose(np.asarray(got), jref.hessian(f_jax)(_X), rtol=1e-9, atol=1e-11)
 
 
@@ -286,7 +299,7 @@ def test_module_as_a_default_argument():
     def f_jax(x):
         return _array_api_sum(x, jnp) + jnp.linalg.det(jnp.outer(x[3:], x[3:]) + jnp.eye(3))
 
-    got = dgraph.hessian(f, _X)(_X)
+    got = dgraph.hessian(f, _X, method="reverse")(_X)  # the choice's method (_CHOSEN)
     np.testing.assert_allclose(np.asarray(got), jref.hessian(f_jax)(_X), rtol=1e-10, atol=1e-12)
     assert _array_api_sum.__defaults__ == (np,)  # restored
 
@@ -303,11 +316,11 @@ def _expm_jacobian(shape):
 
 
 @pytest.mark.parametrize(
-    "shape, scale",
-    [((3, 3), 0.1), ((3, 3), 20.0), ((2, 2, 2), 1.0)],
+    "shape, scale, method",  # method: the choice's (_CHOSEN)
+    [((3, 3), 0.1, "forward"), ((3, 3), 20.0, "forward"), ((2, 2, 2), 1.0, "markowitz")],
     ids=["unscaled", "squared", "stack"],
 )
-def test_scipy_linalg_expm_equals_jax(shape, scale):
+def test_scipy_linalg_expm_equals_jax(shape, scale, method):
     """``scipy.linalg.expm`` by scaling and squaring with Padé's [13/13] (it was refused):
     values within 1e-12 of scipy's (whose degree and squarings differ), the Jacobian of
     JAX's ``expm`` (the same approximant) at norms needing no squaring, several, and for a
@@ -315,7 +328,7 @@ def test_scipy_linalg_expm_equals_jax(shape, scale):
     sl = pytest.importorskip("scipy.linalg")
     x = np.random.default_rng(1).standard_normal(int(np.prod(shape))) * scale
     fn = dgraph.make_function(
-        lambda x: sl.expm(x.reshape(shape)).ravel(), "value_and_jacobian", point=[x]
+        lambda x: sl.expm(x.reshape(shape)).ravel(), "value_and_jacobian", point=[x], method=method
     )
     value, J = fn(x)
     assert fn.generated.verified
@@ -332,4 +345,5 @@ def test_scipy_linalg_expm_hessian_equals_jax():
         lambda x: np.sum(sl.expm(x.reshape(3, 3)) ** 2),
         lambda x: jnp.sum(_expm_jax(x, (3, 3)) ** 2),
         x,
+        method="reverse",  # the choice's (_CHOSEN)
     )

@@ -179,24 +179,40 @@ SPECIAL_POINTS = np.array([-np.inf, -3.0, -2.5, -1.0, -0.5, -0.0, 0.0, 1e-300, 0
 SPECIAL_SHAPES = {"0-d": (), "1-d": (15,), "n-d": (3, 5)}
 
 
-@pytest.mark.parametrize("shape", sorted(SPECIAL_SHAPES))
-@pytest.mark.parametrize(
-    "name",
-    ["sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "logistic",
-     "erf", "erfc", "erf_inv", "lgamma", "digamma", "bessel_i0e", "bessel_i1e"],
-)  # fmt: skip
-def test_elementary_and_special_functions_by_numpy_are_lax_s(name, shape):
-    """Each elementwise function NumPy or SciPy runs equals ``lax``'s on 0-d, 1-d and n-d
-    operands, at poles, infinities, signed zeros and NaN too (the same NaN and infinities;
-    values to lgamma's and digamma's 2e-14, lgamma(2) within 9e-16 of 0 in lax)."""
+SPECIAL_NAMES = ["sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "cbrt",
+                 "logistic", "erf", "erfc", "erf_inv", "lgamma", "digamma", "bessel_i0e",
+                 "bessel_i1e"]  # fmt: skip
+
+
+def _special_point(name: str, shape: str) -> np.ndarray:
     size = SPECIAL_SHAPES[shape]
     x = SPECIAL_POINTS[6] + 0.7 if not size else SPECIAL_POINTS.reshape(size)
     if name in ("asin", "acos", "atanh", "erf_inv"):  # inside their domain too
         x = np.concatenate([np.ravel(x), [-0.9, 0.3, 0.99]])[: np.size(x)].reshape(np.shape(x))
+    return x
+
+
+@functools.cache
+def _lax_values(shape: str) -> dict[str, np.ndarray]:
+    """``lax``'s value of each of :data:`SPECIAL_NAMES` at its point of ``shape``, as one
+    jitted program per shape (each function called eagerly compiled its own: 51 compiles,
+    now 3)."""
+    points = {name: _special_point(name, shape) for name in SPECIAL_NAMES}
     with x64(jax):
-        f = getattr(lax, name)
-        closed = jax.make_jaxpr(f)(x)
-        want = np.asarray(f(x))
+        values = jax.jit(lambda xs: {n: getattr(lax, n)(x) for n, x in xs.items()})(points)
+    return {name: np.asarray(value) for name, value in values.items()}
+
+
+@pytest.mark.parametrize("shape", sorted(SPECIAL_SHAPES))
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_elementary_and_special_functions_by_numpy_are_lax_s(name, shape):
+    """Each elementwise function NumPy or SciPy runs equals ``lax``'s on 0-d, 1-d and n-d
+    operands, at poles, infinities, signed zeros and NaN too (the same NaN and infinities;
+    values to lgamma's and digamma's 2e-14, lgamma(2) within 9e-16 of 0 in lax)."""
+    x = _special_point(name, shape)
+    with x64(jax):
+        closed = jax.make_jaxpr(getattr(lax, name))(x)
+    want = _lax_values(shape)[name]
     (eqn,) = closed.jaxpr.eqns
     (got,) = numpy_equation(eqn, [x])
     assert got.shape == want.shape and got.dtype == want.dtype
@@ -249,16 +265,23 @@ EDGES = np.array([-np.inf, -2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 0.4999999
                   3.7, np.inf, np.nan])  # fmt: skip
 
 
-def _lax_s(f, *args):
-    """``f``'s program by NumPy alone (nothing bound in JAX) and by lax at ``args``."""
+def _by_numpy(f, *args):
+    """``f``'s program by NumPy alone (nothing bound in JAX) at ``args``."""
     from dgraph.frontends.jaxpr_numpy import numpy_program
 
     with x64(jax):
         closed = jax.make_jaxpr(f)(*args)
-        want = [np.asarray(w) for w in jax.tree_util.tree_leaves(f(*args))]
     assert numpy_program(closed.jaxpr), closed
     got = run_eagerly(closed.jaxpr, closed.consts, list(args))
     assert all(isinstance(g, np.ndarray) for g in got)
+    return got
+
+
+def _lax_s(f, *args):
+    """``f``'s program by NumPy alone (:func:`_by_numpy`) and by lax at ``args``."""
+    got = _by_numpy(f, *args)
+    with x64(jax):
+        want = [np.asarray(w) for w in jax.tree_util.tree_leaves(f(*args))]
     return got, want
 
 
@@ -273,17 +296,42 @@ def test_round_is_lax_s_at_halves(shape, method):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin"])
+CUMULATIVE = ["cumsum", "cumprod", "cummax", "cummin"]
+_CUMULATED = np.array([[[0.5, -1.5, 2.0], [np.nan, 3.0, 3.0]],
+                       [[1.25, 1.25, -0.5], [2.0, -4.0, 0.75]]])  # fmt: skip
+CUMULATED = [(_CUMULATED[1, 1], 0), (_CUMULATED, 1), (_CUMULATED, 2),
+             (np.arange(-3, 9).reshape(3, 4), 0)]  # fmt: skip
+
+
+@functools.cache
+def _cumulated_by_lax() -> dict[tuple[str, bool, int], np.ndarray]:
+    """``lax``'s cumulative reductions of :data:`CUMULATED` (by name, reverse, operand),
+    as one jitted program (one compile, where each call run eagerly compiled its own)."""
+
+    def program(operands):
+        out = {}
+        for name in CUMULATIVE:
+            for reverse in (False, True):
+                for k, (a, (_, axis)) in enumerate(zip(operands, CUMULATED, strict=True)):
+                    out[name, reverse, k] = getattr(lax, name)(a, axis=axis, reverse=reverse)
+        return out
+
+    with x64(jax):
+        found = jax.jit(program)([a for a, _ in CUMULATED])
+    return {key: np.asarray(value) for key, value in found.items()}
+
+
+@pytest.mark.parametrize("name", CUMULATIVE)
 @pytest.mark.parametrize("reverse", [False, True])
 def test_cumulative_reductions_are_lax_s(name, reverse):
     """Along an axis of a 1-d and a 3-d operand, forwards and reversed, NaN and ties too;
     integers exactly."""
     f = getattr(lax, name)
-    x = np.array([[[0.5, -1.5, 2.0], [np.nan, 3.0, 3.0]], [[1.25, 1.25, -0.5], [2.0, -4.0, 0.75]]])
-    for a, axis in [(x[1, 1], 0), (x, 1), (x, 2), (np.arange(-3, 9).reshape(3, 4), 0)]:
-        got, want = _lax_s(lambda a, axis=axis: f(a, axis=axis, reverse=reverse), a)
-        assert got[0].dtype == want[0].dtype
-        np.testing.assert_allclose(got[0], want[0], rtol=1e-15, atol=0)
+    for k, (a, axis) in enumerate(CUMULATED):
+        got = _by_numpy(lambda a, axis=axis: f(a, axis=axis, reverse=reverse), a)
+        want = _cumulated_by_lax()[name, reverse, k]
+        assert got[0].dtype == want.dtype
+        np.testing.assert_allclose(got[0], want, rtol=1e-15, atol=0)
 
 
 def test_total_order_comparisons_are_lax_s():

@@ -167,25 +167,31 @@ UFUNC_PAIRS = {  # also at a 0-d input
 }  # fmt: skip
 
 
-def _hessian_vs_jax(f, g, *points) -> None:
+def _hessian_vs_jax(f, g, *points, method: str | None = None) -> None:
     """At the array level (main took some of these at the element level only, one vertex
     per entry), then the Hessian, at each of ``points``: JAX's Hessians at all of them
-    in one jitted program (one compile, not one per point)."""
+    in one jitted program (one compile, not one per point). ``method``: the one
+    make_function's choice gives the Hessian (the same generated text), named so that the
+    tests, of the frontend, do not build and cost every candidate's program (the choice
+    is codegen's, tests/test_codegen_choice.py)."""
     hessian = jax.hessian(lambda x: jnp.sum(g(x)))
     with jax.enable_x64(True):
         wants = jax.jit(lambda xs: [hessian(x) for x in xs])([jnp.asarray(x) for x in points])
     for x, want in zip(points, wants, strict=True):
         assert from_function(lambda x: np.sum(f(x)), sizes=[x.shape], level="array").is_tensor
-        made = dgraph.hessian(lambda x: np.sum(f(x)), x, sparse=True)
+        made = dgraph.hessian(lambda x: np.sum(f(x)), x, sparse=True, method=method)
         got = made(x).toarray()
         assert made.generated.verified
         np.testing.assert_allclose(got, np.asarray(want).reshape(got.shape), rtol=1e-11, atol=1e-12)
 
 
+HESSIAN_METHODS = {"triu_tril": "reverse", "vdot_inner": "markowitz"}  # the others' is forward
+
+
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_composite_hessians_equal_jax(name: str) -> None:
     f, g = PAIRS[name]
-    _hessian_vs_jax(f, g, np.linspace(-0.8, 1.1, 9))
+    _hessian_vs_jax(f, g, np.linspace(-0.8, 1.1, 9), method=HESSIAN_METHODS.get(name, "forward"))
 
 
 @pytest.mark.parametrize("name", sorted(ARRAY_API_PAIRS))
@@ -200,7 +206,7 @@ def test_array_api_names_equal_jax(name: str) -> None:
     with jax.enable_x64(True):
         want = jax.jit(jax.value_and_grad(lambda x: jnp.sum(g(x))))(jnp.asarray(x))
     graph = from_function(lambda x: np.sum(f(x)), sizes=[x.shape], level="array")
-    made = dgraph.make_function(graph, "value_and_jacobian")
+    made = dgraph.make_function(graph, "value_and_jacobian", method="reverse")  # the choice's
     value, gradient = made(x)
     assert made.generated.verified
     np.testing.assert_allclose(value, float(want[0]), rtol=1e-13)
@@ -211,7 +217,12 @@ def test_array_api_names_equal_jax(name: str) -> None:
 def test_composite_ufuncs_equal_jax_at_0d_1d_2d(name: str) -> None:
     f, g = UFUNC_PAIRS[name]
     _hessian_vs_jax(
-        f, g, np.array(0.7), np.linspace(-0.8, 1.1, 5), np.linspace(-0.9, 0.6, 6).reshape(2, 3)
+        f,
+        g,
+        np.array(0.7),
+        np.linspace(-0.8, 1.1, 5),
+        np.linspace(-0.9, 0.6, 6).reshape(2, 3),
+        method="forward",  # the choice's
     )
 
 
@@ -221,14 +232,14 @@ def test_sinc_equals_jax_at_0d_1d_2d_and_at_zero(monkeypatch) -> None:
     half its digits) against mpmath's; a 2-d argument of a broadcast difference."""
     f, g = _both(lambda m, x: m.sinc(x) * (1.0 + x) + m.sinc(0.5 * x**2) ** 2)
     _hessian_vs_jax(f, g, np.array(0.7), np.array(0.0), np.array([-0.8, 0.0, 0.45, 1.1, 2.0]),
-                    np.linspace(-0.9, 0.7, 6).reshape(2, 3))  # fmt: skip
+                    np.linspace(-0.9, 0.7, 6).reshape(2, 3), method="markowitz")  # fmt: skip
     shifted = _both(lambda m, x: m.sinc(x[:, None] - m.arange(3.0)[None, :] + x[0]) @ x[:3])
-    _hessian_vs_jax(*shifted, np.array([0.3, -1.2, 0.6, 2.0]))
+    _hessian_vs_jax(*shifted, np.array([0.3, -1.2, 0.6, 2.0]), method="markowitz")
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 40
     s = lambda t: mpmath.sin(mpmath.pi * t) / (mpmath.pi * t) if t else mpmath.mpf(1)  # noqa: E731
     near = np.array([1e-4, -3e-4, 2e-5])
-    got = np.diag(dgraph.hessian(lambda x: np.sum(f(x)), near)(near))
+    got = np.diag(dgraph.hessian(lambda x: np.sum(f(x)), near, method="markowitz")(near))
     want = [float(mpmath.diff(lambda t: s(t) * (1 + t) + s(t**2 / 2) ** 2, t, 2)) for t in near]
     np.testing.assert_allclose(got, want, rtol=1e-12)
     from dgraph.frontends import array_tracer
@@ -264,7 +275,7 @@ def test_polynomial_polyval_equals_jax_in_each_import_form(monkeypatch) -> None:
                 + jnp.polyval(c[::-1], x[0]) ** 2 + jnp.polyval(x[2:5][::-1], 0.3)
                 + jnp.sum(rows * jnp.arange(6.0).reshape(2, 3)))  # fmt: skip
 
-    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9))
+    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 9), method="forward")
     from dgraph.frontends import numpy_composites
 
     right = numpy_composites.POLYNOMIAL["polyval"]
@@ -290,7 +301,7 @@ def test_polyder_equals_jax_in_both_orders(monkeypatch) -> None:
         return (jnp.polyval(jnp.polyder(x), t) ** 2 + jnp.polyval(jnp.polyder(x, 2), t)
                 + jnp.polyval(jnp.polyder(x[::-1], 2) * 0.25, t) * jnp.sin(t))  # fmt: skip
 
-    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 7))
+    _hessian_vs_jax(body, reference, np.linspace(-0.8, 1.1, 7), method="forward")
     from dgraph.frontends import numpy_composites
 
     monkeypatch.setitem(numpy_composites.POLYNOMIAL, "polyder", lambda c, m=1, scl=1: c[1:])
@@ -321,7 +332,7 @@ def test_svd_and_pinv_equal_jax(monkeypatch) -> None:
     f, g = _both(body)
     x = np.linspace(-0.8, 1.1, 12)
     assert from_function(f, sizes=[x.shape], level="array").is_tensor
-    made = dgraph.hessian(f, x)
+    made = dgraph.hessian(f, x, method="forward")  # the choice's
     with jax.enable_x64(True):
         want = np.asarray(jref.hessian(g)(jnp.asarray(x)))
     assert made.generated.verified
@@ -341,7 +352,7 @@ def test_svd_and_pinv_equal_jax(monkeypatch) -> None:
 
 def test_heaviside_values_at_zero_and_nan() -> None:
     f = dgraph.make_function(lambda x: np.heaviside(x, 0.25) * x, "value_and_jacobian",
-                             point=[np.array([-1.0, 0.5, 2.0])])  # fmt: skip
+                             point=[np.array([-1.0, 0.5, 2.0])], method="forward")  # fmt: skip
     value, _ = f(np.array([-1.0, 0.0, np.nan]))
     np.testing.assert_array_equal(value, np.heaviside([-1.0, 0.0, np.nan], 0.25) * [-1, 0, np.nan])
 
@@ -399,7 +410,7 @@ def test_orthogonal_series_of_traced_coefficients_and_points() -> None:
 
     c, x = np.array([0.4, -1.3, 0.8, 0.25, -0.6]), np.array([0.3, -0.2, 0.7])
     graph = from_function(f, sizes=[5, 3], level="array", point=[c, x])
-    made = dgraph.make_function(graph, "value_and_jacobian")
+    made = dgraph.make_function(graph, "value_and_jacobian", method="reverse")  # the choice's
     value, (dc, dx) = made(c, x)
     assert made.generated.verified
     for k in range(len(SERIES)):
@@ -419,7 +430,8 @@ def test_orthogonal_series_in_each_import_form() -> None:
         return chebyshev.chebval(x, c) * legval(x, c)
 
     c, x = np.array([0.4, -1.3, 0.8]), np.array([0.3, -0.2])
-    made = dgraph.make_function(from_function(f, sizes=[3, 2], level="array", point=[c, x]))
+    graph = from_function(f, sizes=[3, 2], level="array", point=[c, x])
+    made = dgraph.make_function(graph, method="reverse")  # the choice's
     dc, _ = made(c, x)
     a, b = chebyshev.chebval(x, c), legval(x, c)
     want = (
@@ -448,7 +460,9 @@ def test_writes_in_place_against_differences() -> None:
     NumPy's values, the Jacobian central differences' of NumPy's own function."""
     x = np.linspace(-0.8, 1.1, 9)
     made = dgraph.make_function(
-        from_function(_written_in_place, sizes=[9], level="array"), "value_and_jacobian"
+        from_function(_written_in_place, sizes=[9], level="array"),
+        "value_and_jacobian",
+        method="forward",  # the choice's
     )
     value, got = made(x)
     np.testing.assert_allclose(value, _written_in_place(x), rtol=1e-14)

@@ -137,15 +137,50 @@ def _weighted(f):
     return s
 
 
+METHODS = {  # (Jacobian's, Hessian's): the methods make_function's choice gives each
+    # case (the same generated text), named so that the tests, of the frontend, do not
+    # build and cost every candidate's program (the choice is tests/test_codegen_choice.py's)
+    ("power_spectrum", 8): ("reverse", "markowitz"),
+    ("power_spectrum", 9): ("reverse", "markowitz"),
+    ("spectral_derivative", 8): ("reverse", "forward"),
+    ("spectral_derivative", 9): ("reverse", "forward"),
+    ("round_trip", 8): ("forward", "forward"),
+    ("round_trip", 9): ("forward", "forward"),
+    ("packed_state", 8): ("markowitz", "markowitz"),
+    ("packed_state", 9): ("markowitz", "markowitz"),
+    ("shifted_frequencies", 8): ("reverse", "forward"),
+    ("shifted_frequencies", 9): ("reverse", "forward"),
+    ("norms_and_lengths", 8): ("reverse", "markowitz"),
+    ("norms_and_lengths", 9): ("reverse", "markowitz"),
+    ("mixed_operations", 8): ("markowitz", "reverse"),
+    ("mixed_operations", 9): ("forward", "reverse"),
+    ("spectrum_2d", 12): ("reverse", "markowitz"),
+    ("inverse_2d", 12): ("forward", "forward"),
+    ("real_2d", 12): ("reverse", "markowitz"),
+    ("along_axis_0", 12): ("reverse", "forward"),
+}
+
+
+@functools.cache
+def _references(name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``jax.jacfwd`` of the case and ``jax.hessian`` of its :func:`_weighted` sum at
+    :func:`_point`, in doubles, as one jitted program (one compile for both tests of the
+    case, not one each: the references of the file 3.7-3.8 -> 3.1-3.2 CPU-s)."""
+    f = _case(name)(jnp)
+    jacobian, hessian = jax.jacfwd(f), jax.hessian(_weighted(f))
+    with jax.enable_x64(True):
+        both = jax.jit(lambda x: (jacobian(x), hessian(x)))(jnp.asarray(_point(n)))
+    return np.asarray(both[0]), np.asarray(both[1])
+
+
 @pytest.mark.parametrize(("name", "n"), PARAMS)
 def test_jacobian_equals_jax(name, n):
     make = _case(name)
     x = _point(n)
     g = from_function(make(np), sizes=[n], level="array", point=[x])  # values checked there
-    J = dgraph.make_function(g, "jacobian")
+    J = dgraph.make_function(g, "jacobian", method=METHODS[name, n][0])
     assert J.generated.verified
-    with jax.enable_x64(True):
-        want = np.asarray(jref.jacfwd(make(jnp))(jnp.asarray(x)))
+    want = _references(name, n)[0]
     got = np.asarray(J(x))
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-11, atol=1e-11)
 
@@ -163,8 +198,7 @@ def test_element_level_jacobian_equals_jax(name):
     x = _point(8)
     J = dgraph.make_function(CASES[name](np), "jacobian", point=(x,), method=CHOSEN[name])
     assert J.generated.verified
-    with jax.enable_x64(True):
-        want = np.asarray(jref.jacfwd(CASES[name](jnp))(jnp.asarray(x)))
+    want = _references(name, 8)[0]
     np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-11, atol=1e-11)
 
 
@@ -172,10 +206,9 @@ def test_element_level_jacobian_equals_jax(name):
 def test_hessian_equals_jax(name, n):
     make = _case(name)
     x = _point(n)
-    H = dgraph.make_function(_weighted(make(np)), "hessian", point=(x,))
+    H = dgraph.make_function(_weighted(make(np)), "hessian", point=(x,), method=METHODS[name, n][1])
     assert H.generated.verified
-    with jax.enable_x64(True):
-        want = np.asarray(jref.hessian(_weighted(make(jnp)))(jnp.asarray(x)))
+    want = _references(name, n)[1]
     np.testing.assert_allclose(np.asarray(H(x)), want, rtol=1e-10, atol=1e-10)
 
 

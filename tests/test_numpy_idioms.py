@@ -38,7 +38,7 @@ def _dense(h):
 # same generated text), named so that no call builds and compares every candidate's
 # program: the choice is codegen's (tests/test_codegen_choice.py). rosen's Hessian, read
 # at the element level, is a Jacobian of its gradient's graph chosen the same way.
-HESSIAN_CHOSEN = {"rosen": "symbolic"}
+HESSIAN_CHOSEN = {"rosen": "symbolic", "as_float": "markowitz"}  # the other Hessians too
 
 
 @pytest.mark.parametrize("f", [as_float, rosen], ids=["asarray-float", "scipy-rosen"])
@@ -64,7 +64,9 @@ def test_a_written_copy_is_its_own_array():
     expected[0, :] *= 2.0
     expected[:, 0] *= 2.0
     expected[0, 0] += 2.0
-    np.testing.assert_allclose(_dense(dgraph.hessian(copies_then_writes, _X)(_X)), expected)
+    np.testing.assert_allclose(
+        _dense(dgraph.hessian(copies_then_writes, _X, method="markowitz")(_X)), expected
+    )
 
 
 def test_an_integer_asarray_is_refused_in_one_line():
@@ -114,7 +116,7 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
         logistic_by_dot, "jacobian", "python", point=[w], method="layers"
     )
     np.testing.assert_allclose(np.ravel(gradient(w)), jref.jacobian(ref)(w), rtol=1e-12)
-    H = _dense(dgraph.hessian(logistic_by_dot, w)(w))
+    H = _dense(dgraph.hessian(logistic_by_dot, w, method="markowitz")(w))
     np.testing.assert_allclose(H, jref.hessian(ref)(w), rtol=1e-12, atol=1e-14)
 
     X = _A.copy()
@@ -173,14 +175,16 @@ def _jax_derivatives(ref, x):
     return float(value), np.asarray(grad), np.asarray(hessian)
 
 
-def _assert_like_jax(f, ref, x, method):
-    """``f``'s value, dgraph's gradient (by ``method``, the choice's) and Hessian of it at
-    ``x`` equal JAX's of ``ref``."""
+def _assert_like_jax(f, ref, x, method, hessian_method):
+    """``f``'s value, dgraph's gradient (by ``method``, the choice's) and Hessian of it (by
+    ``hessian_method``, the choice's) at ``x`` equal JAX's of ``ref``."""
     value, gradient, hessian = _jax_derivatives(ref, x)
     assert f(x) == pytest.approx(value, rel=1e-14)
     g = dgraph.make_function(f, "jacobian", "python", point=[x], method=method)
     np.testing.assert_allclose(np.ravel(g(x)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, x)(x)), hessian, atol=1e-13)
+    np.testing.assert_allclose(
+        _dense(dgraph.hessian(f, x, method=hessian_method)(x)), hessian, atol=1e-13
+    )
 
 
 def test_log_ndtr_is_log_phi_in_every_piece():
@@ -200,9 +204,9 @@ def test_log_ndtr_is_log_phi_in_every_piece():
     def d(t, k):
         return float(mpmath.diff(lambda s: mpmath.log(mpmath.ncdf(s)), t, k))
 
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    g = dgraph.make_function(f, "jacobian", "python", point=[x], method="markowitz")
     np.testing.assert_allclose(np.ravel(g(x)), [d(t, 1) for t in x], rtol=1e-13)
-    H = _dense(dgraph.hessian(f, x)(x))
+    H = _dense(dgraph.hessian(f, x, method="forward")(x))
     np.testing.assert_allclose(np.diag(H), [d(t, 2) for t in x], rtol=1e-12)
     assert np.count_nonzero(H - np.diag(np.diag(H))) == 0
 
@@ -225,7 +229,7 @@ def test_lists_of_traced_scalars_reduced_as_numpy_and_math_do():
         return 2.0 * jnp.sum((x[:4] * x[2:]) ** 2 + 0.5 * x[:4] * x[1:5]) + jnp.sum(jnp.sin(x))
 
     x = np.array([0.3, -0.6, 0.2, 0.9, -0.4, 0.7])
-    _assert_like_jax(f, ref, x, "paths")
+    _assert_like_jax(f, ref, x, "paths", "markowitz")
 
 
 def test_accumulate_and_vector_and_matrix_norms():
@@ -252,7 +256,9 @@ def test_accumulate_and_vector_and_matrix_norms():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x, "paths")  # the choice's method (comparing its candidates: 2.9 s)
+    _assert_like_jax(
+        f, ref, x, "paths", "reverse"
+    )  # the choice's method (comparing its candidates: 2.9 s)
 
 
 def test_ufunc_reduce_of_arrays_and_of_lists():
@@ -281,7 +287,7 @@ def test_ufunc_reduce_of_arrays_and_of_lists():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x, "forward")
+    _assert_like_jax(f, ref, x, "forward", "forward")
 
 
 def test_det_of_stacks_of_small_matrices():
@@ -307,7 +313,7 @@ def test_det_of_stacks_of_small_matrices():
 
     want = jref.jacobian(ref)(x)  # the gradient
     np.testing.assert_allclose(np.ravel(g(x)), want, rtol=1e-12)
-    H = _dense(dgraph.hessian(lambda x: body(np, x), x)(x))
+    H = _dense(dgraph.hessian(lambda x: body(np, x), x, method="markowitz")(x))
     np.testing.assert_allclose(H, jref.hessian(ref)(x), atol=1e-12)
 
 
@@ -325,7 +331,7 @@ def test_builtin_sum_of_a_traced_array_is_one_reduction():
     x = np.linspace(-0.5, 1.5, 60)
     graph = from_python(tutorial, sizes=[60], level="array")
     assert len(graph.order()) < 20
-    H = dgraph.hessian(tutorial, x, sparse=True)(x)
+    H = dgraph.hessian(tutorial, x, sparse=True, method="markowitz")(x)
     assert H.nnz == 3 * 60 - 2
     np.testing.assert_allclose(H.toarray(), rosen_hess(x), rtol=1e-12)
 
@@ -361,7 +367,9 @@ def test_np_vectorize_of_an_elementwise_function_reads_it_once():
     assert f(w) == pytest.approx(value, rel=1e-14)
     g = dgraph.make_function(f, "jacobian", "python", point=[w], method="reverse")
     np.testing.assert_allclose(np.ravel(g(w)), gradient, rtol=1e-12)
-    np.testing.assert_allclose(_dense(dgraph.hessian(f, w)(w)), hessian, atol=1e-13)
+    np.testing.assert_allclose(
+        _dense(dgraph.hessian(f, w, method="markowitz")(w)), hessian, atol=1e-13
+    )
 
     def summing(w):
         return np.sum(np.vectorize(lambda t: t * np.sum(t))(w))
@@ -398,12 +406,12 @@ def test_running_extremes_take_log_rounds(shape, axis):
 
     g = from_function(f, sizes=[(size,)], level="array")
     assert len(g.vertices) < 60  # main: more than 2 × the axis length
-    G = dgraph.make_function(f, "jacobian", point=[x])
+    G = dgraph.make_function(f, "jacobian", point=[x], method="reverse")
     with jax.enable_x64(True):
         want_g = np.asarray(jref.jacrev(twin)(jnp.asarray(x)))
     np.testing.assert_allclose(np.asarray(G(x)).ravel(), want_g, rtol=1e-11, atol=1e-12)
     if len(shape) == 1:  # the Hessian once (the rounds are the same along any axis)
-        H = dgraph.hessian(f, x)
+        H = dgraph.hessian(f, x, method="markowitz")
         with jax.enable_x64(True):
             want_h = np.asarray(jref.hessian(twin)(jnp.asarray(x)))
         np.testing.assert_allclose(np.asarray(H(x)), want_h, rtol=1e-11, atol=1e-12)
@@ -427,7 +435,9 @@ def test_a_product_with_a_constant_of_zeros_is_zeros():
 
     x = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
     want = np.asarray(jref.hessian(program(jnp))(jnp.asarray(x)))
-    np.testing.assert_allclose(dgraph.hessian(program(np), x)(x), want, atol=1e-12)
+    np.testing.assert_allclose(
+        dgraph.hessian(program(np), x, method="markowitz")(x), want, atol=1e-12
+    )
 
 
 def reshape_order_none_and_cell_fraction(x):
@@ -451,7 +461,7 @@ def test_reshape_order_none_and_whole_casts_of_passive_values():
         return jnp.sum(square**2) + jnp.sum(frac**3 * x) + jnp.sum(jnp.ceil(x) * x**2)
 
     x = np.array([0.3, -0.7, 1.1, 0.45])
-    H = dgraph.hessian(reshape_order_none_and_cell_fraction, x)(x)
+    H = dgraph.hessian(reshape_order_none_and_cell_fraction, x, method="markowitz")(x)
     np.testing.assert_allclose(H, np.asarray(jref.hessian(ref)(jnp.asarray(x))), rtol=1e-10)
 
 
@@ -475,10 +485,10 @@ def test_a_cast_to_int_of_a_value_not_known_whole_rounds_toward_zero():
     ``convert_element_type`` reads (both were refused: 'astype(int64) on an array that
     depends on the inputs is not supported'); the cells are read at each call."""
     x = np.array([0.4, -2.0, 3.0])
-    J = dgraph.make_function(cast_of_a_sign_product, "jacobian", point=[x])(x)
+    J = dgraph.make_function(cast_of_a_sign_product, "jacobian", point=[x], method="forward")(x)
     np.testing.assert_array_equal(np.ravel(J), [1.0, -1.0, 1.0])
     t = np.array([0.05, 0.37, 0.81, -0.2, 1.3])
-    G = dgraph.make_function(lookup_table, "jacobian", point=[t])
+    G = dgraph.make_function(lookup_table, "jacobian", point=[t], method="markowitz")
     for p in (t, np.array([0.15, 0.77, 0.11, 0.62, 0.9])):  # other cells at the second
         i = np.clip((p * 10).astype(int), 0, 9)
         w = p * 10 - i
@@ -497,9 +507,9 @@ def test_a_truncated_rounding_s_derivative_is_its_value():
     two ``Subs`` of a floor's derivative raised sympy's TypeError before (issue 55's
     survey37a). The Jacobian is the truncated values, the Hessian zero."""
     x = np.array([0.26, 1.73, -0.44, 2.96])
-    J = dgraph.make_function(truncated_rounding, "jacobian", point=[x])(x)
+    J = dgraph.make_function(truncated_rounding, "jacobian", point=[x], method="forward")(x)
     np.testing.assert_array_equal(np.ravel(J), np.round(x, 1).astype(int).astype(float))
-    H = dgraph.hessian(truncated_rounding, x)(x)
+    H = dgraph.hessian(truncated_rounding, x, method="forward")(x)
     np.testing.assert_array_equal(H, np.zeros((4, 4)))
 
 
@@ -544,7 +554,7 @@ def test_array_api_norms_a_count_of_nonzeros_and_ldexp():
         )  # fmt: skip
 
     x = np.array([0.3, -1.2, 0.7, 2.0, -0.4, 1.1])
-    _assert_like_jax(f, ref, x, "paths")
+    _assert_like_jax(f, ref, x, "paths", "reverse")
 
 
 def test_a_literal_float_zero_in_the_program_prints():
@@ -552,7 +562,9 @@ def test_a_literal_float_zero_in_the_program_prints():
     unequal to 0 since SymPy 1.13: it was refused as 'constant 0.0 is beyond the range of a
     double' (``np.block`` with ``np.eye(2) * x[0]`` too)."""
     x = np.array([0.31, 0.72, 0.45])
-    J = dgraph.make_function(lambda x: np.insert(x, 1, 0.0) ** 2, "jacobian", point=[x])(x)
+    J = dgraph.make_function(
+        lambda x: np.insert(x, 1, 0.0) ** 2, "jacobian", point=[x], method="forward"
+    )(x)
     want = np.zeros((4, 3))
     want[[0, 2, 3], [0, 1, 2]] = 2 * x
     np.testing.assert_array_equal(np.reshape(J, (4, 3)), want)
@@ -605,5 +617,5 @@ def test_a_helper_in_a_default_argument_and_vander_block_insert_read():
     for f, ref in ((loss_with_a_default_helper, softmax_loss), (vander_block_insert, vbi)):
         with jax.enable_x64(True):
             want = np.asarray(jref.hessian(ref)(jnp.asarray(x)))
-        H = dgraph.hessian(f, x)
+        H = dgraph.hessian(f, x, method="forward")
         np.testing.assert_allclose(H(x), want, rtol=1e-12, atol=1e-12)

@@ -17,16 +17,20 @@ from tests import jax_reference as jref
 jax.config.update("jax_enable_x64", True)
 
 
-def _jacobian(f, x):
-    made = dgraph.make_function(f, "jacobian", point=[x])
+def _jacobian(f, x, method):
+    """The Jacobian made with ``method``: the one make_function's choice gives each program
+    (the same generated text; the choice is codegen's, tests/test_codegen_choice.py), so
+    that the tests do not build and cost every candidate's program (the Hessians below
+    name theirs too)."""
+    made = dgraph.make_function(f, "jacobian", point=[x], method=method)
     try:
         return np.asarray(made(x))
     except ValueError:  # a graph of scalars: one flat vector
         return np.asarray(made(x.ravel()))
 
 
-def _check(f, ref, x):
-    got = _jacobian(f, x)
+def _check(f, ref, x, method):
+    got = _jacobian(f, x, method)
     want = np.asarray(jref.jacfwd(ref)(jnp.asarray(x)))
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-10, atol=1e-12)
 
@@ -53,14 +57,14 @@ def ramp_ref(x):
 
 def test_piecewise_of_a_computed_condition():
     r = np.array([0.7, 1.2, 1.9, 2.3, 3.0])
-    _check(morse, morse_ref, r)
-    H = dgraph.hessian(lambda r: np.sum(morse(r)), r)(r)
+    _check(morse, morse_ref, r, "symbolic")
+    H = dgraph.hessian(lambda r: np.sum(morse(r)), r, method="markowitz")(r)
     want = jref.hessian(lambda r: jnp.sum(morse_ref(r)))(jnp.asarray(r))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
 
 
 def test_piecewise_order_and_otherwise():
-    _check(ramp, ramp_ref, np.array([-1.0, -0.3, 0.2, 0.4, 0.7, 1.1]))
+    _check(ramp, ramp_ref, np.array([-1.0, -0.3, 0.2, 0.4, 0.7, 1.1]), "symbolic")
 
 
 def trimmed(X):
@@ -92,9 +96,9 @@ def sorted_vector_ref(x):
 
 def test_take_along_axis():
     X = np.array([[0.3, -1.2, 0.8, 0.1], [1.5, 0.2, -0.4, 0.9], [0.0, 0.6, -0.7, 1.1]])
-    _check(trimmed, trimmed_ref, X)
-    _check(gathered, gathered_ref, X[:2, :3])
-    _check(sorted_vector, sorted_vector_ref, np.array([0.1, 2.0, -1.3, 0.7, 3.0]))
+    _check(trimmed, trimmed_ref, X, "forward")
+    _check(gathered, gathered_ref, X[:2, :3], "forward")
+    _check(sorted_vector, sorted_vector_ref, np.array([0.1, 2.0, -1.3, 0.7, 3.0]), "forward")
 
 
 def rolling(x):
@@ -118,8 +122,8 @@ def windows_2d_ref(X):  # out[i, j] = sum of X[i + a, j + b] ** 2 over a, b in {
 
 
 def test_sliding_window_view():
-    _check(rolling, rolling_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5, 0.2]))
-    _check(windows_2d, windows_2d_ref, np.arange(12.0).reshape(3, 4) / 7)
+    _check(rolling, rolling_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5, 0.2]), "reverse")
+    _check(windows_2d, windows_2d_ref, np.arange(12.0).reshape(3, 4) / 7, "forward")
 
 
 XP = np.linspace(0.0, 1.0, 5)
@@ -151,9 +155,9 @@ def first_axis_pairs_ref(F):
 
 def test_apply_along_axis():
     F = np.random.default_rng(3).normal(size=(3, 5))
-    _check(resampled, resampled_ref, F[:2])
-    _check(column_norms, column_norms_ref, F)
-    _check(first_axis_pairs, first_axis_pairs_ref, F)
+    _check(resampled, resampled_ref, F[:2], "forward")
+    _check(column_norms, column_norms_ref, F, "paths")
+    _check(first_axis_pairs, first_axis_pairs_ref, F, "forward")
 
 
 def reduced_piece(x):
@@ -194,7 +198,7 @@ def bounded_lookup_ref(fp):
 
 
 def test_interp_of_traced_values():
-    _check(bounded_lookup, bounded_lookup_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5]))
+    _check(bounded_lookup, bounded_lookup_ref, np.array([0.3, -1.2, 0.8, 0.1, 1.5]), "forward")
 
 
 def learned_lookup(z):  # a learned table: queries and the values both traced
@@ -213,7 +217,7 @@ def test_interp_of_traced_queries_and_values():
     depend on the inputs"); each segment's slope is affine in fp now. Queries inside,
     below and beyond XP, on a knot's left side."""
     z = np.concatenate([[0.05, 0.33, -0.3, 1.2], [0.3, -1.2, 0.8, 0.1, 1.5]])
-    _check(learned_lookup, learned_lookup_ref, z)
+    _check(learned_lookup, learned_lookup_ref, z, "reverse")
 
 
 KNOTS = np.array([0.0, 0.2, 0.5, 0.7, 0.9, 1.0])
@@ -245,8 +249,8 @@ def test_a_spline_reads_tables_at_positions_from_searchsorted():
     positions bounded to the axis are a take_dynamic now (of a constant: a passive value).
     Unbounded ones stay refused. Jacobian and Hessian against JAX."""
     z = np.concatenate([[0.3, -1.2, 0.8, 0.1, 1.5], [0.1, 0.55, 0.95, -0.2, 1.3]])
-    _check(spline, spline_ref, z)  # the array level: take_dynamic has no element level
-    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z)(z)
+    _check(spline, spline_ref, z, "reverse")  # the array level: take_dynamic has no element level
+    H = dgraph.hessian(lambda z: np.sum(spline(z) ** 2), z, method="markowitz")(z)
     want = jref.hessian(lambda z: jnp.sum(spline_ref(z) ** 2))(jnp.asarray(z))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12)
     for unbounded in (lambda x: x * x[np.searchsorted(KNOTS, x) - 1],
@@ -271,7 +275,7 @@ def test_an_image_read_at_cells_from_np_floor():
     it is the flat image at i·n + j. A cell past the last column stays refused (NumPy
     would raise at run time, a flat read would take the next row)."""
     z = np.concatenate([np.linspace(-1.0, 1.0, 25) ** 3, [0.3, 1.6, 2.2, 3.7, 3.5, 0.4]])
-    _check(bilinear, lambda z: bilinear(z, jnp), z)
+    _check(bilinear, lambda z: bilinear(z, jnp), z, "reverse")
 
     def past_the_last_column(u):  # i·5 + j within the 25 entries, j not within 5
         i, j = (np.clip(np.floor(u[k]), 0, 3).astype(int) for k in (0, 1))
@@ -312,8 +316,8 @@ def assembled_ref(k):
 
 def test_ix_scatter_add_into_a_fresh_array():
     k = np.array([1.0, 1.5, 0.8, 1.2])
-    _check(assembled, assembled_ref, k)
-    H = dgraph.hessian(assembled, k)(k)
+    _check(assembled, assembled_ref, k, "reverse")
+    H = dgraph.hessian(assembled, k, method="reverse")(k)
     want = jref.hessian(assembled_ref)(jnp.asarray(k))
     np.testing.assert_allclose(H, want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
 
@@ -331,4 +335,4 @@ def row_set_ref(x):
 
 
 def test_constant_into_several_positions():
-    _check(row_set, row_set_ref, np.array([1.0, 2.0, 3.0, -0.5]))
+    _check(row_set, row_set_ref, np.array([1.0, 2.0, 3.0, -0.5]), "reverse")

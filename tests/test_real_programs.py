@@ -27,16 +27,23 @@ def heat_numpy(u, nu=0.1, dx=0.5):
     return nu * (np.roll(u, 1) - 2 * u + np.roll(u, -1)) / dx**2 + np.sin(u) * u[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def expected():
+    """JAX's Jacobian of heat_jax at X, once for the module (a read-only array)."""
     with jax.enable_x64(True):
-        return np.asarray(jax.jit(jax.jacfwd(heat_jax))(jnp.asarray(X)))
+        found = np.array(jax.jit(jax.jacfwd(heat_jax))(jnp.asarray(X)))
+    found.flags.writeable = False
+    return found
 
 
 @pytest.mark.parametrize("f", [heat_jax, heat_numpy])
 def test_parameters_with_defaults_keep_them(f, expected):
-    assert np.allclose(dgraph.make_function(f, point=[X])(X), expected, atol=1e-12)
-    assert np.allclose(dgraph.make_function(f, sizes=[3])(X), expected, atol=1e-12)
+    # the method: the one make_function's choice gives (the same generated text), named so
+    # that the tests, of reading a function's defaults, do not build and cost every candidate
+    made = dgraph.make_function(f, point=[X], method="forward")
+    assert np.allclose(made(X), expected, atol=1e-12)
+    made = dgraph.make_function(f, sizes=[3], method="forward")
+    assert np.allclose(made(X), expected, atol=1e-12)
     assert np.allclose(dgraph.jacobian(f, point=[X]).evaluate(X), expected, atol=1e-12)
 
 
@@ -75,7 +82,7 @@ def test_a_float32_program_is_checked_in_float64():
         return jnp.tanh(jnp.cumsum(jnp.sin(y) * y))
 
     x = np.linspace(0.1, 1.0, 6)
-    made = dgraph.make_function(f, point=[x])
+    made = dgraph.make_function(f, point=[x], method="forward")  # the choice's (the same text)
     assert made.generated.verified
     with jax.enable_x64(True):
         want = np.asarray(jax.jit(jax.jacfwd(f))(jnp.asarray(x)), dtype=float)
@@ -113,7 +120,7 @@ def test_params_with_every_argument_in_point():
     def loss(w, X, y):
         return jnp.mean((X @ w - y) ** 2)
 
-    made = dgraph.make_function(loss, point=[w, X, y], params=("X", "y"))
+    made = dgraph.make_function(loss, point=[w, X, y], params=("X", "y"), method="reverse")
     want = 2 * X.T @ (X @ w - y) / 5
     assert np.allclose(made(w, np.concatenate([X.ravel(), y])), want, atol=1e-12)
     with pytest.raises(dgraph.DGraphError, match="or point= for every argument"):
@@ -144,7 +151,7 @@ def test_the_hessian_of_a_solve():
     a = np.linspace(-0.5, 0.7, 9)
     with jax.enable_x64(True):
         want = np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(a)))
-    assert np.abs(dgraph.hessian(f, a)(a) - want).max() < 1e-10
+    assert np.abs(dgraph.hessian(f, a, method="reverse")(a) - want).max() < 1e-10  # the choice's
 
 
 @pytest.mark.parametrize(

@@ -64,9 +64,30 @@ def loops(graph) -> int:
     return sum(1 for v in graph.nx if (op := graph.op(v)) is not None and op.primitive == "loop")
 
 
+# The method make_function's choice gives each function's Hessian (the same generated
+# text), named so that the tests, of how loops are read, do not build and cost every
+# candidate's program: the choice is codegen's (tests/test_codegen_choice.py).
+CHOSEN = {
+    "chained_rosenbrock": "markowitz",
+    "scan_with_outputs": "forward",
+    "backward_counter": "markowitz",
+    "window": "forward",
+    "running_sums": "forward",
+    "product": "forward",
+    "pair_energy": "reverse",
+    "fill": "markowitz",
+    "add_rows": "reverse",
+    "rows_and_sum": "reverse",
+    "repeated_sets": "forward",
+    "forces_in_time_steps": "forward",
+    "two_levels_in_time_steps": "markowitz",
+}
+
+
 def _checked(f, x):
-    """The sparse Hessian built at ``x``, at another point against ``jax.hessian``."""
-    H = dgraph.hessian(f, x, sparse=True)
+    """The sparse Hessian built at ``x`` (by :data:`CHOSEN`'s method), at another point
+    against ``jax.hessian``."""
+    H = dgraph.hessian(f, x, sparse=True, method=CHOSEN[f.__name__])
     assert H.generated.verified
     x2 = x + 0.03 * np.cos(np.arange(x.size))
     ref = np.asarray(jref.hessian(f)(jnp.asarray(x2)))
@@ -101,7 +122,7 @@ def test_a_lagrangian_s_sum_loop_is_a_map():
 
     x, v = np.linspace(0.2, 1.4, 12), np.array([0.7, -1.3])
     assert loops(gradient_graph(f, x, weights=v)) == 0
-    H = dgraph.make_function(f, "hessian", point=[x], weights=v)
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v, method="markowitz")  # CHOSEN
     ref = jref.hessian(lambda x: jnp.dot(v, f(x)))(jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(H(x, v)).reshape(12, 12), ref, rtol=1e-12, atol=1e-12)
 
@@ -228,7 +249,7 @@ def test_sets_that_repeat_a_position_stay_a_loop():
     """Values JAX's (the loop's pattern keeps the overwritten steps' entries, zeros)."""
     x = np.random.default_rng(1).normal(size=12)
     assert loops(gradient_graph(repeated_sets, x)) >= 1
-    H = dgraph.hessian(repeated_sets, x, sparse=True)
+    H = dgraph.hessian(repeated_sets, x, sparse=True, method=CHOSEN["repeated_sets"])
     assert H.generated.verified
     ref = np.asarray(jref.hessian(repeated_sets)(jnp.asarray(x + 0.1)))
     np.testing.assert_allclose(H(x + 0.1).toarray(), ref, rtol=1e-12, atol=1e-12)
@@ -279,7 +300,7 @@ def test_a_fill_loop_of_a_thousand_steps_is_a_map():
     """Main refused it ("a loop of 999 steps that selects at its counter in what it
     carries …"); the Hessian is tridiagonal, 3n − 2 entries."""
     x = np.linspace(-0.8, 0.9, 1000)
-    H = dgraph.hessian(fill, x, sparse=True)
+    H = dgraph.hessian(fill, x, sparse=True, method=CHOSEN["fill"])
     assert H.generated.verified and H(x).nnz == 2998
 
 

@@ -147,18 +147,19 @@ _BOTH = (_X, _ZERO)
 
 
 @pytest.mark.parametrize(
-    ("f", "twin", "points", "method"),
-    [  # method: make_function's choice for the gradient (the same generated text), named
-        # so that no case builds and compares every candidate's program: the choice is
-        # codegen's (tests/test_codegen_choice.py); None where no program is chosen
-        (n_glm, j_glm, _BOTH, "forward"),
-        (n_logistic, j_logistic, (_X,), "layers"),
-        (n_lse, j_lse, (_X,), "reverse"),
-        (n_signed, j_signed, (_X,), "reverse"),
-        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,), "reverse"),
-        (n_special, j_special, _BOTH, None),  # xlog1py and i1e at 0
-        (n_scalar, j_scalar, _BOTH, "paths"),
-        (n_outer, j_outer, (_X,), "reverse"),
+    ("f", "twin", "points", "method", "hessian_method"),
+    [  # method, hessian_method: make_function's choice for the gradient and the Hessian
+        # (the same generated text), named so that no case builds and compares every
+        # candidate's program: the choice is codegen's (tests/test_codegen_choice.py);
+        # None where no program is chosen
+        (n_glm, j_glm, _BOTH, "forward", "markowitz"),
+        (n_logistic, j_logistic, (_X,), "layers", "reverse"),
+        (n_lse, j_lse, (_X,), "reverse", "forward"),
+        (n_signed, j_signed, (_X,), "reverse", "forward"),
+        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,), "reverse", "forward"),
+        (n_special, j_special, _BOTH, None, "reverse"),  # xlog1py and i1e at 0
+        (n_scalar, j_scalar, _BOTH, "paths", "markowitz"),
+        (n_outer, j_outer, (_X,), "reverse", "forward"),
     ],
     ids=[
         "glm",
@@ -171,12 +172,12 @@ _BOTH = (_X, _ZERO)
         "outer",
     ],
 )
-def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method):
+def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method, hessian_method):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
     operand is 0 and differentiated (JAX's partial ``log(y)``) for the programs that
     call it. Each is made once and called at every point: the Hessian made at the last
     point (xlogy's zero where there is one: made there too), the gradient at the first."""
-    hessian = dgraph.hessian(f, points[-1])
+    hessian = dgraph.hessian(f, points[-1], method=hessian_method)
     gradient = dgraph.make_function(f, "jacobian", "python", point=[points[0]], method=method)
     for x in points:
         got = np.asarray(hessian(x))
@@ -195,7 +196,7 @@ def test_xlogy_is_jax_at_zero():
         return np.sum(ss.xlogy(v[:3], v[3:] ** 2))
 
     x = np.array([0.0, 0.0, 0.5, 2.0, 0.0, 1.5])
-    gradient = dgraph.make_function(n, "jacobian", "python", point=[x])
+    gradient = dgraph.make_function(n, "jacobian", "python", point=[x], method="forward")
     expected = np.asarray(jref.jacrev(lambda v: jnp.sum(jss.xlogy(v[:3], v[3:] ** 2)))(x))
     # JAX's y-partial at x = 0, y = 0 is 0·(2·0)/0 = NaN; at x = 0 its x-partial log(0) = -inf
     assert np.isneginf(expected[1]) and np.isnan(expected[4])
@@ -233,8 +234,9 @@ def test_i1e_is_differentiated_at_zero():
         return jnp.sum(jss.i1e(x) * x[::-1] + jss.i1e(2.0 * x))
 
     x = np.array([0.0, 0.4, -0.7, 0.0])
-    np.testing.assert_allclose(np.asarray(dgraph.hessian(f, x)(x)), jref.hessian(f)(x), atol=1e-14)
-    gradient = dgraph.make_function(f, "jacobian", "python", point=[x])
+    H = dgraph.hessian(f, x, method="forward")  # the choice's methods (as the cases above)
+    np.testing.assert_allclose(np.asarray(H(x)), jref.hessian(f)(x), atol=1e-14)
+    gradient = dgraph.make_function(f, "jacobian", "python", point=[x], method="forward")
     np.testing.assert_allclose(np.asarray(gradient(x)).reshape(-1), jref.jacrev(f)(x), atol=1e-14)
 
 
@@ -249,7 +251,8 @@ def test_a_constant_mask_and_a_comparison():
         return jnp.sum(jnp.where((_K == 0) & (x > 0), x**3, jnp.sin(x)) + jnp.where(~(x > 0), x, 0))
 
     x = np.array([0.3, -0.2, 0.5, -0.4, 0.6, 0.1])
-    np.testing.assert_allclose(np.asarray(dgraph.hessian(n, x)(x)), jref.hessian(j)(x), atol=1e-14)
+    H = dgraph.hessian(n, x, method="forward")  # the choice's method (as the cases above)
+    np.testing.assert_allclose(np.asarray(H(x)), jref.hessian(j)(x), atol=1e-14)
 
 
 def test_an_ordered_logit_with_infinite_cuts_has_jax_s_hessian():
@@ -267,7 +270,7 @@ def test_an_ordered_logit_with_infinite_cuts_has_jax_s_hessian():
         return -jnp.sum(jnp.log(jss.expit(c[y + 1] - x) - jss.expit(c[y] - x)))
 
     x = np.array([0.3, -0.2, 0.5, 0.1, -0.4])
-    h = dgraph.hessian(n, x)
+    h = dgraph.hessian(n, x, method="reverse")  # the choice's method (as the cases above)
     assert h.generated.verified
     got = np.asarray(h(x))
     assert np.isfinite(got).all()
@@ -288,5 +291,5 @@ def test_a_sparse_hessian_of_softmax_times_log_softmax():
         M = x.reshape(2, 3)
         return jnp.sum(jax.nn.softmax(M, axis=1) * jax.nn.log_softmax(M, axis=1))
 
-    got = dgraph.hessian(f, _X, sparse=True)(_X).toarray()
+    got = dgraph.hessian(f, _X, sparse=True, method="forward")(_X).toarray()  # the choice's
     np.testing.assert_allclose(got, jref.hessian(twin)(_X), rtol=1e-9, atol=1e-11)

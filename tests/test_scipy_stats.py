@@ -88,7 +88,7 @@ X = np.array([0.3, -0.7, 1.1, 0.5, -0.4, 0.9])
 def test_distributions_against_jax_scipy_stats(f, f_jax):
     want_value, _, want = jref.value_gradient_hessian(f_jax)(jnp.asarray(X))
     assert np.isclose(f(X), float(want_value), rtol=1e-12)
-    H = dgraph.hessian(f, X)
+    H = dgraph.hessian(f, X, method="markowitz")  # the choice's (the same generated text)
     want = np.asarray(want)
     np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
 
@@ -139,7 +139,7 @@ def test_folded_and_weibull_families_against_their_formulas():
     scipy.stats equals JAX's of the formulas (refused before session 37)."""
     want_value, _, want = jref.value_gradient_hessian(folded_and_weibull_jax)(jnp.asarray(X))
     assert np.isclose(folded_and_weibull(X), float(want_value), rtol=1e-12)
-    H = dgraph.hessian(folded_and_weibull, X)
+    H = dgraph.hessian(folded_and_weibull, X, method="markowitz")  # the choice's
     want = np.asarray(want)
     np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
 
@@ -166,7 +166,7 @@ def test_dirichlet_against_jax():
     frozen too, with traced ``alpha`` (autograd's ``gmm``/LDA priors; refused before)."""
     want_value, _, want = jref.value_gradient_hessian(dirichlet_prior_jax)(jnp.asarray(X))
     assert np.isclose(dirichlet_prior(X), float(want_value), rtol=1e-12)
-    H = dgraph.hessian(dirichlet_prior, X)
+    H = dgraph.hessian(dirichlet_prior, X, method="reverse")  # the choice's
     want = np.asarray(want)
     np.testing.assert_allclose(H(X), want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
 
@@ -203,7 +203,9 @@ def test_more_families_against_scipys_own_values_and_differences():
     function (independent of dgraph); the far tails of ``truncnorm`` (mass ~1e-7 at
     [5, 9]) keep their digits as scipy's ``_log_gauss_mass`` does."""
     x = np.array([0.3, 1.2, 0.7, 2.0, 0.9, 1.6])
-    made = dgraph.make_function(more_families, "value_and_jacobian", point=[x])
+    made = dgraph.make_function(
+        more_families, "value_and_jacobian", point=[x], method="markowitz"
+    )  # the choice's method (the same generated text): the test is of the readings
     value, gradient = made(x)
     assert value == pytest.approx(more_families(x), rel=1e-14)
     h, columns = 1e-5, []

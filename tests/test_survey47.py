@@ -7,6 +7,10 @@ import pytest
 import dgraph
 from dgraph.codegen.c import compiler
 
+# method= below: the one make_function's choice gives each program ("the choice's": the
+# same generated text), named so that no test builds and costs every candidate's program;
+# the choice is codegen's (tests/test_codegen_choice.py).
+
 
 def _reversed_logsumexp(s):
     """ListMLE's and the Cox model's suffix log-sum-exps, as NumPy users write them."""
@@ -19,7 +23,9 @@ def test_numpy_logaddexp_accumulate_reversed():
     JAX's ``cumlogsumexp``, checked by differences (its element level's shift cancels).
     Against ``dy_i/ds_j = exp(s_j - y_i)`` for ``j >= i``, a tie included."""
     s = np.array([0.3, -1.0, 2.0, 2.0, 0.5])
-    jac = dgraph.make_function(_reversed_logsumexp, "jacobian", point=[s])
+    jac = dgraph.make_function(
+        _reversed_logsumexp, "jacobian", point=[s], method="forward"
+    )  # the choice's (the same text)
     assert jac.generated.verified
     y = _reversed_logsumexp(s)
     want = np.triu(np.exp(s[None, :] - y[:, None]))
@@ -36,7 +42,7 @@ def test_hessian_of_numpy_logaddexp_accumulate():
         return np.sum(np.logaddexp.accumulate(x))
 
     x = np.array([0.2, -0.5, 1.0, 0.1])
-    hess = dgraph.hessian(f, x)
+    hess = dgraph.hessian(f, x, method="forward")  # the choice's
     y = np.logaddexp.accumulate(x)
     p = np.tril(np.exp(x[None, :] - y[:, None]))  # p[i, j], j <= i
     want = np.diag(p.sum(axis=0)) - p.T @ p
@@ -57,7 +63,7 @@ def test_c_hessian_of_a_permuted_gather():
         return np.sum(c * np.exp(s))
 
     w, rank = np.array([0.3, -0.2, 0.5]), np.array([2.0, 0.0, 3.0, 1.0])
-    hess = dgraph.hessian(f, w, rank, params=["rank"], lang="c")
+    hess = dgraph.hessian(f, w, rank, params=["rank"], lang="c", method="reverse")  # the choice's
     Xp = X[np.argsort(rank)]
     want = (Xp * (c * np.exp(Xp @ w))[:, None]).T @ Xp
     np.testing.assert_allclose(np.asarray(hess(w, rank)), want, rtol=1e-12, atol=1e-14)
@@ -82,7 +88,7 @@ def test_scipy_boxcox_is_smooth_at_lambda_zero():
     jac = dgraph.jacobian(f, point=[lam])
     assert jac.verified
     np.testing.assert_allclose(np.ravel(jac.evaluate([0.0])), [np.sum(ly**2) / 2], rtol=1e-14)
-    hess = dgraph.hessian(f, lam)
+    hess = dgraph.hessian(f, lam, method="markowitz")  # the choice's
     np.testing.assert_allclose(np.ravel(hess(lam)), [np.sum(ly**3) / 3], rtol=1e-14)
     inv = dgraph.jacobian(g, point=[lam]).evaluate([0.0])
     np.testing.assert_allclose(np.ravel(inv), [-np.sum(np.exp(y) * y**2) / 2], rtol=1e-14)
@@ -98,7 +104,9 @@ def test_numpy_polyfit_at_abscissae_given_as_a_parameter():
         return np.polyfit(x, y, 2)
 
     x = np.linspace(0.0, 2.0, 6)
-    jac = dgraph.make_function(f, "jacobian", point=[np.sin(x), x], params=["x"])
+    jac = dgraph.make_function(
+        f, "jacobian", point=[np.sin(x), x], params=["x"], method="reverse"
+    )  # the choice's
     assert jac.generated.verified
     for xs in (x, x**2 + 0.5):
         want = np.linalg.pinv(np.vander(xs, 3))
@@ -115,7 +123,7 @@ def test_numpy_fmax_at_a_tie_is_jax_s():
         return np.sum(np.fmax(0.0, 1.0 - m) ** 2) + np.sum(np.fmin(m, 0.5) ** 2)
 
     m = np.array([1.0, 0.5, 0.2, 1.5])  # fmax's tie, fmin's tie, inside both, outside both
-    hess = dgraph.hessian(f, m)
+    hess = dgraph.hessian(f, m, method="forward")  # the choice's
     np.testing.assert_array_equal(np.asarray(hess(m)), np.diag([2.0, 2.0, 4.0, 0.0]))
     x = np.array([2.0, 3.0])
     g = dgraph.jacobian(lambda x: np.fmax(x, np.array([np.nan, 1.0])), point=[x])

@@ -44,7 +44,7 @@ def test_what_sympy_cannot_differentiate_or_numpy_evaluate_is_one_line(expr, wor
 
 def test_the_hessian_of_a_step():
     g = dgraph.from_sympy([sympy.Heaviside(a) * b**2 + sympy.Abs(a - b) * b], [a, b])
-    H = dgraph.make_function(g, "hessian")
+    H = dgraph.make_function(g, "hessian", method="paths")  # the choice's (the same text)
     at = np.array([0.7, 1.3])  # |a − b|·b = (b − a)·b here
     np.testing.assert_allclose(np.asarray(H(at)).reshape(2, 2), [[0.0, -1.0], [-1.0, 2.0 + 2.0]])
 
@@ -55,20 +55,22 @@ k = sympy.Symbol("k", integer=True)
 
 
 @pytest.mark.parametrize(
-    ("expr", "same"),
+    ("expr", "same", "method"),
     [  # factorial(b) printed math.factorial, a TypeError on a float; frac had no derivative;
-        # a Sum or Product's index was printed as an undefined name
-        (sympy.factorial(b) * a, sympy.gamma(b + 1) * a),
-        (sympy.RisingFactorial(b, 3) + sympy.FallingFactorial(b, 2) * a, None),
-        (sympy.frac(3 * b) * a**2, (3 * b - 3) * a**2),  # floor(3.9) = 3 near the point
-        (sympy.Sum(a**k * b, (k, 1, 4)), a * b + a**2 * b + a**3 * b + a**4 * b),
-        (sympy.Product(a + k * b, (k, 1, 3)), (a + b) * (a + 2 * b) * (a + 3 * b)),
+        # a Sum or Product's index was printed as an undefined name. method: the one
+        # make_function's choice gives (the same generated text), named so that no case
+        # builds and costs every candidate (the choice is tests/test_codegen_choice.py's)
+        (sympy.factorial(b) * a, sympy.gamma(b + 1) * a, "paths"),
+        (sympy.RisingFactorial(b, 3) + sympy.FallingFactorial(b, 2) * a, None, "forward"),
+        (sympy.frac(3 * b) * a**2, (3 * b - 3) * a**2, "forward"),  # floor(3.9) = 3 near the point
+        (sympy.Sum(a**k * b, (k, 1, 4)), a * b + a**2 * b + a**3 * b + a**4 * b, "paths"),
+        (sympy.Product(a + k * b, (k, 1, 3)), (a + b) * (a + 2 * b) * (a + 3 * b), "symbolic"),
     ],
 )
-def test_rewritten_functions_against_sympy_s_hessian(expr, same):
+def test_rewritten_functions_against_sympy_s_hessian(expr, same, method):
     at = {a: 0.7, b: 1.3}
     want = sympy.hessian(expr.doit() if same is None else same, [a, b]).subs(at)
-    H = dgraph.make_function(dgraph.from_sympy([expr], [a, b]), "hessian")
+    H = dgraph.make_function(dgraph.from_sympy([expr], [a, b]), "hessian", method=method)
     got = np.asarray(H(np.array([0.7, 1.3]))).reshape(2, 2)
     if same is None:  # the rising and falling factorials: sympy's own polynomial
         want = sympy.hessian(sympy.expand_func(expr), [a, b]).subs(at)
@@ -94,7 +96,7 @@ def test_bessel_and_elliptic_functions_through_scipy():
         + sympy.elliptic_k(a / 2) * sympy.elliptic_e(b / 3)
     )
     g = dgraph.from_sympy([expr], [a, b])
-    J = dgraph.make_function(g, "jacobian")
+    J = dgraph.make_function(g, "jacobian", method="paths")  # the choice's (the same text)
     x, y = 0.7, 1.3
     h = 1e-6  # central differences of SciPy's own values
     f = lambda x, y: (  # noqa: E731
@@ -103,7 +105,7 @@ def test_bessel_and_elliptic_functions_through_scipy():
     )  # fmt: skip
     want = [(f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)]
     np.testing.assert_allclose(np.ravel(J(np.array([x, y]))), want, rtol=1e-8)
-    H = dgraph.make_function(g, "hessian")
+    H = dgraph.make_function(g, "hessian", method="paths")  # the choice's
     assert np.asarray(H(np.array([x, y]))).shape in ((2, 2), (4,))
     for lang, words in (("c", "in C: cannot print bessel"), ("jax", "cannot print math.")):
         with pytest.raises(DGraphError) as e:
@@ -124,5 +126,5 @@ def test_a_vector_parameter_named_t_leaves_the_temporaries_other_names():
     assert set(es.graph.parameters) == {"t0", "t1", "t2"}
     c, t = np.array([0.3, -0.7]), np.array([2.0, 5.0, 1.0])
     want = [t[0] + c[1] * np.cos(c[0] * c[1]), t[1] ** 2 + c[0] * np.cos(c[0] * c[1])]
-    made = dgraph.make_function(f, "jacobian", sizes=[2, 3], params=["t"])
+    made = dgraph.make_function(f, "jacobian", sizes=[2, 3], params=["t"], method="forward")
     np.testing.assert_allclose(np.ravel(made(c, t)), want, rtol=1e-14)
