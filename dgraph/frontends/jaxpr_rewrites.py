@@ -320,6 +320,7 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     evaluating the matvec once on random numbers."""
     from ..blocks.arrays import ArrayOp
 
+    jax = jax_module()
     where = f"{reader.where}: custom_linear_solve"
     lengths = eqn.params["const_lengths"]
     closed = eqn.params["jaxprs"].matvec
@@ -329,10 +330,8 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     a_shape, b_shape = tuple(eqn.invars[0].aval.shape), tuple(b_vars[0].aval.shape)
     rng = np.random.default_rng(0)
     m, x = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
-    from .jaxpr_arrays import run_eagerly  # (it reads this module)
-
-    try:  # by NumPy where it takes the matvec: nothing compiled
-        (got,) = run_eagerly(closed.jaxpr, closed.consts, [m, x])
+    try:
+        (got,) = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, m, x)
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
