@@ -514,19 +514,19 @@ def _total_order(reader, eqn, ins: list[Any]) -> list[Any]:
 def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
     import jax.numpy as jnp
 
+    jax = jax_module()
     table, query = (v.aval for v in eqn.invars[:2])
     if len(eqn.invars) != 2 or table.ndim != 1 or table.shape[0] < 1:
         return None
-    from .jaxpr_arrays import run_eagerly  # (it reads this module)
-
     inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")  # a closed jaxpr
-    probe = np.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
-    found = run_eagerly(  # by NumPy where it takes the search: nothing compiled
+    probe = jnp.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
+    found = jax.core.eval_jaxpr(
         getattr(inner, "jaxpr", inner),
         getattr(inner, "consts", ()),
-        [probe, np.zeros(query.shape, query.dtype)],
+        probe,
+        jnp.zeros(query.shape, query.dtype),
     )
-    side = "right" if int(np.ravel(np.asarray(found[0]))[0]) == 1 else "left"
+    side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
     if all(isinstance(x, str | ArrayOp | np.ndarray) for x in ins):  # one binary search each
         a, v = (reader.operand(x) for x in ins)
         op = searchsorted_op(a, v, table.shape[0], tuple(query.shape), side == "right")
