@@ -23,6 +23,7 @@ import numpy as np
 from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
+from .jaxpr_values import jax_module
 
 __all__ = [
     "DECOMPOSED",
@@ -191,16 +192,14 @@ def stacked(reader, parts: list[Any], core: tuple[int, ...], aval) -> Any:
 @functools.lru_cache(maxsize=64)
 def _determinant(closed, shape: tuple[int, ...]) -> str | None:
     """``"det"``, ``"slogdet"`` or None: what a call that reads ``lu`` computes, by its
-    values at one random matrix (once per jaxpr: JAX reuses a function's jaxpr), run by
-    :func:`~.jaxpr_arrays.run_eagerly` (its equations by NumPy and LAPACK, as XLA's:
-    no kernel compiled per operation, as ``eval_jaxpr`` compiled some 5)."""
+    values at one random matrix (once per jaxpr: JAX reuses a function's jaxpr, and
+    evaluating it op by op is slow)."""
     if not _reads_lu(closed):
         return None
-    from .jaxpr_arrays import run_eagerly  # (it reads this module)
-
     m = np.random.default_rng(0).standard_normal(shape)
-    try:  # LU by LAPACK and the rest by NumPy where it takes them: nothing compiled
-        got = [np.asarray(v, dtype=float) for v in run_eagerly(closed.jaxpr, closed.consts, [m])]
+    try:
+        got = [np.asarray(v, dtype=float) for v in
+               jax_module().core.eval_jaxpr(closed.jaxpr, closed.consts, m)]  # fmt: skip
     except Exception:
         return None
     tol = 1e-9 if closed.in_avals[0].dtype == np.float64 else 1e-4
