@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+import numpy as np
 
 __all__ = [
     "assert_hessian",
@@ -74,6 +75,15 @@ def value_gradient_hessian(g: Callable[..., Any]) -> Callable[..., Any]:
         return value, grad, hess
 
     return jax.jit(all_three)
+
+
+def gradient_and_hessian_by_mode(g: Callable[..., Any], x: Any) -> dict[str, Any]:
+    """JAX's gradient and Hessian of ``g`` at ``x`` as ``{"jacobian": …, "hessian": …}``
+    (NumPy arrays), from one jitted :func:`value_gradient_hessian` program (the gradient is
+    the Hessian's forward pass), not one per mode."""
+    with jax.enable_x64(True):
+        _, gradient, hessian_ = value_gradient_hessian(g)(x)
+    return {"jacobian": np.asarray(gradient), "hessian": np.asarray(hessian_)}
 
 
 @functools.lru_cache(maxsize=64)  # bounded: a test's functions are new objects

@@ -117,10 +117,7 @@ def _expected(name: str, shape: tuple[int, int]) -> dict[str, np.ndarray]:
     """JAX's gradient and Hessian of the case at its point, by mode: one jitted program
     (``value_gradient_hessian``: the gradient is the Hessian's forward pass), not one per
     mode."""
-    f, x = _case(name, shape)
-    with jax.enable_x64(True):
-        _, gradient, hessian = jref.value_gradient_hessian(f)(x)
-    return {"jacobian": np.asarray(gradient), "hessian": np.asarray(hessian)}
+    return jref.gradient_and_hessian_by_mode(*_case(name, shape))
 
 
 CASES = [(name, shape) for name in sorted(FUNCTIONS) for shape in SHAPES]
