@@ -75,6 +75,7 @@ from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_nan import read_constant_nan
 from .jaxpr_numpy import (
     INLINED_CALLS,
+    called_programs,
     linear_solve_call,
     numpy_equation,
     numpy_loop,
@@ -578,15 +579,7 @@ def _while_stepped(eqn, ins: list[Any]) -> list[Any]:
 def equation_count(jaxpr) -> int:
     """Equations of ``jaxpr`` and of every program its equations call (a loop's body once,
     as XLA compiles it once)."""
-    total = 0
-    for eqn in jaxpr.eqns:
-        total += 1
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else (value,):
-                inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's, or a Jaxpr itself
-                if hasattr(inner, "eqns"):
-                    total += equation_count(inner)
-    return total
+    return sum(1 + sum(map(equation_count, called_programs(eqn))) for eqn in jaxpr.eqns)
 
 
 def _transposed_pullback(jax, f: Callable[..., Any], primals: tuple, moves: tuple) -> Any:

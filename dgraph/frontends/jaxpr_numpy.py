@@ -48,7 +48,7 @@ and the caller binds it in JAX."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,7 @@ __all__ = [
     "INLINED_CALLS",
     "NUMPY_LOOP_MOST",
     "NUMPY_WHILE_MOST",
+    "called_programs",
     "lax_sign",
     "linear_solve_call",
     "numpy_equation",
@@ -693,17 +694,22 @@ def numpy_while_trips(eqn: Any) -> int:
     return max(NUMPY_WHILE_MOST // max(_work(eqn), 1), 1)
 
 
+def called_programs(eqn: Any) -> Iterator[Any]:
+    """The programs ``eqn`` calls (a loop's body and condition, a ``cond``'s branches, a
+    call's program), each a ``Jaxpr`` (a ``ClosedJaxpr``'s own)."""
+    for value in eqn.params.values():
+        for sub in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(sub, "jaxpr", sub)
+            if hasattr(inner, "eqns"):
+                yield inner
+
+
 def _has_while(jaxpr: Any) -> bool:
     """Whether ``jaxpr`` or a program it calls has a ``while``."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "while":
-            return True
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else (value,):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns") and _has_while(inner):
-                    return True
-    return False
+    return any(
+        eqn.primitive.name == "while" or any(_has_while(j) for j in called_programs(eqn))
+        for eqn in jaxpr.eqns
+    )
 
 
 def _work(eqn: Any) -> int:
