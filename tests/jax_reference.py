@@ -103,8 +103,6 @@ def assert_hessian(
     """``dgraph.hessian(f, x)`` (a NumPy program) equals ``jax.hessian`` of its JAX twin at
     ``x``, and so do the values, to ``rtol`` (absolute: ``rtol`` of the largest entry).
     ``method``: the Hessian's, as :func:`dgraph.hessian` takes it (None: its choice)."""
-    import numpy as np
-
     import dgraph
 
     value, _, want = value_gradient_hessian(f_jax)(jax.numpy.asarray(x))
