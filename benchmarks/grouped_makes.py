@@ -195,5 +195,7 @@ CASES = {
 }
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        sys.exit(f"usage: python benchmarks/grouped_makes.py {{{'|'.join(CASES)}}}")
     found = CASES[sys.argv[1]]()
     print(sys.argv[1], f"{found:.2f}" if isinstance(found, float) else found)
