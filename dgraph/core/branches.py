@@ -121,14 +121,19 @@ class Branches(PatternBlocks):
         field = "magnitudes" if absolute else "jacobian"
         body = self.branches[run["branch"]]
         if field not in run:
-            run[field] = sp.csr_array(body.jacobian(run["values"], absolute))
-        m = self._part(body, run[field], j, k)
-        if m is None:
-            m = sp.csr_array((math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k])))
+            run[field] = _readable(body.jacobian(run["values"], absolute))
+        jac = run[field]
+        at = self._corner(body, j, k)
         if hasattr(block, "value"):  # dense
             shape = (*self.out_shapes[j], *self.operand_shapes[k])
-            return m.toarray().reshape(shape)
-        return np.asarray(m[block.rows, block.cols]).reshape(-1).astype(float)
+            if at is None:  # no derivative flows from operand k to output j here
+                return np.zeros(shape)
+            rows, cols = math.prod(self.out_shapes[j]), math.prod(body.shapes[self.body_input[k]])
+            part = jac[at[0] : at[0] + rows, at[1] : at[1] + cols]
+            return (part.toarray() if sp.issparse(part) else np.array(part)).reshape(shape)
+        if at is None:
+            return np.zeros(block.rows.size)
+        return np.asarray(jac[block.rows + at[0], block.cols + at[1]]).reshape(-1).astype(float)
 
     # -- structure ---------------------------------------------------------------------------
 
@@ -155,11 +160,33 @@ class Branches(PatternBlocks):
     def _part(self, body: Body, jac: sp.csr_array, j: int, k: int) -> sp.csr_array | None:
         """Rows of output j and columns of operand k of a branch's flat Jacobian (None
         where no derivative flows between them in that branch)."""
+        at = self._corner(body, j, k)
+        if at is None:
+            return None
+        rows, cols = math.prod(self.out_shapes[j]), math.prod(body.shapes[self.body_input[k]])
+        return sp.csr_array(jac[at[0] : at[0] + rows][:, at[1] : at[1] + cols])
+
+    def _corner(self, body: Body, j: int, k: int) -> tuple[int, int] | None:
+        """Where output j's rows and operand k's columns start in a branch's flat
+        Jacobian (None where no derivative flows between them in that branch)."""
         i = self.body_input[k]
         if i is None or not self.active[k] or not body.floats[i]:
             return None
         rows_at, cols_at = body.out_offsets[j], body.in_offsets[i]
         if rows_at is None or cols_at is None:
             return None
-        rows, cols = math.prod(self.out_shapes[j]), math.prod(body.shapes[i])
-        return sp.csr_array(jac[rows_at : rows_at + rows][:, cols_at : cols_at + cols])
+        return rows_at, cols_at
+
+
+DENSE_MOST = 1 << 16
+"""Entries of a branch's Jacobian at a point held as a dense array (512 KiB): a loop body's
+branch is read block by block at every step, and a dense array's entries are read in
+place, where a sparse matrix's slicing costs some 0.3 ms a block."""
+
+
+def _readable(jac: Any) -> Any:
+    """A branch's Jacobian at a point as it is read block by block: dense up to
+    :data:`DENSE_MOST` entries (the same numbers), else CSR."""
+    if math.prod(jac.shape) <= DENSE_MOST:
+        return jac.toarray() if sp.issparse(jac) else np.asarray(jac)
+    return sp.csr_array(jac)

@@ -755,6 +755,12 @@ class _Reader:
         # vertices with entries NaN whatever the inputs (.jaxpr_nan): where, by vertex
         self.nan_entries: dict[str, np.ndarray] = {}
 
+    # a program's values at given NumPy arrays, for the rules that probe what a call
+    # computes (jaxpr_linalg's determinant, jaxpr_rewrites' search side and solve's
+    # matvec): by NumPy where it takes the equations, as eval_jaxpr would compile a
+    # kernel per operation; given them here, as their modules are below this one
+    eagerly = staticmethod(run_eagerly)
+
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
         reads are skipped)."""

@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .jaxpr_arrays import run_eagerly
 from .jaxpr_compat import bind_equation
 from .jaxpr_linalg import STACK_MOST, determinant_of
 
@@ -52,7 +53,7 @@ def _stacked(eqn: Any) -> bool:
     shape = tuple(eqn.invars[0].aval.shape)
     if len(shape) <= 2 or math.prod(shape[:-2]) > STACK_MOST:  # one det call per matrix
         return False
-    return determinant_of(eqn) == "det"
+    return determinant_of(eqn, run_eagerly) == "det"
 
 
 def _inner(eqn: Any) -> Any:

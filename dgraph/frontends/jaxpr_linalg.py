@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,6 @@ import numpy as np
 from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
-from .jaxpr_values import jax_module
 
 __all__ = [
     "DECOMPOSED",
@@ -103,7 +103,7 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
     ``triangular_solve`` are not read)."""
     if len(ins) != 1 or not isinstance(ins[0], str):
         return None
-    which = determinant_of(eqn)
+    which = determinant_of(eqn, reader.eagerly)
     if which is None:
         return None
     rank = len(eqn.invars[0].aval.shape) - 2
@@ -129,11 +129,12 @@ def read_determinant(reader, eqn, ins: list[Any]) -> list[Any] | None:
     ]
 
 
-def determinant_of(eqn) -> str | None:
+def determinant_of(eqn, run: Callable[..., list[Any]]) -> str | None:
     """``"det"`` or ``"slogdet"`` where ``eqn`` is the ``custom_jvp`` call by which JAX's
     ``det`` or ``slogdet`` computes one square matrix's, or a stack's (of small matrices,
     :func:`dgraph.blocks.linalg.batched`; else at most :data:`STACK_MOST` matrices), from
-    its ``lu`` factors; else None."""
+    its ``lu`` factors; else None. ``run(jaxpr, consts, args)``: how its program is run
+    on a NumPy matrix (:func:`~.jaxpr_arrays.run_eagerly`, which reads this module)."""
     if eqn.primitive.name != "custom_jvp_call" or len(eqn.invars) != 1:
         return None
     a = _shape(eqn.invars[0])
@@ -143,7 +144,7 @@ def determinant_of(eqn) -> str | None:
     many = math.prod(a[:-2]) > STACK_MOST and not linalg.batched((), a[-2:])
     if len(a) > 2 and (a[-1] == 0 or many):  # a stack of small matrices: one operation
         return None
-    return _determinant(eqn.params["call_jaxpr"], a)
+    return _determinant(eqn.params["call_jaxpr"], a, run)
 
 
 STACK_MOST = 4096
@@ -190,16 +191,16 @@ def stacked(reader, parts: list[Any], core: tuple[int, ...], aval) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _determinant(closed, shape: tuple[int, ...]) -> str | None:
+def _determinant(closed, shape: tuple[int, ...], run: Callable[..., list[Any]]) -> str | None:
     """``"det"``, ``"slogdet"`` or None: what a call that reads ``lu`` computes, by its
-    values at one random matrix (once per jaxpr: JAX reuses a function's jaxpr, and
-    evaluating it op by op is slow)."""
+    values at one random matrix (once per jaxpr: JAX reuses a function's jaxpr), run by
+    ``run`` (LU by LAPACK as XLA's, the rest by NumPy: ``eval_jaxpr`` compiled a kernel
+    per operation, some 5)."""
     if not _reads_lu(closed):
         return None
     m = np.random.default_rng(0).standard_normal(shape)
     try:
-        got = [np.asarray(v, dtype=float) for v in
-               jax_module().core.eval_jaxpr(closed.jaxpr, closed.consts, m)]  # fmt: skip
+        got = [np.asarray(v, dtype=float) for v in run(closed.jaxpr, closed.consts, [m])]
     except Exception:
         return None
     tol = 1e-9 if closed.in_avals[0].dtype == np.float64 else 1e-4

@@ -320,7 +320,6 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     evaluating the matvec once on random numbers."""
     from ..blocks.arrays import ArrayOp
 
-    jax = jax_module()
     where = f"{reader.where}: custom_linear_solve"
     lengths = eqn.params["const_lengths"]
     closed = eqn.params["jaxprs"].matvec
@@ -330,8 +329,8 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     a_shape, b_shape = tuple(eqn.invars[0].aval.shape), tuple(b_vars[0].aval.shape)
     rng = np.random.default_rng(0)
     m, x = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
-    try:
-        (got,) = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, m, x)
+    try:  # by NumPy where it takes the matvec: nothing compiled
+        (got,) = reader.eagerly(closed.jaxpr, closed.consts, [m, x])
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
@@ -514,19 +513,17 @@ def _total_order(reader, eqn, ins: list[Any]) -> list[Any]:
 def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
     import jax.numpy as jnp
 
-    jax = jax_module()
     table, query = (v.aval for v in eqn.invars[:2])
     if len(eqn.invars) != 2 or table.ndim != 1 or table.shape[0] < 1:
         return None
     inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")  # a closed jaxpr
-    probe = jnp.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
-    found = jax.core.eval_jaxpr(
+    probe = np.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
+    found = reader.eagerly(  # by NumPy where it takes the search: nothing compiled
         getattr(inner, "jaxpr", inner),
         getattr(inner, "consts", ()),
-        probe,
-        jnp.zeros(query.shape, query.dtype),
+        [probe, np.zeros(query.shape, query.dtype)],
     )
-    side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
+    side = "right" if int(np.ravel(np.asarray(found[0]))[0]) == 1 else "left"
     if all(isinstance(x, str | ArrayOp | np.ndarray) for x in ins):  # one binary search each
         a, v = (reader.operand(x) for x in ins)
         op = searchsorted_op(a, v, table.shape[0], tuple(query.shape), side == "right")
