@@ -7,6 +7,11 @@ them by, applied to every basis direction at once.
 * ``eigh`` (``eigh_values`` w and ``eigh_vectors`` V, ascending, of the symmetrized
   matrix): ``dw = diag(Vᵀ·dA·V)``, ``dV = V·(F ∘ (Vᵀ·dA·V))``, ``F_ij = 1/(w_j - w_i)``
   off the diagonal, 0 on it (distinct eigenvalues);
+* ``eig_real``, ``eig_imag``: the real and imaginary parts of the eigenvalues λ of a real
+  nonsymmetric matrix, in LAPACK's order (``geev``: NumPy's and JAX's alike), with
+  ``A = V·diag(λ)·V⁻¹``: ``dλ = diag(V⁻¹·dA·V)`` (``u_iᴴ·dA·v_i / (u_iᴴ·v_i)``, the rows of
+  V⁻¹ the left eigenvectors so scaled; JAX's ``eig_jvp_rule``), its parts; NaN where an
+  eigenvalue is repeated exactly (no derivative there: :func:`_ties`);
 * ``triangular_solve``: ``x = M⁻¹·b`` (``left_side``) or ``b·M⁻¹``, ``M`` the triangle
   of ``a`` it reads (``lower``; its diagonal 1 where ``unit_diagonal``), transposed where
   ``transpose_a``: ``dx = M⁻¹·db`` and ``dx = -M⁻¹·dM·x`` (left), ``db·M⁻¹`` and
@@ -83,12 +88,13 @@ __all__ = [
 ]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
+LINALG |= {"eig_real", "eig_imag"}
 LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*, lu
 LU_DATA = _dec.LU_DATA  # lu's pivots and permutation: integers, no derivative
 
 _RANK = {"cholesky": 2, "triangular_solve": 2, "eigh_values": 1, "eigh_vectors": 2}
 _RANK |= {"det": 0, "logabsdet": 0, "qr_q": 2, "qr_r": 2, "svd_values": 1, "svd_u": 2}
-_RANK |= {"svd_vt": 2, "linear_solve": 2}
+_RANK |= {"svd_vt": 2, "linear_solve": 2, "eig_real": 1, "eig_imag": 1}
 BATCHED = frozenset(_RANK)  # read of a stack of matrices as one operation (not lu)
 
 
@@ -137,6 +143,16 @@ def _or_nan(f):
             return np.full(np.shape(a), np.nan)
 
     return staticmethod(safe)
+
+
+def _eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """λ and V of ``a`` (complex); NaN where LAPACK does not converge (a NaN entry)."""
+    try:
+        w, v = np.linalg.eig(a)
+    except np.linalg.LinAlgError:
+        *batch, n, _ = np.shape(a)
+        return np.full((*batch, n), np.nan + 0j), np.full((*batch, n, n), np.nan + 0j)
+    return w.astype(complex), v.astype(complex)
 
 
 def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -196,6 +212,9 @@ class NumPyOps:
     cholesky = _or_nan(np.linalg.cholesky)
     eigh = staticmethod(np.linalg.eigh)
     eigvalsh = staticmethod(np.linalg.eigvalsh)  # the values alone: a third cheaper
+    eig = staticmethod(lambda a: _eig(a))
+    real = staticmethod(np.real)
+    imag = staticmethod(np.imag)
     det = staticmethod(np.linalg.det)
     slogdet = staticmethod(np.linalg.slogdet)
     qr = staticmethod(np.linalg.qr)
@@ -352,6 +371,9 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
         return xp.eigvalsh(args[0])
     if op.primitive.startswith("eigh"):
         return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+    if op.primitive in ("eig_real", "eig_imag"):
+        w = xp.part(xp.eig(args[0]), 0)
+        return xp.real(w) if op.primitive == "eig_real" else xp.imag(w)
     if op.primitive == "linear_solve":
         inverse = xp.inv(args[0])
         if op.param["rows"]:
@@ -381,6 +403,8 @@ def tangent(
         if op.primitive == "eigh_values":
             return xp.last_sum(xp.mul(inner, xp.eye(n)))
         return xp.matmul(v, xp.scale(_gaps(w, n, xp), inner))
+    if op.primitive in ("eig_real", "eig_imag"):
+        return _eig_tangent(op, args[0], d, xp)
     if op.primitive == "linear_solve":
         return _solve_tangent(op, k, args, d, result, xp)
     if k == 1:
@@ -394,6 +418,26 @@ def _gaps(w: Any, n: int, xp: Any) -> Any:
     """``F``: ``1/(w_j - w_i)`` off the diagonal, 0 on it."""
     gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
     return xp.sub(xp.div(1.0, gaps), xp.eye(n))
+
+
+def _eig_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
+    """``dλ = diag(V⁻¹·dA·V)``, its real or imaginary part, NaN at a repeated λ."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    n = op.shape[0]
+    inner = xp.matmul(xp.matmul(xp.inv(v), d), v)
+    dw = xp.last_sum(xp.mul(inner, xp.eye(n)))
+    part = xp.real(dw) if op.primitive == "eig_real" else xp.imag(dw)
+    return xp.add(part, _ties(w, n, xp))
+
+
+def _ties(w: Any, n: int, xp: Any) -> Any:
+    """0 for an eigenvalue that no other equals, NaN for one that another does: a
+    repeated eigenvalue of a nonsymmetric matrix has no derivative (its directional
+    derivatives, the eigenvalues of a block of dA, are not linear in dA), so the value
+    check reports the function not verified there rather than a number."""
+    gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))  # 1 on the diagonal
+    return xp.last_sum(xp.where(xp.eq(gaps, 0.0), math.nan, 0.0))
 
 
 def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any) -> Any:
@@ -617,7 +661,7 @@ class KeptOps(NumPyOps):
         self._inverses = {} if inverses is None else inverses
 
     def _kept(self, name: str, a: Any) -> Any:
-        a = np.asarray(a, dtype=float)
+        a = np.asarray(a, dtype=complex if np.iscomplexobj(a) else float)  # eig's V: complex
         key = name.encode() + repr(a.shape).encode() + a.tobytes()
         if key not in self._inverses:
             self._inverses[key] = getattr(NumPyOps, name)(a)
@@ -631,6 +675,9 @@ class KeptOps(NumPyOps):
 
     def eigh(self, a: Any) -> Any:
         return self._kept("eigh", a)
+
+    def eig(self, a: Any) -> Any:
+        return self._kept("eig", a)
 
     def eigvalsh(self, a: Any) -> Any:
         """The kept decomposition's values (its vectors are the tangent's)."""

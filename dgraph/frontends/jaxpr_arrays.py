@@ -70,6 +70,7 @@ from .jaxpr_extra import (
     read_exponential_integral,
 )
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
+from .jaxpr_eig import reads_eig, repeated_eigenvalue
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_nan import read_constant_nan
@@ -202,8 +203,10 @@ class JaxJvp:
         outputs: list[str],
         traced: Any = None,
         fixed: Sequence[str] = (),
+        decline: Callable[..., str] | None = None,
     ) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.decline = decline  # (jax, f, args) -> why JAX's jvp is no derivative there, or ""
         self.fixed = tuple(fixed)  # the graph's parameters: constants to the jvp
         self.pid = os.getpid()
         if traced is not None:  # f's program at its example arguments' shapes (in float64)
@@ -217,7 +220,17 @@ class JaxJvp:
         self.__dict__.update(state)
         self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
 
-    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | str | None:
+        """``J·v``; the line :attr:`decline` gives where it says JAX's is no derivative
+        at ``inputs`` (a repeated eigenvalue of a nonsymmetric matrix)."""
+        if getattr(self, "decline", None) is not None and os.getpid() == self.pid:
+            jax = jax_module()
+            with x64(jax):
+                why = self.decline(
+                    jax, self.f, [np.asarray(inputs[x], dtype=float) for x in self.inputs]
+                )
+            if why:
+                return why
         return self._run(inputs, tangents, 1)
 
     def primal(self, inputs: dict) -> dict[str, np.ndarray] | None:
@@ -1483,7 +1496,8 @@ def from_jax_arrays(
         )
     else:
         traced = (_signature(args), own, tree)
-        graph.set_jvp_reference(JaxJvp(f, params, keys, traced, sorted(fixed)))
+        decline = repeated_eigenvalue if reads_eig(own.jaxpr) else None
+        graph.set_jvp_reference(JaxJvp(f, params, keys, traced, sorted(fixed), decline))
     graph.notes += loop_notes(graph)
     return graph
 

@@ -55,6 +55,7 @@ from ..errors import InputError
 from . import complex_parts as cp
 from . import dft
 from .dft import FFT_MOST
+from .jaxpr_eig import eig_parts
 from .jaxpr_numpy import INLINED_CALLS
 from .jaxpr_static_while import evaluate_with
 
@@ -399,9 +400,12 @@ class _Interpreter:
     def __init__(self, jax: Any, where: str) -> None:
         self.jax, self.where = jax, where
         self.squares: dict[int, tuple[Any, Callable[[], Any]]] = {}  # id(|z|): (|z|, |z|²)
+        self.used: set[Any] = set()  # the variables some equation or output reads
 
     def run(self, closed: Any, values: list[Any]) -> list[Any]:
         """The outputs of ``closed`` (``.jaxpr``, ``.consts``) at ``values``."""
+        self.used.update(v for e in closed.jaxpr.eqns for v in e.invars if _var(v))
+        self.used.update(v for v in closed.jaxpr.outvars if _var(v))
         rules = {
             k: self.equation
             for k, e in enumerate(closed.jaxpr.eqns)
@@ -443,6 +447,8 @@ class _Interpreter:
             outs = loop(eqn, ins)
         elif name == "fft":
             outs = _fft(self.jax, self.where, eqn, ins)
+        elif name == "eig" and not isinstance(ins[0], Pair):  # of a real matrix
+            outs = [Pair(*p) for p in eig_parts(self.jax, eqn, ins[0], self.used, self.where)]
         elif name in _PARTWISE:
             outs = self.partwise(eqn, ins)
         elif name == "abs":

@@ -34,6 +34,7 @@ from ..blocks.arrays import ArrayOp, Const
 from ..blocks.scatter import held
 from ..errors import InputError
 from .jaxpr_index_maps import gather_map, scatter_targets
+from .jaxpr_eig import EIG_VALUES, read_eig_values
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
 __all__ = ["INDEX_OPERANDS", "SCATTER_NAMES", "read_indexed"]
@@ -98,6 +99,8 @@ def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | list[ArrayOp] | N
             return _linalg(eqn, ins)
         if name == "eigh":
             return _eigh(eqn, ins, where)
+        if name == EIG_VALUES:
+            return read_eig_values(eqn, ins)
         if name in DECOMPOSED:  # qr, svd
             return read_decomposition(eqn, ins, where)
     except InputError:

@@ -64,6 +64,18 @@ class IROps:
         return Call("linalg.eigh", (a,))
 
     @staticmethod
+    def eig(a: Node) -> Node:
+        return Call("linalg.eig", (a,))
+
+    @staticmethod
+    def real(a: Node) -> Node:
+        return Call("real", (a,))
+
+    @staticmethod
+    def imag(a: Node) -> Node:
+        return Call("imag", (a,))
+
+    @staticmethod
     def det(a: Node) -> Node:
         return Call("linalg.det", (a,))
 
