@@ -61,6 +61,7 @@ from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
+from .jaxpr_eig import reads_eig, repeated_eigenvalue
 from .jaxpr_exact import exact_fold
 from .jaxpr_extra import (
     REWRITTEN,
@@ -70,7 +71,6 @@ from .jaxpr_extra import (
     read_exponential_integral,
 )
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
-from .jaxpr_eig import reads_eig, repeated_eigenvalue
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_nan import read_constant_nan

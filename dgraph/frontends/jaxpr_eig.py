@@ -96,7 +96,7 @@ def eig_parts(jax: Any, eqn: Any, a: Any, used: set, where: str) -> list[Any]:
     InputError
         Where an eigenvector is read (:data:`VECTORS_REFUSED`).
     """
-    values, *vectors = eqn.outvars
+    _, *vectors = eqn.outvars
     if any(v in used for v in vectors):
         raise InputError(f"{where}: {VECTORS_REFUSED}")
     re, im = _primitive(jax).bind(a)

@@ -33,8 +33,8 @@ from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..blocks.scatter import held
 from ..errors import InputError
-from .jaxpr_index_maps import gather_map, scatter_targets
 from .jaxpr_eig import EIG_VALUES, read_eig_values
+from .jaxpr_index_maps import gather_map, scatter_targets
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
 __all__ = ["INDEX_OPERANDS", "SCATTER_NAMES", "read_indexed"]
