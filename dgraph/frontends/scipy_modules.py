@@ -208,6 +208,27 @@ def _expm(a: Any) -> Any:
     return r
 
 
+def _eigvals(a: Any, b: Any = None, overwrite_a: bool = False, check_finite: bool = True,
+             homogeneous_eigvals: bool = False) -> Any:  # fmt: skip
+    """``scipy.linalg.eigvals`` of one matrix: ``np.linalg.eigvals`` (LAPACK's ``geev``,
+    the same order); a generalized problem (``b``) refused."""
+    if b is not None or homogeneous_eigvals:
+        raise InputError("scipy.linalg.eigvals with b= or homogeneous_eigvals= is not supported")
+    return np.linalg.eigvals(a)
+
+
+def _eig(a: Any, b: Any = None, left: bool = False, right: bool = True, overwrite_a: bool = False,
+         overwrite_b: bool = False, check_finite: bool = True,
+         homogeneous_eigvals: bool = False) -> Any:  # fmt: skip
+    """``scipy.linalg.eig``: ``np.linalg.eig`` (its eigenvectors refused where read);
+    the values alone where neither ``left`` nor ``right``."""
+    w = _eigvals(a, b, homogeneous_eigvals=homogeneous_eigvals)
+    if not left and not right:
+        return w
+    pair = np.linalg.eig(a)
+    return (w, pair.eigenvectors, pair.eigenvectors) if left and right else (w, pair.eigenvectors)
+
+
 _VALUED = "its steps depend on the values; jax.scipy.linalg's is read"
 LINALG: dict[str, Callable[..., Any]] = {
     "solve": _solve,
@@ -220,6 +241,8 @@ LINALG: dict[str, Callable[..., Any]] = {
     "lu_factor": _lu_factor,
     "lu_solve": _lu_solve,
     "expm": _expm,
+    "eigvals": _eigvals,
+    "eig": _eig,
     "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
         a, ord, axis, keepdims
     ),
