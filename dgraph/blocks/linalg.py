@@ -12,6 +12,10 @@ them by, applied to every basis direction at once.
   ``A = V·diag(λ)·V⁻¹``: ``dλ = diag(V⁻¹·dA·V)`` (``u_iᴴ·dA·v_i / (u_iᴴ·v_i)``, the rows of
   V⁻¹ the left eigenvectors so scaled; JAX's ``eig_jvp_rule``), its parts; NaN where an
   eigenvalue is repeated exactly (no derivative there: :func:`_ties`);
+* ``sqrtm``: the principal square root X of a real matrix whose real eigenvalues are
+  positive (X real; NaN where a real eigenvalue is 0 or negative: no real root), SciPy's
+  (the Schur method); ``dX`` solves the Sylvester equation ``X·dX + dX·X = dA``, by the
+  eigendecomposition ``A = V·diag(λ)·V⁻¹``: ``dX = V·((V⁻¹·dA·V) / (√λ_i + √λ_j))·V⁻¹``;
 * ``triangular_solve``: ``x = M⁻¹·b`` (``left_side``) or ``b·M⁻¹``, ``M`` the triangle
   of ``a`` it reads (``lower``; its diagonal 1 where ``unit_diagonal``), transposed where
   ``transpose_a``: ``dx = M⁻¹·db`` and ``dx = -M⁻¹·dM·x`` (left), ``db·M⁻¹`` and
@@ -88,7 +92,7 @@ __all__ = [
 ]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
-LINALG |= {"eig_real", "eig_imag"}
+LINALG |= {"eig_real", "eig_imag", "sqrtm"}
 LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*, lu
 LU_DATA = _dec.LU_DATA  # lu's pivots and permutation: integers, no derivative
 
@@ -155,6 +159,15 @@ def _eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w.astype(complex), v.astype(complex)
 
 
+def _sqrtm(a: np.ndarray) -> np.ndarray:
+    """SciPy's principal square root, its real part (the imaginary part is rounding where
+    the real eigenvalues are positive)."""
+    import scipy.linalg
+
+    with np.errstate(all="ignore"):
+        return np.real(scipy.linalg.sqrtm(a))
+
+
 def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
     """U, s, Vᵀ of the reduced SVD; NaN where LAPACK does not converge (a NaN entry)."""
     try:
@@ -213,6 +226,8 @@ class NumPyOps:
     eigh = staticmethod(np.linalg.eigh)
     eigvalsh = staticmethod(np.linalg.eigvalsh)  # the values alone: a third cheaper
     eig = staticmethod(lambda a: _eig(a))
+    sqrtm = staticmethod(lambda a: _sqrtm(a))
+    sqrt = staticmethod(np.sqrt)  # of complex numbers: the principal root
     real = staticmethod(np.real)
     imag = staticmethod(np.imag)
     det = staticmethod(np.linalg.det)
@@ -242,6 +257,7 @@ class NumPyOps:
     eq = staticmethod(np.equal)
     gt = staticmethod(np.greater)
     ge = staticmethod(np.greater_equal)
+    le = staticmethod(np.less_equal)
     both = staticmethod(np.logical_and)
     take = staticmethod(lambda a, i, axis: np.take(a, i, axis=axis))
     stack = staticmethod(np.stack)
@@ -371,6 +387,9 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
         return xp.eigvalsh(args[0])
     if op.primitive.startswith("eigh"):
         return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+    if op.primitive == "sqrtm":
+        w = xp.part(xp.eig(args[0]), 0)
+        return xp.add(xp.sqrtm(args[0]), xp.column(xp.column(_no_real_root(w, xp))))
     if op.primitive in ("eig_real", "eig_imag"):
         w = xp.part(xp.eig(args[0]), 0)
         return xp.real(w) if op.primitive == "eig_real" else xp.imag(w)
@@ -405,6 +424,8 @@ def tangent(
         return xp.matmul(v, xp.scale(_gaps(w, n, xp), inner))
     if op.primitive in ("eig_real", "eig_imag"):
         return _eig_tangent(op, args[0], d, xp)
+    if op.primitive == "sqrtm":
+        return _sqrtm_tangent(args[0], d, xp)
     if op.primitive == "linear_solve":
         return _solve_tangent(op, k, args, d, result, xp)
     if k == 1:
@@ -429,6 +450,26 @@ def _eig_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
     dw = xp.last_sum(xp.mul(inner, xp.eye(n)))
     part = xp.real(dw) if op.primitive == "eig_real" else xp.imag(dw)
     return xp.add(part, _ties(w, n, xp))
+
+
+def _no_real_root(w: Any, xp: Any) -> Any:
+    """0 where no eigenvalue ``w`` is real and at most 0, else NaN (per matrix): a real
+    matrix with such an eigenvalue has no real principal square root."""
+    bad = xp.both(xp.eq(xp.imag(w), 0.0), xp.le(xp.real(w), 0.0))
+    return xp.last_sum(xp.where(bad, math.nan, 0.0))
+
+
+def _sqrtm_tangent(a: Any, d: Any, xp: Any) -> Any:
+    """``dX = V·((V⁻¹·dA·V) / (√λ_i + √λ_j))·V⁻¹``: the solution of ``X·dX + dX·X = dA``
+    (``X = V·diag(√λ)·V⁻¹``), its real part."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    inverse = xp.inv(v)
+    roots = xp.sqrt(w)
+    inner = xp.matmul(xp.matmul(inverse, d), v)
+    sums = xp.add(xp.column(roots), xp.row(roots))
+    dx = xp.real(xp.matmul(xp.matmul(v, xp.div(inner, sums)), inverse))
+    return xp.add(dx, xp.column(xp.column(_no_real_root(w, xp))))
 
 
 def _ties(w: Any, n: int, xp: Any) -> Any:
@@ -678,6 +719,9 @@ class KeptOps(NumPyOps):
 
     def eig(self, a: Any) -> Any:
         return self._kept("eig", a)
+
+    def sqrtm(self, a: Any) -> Any:
+        return self._kept("sqrtm", a)
 
     def eigvalsh(self, a: Any) -> Any:
         """The kept decomposition's values (its vectors are the tangent's)."""

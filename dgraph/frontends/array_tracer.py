@@ -3095,6 +3095,14 @@ def _eigvals(a: Any) -> Any:
     return array_complex.ComplexArray(parts[0], parts[1], (*batch, n))
 
 
+def _sqrtm(a: Any) -> Any:
+    """``scipy.linalg.sqrtm`` of one traced real matrix: the operation ``sqrtm``
+    (:mod:`dgraph.blocks.linalg`: SciPy's root, ``X·dX + dX·X = dA``; NaN where a real
+    eigenvalue is 0 or negative: no real root)."""
+    shape = _shape_of(_square(a, "scipy.linalg.sqrtm"))
+    return _linalg_op("sqrtm", [a], (), shape)
+
+
 _EIG = type(np.linalg.eig(np.eye(1)))  # NumPy's named pair (eigenvalues, eigenvectors)
 
 
@@ -4705,7 +4713,7 @@ _SCIPY_SPECIAL = {
 
 #: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
 _SCIPY_MODULES = {
-    "scipy.linalg": scipy_modules.LINALG,
+    "scipy.linalg": {**scipy_modules.LINALG, "sqrtm": lambda A, *args, **kwargs: _sqrtm(A)},
     "scipy.integrate": scipy_modules.INTEGRATE,
     "scipy.signal": scipy_modules.SIGNAL,
     "scipy.ndimage": scipy_modules.NDIMAGE,

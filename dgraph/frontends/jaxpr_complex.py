@@ -55,7 +55,7 @@ from ..errors import InputError
 from . import complex_parts as cp
 from . import dft
 from .dft import FFT_MOST
-from .jaxpr_eig import eig_parts
+from .jaxpr_eig import eig_parts, is_sqrtm, sqrtm_part
 from .jaxpr_numpy import INLINED_CALLS
 from .jaxpr_static_while import evaluate_with
 
@@ -437,7 +437,9 @@ class _Interpreter:
         ins = [_lift(x) for x in ins]
         if name not in _RESIDUALS and not any(_traced(x) for x in ins):
             return self.constant(eqn, ins)  # on constants: JAX's own complex numbers
-        if name in _CALLS:
+        if name in _CALLS and is_sqrtm(eqn) and not isinstance(ins[0], Pair):
+            outs = [Pair(sqrtm_part(self.jax, ins[0]), None)]
+        elif name in _CALLS:
             inner = _called(eqn)
             if inner is None:
                 raise self.refuse(name)

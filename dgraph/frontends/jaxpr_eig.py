@@ -30,10 +30,14 @@ from ..errors import InputError
 __all__ = [
     "EIG_VALUES",
     "REPEATED",
+    "SQRTM",
     "eig_parts",
+    "is_sqrtm",
     "read_eig_values",
+    "read_sqrtm",
     "reads_eig",
     "repeated_eigenvalue",
+    "sqrtm_part",
 ]
 
 EIG_VALUES = "dgraph_eig_values"
@@ -86,6 +90,67 @@ def _primitive(jax: Any) -> Any:
     return p
 
 
+SQRTM = "dgraph_sqrtm"
+"""The primitive of ``jax.scipy.linalg.sqrtm`` of a real matrix: its real principal root."""
+
+
+@functools.cache
+def _sqrtm_primitive(jax: Any) -> Any:
+    """``dgraph_sqrtm``: the real part of JAX's ``sqrtm`` (NaN where a real eigenvalue is
+    at most 0: no real root), its derivative the Sylvester equation's solution
+    (:func:`dgraph.blocks.linalg.tangent`)."""
+    from jax.extend.core import Primitive
+    from jax.interpreters import ad, mlir
+
+    jnp = jax.numpy
+    p = Primitive(SQRTM)
+
+    def impl(a: Any) -> Any:
+        return jnp.real(jax.scipy.linalg.sqrtm(a))
+
+    def jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+        (a,), (da,) = primals, tangents
+        da = jnp.zeros(a.shape, a.dtype) if type(da) is ad.Zero else da
+        w, v = jnp.linalg.eig(a)
+        inverse = jnp.linalg.inv(v)
+        roots = jnp.sqrt(w)
+        inner = inverse @ da.astype(v.dtype) @ v / (roots[:, None] + roots[None, :])
+        return p.bind(a), jnp.real(v @ inner @ inverse)
+
+    p.def_impl(impl)
+    p.def_abstract_eval(lambda a: jax.core.ShapedArray(a.shape, a.dtype))
+    ad.primitive_jvps[p] = jvp
+    mlir.register_lowering(p, mlir.lower_fun(impl, multiple_results=False))
+    return p
+
+
+def is_sqrtm(eqn: Any) -> bool:
+    """Whether ``eqn`` is the call ``jax.scipy.linalg.sqrtm`` makes of one real matrix
+    (named so, computing by ``schur``)."""
+    if eqn.params.get("name") not in ("sqrtm", "_sqrtm") or len(eqn.invars) != 1:
+        return False
+    inner = _jaxpr_of(eqn.params.get("jaxpr"))
+    shape = tuple(eqn.invars[0].aval.shape)
+    return (
+        inner is not None and len(shape) == 2 and shape[0] == shape[1] and reads_eig(inner, "schur")
+    )
+
+
+def sqrtm_part(jax: Any, a: Any) -> Any:
+    """``jax.scipy.linalg.sqrtm`` of the traced real matrix ``a`` (an interpreter's rule):
+    its real part, one ``dgraph_sqrtm`` equation (the imaginary part is 0 where a real
+    root exists; where none does, the real part is NaN)."""
+    return _sqrtm_primitive(jax).bind(a)
+
+
+def read_sqrtm(eqn: Any, ins: list[Any]) -> ArrayOp:
+    """The ``dgraph_sqrtm`` equation as the operation ``sqrtm``."""
+    x = Const.of(ins[0]) if not isinstance(ins[0], str) else ins[0]
+    op = ArrayOp("sqrtm", (x,), (), tuple(int(n) for n in eqn.outvars[0].aval.shape))
+    linalg.check(op, [tuple(int(n) for n in eqn.invars[0].aval.shape)])
+    return op
+
+
 def eig_parts(jax: Any, eqn: Any, a: Any, used: set, where: str) -> list[Any]:
     """``eig`` of the traced real matrix ``a`` (an interpreter's rule): the eigenvalues as
     ``(re, im)`` and, where ``eqn`` computes eigenvectors that nothing reads (``w, v =
@@ -126,13 +191,13 @@ REPEATED = (
 )
 
 
-def reads_eig(jaxpr: Any) -> bool:
-    """Whether ``jaxpr`` (or one it calls) has an ``eig`` equation."""
+def reads_eig(jaxpr: Any, name: str = "eig") -> bool:
+    """Whether ``jaxpr`` (or one it calls) has an ``eig`` equation (a ``name`` one)."""
     todo = [jaxpr]
     while todo:
         j = todo.pop()
         for e in j.eqns:
-            if e.primitive.name == "eig":
+            if e.primitive.name == name:
                 return True
             todo += [_jaxpr_of(p) for p in e.params.values() if _jaxpr_of(p) is not None]
     return False

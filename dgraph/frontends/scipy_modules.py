@@ -246,7 +246,8 @@ LINALG: dict[str, Callable[..., Any]] = {
     "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
         a, ord, axis, keepdims
     ),
-    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "sqrtm", "funm", "lu")},
+    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "funm", "lu")},
+    # sqrtm: one operation of the array tracer's (array_tracer._sqrtm)
     **scipy_structured.LINALG,
 }
 

@@ -508,7 +508,8 @@ class _Translator(CElementPrinter):
         self._read(outer)
         if _call_name(node) == "eig":
             self._refuse(
-                "the eigenvalues of a nonsymmetric matrix have no C helper: use Python or JAX"
+                "the eigenvalues of a nonsymmetric matrix (eigvals, sqrtm) have no C helper:"
+                " use Python or JAX"
             )
         if _call_name(node) in _DECOMPOSED:  # eigh's (w, V), qr's (Q, R), svd's (U, s, Vt)
             self.inference.env[target] = self._inferred(node)

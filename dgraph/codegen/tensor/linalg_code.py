@@ -68,6 +68,15 @@ class IROps:
         return Call("linalg.eig", (a,))
 
     @staticmethod
+    def sqrtm(a: Node) -> Node:
+        """SciPy's principal root, its real part (JAX's is complex)."""
+        return Call("real", (Call("scipy.linalg.sqrtm", (a,)),))
+
+    @staticmethod
+    def sqrt(a: Node) -> Node:
+        return Call("sqrt", (a,))
+
+    @staticmethod
     def real(a: Node) -> Node:
         return Call("real", (a,))
 
@@ -201,6 +210,10 @@ class IROps:
     @staticmethod
     def ge(a: Node, b: Node | float) -> Node:
         return BinOp(">=", a, _exact(b))
+
+    @staticmethod
+    def le(a: Node, b: Node | float) -> Node:
+        return BinOp("<=", a, _exact(b))
 
     @staticmethod
     def both(a: Node, b: Node) -> Node:
