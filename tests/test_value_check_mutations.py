@@ -32,6 +32,7 @@ from dgraph.methods import accumulate  # noqa: E402
 X = np.array([0.3, 0.6, 0.8])
 Y = np.array([0.7, 0.2, 0.5])
 A = np.array([[0.3, 0.9, 0.4], [0.7, 0.2, 0.5]])
+TURN = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])  # a complex pair
 C4 = np.arange(16.0).reshape(4, 4) / 40  # det of 4x4: JAX's lu path, not a formula
 
 UNARY = {  # primitive: (function, point inside its domain)
@@ -110,6 +111,10 @@ UNARY = {  # primitive: (function, point inside its domain)
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
     "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
     "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
+    "eig_real": (lambda a: jnp.linalg.eigvals(jnp.vstack([a, X]) + TURN).real, A),
+    "eig_imag": (lambda a: jnp.linalg.eigvals(jnp.vstack([a, X]) + TURN).imag, A),
+    # no JAX rule: checked by differences alone
+    "sqrtm": (lambda a: jax.scipy.linalg.sqrtm(a.T @ a + jnp.eye(3) + 0.3 * TURN).real, A),
     "lu": (lambda a: jax.lax.linalg.lu((a.T @ a + jnp.diag(X))[::-1])[0], A),  # rows swap
     "take_dynamic": (lambda x: x[jnp.argsort(x)] * x[jnp.argmax(x)], X),
     # its base and its updates (operand 2: RULES)
