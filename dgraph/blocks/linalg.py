@@ -522,6 +522,8 @@ def cotangent(
     """
     op = core(op)
     name = op.primitive
+    if name in ("eig_real", "eig_imag", "sqrtm"):
+        return _eig_cotangent(op, args[0], bar, xp)
     if name == "det":
         return xp.scale(xp.column(xp.column(bar)), xp.cofactors(args[0]))
     if name == "logabsdet":
@@ -555,6 +557,26 @@ def cotangent(
     return xp.tril(g) if p["lower"] else xp.triu(g)
 
 
+def _eig_cotangent(op: Any, a: Any, bar: Any, xp: Any) -> Any:
+    """The eigenvalues' and ``sqrtm``'s cotangents (:func:`_eig_tangent` and
+    :func:`_sqrtm_tangent` transposed; W = V⁻¹): ``Ā = Re((V·diag(λ̄)·W)ᵀ)`` for the real
+    parts, its imaginary part for the imaginary parts; ``Ā = Re(Wᵀ·((Vᵀ·X̄·Wᵀ) / (√λ_i +
+    √λ_j))·Vᵀ)`` for ``sqrtm``; NaN as the tangents are."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    inverse = xp.inv(v)
+    n = op.shape[-1]
+    if op.primitive == "sqrtm":
+        roots = xp.sqrt(w)
+        sums = xp.add(xp.column(roots), xp.row(roots))
+        inner = xp.div(xp.matmul(xp.matmul(xp.swap(v), bar), xp.swap(inverse)), sums)
+        out = xp.real(xp.matmul(xp.matmul(xp.swap(inverse), inner), xp.swap(v)))
+        return xp.add(out, xp.column(xp.column(_no_real_root(w, xp))))
+    z = xp.swap(xp.matmul(xp.scale(v, xp.row(bar)), inverse))
+    out = xp.real(z) if op.primitive == "eig_real" else xp.imag(z)
+    return xp.add(out, xp.column(xp.column(xp.last_sum(_ties(w, n, xp)))))
+
+
 def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp: Any) -> Any:
     """``linear_solve``'s cotangents (:func:`_solve_tangent` transposed)."""
     inverse = xp.inv(args[0])
@@ -572,6 +594,7 @@ def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp:
 
 APPLIED = frozenset({"cholesky", "triangular_solve", "linear_solve", "det", "logabsdet"})
 APPLIED |= {"eigh_values", "eigh_vectors"}  # with a cotangent rule
+APPLIED |= {"eig_real", "eig_imag", "sqrtm"}
 
 
 def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int, int, int]:
@@ -586,6 +609,9 @@ def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
     if name in ("det", "logabsdet"):  # the inverse; a row scales it, a column reads it
         n = shapes[0][0]
         return n**3, n * n, n * n
+    if name in ("eig_real", "eig_imag", "sqrtm"):  # the decomposition and V⁻¹; products
+        n = shapes[0][0]
+        return 2 * n**3, (3 if name == "sqrtm" else 1) * n**3 + n * n, 3 * n**3 + n * n
     if name.startswith("eigh"):  # the decomposition; V·(·)·Vᵀ or Vᵀ·(·)·V products
         n = shapes[0][0]
         row = (1 if name == "eigh_values" else 3) * n**3
@@ -746,6 +772,7 @@ class AbsoluteOps(KeptOps):
     matmul = staticmethod(lambda a, b: np.matmul(np.abs(a), np.abs(b)))
     scale = staticmethod(lambda a, b: np.abs(np.multiply(a, b)))
     neg = staticmethod(lambda a: np.abs(a))
+    real = imag = staticmethod(lambda a: np.abs(a))  # |Re z|, |Im z| ≤ |z|
 
     def inv(self, a: Any) -> np.ndarray:
         return np.abs(super().inv(a))

@@ -31,6 +31,10 @@ every Jacobian block, value check and code generator applies unchanged.
   a Hermitian spectrum as ``numpy.fft.irfft`` does: ``x_j = (1/n) Σ_k w_k (Re Y_k
   cos(2πjk/n) − Im Y_k sin(2πjk/n))``, ``w_k`` 1 for ``k = 0`` and ``k = n/2``, else 2
   (the imaginary parts of those two ignored);
+* ``eig`` of a real matrix: its eigenvalues as one equation of dgraph's primitive
+  ``dgraph_eig_values`` (their real and imaginary parts), its eigenvectors refused where
+  read; the call ``jax.scipy.linalg.sqrtm`` makes of a real matrix as one ``dgraph_sqrtm``
+  (the real root; :mod:`.jaxpr_eig`);
 * calls (``pjit``, ``custom_jvp_call``, ...) on complex values are inlined (a custom
   rule's derivative is then the primal's), and ``scan``, ``while`` and ``cond`` that
   carry or compute complex values are run again as ``lax.scan``, ``lax.while_loop`` and
@@ -427,7 +431,7 @@ class _Interpreter:
         return InputError(
             f"{self.where}: jaxpr primitive {name!r} on complex numbers is not supported"
             " (complex values are read as pairs of real arrays: arithmetic, abs, exp, log,"
-            " sqrt, pow, dot_general, moves and fft)"
+            " sqrt, pow, dot_general, moves, fft, eigvals and sqrtm of real matrices)"
         )
 
     def equation(self, eqn: Any, ins: list[Any]) -> list[Any]:
