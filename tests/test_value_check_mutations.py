@@ -140,6 +140,7 @@ BINARY = {
 BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi", "dawsn")
 BY_HAND += ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")  # JAX has none
 BY_HAND += ("spence", "ellipk", "ellipe", "lambertw")  # none, or none with a derivative
+BY_HAND += ("logm",)  # a matrix's (scipy.linalg.logm): JAX has none
 
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "expn", "triangular_solve", "linear_solve")
 RULES = (
@@ -164,6 +165,14 @@ def _in_turn(rules: list[tuple[str, int]]) -> list[tuple[str, int, float]]:
 def _by_hand(name: str, scale: float) -> DGraph:
     g = DGraph(name)
     g.add_array_vertex("x", "input", (3,))
+    if name == "logm":  # of a 3×3 matrix with eigenvalues of positive real parts
+        g = DGraph(name)
+        g.add_array_vertex("x", "input", (3, 3))
+        g.add_array_vertex("t", "intermediate", (3, 3), ArrayOp("logm", ("x",), (), (3, 3)))
+        g.add_array_vertex("y", "output", (3, 3), ArrayOp("mul", ("t", scale), (), (3, 3)))
+        g.validate()
+        g.set_point({"x": np.vstack([A, X]) + np.eye(3) + TURN})
+        return g
     if name == "expand_dims":
         op = ArrayOp("expand_dims", ("x",), (("dimensions", (0,)),), (1, 3))
     else:

@@ -3095,12 +3095,13 @@ def _eigvals(a: Any) -> Any:
     return array_complex.ComplexArray(parts[0], parts[1], (*batch, n))
 
 
-def _sqrtm(a: Any) -> Any:
-    """``scipy.linalg.sqrtm`` of one traced real matrix: the operation ``sqrtm``
-    (:mod:`dgraph.blocks.linalg`: SciPy's root, ``X·dX + dX·X = dA``; NaN where a real
-    eigenvalue is 0 or negative: no real root)."""
-    shape = _shape_of(_square(a, "scipy.linalg.sqrtm"))
-    return _linalg_op("sqrtm", [a], (), shape)
+def _root_or_log(name: str, a: Any) -> Any:
+    """``scipy.linalg.sqrtm`` or ``logm`` of one traced real matrix: the operation of that
+    name (:mod:`dgraph.blocks.linalg`: SciPy's values; ``X·dX + dX·X = dA``, the divided
+    differences of log; NaN where a real eigenvalue is 0 or negative: no real root or
+    logarithm)."""
+    shape = _shape_of(_square(a, f"scipy.linalg.{name}"))
+    return _linalg_op(name, [a], (), shape)
 
 
 _EIG = type(np.linalg.eig(np.eye(1)))  # NumPy's named pair (eigenvalues, eigenvectors)
@@ -4713,7 +4714,11 @@ _SCIPY_SPECIAL = {
 
 #: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
 _SCIPY_MODULES = {
-    "scipy.linalg": {**scipy_modules.LINALG, "sqrtm": lambda A, *args, **kwargs: _sqrtm(A)},
+    "scipy.linalg": {
+        **scipy_modules.LINALG,
+        "sqrtm": lambda A, *args, **kwargs: _root_or_log("sqrtm", A),
+        "logm": lambda A, *args, **kwargs: _root_or_log("logm", A),
+    },
     "scipy.integrate": scipy_modules.INTEGRATE,
     "scipy.signal": scipy_modules.SIGNAL,
     "scipy.ndimage": scipy_modules.NDIMAGE,

@@ -346,9 +346,9 @@ def _read_gradient(
 
 
 HESSIAN_REFUSED = (
-    "the Hessian of a function of a nonsymmetric matrix's eigenvalues (eig, eigvals, sqrtm)"
-    " is not supported: their gradient reads the eigenvectors, which are not differentiated"
-    " (their Jacobian, jvp and vjp are)"
+    "the Hessian of a function of a nonsymmetric matrix's eigenvalues (eig, eigvals, sqrtm,"
+    " logm) is not supported: their gradient reads the eigenvectors, which are not"
+    " differentiated (their Jacobian, jvp and vjp are)"
 )
 
 ZERO_MODULUS = (

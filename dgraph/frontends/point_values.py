@@ -56,13 +56,14 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
 
 
 def refuse_complex_roots(graph: DGraph, label: str) -> None:
-    """Refuse (InputError, one line) a graph one of whose ``sqrtm`` operations takes, at
-    its point, a matrix with a real eigenvalue at most 0: its principal square root is
-    not real there (or does not exist), and the real root read has no value (NaN)."""
+    """Refuse (InputError, one line) a graph one of whose ``sqrtm`` or ``logm`` operations
+    takes, at its point, a matrix with a real eigenvalue at most 0: its principal square
+    root or logarithm is not real there (or does not exist), and the real one read has
+    no value (NaN)."""
     roots = [
         v
         for v in [*graph.intermediates, *graph.outputs]
-        if graph.is_tensor and (op := graph.op(v)) is not None and op.primitive == "sqrtm"
+        if graph.is_tensor and (op := graph.op(v)) is not None and op.primitive in ("sqrtm", "logm")
     ]
     if not roots or graph.point is None:
         return
@@ -76,10 +77,12 @@ def refuse_complex_roots(graph: DGraph, label: str) -> None:
         w = np.linalg.eigvals(a)
         bad = w.real[(w.imag == 0) & (w.real <= 0)]
         if bad.size:
+            name = graph.op(v).primitive
+            what = "square root" if name == "sqrtm" else "logarithm"
             raise InputError(
-                f"{label}: sqrtm of a matrix with a real eigenvalue {np.min(bad):.3g} ≤ 0"
-                " at the point: its principal square root is not real (only real roots,"
-                " of matrices whose real eigenvalues are positive, are read)"
+                f"{label}: {name} of a matrix with a real eigenvalue {np.min(bad):.3g} ≤ 0"
+                f" at the point: its principal {what} is not real (only real ones, of"
+                " matrices whose real eigenvalues are positive, are read)"
             )
 
 

@@ -11,8 +11,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   the point); ``expm`` by scaling and squaring (Higham's [13/13] Padé approximant, the
   squarings selected by the 1-norm, as JAX's), ``norm`` (NumPy's), the structured matrices
   and solves of :mod:`~dgraph.frontends.scipy_structured` (``toeplitz``,
-  ``solve_banded``, ...); ``logm``, ``sqrtm``,
-  ``funm``, ``lu`` of a traced matrix are one line (their steps depend on the values).
+  ``solve_banded``, ...), ``eigvals`` and ``eig`` (``np.linalg``'s); ``sqrtm`` and
+  ``logm`` of a real matrix are operations of the array tracer's (:mod:`dgraph.blocks.linalg`);
+  ``funm`` and ``lu`` of a traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
   of the unit vectors), and of 1-D abscissae that depend on the inputs (scipy's formulas
@@ -246,8 +247,8 @@ LINALG: dict[str, Callable[..., Any]] = {
     "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
         a, ord, axis, keepdims
     ),
-    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "funm", "lu")},
-    # sqrtm: one operation of the array tracer's (array_tracer._sqrtm)
+    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("funm", "lu")},
+    # sqrtm, logm: one operation each of the array tracer's (array_tracer._root_or_log)
     **scipy_structured.LINALG,
 }
 

@@ -120,7 +120,7 @@ def masked_vector_write(x):
 
 
 def matrix_logarithm(x):
-    return np.sum(linalg.logm(x.reshape(2, 2)))  # its Schur steps depend on the values
+    return np.sum(linalg.logm(x.reshape(2, 2)))  # refused where a real eigenvalue is ≤ 0
 
 
 def lu_factors_read(x):

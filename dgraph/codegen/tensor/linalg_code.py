@@ -77,6 +77,10 @@ class IROps:
         return Call("sqrt", (a,))
 
     @staticmethod
+    def log(a: Node) -> Node:
+        return Call("log", (a,))
+
+    @staticmethod
     def real(a: Node) -> Node:
         return Call("real", (a,))
 
