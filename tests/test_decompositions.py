@@ -357,6 +357,20 @@ def test_sqrtm_solves_the_sylvester_equation() -> None:
     np.testing.assert_allclose(vjp, np.einsum("ij,ijkl->kl", bar, expected), rtol=1e-8)
 
 
+def test_logm_inverts_the_frechet_derivative_of_expm() -> None:
+    """``scipy.linalg.logm`` of a nonsymmetric matrix (JAX has none): its value SciPy's,
+    and ``L(expm)`` at X = log A applied to each column of the Jacobian gives back the
+    direction (SciPy's ``expm_frechet``: d log is the inverse of d exp)."""
+    import scipy.linalg
+
+    value, jac = make_function(lambda a: scipy.linalg.logm(a), "value_and_jacobian", point=[_P])(_P)
+    np.testing.assert_allclose(value, np.real(scipy.linalg.logm(_P)), rtol=1e-10, atol=1e-13)
+    for e in np.eye(9):
+        tangent = (jac.reshape(9, 9) @ e).reshape(3, 3)
+        back = scipy.linalg.expm_frechet(value, tangent, compute_expm=False)
+        np.testing.assert_allclose(back, e.reshape(3, 3), atol=1e-12)
+
+
 def test_eig_refusals_and_a_repeated_eigenvalue() -> None:
     """Eigenvectors read, a Hessian, C code: one line each; at a repeated eigenvalue
     (the identity: no derivative) the expression set is not verified, JAX's number
