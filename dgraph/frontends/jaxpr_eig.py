@@ -1,4 +1,5 @@
-"""The eigenvalues of a real nonsymmetric matrix in a jaxpr, as real arrays.
+"""The eigenvalues of a real nonsymmetric matrix, and its principal square root, in a
+jaxpr, as real arrays.
 
 ``jnp.linalg.eig`` and ``eigvals`` bind JAX's ``eig``, whose eigenvalues are complex. The
 interpreter of complex values (:mod:`.jaxpr_complex`) writes an ``eig`` of a traced real
@@ -13,6 +14,12 @@ their scale and phase are LAPACK's choice, and JAX differentiates them only wher
 eigenvalues is refused so too. Where two eigenvalues are exactly equal there is no
 derivative: the graph's is NaN and the value check passes the point over
 (:func:`repeated_eigenvalue`).
+
+``jax.scipy.linalg.sqrtm`` computes by ``schur`` (complex, no JAX derivative rule): the
+interpreter writes its call of a real matrix (:func:`is_sqrtm`) as one equation of
+``dgraph_sqrtm``, the root's real part, which the reader reads as the operation ``sqrtm``
+(``X·dX + dX·X = dA``); a matrix with no real root at the point is refused
+(:func:`~.point_values.refuse_complex_roots`).
 """
 
 from __future__ import annotations
