@@ -298,3 +298,89 @@ def test_lu_tangent_of_an_ill_conditioned_matrix_is_accurate() -> None:
         got = (linalg.values(op, 0, [a]).reshape(36, 36) @ d.ravel()).reshape(6, 6)
         want = _lu_tangent_50_digits(a, d, linalg.lu_data("lu_permutation", a))
         assert np.abs(got - want).max() <= 3e-9 * np.abs(want).max(), seed
+
+
+# -- eigenvalues of nonsymmetric matrices and sqrtm (eig55) ------------------------------
+
+_TURN = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+_A = np.random.default_rng(55).uniform(-1.0, 1.0, (3, 3)) + _TURN  # a complex pair
+_P = _A @ _A.T / 3 + np.eye(3) + 0.5 * _TURN  # real parts of its eigenvalues positive
+
+
+def _sylvester_jacobian(a: np.ndarray) -> np.ndarray:
+    """∂sqrtm(A)/∂A by SciPy: X·dX + dX·X = dA solved (Bartels-Stewart) for each basis dA."""
+    import scipy.linalg
+
+    x, n = np.real(scipy.linalg.sqrtm(a)), len(a)
+    columns = [scipy.linalg.solve_sylvester(x, x, e.reshape(n, n)) for e in np.eye(n * n)]
+    return np.stack(columns, axis=-1).reshape(n, n, n, n)
+
+
+def test_eigenvalues_through_numpy_and_scipy() -> None:
+    """``np.linalg.eigvals`` of a stack, ``scipy.linalg.eigvals`` and ``np.linalg.eig``'s
+    values (its vectors unread), read by the NumPy tracer: the Jacobian ``jax.jacfwd``'s
+    of ``jnp.linalg.eigvals``."""
+    import scipy.linalg
+
+    stack = np.stack([_A, _P])
+
+    def f(a):
+        w, _ = np.linalg.eig(a[1])
+        found = (np.linalg.eigvals(a).ravel(), scipy.linalg.eigvals(a[0]), w)
+        return np.concatenate([part for z in found for part in (np.real(z), np.imag(z))])
+
+    def fj(a):
+        found = (jnp.linalg.eigvals(a).ravel(), *jnp.linalg.eigvals(a))
+        return jnp.concatenate([part for z in found for part in (z.real, z.imag)])
+
+    got = make_function(f, "jacobian", point=[stack])(stack)
+    np.testing.assert_allclose(got, jax.jacfwd(fj)(stack), rtol=1e-9, atol=1e-12)
+
+
+def test_sqrtm_solves_the_sylvester_equation() -> None:
+    """``jax.scipy.linalg.sqrtm`` (JAX has no rule for its ``schur``) in NumPy and JAX
+    code, and ``scipy.linalg.sqrtm``: the Jacobian SciPy's Sylvester solutions, the
+    value SciPy's root; the vjp its transpose."""
+    import scipy.linalg
+
+    expected = _sylvester_jacobian(_P)
+    for f, lang in (
+        (lambda a: jax.scipy.linalg.sqrtm(a).real, "python"),
+        (lambda a: jax.scipy.linalg.sqrtm(a).real, "jax"),
+        (lambda a: scipy.linalg.sqrtm(a), "python"),
+    ):
+        got = make_function(f, "value_and_jacobian", lang, point=[_P])(_P)
+        np.testing.assert_allclose(got[0], np.real(scipy.linalg.sqrtm(_P)), rtol=1e-10)
+        np.testing.assert_allclose(got[1], expected, rtol=1e-8, atol=1e-12)
+    bar = np.arange(9.0).reshape(3, 3)
+    vjp = make_function(lambda a: scipy.linalg.sqrtm(a), "vjp", point=[_P])(_P, bar)
+    np.testing.assert_allclose(vjp, np.einsum("ij,ijkl->kl", bar, expected), rtol=1e-8)
+
+
+def test_logm_inverts_the_frechet_derivative_of_expm() -> None:
+    """``scipy.linalg.logm`` of a nonsymmetric matrix (JAX has none): its value SciPy's,
+    and ``L(expm)`` at X = log A applied to each column of the Jacobian gives back the
+    direction (SciPy's ``expm_frechet``: d log is the inverse of d exp)."""
+    import scipy.linalg
+
+    value, jac = make_function(lambda a: scipy.linalg.logm(a), "value_and_jacobian", point=[_P])(_P)
+    np.testing.assert_allclose(value, np.real(scipy.linalg.logm(_P)), rtol=1e-10, atol=1e-13)
+    for e in np.eye(9):
+        tangent = (jac.reshape(9, 9) @ e).reshape(3, 3)
+        back = scipy.linalg.expm_frechet(value, tangent, compute_expm=False)
+        np.testing.assert_allclose(back, e.reshape(3, 3), atol=1e-12)
+
+
+def test_eig_refusals_and_a_repeated_eigenvalue() -> None:
+    """Eigenvectors read, a Hessian, C code: one line each; at a repeated eigenvalue
+    (the identity: no derivative) the expression set is not verified, JAX's number
+    (diag(dA)) not taken for one."""
+    with pytest.raises(DGraphError, match="eigenvectors of a nonsymmetric matrix"):
+        make_function(lambda a: jnp.linalg.eig(a)[1].real, "jacobian", point=[_A])
+    with pytest.raises(DGraphError, match="the Hessian of a function of a nonsymmetric"):
+        make_function(lambda a: jnp.sum(jnp.linalg.eigvals(a).real ** 2), "hessian", point=[_A])
+    with pytest.raises(DGraphError, match="no C helper"):
+        make_function(lambda a: jnp.linalg.eigvals(a).real, "jacobian", "c", point=[_A])
+    g = from_jax(lambda a: jnp.linalg.eigvals(a).real, np.eye(3), level="array")
+    check = accumulate(g, "forward").verify()
+    assert check.status == "not verified" and "repeated" in check.detail, check.detail

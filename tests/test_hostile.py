@@ -628,6 +628,35 @@ CASES: list[tuple[str, list[str], str]] = [
         hessian_cli(H("jax_model.py") + ":complex_tangent", "--inputs", "x:4"),
         "'tan' on complex numbers is not supported",
     ),
+    (  # eig55: eigenvalues of nonsymmetric matrices, sqrtm
+        "jax-eigenvectors",
+        ["structure", H("jax_model.py") + ":eigenvectors_read", "--inputs", "x:4"],
+        "eigenvectors of a nonsymmetric matrix",
+    ),
+    (
+        "hessian-eigvals",
+        hessian_cli(H("jax_model.py") + ":spectral_radius", "--inputs", "x:4"),
+        "the Hessian of a function of a nonsymmetric matrix's eigenvalues",
+    ),
+    (
+        "numpy-sqrtm-negative",
+        [
+            "codegen",
+            H("numpy_model.py") + ":root_of_negative",
+            "--inputs",
+            "x:4",
+            "--at",
+            "0.5,0.2,0.1,0.3",
+            "-o",
+            "j.py",
+        ],
+        "principal square root is not real",
+    ),
+    (
+        "numpy-eigvals-not-square",
+        ["structure", H("numpy_model.py") + ":eigenvalues_of_rows", "--inputs", "x:6"],
+        "numpy.linalg.eigvals: one square matrix",
+    ),
     (
         "jax-complex-output",
         ["structure", H("jax_model.py") + ":complex_output", "--inputs", "x:4"],
@@ -794,9 +823,17 @@ CASES: list[tuple[str, list[str], str]] = [
         "scipy.special.jv of order 2: only the orders 0 and ±1 are read",
     ),
     (
-        "scipy-linalg-logm",
-        ["structure", H("numpy_model.py") + ":matrix_logarithm", "--inputs", "x:4"],
-        "scipy.linalg.logm of an array",
+        "scipy-linalg-logm-negative",  # eig55: logm reads; at -I it has no real logarithm
+        [
+            "codegen",
+            H("numpy_model.py") + ":matrix_logarithm",
+            "--inputs",
+            "x:4",
+            "--at=-1,0,0,-2",
+            "-o",
+            "j.py",
+        ],
+        "principal logarithm is not real",
     ),
     (
         "scipy-linalg-expm-vector",
@@ -874,11 +911,6 @@ CASES: list[tuple[str, list[str], str]] = [
         "jax-long-tridiagonal",
         ["structure", H("jax_model.py") + ":long_tridiagonal", "--inputs", "x:2000"],
         "tridiagonal_solve of order 2,000 (read as a dense solve, of order at most 1,024)",
-    ),
-    (
-        "numpy-eigvals",
-        ["structure", H("numpy_model.py") + ":eigenvalues", "--inputs", "x:4"],
-        "numpy.linalg.eigvals on an array that depends on the inputs is not supported",
     ),
     (
         "numpy-pinv",

@@ -166,11 +166,13 @@ def test_scipy_linalg_solvers_jacobian():
 
 
 def test_scipy_linalg_refusals_are_one_line():
-    """``sqrtm`` of a traced matrix, ``expm`` of a vector, and an LU factor read other than
-    by ``lu_solve``."""
+    """``sqrtm`` of a traced matrix with a negative eigenvalue (no real root), ``expm``
+    of a vector, and an LU factor read other than by ``lu_solve``."""
     sl = pytest.importorskip("scipy.linalg")
     cases = {
-        "scipy.linalg.sqrtm": lambda x: sl.sqrtm(x[:4].reshape(2, 2)).ravel(),
+        "principal square root is not real": lambda x: sl.sqrtm(
+            -np.eye(2) - np.outer(x[:2], x[:2])
+        ).ravel(),
         "expm needs square matrices": lambda x: sl.expm(x[:4]),
         "read by scipy.linalg.lu_solve only": lambda x: sl.lu_factor(x[:4].reshape(2, 2))[0][0],
     }

@@ -68,6 +68,7 @@ ARRAY_ONLY = {
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
     "linear_solve", "custom_linear_solve", "tridiagonal_solve", "top_k",  # solves; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
+    "eig_real", "eig_imag", "sqrtm", "logm",
     "take_dynamic",  # its positions come from argmax/argsort
     "lu", "lu_pivots", "lu_permutation",
     "scatter_add_dynamic",  # its transpose
@@ -1126,6 +1127,43 @@ for _cls in ("n-d", "tall", "wide"):
     for _k, _name in ((0, "svd_u"), (2, "svd_vt")):
         _f = lambda a, k=_k: jnp.linalg.svd(a, full_matrices=False)[k]  # noqa: E731
         case(_name, _cls, _f, _MATRICES[_cls])
+# eigenvalues of a nonsymmetric matrix (a complex pair: a rotation added) and the
+# principal square root (no JAX rule: its reference is Denman and Beavers' iteration,
+# X ← (X + Y⁻¹)/2, Y ← (Y + X⁻¹)/2 from (A, I), differentiated by JAX)
+_TURN = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+case("eig_real", "n-d", lambda a: jnp.linalg.eigvals(a).real, point((3, 3), 161) + _TURN)
+case("eig_imag", "n-d", lambda a: jnp.linalg.eigvals(a).imag, point((3, 3), 161) + _TURN)
+case("eig_real", "size-1", lambda a: jnp.linalg.eigvals(a).real, point((1, 1), 162))
+case("eig_imag", "batch", lambda a: jnp.linalg.eigvals(a).imag, point((2, 3, 3), 163) + _TURN)
+
+
+def _denman_beavers(a, steps: int = 12):
+    x, y = a, jnp.eye(a.shape[0])
+    for _ in range(steps):
+        x, y = (x + jnp.linalg.inv(y)) / 2, (y + jnp.linalg.inv(x)) / 2
+    return x
+
+
+_POSITIVE = _spd(3, 164) / 3 + 0.5 * _TURN  # eigenvalues of positive real part, a pair
+case("sqrtm", "n-d", _denman_beavers, _POSITIVE, builder="graph",
+     op=ArrayOp("sqrtm", ("x",), (), (3, 3)))  # fmt: skip
+case("sqrtm", "size-1", jnp.sqrt, point((1, 1), 165, (0.5, 1.5, False)), builder="graph",
+     op=ArrayOp("sqrtm", ("x",), (), (1, 1)))  # fmt: skip
+
+
+def _logm(a, terms: int = 8):
+    """Gregory's series ``log A = 2·Σ z^(2m+1)/(2m+1)``, ``z = (A - I)(A + I)⁻¹`` (JAX has
+    no ``logm``; z's spectral radius is 0.1 at this case: the terms left are below 1e-17)."""
+    eye = jnp.eye(a.shape[0])
+    z = (a - eye) @ jnp.linalg.inv(a + eye)
+    z2, s = z @ z, eye / (2 * terms + 1)
+    for m in range(terms - 1, -1, -1):
+        s = eye / (2 * m + 1) + z2 @ s
+    return 2 * z @ s
+
+
+_NEAR_ONE = np.eye(3) + 0.1 * point((3, 3), 166)  # nonsymmetric, eigenvalues near 1
+case("logm", "n-d", _logm, _NEAR_ONE, builder="graph", op=ArrayOp("logm", ("x",), (), (3, 3)))
 # lu of a square matrix: one operation (its packed factors; its pivots and permutation
 # integers read as data): 3x3, 1x1, a first pivot that swaps rows, 8x8
 for _cls in ("n-d", "size-1"):

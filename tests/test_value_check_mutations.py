@@ -32,6 +32,7 @@ from dgraph.methods import accumulate  # noqa: E402
 X = np.array([0.3, 0.6, 0.8])
 Y = np.array([0.7, 0.2, 0.5])
 A = np.array([[0.3, 0.9, 0.4], [0.7, 0.2, 0.5]])
+TURN = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])  # a complex pair
 C4 = np.arange(16.0).reshape(4, 4) / 40  # det of 4x4: JAX's lu path, not a formula
 
 UNARY = {  # primitive: (function, point inside its domain)
@@ -110,6 +111,10 @@ UNARY = {  # primitive: (function, point inside its domain)
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
     "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
     "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
+    "eig_real": (lambda a: jnp.linalg.eigvals(jnp.vstack([a, X]) + TURN).real, A),
+    "eig_imag": (lambda a: jnp.linalg.eigvals(jnp.vstack([a, X]) + TURN).imag, A),
+    # no JAX rule: checked by differences alone
+    "sqrtm": (lambda a: jax.scipy.linalg.sqrtm(a.T @ a + jnp.eye(3) + 0.3 * TURN).real, A),
     "lu": (lambda a: jax.lax.linalg.lu((a.T @ a + jnp.diag(X))[::-1])[0], A),  # rows swap
     "take_dynamic": (lambda x: x[jnp.argsort(x)] * x[jnp.argmax(x)], X),
     # its base and its updates (operand 2: RULES)
@@ -135,6 +140,7 @@ BINARY = {
 BY_HAND = ("copy", "convert_element_type", "expand_dims", "ndtri", "exp1", "expi", "dawsn")
 BY_HAND += ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")  # JAX has none
 BY_HAND += ("spence", "ellipk", "ellipe", "lambertw")  # none, or none with a derivative
+BY_HAND += ("logm",)  # a matrix's (scipy.linalg.logm): JAX has none
 
 _SECOND = ("polygamma", "igamma", "igammac", "zeta", "expn", "triangular_solve", "linear_solve")
 RULES = (
@@ -159,6 +165,14 @@ def _in_turn(rules: list[tuple[str, int]]) -> list[tuple[str, int, float]]:
 def _by_hand(name: str, scale: float) -> DGraph:
     g = DGraph(name)
     g.add_array_vertex("x", "input", (3,))
+    if name == "logm":  # of a 3×3 matrix with eigenvalues of positive real parts
+        g = DGraph(name)
+        g.add_array_vertex("x", "input", (3, 3))
+        g.add_array_vertex("t", "intermediate", (3, 3), ArrayOp("logm", ("x",), (), (3, 3)))
+        g.add_array_vertex("y", "output", (3, 3), ArrayOp("mul", ("t", scale), (), (3, 3)))
+        g.validate()
+        g.set_point({"x": np.vstack([A, X]) + np.eye(3) + TURN})
+        return g
     if name == "expand_dims":
         op = ArrayOp("expand_dims", ("x",), (("dimensions", (0,)),), (1, 3))
     else:

@@ -7,6 +7,19 @@ them by, applied to every basis direction at once.
 * ``eigh`` (``eigh_values`` w and ``eigh_vectors`` V, ascending, of the symmetrized
   matrix): ``dw = diag(Vᵀ·dA·V)``, ``dV = V·(F ∘ (Vᵀ·dA·V))``, ``F_ij = 1/(w_j - w_i)``
   off the diagonal, 0 on it (distinct eigenvalues);
+* ``eig_real``, ``eig_imag``: the real and imaginary parts of the eigenvalues λ of a real
+  nonsymmetric matrix, in LAPACK's order (``geev``: NumPy's and JAX's alike), with
+  ``A = V·diag(λ)·V⁻¹``: ``dλ = diag(V⁻¹·dA·V)`` (``u_iᴴ·dA·v_i / (u_iᴴ·v_i)``, the rows of
+  V⁻¹ the left eigenvectors so scaled; JAX's ``eig_jvp_rule``), its parts; NaN where an
+  eigenvalue is repeated exactly (no derivative there: :func:`_ties`);
+* ``sqrtm``: the principal square root X of a real matrix whose real eigenvalues are
+  positive (X real; NaN where a real eigenvalue is 0 or negative: no real root), SciPy's
+  (the Schur method); ``dX`` solves the Sylvester equation ``X·dX + dX·X = dA``, by the
+  eigendecomposition ``A = V·diag(λ)·V⁻¹``: ``dX = V·((V⁻¹·dA·V) / (√λ_i + √λ_j))·V⁻¹``;
+* ``logm``: the principal logarithm X of a real matrix whose real eigenvalues are
+  positive (X real; NaN where one is 0 or negative), ``V·diag(log λ)·V⁻¹``; its derivative by the
+  divided differences of log (Daleckii and Krein): ``dX = V·((V⁻¹·dA·V) ∘ L)·V⁻¹``,
+  ``L_ij = (log λ_i - log λ_j) / (λ_i - λ_j)``, ``1/λ_i`` where ``λ_i = λ_j``;
 * ``triangular_solve``: ``x = M⁻¹·b`` (``left_side``) or ``b·M⁻¹``, ``M`` the triangle
   of ``a`` it reads (``lower``; its diagonal 1 where ``unit_diagonal``), transposed where
   ``transpose_a``: ``dx = M⁻¹·db`` and ``dx = -M⁻¹·dM·x`` (left), ``db·M⁻¹`` and
@@ -83,12 +96,13 @@ __all__ = [
 ]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
+LINALG |= {"eig_real", "eig_imag", "sqrtm", "logm"}
 LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*, lu
 LU_DATA = _dec.LU_DATA  # lu's pivots and permutation: integers, no derivative
 
 _RANK = {"cholesky": 2, "triangular_solve": 2, "eigh_values": 1, "eigh_vectors": 2}
 _RANK |= {"det": 0, "logabsdet": 0, "qr_q": 2, "qr_r": 2, "svd_values": 1, "svd_u": 2}
-_RANK |= {"svd_vt": 2, "linear_solve": 2}
+_RANK |= {"svd_vt": 2, "linear_solve": 2, "eig_real": 1, "eig_imag": 1}
 BATCHED = frozenset(_RANK)  # read of a stack of matrices as one operation (not lu)
 
 
@@ -137,6 +151,25 @@ def _or_nan(f):
             return np.full(np.shape(a), np.nan)
 
     return staticmethod(safe)
+
+
+def _eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """λ and V of ``a`` (complex); NaN where LAPACK does not converge (a NaN entry)."""
+    try:
+        w, v = np.linalg.eig(a)
+    except np.linalg.LinAlgError:
+        *batch, n, _ = np.shape(a)
+        return np.full((*batch, n), np.nan + 0j), np.full((*batch, n, n), np.nan + 0j)
+    return w.astype(complex), v.astype(complex)
+
+
+def _sqrtm(a: np.ndarray) -> np.ndarray:
+    """SciPy's principal square root, its real part (the imaginary part is rounding where
+    the real eigenvalues are positive)."""
+    import scipy.linalg
+
+    with np.errstate(all="ignore"):
+        return np.real(scipy.linalg.sqrtm(a))
 
 
 def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -196,6 +229,12 @@ class NumPyOps:
     cholesky = _or_nan(np.linalg.cholesky)
     eigh = staticmethod(np.linalg.eigh)
     eigvalsh = staticmethod(np.linalg.eigvalsh)  # the values alone: a third cheaper
+    eig = staticmethod(lambda a: _eig(a))
+    sqrtm = staticmethod(lambda a: _sqrtm(a))
+    sqrt = staticmethod(np.sqrt)  # of complex numbers: the principal root
+    log = staticmethod(np.log)  # of complex numbers: the principal branch
+    real = staticmethod(np.real)
+    imag = staticmethod(np.imag)
     det = staticmethod(np.linalg.det)
     slogdet = staticmethod(np.linalg.slogdet)
     qr = staticmethod(np.linalg.qr)
@@ -223,6 +262,7 @@ class NumPyOps:
     eq = staticmethod(np.equal)
     gt = staticmethod(np.greater)
     ge = staticmethod(np.greater_equal)
+    le = staticmethod(np.less_equal)
     both = staticmethod(np.logical_and)
     take = staticmethod(lambda a, i, axis: np.take(a, i, axis=axis))
     stack = staticmethod(np.stack)
@@ -352,6 +392,14 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
         return xp.eigvalsh(args[0])
     if op.primitive.startswith("eigh"):
         return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+    if op.primitive in ("sqrtm", "logm"):
+        pair = xp.eig(args[0])
+        w = xp.part(pair, 0)
+        x = xp.sqrtm(args[0]) if op.primitive == "sqrtm" else _logm(pair, xp)
+        return xp.add(x, xp.column(xp.column(_no_real_root(w, xp))))
+    if op.primitive in ("eig_real", "eig_imag"):
+        w = xp.part(xp.eig(args[0]), 0)
+        return xp.real(w) if op.primitive == "eig_real" else xp.imag(w)
     if op.primitive == "linear_solve":
         inverse = xp.inv(args[0])
         if op.param["rows"]:
@@ -381,6 +429,10 @@ def tangent(
         if op.primitive == "eigh_values":
             return xp.last_sum(xp.mul(inner, xp.eye(n)))
         return xp.matmul(v, xp.scale(_gaps(w, n, xp), inner))
+    if op.primitive in ("eig_real", "eig_imag"):
+        return _eig_tangent(op, args[0], d, xp)
+    if op.primitive in ("sqrtm", "logm"):
+        return _sqrtm_tangent(op, args[0], d, xp)
     if op.primitive == "linear_solve":
         return _solve_tangent(op, k, args, d, result, xp)
     if k == 1:
@@ -394,6 +446,67 @@ def _gaps(w: Any, n: int, xp: Any) -> Any:
     """``F``: ``1/(w_j - w_i)`` off the diagonal, 0 on it."""
     gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
     return xp.sub(xp.div(1.0, gaps), xp.eye(n))
+
+
+def _eig_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
+    """``dλ = diag(V⁻¹·dA·V)``, its real or imaginary part, NaN at a repeated λ."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    n = op.shape[0]
+    inner = xp.matmul(xp.matmul(xp.inv(v), d), v)
+    dw = xp.last_sum(xp.mul(inner, xp.eye(n)))
+    part = xp.real(dw) if op.primitive == "eig_real" else xp.imag(dw)
+    return xp.add(part, _ties(w, n, xp))
+
+
+def _logm(pair: Any, xp: Any) -> Any:
+    """``Re(V·diag(log λ)·V⁻¹)`` of the eigendecomposition ``pair``: the principal
+    logarithm where the real eigenvalues are positive (SciPy's inverse scaling and
+    squaring took 0.14 s a 3×3 matrix, the value check evaluates it at every step)."""
+    v = xp.part(pair, 1)
+    return xp.real(xp.matmul(xp.scale(v, xp.row(xp.log(xp.part(pair, 0)))), xp.inv(v)))
+
+
+def _no_real_root(w: Any, xp: Any) -> Any:
+    """0 where no eigenvalue ``w`` is real and at most 0, else NaN (per matrix): a real
+    matrix with such an eigenvalue has no real principal square root."""
+    bad = xp.both(xp.eq(xp.imag(w), 0.0), xp.le(xp.real(w), 0.0))
+    return xp.last_sum(xp.where(bad, math.nan, 0.0))
+
+
+def _sqrtm_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
+    """``dX = V·((V⁻¹·dA·V) ∘ F)·V⁻¹``, its real part: for ``sqrtm`` the solution of
+    ``X·dX + dX·X = dA`` (``X = V·diag(√λ)·V⁻¹``: ``F_ij = 1/(√λ_i + √λ_j)``), for ``logm``
+    the divided differences of log (:func:`_divided`)."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    inverse = xp.inv(v)
+    inner = xp.matmul(xp.matmul(inverse, d), v)
+    dx = xp.real(xp.matmul(xp.matmul(v, xp.mul(inner, _divided(op, w, xp))), inverse))
+    return xp.add(dx, xp.column(xp.column(_no_real_root(w, xp))))
+
+
+def _divided(op: Any, w: Any, xp: Any) -> Any:
+    """The matrix function's first divided differences at the eigenvalues ``w`` (the
+    Daleckii-Krein matrix, symmetric): ``1/(√λ_i + √λ_j)`` for ``sqrtm``;
+    ``(log λ_i - log λ_j)/(λ_i - λ_j)`` for ``logm``, ``1/λ_i`` where the two are equal."""
+    if op.primitive == "sqrtm":
+        roots = xp.sqrt(w)
+        return xp.div(1.0, xp.add(xp.column(roots), xp.row(roots)))
+    logs = xp.log(w)
+    gaps = xp.sub(xp.column(w), xp.row(w))
+    same = xp.eq(gaps, 0.0)
+    quotient = xp.div(xp.sub(xp.column(logs), xp.row(logs)), xp.where(same, 1.0, gaps))
+    return xp.where(same, xp.div(1.0, xp.column(w)), quotient)
+
+
+def _ties(w: Any, n: int, xp: Any) -> Any:
+    """0 for an eigenvalue that no other equals, NaN for one that another does: a
+    repeated eigenvalue of a nonsymmetric matrix has no derivative (its directional
+    derivatives, the eigenvalues of a block of dA, are not linear in dA), so the value
+    check reports the function not verified there rather than a number."""
+    gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))  # 1 on the diagonal
+    return xp.last_sum(xp.where(xp.eq(gaps, 0.0), math.nan, 0.0))
 
 
 def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any) -> Any:
@@ -437,6 +550,8 @@ def cotangent(
     """
     op = core(op)
     name = op.primitive
+    if name in ("eig_real", "eig_imag", "sqrtm", "logm"):
+        return _eig_cotangent(op, args[0], bar, xp)
     if name == "det":
         return xp.scale(xp.column(xp.column(bar)), xp.cofactors(args[0]))
     if name == "logabsdet":
@@ -470,6 +585,25 @@ def cotangent(
     return xp.tril(g) if p["lower"] else xp.triu(g)
 
 
+def _eig_cotangent(op: Any, a: Any, bar: Any, xp: Any) -> Any:
+    """The eigenvalues' and ``sqrtm``'s cotangents (:func:`_eig_tangent` and
+    :func:`_sqrtm_tangent` transposed; W = V⁻¹): ``Ā = Re((V·diag(λ̄)·W)ᵀ)`` for the real
+    parts, its imaginary part for the imaginary parts; ``Ā = Re(Wᵀ·((Vᵀ·X̄·Wᵀ) / (√λ_i +
+    √λ_j))·Vᵀ)`` for ``sqrtm``, ``logm``'s alike with its divided differences; NaN as the
+    tangents are."""
+    pair = xp.eig(a)
+    w, v = xp.part(pair, 0), xp.part(pair, 1)
+    inverse = xp.inv(v)
+    n = op.shape[-1]
+    if op.primitive in ("sqrtm", "logm"):
+        inner = xp.mul(xp.matmul(xp.matmul(xp.swap(v), bar), xp.swap(inverse)), _divided(op, w, xp))
+        out = xp.real(xp.matmul(xp.matmul(xp.swap(inverse), inner), xp.swap(v)))
+        return xp.add(out, xp.column(xp.column(_no_real_root(w, xp))))
+    z = xp.swap(xp.matmul(xp.scale(v, xp.row(bar)), inverse))
+    out = xp.real(z) if op.primitive == "eig_real" else xp.imag(z)
+    return xp.add(out, xp.column(xp.column(xp.last_sum(_ties(w, n, xp)))))
+
+
 def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp: Any) -> Any:
     """``linear_solve``'s cotangents (:func:`_solve_tangent` transposed)."""
     inverse = xp.inv(args[0])
@@ -487,6 +621,7 @@ def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp:
 
 APPLIED = frozenset({"cholesky", "triangular_solve", "linear_solve", "det", "logabsdet"})
 APPLIED |= {"eigh_values", "eigh_vectors"}  # with a cotangent rule
+APPLIED |= {"eig_real", "eig_imag", "sqrtm", "logm"}
 
 
 def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int, int, int]:
@@ -501,6 +636,9 @@ def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
     if name in ("det", "logabsdet"):  # the inverse; a row scales it, a column reads it
         n = shapes[0][0]
         return n**3, n * n, n * n
+    if name in ("eig_real", "eig_imag", "sqrtm", "logm"):  # the decomposition, V⁻¹; products
+        n = shapes[0][0]
+        return 2 * n**3, (1 if name.startswith("eig") else 3) * n**3 + n * n, 3 * n**3 + n * n
     if name.startswith("eigh"):  # the decomposition; V·(·)·Vᵀ or Vᵀ·(·)·V products
         n = shapes[0][0]
         row = (1 if name == "eigh_values" else 3) * n**3
@@ -617,7 +755,7 @@ class KeptOps(NumPyOps):
         self._inverses = {} if inverses is None else inverses
 
     def _kept(self, name: str, a: Any) -> Any:
-        a = np.asarray(a, dtype=float)
+        a = np.asarray(a, dtype=complex if np.iscomplexobj(a) else float)  # eig's V: complex
         key = name.encode() + repr(a.shape).encode() + a.tobytes()
         if key not in self._inverses:
             self._inverses[key] = getattr(NumPyOps, name)(a)
@@ -631,6 +769,12 @@ class KeptOps(NumPyOps):
 
     def eigh(self, a: Any) -> Any:
         return self._kept("eigh", a)
+
+    def eig(self, a: Any) -> Any:
+        return self._kept("eig", a)
+
+    def sqrtm(self, a: Any) -> Any:
+        return self._kept("sqrtm", a)
 
     def eigvalsh(self, a: Any) -> Any:
         """The kept decomposition's values (its vectors are the tangent's)."""
@@ -655,6 +799,7 @@ class AbsoluteOps(KeptOps):
     matmul = staticmethod(lambda a, b: np.matmul(np.abs(a), np.abs(b)))
     scale = staticmethod(lambda a, b: np.abs(np.multiply(a, b)))
     neg = staticmethod(lambda a: np.abs(a))
+    real = imag = staticmethod(lambda a: np.abs(a))  # |Re z|, |Im z| ≤ |z|
 
     def inv(self, a: Any) -> np.ndarray:
         return np.abs(super().inv(a))

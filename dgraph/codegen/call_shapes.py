@@ -281,6 +281,7 @@ def _linalg(name: str) -> Callable[..., Any]:
         k = min(m, n)
         return {
             "eigh": [(*batch, n), _dims(a)],
+            "eig": [(*batch, n), _dims(a)],
             "qr": [(*batch, m, k), (*batch, k, n)],
             "svd": [(*batch, m, k), (*batch, k), (*batch, k, n)],
             "slogdet": [tuple(batch), tuple(batch)],
@@ -328,7 +329,7 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
     "triu": (_triangle, "same"),
     "clip": (_clip, "same"),
     **{f"linalg.{f}": (_linalg(f), "float") for f in
-       ("eigh", "qr", "svd", "slogdet", "det", "inv", "cholesky", "matrix_power")},
+       ("eigh", "eig", "qr", "svd", "slogdet", "det", "inv", "cholesky", "matrix_power")},
 }  # fmt: skip
 
 

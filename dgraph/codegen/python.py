@@ -125,6 +125,8 @@ class NumPyArrayPrinter(ArrayPrinter):
     def _print_Call(self, node) -> tuple[str, int]:
         """JAX's ``lax.dynamic_slice`` / ``lax.dynamic_update_slice`` of a vector at one
         start (a Name): a slice, and a copy with the slice replaced by a Name."""
+        if node.func.startswith("scipy.linalg."):  # sqrtm: SciPy's, as the values take it
+            return f"{node.func}({self._arguments(node.args, node.keywords)})", 9
         if node.func == "lax.dynamic_slice":
             x, start, size = self._wrapped(node.args[0], 9), node.args[1].items[0], node.args[2]
             at = f"int({self.doprint(start)})"

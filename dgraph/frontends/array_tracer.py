@@ -3073,6 +3073,74 @@ def _eigvalsh(a: Any, UPLO: str = "L") -> Any:
     return _linalg_op("eigh_values", [m], (), _shape_of(m)[:-1])
 
 
+def _eigvals(a: Any) -> Any:
+    """``np.linalg.eigvals`` of a traced real matrix (a stack ``(..., n, n)`` too): the
+    eigenvalues, in LAPACK's order, as a complex value whose parts are the operations
+    ``eig_real`` and ``eig_imag`` (:mod:`dgraph.blocks.linalg`: ``dλ = diag(V⁻¹·dA·V)``,
+    NaN at a repeated eigenvalue), the operations JAX's reader makes of
+    ``jnp.linalg.eigvals``; of a stack of larger matrices one pair per matrix."""
+    shape = _shape_of(_square(a, "numpy.linalg.eigvals", stack=True))
+    *batch, n = shape[:-1]
+    if batch and not _linalg.batched((n,), (n, n)):
+        parts = [
+            _per_matrix(
+                "numpy.linalg.eigvals",
+                tuple(batch),
+                lambda k, p=p: _linalg_op(p, [_batch_entry(a, k, 2)], (), (n,)),
+            )
+            for p in ("eig_real", "eig_imag")
+        ]
+    else:
+        parts = [_linalg_op(p, [a], (), (*batch, n)) for p in ("eig_real", "eig_imag")]
+    return array_complex.ComplexArray(parts[0], parts[1], (*batch, n))
+
+
+def _root_or_log(name: str, a: Any) -> Any:
+    """``scipy.linalg.sqrtm`` or ``logm`` of one traced real matrix: the operation of that
+    name (:mod:`dgraph.blocks.linalg`: SciPy's values; ``X·dX + dX·X = dA``, the divided
+    differences of log; NaN where a real eigenvalue is 0 or negative: no real root or
+    logarithm)."""
+    shape = _shape_of(_square(a, f"scipy.linalg.{name}"))
+    return _linalg_op(name, [a], (), shape)
+
+
+_EIG = type(np.linalg.eig(np.eye(1)))  # NumPy's named pair (eigenvalues, eigenvectors)
+
+
+class RefusedVectors:
+    """``np.linalg.eig``'s eigenvectors of a traced matrix: any use of them is one
+    :class:`~dgraph.errors.InputError` line (their scale and phase are LAPACK's choice:
+    no derivative is defined), so that ``w, v = np.linalg.eig(A)`` reading ``w`` only
+    reads."""
+
+    __array_priority__ = 3000  # above a traced array's and a complex value's
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise InputError(
+            f"{self._what}: the eigenvectors of a nonsymmetric matrix are not differentiated"
+            " (their scale and phase are LAPACK's choice): use its eigenvalues only"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_what":
+            raise AttributeError(name)
+        return self._refuse()
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __iter__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = __pow__ = _refuse
+    __len__ = __float__ = __abs__ = _refuse
+
+
+def _eig(a: Any) -> Any:
+    """``np.linalg.eig``: its eigenvalues (:func:`_eigvals`) and eigenvectors that refuse
+    any use (:class:`RefusedVectors`)."""
+    return _EIG(_eigvals(a), RefusedVectors("numpy.linalg.eig"))
+
+
 def _solve(a: Any, b: Any) -> Any:
     """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns; of a stack of
     matrices ``(..., n, n)`` (NumPy 2's rule: ``b`` a vector if 1-d, else ``(..., n,
@@ -3735,6 +3803,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.qr: _qr,
     np.linalg.eigh: _eigh,
     np.linalg.eigvalsh: _eigvalsh,
+    np.linalg.eigvals: _eigvals,
+    np.linalg.eig: _eig,
     np.linalg.cholesky: _cholesky,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
@@ -4644,7 +4714,11 @@ _SCIPY_SPECIAL = {
 
 #: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
 _SCIPY_MODULES = {
-    "scipy.linalg": scipy_modules.LINALG,
+    "scipy.linalg": {
+        **scipy_modules.LINALG,
+        "sqrtm": lambda A, *args, **kwargs: _root_or_log("sqrtm", A),
+        "logm": lambda A, *args, **kwargs: _root_or_log("logm", A),
+    },
     "scipy.integrate": scipy_modules.INTEGRATE,
     "scipy.signal": scipy_modules.SIGNAL,
     "scipy.ndimage": scipy_modules.NDIMAGE,

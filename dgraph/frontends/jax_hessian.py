@@ -37,6 +37,7 @@ from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_det_stack import stacked_determinants
+from .jaxpr_eig import reads_eig
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
@@ -175,7 +176,10 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = reversed_ = None
-        loops = has_while(jax.make_jaxpr(f)(*args).jaxpr)  # else neither traces f again
+        traced = jax.make_jaxpr(f)(*args).jaxpr
+        if reads_eig(traced) or reads_eig(traced, "schur"):
+            raise InputError(f"{label}: {HESSIAN_REFUSED}")
+        loops = has_while(traced)  # else neither traces f again
         if loops:
             scans = static_trip_loops(jax, f, args)
         f = written = f if scans is None else _named(scans, names)
@@ -340,6 +344,12 @@ def _read_gradient(
             graph.set_jvp_reference(jvp)
     return graph
 
+
+HESSIAN_REFUSED = (
+    "the Hessian of a function of a nonsymmetric matrix's eigenvalues (eig, eigvals, sqrtm,"
+    " logm) is not supported: their gradient reads the eigenvectors, which are not"
+    " differentiated (their Jacobian, jvp and vjp are)"
+)
 
 ZERO_MODULUS = (
     "f takes |z| of a complex z that is 0 there (a power spectrum's zero bin): JAX's abs"

@@ -61,6 +61,7 @@ from .jaxpr_complex import complex_pairs
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
+from .jaxpr_eig import reads_eig, repeated_eigenvalue
 from .jaxpr_exact import exact_fold
 from .jaxpr_extra import (
     REWRITTEN,
@@ -87,6 +88,7 @@ from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 from .jaxpr_stacks import read_stacked
 from .jaxpr_values import Opaque, jax_module, resolved
+from .point_values import refuse_complex_roots
 
 __all__ = [
     "CALLS",
@@ -202,8 +204,10 @@ class JaxJvp:
         outputs: list[str],
         traced: Any = None,
         fixed: Sequence[str] = (),
+        decline: Callable[..., str] | None = None,
     ) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.decline = decline  # (jax, f, args) -> why JAX's jvp is no derivative there, or ""
         self.fixed = tuple(fixed)  # the graph's parameters: constants to the jvp
         self.pid = os.getpid()
         if traced is not None:  # f's program at its example arguments' shapes (in float64)
@@ -217,7 +221,17 @@ class JaxJvp:
         self.__dict__.update(state)
         self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
 
-    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | str | None:
+        """``J·v``; the line :attr:`decline` gives where it says JAX's is no derivative
+        at ``inputs`` (a repeated eigenvalue of a nonsymmetric matrix)."""
+        if getattr(self, "decline", None) is not None and os.getpid() == self.pid:
+            jax = jax_module()
+            with x64(jax):
+                why = self.decline(
+                    jax, self.f, [np.asarray(inputs[x], dtype=float) for x in self.inputs]
+                )
+            if why:
+                return why
         return self._run(inputs, tangents, 1)
 
     def primal(self, inputs: dict) -> dict[str, np.ndarray] | None:
@@ -1481,6 +1495,7 @@ def from_jax_arrays(
     given = dict(zip(params, args, strict=True))
     graph.set_point({x: given[x] for x, _ in inputs})
     graph.set_parameter_point({p: given[p] for p in shapes})
+    refuse_complex_roots(graph, where)
     narrow = narrow_float(closed.jaxpr)
     if narrow:  # JAX's jvp rounds to it; the graph computes in float64: differences check it
         graph.notes.append(
@@ -1489,7 +1504,8 @@ def from_jax_arrays(
         )
     else:
         traced = (_signature(args), own, tree)
-        graph.set_jvp_reference(JaxJvp(f, params, keys, traced, sorted(fixed)))
+        decline = repeated_eigenvalue if reads_eig(own.jaxpr) else None
+        graph.set_jvp_reference(JaxJvp(f, params, keys, traced, sorted(fixed), decline))
     graph.notes += loop_notes(graph)
     return graph
 

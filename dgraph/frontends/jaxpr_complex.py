@@ -31,6 +31,10 @@ every Jacobian block, value check and code generator applies unchanged.
   a Hermitian spectrum as ``numpy.fft.irfft`` does: ``x_j = (1/n) Σ_k w_k (Re Y_k
   cos(2πjk/n) − Im Y_k sin(2πjk/n))``, ``w_k`` 1 for ``k = 0`` and ``k = n/2``, else 2
   (the imaginary parts of those two ignored);
+* ``eig`` of a real matrix: its eigenvalues as one equation of dgraph's primitive
+  ``dgraph_eig_values`` (their real and imaginary parts), its eigenvectors refused where
+  read; the call ``jax.scipy.linalg.sqrtm`` makes of a real matrix as one ``dgraph_sqrtm``
+  (the real root; :mod:`.jaxpr_eig`);
 * calls (``pjit``, ``custom_jvp_call``, ...) on complex values are inlined (a custom
   rule's derivative is then the primal's), and ``scan``, ``while`` and ``cond`` that
   carry or compute complex values are run again as ``lax.scan``, ``lax.while_loop`` and
@@ -55,6 +59,7 @@ from ..errors import InputError
 from . import complex_parts as cp
 from . import dft
 from .dft import FFT_MOST
+from .jaxpr_eig import eig_parts, is_sqrtm, sqrtm_part
 from .jaxpr_numpy import INLINED_CALLS
 from .jaxpr_static_while import evaluate_with
 
@@ -399,9 +404,12 @@ class _Interpreter:
     def __init__(self, jax: Any, where: str) -> None:
         self.jax, self.where = jax, where
         self.squares: dict[int, tuple[Any, Callable[[], Any]]] = {}  # id(|z|): (|z|, |z|²)
+        self.used: set[Any] = set()  # the variables some equation or output reads
 
     def run(self, closed: Any, values: list[Any]) -> list[Any]:
         """The outputs of ``closed`` (``.jaxpr``, ``.consts``) at ``values``."""
+        self.used.update(v for e in closed.jaxpr.eqns for v in e.invars if _var(v))
+        self.used.update(v for v in closed.jaxpr.outvars if _var(v))
         rules = {
             k: self.equation
             for k, e in enumerate(closed.jaxpr.eqns)
@@ -423,7 +431,7 @@ class _Interpreter:
         return InputError(
             f"{self.where}: jaxpr primitive {name!r} on complex numbers is not supported"
             " (complex values are read as pairs of real arrays: arithmetic, abs, exp, log,"
-            " sqrt, pow, dot_general, moves and fft)"
+            " sqrt, pow, dot_general, moves, fft, eigvals and sqrtm of real matrices)"
         )
 
     def equation(self, eqn: Any, ins: list[Any]) -> list[Any]:
@@ -433,7 +441,9 @@ class _Interpreter:
         ins = [_lift(x) for x in ins]
         if name not in _RESIDUALS and not any(_traced(x) for x in ins):
             return self.constant(eqn, ins)  # on constants: JAX's own complex numbers
-        if name in _CALLS:
+        if name in _CALLS and is_sqrtm(eqn) and not isinstance(ins[0], Pair):
+            outs = [Pair(sqrtm_part(self.jax, ins[0]), None)]
+        elif name in _CALLS:
             inner = _called(eqn)
             if inner is None:
                 raise self.refuse(name)
@@ -443,6 +453,8 @@ class _Interpreter:
             outs = loop(eqn, ins)
         elif name == "fft":
             outs = _fft(self.jax, self.where, eqn, ins)
+        elif name == "eig" and not isinstance(ins[0], Pair):  # of a real matrix
+            outs = [Pair(*p) for p in eig_parts(self.jax, eqn, ins[0], self.used, self.where)]
         elif name in _PARTWISE:
             outs = self.partwise(eqn, ins)
         elif name == "abs":

@@ -33,6 +33,7 @@ from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..blocks.scatter import held
 from ..errors import InputError
+from .jaxpr_eig import EIG_VALUES, SQRTM, read_eig_values, read_sqrtm
 from .jaxpr_index_maps import gather_map, scatter_targets
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
@@ -98,6 +99,10 @@ def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | list[ArrayOp] | N
             return _linalg(eqn, ins)
         if name == "eigh":
             return _eigh(eqn, ins, where)
+        if name == EIG_VALUES:
+            return read_eig_values(eqn, ins)
+        if name == SQRTM:
+            return read_sqrtm(eqn, ins)
         if name in DECOMPOSED:  # qr, svd
             return read_decomposition(eqn, ins, where)
     except InputError:

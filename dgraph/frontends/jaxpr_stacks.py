@@ -18,12 +18,13 @@ from typing import Any
 
 from ..blocks import linalg
 from ..errors import InputError
+from .jaxpr_eig import EIG_VALUES
 from .jaxpr_linalg import STACK_MOST, matrices_of, stacked
 from .jaxpr_scatter import read_indexed
 
 __all__ = ["STACKED", "read_stacked"]
 
-STACKED = frozenset({"cholesky", "triangular_solve", "eigh", "svd", "qr"})
+STACKED = frozenset({"cholesky", "triangular_solve", "eigh", "svd", "qr", EIG_VALUES})
 
 
 class _Unbatched:

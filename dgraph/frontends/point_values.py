@@ -21,7 +21,7 @@ from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["TOLERANCE", "check_point_values"]
+__all__ = ["TOLERANCE", "check_point_values", "refuse_complex_roots"]
 
 TOLERANCE = 1e-6  # of the larger magnitude, plus this much of the largest value computed
 SINGLE = 1e-3  # the same where the function computes in single precision (JAX's default)
@@ -36,6 +36,7 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
     outputs' total size, or gives different numbers on a second call (randomness)."""
     if graph.parameters or graph.parameter_shapes or graph.point is None:
         return
+    refuse_complex_roots(graph, label)
     own, single = _own_values(f, point)
     if own is None or own.size != sum(int(np.prod(graph.shape(y))) for y in graph.outputs):
         return
@@ -52,6 +53,37 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
             f" ({'1 entry differs' if off.size == 1 else f'{off.size} entries differ'};"
             " a dgraph bug, please report it)"
         )
+
+
+def refuse_complex_roots(graph: DGraph, label: str) -> None:
+    """Refuse (InputError, one line) a graph one of whose ``sqrtm`` or ``logm`` operations
+    takes, at its point, a matrix with a real eigenvalue at most 0: its principal square
+    root or logarithm is not real there (or does not exist), and the real one read has
+    no value (NaN)."""
+    roots = [
+        v
+        for v in [*graph.intermediates, *graph.outputs]
+        if graph.is_tensor and (op := graph.op(v)) is not None and op.primitive in ("sqrtm", "logm")
+    ]
+    if not roots or graph.point is None:
+        return
+    with np.errstate(all="ignore"):
+        values = vertex_values(graph, graph.point)
+    for v in roots:
+        x = graph.op(v).operands[0]
+        a = np.asarray(values[x] if isinstance(x, str) else x.value, dtype=float)
+        if not np.isfinite(a).all():
+            continue
+        w = np.linalg.eigvals(a)
+        bad = w.real[(w.imag == 0) & (w.real <= 0)]
+        if bad.size:
+            name = graph.op(v).primitive
+            what = "square root" if name == "sqrtm" else "logarithm"
+            raise InputError(
+                f"{label}: {name} of a matrix with a real eigenvalue {np.min(bad):.3g} ≤ 0"
+                f" at the point: its principal {what} is not real (only real ones, of"
+                " matrices whose real eigenvalues are positive, are read)"
+            )
 
 
 def _differing(read: np.ndarray, own: np.ndarray, tolerance: float, largest: float) -> np.ndarray:

@@ -11,8 +11,9 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   the point); ``expm`` by scaling and squaring (Higham's [13/13] Padé approximant, the
   squarings selected by the 1-norm, as JAX's), ``norm`` (NumPy's), the structured matrices
   and solves of :mod:`~dgraph.frontends.scipy_structured` (``toeplitz``,
-  ``solve_banded``, ...); ``logm``, ``sqrtm``,
-  ``funm``, ``lu`` of a traced matrix are one line (their steps depend on the values).
+  ``solve_banded``, ...), ``eigvals`` and ``eig`` (``np.linalg``'s); ``sqrtm`` and
+  ``logm`` of a real matrix are operations of the array tracer's (:mod:`dgraph.blocks.linalg`);
+  ``funm`` and ``lu`` of a traced matrix are one line (their steps depend on the values).
 * ``scipy.integrate``: ``trapezoid``, ``cumulative_trapezoid`` (sums of slices),
   ``simpson`` of constant abscissae (linear in ``y``: its weights are scipy's ``simpson``
   of the unit vectors), and of 1-D abscissae that depend on the inputs (scipy's formulas
@@ -208,6 +209,27 @@ def _expm(a: Any) -> Any:
     return r
 
 
+def _eigvals(a: Any, b: Any = None, overwrite_a: bool = False, check_finite: bool = True,
+             homogeneous_eigvals: bool = False) -> Any:  # fmt: skip
+    """``scipy.linalg.eigvals`` of one matrix: ``np.linalg.eigvals`` (LAPACK's ``geev``,
+    the same order); a generalized problem (``b``) refused."""
+    if b is not None or homogeneous_eigvals:
+        raise InputError("scipy.linalg.eigvals with b= or homogeneous_eigvals= is not supported")
+    return np.linalg.eigvals(a)
+
+
+def _eig(a: Any, b: Any = None, left: bool = False, right: bool = True, overwrite_a: bool = False,
+         overwrite_b: bool = False, check_finite: bool = True,
+         homogeneous_eigvals: bool = False) -> Any:  # fmt: skip
+    """``scipy.linalg.eig``: ``np.linalg.eig`` (its eigenvectors refused where read);
+    the values alone where neither ``left`` nor ``right``."""
+    w = _eigvals(a, b, homogeneous_eigvals=homogeneous_eigvals)
+    if not left and not right:
+        return w
+    pair = np.linalg.eig(a)
+    return (w, pair.eigenvectors, pair.eigenvectors) if left and right else (w, pair.eigenvectors)
+
+
 _VALUED = "its steps depend on the values; jax.scipy.linalg's is read"
 LINALG: dict[str, Callable[..., Any]] = {
     "solve": _solve,
@@ -220,10 +242,13 @@ LINALG: dict[str, Callable[..., Any]] = {
     "lu_factor": _lu_factor,
     "lu_solve": _lu_solve,
     "expm": _expm,
+    "eigvals": _eigvals,
+    "eig": _eig,
     "norm": lambda a, ord=None, axis=None, keepdims=False, check_finite=True: np.linalg.norm(
         a, ord, axis, keepdims
     ),
-    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("logm", "sqrtm", "funm", "lu")},
+    **{n: _refused(f"scipy.linalg.{n}", _VALUED) for n in ("funm", "lu")},
+    # sqrtm, logm: one operation each of the array tracer's (array_tracer._root_or_log)
     **scipy_structured.LINALG,
 }
 

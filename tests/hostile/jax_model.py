@@ -118,3 +118,11 @@ def sine_by_callback(x):  # Python's sin through jax.pure_callback: no rule to r
 def long_tridiagonal(x):  # tridiagonal_solve is read as a dense solve: refused past 1024
     ones = jnp.ones_like(x)
     return jax.lax.linalg.tridiagonal_solve(0.1 * ones, 4.0 + x, 0.1 * ones, x[:, None])
+
+
+def eigenvectors_read(x):  # a nonsymmetric matrix's eigenvectors: scale and phase LAPACK's
+    return jnp.real(jnp.linalg.eig(x.reshape(2, 2))[1]).ravel()
+
+
+def spectral_radius(x):  # max |λ|: its Jacobian reads, its Hessian is refused
+    return jnp.max(jnp.abs(jnp.linalg.eigvals(x.reshape(2, 2))))

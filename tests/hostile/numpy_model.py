@@ -77,11 +77,6 @@ def long_rfft(x):
     return np.sum(np.abs(np.fft.rfft(x, n=5000)) ** 2)  # past 4096: dense DFT matrices
 
 
-def eigenvalues(x):
-    m = np.reshape(x, (2, 2))
-    return np.sum(np.abs(np.linalg.eigvals(m)))  # a general matrix's: complex, no rule
-
-
 def pseudo_inverse(x):
     return np.sum(np.linalg.pinv(np.reshape(x, (2, 2)), hermitian=True))  # by svd only
 
@@ -125,7 +120,7 @@ def masked_vector_write(x):
 
 
 def matrix_logarithm(x):
-    return np.sum(linalg.logm(x.reshape(2, 2)))  # its Schur steps depend on the values
+    return np.sum(linalg.logm(x.reshape(2, 2)))  # refused where a real eigenvalue is ≤ 0
 
 
 def lu_factors_read(x):
@@ -229,3 +224,11 @@ def banded_too_long(x):
 def counted_positions(x):
     """The count of np.nonzero's positions of a traced mask: they are read as an index only."""
     return np.sum(x) * len(np.nonzero(x > 0.5)[0])
+
+
+def root_of_negative(x):  # sqrtm of -I - x x^T: real eigenvalues below 0, no real root
+    return linalg.sqrtm(-np.eye(2) - np.outer(x[:2], x[:2]) - np.diag(x[2:] ** 2)).ravel()
+
+
+def eigenvalues_of_rows(x):  # eigvals of a 2x3 matrix: not square
+    return np.real(np.linalg.eigvals(x.reshape(2, 3)))

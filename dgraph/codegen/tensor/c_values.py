@@ -506,6 +506,11 @@ class _Translator(CElementPrinter):
         start = self.tick
         outer = [self.env.get(n) for n in ir.names_in(node) | {target}]
         self._read(outer)
+        if _call_name(node) == "eig":
+            self._refuse(
+                "the eigenvalues of a nonsymmetric matrix (eigvals, sqrtm) have no C helper:"
+                " use Python or JAX"
+            )
         if _call_name(node) in _DECOMPOSED:  # eigh's (w, V), qr's (Q, R), svd's (U, s, Vt)
             self.inference.env[target] = self._inferred(node)
             self.env[target] = self._decomposition(node)  # type: ignore[arg-type]

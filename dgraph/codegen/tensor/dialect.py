@@ -38,9 +38,11 @@ class Dialect:
         return NumPyArrayPrinter() if self.lang == "python" else JaxArrayPrinter()
 
     def imports(self, sparse: bool, special: bool, linalg: bool = False) -> list[str]:
-        """``linalg``: the body calls ``scipy.linalg.<f>`` (JAX's only: :mod:`.linalg_code`)."""
+        """``linalg``: the body calls ``scipy.linalg.<f>`` (:mod:`.linalg_code`: JAX's
+        ``solve_triangular``, ``sqrtm`` in both)."""
         lines = ["import base64", "import zlib", "", "import numpy"]
         if self.lang == "python":
+            lines += ["import scipy.linalg"] if linalg else []
             lines += ["import scipy.sparse"] if sparse else []
             lines += ["import scipy.special"] if special else []
         else:

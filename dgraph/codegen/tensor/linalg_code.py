@@ -64,6 +64,31 @@ class IROps:
         return Call("linalg.eigh", (a,))
 
     @staticmethod
+    def eig(a: Node) -> Node:
+        return Call("linalg.eig", (a,))
+
+    @staticmethod
+    def sqrtm(a: Node) -> Node:
+        """SciPy's principal root, its real part (JAX's is complex)."""
+        return Call("real", (Call("scipy.linalg.sqrtm", (a,)),))
+
+    @staticmethod
+    def sqrt(a: Node) -> Node:
+        return Call("sqrt", (a,))
+
+    @staticmethod
+    def log(a: Node) -> Node:
+        return Call("log", (a,))
+
+    @staticmethod
+    def real(a: Node) -> Node:
+        return Call("real", (a,))
+
+    @staticmethod
+    def imag(a: Node) -> Node:
+        return Call("imag", (a,))
+
+    @staticmethod
     def det(a: Node) -> Node:
         return Call("linalg.det", (a,))
 
@@ -189,6 +214,10 @@ class IROps:
     @staticmethod
     def ge(a: Node, b: Node | float) -> Node:
         return BinOp(">=", a, _exact(b))
+
+    @staticmethod
+    def le(a: Node, b: Node | float) -> Node:
+        return BinOp("<=", a, _exact(b))
 
     @staticmethod
     def both(a: Node, b: Node) -> Node:
