@@ -652,6 +652,20 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "principal square root is not real",
     ),
+    (  # a defective matrix: no V·diag(λ)·V⁻¹ to read the derivative through
+        "numpy-sqrtm-defective",
+        [
+            "codegen",
+            H("numpy_model.py") + ":root_of_jordan",
+            "--inputs",
+            "x:2",
+            "--at",
+            "2,1",
+            "-o",
+            "j.py",
+        ],
+        "sqrtm of a defective matrix at the point",
+    ),
     (
         "numpy-eigvals-not-square",
         ["structure", H("numpy_model.py") + ":eigenvalues_of_rows", "--inputs", "x:6"],

@@ -449,14 +449,16 @@ def _gaps(w: Any, n: int, xp: Any) -> Any:
 
 
 def _eig_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
-    """``dλ = diag(V⁻¹·dA·V)``, its real or imaginary part, NaN at a repeated λ."""
+    """``dλ = diag(V⁻¹·dA·V)``, its real or imaginary part, NaN at a repeated λ and
+    where V is ill conditioned (:func:`_defective`)."""
     pair = xp.eig(a)
     w, v = xp.part(pair, 0), xp.part(pair, 1)
     n = op.shape[0]
-    inner = xp.matmul(xp.matmul(xp.inv(v), d), v)
+    inverse = xp.inv(v)
+    inner = xp.matmul(xp.matmul(inverse, d), v)
     dw = xp.last_sum(xp.mul(inner, xp.eye(n)))
     part = xp.real(dw) if op.primitive == "eig_real" else xp.imag(dw)
-    return xp.add(part, _ties(w, n, xp))
+    return xp.add(xp.add(part, _ties(w, n, xp)), xp.column(_defective(v, inverse, xp)))
 
 
 def _logm(pair: Any, xp: Any) -> Any:
@@ -464,7 +466,24 @@ def _logm(pair: Any, xp: Any) -> Any:
     logarithm where the real eigenvalues are positive (SciPy's inverse scaling and
     squaring took 0.14 s a 3×3 matrix, the value check evaluates it at every step)."""
     v = xp.part(pair, 1)
-    return xp.real(xp.matmul(xp.scale(v, xp.row(xp.log(xp.part(pair, 0)))), xp.inv(v)))
+    inverse = xp.inv(v)
+    x = xp.real(xp.matmul(xp.scale(v, xp.row(xp.log(xp.part(pair, 0)))), inverse))
+    return xp.add(x, xp.column(xp.column(_defective(v, inverse, xp))))
+
+
+COND_MOST = 2.0**26
+"""The largest condition number ``‖V‖_F·‖V⁻¹‖_F`` of the eigenvectors at which the
+formulas through ``A = V·diag(λ)·V⁻¹`` are used (1/√ε: half the digits lost): past it A
+is defective or nearly so ([[1, 1], [0, 1]]: V singular, ``V·diag(log λ)·V⁻¹`` is 0 where
+``logm`` is [[0, 1], [0, 0]]), and the result is NaN rather than a wrong number."""
+
+
+def _defective(v: Any, inverse: Any, xp: Any) -> Any:
+    """0 per matrix whose eigenvectors ``v`` (``inverse`` = V⁻¹) are well conditioned,
+    NaN past :data:`COND_MOST`."""
+    size = xp.last_sum(xp.last_sum(xp.mul(xp.abs(v), xp.abs(v))))
+    size_inverse = xp.last_sum(xp.last_sum(xp.mul(xp.abs(inverse), xp.abs(inverse))))
+    return xp.where(xp.gt(xp.mul(size, size_inverse), COND_MOST**2), math.nan, 0.0)
 
 
 def _no_real_root(w: Any, xp: Any) -> Any:
@@ -477,13 +496,15 @@ def _no_real_root(w: Any, xp: Any) -> Any:
 def _sqrtm_tangent(op: Any, a: Any, d: Any, xp: Any) -> Any:
     """``dX = V·((V⁻¹·dA·V) ∘ F)·V⁻¹``, its real part: for ``sqrtm`` the solution of
     ``X·dX + dX·X = dA`` (``X = V·diag(√λ)·V⁻¹``: ``F_ij = 1/(√λ_i + √λ_j)``), for ``logm``
-    the divided differences of log (:func:`_divided`)."""
+    the divided differences of log (:func:`_divided`); NaN where the matrix has no real
+    root or V is ill conditioned (:func:`_defective`)."""
     pair = xp.eig(a)
     w, v = xp.part(pair, 0), xp.part(pair, 1)
     inverse = xp.inv(v)
     inner = xp.matmul(xp.matmul(inverse, d), v)
     dx = xp.real(xp.matmul(xp.matmul(v, xp.mul(inner, _divided(op, w, xp))), inverse))
-    return xp.add(dx, xp.column(xp.column(_no_real_root(w, xp))))
+    nan = xp.add(_no_real_root(w, xp), _defective(v, inverse, xp))
+    return xp.add(dx, xp.column(xp.column(nan)))
 
 
 def _divided(op: Any, w: Any, xp: Any) -> Any:
@@ -598,10 +619,12 @@ def _eig_cotangent(op: Any, a: Any, bar: Any, xp: Any) -> Any:
     if op.primitive in ("sqrtm", "logm"):
         inner = xp.mul(xp.matmul(xp.matmul(xp.swap(v), bar), xp.swap(inverse)), _divided(op, w, xp))
         out = xp.real(xp.matmul(xp.matmul(xp.swap(inverse), inner), xp.swap(v)))
-        return xp.add(out, xp.column(xp.column(_no_real_root(w, xp))))
+        nan = xp.add(_no_real_root(w, xp), _defective(v, inverse, xp))
+        return xp.add(out, xp.column(xp.column(nan)))
     z = xp.swap(xp.matmul(xp.scale(v, xp.row(bar)), inverse))
     out = xp.real(z) if op.primitive == "eig_real" else xp.imag(z)
-    return xp.add(out, xp.column(xp.column(xp.last_sum(_ties(w, n, xp)))))
+    nan = xp.add(xp.last_sum(_ties(w, n, xp)), _defective(v, inverse, xp))
+    return xp.add(out, xp.column(xp.column(nan)))
 
 
 def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp: Any) -> Any:

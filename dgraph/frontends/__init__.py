@@ -23,7 +23,7 @@ from .integer_casts import check_wrapped_in_range
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
-from .point_values import check_point_values, refuse_complex_roots
+from .point_values import check_point_values, refuse_unread_roots
 from .pytrees import flat_arguments
 from .trace import Granularity, from_trace
 
@@ -122,7 +122,7 @@ def load(
         graph.solve_for(solve)
     if at is not None:
         graph.set_point(graph.point_from(at, "--at"))
-        refuse_complex_roots(graph, graph.name)
+        refuse_unread_roots(graph, graph.name)
     return graph
 
 
@@ -323,7 +323,7 @@ def _with_point(graph: DGraph, point: Sequence[object] | None, f=None, label="")
         graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
         if f is not None and not graph.is_tensor:
             check_point_values(graph, f, point, label)
-        refuse_complex_roots(graph, label or graph.name)
+        refuse_unread_roots(graph, label or graph.name)
     return graph
 
 

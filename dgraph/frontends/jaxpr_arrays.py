@@ -88,7 +88,7 @@ from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 from .jaxpr_stacks import read_stacked
 from .jaxpr_values import Opaque, jax_module, resolved
-from .point_values import refuse_complex_roots
+from .point_values import refuse_unread_roots
 
 __all__ = [
     "CALLS",
@@ -1495,7 +1495,7 @@ def from_jax_arrays(
     given = dict(zip(params, args, strict=True))
     graph.set_point({x: given[x] for x, _ in inputs})
     graph.set_parameter_point({p: given[p] for p in shapes})
-    refuse_complex_roots(graph, where)
+    refuse_unread_roots(graph, where)
     narrow = narrow_float(closed.jaxpr)
     if narrow:  # JAX's jvp rounds to it; the graph computes in float64: differences check it
         graph.notes.append(

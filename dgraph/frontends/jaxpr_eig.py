@@ -19,7 +19,7 @@ derivative: the graph's is NaN and the value check passes the point over
 interpreter writes its call of a real matrix (:func:`is_sqrtm`) as one equation of
 ``dgraph_sqrtm``, the root's real part, which the reader reads as the operation ``sqrtm``
 (``X·dX + dX·X = dA``); a matrix with no real root at the point is refused
-(:func:`~.point_values.refuse_complex_roots`).
+(:func:`~.point_values.refuse_unread_roots`).
 """
 
 from __future__ import annotations

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..blocks.linalg import COND_MOST
 from ..core import numeric
 from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..errors import InputError
 
-__all__ = ["TOLERANCE", "check_point_values", "refuse_complex_roots"]
+__all__ = ["TOLERANCE", "check_point_values", "refuse_unread_roots"]
 
 TOLERANCE = 1e-6  # of the larger magnitude, plus this much of the largest value computed
 SINGLE = 1e-3  # the same where the function computes in single precision (JAX's default)
@@ -36,7 +38,7 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
     outputs' total size, or gives different numbers on a second call (randomness)."""
     if graph.parameters or graph.parameter_shapes or graph.point is None:
         return
-    refuse_complex_roots(graph, label)
+    refuse_unread_roots(graph, label)
     own, single = _own_values(f, point)
     if own is None or own.size != sum(int(np.prod(graph.shape(y))) for y in graph.outputs):
         return
@@ -55,11 +57,12 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
         )
 
 
-def refuse_complex_roots(graph: DGraph, label: str) -> None:
+def refuse_unread_roots(graph: DGraph, label: str) -> None:
     """Refuse (InputError, one line) a graph one of whose ``sqrtm`` or ``logm`` operations
-    takes, at its point, a matrix with a real eigenvalue at most 0: its principal square
-    root or logarithm is not real there (or does not exist), and the real one read has
-    no value (NaN)."""
+    takes, at its point, a matrix it is not read for: one with a real eigenvalue at most 0
+    (its principal square root or logarithm is not real there, or does not exist: the real
+    one read has no value, NaN), or a defective one (eigenvectors past
+    :data:`dgraph.blocks.linalg.COND_MOST`: the derivative, read through them, is NaN)."""
     roots = [
         v
         for v in [*graph.intermediates, *graph.outputs]
@@ -74,15 +77,26 @@ def refuse_complex_roots(graph: DGraph, label: str) -> None:
         a = np.asarray(values[x] if isinstance(x, str) else x.value, dtype=float)
         if not np.isfinite(a).all():
             continue
-        w = np.linalg.eigvals(a)
+        name = graph.op(v).primitive
+        w, vectors = np.linalg.eig(a)
         bad = w.real[(w.imag == 0) & (w.real <= 0)]
         if bad.size:
-            name = graph.op(v).primitive
             what = "square root" if name == "sqrtm" else "logarithm"
             raise InputError(
                 f"{label}: {name} of a matrix with a real eigenvalue {np.min(bad):.3g} ≤ 0"
                 f" at the point: its principal {what} is not real (only real ones, of"
                 " matrices whose real eigenvalues are positive, are read)"
+            )
+        try:  # as the code computes it (blocks.linalg._defective)
+            with np.errstate(all="ignore"):
+                cond = np.linalg.norm(vectors) * np.linalg.norm(np.linalg.inv(vectors))
+        except np.linalg.LinAlgError:
+            cond = math.inf
+        if not cond <= COND_MOST:
+            raise InputError(
+                f"{label}: {name} of a defective matrix at the point (its eigenvectors'"
+                f" condition number {cond:.3g} > {COND_MOST:.3g}): the derivative is read"
+                " through A = V·diag(λ)·V⁻¹, which a defective matrix does not have"
             )
 
 

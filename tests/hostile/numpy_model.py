@@ -232,3 +232,7 @@ def root_of_negative(x):  # sqrtm of -I - x x^T: real eigenvalues below 0, no re
 
 def eigenvalues_of_rows(x):  # eigvals of a 2x3 matrix: not square
     return np.real(np.linalg.eigvals(x.reshape(2, 3)))
+
+
+def root_of_jordan(x):  # sqrtm of [[x0, x1], [0, x0]]: defective where x1 != 0
+    return linalg.sqrtm(np.array([[x[0], x[1]], [0.0, x[0]]])).ravel()
