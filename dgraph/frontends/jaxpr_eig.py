@@ -193,9 +193,25 @@ def read_eig_values(eqn: Any, ins: list[Any]) -> list[ArrayOp]:
 
 
 REPEATED = (
-    "a nonsymmetric matrix's eigenvalue is repeated there (jnp.linalg.eigvals): it has no"
-    " derivative (JAX's jvp gives diag(V⁻¹·dA·V) for LAPACK's basis), the graph's is NaN"
+    "a nonsymmetric matrix's eigenvalue is repeated there, or its eigenvectors are ill"
+    " conditioned (jnp.linalg.eigvals): it has no derivative, or none V·diag(λ)·V⁻¹ reads"
+    " (JAX's jvp gives diag(V⁻¹·dA·V) for LAPACK's basis), the graph's is NaN"
 )
+
+
+def _defective(a: np.ndarray) -> bool:
+    """Whether a matrix of the stack ``a`` has eigenvectors past
+    :data:`~dgraph.blocks.linalg.COND_MOST` (where the graph's derivative is NaN)."""
+    if not np.isfinite(a).all():
+        return False
+    _, v = np.linalg.eig(a)
+    try:
+        with np.errstate(all="ignore"):
+            inverse = np.linalg.inv(v)
+    except np.linalg.LinAlgError:
+        return True
+    sizes = np.linalg.norm(v, axis=(-2, -1)) * np.linalg.norm(inverse, axis=(-2, -1))
+    return bool(np.any(~(sizes <= linalg.COND_MOST)))
 
 
 def reads_eig(jaxpr: Any, name: str = "eig") -> bool:
@@ -225,8 +241,9 @@ def repeated_eigenvalue(jax: Any, f: Any, args: list[Any]) -> str:
     found: list[bool] = []
 
     def eig(eqn: Any, ins: list[Any]) -> Any:
-        w = np.sort_complex(np.linalg.eigvals(np.asarray(ins[0], dtype=float)).reshape(-1))
-        found.append(bool(np.any(w[1:] == w[:-1])))  # a stack's: any matrix's (rare else)
+        a = np.asarray(ins[0], dtype=float)
+        w = np.sort_complex(np.linalg.eigvals(a).reshape(-1))
+        found.append(bool(np.any(w[1:] == w[:-1])) or _defective(a))  # a stack's: any's
         bound = eqn.primitive.get_bind_params(eqn.params)
         sub, params = bound if isinstance(bound, tuple) else ((), bound)
         return eqn.primitive.bind(*sub, *ins, **params)
