@@ -191,12 +191,22 @@ def test_jacobian_equals_jax(name, n):
 CHOSEN = {"power_spectrum": "reverse", "spectral_derivative": "paths"}
 
 
+@functools.cache
+def _element_level(name: str):
+    """The case's Jacobian at :func:`_point` (8) read by default (the element level), made
+    once: the wrong-DFT test's unmutated make is this one (each made it before)."""
+    return dgraph.make_function(
+        CASES[name](np), "jacobian", point=(_point(8),), method=CHOSEN[name]
+    )
+
+
 @pytest.mark.parametrize("name", ["power_spectrum", "spectral_derivative"])
 def test_element_level_jacobian_equals_jax(name):
     """The default reading of a small program (the element level, expanded from the
     same trace) gives the same Jacobian."""
     x = _point(8)
-    J = dgraph.make_function(CASES[name](np), "jacobian", point=(x,), method=CHOSEN[name])
+    J = _element_level(name)
+    assert not J.generated.expression_set.graph.is_tensor  # the element level
     assert J.generated.verified
     want = _references(name, 8)[0]
     np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-11, atol=1e-11)
@@ -291,7 +301,7 @@ def test_a_wrong_dft_matrix_is_caught(monkeypatch):
     DFT) is caught for the NumPy reader (its values at the point against NumPy's own
     pocketfft) and for the JAX reader (against JAX's jvp)."""
     f, x = spectral_derivative(np), _point(8)
-    dgraph.make_function(f, "jacobian", point=(x,), method=CHOSEN["spectral_derivative"])
+    assert _element_level("spectral_derivative").generated.verified  # made right (unmutated)
     right = dft.matrices
     monkeypatch.setattr(dft, "matrices", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1]))
     with pytest.raises(DGraphError, match="read wrongly"):
