@@ -191,12 +191,22 @@ def test_jacobian_equals_jax(name, n):
 CHOSEN = {"power_spectrum": "reverse", "spectral_derivative": "paths"}
 
 
+@functools.cache
+def _element_level(name: str):
+    """The case's Jacobian at :func:`_point` (8) read by default (the element level), made
+    once: the wrong-DFT test's unmutated make is this one (each made it before)."""
+    return dgraph.make_function(
+        CASES[name](np), "jacobian", point=(_point(8),), method=CHOSEN[name]
+    )
+
+
 @pytest.mark.parametrize("name", ["power_spectrum", "spectral_derivative"])
 def test_element_level_jacobian_equals_jax(name):
     """The default reading of a small program (the element level, expanded from the
     same trace) gives the same Jacobian."""
     x = _point(8)
-    J = dgraph.make_function(CASES[name](np), "jacobian", point=(x,), method=CHOSEN[name])
+    J = _element_level(name)
+    assert not J.generated.expression_set.graph.is_tensor  # the element level
     assert J.generated.verified
     want = _references(name, 8)[0]
     np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-11, atol=1e-11)
@@ -278,7 +288,7 @@ def test_abs_at_zero_has_jaxs_derivative():
         return np.abs(x[:3] + 1j * x[3:]) * 2.0 + x[:3]
 
     x0 = np.array([0.0, 0.5, 0.3, 0.0, -0.2, 0.4])
-    J = dgraph.make_function(f, "jacobian", point=(x0,))
+    J = dgraph.make_function(f, "jacobian", point=(x0,), method="reverse")  # the choice's
     got = np.asarray(J(x0))
     assert np.array_equal(got[0], [1.0, 0, 0, 0, 0, 0])  # z = 0: |z|'s derivative 0
     with jax.enable_x64(True):
@@ -291,7 +301,7 @@ def test_a_wrong_dft_matrix_is_caught(monkeypatch):
     DFT) is caught for the NumPy reader (its values at the point against NumPy's own
     pocketfft) and for the JAX reader (against JAX's jvp)."""
     f, x = spectral_derivative(np), _point(8)
-    dgraph.make_function(f, "jacobian", point=(x,), method=CHOSEN["spectral_derivative"])
+    assert _element_level("spectral_derivative").generated.verified  # made right (unmutated)
     right = dft.matrices
     monkeypatch.setattr(dft, "matrices", lambda n, rows: (right(n, rows)[0], -right(n, rows)[1]))
     with pytest.raises(DGraphError, match="read wrongly"):

@@ -112,12 +112,13 @@ def test_ndarray_dot_of_a_traced_vector_is_np_dot():
         return jnp.sum(jnp.logaddexp(0.0, -B * z)) + 0.1 * (A.T @ jnp.tanh(z)) @ w
 
     w = np.array([0.3, -0.6, 0.2])
+    _, want_g, want_h = jref.value_gradient_hessian(ref)(w)  # one program, not two
     gradient = dgraph.make_function(
         logistic_by_dot, "jacobian", "python", point=[w], method="layers"
     )
-    np.testing.assert_allclose(np.ravel(gradient(w)), jref.jacobian(ref)(w), rtol=1e-12)
+    np.testing.assert_allclose(np.ravel(gradient(w)), want_g, rtol=1e-12)
     H = _dense(dgraph.hessian(logistic_by_dot, w, method="markowitz")(w))
-    np.testing.assert_allclose(H, jref.hessian(ref)(w), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(H, want_h, rtol=1e-12, atol=1e-14)
 
     X = _A.copy()
 
@@ -303,18 +304,20 @@ def test_det_of_stacks_of_small_matrices():
         return lib.sum(lib.log(lib.linalg.det(E))) + lib.sum(lib.linalg.det(F) ** 2)
 
     x = np.random.default_rng(3).normal(size=18) * 0.3
-    assert body(np, x) == pytest.approx(float(body(jnp, x)), rel=1e-13)
-    g = dgraph.make_function(
-        lambda x: body(np, x), "jacobian", "python", point=[x], method="reverse"
-    )
 
     def ref(x):
         return body(jnp, x)
 
-    want = jref.jacobian(ref)(x)  # the gradient
+    # JAX's value, gradient and Hessian in one jitted program (not the eager value's
+    # program per primitive, then the gradient's and the Hessian's)
+    value, want, want_h = jref.value_gradient_hessian(ref)(x)
+    assert body(np, x) == pytest.approx(float(value), rel=1e-13)
+    g = dgraph.make_function(
+        lambda x: body(np, x), "jacobian", "python", point=[x], method="reverse"
+    )
     np.testing.assert_allclose(np.ravel(g(x)), want, rtol=1e-12)
     H = _dense(dgraph.hessian(lambda x: body(np, x), x, method="markowitz")(x))
-    np.testing.assert_allclose(H, jref.hessian(ref)(x), atol=1e-12)
+    np.testing.assert_allclose(H, want_h, atol=1e-12)
 
 
 def test_builtin_sum_of_a_traced_array_is_one_reduction():
@@ -407,14 +410,14 @@ def test_running_extremes_take_log_rounds(shape, axis):
     g = from_function(f, sizes=[(size,)], level="array")
     assert len(g.vertices) < 60  # main: more than 2 × the axis length
     G = dgraph.make_function(f, "jacobian", point=[x], method="reverse")
-    with jax.enable_x64(True):
-        want_g = np.asarray(jref.jacrev(twin)(jnp.asarray(x)))
+    with jax.enable_x64(True):  # 1-d: the gradient and Hessian in one program, not two
+        jax_ = jref.value_gradient_hessian(twin) if len(shape) == 1 else jref.jacrev(twin)
+        wants = jax_(jnp.asarray(x))
+    want_g = np.asarray(wants[1] if len(shape) == 1 else wants)
     np.testing.assert_allclose(np.asarray(G(x)).ravel(), want_g, rtol=1e-11, atol=1e-12)
     if len(shape) == 1:  # the Hessian once (the rounds are the same along any axis)
         H = dgraph.hessian(f, x, method="markowitz")
-        with jax.enable_x64(True):
-            want_h = np.asarray(jref.hessian(twin)(jnp.asarray(x)))
-        np.testing.assert_allclose(np.asarray(H(x)), want_h, rtol=1e-11, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(H(x)), np.asarray(wants[2]), rtol=1e-11, atol=1e-12)
 
 
 def test_a_product_with_a_constant_of_zeros_is_zeros():

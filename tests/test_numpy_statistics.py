@@ -120,10 +120,12 @@ def test_scipy_special_composites_against_jax():
         return jnp.sum(jsps.i0(x) * jsps.i1(x)) + jnp.sum(jsps.multigammaln(x**2 + 2.5, 3)) + orders
 
     jref.assert_hessian(special, twin, X, rtol=1e-9, method="markowitz")  # as METHODS
-    assert np.isclose(bessel(X), float(bessel_twin(jnp.asarray(X))), rtol=1e-12)
+    # JAX's value and gradient in one jitted program (the eager value compiled each of its
+    # primitives: 22 XLA programs, 0.3 CPU-s of compiles)
+    value, want = jax.jit(jax.value_and_grad(bessel_twin))(jnp.asarray(X))
+    assert np.isclose(bessel(X), float(value), rtol=1e-12)
     grad = dgraph.make_function(bessel, "jacobian", point=[X], method="markowitz")(X)
-    want = np.asarray(jax.jit(jax.grad(bessel_twin))(jnp.asarray(X)))
-    np.testing.assert_allclose(np.ravel(grad), want, rtol=1e-10)
+    np.testing.assert_allclose(np.ravel(grad), np.asarray(want), rtol=1e-10)
 
 
 def test_nan_reductions_skip_nans_of_the_program():
@@ -138,8 +140,9 @@ def test_nan_reductions_skip_nans_of_the_program():
     with np.errstate(invalid="ignore"):
         value = f(np)(x)
         grad = dgraph.make_function(f(np), "jacobian", point=[x + 2.0], method="symbolic")(x)
-    want = np.asarray(jref.jacrev(f(jnp))(jnp.asarray(x)))
-    assert np.isclose(value, float(f(jnp)(jnp.asarray(x))))
+    jax_value, want = jax.jit(jax.value_and_grad(f(jnp)))(jnp.asarray(x))  # one program
+    want = np.asarray(want)
+    assert np.isclose(value, float(jax_value))
     assert np.isnan(want[1]) and np.ravel(grad)[1] == 0.0
     np.testing.assert_allclose(np.delete(np.ravel(grad), 1), np.delete(want, 1), rtol=1e-12)
 
