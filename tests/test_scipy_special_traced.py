@@ -191,28 +191,28 @@ def _references(k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("name", "f", "points", "method"),
+    ("f", "points", "method"),
     [  # method: make_function's choice for the gradient, named so that no case builds
         # and compares every candidate's program: the choice is codegen's
         # (tests/test_codegen_choice.py); None where no program is chosen
-        ("glm", n_glm, _BOTH, "forward"),
-        ("logistic", n_logistic, (_X,), "layers"),
-        ("logsumexp", n_lse, (_X,), "reverse"),
-        ("signed-logsumexp", n_signed, (_X,), "reverse"),
-        ("logaddexp-reduce", n_logaddexp_reduce, (_X,), "reverse"),
-        ("special", n_special, _BOTH, None),  # xlog1py and i1e at 0
-        ("scalar", n_scalar, _BOTH, "paths"),
-        ("outer", n_outer, (_X,), "reverse"),
+        (n_glm, _BOTH, "forward"),
+        (n_logistic, (_X,), "layers"),
+        (n_lse, (_X,), "reverse"),
+        (n_signed, (_X,), "reverse"),
+        (n_logaddexp_reduce, (_X,), "reverse"),
+        (n_special, _BOTH, None),  # xlog1py and i1e at 0
+        (n_scalar, _BOTH, "paths"),
+        (n_outer, (_X,), "reverse"),
     ],
     ids=list(BLOCKS),
 )
-def test_scipy_special_hessian_and_jacobian_equal_jax(name, f, points, method):
+def test_scipy_special_hessian_and_jacobian_equal_jax(f, points, method, request):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
     operand is 0 and differentiated (JAX's partial ``log(y)``) for the programs that
     call it. The gradient is made once and called at every point, at the first; the
     Hessian is the case's block of :func:`n_all`'s (made once for every case, at the
     last points), the blocks between it and the others 0."""
-    block = BLOCKS[name]
+    block = BLOCKS[request.node.callspec.id]
     rest = np.ones(48, dtype=bool)
     rest[block] = False
     hessian = _hessian_all()
