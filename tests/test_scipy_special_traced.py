@@ -6,8 +6,6 @@ depends on the inputs is not supported")."""
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
@@ -146,86 +144,46 @@ _ZERO = np.array([0.0, -0.52, 0.73, 0.0, -0.25, 0.66])  # xlogy's x = 0, differe
 
 
 _BOTH = (_X, _ZERO)
-# each case's inputs in the programs of all cases below (their Hessian: one, block diagonal)
-BLOCKS = {name: slice(6 * i, 6 * i + 6) for i, name in enumerate(
-    ["glm", "logistic", "logsumexp", "signed-logsumexp", "logaddexp-reduce", "special",
-     "scalar", "outer"])}  # fmt: skip
-
-
-def n_all(z):
-    """Every case's program of its own six inputs (:data:`BLOCKS`)."""
-    return (n_glm(z[0:6]) + n_logistic(z[6:12]) + n_lse(z[12:18]) + n_signed(z[18:24])
-            + n_logaddexp_reduce(z[24:30]) + n_special(z[30:36]) + n_scalar(z[36:42])
-            + n_outer(z[42:48]))  # fmt: skip
-
-
-def j_all(z):
-    return (j_glm(z[0:6]) + j_logistic(z[6:12]) + j_lse(z[12:18]) + j_signed(z[18:24])
-            + j_logaddexp_reduce(z[24:30]) + j_special(z[30:36]) + j_scalar(z[36:42])
-            + j_outer(z[42:48]))  # fmt: skip
-
-
-# the cases' points: every case's first, then each case's last (xlogy's zero where a
-# program calls it: glm, special and scalar)
-_POINTS = (
-    np.concatenate([_X] * 8),
-    np.concatenate([_ZERO if name in ("glm", "special", "scalar") else _X for name in BLOCKS]),
-)
-
-
-@functools.cache
-def _hessian_all():
-    """:func:`n_all`'s Hessian, made at the cases' last points (xlogy's zero made there
-    too). Its method: make_function's choice for it (the same generated text), named so
-    that no candidate's program is built and compared (the choice is codegen's,
-    tests/test_codegen_choice.py)."""
-    return dgraph.hessian(n_all, _POINTS[1], method="forward")
-
-
-@functools.cache
-def _references(k: int) -> tuple[np.ndarray, np.ndarray]:
-    """JAX's Hessian and gradient of :func:`j_all` at ``_POINTS[k]`` (two compiles for
-    all cases, not two a case)."""
-    z = _POINTS[k]
-    return np.asarray(jref.hessian(j_all)(z)), np.asarray(jref.jacrev(j_all)(z))
 
 
 @pytest.mark.parametrize(
-    ("f", "points", "method"),
-    [  # method: make_function's choice for the gradient, named so that no case builds
-        # and compares every candidate's program: the choice is codegen's
-        # (tests/test_codegen_choice.py); None where no program is chosen
-        (n_glm, _BOTH, "forward"),
-        (n_logistic, (_X,), "layers"),
-        (n_lse, (_X,), "reverse"),
-        (n_signed, (_X,), "reverse"),
-        (n_logaddexp_reduce, (_X,), "reverse"),
-        (n_special, _BOTH, None),  # xlog1py and i1e at 0
-        (n_scalar, _BOTH, "paths"),
-        (n_outer, (_X,), "reverse"),
+    ("f", "twin", "points", "method", "hessian_method"),
+    [  # method, hessian_method: make_function's choice for the gradient and the Hessian
+        # (the same generated text), named so that no case builds and compares every
+        # candidate's program: the choice is codegen's (tests/test_codegen_choice.py);
+        # None where no program is chosen
+        (n_glm, j_glm, _BOTH, "forward", "markowitz"),
+        (n_logistic, j_logistic, (_X,), "layers", "reverse"),
+        (n_lse, j_lse, (_X,), "reverse", "forward"),
+        (n_signed, j_signed, (_X,), "reverse", "forward"),
+        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,), "reverse", "forward"),
+        (n_special, j_special, _BOTH, None, "reverse"),  # xlog1py and i1e at 0
+        (n_scalar, j_scalar, _BOTH, "paths", "markowitz"),
+        (n_outer, j_outer, (_X,), "reverse", "forward"),
     ],
-    ids=list(BLOCKS),
+    ids=[
+        "glm",
+        "logistic",
+        "logsumexp",
+        "signed-logsumexp",
+        "logaddexp-reduce",
+        "special",
+        "scalar",
+        "outer",
+    ],
 )
-def test_scipy_special_hessian_and_jacobian_equal_jax(f, points, method, request):
+def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method, hessian_method):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
     operand is 0 and differentiated (JAX's partial ``log(y)``) for the programs that
-    call it. The gradient is made once and called at every point, at the first; the
-    Hessian is the case's block of :func:`n_all`'s (made once for every case, at the
-    last points), the blocks between it and the others 0."""
-    block = BLOCKS[request.node.callspec.id]
-    rest = np.ones(48, dtype=bool)
-    rest[block] = False
-    hessian = _hessian_all()
+    call it. Each is made once and called at every point: the Hessian made at the last
+    point (xlogy's zero where there is one: made there too), the gradient at the first."""
+    hessian = dgraph.hessian(f, points[-1], method=hessian_method)
     gradient = dgraph.make_function(f, "jacobian", "python", point=[points[0]], method=method)
-    for k, x in enumerate(points):
-        assert np.array_equal(_POINTS[k][block], x)
-        want_hessian, want_gradient = _references(k)
-        got = np.asarray(hessian(_POINTS[k]))
-        np.testing.assert_allclose(got[block, block], want_hessian[block, block], rtol=1e-9,
-                                   atol=1e-11)  # fmt: skip
-        np.testing.assert_array_equal(got[block][:, rest], 0.0)
+    for x in points:
+        got = np.asarray(hessian(x))
+        np.testing.assert_allclose(got, jref.hessian(twin)(x), rtol=1e-9, atol=1e-11)
         np.testing.assert_allclose(
-            np.asarray(gradient(x)).reshape(-1), want_gradient[block], rtol=1e-9, atol=1e-11
+            np.asarray(gradient(x)).reshape(-1), jref.jacrev(twin)(x), rtol=1e-9, atol=1e-11
         )
 
 
