@@ -12,6 +12,7 @@ derivative in them either: "Betainc gradient with respect to a and b not support
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 import pytest
@@ -65,23 +66,28 @@ def special_jax(x):
     )  # fmt: skip
 
 
-def _check(F, f_jax, x, rtol=1e-9):
-    value, gradient, hessian = F(x)
-    want_value, want_gradient, want = jref.value_gradient_hessian(f_jax)(jnp.asarray(x))
-    want = np.asarray(want)
+def _check_block(got, want, block=slice(None), rtol=1e-9):
+    """``got`` (value, gradient, Hessian) equals ``want``: the value, and the gradient and
+    the Hessian in ``block`` (one program's inputs; its atol from its block's largest)."""
+    value, gradient, hessian = got
+    want_value, want_gradient, want = (np.asarray(w) for w in want)
     assert np.isclose(value, float(want_value), rtol=1e-12)
-    np.testing.assert_allclose(gradient, want_gradient, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(hessian, want, rtol=rtol, atol=rtol * np.abs(want).max())
+    np.testing.assert_allclose(gradient[block], want_gradient[block], rtol=1e-10, atol=1e-12)
+    want = want[block, block]
+    np.testing.assert_allclose(
+        hessian[block, block], want, rtol=rtol, atol=rtol * np.abs(want).max()
+    )
 
 
-@C
-def test_scipy_special_calls_against_jax():
-    """Value, gradient and Hessian in C at a point, the made function called at another
-    (the Python printer's: the scipy.stats test below)."""
-    F = dgraph.make_function(special, "value_gradient_hessian", lang="c", point=[X])
-    assert np.isclose(F(X)[0], special(X), rtol=1e-13)  # SciPy's own value
-    _check(F, special_jax, X[::-1] * 0.9)
-    assert "dgraph_betainc(" in F.generated.text
+def _others_are_zero(hessian: np.ndarray, block: slice) -> None:
+    """The rows of ``block`` are 0 outside it (a block-diagonal Hessian's)."""
+    rest = np.ones(len(hessian), dtype=bool)
+    rest[block] = False
+    np.testing.assert_array_equal(hessian[block][:, rest], 0.0)
+
+
+def _check(F, f_jax, x, rtol=1e-9):
+    _check_block(F(x), jref.value_gradient_hessian(f_jax)(jnp.asarray(x)), rtol=rtol)
 
 
 DATA = np.array([-1.3, 0.4, 2.2, 0.9, -0.2, 3.1])
@@ -107,33 +113,60 @@ def student_jax(theta):
     return observed + censored + 2.0 * _t_cdf(5.0, -jnp.abs(mu) / (s / jnp.sqrt(6.0)))
 
 
+THETA = np.array([0.7, 0.2])  # student's point; its other point below
+C_BLOCKS = {"special": slice(0, 4), "student": slice(4, 6)}
+
+
+def c_programs(z):
+    """:func:`special` and :func:`student` of their own inputs (``z[:4]``, ``z[4:]``): one
+    C make for the two tests below, its Hessian block diagonal, each block one program's."""
+    return special(z[:4]) + student(z[4:])
+
+
+def c_programs_jax(z):
+    return special_jax(z[:4]) + student_jax(z[4:])
+
+
+@functools.cache
+def _c_made():
+    """:func:`c_programs`' value, gradient and Hessian in C, made at (X, THETA)."""
+    point = np.concatenate([X, THETA])
+    return dgraph.make_function(c_programs, "value_gradient_hessian", lang="c", point=[point])
+
+
+@functools.cache
+def _c_other():
+    """The other point (special's X[::-1]·0.9, student's (-0.4, 0.5)) and JAX's value,
+    gradient and Hessian of :func:`c_programs_jax` there (one compile for both tests and
+    the CUDA one)."""
+    other = np.concatenate([X[::-1] * 0.9, [-0.4, 0.5]])
+    return other, jref.value_gradient_hessian(c_programs_jax)(jnp.asarray(other))
+
+
+def _c_case(program: str) -> None:
+    """``program``'s block of :func:`c_programs`' C function at (X, THETA) (the value:
+    both programs') and at the other point; the blocks between it and the other 0."""
+    F = _c_made()
+    assert np.isclose(F(np.concatenate([X, THETA]))[0], special(X) + student(THETA), rtol=1e-13)
+    other, want = _c_other()
+    got = F(other)
+    block = C_BLOCKS[program]
+    _check_block(got, want, block)
+    _others_are_zero(got[2], block)
+    assert "dgraph_betainc(" in F.generated.text
+
+
 @C
-@pytest.mark.slow  # ~4-8 s: a C Hessian
+def test_scipy_special_calls_against_jax():
+    """Value, gradient and Hessian in C at a point, the made function called at another
+    (the Python printer's: the scipy.stats test below)."""
+    _c_case("special")
+
+
+@C
+@pytest.mark.slow  # ~4-8 s: a C Hessian (with special's: made once for both)
 def test_a_student_t_program_with_a_constant_df():
-    theta = np.array([0.7, 0.2])
-    F = dgraph.make_function(student, "value_gradient_hessian", lang="c", point=[theta])
-    assert np.isclose(F(theta)[0], student(theta), rtol=1e-13)
-    _check(F, student_jax, np.array([-0.4, 0.5]))
-
-
-@pytest.mark.parametrize("df", [0.5, 1000.0])
-def test_the_t_cdf_s_derivatives_are_the_t_density_s(df):
-    """The gradient of ``stdtr`` is the t density f (closed form), the Hessian its slope
-    -(df+1)·t/(df+t²)·f(t), at t = 0 and on both sides of the switches at
-    min(1, √df/10) (the series near 0: I_x(1/2, df/2)'s derivatives there cancel,
-    1.3e-4 off at t = 1e-6, and are 0·∞ at 0) and at t² = df."""
-    t = np.array([0.0, -1e-9, 1e-6, 0.07, -0.071, 0.099, 0.11, 0.99, -1.01, 1.58, 3.0, -40.0])
-
-    def f(t):
-        return np.sum(stats.t.cdf(t, df))
-
-    F = dgraph.make_function(f, "value_gradient_hessian", point=[t])
-    value, gradient, hessian = F(t)
-    assert np.isclose(value, np.sum(stats.t.cdf(t, df)), rtol=1e-15)
-    density = stats.t.pdf(t, df)
-    slope = -(df + 1.0) * t / (df + t * t) * density
-    np.testing.assert_allclose(gradient, density, rtol=1e-12)
-    np.testing.assert_allclose(np.diag(hessian), slope, rtol=1e-12, atol=1e-300)
+    _c_case("student")
 
 
 def distributions(x):
@@ -168,10 +201,61 @@ def distributions_jax(x):
     )  # fmt: skip
 
 
+T = np.array([0.0, -1e-9, 1e-6, 0.07, -0.071, 0.099, 0.11, 0.99, -1.01, 1.58, 3.0, -40.0])
+DFS = (0.5, 1000.0)
+PY_BLOCKS = {0.5: slice(0, 12), 1000.0: slice(12, 24), "distributions": slice(24, 28)}
+
+
+def python_programs(z):
+    """``stats.t.cdf`` of df 0.5 and 1000 (``z[:12]``, ``z[12:24]``) and
+    :func:`distributions` (``z[24:]``), each of its own inputs: one Python make for the
+    tests below, its Hessian block diagonal, each block one program's."""
+    t_cdfs = np.sum(stats.t.cdf(z[:12], 0.5)) + np.sum(stats.t.cdf(z[12:24], 1000.0))
+    return t_cdfs + distributions(z[24:])
+
+
+@functools.cache
+def _python_made():
+    """:func:`python_programs`' value, gradient and Hessian in Python, made at (T, T, X)."""
+    point = np.concatenate([T, T, X])
+    return dgraph.make_function(python_programs, "value_gradient_hessian", point=[point])
+
+
+def _t_cdfs(t: np.ndarray) -> float:
+    return sum(np.sum(stats.t.cdf(t, df)) for df in DFS)
+
+
+@pytest.mark.parametrize("df", DFS)
+def test_the_t_cdf_s_derivatives_are_the_t_density_s(df):
+    """The gradient of ``stdtr`` is the t density f (closed form), the Hessian its slope
+    -(df+1)·t/(df+t²)·f(t), at t = 0 and on both sides of the switches at
+    min(1, √df/10) (the series near 0: I_x(1/2, df/2)'s derivatives there cancel,
+    1.3e-4 off at t = 1e-6, and are 0·∞ at 0) and at t² = df. Its block of
+    :func:`python_programs`' (the value: all three programs')."""
+    t = T
+    F = _python_made()
+    value, gradient, hessian = F(np.concatenate([T, T, X]))
+    assert np.isclose(value, _t_cdfs(T) + distributions(X), rtol=1e-15)
+    block = PY_BLOCKS[df]
+    density = stats.t.pdf(t, df)
+    slope = -(df + 1.0) * t / (df + t * t) * density
+    np.testing.assert_allclose(gradient[block], density, rtol=1e-12)
+    np.testing.assert_allclose(np.diag(hessian[block, block]), slope, rtol=1e-12, atol=1e-300)
+    _others_are_zero(hessian, block)
+
+
 def test_scipy_stats_cdfs_against_jax():
-    F = dgraph.make_function(distributions, "value_gradient_hessian", point=[X])
-    assert np.isclose(F(X)[0], distributions(X), rtol=1e-13)
-    _check(F, distributions_jax, X[::-1] * 0.9)
+    """:func:`distributions`' block of :func:`python_programs`' (the value: all three
+    programs')."""
+    F = _python_made()
+    assert np.isclose(F(np.concatenate([T, T, X]))[0], _t_cdfs(T) + distributions(X), rtol=1e-13)
+    other = X[::-1] * 0.9
+    value, gradient, hessian = F(np.concatenate([T, T, other]))
+    want = jref.value_gradient_hessian(distributions_jax)(jnp.asarray(other))
+    block = PY_BLOCKS["distributions"]
+    got = (value - _t_cdfs(T), gradient[block], hessian[block, block])
+    _check_block(got, want)
+    _others_are_zero(hessian, block)
 
 
 def jax_program(x):
@@ -206,9 +290,10 @@ def test_cuda_device_functions_on_the_host():
     z = X[::-1] * 0.9
     got = np.ravel(values.load_cuda_host()(z).data)
     np.testing.assert_allclose(got, np.ravel(J(z)), rtol=1e-14)
-    # JAX's gradient from the program test_scipy_special_calls_against_jax compiles (z)
-    want = jref.value_gradient_hessian(special_jax)(jnp.asarray(z))[1]
-    np.testing.assert_allclose(np.ravel(J(z)), want, rtol=1e-11)
+    # JAX's gradient from the program the C tests above compile (special's block, at z)
+    other, want = _c_other()
+    assert np.array_equal(other[C_BLOCKS["special"]], z)
+    np.testing.assert_allclose(np.ravel(J(z)), np.asarray(want[1])[C_BLOCKS["special"]], rtol=1e-11)
 
 
 def test_the_array_graph_reads_back_from_json():
