@@ -667,6 +667,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "sqrtm of a defective matrix at the point",
     ),
     (
+        "numpy-sqrtm-disp-false",
+        ["structure", H("numpy_model.py") + ":root_and_error", "--inputs", "x:2"],
+        "disp=False is not read",
+    ),
+    (
         "numpy-eigvals-not-square",
         ["structure", H("numpy_model.py") + ":eigenvalues_of_rows", "--inputs", "x:6"],
         "numpy.linalg.eigvals: one square matrix",

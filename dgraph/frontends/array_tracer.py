@@ -3095,11 +3095,23 @@ def _eigvals(a: Any) -> Any:
     return array_complex.ComplexArray(parts[0], parts[1], (*batch, n))
 
 
-def _root_or_log(name: str, a: Any) -> Any:
+def _root_or_log(name: str, a: Any, args: tuple, kwargs: dict) -> Any:
     """``scipy.linalg.sqrtm`` or ``logm`` of one traced real matrix: the operation of that
     name (:mod:`dgraph.blocks.linalg`: SciPy's values; ``X·dX + dX·X = dA``, the divided
     differences of log; NaN where a real eigenvalue is 0 or negative: no real root or
-    logarithm)."""
+    logarithm). ``disp=False`` (SciPy then returns a pair with an error estimate) is
+    refused; ``blocksize`` changes only how SciPy computes the root."""
+    given = dict(zip(("disp", "blocksize"), args, strict=False)) | kwargs
+    if name == "sqrtm":
+        given.pop("blocksize", None)
+    if given.get("disp", True) is True:
+        given.pop("disp", None)
+    if len(args) > 2 or given:
+        raise InputError(
+            f"scipy.linalg.{name} is read of its matrix alone (disp=True, as by default):"
+            f" {', '.join(f'{k}={v!r}'[:30] for k, v in given.items()) or 'a third argument'}"
+            " is not read"
+        )
     shape = _shape_of(_square(a, f"scipy.linalg.{name}"))
     return _linalg_op(name, [a], (), shape)
 
@@ -4716,8 +4728,8 @@ _SCIPY_SPECIAL = {
 _SCIPY_MODULES = {
     "scipy.linalg": {
         **scipy_modules.LINALG,
-        "sqrtm": lambda A, *args, **kwargs: _root_or_log("sqrtm", A),
-        "logm": lambda A, *args, **kwargs: _root_or_log("logm", A),
+        "sqrtm": lambda A, *args, **kwargs: _root_or_log("sqrtm", A, args, kwargs),
+        "logm": lambda A, *args, **kwargs: _root_or_log("logm", A, args, kwargs),
     },
     "scipy.integrate": scipy_modules.INTEGRATE,
     "scipy.signal": scipy_modules.SIGNAL,

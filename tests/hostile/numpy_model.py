@@ -236,3 +236,8 @@ def eigenvalues_of_rows(x):  # eigvals of a 2x3 matrix: not square
 
 def root_of_jordan(x):  # sqrtm of [[x0, x1], [0, x0]]: defective where x1 != 0
     return linalg.sqrtm(np.array([[x[0], x[1]], [0.0, x[0]]])).ravel()
+
+
+def root_and_error(x):  # disp=False: SciPy returns (root, error estimate)
+    root, error = linalg.sqrtm(np.array([[x[0], x[1]], [0.0, 2.0]]), disp=False)
+    return root.ravel() * error
