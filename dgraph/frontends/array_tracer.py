@@ -3996,16 +3996,19 @@ class _Ufunc:
 
 class _FloatType(type):
     """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
-    (:class:`_Float`)."""
+    (:class:`_Float`; ``np.float64`` and the other NumPy float types likewise, their
+    ``base``)."""
+
+    base: type = float
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, float)
+        return isinstance(obj, cls.base)
 
     def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, float)
+        return issubclass(sub, cls.base)
 
     def __getattr__(cls, name: str) -> Any:
-        return getattr(float, name)
+        return getattr(cls.base, name)
 
 
 class _Float(metaclass=_FloatType):
@@ -4014,6 +4017,7 @@ class _Float(metaclass=_FloatType):
     objectives; the number is the same); of other values Python's ``float``. As a dtype
     (``np.asarray(x, dtype=float)``) it is float64, read from ``dtype``."""
 
+    base = float
     dtype = np.dtype(np.float64)
 
     def __new__(cls, x: Any = 0.0) -> Any:
@@ -4022,6 +4026,27 @@ class _Float(metaclass=_FloatType):
                 raise InputError(f"float() of an array of shape {x.shape}: one entry is needed")
             return _reshape(x, ())
         return float(x)
+
+
+def _numpy_float(scalar_type: type) -> type:
+    """``np.float64`` (or another NumPy float type) while ``f`` runs: of a traced value of
+    one entry that value as a scalar, as ``float()`` is (``return np.float64(loss)``; the
+    trace computes in float64 whatever the cast, as ``astype`` does); of other values
+    NumPy's own scalar; as a dtype, in ``isinstance`` and its attributes NumPy's type."""
+
+    def new(cls: type, x: Any = 0.0) -> Any:
+        return _Float(x) if isinstance(x, _Value) else scalar_type(x)
+
+    namespace = {"base": scalar_type, "dtype": np.dtype(scalar_type), "__new__": new,
+                 "__doc__": scalar_type.__doc__}  # fmt: skip
+    return _FloatType(scalar_type.__name__, (), namespace)
+
+
+#: NumPy's float types as the user's code sees them while traced (:func:`_numpy_float`)
+_NUMPY_FLOATS = {
+    name: _numpy_float(getattr(np, name))
+    for name in ("float64", "float32", "float16", "double", "single", "half", "longdouble")
+}
 
 
 def _builtin_sum(x: Any, start: Any = 0) -> Any:
@@ -4174,7 +4199,7 @@ class _Proxy:
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 call = original if name in _SEQUENCES else _lists_gathered(original)
                 return _made_fresh(call, self._tape)
-            return original
+            return _NUMPY_FLOATS.get(name, original)
         traced = self._table.get(name)
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
             return original if traced is None else traced  # a submodule's proxy: itself
