@@ -647,6 +647,8 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         return array_complex.elementwise(name, args)
     if name == "square" and (squared := array_complex.squared_norm_of(args[0])) is not None:
         return squared
+    if name == "square" and (inner := _abs_operand(args[0])) is not None:
+        return _elementwise("square", (inner,))
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
         value = function(*[_numbers(a) for a in args])
@@ -662,7 +664,27 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     if name in ELEMENTWISE:  # arithmetic reads a constant mask as 0 and 1, as NumPy does
         args = [a if _is_traced(a) else _as_number(a) for a in args]
     operands = tuple(_operand(a, out, tape) for a in args)
-    return _result(ArrayOp(name, operands, params, out), tape)
+    result = _result(ArrayOp(name, operands, params, out), tape)
+    if name == "abs" and _is_traced(args[0]):
+        _ABS_OPERANDS[id(result)] = (weakref.ref(result, _forget_abs(id(result))), args[0])
+    return result
+
+
+#: id(|u|) -> (a weak reference to |u|, u) for a real traced ``u`` (:func:`_abs_operand`)
+_ABS_OPERANDS: dict[int, tuple[Any, Any]] = {}
+
+
+def _forget_abs(key: int) -> Callable[[Any], None]:
+    return lambda _: _ABS_OPERANDS.pop(key, None)
+
+
+def _abs_operand(x: Any) -> Any:
+    """``u`` where ``x`` is ``|u|`` of a real traced ``u``, else None: an even power of
+    ``|u|`` (``np.abs(r) ** 2`` in a Huber or smooth-L1 loss) is read as that power of
+    ``u``, the same numbers, smooth where ``u = 0``; ``|u|``'s rule there (``sign(0) =
+    0``) would make its second derivative 0 instead of 2."""
+    entry = _ABS_OPERANDS.get(id(x))
+    return entry[1] if entry is not None and entry[0]() is x else None
 
 
 def _any_of(test: Callable[[Any], bool], values: Sequence[Any]) -> bool:
@@ -733,6 +755,9 @@ def _power(a: Any, b: Any) -> Any:
             squared = array_complex.squared_norm_of(a)  # |z|**(2k): (re² + im²)**k
             if squared is not None and int(y) > 0 and int(y) % 2 == 0:
                 return squared if int(y) == 2 else _power(squared, int(y) // 2)
+            inner = _abs_operand(a)  # |u|**(2k): u**(2k)
+            if inner is not None and int(y) > 0 and int(y) % 2 == 0:
+                return _elementwise_pow(inner, int(y))
             return _elementwise_pow(a, int(y))
     return _elementwise("pow", (a, b))
 
