@@ -279,3 +279,25 @@ NAMES50 = ["logbar", "pairrank", "smoothmax", "slogreg", "studnu", "hingesq", "m
            "chebfit", "rosenopt", "mvnlp", "xlogsm", "specnorm", "convclip", "torque",
            "relentr", "eigmin", "interpq", "unwrap", "einell", "elu", "maskattn", "pairdist",
            "wlse", "trapz2", "newton3", "lbfgs2", "cummax"]  # fmt: skip
+
+
+# session 55 (survey55): CUTEst objectives from their published formulas (BROYDN7D with
+# |t|^(7/3) at t = 0, SROSENBR by strided slices, FLETCHCR, NONDIA by a loop, TRIDIA, DQRTIC,
+# EDENSCH, CRAGGLVY with tan, GENHUMPS at its start), a Levenberg-Marquardt step (solve of
+# JᵀJ + μI), a fit through np.linalg.pinv, smooth L1 / dice / contrastive losses, Plackett-
+# Luce (reversed cumsum), quantile regression (np.percentile of traced residuals),
+# tensordot with axes tuples and axes=0, np.kron, np.pad reflect/edge/wrap/symmetric and
+# np.diff(n=2, prepend, append), np.gradient with two spacings and reversed cumsums,
+# np.isclose / np.isfinite guards and np.clip with array bounds, logsumexp(where=), one_hot,
+# take(mode="clip"), a fixed jax.random key, scipy.linalg.solve_banded of an array built in
+# place, a Black-Scholes book's greeks, an augmented Lagrangian (np.average weights=),
+# max pooling (sliding_window_view; lax.reduce_window SAME), a sliced Wasserstein (sort of 2-D)
+SCALAR |= {"broydn7d", "srosenbr", "fletchcr", "nondia", "tridia", "dqrtic", "edensch",
+           "cragglvy", "genhumps", "gaussnewton", "pinvfit", "segloss", "plackett",
+           "quantreg", "guards", "nnmask", "randkey", "bsgreeks", "lagrangian", "maxpool",
+           "sliced", "assoc2", "femenergy", "lstsqj", "matpow", "taxbrk", "f32mlp"}  # fmt: skip
+NAMES55 = ["broydn7d", "srosenbr", "fletchcr", "nondia", "tridia", "dqrtic", "edensch",
+           "cragglvy", "genhumps", "gaussnewton", "pinvfit", "segloss", "plackett", "quantreg",
+           "tensnet", "padstencil", "gradcum", "guards", "nnmask", "randkey", "implicit",
+           "bsgreeks", "lagrangian", "maxpool", "sliced", "assoc2", "femenergy", "lstsqj", "matpow",
+           "taxbrk", "f32mlp"]  # fmt: skip

@@ -154,7 +154,7 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
-SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"], ["46"], ["47"], ["48"])
+SESSIONS = (["41"], ["42"], ["43"], ["44"], ["45"], ["46"], ["47"], ["48"], ["55"])
 if __name__ == "__main__" and sys.argv[2:] not in SESSIONS:
     sys.exit(main())
 
@@ -171,7 +171,7 @@ def main41(folder, session="41"):
     NAMES41 = {"41": common.NAMES41, "42": common.NAMES42, "43": common.NAMES43,
                "44": common.NAMES44, "45": common.NAMES45,
                "46": common.NAMES46, "47": common.NAMES47,
-               "48": common.NAMES48}[session]  # fmt: skip
+               "48": common.NAMES48, "55": common.NAMES55}[session]  # fmt: skip
     refused = {"41": REFUSED_BEFORE_41, "42": REFUSED_BEFORE_42, "44": REFUSED_BEFORE_44,
                "45": REFUSED_BEFORE_45}.get(session, set())  # fmt: skip
     refused_jac = REFUSED_BEFORE_45_JAC if session == "45" else set()

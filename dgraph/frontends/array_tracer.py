@@ -647,6 +647,8 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         return array_complex.elementwise(name, args)
     if name == "square" and (squared := array_complex.squared_norm_of(args[0])) is not None:
         return squared
+    if name == "square" and (inner := _abs_operand(args[0])) is not None:
+        return _elementwise("square", (inner,))
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
         value = function(*[_numbers(a) for a in args])
@@ -662,7 +664,27 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     if name in ELEMENTWISE:  # arithmetic reads a constant mask as 0 and 1, as NumPy does
         args = [a if _is_traced(a) else _as_number(a) for a in args]
     operands = tuple(_operand(a, out, tape) for a in args)
-    return _result(ArrayOp(name, operands, params, out), tape)
+    result = _result(ArrayOp(name, operands, params, out), tape)
+    if name == "abs" and _is_traced(args[0]):
+        _ABS_OPERANDS[id(result)] = (weakref.ref(result, _forget_abs(id(result))), args[0])
+    return result
+
+
+#: id(|u|) -> (a weak reference to |u|, u) for a real traced ``u`` (:func:`_abs_operand`)
+_ABS_OPERANDS: dict[int, tuple[Any, Any]] = {}
+
+
+def _forget_abs(key: int) -> Callable[[Any], None]:
+    return lambda _: _ABS_OPERANDS.pop(key, None)
+
+
+def _abs_operand(x: Any) -> Any:
+    """``u`` where ``x`` is ``|u|`` of a real traced ``u``, else None: an even power of
+    ``|u|`` (``np.abs(r) ** 2`` in a Huber or smooth-L1 loss) is read as that power of
+    ``u``, the same numbers, smooth where ``u = 0``; ``|u|``'s rule there (``sign(0) =
+    0``) would make its second derivative 0 instead of 2."""
+    entry = _ABS_OPERANDS.get(id(x))
+    return entry[1] if entry is not None and entry[0]() is x else None
 
 
 def _any_of(test: Callable[[Any], bool], values: Sequence[Any]) -> bool:
@@ -733,6 +755,9 @@ def _power(a: Any, b: Any) -> Any:
             squared = array_complex.squared_norm_of(a)  # |z|**(2k): (re² + im²)**k
             if squared is not None and int(y) > 0 and int(y) % 2 == 0:
                 return squared if int(y) == 2 else _power(squared, int(y) // 2)
+            inner = _abs_operand(a)  # |u|**(2k): u**(2k)
+            if inner is not None and int(y) > 0 and int(y) % 2 == 0:
+                return _elementwise_pow(inner, int(y))
             return _elementwise_pow(a, int(y))
     return _elementwise("pow", (a, b))
 
@@ -4078,16 +4103,19 @@ class _Ufunc:
 
 class _FloatType(type):
     """``isinstance(v, float)`` and ``float.fromhex`` inside the trace as outside
-    (:class:`_Float`)."""
+    (:class:`_Float`; ``np.float64`` and the other NumPy float types likewise, their
+    ``base``)."""
+
+    base: type = float
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, float)
+        return isinstance(obj, cls.base)
 
     def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, float)
+        return issubclass(sub, cls.base)
 
     def __getattr__(cls, name: str) -> Any:
-        return getattr(float, name)
+        return getattr(cls.base, name)
 
 
 class _Float(metaclass=_FloatType):
@@ -4096,6 +4124,7 @@ class _Float(metaclass=_FloatType):
     objectives; the number is the same); of other values Python's ``float``. As a dtype
     (``np.asarray(x, dtype=float)``) it is float64, read from ``dtype``."""
 
+    base = float
     dtype = np.dtype(np.float64)
 
     def __new__(cls, x: Any = 0.0) -> Any:
@@ -4104,6 +4133,27 @@ class _Float(metaclass=_FloatType):
                 raise InputError(f"float() of an array of shape {x.shape}: one entry is needed")
             return _reshape(x, ())
         return float(x)
+
+
+def _numpy_float(scalar_type: type) -> type:
+    """``np.float64`` (or another NumPy float type) while ``f`` runs: of a traced value of
+    one entry that value as a scalar, as ``float()`` is (``return np.float64(loss)``; the
+    trace computes in float64 whatever the cast, as ``astype`` does); of other values
+    NumPy's own scalar; as a dtype, in ``isinstance`` and its attributes NumPy's type."""
+
+    def new(cls: type, x: Any = 0.0) -> Any:
+        return _Float(x) if isinstance(x, _Value) else scalar_type(x)
+
+    namespace = {"base": scalar_type, "dtype": np.dtype(scalar_type), "__new__": new,
+                 "__doc__": scalar_type.__doc__}  # fmt: skip
+    return _FloatType(scalar_type.__name__, (), namespace)
+
+
+#: NumPy's float types as the user's code sees them while traced (:func:`_numpy_float`)
+_NUMPY_FLOATS = {
+    name: _numpy_float(getattr(np, name))
+    for name in ("float64", "float32", "float16", "double", "single", "half", "longdouble")
+}
 
 
 def _builtin_sum(x: Any, start: Any = 0) -> Any:
@@ -4256,7 +4306,7 @@ class _Proxy:
             if callable(original) and not isinstance(original, (np.ufunc, type)):
                 call = original if name in _SEQUENCES else _lists_gathered(original)
                 return _made_fresh(call, self._tape)
-            return original
+            return _NUMPY_FLOATS.get(name, original)
         traced = self._table.get(name)
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
             return original if traced is None else traced  # a submodule's proxy: itself
