@@ -71,6 +71,7 @@ __all__ = [
     "APPLIED",
     "BATCHED",
     "BATCHED_ENTRIES",
+    "COND_MOST",
     "LINALG",
     "LU_DATA",
     "MAGNITUDES",
@@ -86,6 +87,7 @@ __all__ = [
     "cofactor_scale",
     "core",
     "cotangent",
+    "eigenvector_condition",
     "forward",
     "lu_data",
     "magnitude",
@@ -476,6 +478,19 @@ COND_MOST = 2.0**26
 formulas through ``A = V·diag(λ)·V⁻¹`` are used (1/√ε: half the digits lost): past it A
 is defective or nearly so ([[1, 1], [0, 1]]: V singular, ``V·diag(log λ)·V⁻¹`` is 0 where
 ``logm`` is [[0, 1], [0, 0]]), and the result is NaN rather than a wrong number."""
+
+
+def eigenvector_condition(a: np.ndarray) -> np.ndarray:
+    """``‖V‖_F·‖V⁻¹‖_F`` of the eigenvectors of each matrix of the stack ``a`` (inf
+    where V is singular): what the code compares with :data:`COND_MOST`
+    (:func:`_defective`), for the checks made at a point."""
+    _, v = np.linalg.eig(a)
+    try:
+        with np.errstate(all="ignore"):
+            inverse = np.linalg.inv(v)
+    except np.linalg.LinAlgError:
+        return np.full(np.shape(a)[:-2], math.inf)
+    return np.linalg.norm(v, axis=(-2, -1)) * np.linalg.norm(inverse, axis=(-2, -1))
 
 
 def _defective(v: Any, inverse: Any, xp: Any) -> Any:

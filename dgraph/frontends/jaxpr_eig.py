@@ -204,14 +204,7 @@ def _defective(a: np.ndarray) -> bool:
     :data:`~dgraph.blocks.linalg.COND_MOST` (where the graph's derivative is NaN)."""
     if not np.isfinite(a).all():
         return False
-    _, v = np.linalg.eig(a)
-    try:
-        with np.errstate(all="ignore"):
-            inverse = np.linalg.inv(v)
-    except np.linalg.LinAlgError:
-        return True
-    sizes = np.linalg.norm(v, axis=(-2, -1)) * np.linalg.norm(inverse, axis=(-2, -1))
-    return bool(np.any(~(sizes <= linalg.COND_MOST)))
+    return bool(np.any(~(linalg.eigenvector_condition(a) <= linalg.COND_MOST)))
 
 
 def reads_eig(jaxpr: Any, name: str = "eig") -> bool:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..blocks.linalg import COND_MOST
+from ..blocks.linalg import COND_MOST, eigenvector_condition
 from ..core import numeric
 from ..core.block_values import vertex_values
 from ..core.graph import DGraph
@@ -78,7 +77,7 @@ def refuse_unread_roots(graph: DGraph, label: str) -> None:
         if not np.isfinite(a).all():
             continue
         name = graph.op(v).primitive
-        w, vectors = np.linalg.eig(a)
+        w = np.linalg.eigvals(a)
         bad = w.real[(w.imag == 0) & (w.real <= 0)]
         if bad.size:
             what = "square root" if name == "sqrtm" else "logarithm"
@@ -87,11 +86,7 @@ def refuse_unread_roots(graph: DGraph, label: str) -> None:
                 f" at the point: its principal {what} is not real (only real ones, of"
                 " matrices whose real eigenvalues are positive, are read)"
             )
-        try:  # as the code computes it (blocks.linalg._defective)
-            with np.errstate(all="ignore"):
-                cond = np.linalg.norm(vectors) * np.linalg.norm(np.linalg.inv(vectors))
-        except np.linalg.LinAlgError:
-            cond = math.inf
+        cond = float(eigenvector_condition(a))
         if not cond <= COND_MOST:
             raise InputError(
                 f"{label}: {name} of a defective matrix at the point (its eigenvectors'"
