@@ -61,10 +61,12 @@ VECTORS_REFUSED = (
 
 @functools.cache
 def _primitive(jax: Any) -> Any:
-    """``dgraph_eig_values``: its values JAX's ``eigvals`` (real and imaginary parts), its
-    derivative ``diag(V⁻¹·dA·V)`` (JAX's ``eig`` rule), batched over leading axes."""
+    """``dgraph_eig_values``: its values JAX's ``eigvals`` (real and imaginary parts) of
+    one matrix or a stack. It has no derivative rule of its own: a program that holds it
+    is read (``eig_real``, ``eig_imag``), never differentiated by JAX (the Hessian of one
+    is refused: :data:`~.jax_hessian.HESSIAN_REFUSED`)."""
     from jax.extend.core import Primitive
-    from jax.interpreters import ad, batching, mlir
+    from jax.interpreters import mlir
 
     jnp = jax.numpy
     p = Primitive(EIG_VALUES)
@@ -78,21 +80,8 @@ def _primitive(jax: Any) -> Any:
         part = jax.core.ShapedArray(a.shape[:-1], a.dtype)
         return [part, part]
 
-    def jvp(primals: tuple, tangents: tuple) -> tuple[list, list]:
-        (a,), (da,) = primals, tangents
-        w, v = jnp.linalg.eig(a)
-        da = jnp.zeros(a.shape, a.dtype) if type(da) is ad.Zero else da
-        dw = jnp.diagonal(jnp.linalg.solve(v, da.astype(v.dtype) @ v), axis1=-2, axis2=-1)
-        return [jnp.real(w), jnp.imag(w)], [jnp.real(dw), jnp.imag(dw)]
-
-    def batched(args: tuple, dims: tuple) -> tuple[list, list]:
-        a = jnp.moveaxis(args[0], dims[0], 0) if dims[0] is not batching.not_mapped else args[0]
-        return p.bind(a), [0 if dims[0] is not batching.not_mapped else None] * 2
-
     p.def_impl(impl)
     p.def_abstract_eval(abstract)
-    ad.primitive_jvps[p] = jvp
-    batching.primitive_batchers[p] = batched
     mlir.register_lowering(p, mlir.lower_fun(impl, multiple_results=True))
     return p
 
@@ -104,10 +93,10 @@ SQRTM = "dgraph_sqrtm"
 @functools.cache
 def _sqrtm_primitive(jax: Any) -> Any:
     """``dgraph_sqrtm``: the real part of JAX's ``sqrtm`` (NaN where a real eigenvalue is
-    at most 0: no real root), its derivative the Sylvester equation's solution
-    (:func:`dgraph.blocks.linalg.tangent`)."""
+    at most 0: no real root); read as ``sqrtm`` (:mod:`dgraph.blocks.linalg`), never
+    differentiated by JAX, as :func:`_primitive`."""
     from jax.extend.core import Primitive
-    from jax.interpreters import ad, mlir
+    from jax.interpreters import mlir
 
     jnp = jax.numpy
     p = Primitive(SQRTM)
@@ -115,18 +104,8 @@ def _sqrtm_primitive(jax: Any) -> Any:
     def impl(a: Any) -> Any:
         return jnp.real(jax.scipy.linalg.sqrtm(a))
 
-    def jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-        (a,), (da,) = primals, tangents
-        da = jnp.zeros(a.shape, a.dtype) if type(da) is ad.Zero else da
-        w, v = jnp.linalg.eig(a)
-        inverse = jnp.linalg.inv(v)
-        roots = jnp.sqrt(w)
-        inner = inverse @ da.astype(v.dtype) @ v / (roots[:, None] + roots[None, :])
-        return p.bind(a), jnp.real(v @ inner @ inverse)
-
     p.def_impl(impl)
     p.def_abstract_eval(lambda a: jax.core.ShapedArray(a.shape, a.dtype))
-    ad.primitive_jvps[p] = jvp
     mlir.register_lowering(p, mlir.lower_fun(impl, multiple_results=False))
     return p
 
