@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,6 +42,7 @@ import numpy as np
 from ..errors import InputError
 from . import complex_parts as cp
 from . import dft
+from .remembered import Remembered
 
 __all__ = [
     "FUNCTIONS",
@@ -350,25 +350,13 @@ def exp(x: Any) -> ComplexArray:
     return ComplexArray(e * np.cos(a.im), e * np.sin(a.im), a.shape)
 
 
-_SQUARES: dict[int, tuple[Any, Any]] = {}  # id(|z|) -> (a weak reference to |z|, |z|²)
-
-
-def _remember(magnitude: Any, squared: Any) -> Any:
-    """``magnitude`` (``|z|``), remembered with its square (:func:`squared_norm_of`)."""
-    key = id(magnitude)
-    try:
-        ref = weakref.ref(magnitude, lambda _, key=key: _SQUARES.pop(key, None))
-    except TypeError:  # a NumPy constant: nothing to rewrite
-        return magnitude
-    _SQUARES[key] = (ref, squared)
-    return magnitude
+_SQUARES = Remembered()  # |z| -> |z|²
 
 
 def squared_norm_of(x: Any) -> Any:
     """``re² + im²`` where ``x`` is ``|z|`` of a complex ``z`` (:func:`absolute`), else
     None: ``|z|**2`` is read as it, smooth where ``z = 0``."""
-    entry = _SQUARES.get(id(x))
-    return entry[1] if entry is not None and entry[0]() is x else None
+    return _SQUARES.recall(x)
 
 
 def absolute(x: Any) -> Any:
@@ -377,10 +365,10 @@ def absolute(x: Any) -> Any:
     a = lift(x)
     if a.im is None or a.re is None:
         part = _full(a.re if a.im is None else a.im, a.shape)
-        return _remember(np.abs(part), part * part)
+        return _SQUARES.remember(np.abs(part), part * part)
     s = _squared_norm(a)
     e = np.where(s == 0, 1.0, 0.0)  # a comparison: no derivative flows through it
-    return _remember(np.sqrt(s + e) - e, s)
+    return _SQUARES.remember(np.sqrt(s + e) - e, s)
 
 
 def angle(z: Any, deg: bool = False) -> Any:

@@ -82,6 +82,7 @@ from .frames import call_keeping_locals
 from .integer_casts import is_toward_zero, is_wrapped, toward_zero, wrapped
 from .mask_positions import MaskPositions, as_mask, of_mask
 from .reached import is_library, reached
+from .remembered import Remembered
 
 __all__ = [
     "MAX_AXES",
@@ -666,16 +667,11 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     operands = tuple(_operand(a, out, tape) for a in args)
     result = _result(ArrayOp(name, operands, params, out), tape)
     if name == "abs" and _is_traced(args[0]):
-        _ABS_OPERANDS[id(result)] = (weakref.ref(result, _forget_abs(id(result))), args[0])
+        _ABS_OPERANDS.remember(result, args[0])
     return result
 
 
-#: id(|u|) -> (a weak reference to |u|, u) for a real traced ``u`` (:func:`_abs_operand`)
-_ABS_OPERANDS: dict[int, tuple[Any, Any]] = {}
-
-
-def _forget_abs(key: int) -> Callable[[Any], None]:
-    return lambda _: _ABS_OPERANDS.pop(key, None)
+_ABS_OPERANDS = Remembered()  # |u| -> u, of a real traced u (:func:`_abs_operand`)
 
 
 def _abs_operand(x: Any) -> Any:
@@ -683,8 +679,7 @@ def _abs_operand(x: Any) -> Any:
     ``|u|`` (``np.abs(r) ** 2`` in a Huber or smooth-L1 loss) is read as that power of
     ``u``, the same numbers, smooth where ``u = 0``; ``|u|``'s rule there (``sign(0) =
     0``) would make its second derivative 0 instead of 2."""
-    entry = _ABS_OPERANDS.get(id(x))
-    return entry[1] if entry is not None and entry[0]() is x else None
+    return _ABS_OPERANDS.recall(x)
 
 
 def _any_of(test: Callable[[Any], bool], values: Sequence[Any]) -> bool:
