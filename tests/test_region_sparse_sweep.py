@@ -310,16 +310,6 @@ def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
         assert found and set(found) == {every}
 
 
-def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
-    """The dense storage reads the body Jacobian's planned products as the sparse one:
-    an RK4 body (blocks reading some of a vector's entries) against ``jax.hessian``."""
-    jax.config.update("jax_enable_x64", True)
-    p = _RK4_POINT
-    h = dgraph.hessian(_rk4, p, sparse=True)
-    want = np.asarray(jref.hessian(_rk4)(p + 0.01))
-    np.testing.assert_allclose(h(p + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
-
-
 def _sparse_runs(f, x, monkeypatch) -> list[tuple[Region, list, dict]]:
     """Every loop of ``f``'s gradient swept on sparse storage (the rows a step writes
     where few): (the loop, its operands, the run), each run checked against the chain
