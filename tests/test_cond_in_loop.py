@@ -148,9 +148,10 @@ def test_the_points_take_both_branches_and_flip_between_two_steps():
 
 
 def test_a_cond_in_a_fori_loop_s_value_gradient_and_hessian():
-    """The other modes and storages meet a cond in a loop in the tests below (all pairs of
-    mode, storage and language): dense and sparse ``hessian`` (``while_fixed``,
-    ``switch_fori``), ``hvp`` (``switch_fori``, C), sparse ``value_gradient_hessian``
+    """The other modes and storages meet a cond in a loop in the tests below (every pair
+    of mode, storage and language met once, each loop shape once or twice): dense and
+    sparse ``hessian`` (``while_fixed``, ``switch_fori``), ``hvp`` (``loop_in_loop``; C's
+    of a scan and of a while loop), sparse ``value_gradient_hessian``
     (``scan_carry_cond``)."""
     _agrees(fori_cond, "value_gradient_hessian")
 
@@ -165,8 +166,7 @@ def test_a_scan_with_a_cond_on_its_carry():
         taken.append(c > 1.2)
         c = np.sin(c) * xi if c > 1.2 else c + xi**2
     assert any(taken) and not all(taken)
-    _agrees(scan_carry_cond, "hessian", points=(X, 1.3 * X))
-    _agrees(scan_carry_cond, "value_gradient_hessian", sparse=True, points=(X,))
+    _agrees(scan_carry_cond, "value_gradient_hessian", sparse=True, points=(X, 1.3 * X))
 
 
 def test_while_loops_with_a_cond():
@@ -176,8 +176,7 @@ def test_while_loops_with_a_cond():
 
 def test_a_switch_of_three_in_a_fori_loop():
     assert set(np.clip(np.floor(X * 3), 0, 2).astype(int)) == {0, 1, 2}
-    _agrees(switch_fori, "hessian", sparse=True)
-    _agrees(switch_fori, "hvp", points=(X,))
+    _agrees(switch_fori, "hessian", sparse=True)  # its hvp: scan_switch_cond's, in C
 
 
 def test_a_cond_in_a_cond_in_a_fori_loop():
@@ -204,11 +203,11 @@ def test_a_switch_and_a_cond_in_a_scan_in_c():
 
 
 @pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
-@pytest.mark.parametrize("name", ["fori_cond", "while_trips"])
-def test_an_hvp_through_a_loop_with_a_cond_in_c(name):
+def test_an_hvp_through_a_while_loop_with_a_cond_in_c():
     """The loop's tangent sweep starts from zeros (a leaf ``zeros(…)`` in the loop's
-    initial values), printed in C as 0.0: refused as outside the C vocabulary before."""
-    _agrees(globals()[name], "hvp", "c", points=(X,))
+    initial values), printed in C as 0.0: refused as outside the C vocabulary before
+    (a scan's: :func:`test_a_switch_and_a_cond_in_a_scan_in_c`)."""
+    _agrees(while_trips, "hvp", "c", points=(X,))
 
 
 def test_a_wrong_rule_in_one_branch_is_caught(monkeypatch):
