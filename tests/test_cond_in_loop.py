@@ -150,14 +150,10 @@ def test_the_points_take_both_branches_and_flip_between_two_steps():
 def test_a_cond_in_a_fori_loop_s_value_gradient_and_hessian():
     """The other modes and storages meet a cond in a loop in the tests below (every pair
     of mode, storage and language met once, each loop shape once or twice): dense and
-    sparse ``hessian`` (``while_fixed``, ``switch_fori``), ``hvp`` (``loop_in_loop``; C's
-    of a scan and of a while loop), sparse ``value_gradient_hessian``
-    (``scan_carry_cond``)."""
+    sparse ``hessian`` (``while_fixed``, ``switch_fori``), JAX's (``cond_cond_fori``: a
+    cond in a cond in a fori_loop), ``hvp`` (``loop_in_loop``; C's of a scan and of a
+    while loop), sparse ``value_gradient_hessian`` (``scan_carry_cond``)."""
     _agrees(fori_cond, "value_gradient_hessian")
-
-
-def test_a_cond_in_a_fori_loop_in_jax():
-    _agrees(fori_cond, "hessian", "jax", sparse=True)
 
 
 def test_a_scan_with_a_cond_on_its_carry():
