@@ -147,22 +147,13 @@ def test_the_points_take_both_branches_and_flip_between_two_steps():
     assert not (POINTS[2] > 0.5).any()
 
 
-@pytest.mark.parametrize(
-    ("mode", "sparse"),
-    [
-        ("hessian", False),
-        ("hessian", True),
-        ("hvp", False),
-        ("value_gradient_hessian", False),
-        ("value_gradient_hessian", True),
-    ],
-)
-def test_a_cond_in_a_fori_loop_in_every_hessian_mode(mode, sparse):
-    _agrees(fori_cond, mode, sparse=sparse)
-
-
-def test_a_cond_in_a_fori_loop_in_jax():
-    _agrees(fori_cond, "hessian", "jax", sparse=True)
+def test_a_cond_in_a_fori_loop_s_value_gradient_and_hessian():
+    """The other modes and storages meet a cond in a loop in the tests below (every pair
+    of mode, storage and language met once, each loop shape once or twice): dense and
+    sparse ``hessian`` (``while_fixed``, ``switch_fori``), JAX's (``cond_cond_fori``: a
+    cond in a cond in a fori_loop), ``hvp`` (``loop_in_loop``; C's of a scan and of a
+    while loop), sparse ``value_gradient_hessian`` (``scan_carry_cond``)."""
+    _agrees(fori_cond, "value_gradient_hessian")
 
 
 def test_a_scan_with_a_cond_on_its_carry():
@@ -171,8 +162,7 @@ def test_a_scan_with_a_cond_on_its_carry():
         taken.append(c > 1.2)
         c = np.sin(c) * xi if c > 1.2 else c + xi**2
     assert any(taken) and not all(taken)
-    _agrees(scan_carry_cond, "hessian", points=(X, 1.3 * X))
-    _agrees(scan_carry_cond, "value_gradient_hessian", sparse=True, points=(X,))
+    _agrees(scan_carry_cond, "value_gradient_hessian", sparse=True, points=(X, 1.3 * X))
 
 
 def test_while_loops_with_a_cond():
@@ -182,17 +172,17 @@ def test_while_loops_with_a_cond():
 
 def test_a_switch_of_three_in_a_fori_loop():
     assert set(np.clip(np.floor(X * 3), 0, 2).astype(int)) == {0, 1, 2}
-    _agrees(switch_fori, "hessian", sparse=True)
-    _agrees(switch_fori, "hvp", points=(X,))
+    _agrees(switch_fori, "hessian", sparse=True)  # its hvp: scan_switch_cond's, in C
 
 
 def test_a_cond_in_a_cond_in_a_fori_loop():
     """Every path taken at X (x ≤ 0.3; 0.3 < x ≤ 0.75; x > 0.75). In JAX each branch
     returns the same types (lax.switch asks it): the inner cond's index, an integer in one
-    branch and a zero in the other, is returned as doubles by both."""
+    branch and a zero in the other, is returned as doubles by both. (NumPy's dense
+    Hessian of a cond in a loop: ``while_fixed``'s; the nesting is the code IR's, one
+    for every printer.)"""
     assert {int(x > 0.3) + int(x > 0.75) for x in X} == {0, 1, 2}
-    _agrees(cond_cond_fori, "hessian")
-    _agrees(cond_cond_fori, "hessian", "jax", sparse=True, points=(X,))
+    _agrees(cond_cond_fori, "hessian", "jax", sparse=True)
 
 
 def test_a_loop_in_a_loop_body_with_a_cond():
@@ -210,16 +200,17 @@ def test_a_switch_and_a_cond_in_a_scan_in_c():
 
 
 @pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
-@pytest.mark.parametrize("name", ["fori_cond", "while_trips"])
-def test_an_hvp_through_a_loop_with_a_cond_in_c(name):
+def test_an_hvp_through_a_while_loop_with_a_cond_in_c():
     """The loop's tangent sweep starts from zeros (a leaf ``zeros(…)`` in the loop's
-    initial values), printed in C as 0.0: refused as outside the C vocabulary before."""
-    _agrees(globals()[name], "hvp", "c", points=(X,))
+    initial values), printed in C as 0.0: refused as outside the C vocabulary before
+    (a scan's: :func:`test_a_switch_and_a_cond_in_a_scan_in_c`)."""
+    _agrees(while_trips, "hvp", "c", points=(X,))
 
 
 def test_a_wrong_rule_in_one_branch_is_caught(monkeypatch):
     """sin's derivative off by 1%: only the taken-when-true branch inside the loop reads
-    sin, and the Hessian is refused (the check fails), never returned wrong."""
+    sin, and the Hessian is refused (the check fails), never returned wrong (with the
+    rule right, such a branch verifies: ``switch_fori``'s branch 1)."""
     import sympy
 
     from dgraph.blocks import arrays
@@ -239,7 +230,6 @@ def test_a_wrong_rule_in_one_branch_is_caught(monkeypatch):
     finally:
         monkeypatch.undo()
         arrays._derivative_function.cache_clear()
-    _agrees(f, "hessian", points=(X,))  # and with the rule restored
 
 
 def test_a_wrong_tangent_in_one_branch_s_code_is_caught(monkeypatch):

@@ -47,11 +47,10 @@ def _reversed_both(x):
     "f, x",
     [
         (_logsumexp_sum, np.array([0.3, -1.2, 2.0, 0.7, -0.4, 1.1])),
-        (_product_sum, np.array([0.9, 1.3, -0.7, 1.2, 0.8, 1.1])),
-        (_product_sum, np.array([0.9, 0.0, -0.7, 1.2, 0.0, 1.1])),  # two zeros
+        (_product_sum, np.array([0.9, 0.0, -0.7, 1.2, 0.0, 1.1])),  # two zeros, four not
         (_reversed_both, np.array([0.9, 0.0, -0.7, 1.2, 0.5])),
     ],
-    ids=["cumlogsumexp", "cumprod", "cumprod-zeros", "reversed"],
+    ids=["cumlogsumexp", "cumprod-zeros", "reversed"],
 )
 def test_hessian_through_a_running_operation_is_jax(f, x):
     """The Hessian by elimination, verified, equals ``jax.hessian`` (values at 1e-12)."""
@@ -133,7 +132,7 @@ def test_a_numpy_stick_breaking_hessian_is_jax():
 
 @pytest.mark.parametrize(
     ("shape", "axis", "keepdims"),
-    [((40,), None, False), ((6, 5), 0, False), ((6, 5), 1, True), ((2, 3, 4), (0, 2), False)],
+    [((12,), None, False), ((6, 5), 0, False), ((6, 5), 1, True), ((2, 3, 4), (0, 2), False)],
 )
 def test_numpy_prod_is_one_reduction(shape, axis, keepdims):
     """np.prod of a traced array is one ``reduce_prod`` (as jnp.prod), not a slice and a

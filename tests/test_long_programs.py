@@ -340,8 +340,8 @@ def test_a_chains_elimination_keeps_no_product_of_every_step(monkeypatch) -> Non
     """Forward elimination of a chain extends one product by a factor per step; the
     products nc_product remembered (to skip re-checking their factors) were all kept
     alive, n²/2 factors (5.6 GB at 20,000 steps). Now at most the limit's factors
-    (PLAIN_LIMIT, 2²⁰; here lowered to 2¹⁴, which 400 steps pass as 2,000 pass 2²⁰: the
-    elimination's n² work a sixteenth) stay in products, besides the Jacobian's one
+    (PLAIN_LIMIT, 2²⁰; here lowered to 2¹², which 200 steps pass as 2,000 pass 2²⁰: the
+    elimination's n² work a hundredth) stay in products, besides the Jacobian's one
     product of n partials."""
     import gc
 
@@ -349,9 +349,9 @@ def test_a_chains_elimination_keeps_no_product_of_every_step(monkeypatch) -> Non
     from dgraph.methods import accumulate
 
     assert algebra._PLAIN_PRODUCTS.limit == algebra.PLAIN_LIMIT  # the limit it keeps to
-    limit = 1 << 14
+    limit = 1 << 12
     monkeypatch.setattr(algebra._PLAIN_PRODUCTS, "limit", limit)
-    n = 400  # n²/2 = 8·10⁴ factors > limit + n
+    n = 200  # n²/2 = 2·10⁴ factors > limit + n
     steps = [f"q{k} = sin({'x' if k == 1 else f'q{k - 1}'})" for k in range(1, n)]
     trace = "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(q{n - 1})"]) + "\n"
     es = accumulate(from_trace(trace), "forward")
