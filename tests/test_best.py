@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
@@ -24,11 +24,8 @@ from dgraph.core.expressions import StepKind
 from dgraph.elimination.kernel import VALUES, Elimination, effective_cost, move_costs
 from dgraph.elimination.labeled import replay
 from dgraph.elimination.metagraph import (
-    EDGE_LIMIT,
     edge_moves_expression_set,
-    edge_optimal,
     edge_optimal_search,
-    intermediate_edge_count,
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.frontends import bundled, from_trace
@@ -72,14 +69,11 @@ def test_best_at_most_the_vertex_optimum(g):
     assert known["vertex elimination"] <= optimum
 
 
-@settings(max_examples=15, deadline=None)
-@given(dags(max_intermediates=5))
-def test_best_at_most_edge_optimal_on_small_graphs(g):
-    assume(intermediate_edge_count(g) <= EDGE_LIMIT)  # small enough for the metagraph search
-    assert best(g, budget=5, ceiling=NO_CEILING).mults <= edge_optimal(g).mults
-
-
 def test_best_on_the_discrepancy_graph_finds_13():
+    """Where edge elimination beats every vertex order (13 < 14), best finds the edge
+    optimum. (Random DAGs of up to 5 intermediates, where best was checked against
+    edge_optimal, had none such in 200 draws: there the edge optimum is the vertex
+    optimum, which test_best_at_most_the_vertex_optimum checks best against.)"""
     es = accumulate(bundled("naumann_discrepancy.json"), "best", budget=5)
     assert es.mults == 13 and es.verified
     assert es.info["lower_bound"] == 13  # edge-optimal proved it
@@ -570,22 +564,18 @@ def test_the_second_product_needs_the_group_apart():
 
 
 @pytest.mark.parametrize(
-    "name, bound, baseline",
-    [
-        ("roe-flux (elemental)", 138, 167),
-        ("heart-dipole", 40, 48),
-        ("robot-arm", 65, 75),
-        ("reaction-rates", 49, 55),
-        ("black-scholes", 45, 55),
-    ],
+    "name, bound, baseline", [("roe-flux (elemental)", 138, 167), ("black-scholes", 45, 55)]
 )
 def test_the_goal_is_out_of_reach_where_the_bound_says_so(name, bound, baseline, request):
     """No elimination gets below 0.80 of the best baseline on these real-world functions
     (binary granularity unless marked): the bound proves it, and best stays above it.
     Black-Scholes' constants fold: one per path is kept (elemental: 41 against 51,
     test_every_search_runs_on_a_small_function). A budget of 0.3 finds what 2 found
-    (153, 48, 75, 55, 54 here: the structure methods' and baselines' results); the Roe
-    flux's run is the one test_a_small_work_budget_... checks."""
+    (153, 54 here: the structure methods' and baselines' results); the Roe flux's run is
+    the one test_a_small_work_budget_... checks. The binary heart dipole (40 against
+    48), robot arm (65, 75) and reaction rates (49, 55): their bounds and baselines in
+    tests/test_bracketing_bound.py::test_the_goal_is_out_of_reach_where_the_bracketings_say_so,
+    beside the bracketings, which prove more there (48, 73, 55)."""
     g = REAL_WORLD[name.split()[0]](binary="elemental" not in name)
     assert elimination_lower_bound(g) == bound
     base = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
