@@ -65,7 +65,7 @@ def assert_agree(es) -> None:
 # ~13 sets takes ~15 times one of 2 intermediates), so fresh draws made it take 2.6-14.4
 # CPU-s from run to run; seed 0's 15 draws (146 distinct sets checked, the most of seeds
 # 0-3) take the same every run
-@settings(max_examples=15, deadline=None, derandomize=True)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @hypothesis.seed(0)
 @given(dags(max_intermediates=7), st.integers(0, 10**6))
 def test_pathfree_agrees_with_paths_on_every_method(g, seed):
