@@ -494,15 +494,9 @@ def _effective_edge_optimum(g) -> int:
     return rest(Elimination(g, VALUES))
 
 
-@pytest.mark.parametrize("seed", [7, 35, 53, 58, 65])  # of 9 grouped ones, by coverage
-def test_junction_bound_at_most_every_edge_elimination(seed):
-    """Edge elimination reaches products a vertex order cannot; on these grouped programs
-    no edge sequence beats the bound, which is exact there (groups raise it above the
-    per-vertex sum)."""
-    g = _grouped_program(seed)
-    bound = elimination_lower_bound(g)
-    assert bound > sum(effective_vertex_bounds(g).values())
-    assert bound == _effective_edge_optimum(g) == effective_optimal_search(g).cost
+# the junction bound exact against every edge elimination on grouped programs (seeds 7, 35,
+# 53, 58, 65): tests/test_bracketing_bound.py::test_at_most_every_edge_elimination, on the
+# same exhaustive searches
 
 
 # the junction bound at most the proven effective vertex optimum on random programs, which
