@@ -54,6 +54,8 @@ def test_dstar_shares_a_subgraph_between_pairs():
     assert max(uses.values(), default=0) >= 2, es.to_text()
 
 
+# derandomized: these draws reach every line of dgraph that 60 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
 @settings(max_examples=30, derandomize=True)
 @given(dags(max_intermediates=8))
 def test_every_dstar_organization_verifies(g):
@@ -64,6 +66,8 @@ def test_every_dstar_organization_verifies(g):
     assert dstar(g).mults == min(es.mults for es in results.values())
 
 
+# derandomized: these draws reach every line of dgraph that 60 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
 @settings(max_examples=30, derandomize=True)
 @given(dags(max_intermediates=8))
 def test_dstar_and_umbrella_verify_on_random_dags(g):
@@ -74,7 +78,6 @@ def test_dstar_and_umbrella_verify_on_random_dags(g):
         assert es.mults <= dgraph.naive_cost(g), method
 
 
-@settings(max_examples=30, derandomize=True)
 @given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 3))
 def test_dstar_and_umbrella_on_compositions(seed, parts, outputs):
     g = random_composition(seed, parts, outputs)

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sympy.parsing.sympy_parser import parse_expr
 
@@ -45,7 +45,6 @@ def labels(draw, levels: int = 4):
     return e if k == 1 else k * e
 
 
-@settings(max_examples=30, derandomize=True)
 @given(labels())
 def test_the_loop_prints_what_sympy_prints(e):
     """The same expression back (terms in the order held, which sympy may sort), and,

@@ -8,7 +8,7 @@ import json
 import networkx as nx
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import dgraph
@@ -183,7 +183,6 @@ def test_layer_bracketing_is_optimal(g):
     assert best == min(_cost(chain, t) for t in _all_bracketings(0, m - 1))
 
 
-@settings(max_examples=30, derandomize=True)
 @given(dags(max_intermediates=7))
 def test_zhou_and_layers_verify_on_random_dags(g):
     naive = dgraph.naive_cost(g)
@@ -194,7 +193,6 @@ def test_zhou_and_layers_verify_on_random_dags(g):
     assert dgraph.accumulate(g, "zhou").mults <= naive
 
 
-@settings(max_examples=30, derandomize=True)
 @given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 3))
 def test_zhou_on_compositions_of_subprograms(seed, parts, outputs):
     g = random_composition(seed, parts, outputs)
