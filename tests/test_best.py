@@ -51,7 +51,10 @@ RANK = "any accumulation, effective mults"
 NO_CEILING = 600.0  # seconds: a ceiling no test run reaches, so every result is counted work
 
 
-@settings(max_examples=12, deadline=None)
+# derandomized: a fixed cost (its random draws took 1-4 CPU-s from run to run); the twelve
+# reach every line of dgraph a random run of twelve reached but 11 of the junction bounds'
+# groups, which the grouped programs below reach (coverage, 2026-12)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(dags(max_inputs=3, max_intermediates=14, max_outputs=3))
 def test_best_at_most_the_vertex_optimum(g):
     """At these sizes (best.SMALL = 14 intermediates) best's vertex A* runs to the end:
