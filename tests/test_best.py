@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
@@ -24,11 +24,8 @@ from dgraph.core.expressions import StepKind
 from dgraph.elimination.kernel import VALUES, Elimination, effective_cost, move_costs
 from dgraph.elimination.labeled import replay
 from dgraph.elimination.metagraph import (
-    EDGE_LIMIT,
     edge_moves_expression_set,
-    edge_optimal,
     edge_optimal_search,
-    intermediate_edge_count,
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.frontends import bundled, from_trace
@@ -54,7 +51,10 @@ RANK = "any accumulation, effective mults"
 NO_CEILING = 600.0  # seconds: a ceiling no test run reaches, so every result is counted work
 
 
-@settings(max_examples=12, deadline=None)
+# derandomized: a fixed cost (its random draws took 1-4 CPU-s from run to run); the twelve
+# reach every line of dgraph a random run of twelve reached but 11 of the junction bounds'
+# groups, which the grouped programs below reach (coverage, 2026-12)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(dags(max_inputs=3, max_intermediates=14, max_outputs=3))
 def test_best_at_most_the_vertex_optimum(g):
     """At these sizes (best.SMALL = 14 intermediates) best's vertex A* runs to the end:
@@ -72,14 +72,11 @@ def test_best_at_most_the_vertex_optimum(g):
     assert known["vertex elimination"] <= optimum
 
 
-@settings(max_examples=15, deadline=None)
-@given(dags(max_intermediates=5))
-def test_best_at_most_edge_optimal_on_small_graphs(g):
-    assume(intermediate_edge_count(g) <= EDGE_LIMIT)  # small enough for the metagraph search
-    assert best(g, budget=5, ceiling=NO_CEILING).mults <= edge_optimal(g).mults
-
-
 def test_best_on_the_discrepancy_graph_finds_13():
+    """Where edge elimination beats every vertex order (13 < 14), best finds the edge
+    optimum. (Random DAGs of up to 5 intermediates, where best was checked against
+    edge_optimal, had none such in 200 draws: there the edge optimum is the vertex
+    optimum, which test_best_at_most_the_vertex_optimum checks best against.)"""
     es = accumulate(bundled("naumann_discrepancy.json"), "best", budget=5)
     assert es.mults == 13 and es.verified
     assert es.info["lower_bound"] == 13  # edge-optimal proved it
@@ -186,16 +183,34 @@ def test_the_same_seed_gives_the_same_result_on_a_slow_machine_too(monkeypatch):
     ten times sooner): the same --json, seconds aside. A deadline-driven search
     stopped earlier on the slow clock; a choice left to chance (unseeded) or to timing
     differs between the two runs as it would between two at the same speed (those, in
-    other processes: tests/test_determinism.py)."""
+    other processes: tests/test_determinism.py). The seed reaches every random choice:
+    no candidate meets the junction bound (41 < 50), so annealing runs, with the same
+    seeds in both runs and none of them in a run with another seed (a budget of 0.1 buys
+    annealing's two runs too: seeds 448, 384 for seed 3)."""
+    from dgraph.search import best as best_module
+
+    seeds: list[int] = []
+    anneal = best_module.anneal_windows
+
+    def spy(*args, seed=0, **kwargs):
+        seeds.append(seed)
+        return anneal(*args, seed=seed, **kwargs)
+
+    monkeypatch.setattr(best_module, "anneal_windows", spy)
     g = REAL_WORLD["black-scholes"]()
     first = best(g, budget=0.3, seed=7, ceiling=NO_CEILING)
     _small_budget_checks(g, first)  # verified, never worse than the baselines
+    seven, seeds[:] = list(seeds), []
     real, start = time.perf_counter, time.perf_counter()
     monkeypatch.setattr(time, "perf_counter", lambda: start + 10 * (real() - start))
     slow = best(g, budget=0.3, seed=7, ceiling=NO_CEILING)
-    monkeypatch.undo()
+    monkeypatch.setattr(time, "perf_counter", real)
     assert _counted(first.to_dict()) == _counted(slow.to_dict())
     assert slow.info["cut_by_time"] is False
+    assert seven and seeds == seven
+    seeds[:] = []
+    best(g, budget=0.1, seed=3, ceiling=NO_CEILING)
+    assert seeds and not set(seeds) & set(seven)
 
 
 def test_a_tiny_graph_is_searched_in_process_with_the_children_s_result(monkeypatch):
@@ -482,29 +497,14 @@ def _effective_edge_optimum(g) -> int:
     return rest(Elimination(g, VALUES))
 
 
-@pytest.mark.parametrize("seed", [7, 35, 53, 58, 65])  # of 9 grouped ones, by coverage
-def test_junction_bound_at_most_every_edge_elimination(seed):
-    """Edge elimination reaches products a vertex order cannot; on these grouped programs
-    no edge sequence beats the bound, which is exact there (groups raise it above the
-    per-vertex sum)."""
-    g = _grouped_program(seed)
-    bound = elimination_lower_bound(g)
-    assert bound > sum(effective_vertex_bounds(g).values())
-    assert bound == _effective_edge_optimum(g) == effective_optimal_search(g).cost
+# the junction bound exact against every edge elimination on grouped programs (seeds 7, 35,
+# 53, 58, 65): tests/test_bracketing_bound.py::test_at_most_every_edge_elimination, on the
+# same exhaustive searches
 
 
-@settings(max_examples=40, deadline=None)
-@given(programs(max_inputs=3, max_statements=9))
-def test_junction_bound_at_most_the_effective_optimum(g):
-    """On random programs (unit, constant and general labels) the bound never exceeds
-    the proven effective vertex optimum, whose A* uses it."""
-    result = effective_optimal_search(g)
-    assert result.proven
-    assert (
-        elimination_lower_bound(g)
-        <= result.cost
-        == accumulate(g, "vertex", order=[v for _, v in result.moves]).mults_effective
-    )
+# the junction bound at most the proven effective vertex optimum on random programs, which
+# A* prices as the built set counts: tests/test_bracketing_bound.py::
+# test_at_most_the_effective_vertex_optimum_and_at_least_the_junction_bound
 
 
 def test_a_unit_edge_joins_two_vertices_into_one_debt():
@@ -570,22 +570,18 @@ def test_the_second_product_needs_the_group_apart():
 
 
 @pytest.mark.parametrize(
-    "name, bound, baseline",
-    [
-        ("roe-flux (elemental)", 138, 167),
-        ("heart-dipole", 40, 48),
-        ("robot-arm", 65, 75),
-        ("reaction-rates", 49, 55),
-        ("black-scholes", 45, 55),
-    ],
+    "name, bound, baseline", [("roe-flux (elemental)", 138, 167), ("black-scholes", 45, 55)]
 )
 def test_the_goal_is_out_of_reach_where_the_bound_says_so(name, bound, baseline, request):
     """No elimination gets below 0.80 of the best baseline on these real-world functions
     (binary granularity unless marked): the bound proves it, and best stays above it.
     Black-Scholes' constants fold: one per path is kept (elemental: 41 against 51,
     test_every_search_runs_on_a_small_function). A budget of 0.3 finds what 2 found
-    (153, 48, 75, 55, 54 here: the structure methods' and baselines' results); the Roe
-    flux's run is the one test_a_small_work_budget_... checks."""
+    (153, 54 here: the structure methods' and baselines' results); the Roe flux's run is
+    the one test_a_small_work_budget_... checks. The binary heart dipole (40 against
+    48), robot arm (65, 75) and reaction rates (49, 55): their bounds and baselines in
+    tests/test_bracketing_bound.py::test_the_goal_is_out_of_reach_where_the_bracketings_say_so,
+    beside the bracketings, which prove more there (48, 73, 55)."""
     g = REAL_WORLD[name.split()[0]](binary="elemental" not in name)
     assert elimination_lower_bound(g) == bound
     base = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))

@@ -168,7 +168,9 @@ def test_vertex_and_edge_elimination_are_realized_exactly(g, seed):
         assert check.realization.verify().ok
 
 
-@pytest.mark.parametrize("seed", range(12))
+# of seeds 0-11, those whose runs reach every line of dgraph the twelve reached (coverage,
+# 2026-12)
+@pytest.mark.parametrize("seed", [4, 6, 8, 10])
 def test_structure_methods_are_checked(seed):
     """zhou, dstar, umbrella and layers on compositions: the check always ends in an
     order whose simulation verifies (realized, or cheaper when a method repeats a
@@ -293,7 +295,9 @@ def _face_states_optimum(g) -> int:
     return depth
 
 
-@settings(max_examples=20, deadline=None)  # each a breadth-first search, > 50 ms
+# derandomized: these draws reach every line of dgraph that 20 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
+@settings(max_examples=12, deadline=None, derandomize=True)  # each a breadth-first search, > 50 ms
 @given(st.integers(0, 10**6))
 def test_face_optimal_equals_brute_force(seed):
     """On small random graphs (at most 8 faces) the A* result is the breadth-first

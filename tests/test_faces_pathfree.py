@@ -63,9 +63,10 @@ def assert_agree(es) -> None:
 
 # seeded: its cost is the size of the DAGs drawn (a check of a 7-intermediate, 30-edge DAG's
 # ~13 sets takes ~15 times one of 2 intermediates), so fresh draws made it take 2.6-14.4
-# CPU-s from run to run; seed 0's 15 draws (146 distinct sets checked, the most of seeds
-# 0-3) take the same every run
-@settings(max_examples=15, deadline=None, derandomize=True)
+# CPU-s from run to run; seed 0's first 10 draws take the same every run (15 draws checked
+# 146 distinct sets, the most of seeds 0-3; the first 10 reach every line of dgraph the 15
+# did: coverage, 2026-12)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @hypothesis.seed(0)
 @given(dags(max_intermediates=7), st.integers(0, 10**6))
 def test_pathfree_agrees_with_paths_on_every_method(g, seed):
@@ -281,7 +282,9 @@ def _simulations(es, monkeypatch=None) -> list:
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
+# seeds 0-3 ran: 1 reaches lines of graph-making and D* that 0 does not, 2 and 3 none but
+# one of random_graphs (every line of faces/ that they reach, 0 reaches: coverage, 2026-12)
+@pytest.mark.parametrize("seed", range(2))
 def test_simulation_reads_again_only_the_faces_that_changed(seed, monkeypatch):
     """After an elimination the simulation reads again only the faces at the vertices the
     line graph names as moved; reading every face after every step picks the same faces
@@ -373,13 +376,15 @@ def _checked_with(stacks: type, es, monkeypatch) -> tuple:
     return answer, _simulations(es), [(s.frame, s.parents) for s in made]
 
 
-@pytest.mark.parametrize("seed", range(3))
+# seeds 0-2 ran: 1 and 2 each reach the same 15 lines of faces/pathfree.py that 0 does not,
+# 2 nothing beyond 0 and 1 but a line of random_graphs (coverage, 2026-12)
+@pytest.mark.parametrize("seed", range(2))
 def test_the_index_and_kept_stacks_read_as_the_definition(seed, tmp_path, monkeypatch):
     """On random expression sets, a running value and two cycles: the same answer
     (order, cycle and its witnesses, cost) and the very same stack nodes, made in the
     same order, as reading every product of a region and finding the stacks below it
     anew on every read. The two cycles are the same sets at every seed: read at seed 0
-    only (every seed read them again: 0.5 CPU-s of the three seeds' 4.9)."""
+    only (every seed read them again: 0.5 CPU-s of three seeds' 4.9)."""
     from dgraph.bench.suite import spherical_harmonics
 
     graphs = [random_composition(seed, 3, 2), random_layered(seed, 5, 3, 2), diamonds(2 + seed)]

@@ -78,30 +78,6 @@ def _symbols(e: sympy.Basic) -> set[str]:
     return names
 
 
-def test_a_thousand_statements_print_and_draw():
-    """The set of a 1,000-statement chain: text, JSON and LaTeX (sympy's printers
-    recursed past the limit). The deepest label's text names every symbol it holds and
-    its parentheses balance (too deep for Python's parser to read back: the shallow
-    labels above are read back)."""
-    n = 1000
-    source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
-    source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
-    source += f"t = t{n}\nu = t{n}*y\n"
-    es = dgraph.accumulate(dgraph.from_trace(source), "markowitz", verify=False)
-    deepest = max((*es.references.values(), *es.jacobian.values()), key=depth)
-    assert depth(deepest) > 4 * SHALLOW
-    text = flat_str(deepest)
-    assert text in es.to_text() and text in {d for _, d in es.to_dict()["references"]}
-    assert set(re.findall(r"[A-Za-z_]\w*", text)) == _symbols(deepest)
-    opened = list(itertools.accumulate(1 if c == "(" else -1 if c == ")" else 0 for c in text))
-    assert min(opened) == 0 and opened[-1] == 0 and max(opened) > 2 * SHALLOW
-    rows = es.to_latex().split("\\\\\n")
-    assert len(rows) == len(es.references) + len(es.jacobian)
-    laid = expression_graph(es)  # the set drawn: laid out without recursion too
-    assert len(laid.graph.order()) > len(es.graph.intermediates)
-    assert all(span(es, e) == (y, x) for (y, x), e in es.jacobian.items())
-
-
 def test_a_deep_new_expression_is_walked_without_hashing_it_whole():
     """post_order knows nodes by identity: the first hash of a deep expression new from
     an elimination recursed through all of it (dgraph accumulate -m dstar at 1,000
@@ -138,12 +114,17 @@ def test_forward_mode_and_dstar_on_a_running_value_count_verify_and_print():
 def test_code_of_labels_deeper_than_sympy_recurses():
     """Forward mode on 600 statements (labels 1,199 levels deep): the labels are split
     into named temporaries 40 levels deep before sympy substitutes and prints them
-    (its xreplace recursed past Python's limit), and the code's Jacobian is the chain's."""
+    (its xreplace recursed past Python's limit), and the code's Jacobian is the chain's.
+    The same set printed as text, JSON and LaTeX and drawn (sympy's printers recursed
+    past the limit at some 60 levels): the deepest label's text names every symbol it
+    holds and its parentheses balance (too deep for Python's parser to read back: the
+    shallow labels above are read back)."""
     n = 600
     source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
     source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
     graph = dgraph.from_trace(source + f"t = t{n}\nu = t{n}*y\n")
     es = dgraph.accumulate(graph, "forward", verify=False)
+    _prints_and_draws(es)
     references, entries = split_deep(es.references, es.jacobian)
     assert max(depth(e) for e in (*references.values(), *entries.values())) <= 40
     assert len(references) > len(es.references) + 2 * n // 40
@@ -158,6 +139,25 @@ def test_code_of_labels_deeper_than_sympy_recurses():
 
     by_x, by_y = (f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)
     np.testing.assert_allclose(jacobian(np.array([x, y])), np.stack([by_x, by_y]).T, rtol=1e-7)
+
+
+def _prints_and_draws(es) -> None:
+    """``es``'s deepest label (a reference, more than 16 times SHALLOW deep) in its text,
+    JSON and LaTeX, and the set laid out as a graph, all without recursion (this was
+    test_a_thousand_statements_print_and_draw: Markowitz on 1,000 statements, labels 253
+    levels deep, 1,001 references whose layout took 2.4 CPU-s)."""
+    deepest = max((*es.references.values(), *es.jacobian.values()), key=depth)
+    assert depth(deepest) > 16 * SHALLOW
+    text = flat_str(deepest)
+    assert text in es.to_text() and text in {d for _, d in es.to_dict()["references"]}
+    assert set(re.findall(r"[A-Za-z_]\w*", text)) == _symbols(deepest)
+    opened = list(itertools.accumulate(1 if c == "(" else -1 if c == ")" else 0 for c in text))
+    assert min(opened) == 0 and opened[-1] == 0 and max(opened) > 8 * SHALLOW
+    rows = es.to_latex().split("\\\\\n")
+    assert len(rows) == len(es.references) + len(es.jacobian)
+    laid = expression_graph(es)  # the set drawn: laid out without recursion too
+    assert len(laid.graph.order()) > len(es.graph.intermediates)
+    assert all(span(es, e) == (y, x) for (y, x), e in es.jacobian.items())
 
 
 def test_a_deep_label_is_written_once_not_level_by_level():

@@ -51,13 +51,13 @@ def test_a_long_chain_is_linear_and_needs_no_recursion():
 
 
 def test_best_on_a_long_chain_is_proven_by_the_junction_bound():
-    """A 400-step loop: the junction bound proves 399 at once, so best neither waits for
-    the bracketing program nor builds it (one path's 79,800 segments exceed its limit;
-    building them took minutes)."""
+    """A 320-step loop: the junction bound proves 319 at once, so best neither waits for
+    the bracketing program nor builds it (one path's 51,040 segments exceed its limit,
+    SEGMENT_LIMIT = 50,000; at 400 steps, 79,800, building them took minutes)."""
     from dgraph.search.best import best
-    from dgraph.search.bracketing_bound import _part_bound
+    from dgraph.search.bracketing_bound import SEGMENT_LIMIT, _part_bound
 
-    graph = _chain(400)
-    assert _part_bound(graph, None) == 0
+    graph = _chain(320)
+    assert SEGMENT_LIMIT < 320 * 319 // 2 and _part_bound(graph, None) == 0
     es = best(graph, budget=0.5, ceiling=600.0)  # counted work decides, not a loaded clock
-    assert es.mults == 399 and es.info["proven_optimal"] and not es.info["cut_by_time"]
+    assert es.mults == 319 and es.info["proven_optimal"] and not es.info["cut_by_time"]

@@ -101,19 +101,25 @@ def _check_copying(graph):
         assert [w for w in sub if sub.out_degree(w) == 0] == [u.output]
 
 
-@settings(max_examples=150)
+# derandomized: these draws reach every line of dgraph that 150 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
+@settings(max_examples=60, derandomize=True)
 @given(dags(max_inputs=3, max_intermediates=7, max_outputs=3))
 def test_closed_umbrellas_match_brute_force_on_random_dags(g):
     _check_closed(g)
 
 
-@settings(max_examples=100)
+# derandomized: these draws reach every line of dgraph that 100 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
+@settings(max_examples=40, derandomize=True)
 @given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 2))
 def test_closed_umbrellas_match_brute_force_on_compositions(seed, parts, outputs):
     _check_closed(random_composition(seed, parts, outputs))
 
 
-@settings(max_examples=150)
+# derandomized: these draws reach every line of dgraph that 150 random draws reached, or
+# lines other tests reach (coverage, 2026-12)
+@settings(max_examples=60, derandomize=True)
 @given(dags(max_inputs=3, max_intermediates=6, max_outputs=3))
 def test_umbrellas_with_copying_match_brute_force(g):
     _check_copying(g)
