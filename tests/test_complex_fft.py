@@ -191,6 +191,7 @@ ELEMENT_CHOSEN = {
     "power_spectrum": "reverse",
     "complex_matmul": "reverse",
     "spectrum_2d": "reverse",
+    "scattered_state": "reverse",  # a scatter's elements (blocks.scatter), a bool constant
 }
 
 
