@@ -53,8 +53,12 @@ def _numpy_self_compared(p):
 CHOSEN = "reverse"
 
 
-@pytest.mark.parametrize("lang", ["python", "c"])
-@pytest.mark.parametrize("f", [_log_ratios, _numpy_nan_to_num, _numpy_self_compared])
+# each reading (JAX's nan_to_num, NumPy's, NumPy's y != y: the same isnan test in the
+# element graph) in one language, each language for a JAX and a NumPy reading
+@pytest.mark.parametrize(
+    ("f", "lang"),
+    [(_log_ratios, "c"), (_numpy_nan_to_num, "python"), (_numpy_self_compared, "c")],
+)
 def test_nan_to_num_of_log_ratios_differentiates_as_jax(f, lang) -> None:
     """Made at a point with no negative ratio, called at one with two: JAX's Jacobian (0
     where NaN is replaced), and the code tests for NaN (main: NaN rows for JAX and
@@ -89,8 +93,9 @@ def _infinities(x, xp=jnp):
     return a + b + xp.nan_to_num(y, posinf=3.0, neginf=-3.0) * x
 
 
-@pytest.mark.parametrize("lang", ["python", "c"])
-@pytest.mark.parametrize("f", [_infinities, lambda x: _infinities(x, np)])
+@pytest.mark.parametrize(  # each reading (JAX's, NumPy's) in one language
+    ("f", "lang"), [(_infinities, "c"), (lambda x: _infinities(x, np), "python")]
+)
 def test_isinf_isposinf_and_isfinite_hold_at_run_time(f, lang) -> None:
     """``isinf``, ``isposinf``, ``isfinite`` and ``nan_to_num``'s ``posinf``/``neginf``
     on infinite sentinels: JAX's Jacobian on both sides of them (main: ``y == inf`` read

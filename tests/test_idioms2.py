@@ -341,11 +341,13 @@ def test_scipy_linalg_expm_equals_jax(shape, scale, method):
 
 
 def test_scipy_linalg_expm_hessian_equals_jax():
+    """The Hessian equals JAX's, forward over forward (its program compiles in about two
+    thirds of ``jax.hessian``'s forward over reverse; the values: the test above)."""
     sl = pytest.importorskip("scipy.linalg")
     x = np.random.default_rng(2).standard_normal(9)
-    jref.assert_hessian(
-        lambda x: np.sum(sl.expm(x.reshape(3, 3)) ** 2),
-        lambda x: jnp.sum(_expm_jax(x, (3, 3)) ** 2),
-        x,
-        method="reverse",  # the choice's (_CHOSEN)
-    )
+    want = np.asarray(jref.forward_hessian(lambda x: jnp.sum(_expm_jax(x, (3, 3)) ** 2))(x))
+    f = lambda x: np.sum(sl.expm(x.reshape(3, 3)) ** 2)  # noqa: E731
+    made = dgraph.hessian(f, x, method="reverse")  # the choice's (_CHOSEN)
+    assert made.generated.verified
+    got = made(x)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())

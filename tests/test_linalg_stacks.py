@@ -105,13 +105,20 @@ def _one_operation_a_stack(f, size: int) -> None:
     assert {g.block(a, v).type_name for v, a in matrices.items()} == {"block diagonal"}
 
 
+# the Hessians' methods: make_function's choice for each (the same generated text), named
+# so that no test builds and costs every candidate's program (0.4-0.6 CPU-s each): the
+# choice is codegen's (tests/test_codegen_choice.py)
+CHOSEN = {"_stacks_of_two": "markowitz", "_spd_stack": "forward"}
+
+
 @pytest.mark.parametrize(
     "program", [_stacks_of_two, _spd_stack, _decompositions_of_stacks], ids=lambda p: p.__name__
 )
 def test_stacks_against_jax(program):
     x = X[:16] if program is _spd_stack else X[:12]
     _one_operation_a_stack(program(np), x.size)
-    jref.assert_hessian(program(np), program(jnp), x)
+    method = CHOSEN.get(program.__name__, "markowitz")
+    jref.assert_hessian(program(np), program(jnp), x, method=method)
 
 
 def test_stacks_of_three_and_four_against_jax():
@@ -144,7 +151,7 @@ def test_jax_stacks_are_one_operation_each():
     _one_operation_a_stack(f, 12)
     hvp = jax.jit(lambda x, v: jax.jvp(jax.grad(f), (x,), (v,))[1])
     want = np.asarray(hvp(jnp.asarray(x), jnp.asarray(v)))
-    made = dgraph.hessian(f, x)
+    made = dgraph.hessian(f, x, method="markowitz")  # the choice's (CHOSEN)
     assert made.generated.verified
     np.testing.assert_allclose(made(x) @ v, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
 

@@ -116,7 +116,12 @@ CASES_2D = {  # of 12 numbers
     "real_2d": real_2d,
     "along_axis_0": along_axis_0,
 }
-PARAMS = [(name, n) for name in CASES for n in (8, 9)] + [(name, 12) for name in CASES_2D]
+# A length of each parity for each 1-d case (rfft's Nyquist bin, fftshift's centre),
+# each parity with each mode: the Jacobian at 9, the Hessian at 8 (and the Jacobian at 8
+# of the element level's cases below); the reading (the DFT matrices) is the same for
+# both modes, the accumulation the same for both lengths.
+JACOBIAN_PARAMS = [(name, 9) for name in CASES] + [(name, 12) for name in CASES_2D]
+HESSIAN_PARAMS = [(name, 8) for name in CASES] + [(name, 12) for name in CASES_2D]
 
 
 def _case(name: str):
@@ -162,25 +167,40 @@ METHODS = {  # (Jacobian's, Hessian's): the methods make_function's choice gives
 
 
 @functools.cache
-def _references(name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``jax.jacfwd`` of the case and ``jax.hessian`` of its :func:`_weighted` sum at
-    :func:`_point`, in doubles, as one jitted program (one compile for both tests of the
-    case, not one each: the references of the file 3.7-3.8 -> 3.1-3.2 CPU-s)."""
-    f = _case(name)(jnp)
-    jacobian, hessian = jax.jacfwd(f), jax.hessian(_weighted(f))
+def _references() -> dict[str, np.ndarray]:
+    """``jax.jacfwd`` of each case at :func:`_point` of each of its Jacobian tests' lengths
+    (``"jacobian:<name>:<n>"``) and ``jax.hessian`` of its :func:`_weighted` sum at each of
+    its Hessian tests' (``"hessian:<name>:<n>"``), in doubles, as one jitted program (XLA's
+    cost per program dominates these small ones: one compile, not one per case and
+    length), read-only."""
+    wanted = [("jacobian", name, n) for name, n in JACOBIAN_PARAMS]
+    wanted += [("jacobian", name, 8) for name in CHOSEN]  # the element level's
+    wanted += [("hessian", name, n) for name, n in HESSIAN_PARAMS]
+
+    def every(points):
+        found = {}
+        for mode, name, n in wanted:
+            f = _case(name)(jnp)
+            transform = jax.jacfwd(f) if mode == "jacobian" else jax.hessian(_weighted(f))
+            found[f"{mode}:{name}:{n}"] = transform(points[n])
+        return found
+
     with jax.enable_x64(True):
-        both = jax.jit(lambda x: (jacobian(x), hessian(x)))(jnp.asarray(_point(n)))
-    return np.asarray(both[0]), np.asarray(both[1])
+        points = {n: jnp.asarray(_point(n)) for n in (8, 9, 12)}
+        arrays = {key: np.asarray(a) for key, a in jax.jit(every)(points).items()}
+    for a in arrays.values():
+        a.setflags(write=False)
+    return arrays
 
 
-@pytest.mark.parametrize(("name", "n"), PARAMS)
+@pytest.mark.parametrize(("name", "n"), JACOBIAN_PARAMS)
 def test_jacobian_equals_jax(name, n):
     make = _case(name)
     x = _point(n)
     g = from_function(make(np), sizes=[n], level="array", point=[x])  # values checked there
     J = dgraph.make_function(g, "jacobian", method=METHODS[name, n][0])
     assert J.generated.verified
-    want = _references(name, n)[0]
+    want = _references()[f"jacobian:{name}:{n}"]
     got = np.asarray(J(x))
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-11, atol=1e-11)
 
@@ -208,17 +228,17 @@ def test_element_level_jacobian_equals_jax(name):
     J = _element_level(name)
     assert not J.generated.expression_set.graph.is_tensor  # the element level
     assert J.generated.verified
-    want = _references(name, 8)[0]
+    want = _references()[f"jacobian:{name}:8"]
     np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-11, atol=1e-11)
 
 
-@pytest.mark.parametrize(("name", "n"), PARAMS)
+@pytest.mark.parametrize(("name", "n"), HESSIAN_PARAMS)
 def test_hessian_equals_jax(name, n):
     make = _case(name)
     x = _point(n)
     H = dgraph.make_function(_weighted(make(np)), "hessian", point=(x,), method=METHODS[name, n][1])
     assert H.generated.verified
-    want = _references(name, n)[1]
+    want = _references()[f"hessian:{name}:{n}"]
     np.testing.assert_allclose(np.asarray(H(x)), want, rtol=1e-10, atol=1e-10)
 
 
