@@ -354,6 +354,8 @@ def test_naumann_sin_program_is_the_optimum(sin_graph):
     # y = x0 sin(x1)^2: J = (s*s, 2*x0*s*cos(x1)) needs 1 + 3 multiplications
     gen = generate(sin_graph, "python", "reverse")
     assert (gen.mults, gen.adds) == (4, 0)
+    symbolic = generate(sin_graph, "python", "symbolic")  # the path named, as by the choice
+    assert (symbolic.method, symbolic.mults, symbolic.adds) == ("symbolic", 4, 0)
 
 
 def test_cheapest_jacobian_is_the_minimum_over_methods():
