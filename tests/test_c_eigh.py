@@ -117,19 +117,21 @@ def _expected(name: str, n: int) -> dict[str, np.ndarray]:
     return jref.gradient_and_hessian_by_mode(*_case(name, n))
 
 
-# All pairs of function × size, mode × function and mode × size (9 of the 18 cases):
-# the three dimensions do not meet per case (one helper, one rule per mode); the builds
-# the NaN test (squares, jacobian, 3) and the mutation test (largest, jacobian, 8) read
-# are among them
+# All pairs of function × size, mode × function and mode × size (10 of the 18 cases:
+# one helper, one rule per mode), with the three whose code no other case reached
+# (coverage: logdet's and squares' Hessians at n = 20 take the blocks' paths of a large
+# Hessian, logdet's Jacobian at 3 an expansion); the builds the NaN test (squares,
+# jacobian, 3) and the mutation test (largest, jacobian, 8) read are among them
 DERIVATIVES = [
     ("largest", "hessian", 3),
     ("largest", "jacobian", 8),
     ("largest", "hessian", 20),
-    ("logdet", "hessian", 3),
+    ("logdet", "jacobian", 3),
     ("logdet", "hessian", 8),
-    ("logdet", "jacobian", 20),
+    ("logdet", "hessian", 20),
     ("squares", "jacobian", 3),
-    ("squares", "hessian", 8),
+    ("squares", "jacobian", 8),
+    ("squares", "hessian", 20),
     ("squares", "jacobian", 20),
 ]
 
