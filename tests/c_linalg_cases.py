@@ -88,7 +88,9 @@ def largest_entry_signs(v: np.ndarray) -> np.ndarray:
 def c_and_cuda_equal(values, x: np.ndarray, expected: np.ndarray, tmp_path, atol=1e-12):
     """``values`` (:func:`~dgraph.codegen.tensor.c_values.c_values`) at ``x`` equal to
     ``expected`` to ``atol`` in C and, where a C++ compiler is, in CUDA on the host; nvcc,
-    where installed, compiles the CUDA text (not run here)."""
+    where installed, compiles the CUDA text's device code to machine code (not run here;
+    ``-cubin``, two thirds of ``-c``'s CPU time: the host launcher, the same printer's for
+    every program, is compiled by tests/test_codegen_c_values.py's every-kind test)."""
     np.testing.assert_allclose(values.load()(x).data, expected, rtol=0, atol=atol)
     if cxx_compiler() is not None:
         got = values.load_cuda_host()(x).data
@@ -96,8 +98,8 @@ def c_and_cuda_equal(values, x: np.ndarray, expected: np.ndarray, tmp_path, atol
     if shutil.which("nvcc") is not None:
         source = tmp_path / "values.cu"
         source.write_text(values.cuda)
-        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
-        done = subprocess.run(command, capture_output=True, text=True)
+        command = ["nvcc", "-arch=sm_80", "-cubin", "-o", str(tmp_path / "values.cubin")]
+        done = subprocess.run([*command, str(source)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 
 

@@ -109,7 +109,8 @@ def test_argsort_in_c_is_a_merge_sort_and_runs_as_cuda_on_the_host(tmp_path):
     if shutil.which("nvcc") is not None:  # the sort a __device__ function: nvcc takes it
         source = tmp_path / "values.cu"
         source.write_text(J.generated.values.cuda)
-        command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
+        out = str(tmp_path / "values.cubin")  # device code (the launcher: c_values' tests)
+        command = ["nvcc", "-arch=sm_80", "-cubin", "-o", out, str(source)]
         done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 

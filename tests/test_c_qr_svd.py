@@ -120,12 +120,25 @@ def _expected(name: str, shape: tuple[int, int]) -> dict[str, np.ndarray]:
     return jref.gradient_and_hessian_by_mode(*_case(name, shape))
 
 
-CASES = [(name, shape) for name in sorted(FUNCTIONS) for shape in SHAPES]
-CASES += [("svd-values", (3, 5)), ("svd-vectors", (3, 5))]  # wide: the QR's rule needs m ≥ n
+# Every function at every shape (wide 3×5 for the SVD alone: the QR's rule needs m ≥ n),
+# each in one mode, so that every pair of function × mode and shape × mode is there too
+# (8 of the 16 cases: one helper a function, one rule a mode); the builds the NaN test and
+# the mutation tests read (qr and svd-values, 5×3, jacobian) are among them
+CASES = [
+    ("qr", (5, 3), "jacobian"),
+    ("qr", (4, 4), "hessian"),
+    ("svd-values", (5, 3), "jacobian"),
+    ("svd-values", (4, 4), "jacobian"),
+    ("svd-values", (3, 5), "hessian"),
+    ("svd-vectors", (5, 3), "hessian"),
+    ("svd-vectors", (4, 4), "hessian"),
+    ("svd-vectors", (3, 5), "jacobian"),
+]
 
 
-@pytest.mark.parametrize("mode", ["jacobian", "hessian"])
-@pytest.mark.parametrize(("name", "shape"), CASES, ids=[f"{n}-{s[0]}x{s[1]}" for n, s in CASES])
+@pytest.mark.parametrize(
+    ("name", "shape", "mode"), CASES, ids=[f"{n}-{s[0]}x{s[1]}-{m}" for n, s, m in CASES]
+)
 def test_qr_and_svd_derivatives_in_c_equal_jax(name: str, shape, mode: str) -> None:
     """Gradients and Hessians of QR and SVD functions in C, verified, equal to JAX's to
     1e-9 of their largest entry (seen: about 1e-15)."""

@@ -199,15 +199,16 @@ def test_a_tangent_sweep_carrying_a_matrix_gives_jax_jacobian():
     program = _program(_tangent(), ("x0", "A", "c"), ((N,), (N, N), (N,)))
     expected = np.concatenate([x, J.ravel()])
     values = _all_targets(program, [x0, A, c], expected, {"_K2": np.eye(N)})
-    if values is not None and shutil.which("nvcc") is not None:  # the CUDA text compiles
-        source = "values.cu"
+    if values is not None and shutil.which("nvcc") is not None:  # the kernels compile
+        source = "values.cu"  # (device code: the host launcher is c_values' every-kind test's)
         import pathlib
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             path = pathlib.Path(tmp, source)
             path.write_text(values.cuda)
-            command = ["nvcc", "-arch=sm_80", "-c", "-o", str(path.with_suffix(".o")), str(path)]
+            out = str(path.with_suffix(".cubin"))
+            command = ["nvcc", "-arch=sm_80", "-cubin", "-o", out, str(path)]
             done = subprocess.run(command, capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
 

