@@ -264,9 +264,17 @@ def _coupled(x):
     )
 
 
-@pytest.mark.parametrize("lang", ["python", "jax"])
-@pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("source", ["array", "scalars"])
+@pytest.mark.parametrize(
+    ("source", "sparse", "lang"),
+    [  # every pair of two dimensions' values (all-pairs), both sparse array files' tril
+        ("array", False, "python"),
+        ("array", True, "python"),
+        ("array", True, "jax"),
+        ("scalars", False, "jax"),
+        ("scalars", True, "python"),
+        ("scalars", True, "jax"),  # refused: its JAX code is dense
+    ],
+)
 def test_command_line_hessians_are_symmetric_bit_for_bit(source, sparse, lang, tmp_path):
     """``dgraph codegen … --mode hessian -o h.py`` wrote ``hessian = jacobian``: both
     triangles computed, 8.9e-16 apart on this f (36 unknowns), where ``make_function``'s
@@ -302,70 +310,58 @@ def test_command_line_hessians_are_symmetric_bit_for_bit(source, sparse, lang, t
         np.testing.assert_array_equal(low, np.tril(h))
 
 
-def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypatch):
+def test_a_symmetric_hessian_s_cancellation_pass_forgets_the_walks_and_reads_the_narrowed_program(
+    monkeypatch,
+):
     """The sparse Hessian's last walk done, the block products it remembered (10⁷-entry
     patterns at 10⁶ unknowns) are forgotten before the cancellation pass's first point
-    evaluates the block (a symmetric NumPy J's: its narrowed program), so that pass
-    reuses their memory instead of growing the process; the walks did remember some
-    (m = 40: products of more than ``SMALL`` entries)."""
+    evaluates the block, so that pass reuses their memory instead of growing the process;
+    the walks did remember some (m = 40: products of more than ``SMALL`` entries).
+
+    That first point, for a symmetric NumPy Hessian, is the lower triangle's narrowed
+    program's (0.2 of the 1.2 s the whole unfolded program took at 10⁶ unknowns): the
+    whole program is evaluated at no point, the narrowed one at one, once (with one bound
+    a statement, each entry's own from the quotients by sqrt(1 + |∇u|²) on, whose divisors
+    spread: before that rule the first tier left 15 of the 6,241 entries undecided and
+    the point was evaluated again per entry), and the module is the one the pass run
+    before the narrowing makes, to the character. One build for both (m = 40)."""
     from dgraph import blocks
-    from dgraph.codegen.tensor import module
+    from dgraph.codegen.tensor import cancel, module
 
     held: dict[str, list[int]] = {"walk": [], "cancel": []}
-    walk, cancel = module._walk, module.none_cancel
+    calls: dict[str, list] = {"whole": [], "narrowed": [], "decided": []}
+    walk, whole = module._walk, cancel._at_a_point
+    narrowed = getattr(cancel, "_narrowed_at_a_point", None)  # (none before: fails there)
+    decided = getattr(module, "none_cancel", None)
 
     def watched_walk(*args, **kwargs):
         found = walk(*args, **kwargs)
         held["walk"].append(blocks.RECENT.held)
         return found
 
-    def watched_cancel(*args, **kwargs):
-        held["cancel"].append(blocks.RECENT.held)
-        return cancel(*args, **kwargs)
-
-    monkeypatch.setattr(module, "_walk", watched_walk)
-    monkeypatch.setattr(module, "none_cancel", watched_cancel)
-    m = 40
-    u = np.random.default_rng(3).normal(size=(m, m)) * 0.1
-    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
-    assert max(held["walk"]) > 0 and held["cancel"] == [0]
-    assert H(u).nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
-    np.testing.assert_allclose(
-        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
-    )
-
-
-def test_a_symmetric_hessian_s_first_point_is_its_narrowed_program(monkeypatch):
-    """The cancellation pass's first point for a symmetric NumPy Hessian is the lower
-    triangle's narrowed program's (0.2 of the 1.2 s the whole unfolded program took at
-    10⁶ unknowns): the whole program is evaluated at no point, the narrowed one at one,
-    once (with one bound a statement, each entry's own from the quotients by
-    sqrt(1 + |∇u|²) on, whose divisors spread: before that rule the first tier left 15
-    of the 6,241 entries undecided and the point was evaluated again per entry), and the
-    module is the one the pass run before the narrowing makes, to the character."""
-    from dgraph.codegen.tensor import cancel, module
-
-    calls: dict[str, list] = {"whole": [], "narrowed": [], "decided": []}
-    whole = cancel._at_a_point
-    narrowed = getattr(cancel, "_narrowed_at_a_point", None)  # (none before: fails there)
-    decided = getattr(module, "none_cancel", None)
-
     def watched(name, inner):
         def run(*args, **kwargs):
+            if name == "decided":
+                held["cancel"].append(blocks.RECENT.held)
             found = inner(*args, **kwargs)
             calls[name].append(found if name == "decided" else found is not None)
             return found
 
         return run
 
+    monkeypatch.setattr(module, "_walk", watched_walk)
     monkeypatch.setattr(cancel, "_at_a_point", watched("whole", whole))
     monkeypatch.setattr(cancel, "_narrowed_at_a_point", watched("narrowed", narrowed), False)
     monkeypatch.setattr(module, "none_cancel", watched("decided", decided), False)
     m = 40
-    u = np.random.default_rng(5).normal(size=(m, m)) * 0.1
+    u = np.random.default_rng(3).normal(size=(m, m)) * 0.1
     H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert max(held["walk"]) > 0 and held["cancel"] == [0]
     assert calls == {"whole": [], "narrowed": [True], "decided": [True]}
     assert H(u).nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
     es = H.generated.expression_set
     text = module.tensor_program(es, "python", True, symmetric=True).text
     before = module.tensor_program(es, "python", True, symmetric=True, cancel_later=False)
@@ -410,43 +406,53 @@ def test_a_symmetric_jax_hessian_s_first_point_is_its_narrowed_program_too(monke
     assert text == module.tensor_program(es, "jax", True, symmetric=True, cancel_later=False).text
 
 
-def test_each_reference_is_let_go_after_its_last_reader(monkeypatch):
-    """The walks hold a reference's block and values (10⁷ indices at 10⁶ unknowns) only
-    until the last definition that reads it is walked: when any expression is walked,
-    every reference held is read by it or by one walked later."""
+def test_a_symmetric_hessian_s_build_lets_go_what_it_no_longer_reads(monkeypatch):
+    """One build (m = 12) watched three ways. The walks hold a reference's block and
+    values (10⁷ indices at 10⁶ unknowns) only until the last definition that reads it is
+    walked: when any expression is walked, every reference held is read by it or by one
+    walked later. When the body is printed, every module constant held is read by the
+    statements printed, or by a derived constant, or is the pattern's (the full-size
+    index arrays only the folded and the unnarrowed code read are let go before, not at
+    the end). And a statement that reads no input, evaluated by the cancellation pass at
+    its first point, is not evaluated again by the constant folding: its value is taken
+    (the same evaluator on the same constants: the same bits); the pass runs before the
+    folding where it is not run on the narrowed program (``cancel_later`` False)."""
     from dgraph.codegen.tensor import module
 
     walked: list[tuple[set, set]] = []  # (references held, references read) per walk
-    walk = module._walk
+    seen: list[tuple[set, set]] = []  # (constants held, read) per body printed
+    walk, body = module._walk, module.numpy_body
 
     def watched_walk(expr, known, *args, **kwargs):
         walked.append((set(known), set(expr.free_symbols)))
         return walk(expr, known, *args, **kwargs)
 
+    def watched_body(statements, constants, *args, **kwargs):
+        read = set().union(*(module._reads(s) for s in statements))
+        derived = {r for name, reads in constants._derived.values() for r in (name, *reads)}
+        seen.append((set(constants.arrays), read | derived))
+        return body(statements, constants, *args, **kwargs)
+
     monkeypatch.setattr(module, "_walk", watched_walk)
+    monkeypatch.setattr(module, "numpy_body", watched_body)
     m = 12
     u = np.random.default_rng(5).normal(size=(m, m)) * 0.1
     H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
     assert len(walked) > 10
     for k, (held, _) in enumerate(walked):
         later = set().union(*(read for _, read in walked[k:]))
         assert held <= later
     assert max(len(held) for held, _ in walked) < len(walked) - 1  # some were let go
-    np.testing.assert_allclose(
-        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
-    )
-
-
-def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(monkeypatch):
-    """A statement that reads no input, evaluated by the cancellation pass at its first
-    point, is not evaluated again by the constant folding: its value is taken (the same
-    evaluator on the same constants: the same bits). The pass runs before the folding
-    where it is not run on the narrowed program (``cancel_later`` False)."""
-    from dgraph.codegen.tensor import module
+    assert seen
+    held, read = seen[0]
+    pattern = {n for n in held if n not in read}
+    assert len(pattern) <= 2  # at most the pattern's indices and row pointers
 
     runs: list[list] = []  # the statements the folding's evaluator runs
     evaluator = module.ArrayEvaluator
-
     armed = [False]  # the next run is the folding's (its values found before, first)
 
     class Watched(evaluator):
@@ -465,9 +471,6 @@ def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(m
         armed[0] = True
         return found
 
-    m = 12
-    u = np.random.default_rng(6).normal(size=(m, m)) * 0.1
-    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
     monkeypatch.setattr(module, "ArrayEvaluator", Watched)
     monkeypatch.setattr(module, "_evaluated_before", watched_before)
     es = H.generated.expression_set
@@ -475,38 +478,6 @@ def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(m
     assert len(reused) == len(runs) and reused[0]  # the folding (first) found values
     folded = {s.target for s in runs[0]}
     assert not folded & reused[0].keys()  # none of them evaluated again
-    np.testing.assert_allclose(
-        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
-    )
-
-
-def test_constants_only_folded_code_read_are_let_go_before_the_body_is_printed(monkeypatch):
-    """A symmetric NumPy Hessian: when its body is printed, every module constant held is
-    read by the statements printed, or by a derived constant, or is the pattern's (the
-    full-size index arrays only the folded and the unnarrowed code read are let go
-    before, not at the end)."""
-    from dgraph.codegen.tensor import module
-
-    seen: list[tuple[set, set]] = []
-    body = module.numpy_body
-
-    def watched_body(statements, constants, *args, **kwargs):
-        read = set().union(*(module._reads(s) for s in statements))
-        derived = {r for name, reads in constants._derived.values() for r in (name, *reads)}
-        seen.append((set(constants.arrays), read | derived))
-        return body(statements, constants, *args, **kwargs)
-
-    monkeypatch.setattr(module, "numpy_body", watched_body)
-    m = 12
-    u = np.random.default_rng(7).normal(size=(m, m)) * 0.1
-    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
-    assert seen
-    held, read = seen[0]
-    pattern = {n for n in held if n not in read}
-    assert len(pattern) <= 2  # at most the pattern's indices and row pointers
-    np.testing.assert_allclose(
-        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
-    )
 
 
 def test_pricing_tries_free_forward_then_markowitz_first_and_keeps_the_cheapest(monkeypatch):

@@ -188,7 +188,8 @@ def test_other_objectives_keep_jax_values_and_exact_patterns(f, n):
     rng = np.random.default_rng(n)
     x, x2 = rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n)
     ref = _reference(f, x2)
-    for lang in ("python", "jax"):
+    # NumPy's for each objective, JAX's for one (its assembly: the minimal surface's too)
+    for lang in ("python", "jax") if f is _exp_cos else ("python",):
         if lang == "python":
             H = _python_hessian(f, n)  # made at x, as the JAX one
         else:

@@ -720,10 +720,10 @@ _EULER_JAX = _implicit_euler(jnp)
 
 @pytest.mark.parametrize(
     ("lang", "mode"),
-    [  # value_gradient_hessian's square part in NumPy's module (JAX's is the same) and C's
+    [  # value_gradient_hessian's square part in NumPy's module (JAX's is the same) and C's;
+        # C's Hessian alone: its pattern in test_a_c_file_s_hessian_pattern_is_symmetric
         ("python", "hessian"),
         ("jax", "hessian"),
-        pytest.param("c", "hessian", marks=needs_cc),
         ("python", "value_gradient_hessian"),
         pytest.param("c", "value_gradient_hessian", marks=needs_cc),
     ],

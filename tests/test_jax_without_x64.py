@@ -23,7 +23,6 @@ pytest.importorskip("jax")
 
 X = np.linspace(0.1, 1.0, 6)
 CASES = {  # name: (function, kind, options); the sweeps' case last
-    "forces_hessian_columns": ("forces", "hessian", {}),
     "rows_hessian": ("rows", "hessian", {}),
     "rows_hessian_sparse": ("rows", "hessian", {"sparse": True}),
     "rows_hvp": ("rows", "hvp", {}),
@@ -69,7 +68,7 @@ def found():
                 "single_dtypes": [str(a.dtype) for a in single],
                 "double": double,
                 "double_dtypes": [str(a.dtype) for a in double],
-                "note": list(F.gradient.generated.loops[:1]) if name.startswith("forces_h") else [],
+                "note": list(F.gradient.generated.loops[:1]) if kind != "jacobian" else [],
             }
     return found
 
@@ -126,7 +125,6 @@ def _references(name: str, kind: str) -> list[np.ndarray]:
 
 
 NAMES = [
-    "forces_hessian_columns",
     "forces_hessian_sweeps",
     "rows_hessian",
     "rows_hessian_sparse",
@@ -151,6 +149,9 @@ def test_a_loops_jax_function_in_singles_with_x64_off(found, name):
 
 
 def test_the_cases_take_both_paths(found):
-    """By columns of the tangent program where chosen, by the loops' sweeps otherwise."""
-    assert found["forces_hessian_columns"]["note"][0].startswith("Jacobian by 6 columns")
+    """By columns of the tangent program where chosen, by the loops' sweeps otherwise
+    (the Hessian alone by columns: rows_hessian's, value_gradient_hessian's the same
+    columns of forces)."""
+    assert found["forces_value_gradient_hessian"]["note"][0].startswith("Jacobian by 6 columns")
+    assert found["rows_hessian"]["note"][0].startswith("Jacobian by 6 columns")
     assert found["forces_hessian_sweeps"]["note"] == []
