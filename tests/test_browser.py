@@ -42,7 +42,7 @@ import pytest
 
 from .deferred_iri import defer_iri_grammar
 from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
-from .notebook_kernel import EXAMPLES, SharedKernel
+from .notebook_kernel import EXAMPLES, shared_kernel
 
 # one notebook per kind of graph output and of content: 01 has a graph (PNG beside SVG),
 # step viewers (HTML) and an animation (SVG beside HTML); 06 the drawings of dgraph.render
@@ -147,17 +147,15 @@ def graph_outputs(nb) -> dict[tuple[int, int], str]:
 
 
 @pytest.fixture(scope="module")
-def kernel():
-    """One kernel for this module's notebooks, each executed once in it (the two tests of
-    01 share its run) as in a fresh kernel (tests/notebook_kernel.py); a cell's error
-    fails there, as in tests/test_notebooks.py, which leaves these notebooks to this file
-    where chromium is installed."""
+def kernel(request):
+    """The process's kernel for notebooks (tests/test_notebooks.py's too), each notebook
+    executed once in it (the two tests of 01 share its run) as in a fresh kernel
+    (tests/notebook_kernel.py); a cell's error fails there, as in tests/test_notebooks.py,
+    which leaves these notebooks to this file where chromium is installed."""
     # imported there, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
     defer_iri_grammar()
-    shared = SharedKernel()
-    yield shared
-    shared.close()
+    return shared_kernel(request.config)
 
 
 def browser_available() -> bool:
