@@ -3,7 +3,7 @@
 A kernel's start and the imports of dgraph, NumPy, SymPy, JAX and matplotlib (and the
 searches' fork server, :mod:`dgraph.search.timebox`) cost more than most notebooks'
 own work, so tests/test_notebooks.py and tests/test_browser.py start one kernel per
-module (:class:`SharedKernel`) instead of one per notebook. Before each notebook the
+process (:func:`shared_kernel`) instead of one per notebook. Before each notebook the
 kernel is put back as a fresh one has it (:data:`RESET`): the user namespace and output
 history cleared (``%reset -f``), the working directory examples/, open matplotlib figures
 closed and JAX's 64-bit mode as at the kernel's start (notebooks 08 and 13 turn it on).
@@ -105,3 +105,21 @@ class SharedKernel:
         if self.km.has_kernel:
             run_sync(self.km.shutdown_kernel)(now=True)  # its state is of no more use
         run_sync(self.km.cleanup_resources)()
+
+
+_SHARED: list[SharedKernel] = []
+
+
+def shared_kernel(config: Any) -> SharedKernel:
+    """The process's one :class:`SharedKernel`, for every module that executes notebooks
+    (tests/test_notebooks.py, tests/test_browser.py): a kernel's start and its imports
+    (dgraph, NumPy, SymPy, JAX, matplotlib) paid once in a process, not once per module;
+    shut down when pytest's session ends (``config``'s cleanup)."""
+    if not _SHARED:
+        _SHARED.append(SharedKernel())
+        config.add_cleanup(_close_shared)
+    return _SHARED[0]
+
+
+def _close_shared() -> None:
+    _SHARED.pop().close()

@@ -3,7 +3,7 @@
 A notebook received from someone else, or executed by nbconvert and opened afterwards, is
 untrusted: JupyterLab renders no ``image/svg+xml`` and no script from it, and sanitizes
 its ``text/html`` (the rules: :mod:`tests.jupyter_untrusted`). This test executes
-examples 01, 02 and 06 with nbclient, reduces every output to what JupyterLab shows
+examples 01 and 06 with nbclient, reduces every output to what JupyterLab shows
 untrusted, exports the result with nbconvert's ``HTMLExporter``, loads the page in
 headless chromium and checks that every graph output shows as an image.
 
@@ -42,9 +42,14 @@ import pytest
 
 from .deferred_iri import defer_iri_grammar
 from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
-from .notebook_kernel import EXAMPLES, SharedKernel
+from .notebook_kernel import EXAMPLES, shared_kernel
 
-NOTEBOOKS = ["01_elimination.ipynb", "02_zhou.ipynb", "06_faces.ipynb"]
+# one notebook per kind of graph output and of content: 01 has a graph (PNG beside SVG),
+# step viewers (HTML) and an animation (SVG beside HTML); 06 the drawings of dgraph.render
+# (PNG beside SVG, one far wider than the page) and the line graph's step viewer. 02's
+# outputs are of those kinds, drawn and shown by the same code (Drawing's PNG, the step
+# viewer's HTML): it runs in tests/test_notebooks.py
+NOTEBOOKS = ["01_elimination.ipynb", "06_faces.ipynb"]
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 MIN_WIDTH, MIN_HEIGHT = 60, 40  # CSS px
 WINDOW = (1100, 2600)
@@ -142,17 +147,15 @@ def graph_outputs(nb) -> dict[tuple[int, int], str]:
 
 
 @pytest.fixture(scope="module")
-def kernel():
-    """One kernel for this module's notebooks, each executed once in it (the two tests of
-    01 share its run) as in a fresh kernel (tests/notebook_kernel.py); a cell's error
-    fails there, as in tests/test_notebooks.py, which leaves these notebooks to this file
-    where chromium is installed."""
+def kernel(request):
+    """The process's kernel for notebooks (tests/test_notebooks.py's too), each notebook
+    executed once in it (the two tests of 01 share its run) as in a fresh kernel
+    (tests/notebook_kernel.py); a cell's error fails there, as in tests/test_notebooks.py,
+    which leaves these notebooks to this file where chromium is installed."""
     # imported there, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
     defer_iri_grammar()
-    shared = SharedKernel()
-    yield shared
-    shared.close()
+    return shared_kernel(request.config)
 
 
 def browser_available() -> bool:

@@ -32,12 +32,15 @@ for g in graphs:
 """
 
 
+# one graph: under the old anchor choice (a set's hash-seeded order, before 6a1c2b8) each of
+# the three 10x10 layered graphs of seeds 0-2 alone differed in mults between hash seeds 1
+# and 2 (2134/2365, 2530/2523, 2806/2660; 3c323bda ran the test against that code), so the
+# second and third caught nothing the first did not
 ZHOU_SCRIPT = r"""
 from dgraph.frontends.random_graphs import random_layered
 from dgraph.zhou.factorize import zhou
-for seed in range(3):
-    es = zhou(random_layered(seed, 10, 10, 3), strategy='pages')
-    print(es.mults, es.to_text())
+es = zhou(random_layered(0, 10, 10, 3), strategy='pages')
+print(es.mults, es.to_text())
 """
 
 
@@ -129,7 +132,7 @@ def test_every_script_writes_the_same_under_every_hash_seed():
     methods = runs[1]["methods"]
     assert methods.count("\n") > 40
     assert methods == runs[2]["methods"], "methods"
-    assert runs[1]["zhou"].count("\n") >= 4
+    assert runs[1]["zhou"].count("\n") >= 4  # the mults and the expression set's lines
     assert runs[1]["zhou"] == runs[2]["zhou"], "zhou"
     best = runs[1]["best"]
     assert best.count("\n") == 2 and '"cut_by_time": false' in best

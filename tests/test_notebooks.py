@@ -1,5 +1,5 @@
 """The notebooks in examples/ run top to bottom (their own asserts check the numbers), one
-after another in one kernel per module, each as in a fresh kernel (tests/notebook_kernel.py)."""
+after another in one kernel per process, each as in a fresh kernel (tests/notebook_kernel.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from .deferred_iri import defer_iri_grammar
-from .notebook_kernel import EXAMPLES, SharedKernel
+from .notebook_kernel import EXAMPLES, shared_kernel
 from .test_browser import NOTEBOOKS as BROWSER_NOTEBOOKS
 from .test_browser import browser_available
 
@@ -16,14 +16,13 @@ NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 
 
 @pytest.fixture(scope="module")
-def kernel():
-    """One kernel for this module's notebooks (started on its first notebook)."""
+def kernel(request):
+    """The process's kernel for notebooks, tests/test_browser.py's too (started on its
+    first notebook)."""
     # imported here, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
     defer_iri_grammar()
-    shared = SharedKernel()
-    yield shared
-    shared.close()
+    return shared_kernel(request.config)
 
 
 def test_there_are_notebooks():

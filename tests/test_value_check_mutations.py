@@ -2,7 +2,7 @@
 of the array level (each operand of each primitive whose block has values: the table
 ``dgraph.blocks.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
 ``select_n``, ``dot_general``, the reductions, ``cumsum``, ``cumprod``, ``cumlogsumexp``
-and the moves) scaled by 2 and by 1.001 makes ``verified`` false — status ``wrong`` — on
+and the moves) scaled by 1.001 makes ``verified`` false — status ``wrong`` — on
 programs whose values are at scales 1e-6, 1 and 1e6 (the primitives take the three in
 turn: the scale is a factor on the output alone, and the check's errors are relative, so
 each scale meets a third of the elementwise rules, the reductions, the moves and the
@@ -152,7 +152,13 @@ RULES = (
     + [("scatter_add_dynamic", 2)]
 )
 SCALES = (1e-6, 1.0, 1e6)
-FACTORS = (2.0, 1.001)
+FACTORS = (1.001,)
+"""A rule 0.1 % wrong. The check's error is relative to ``|J|·|v|`` and grows with the
+factor's distance from 1; its one exemption for an error past the tolerance (JAX's
+``jvp`` passed over where differences of the user's function resolve ``J·v`` to dgraph's
+value, not JAX's) resolves a rule scaled by 2 less than one scaled by 1.001: a rule
+caught at 1.001 is caught at 2 (which the rules were also scaled by, to session 55:
+every one caught; :func:`test_small_values_are_not_absolute` keeps a factor 2)."""
 
 
 def _in_turn(rules: list[tuple[str, int]]) -> list[tuple[str, int, float]]:
