@@ -72,27 +72,19 @@ def _references(name: str) -> dict[str, tuple[float, np.ndarray, np.ndarray | No
     for shape, x in points.items():
         part = slice(start, start + x.size)
         start += x.size
-        found[shape] = (float(h[part].sum()), dh[part], np.diag(d2h[part]))
+        hessian = np.diag(d2h[part]) if shape == "n-d" else None
+        found[shape] = (float(h[part].sum()), dh[part], hessian)
     return found
 
 
-def _reference(name: str, shape: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """JAX's value, gradient and Hessian of ``name``'s program at its point."""
+def _reference(name: str, shape: str) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """JAX's value, gradient and (``n-d``) Hessian of ``name``'s program at its point."""
     return _references(name)[shape]
 
 
-# A covering set of name x shape x level (all pairs of the three): each name at
-# both levels, each level at every shape, each name's Hessian (array level) at another
-# shape; every rule's Jacobian at 0-d, 1-d and n-d against JAX is also
-# tests/test_rules_vs_jax.py's.
-_CASES = [
-    ("exp1", "n-d", "array"), ("exp1", "0-d", "element"), ("exp1", "1-d", "element"),
-    ("expi", "0-d", "array"), ("expi", "1-d", "element"), ("expi", "n-d", "element"),
-    ("dawsn", "1-d", "array"), ("dawsn", "n-d", "element"), ("dawsn", "0-d", "element"),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize(("name", "shape", "level"), _CASES, ids=["-".join(c) for c in _CASES])
+@pytest.mark.parametrize("level", ["array", "element"])
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("name", NAMES)
 def test_values_and_derivatives_equal_jax(name: str, shape: str, level: str) -> None:
     x = _point(name, SHAPES[shape])
     f = _program(name, np, sps)
@@ -103,7 +95,7 @@ def test_values_and_derivatives_equal_jax(name: str, shape: str, level: str) -> 
     value, want, hessian = _reference(name, shape)
     assert f(x) == pytest.approx(value, rel=1e-13)
     np.testing.assert_allclose(np.asarray(es.evaluate(x.reshape(-1))).reshape(-1), want, rtol=1e-12)
-    if level == "array":
+    if level == "array" and hessian is not None:
         got = dgraph.hessian(f, x)(x)
         np.testing.assert_allclose(np.asarray(got).reshape(hessian.shape), hessian, rtol=1e-11)
 
