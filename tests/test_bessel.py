@@ -239,9 +239,11 @@ def test_cuda_device_functions_on_the_host() -> None:
 
 
 def test_generated_jax_is_refused_in_one_line() -> None:
+    """On one function (:func:`_program`'s is refused at the same first call, j0's, after
+    its whole Jacobian is built: 1.2 CPU-s, this 0.08)."""
     pytest.importorskip("jax")
     with pytest.raises(DGraphError, match=r"cannot print math\.j0 \(no jax\.numpy function\)"):
-        dgraph.make_function(_program, "jacobian", point=[X], lang="jax")
+        dgraph.make_function(lambda x: np.sum(sps.j0(x) * x), "jacobian", point=[X], lang="jax")
 
 
 def test_hessian_of_several_arrays_is_refused_in_one_line() -> None:
