@@ -237,10 +237,13 @@ def test_i1e_is_differentiated_at_zero():
         return jnp.sum(jss.i1e(x) * x[::-1] + jss.i1e(2.0 * x))
 
     x = np.array([0.0, 0.4, -0.7, 0.0])
-    H = dgraph.hessian(f, x, method="forward")  # the choice's methods (as the cases above)
-    np.testing.assert_allclose(np.asarray(H(x)), jref.hessian(f)(x), atol=1e-14)
-    gradient = dgraph.make_function(f, "jacobian", "python", point=[x], method="forward")
-    np.testing.assert_allclose(np.asarray(gradient(x)).reshape(-1), jref.jacrev(f)(x), atol=1e-14)
+    # the choice's method (as the cases above); the gradient and the Hessian of one make
+    made = dgraph.make_function(f, "value_gradient_hessian", point=[x], method="forward")
+    assert made.generated.verified
+    _, gradient, hessian = made(x)
+    _, want_gradient, want_hessian = jref.value_gradient_hessian(f)(jnp.asarray(x))
+    np.testing.assert_allclose(hessian, want_hessian, atol=1e-14)
+    np.testing.assert_allclose(np.ravel(gradient), want_gradient, atol=1e-14)
 
 
 def test_a_constant_mask_and_a_comparison():
