@@ -80,11 +80,7 @@ def test_generated_code_computes_the_tails(lang: str) -> None:
 
 def test_hessian_of_the_quantile() -> None:
     p = np.array([1e-12, 1e-20, 0.3, 1 - 1e-10])
-    # the method: the choice's (the same generated text), named so that no candidate's
-    # program is built and compared (the choice is tests/test_codegen_choice.py's)
-    fn = dgraph.make_function(
-        lambda p: np.sum(sps.ndtri(p)), "hessian", point=[p], method="markowitz"
-    )
+    fn = dgraph.make_function(lambda p: np.sum(sps.ndtri(p)), "hessian", point=[p])
     z = sps.ndtri(p)
     H = _dense(fn(p))
     assert fn.generated.verified
