@@ -147,19 +147,18 @@ _BOTH = (_X, _ZERO)
 
 
 @pytest.mark.parametrize(
-    ("f", "twin", "points", "method", "hessian_method"),
-    [  # method, hessian_method: make_function's choice for the gradient and the Hessian
-        # (the same generated text), named so that no case builds and compares every
-        # candidate's program: the choice is codegen's (tests/test_codegen_choice.py);
-        # None where no program is chosen
-        (n_glm, j_glm, _BOTH, "forward", "markowitz"),
-        (n_logistic, j_logistic, (_X,), "layers", "reverse"),
-        (n_lse, j_lse, (_X,), "reverse", "forward"),
-        (n_signed, j_signed, (_X,), "reverse", "forward"),
-        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,), "reverse", "forward"),
-        (n_special, j_special, _BOTH, None, "reverse"),  # xlog1py and i1e at 0
-        (n_scalar, j_scalar, _BOTH, "paths", "markowitz"),
-        (n_outer, j_outer, (_X,), "reverse", "forward"),
+    ("f", "twin", "points", "method"),
+    [  # method: make_function's choice for the Hessian, named so that no case builds and
+        # compares every candidate's program: the choice is codegen's
+        # (tests/test_codegen_choice.py)
+        (n_glm, j_glm, _BOTH, "markowitz"),
+        (n_logistic, j_logistic, (_X,), "reverse"),
+        (n_lse, j_lse, (_X,), "forward"),
+        (n_signed, j_signed, (_X,), "forward"),
+        (n_logaddexp_reduce, j_logaddexp_reduce, (_X,), "forward"),
+        (n_special, j_special, _BOTH, "reverse"),  # xlog1py and i1e at 0
+        (n_scalar, j_scalar, _BOTH, "markowitz"),
+        (n_outer, j_outer, (_X,), "forward"),
     ],
     ids=[
         "glm",
@@ -172,19 +171,23 @@ _BOTH = (_X, _ZERO)
         "outer",
     ],
 )
-def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method, hessian_method):
+def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method):
     """The Hessian and the gradient equal JAX's at a point, and where xlogy's first
     operand is 0 and differentiated (JAX's partial ``log(y)``) for the programs that
-    call it. Each is made once and called at every point: the Hessian made at the last
-    point (xlogy's zero where there is one: made there too), the gradient at the first."""
-    hessian = dgraph.hessian(f, points[-1], method=hessian_method)
-    gradient = dgraph.make_function(f, "jacobian", "python", point=[points[0]], method=method)
+    call it: one ``value_gradient_hessian`` made at the last point (xlogy's zero where
+    there is one) and called at every point. (A separate gradient program of the element
+    level cost 2-5 times the Hessian's: the element level is the array graph expanded,
+    each operation's expansion against JAX tests/test_rules_vs_jax.py's.)"""
+    made = dgraph.make_function(f, "value_gradient_hessian", point=[points[-1]], method=method)
+    assert made.generated.verified
+    reference = jref.value_gradient_hessian(twin)  # JAX's three: one program, both points
     for x in points:
-        got = np.asarray(hessian(x))
-        np.testing.assert_allclose(got, jref.hessian(twin)(x), rtol=1e-9, atol=1e-11)
-        np.testing.assert_allclose(
-            np.asarray(gradient(x)).reshape(-1), jref.jacrev(twin)(x), rtol=1e-9, atol=1e-11
-        )
+        value, gradient, hessian = made(x)
+        want_value, want_gradient, want_hessian = reference(jnp.asarray(x))
+        assert np.isclose(value, f(x), rtol=1e-13)
+        assert np.isclose(value, float(want_value), rtol=1e-12)
+        np.testing.assert_allclose(hessian, want_hessian, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(np.ravel(gradient), want_gradient, rtol=1e-9, atol=1e-11)
 
 
 def test_xlogy_is_jax_at_zero():
@@ -234,10 +237,13 @@ def test_i1e_is_differentiated_at_zero():
         return jnp.sum(jss.i1e(x) * x[::-1] + jss.i1e(2.0 * x))
 
     x = np.array([0.0, 0.4, -0.7, 0.0])
-    H = dgraph.hessian(f, x, method="forward")  # the choice's methods (as the cases above)
-    np.testing.assert_allclose(np.asarray(H(x)), jref.hessian(f)(x), atol=1e-14)
-    gradient = dgraph.make_function(f, "jacobian", "python", point=[x], method="forward")
-    np.testing.assert_allclose(np.asarray(gradient(x)).reshape(-1), jref.jacrev(f)(x), atol=1e-14)
+    # the choice's method (as the cases above); the gradient and the Hessian of one make
+    made = dgraph.make_function(f, "value_gradient_hessian", point=[x], method="forward")
+    assert made.generated.verified
+    _, gradient, hessian = made(x)
+    _, want_gradient, want_hessian = jref.value_gradient_hessian(f)(jnp.asarray(x))
+    np.testing.assert_allclose(hessian, want_hessian, atol=1e-14)
+    np.testing.assert_allclose(np.ravel(gradient), want_gradient, atol=1e-14)
 
 
 def test_a_constant_mask_and_a_comparison():
