@@ -603,6 +603,19 @@ CASES: list[tuple[str, list[str], str]] = [
         "cannot print math.j0 (no jax.numpy function)",
     ),
     (
+        "codegen-jax-bessel-array-level",  # the array level: was an AttributeError
+        [
+            "codegen",
+            H("numpy_model.py") + ":bessel_in_jax",
+            "--inputs",
+            "x:7",
+            "--level",
+            "array",
+            *JAX_OUT,
+        ],
+        "cannot print scipy.special.j0 (no jax.scipy.special function)",
+    ),
+    (
         "weights-without-hessian",
         ["codegen", *HESSIAN_SCALAR[:3], "--weights", "1", "-o", "h.py"],
         "--weights is for --mode hessian",

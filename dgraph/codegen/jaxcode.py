@@ -14,7 +14,9 @@ their arguments: enable ``jax_enable_x64`` for doubles. Expressions are printed 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from types import ModuleType
 
 import sympy
 from sympy.printing.numpy import JaxPrinter
@@ -73,6 +75,16 @@ class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFuncti
         return self._nested("jnp.logical_or", expr.args)
 
 
+@functools.cache
+def _jax_special() -> ModuleType | None:
+    """``jax.scipy.special``, or None where JAX is not installed."""
+    try:
+        import jax.scipy.special
+    except ImportError:
+        return None
+    return jax.scipy.special
+
+
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     where = f"the generated {function}() for JAX"
     text = printed_code(printer, expr, where, {"jax.numpy", "math"})
@@ -102,6 +114,18 @@ class JaxArrayPrinter(ArrayPrinter):
 
     def formula(self, expr: sympy.Expr) -> str:
         return _print(self.scalar, expr, self.function)
+
+    def special_function(self, name: str) -> str:
+        """``jax.scipy.special.<name>``, refused in one line where JAX has none (the
+        Bessel functions j0 ... k1e, ellipk and ellipe: the module would fail at its first
+        call). Without JAX the text is printed unchecked, as JAX would be needed to run it."""
+        special = _jax_special()
+        if special is not None and not hasattr(special, name):
+            raise DGraphError(
+                f"the generated {self.function}() for JAX: cannot print scipy.special.{name}"
+                " (no jax.scipy.special function)"
+            )
+        return f"{self.special}.{name}"
 
     def _print_Call(self, node) -> tuple[str, int]:
         """``lax.<f>`` (``dynamic_slice``, ``dynamic_update_slice``): ``jax.lax.<f>``;

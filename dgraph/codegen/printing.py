@@ -339,6 +339,10 @@ class ArrayPrinter:
     def doprint(self, node: Node) -> str:
         return self._print(node)[0]
 
+    def special_function(self, name: str) -> str:
+        """The printed name of SciPy's ``special.<name>`` in the target's module."""
+        return f"{self.special}.{name}"
+
     def statement(self, s: ArrayStatement) -> str:
         if isinstance(s.value, Loop) and not s.at:
             return "\n".join(self.loop(s.target, s.value))
@@ -392,7 +396,7 @@ class ArrayPrinter:
         if node.func.startswith("_"):  # a helper the module defines
             return f"{node.func}({self._arguments(node.args, node.keywords)})", _ATOM
         _, special, name = node.func.rpartition("special.")
-        func = f"{self.special}.{name}" if special else f"{self.xp}.{name}"
+        func = self.special_function(name) if special else f"{self.xp}.{name}"
         if name == "einsum" and self.xp == "numpy" and _matmul(node):  # BLAS's sums, as X @ b
             return f"{self.xp}.matmul({self._arguments(node.args[1:])})", _ATOM
         return f"{func}({self._arguments(node.args, node.keywords)})", _ATOM
@@ -432,8 +436,8 @@ class ArrayPrinter:
             if name in ("polygamma", "expn"):  # JAX's take an integer order only
                 args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
             args = ", ".join(args)
-            module = "" if name.startswith("_") else f"{self.special}."  # the module's helper
-            call = sympy.Symbol(f"{module}{name}({args})", real=True)
+            func = name if name.startswith("_") else self.special_function(name)  # or a helper
+            call = sympy.Symbol(f"{func}({args})", real=True)
             expr = expr.xreplace({inner: call})
         return self.formula(expr), 0
 
