@@ -15,7 +15,6 @@ import shutil
 import subprocess
 
 import numpy as np
-import pytest
 
 from dgraph.codegen import c_special
 from dgraph.codegen.cuda import cxx_compiler
@@ -101,36 +100,3 @@ def c_and_cuda_equal(values, x: np.ndarray, expected: np.ndarray, tmp_path, atol
         command = ["nvcc", "-arch=sm_80", "-cubin", "-o", str(tmp_path / "values.cubin")]
         done = subprocess.run([*command, str(source)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
-
-
-# C compiled for values, never timed here: the generated C and its helpers compiled
-# without optimization (-O0; for one 58 KB Hessian text gcc takes 0.15 CPU-s, 1.13 at
-# -O2), as tests/test_codegen.py's VALUES does for load_c and tests/xla_compile.py does for
-# XLA. The same text, the same IEEE arithmetic (x86-64's SSE2, no contraction: the host
-# build keeps -ffp-contract=off); benchmarks/ time the optimized code.
-UNOPTIMIZED = ("-O0",)
-_BUILDERS = ("dgraph.codegen.c", "dgraph.codegen.tensor.c_values", "dgraph.codegen.cuda")
-
-
-def _unoptimized(shared_library):
-    """``shared_library`` with ``-O2`` given as :data:`UNOPTIMIZED`."""
-
-    def build(compiler, flags, *args, **keywords):
-        flags = tuple(f for flag in flags for f in (UNOPTIMIZED if flag == "-O2" else (flag,)))
-        return shared_library(compiler, flags, *args, **keywords)
-
-    return build
-
-
-@pytest.fixture(scope="module")
-def c_unoptimized():
-    """For a module's tests: dgraph's C and C++ builds (``make_function``'s, ``load``'s,
-    ``load_cuda_host``'s, ``load_c``'s) at :data:`UNOPTIMIZED` instead of ``-O2``. A module
-    uses it with ``pytestmark = pytest.mark.usefixtures("c_unoptimized")``."""
-    import importlib
-
-    with pytest.MonkeyPatch.context() as patch:
-        for name in _BUILDERS:
-            module = importlib.import_module(name)
-            patch.setattr(module, "shared_library", _unoptimized(module.shared_library))
-        yield

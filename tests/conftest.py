@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
-from . import final_collect, gc_thresholds, numpy_pages, precompile, xla_compile
+from . import c_builds, final_collect, gc_thresholds, numpy_pages, precompile, xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
 # the command line's hostile inputs (tests/hostile/README.md), not modules: --doctest-modules
@@ -36,6 +36,17 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     xla_compile.unconfigure(config)
     final_collect.unconfigure(config)  # last: pytest's five collections then walk nothing
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _c_for_values(request):
+    """Each module's C and C++ builds at -O0 (tests/c_builds.py), or at the -O2 users get
+    where the module is marked ``c_optimized``."""
+    if request.node.get_closest_marker("c_optimized") is not None:
+        yield
+        return
+    with c_builds.unoptimized():
+        yield
 
 
 settings.register_profile(

@@ -35,11 +35,9 @@ from dgraph.codegen.ir import (  # noqa: E402
 from dgraph.codegen.tensor.c_values import c_values  # noqa: E402
 from dgraph.frontends.functions import from_function  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
-from tests.c_linalg_cases import c_unoptimized  # noqa: E402, F401 (the module's fixture)
 
 pytestmark = [
     pytest.mark.skipif(compiler() is None, reason="no C compiler"),
-    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
 ]
 
 

@@ -23,7 +23,6 @@ from dgraph.errors import VerificationError
 from tests import jax_reference as jref
 from tests.c_linalg_cases import (
     c_and_cuda_equal,
-    c_unoptimized,  # noqa: F401 (the module's fixture)
     close,
     dense,
     diagonal_program,
@@ -36,7 +35,6 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 pytestmark = [
     pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
-    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
 ]
 
 SIZES = (3, 8, 20)

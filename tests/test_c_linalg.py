@@ -18,7 +18,6 @@ from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import VerificationError
 from tests import jax_reference as jref
 from tests.c_linalg_cases import (
-    c_unoptimized,  # noqa: F401 (the module's fixture)
     dense,
     diagonal_program,
     mutated,
@@ -29,7 +28,6 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 pytestmark = [
     pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
-    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
 ]
 
 N = 4

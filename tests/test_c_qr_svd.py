@@ -24,7 +24,6 @@ from dgraph.errors import VerificationError
 from tests import jax_reference as jref
 from tests.c_linalg_cases import (
     c_and_cuda_equal,
-    c_unoptimized,  # noqa: F401 (the module's fixture)
     close,
     diagonal_program,
     largest_entry_signs,
@@ -37,7 +36,6 @@ jnp = pytest.importorskip("jax.numpy")
 lax = pytest.importorskip("jax.lax")
 pytestmark = [
     pytest.mark.skipif(compiler() is None, reason="needs a C compiler"),
-    pytest.mark.usefixtures("c_unoptimized"),  # C for values: -O0 (tests/c_linalg_cases.py)
 ]
 
 SHAPES = ((5, 3), (4, 4))

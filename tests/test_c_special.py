@@ -20,10 +20,8 @@ from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate
 from dgraph.codegen.native_build import shared_library
 from dgraph.frontends import from_sympy
-from tests.c_linalg_cases import c_unoptimized  # noqa: F401 (the module's fixture)
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="needs a C compiler")
-pytestmark = pytest.mark.usefixtures("c_unoptimized")  # C for values: -O0 (tests/c_linalg_cases.py)
 
 _RNG = np.random.default_rng(0)
 GRID = np.concatenate(

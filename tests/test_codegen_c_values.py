@@ -50,9 +50,12 @@ import test_codegen_arrays as arrays
 from tests import jax_reference as jref
 from tests.c_linalg_cases import diagonal_program as _diagonal_program
 
-# built at the -O2 users get (the other C files build at -O0: tests/c_linalg_cases.py's
-# c_unoptimized), so code that is wrong only when optimized is still caught here
-pytestmark = [pytest.mark.skipif(compiler() is None, reason="no C compiler")]
+# built at the -O2 users get (the other test modules build at -O0: tests/c_builds.py), so
+# code that is wrong only when optimized is still caught here
+pytestmark = [
+    pytest.mark.skipif(compiler() is None, reason="no C compiler"),
+    pytest.mark.c_optimized,
+]
 # the graphs traced from JAX; the rest runs without it
 needs_jax = pytest.mark.skipif(
     importlib.util.find_spec("jax") is None, reason="JAX is not installed"

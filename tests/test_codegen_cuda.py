@@ -39,14 +39,12 @@ from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python, python_module
 from dgraph.errors import DGraphError, VerificationError
 from dgraph.frontends import from_sympy
-from tests.c_linalg_cases import c_unoptimized  # noqa: F401 (the module's fixture)
 
 from .sympy_reference import sympy_jacobian
 
 generate_module = importlib.import_module("dgraph.codegen.generate")
 needs_cxx = pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
-pytestmark = pytest.mark.usefixtures("c_unoptimized")  # C for values: -O0 (tests/c_linalg_cases.py)
 SIN = str(resources.files("dgraph.data").joinpath("naumann_sin.trace"))
 SPHERICAL = str(resources.files("dgraph.data").joinpath("spherical_coordinates.trace"))
 FUNCTIONS = ["heart-dipole", "black-scholes"]  # among the fastest to generate

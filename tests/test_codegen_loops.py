@@ -35,12 +35,10 @@ from dgraph.codegen.ir import (
 from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.errors import DGraphError
-from tests.c_linalg_cases import c_unoptimized  # noqa: F401 (the module's fixture)
 
 S = ArrayStatement
 needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="no JAX")
 needs_c = pytest.mark.skipif(compiler() is None, reason="no C compiler")
-pytestmark = pytest.mark.usefixtures("c_unoptimized")  # C for values: -O0 (tests/c_linalg_cases.py)
 T = 7  # steps
 N = 3  # state size
 

@@ -21,11 +21,9 @@ import dgraph.codegen.tensor.linalg_code as LC
 from dgraph.codegen.c import compiler
 from dgraph.codegen.cuda import cxx_compiler
 from dgraph.errors import DGraphError, VerificationError
-from tests.c_linalg_cases import c_unoptimized  # noqa: F401 (the module's fixture)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-pytestmark = pytest.mark.usefixtures("c_unoptimized")  # C built at -O0 (never timed)
 
 RNG = np.random.default_rng(42)
 

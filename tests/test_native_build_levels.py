@@ -15,6 +15,8 @@ from dgraph.codegen import native_build
 from dgraph.codegen.c import compiler
 from dgraph.errors import DGraphError
 
+pytestmark = pytest.mark.c_optimized  # the levels asked for, as users ask (tests/c_builds.py)
+
 
 def _command(monkeypatch, text: str, flags: tuple[str, ...]) -> list[str]:
     """The compiler's command line for ``text`` (the build stopped there)."""
