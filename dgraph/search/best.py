@@ -144,7 +144,7 @@ from .orders import (
 )
 from .prices import EFFECTIVE, PRICES, PriceModel, not_run, price_model
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, ChildDied, Deferred, stream, timeboxed, warm
+from .timebox import Background, ChildDied, Deferred, inherits, stream, timeboxed, warm
 from .windows import anneal_windows, improve_windows
 
 __all__ = [
@@ -643,11 +643,12 @@ def _searches(
     needed = junction is None or pool.cost(pool.ranked()[0]) > junction
     reached = not skipped("bracketing bound") and not clock.passed("bracketing bound")
     if reached and needed:
-        load_solver()  # HiGHS's import, once per process, is not the searches' time
+        if clock.inline or inherits():  # (the fork server's children have it already)
+            load_solver()  # HiGHS's import, once per process, is not the searches' time
         program = partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget, junction)
         # on a tiny graph, in-process and only where the junction bound leaves a gap
         bracketing = Deferred(program) if clock.inline else Background(program, clock.search_end)
-    if largest_part(graph) > SMALL and exact_model_available():
+    if largest_part(graph) > SMALL and exact_model_available() and inherits():
         load_model()  # CP-SAT's import, once per process, not once per search's child
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock, skipped)
