@@ -50,13 +50,20 @@ def test_a_long_chain_is_linear_and_needs_no_recursion():
     assert es.info["bracketing"] == "left to right: ((J1 J2) … J1500)"
 
 
-def test_best_on_a_long_chain_is_proven_by_the_junction_bound():
-    """A 320-step loop: the junction bound proves 319 at once, so best neither waits for
-    the bracketing program nor builds it (one path's 51,040 segments exceed its limit,
+def test_best_on_a_long_chain_is_proven_by_the_junction_bound(monkeypatch):
+    """A 320-step loop: the junction bound proves 319 at once (it meets the cheapest
+    candidate before the bracketing program would start), so best neither starts the
+    program, nor waits for it, nor builds it (one path's 51,040 segments exceed its limit,
     SEGMENT_LIMIT = 50,000; at 400 steps, 79,800, building them took minutes)."""
+    from dgraph.search import best as best_module
     from dgraph.search.best import best
     from dgraph.search.bracketing_bound import SEGMENT_LIMIT, _part_bound
 
+    def started(*args, **kwargs):
+        raise AssertionError("the bracketing program was started")
+
+    monkeypatch.setattr(best_module, "Background", started)
+    monkeypatch.setattr(best_module, "Deferred", started)
     graph = _chain(320)
     assert SEGMENT_LIMIT < 320 * 319 // 2 and _part_bound(graph, None) == 0
     es = best(graph, budget=0.5, ceiling=600.0)  # counted work decides, not a loaded clock

@@ -83,7 +83,9 @@ every elimination — vertex, edge or face, and every expression set that forms 
 path's product once — what the products at every vertex or joined group of vertices
 cost (:mod:`dgraph.search.junction_bounds`) or the fewest multiplications that bracket
 every path that HiGHS proves within its share of the work (in a second process while
-the searches run; :mod:`dgraph.search.bracketing_bound`), for vertex elimination also
+the searches run, started only where the junction bounds leave a gap to the cheapest
+candidate so far: the searches only lower it; :mod:`dgraph.search.bracketing_bound`),
+for vertex elimination also
 the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
 accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
 cost of every candidate. The searches stop early only on a bound known at a fixed point
@@ -142,7 +144,7 @@ from .orders import (
 )
 from .prices import EFFECTIVE, PRICES, PriceModel, not_run, price_model
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, ChildDied, Deferred, stream, timeboxed, warm
+from .timebox import Background, ChildDied, Deferred, inherits, stream, timeboxed, warm
 from .windows import anneal_windows, improve_windows
 
 __all__ = [
@@ -635,12 +637,18 @@ def _searches(
             clock.note("junction bound")
         clock.mark("junction bound")
     bracketing: Background[int] | Deferred[int] | None = None
-    if not skipped("bracketing bound") and not clock.passed("bracketing bound"):
-        load_solver()  # HiGHS's import, once per process, is not the searches' time
+    # waited for only while the cheapest candidate costs more than the floor; the
+    # searches only lower the one and raise the other, so where the junction bound meets
+    # it already the program would run for nothing (and HiGHS's import with it)
+    needed = junction is None or pool.cost(pool.ranked()[0]) > junction
+    reached = not skipped("bracketing bound") and not clock.passed("bracketing bound")
+    if reached and needed:
+        if clock.inline or inherits():  # (the fork server's children have it already)
+            load_solver()  # HiGHS's import, once per process, is not the searches' time
         program = partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget, junction)
         # on a tiny graph, in-process and only where the junction bound leaves a gap
         bracketing = Deferred(program) if clock.inline else Background(program, clock.search_end)
-    if largest_part(graph) > SMALL and exact_model_available():
+    if largest_part(graph) > SMALL and exact_model_available() and inherits():
         load_model()  # CP-SAT's import, once per process, not once per search's child
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock, skipped)
@@ -671,7 +679,7 @@ def _searches(
             bounds.raise_floor(found)
         # else the junction bound proved the winner optimal: the bracketing bound, which
         # can take far longer on long paths, adds nothing to it
-        if bracketing is not None:
+        if reached:
             clock.mark("bracketing bound (waited)")
     finally:
         if bracketing is not None:

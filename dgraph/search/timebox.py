@@ -57,6 +57,7 @@ __all__ = [
     "Background",
     "ChildDied",
     "Deferred",
+    "inherits",
     "stream",
     "timeboxed",
     "warm",
@@ -331,6 +332,13 @@ def start_method() -> str:
     if "jax" in sys.modules or threading.active_count() > 1:
         return START_METHOD
     return "fork"
+
+
+def inherits() -> bool:
+    """Whether what this process imports serves the children: they fork from it, or run
+    in it where none may start; children of the fork server have :data:`PRELOAD` from
+    it, and an import here would serve nothing."""
+    return not _can_fork() or start_method() == "fork"
 
 
 def context(method: str | None = None) -> Any:
