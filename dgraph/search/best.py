@@ -85,11 +85,11 @@ cost (:mod:`dgraph.search.junction_bounds`) or the fewest multiplications that b
 every path that HiGHS proves within its share of the work (in a second process while
 the searches run, started only where the junction bounds leave a gap to the cheapest
 candidate so far: the searches only lower it; :mod:`dgraph.search.bracketing_bound`),
-for vertex elimination also
-the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
-accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
-cost of every candidate. The searches stop early only on a bound known at a fixed point
-of the run (never on one that came back from the second process in the meantime).
+for vertex elimination also the exact effective search
+(:mod:`dgraph.search.effective_optimal`), and, for any accumulation, the rank of Bauer's
+entries — :mod:`dgraph.search.rank_bound`), and the cost of every candidate. The
+searches stop early only on a bound known at a fixed point of the run (never on one that
+came back from the second process in the meantime).
 """
 
 from __future__ import annotations
