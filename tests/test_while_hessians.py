@@ -477,3 +477,34 @@ def test_integer_division_in_a_while_body(lang):
     got = h(x)
     got = got.toarray() if hasattr(got, "toarray") else np.asarray(got.todense())  # BCOO
     np.testing.assert_allclose(got, _forward_over_forward(_halved_index, x), atol=1e-13)
+
+
+A_ROOT = np.array([0.5, 1.0, 2.0, 0.3])
+
+
+def _root_with_data(x):
+    """z + a·exp(z) = x by Newton's iteration until max|residual| ≤ 1e-13, the data ``a`` a
+    constant array the condition reads too (folded into it); Σ z² + x·z."""
+
+    def residual(z):
+        return z + A_ROOT * jnp.exp(z) - x
+
+    def step(z):
+        return z - residual(z) / (1.0 + A_ROOT * jnp.exp(z))
+
+    z = lax.while_loop(lambda z: jnp.max(jnp.abs(residual(z))) > 1e-13, step, jnp.zeros_like(x))
+    return jnp.sum(z**2) + jnp.sum(x * z)
+
+
+def test_a_while_condition_reading_a_constant_array():
+    """A condition reading a constant array (survey57h: an inner Newton solve of data
+    ``a``) is an invariant of the printed loop, in the Hessian's loops and the tangent
+    sweep's (hvp). Refused before: "a loop output reading a constant array"."""
+    x, t = np.array([0.3, 1.0, 2.0, -0.5]), np.array([1.0, -2.0, 0.5, 3.0])
+    h = dgraph.make_function(_root_with_data, "hessian", point=[x], sparse=True)
+    hvp = dgraph.make_function(_root_with_data, "hvp", point=[x])
+    assert h.generated.verified and hvp.generated.verified
+    points = [x, x + 1.0]
+    for p, w in zip(points, _forward_over_forward_at(_root_with_data, *points), strict=True):
+        np.testing.assert_allclose(h(p).toarray(), w, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(hvp(p, t), w @ t, rtol=1e-9, atol=1e-12)

@@ -469,7 +469,13 @@ class LoopSweeps:
         cond_names = [body.fresh() for _ in cond_operands]
         cond_ops = [_reshape(x, s) for x, s in zip(cond_operands, r.operand_shapes, strict=False)]
         known = dict(zip(r.cond_inputs, [*cond_names, *carry_names], strict=True))
-        test = body_operation(r.cond, known, (), r.name)
+
+        def array(value: Any) -> Node:  # a constant array the test reads: an invariant
+            cond_names.append(body.fresh())
+            cond_ops.append(self.w.constants.add(np.asarray(value)))
+            return Name(cond_names[-1])
+
+        test = body_operation(r.cond, known, (), r.name, array)
         return ArrayStatement(body.fresh(), test), cond_names, cond_ops
 
     # -- values and the tape --------------------------------------------------------------

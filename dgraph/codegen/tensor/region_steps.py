@@ -4,6 +4,7 @@ tangent sweep."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,10 +42,15 @@ def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = Fa
     return Call("einsum", (TRANSPOSED if transposed else MATRIX, matrix, seed), optimize)
 
 
-def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
+def body_operation(
+    op, arguments: dict[str, str], shape, where: str, arrays: Callable[[Any], Node] | None = None
+) -> Node:
     """A while loop's condition (a nested operation over the carries and the condition's
     constants) or a body output that is a number (or a constant array of one number, the
     zeros a gradient's loop resets a carry to), as a node over their argument names.
+    ``arrays`` names a constant array the operation reads (a condition's folded data,
+    ``max|z + a·exp(z) − x| > tol``): a loop invariant of the caller's; without it such an
+    array is refused.
     A body's other outputs no derivative reaches (a counter, a mask, a nested cond's or
     loop's value) are computed by the body's program
     (:func:`~dgraph.codegen.tensor.module.extra_values`)."""
@@ -85,9 +91,12 @@ def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
                 shapes.append(())
             else:
                 value = np.asarray(x.value)
-                if value.size != 1:
+                if value.size == 1:
+                    args.append(Const(value.reshape(()).item()))
+                elif arrays is not None:
+                    args.append(arrays(value))
+                else:
                     raise DGraphError(f"{where}: a loop output reading a constant array")
-                args.append(Const(value.reshape(()).item()))
                 shapes.append(tuple(value.shape))
         done[id(current)] = forward_expression(current, args, shapes, top=False)
     return done[id(op)]

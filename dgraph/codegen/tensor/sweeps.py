@@ -166,9 +166,10 @@ def _module(
     what = "(the outputs' values, then J·v)" if values else what
     given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
     loops = "".join(f" {note}." for note in built.loops)
+    last = f", then the parameters {tuple(params)!r}" if params else ""  # a Lagrangian's v
     doc = (
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
-        f' {seeds_text!r} ({language}).{loops}"""'
+        f' {seeds_text!r}{last} ({language}).{loops}"""'
     )
     statements = w.printed(built.statements)
     if lang == "jax" and jit:  # one jitted program (short enough)
