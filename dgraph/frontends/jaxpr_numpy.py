@@ -51,7 +51,6 @@ and the caller binds it in JAX."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -509,12 +508,9 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     """``eqn`` (one equation of a jaxpr) applied to ``args`` by NumPy (module docstring),
     its one result as a list; None where it is not taken here."""
     name = eqn.primitive.name
-    xs = [a if type(a) is np.ndarray else None for a in args]  # most are: checked once
-    for k, a in enumerate(args):
-        if xs[k] is None or a.dtype.kind not in "biufc":
-            if not _on_host(a):
-                return None
-            xs[k] = np.asarray(a)
+    if not all(_on_host(a) for a in args):
+        return None
+    xs = [np.asarray(a) for a in args]
     complex_ = any(x.dtype.kind == "c" for x in xs) or "c" in map(_kind, eqn.outvars)
     if complex_ and not _numpy_taken(name, eqn):
         return None
@@ -549,77 +545,58 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
     return found
 
 
-_EXACT_MOVES = frozenset(
-    {
-        *("broadcast_in_dim", "reshape", "slice", "transpose", "squeeze", "expand_dims"),
-        *("stop_gradient", "rev", "tile", "concatenate", "stack", "select_n", "pad"),
-        *("dynamic_slice", "dynamic_update_slice", "iota", "copy"),
-    }
-)
-"""The primitives :func:`_numpy` runs without floating-point arithmetic (entries moved,
-chosen or counted): no NumPy floating-point error to ignore, so none is set up for
-them (``np.errstate`` costs about as much as the move itself on a small array)."""
-
-
 def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
     """The primitive ``name`` on ``xs`` by NumPy; None where it is not taken here."""
-    if name in _EXACT_MOVES:
-        return _numpy_value(name, xs, params)
     with np.errstate(all="ignore"):
-        return _numpy_value(name, xs, params)
-
-
-def _numpy_value(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
-    """:func:`_numpy`'s value, floating-point errors as the caller set them."""
-    if name in _COMPLEX_FUNCTIONS and (
-        name in ("complex", "conj") or any(x.dtype.kind == "c" for x in xs)
-    ):
-        out = _COMPLEX_FUNCTIONS[name](*xs)
-    elif name == "fft" and len(xs) == 1:
-        out = _fft(xs[0], params)
-    elif name in ANY_DTYPE:
-        out = ANY_DTYPE[name](*xs)
-    elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
-        out = _FLOAT[name](*xs)
-    elif name in _SPECIAL and len(xs) == 1 and xs[0].dtype.kind == "f":
-        out = _special(name, xs[0])
-    elif name == "polygamma" and all(x.dtype.kind == "f" for x in xs):
-        out = _polygamma(*xs)
-    elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
-        out = np.power(xs[0], xs[1].astype(xs[0].dtype))
-    elif name == "integer_pow" and xs[0].dtype.kind in "fc":
-        out = np.power(xs[0], params["y"])
-    elif name == "select_n" and xs[0].dtype.kind in "biu":
-        out = _select_n(*xs)
-    elif name == "pad":
-        out = numpy_pad(xs[0], xs[1], params)
-    elif name == "concatenate":
-        out = np.concatenate(xs, axis=params["dimension"])
-    elif name == "stack" and xs:
-        out = np.stack(xs, axis=params["axis"])
-    elif name in _MOVES and len(xs) == 1:
-        out = _MOVES[name](xs[0], params)
-    elif name == "dot_general" and all(x.dtype.kind in "fc" for x in xs):
-        out = dot_general(xs[0], xs[1], params["dimension_numbers"])
-    elif name == "iota" and not xs:
-        out = _iota(params)
-    elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros
-        out = np.zeros((), dtype=params["dtype"])
-    elif name == "rem":
-        out = _rem(xs[0], xs[1])
-    elif name == "div" and all(x.dtype.kind in "iu" for x in xs):
-        out = _int_div(xs[0], xs[1])
-    elif name in ("lt_to", "le_to") and all(x.dtype.kind == "f" for x in xs):
-        compare = np.less if name == "lt_to" else np.less_equal
-        out = compare(_total_order(xs[0]), _total_order(xs[1]))
-    elif name == "platform_index" and not xs:
-        out = _platform(params)
-    elif name == "dynamic_slice":
-        out = xs[0][_starts(xs[0], xs[1:], tuple(params["slice_sizes"]))]
-    elif name == "dynamic_update_slice":
-        out = _dynamic_update(*xs)
-    else:
-        return None
+        if name in _COMPLEX_FUNCTIONS and (
+            name in ("complex", "conj") or any(x.dtype.kind == "c" for x in xs)
+        ):
+            out = _COMPLEX_FUNCTIONS[name](*xs)
+        elif name == "fft" and len(xs) == 1:
+            out = _fft(xs[0], params)
+        elif name in ANY_DTYPE:
+            out = ANY_DTYPE[name](*xs)
+        elif name in _FLOAT and all(x.dtype.kind == "f" for x in xs):
+            out = _FLOAT[name](*xs)
+        elif name in _SPECIAL and len(xs) == 1 and xs[0].dtype.kind == "f":
+            out = _special(name, xs[0])
+        elif name == "polygamma" and all(x.dtype.kind == "f" for x in xs):
+            out = _polygamma(*xs)
+        elif name == "pow" and xs[0].dtype.kind == "f":  # an integer exponent: lax's too
+            out = np.power(xs[0], xs[1].astype(xs[0].dtype))
+        elif name == "integer_pow" and xs[0].dtype.kind in "fc":
+            out = np.power(xs[0], params["y"])
+        elif name == "select_n" and xs[0].dtype.kind in "biu":
+            out = _select_n(*xs)
+        elif name == "pad":
+            out = numpy_pad(xs[0], xs[1], params)
+        elif name == "concatenate":
+            out = np.concatenate(xs, axis=params["dimension"])
+        elif name == "stack" and xs:
+            out = np.stack(xs, axis=params["axis"])
+        elif name in _MOVES and len(xs) == 1:
+            out = _MOVES[name](xs[0], params)
+        elif name == "dot_general" and all(x.dtype.kind in "fc" for x in xs):
+            out = dot_general(xs[0], xs[1], params["dimension_numbers"])
+        elif name == "iota" and not xs:
+            out = _iota(params)
+        elif name == "empty2" and not xs:  # a scan's stacked-results buffer: XLA's zeros
+            out = np.zeros((), dtype=params["dtype"])
+        elif name == "rem":
+            out = _rem(xs[0], xs[1])
+        elif name == "div" and all(x.dtype.kind in "iu" for x in xs):
+            out = _int_div(xs[0], xs[1])
+        elif name in ("lt_to", "le_to") and all(x.dtype.kind == "f" for x in xs):
+            compare = np.less if name == "lt_to" else np.less_equal
+            out = compare(_total_order(xs[0]), _total_order(xs[1]))
+        elif name == "platform_index" and not xs:
+            out = _platform(params)
+        elif name == "dynamic_slice":
+            out = xs[0][_starts(xs[0], xs[1:], tuple(params["slice_sizes"]))]
+        elif name == "dynamic_update_slice":
+            out = _dynamic_update(*xs)
+        else:
+            return None
     return out
 
 
@@ -693,17 +670,9 @@ def numpy_loop(eqn: Any, args: list[Any] | None = None) -> bool:
     trips past that many equations are XLA's, :data:`NUMPY_WHILE_MOST`; none inside a
     ``scan``'s or a ``while``'s body, whose trips would multiply) (and its operands
     ``args``, where given, are in host memory)."""
+    name = eqn.primitive.name
     if args is not None and not all(_on_host(a) for a in args):
         return False
-    return _loop_taken(eqn)
-
-
-@functools.lru_cache(maxsize=256)
-def _loop_taken(eqn: Any) -> bool:
-    """:func:`numpy_loop` from ``eqn`` alone, remembered for the equation (it is
-    immutable): a loop inside a stepped ``scan``'s body is asked once per step, each time
-    walking its programs."""
-    name = eqn.primitive.name
     if name not in _LOOPS or any(_kind(v) not in "biufc" for v in (*eqn.invars, *eqn.outvars)):
         return False
     if _work(eqn) > NUMPY_LOOP_MOST:
