@@ -475,6 +475,32 @@ def test_a_linear_algebra_program_s_jvp_compiles_nothing(counted):
         np.testing.assert_allclose(np.ravel(fn(a)), np.ravel(jax.jit(jax.grad(f))(a)), rtol=1e-10)
 
 
+def test_stacks_unstacks_and_tiles_run_by_numpy_are_jax_s(counted):
+    """``lax.stack``, ``unstack`` and ``tile`` (``jnp.stack`` of a list, ``jnp.unstack``,
+    ``jnp.tile``; ``det``'s rule tiles a mask): JAX's ``jvp`` of a gradient through them
+    is a NumPy program, run with nothing bound in JAX, to JAX's compiled values."""
+    from dgraph.frontends.jaxpr_numpy import numpy_program
+
+    bound, taken = counted
+
+    def f(a):
+        rows = jnp.stack(jnp.unstack(a)[::-1], axis=1)
+        return jnp.linalg.det(a) + (rows * a).sum() + jnp.tile(a[0], 2) @ jnp.arange(6.0)
+
+    a = np.array([[2.0, 1.0, 0.5], [0.3, 3.0, 1.0], [1.0, 0.2, 4.0]])
+    t = np.cos(np.arange(9.0)).reshape(3, 3)
+    jvp = lambda a, t: jax.jvp(jax.grad(f), (a,), (t,))  # noqa: E731
+    with x64(jax):
+        closed = jax.make_jaxpr(jvp)(a, t)
+        assert numpy_program(closed.jaxpr)
+        got = run_eagerly(closed.jaxpr, closed.consts, [a, t])
+        want = jax.jit(jvp)(a, t)
+    assert not bound, bound
+    assert {"stack", "unstack", "tile"} <= set(taken)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-13)
+
+
 def test_a_bcoo_densified_by_numpy_is_its_todense():
     """The code check's ``dense_result`` and ``densified`` (the tests' ``dense``) densify
     a BCOO by NumPy (no kernel compiled per shape): ``todense``'s array, with padding past

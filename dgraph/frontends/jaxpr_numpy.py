@@ -10,8 +10,11 @@ tree's levels) meets a new shape each step, and the ``J·v`` of its gradient at 
 operation on the same doubles with no compile. The equations taken here are elementwise
 arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
 ``reshape``, ``slice``, ``pad``, ``transpose``, ``squeeze``, ``expand_dims``,
-``concatenate``, ``split``, ``iota``, ``stop_gradient``, ``rev``, ``dynamic_slice`` and
-``dynamic_update_slice`` with their starts clamped as lax clamps them), ``rem`` (C's, a
+``concatenate``, ``split``, ``stack``, ``unstack``, ``tile`` (JAX 0.10's primitives of
+``jnp.stack``, ``jnp.unstack`` and ``jnp.tile``; ``det``'s rule tiles a mask: a
+determinant's reference compiled for it alone), ``iota``, ``stop_gradient``, ``rev``,
+``dynamic_slice`` and ``dynamic_update_slice`` with their starts clamped as lax clamps
+them), ``rem`` (C's, a
 zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
 ``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``,
 ``reduce_or``/``reduce_and``, the cumulative
@@ -202,7 +205,8 @@ _COMPLEX_TAKEN = frozenset(
         *("add", "add_any", "sub", "mul", "neg", "eq", "ne", "abs", "square", "integer_pow"),
         *("broadcast_in_dim", "reshape", "slice", "transpose", "squeeze", "expand_dims"),
         *("rev", "copy", "stop_gradient", "reduce_sum", "convert_element_type", "fft"),
-        *("select_n", "pad", "concatenate", "dynamic_slice", "dynamic_update_slice"),
+        *("select_n", "pad", "concatenate", "stack", "tile"),
+        *("dynamic_slice", "dynamic_update_slice"),
         *("dot_general", "gather", "scatter", "scatter-add"),
     }
 )
@@ -472,6 +476,7 @@ _MOVES: dict[str, Callable[..., np.ndarray | None]] = {
     "convert_element_type": _convert,
     "stop_gradient": lambda x, p: x,
     "rev": lambda x, p: np.flip(x, tuple(p["dimensions"])),
+    "tile": lambda x, p: np.tile(x, tuple(p["reps"])),
     "argmax": _arg(np.argmax),
     "argmin": _arg(np.argmin),
     "reduce_prod": _reduce(np.prod),
@@ -513,6 +518,8 @@ def numpy_equation(eqn: Any, args: list[Any]) -> list[np.ndarray] | None:
         if name == "split" and len(xs) == 1:  # concatenate's transpose: several results
             at = np.cumsum(eqn.params["sizes"])[:-1]
             outs = np.split(xs[0], at, axis=eqn.params["axis"])
+        elif name == "unstack" and len(xs) == 1:  # stack's transpose: one per index
+            outs = list(np.moveaxis(xs[0], eqn.params["axis"], 0))
         elif name == "sort":
             outs = _sort(xs, eqn.params) or [None]
         elif name == "gather" and len(xs) == 2:
@@ -565,6 +572,8 @@ def _numpy(name: str, xs: list[np.ndarray], params: dict) -> np.ndarray | None:
             out = numpy_pad(xs[0], xs[1], params)
         elif name == "concatenate":
             out = np.concatenate(xs, axis=params["dimension"])
+        elif name == "stack" and xs:
+            out = np.stack(xs, axis=params["axis"])
         elif name in _MOVES and len(xs) == 1:
             out = _MOVES[name](xs[0], params)
         elif name == "dot_general" and all(x.dtype.kind in "fc" for x in xs):
@@ -780,7 +789,7 @@ def _complex_taken(name: str, eqn: Any, kinds: list[str], results: list[str]) ->
         return all(inner >= 0 for _, _, inner in eqn.params["padding_config"])
     if name == "dot_general":
         return all(k in "fc" for k in kinds)
-    return all(k in "fc" for k in kinds) or name == "concatenate"
+    return all(k in "fc" for k in kinds) or name in ("concatenate", "stack")
 
 
 def _numpy_taken(name: str, eqn: Any) -> bool:
@@ -790,7 +799,7 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
         return False
     if "c" in kinds or "c" in results:
         return _complex_taken(name, eqn, kinds, results)
-    if name == "split":
+    if name in ("split", "unstack"):
         return len(kinds) == 1
     if name == "sort":
         return True
@@ -802,7 +811,7 @@ def _numpy_taken(name: str, eqn: Any) -> bool:
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return False
     p = eqn.params
-    if name in ANY_DTYPE or name == "concatenate":
+    if name in ANY_DTYPE or name in ("concatenate", "stack"):
         return True
     if name == "div" and all(k in "iu" for k in kinds):
         return True
