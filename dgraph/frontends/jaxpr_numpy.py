@@ -14,9 +14,8 @@ arithmetic, comparisons and selections, and the moves (``broadcast_in_dim``,
 ``jnp.stack``, ``jnp.unstack`` and ``jnp.tile``; ``det``'s rule tiles a mask: a
 determinant's reference compiled for it alone), ``iota``, ``stop_gradient``, ``rev``,
 ``dynamic_slice`` and ``dynamic_update_slice`` with their starts clamped as lax clamps
-them), ``rem`` (C's, a
-zero integer divisor left to XLA), ``and``/``or``/``not``, ``clamp``,
-``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``,
+them), ``rem`` (C's, a zero integer divisor left to XLA), ``and``/``or``/``not``,
+``clamp``, ``reduce_sum``/``reduce_max``/``reduce_min``/``reduce_prod``,
 ``reduce_or``/``reduce_and``, the cumulative
 ``cumsum``/``cumprod``/``cummax``/``cummin``, ``round`` (either rounding), ``copy``, the
 total-order comparisons ``lt_to``/``le_to``, ``platform_index`` (the CPU's branch) and
