@@ -2410,12 +2410,25 @@ def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retst
     return y
 
 
-def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
-    if kwargs or _traced(a, "numpy.diff") is None:
-        if kwargs:
-            raise _unsupported("numpy.diff(prepend/append=...)")
-        return np.diff(_constant(a), n, axis)
+def _diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
+    """``np.diff`` by slices; ``prepend``/``append`` (traced or not) joined to ``a`` along
+    ``axis`` first, a number broadcast to one slice, as NumPy does."""
+    ends = [e for e in (prepend, append) if e is not None]
+    if all(_traced(x, "numpy.diff") is None for x in (a, *ends)):
+        ends_given = (("prepend", prepend), ("append", append))
+        kw = {k: _constant(v) for k, v in ends_given if v is not None}
+        return np.diff(_constant(a), n, axis, **kw)
+    a = a if _is_traced(a) else _constant(a)
     d = _axis(axis, a.ndim, "numpy.diff")
+    if ends:
+        one = (*a.shape[:d], 1, *a.shape[d + 1 :])
+
+        def end(e: Any) -> list[Any]:
+            if e is None:
+                return []
+            return [e if len(_shape_of(e)) else _broadcast_to(e, one)]
+
+        a = _concatenate([*end(prepend), a, *end(append)], d)
     for _ in range(n):
         hi = [slice(None)] * a.ndim
         lo = [slice(None)] * a.ndim
