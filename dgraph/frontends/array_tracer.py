@@ -36,6 +36,7 @@ import builtins
 import contextlib
 import dis
 import functools
+import importlib
 import inspect
 import keyword
 import math
@@ -4693,18 +4694,40 @@ def _autograd_mirror(value: Any) -> Any:
 
 
 def _scipy_proxy(value: Any) -> _Proxy:
-    """``scipy`` whose submodules imported so far take traced arrays."""
-    inner: dict[str, Any] = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
-    for name, table in _SCIPY_MODULES.items():  # scipy.linalg.solve(...)
-        if name in sys.modules:
-            inner[name.split(".")[1]] = _Proxy(sys.modules[name], table)
-    if "scipy.spatial.distance" in sys.modules:
-        inner["spatial"] = _spatial_proxy(value.spatial)
-    if "scipy.sparse.linalg" in sys.modules:
-        inner["sparse"] = _sparse_proxy(value.sparse)
-    if "scipy.stats" in sys.modules:
-        inner["stats"] = _stats_proxy(value.stats)
-    return _Proxy(value, inner)
+    """``scipy`` whose submodules take traced arrays, each read when the code names it."""
+    return _Proxy(value, _ScipySubmodules(value))
+
+
+class _ScipySubmodules(Mapping[str, Any]):
+    """``scipy``'s submodules as :class:`_Proxy` reads them: looked up when named, after
+    ``getattr(scipy, name)`` (SciPy's lazy loader) imported the submodule, so that
+    ``import scipy`` then ``scipy.signal.convolve(...)`` takes traced arrays on the first
+    trace too (it ran SciPy's own function, which refuses them, until a second)."""
+
+    def __init__(self, scipy: Any) -> None:
+        self._scipy = scipy
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._scipy
+        if name == "special":
+            return _Proxy(value.special, _SCIPY_SPECIAL)
+        table = _SCIPY_MODULES.get(f"scipy.{name}")
+        if table is not None and f"scipy.{name}" in sys.modules:  # scipy.linalg.solve(...)
+            return _Proxy(sys.modules[f"scipy.{name}"], table)
+        if name == "spatial" and "scipy.spatial.distance" in sys.modules:
+            return _spatial_proxy(value.spatial)
+        if name == "sparse":
+            importlib.import_module("scipy.sparse.linalg")  # scipy.sparse.linalg.spsolve
+            return _sparse_proxy(value.sparse)
+        if name == "stats" and "scipy.stats" in sys.modules:
+            return _stats_proxy(value.stats)
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
 @contextlib.contextmanager
