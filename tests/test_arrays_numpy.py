@@ -182,6 +182,19 @@ def test_pad_with_a_value_and_widths_per_axis():
     check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 2))])
 
 
+def test_diff_with_prepend_and_append():
+    """``np.diff(x, prepend=, append=)``, ends traced or constant, a number broadcast to a
+    slice (survey57j's envelope detector, ``np.diff(x, prepend=x[0])``: was refused at the
+    array level whatever the ends)."""
+
+    def f(u, xp=np):
+        a = xp.diff(u, prepend=u[0, 1])  # a traced number, along the last axis
+        b = xp.diff(u, n=2, axis=0, prepend=0.5, append=u[:1] * 2)  # a constant, a row
+        return xp.concatenate([a.ravel(), b.ravel()])
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 4))])
+
+
 def test_where_with_a_comparison():
     def f(u, xp=np):
         s = xp.sin(u)

@@ -36,6 +36,7 @@ import builtins
 import contextlib
 import dis
 import functools
+import importlib
 import inspect
 import keyword
 import math
@@ -2410,12 +2411,25 @@ def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retst
     return y
 
 
-def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
-    if kwargs or _traced(a, "numpy.diff") is None:
-        if kwargs:
-            raise _unsupported("numpy.diff(prepend/append=...)")
-        return np.diff(_constant(a), n, axis)
+def _diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
+    """``np.diff`` by slices; ``prepend``/``append`` (traced or not) joined to ``a`` along
+    ``axis`` first, a number broadcast to one slice, as NumPy does."""
+    ends = [e for e in (prepend, append) if e is not None]
+    if all(_traced(x, "numpy.diff") is None for x in (a, *ends)):
+        ends_given = (("prepend", prepend), ("append", append))
+        kw = {k: _constant(v) for k, v in ends_given if v is not None}
+        return np.diff(_constant(a), n, axis, **kw)
+    a = a if _is_traced(a) else _constant(a)
     d = _axis(axis, a.ndim, "numpy.diff")
+    if ends:
+        one = (*a.shape[:d], 1, *a.shape[d + 1 :])
+
+        def end(e: Any) -> list[Any]:
+            if e is None:
+                return []
+            return [e if len(_shape_of(e)) else _broadcast_to(e, one)]
+
+        a = _concatenate([*end(prepend), a, *end(append)], d)
     for _ in range(n):
         hi = [slice(None)] * a.ndim
         lo = [slice(None)] * a.ndim
@@ -4680,18 +4694,40 @@ def _autograd_mirror(value: Any) -> Any:
 
 
 def _scipy_proxy(value: Any) -> _Proxy:
-    """``scipy`` whose submodules imported so far take traced arrays."""
-    inner: dict[str, Any] = {"special": _Proxy(value.special, _SCIPY_SPECIAL)}
-    for name, table in _SCIPY_MODULES.items():  # scipy.linalg.solve(...)
-        if name in sys.modules:
-            inner[name.split(".")[1]] = _Proxy(sys.modules[name], table)
-    if "scipy.spatial.distance" in sys.modules:
-        inner["spatial"] = _spatial_proxy(value.spatial)
-    if "scipy.sparse.linalg" in sys.modules:
-        inner["sparse"] = _sparse_proxy(value.sparse)
-    if "scipy.stats" in sys.modules:
-        inner["stats"] = _stats_proxy(value.stats)
-    return _Proxy(value, inner)
+    """``scipy`` whose submodules take traced arrays, each read when the code names it."""
+    return _Proxy(value, _ScipySubmodules(value))
+
+
+class _ScipySubmodules(Mapping[str, Any]):
+    """``scipy``'s submodules as :class:`_Proxy` reads them: looked up when named, after
+    ``getattr(scipy, name)`` (SciPy's lazy loader) imported the submodule, so that
+    ``import scipy`` then ``scipy.signal.convolve(...)`` takes traced arrays on the first
+    trace too (it ran SciPy's own function, which refuses them, until a second)."""
+
+    def __init__(self, scipy: Any) -> None:
+        self._scipy = scipy
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._scipy
+        if name == "special":
+            return _Proxy(value.special, _SCIPY_SPECIAL)
+        table = _SCIPY_MODULES.get(f"scipy.{name}")
+        if table is not None and f"scipy.{name}" in sys.modules:  # scipy.linalg.solve(...)
+            return _Proxy(sys.modules[f"scipy.{name}"], table)
+        if name == "spatial" and "scipy.spatial.distance" in sys.modules:
+            return _spatial_proxy(value.spatial)
+        if name == "sparse":
+            importlib.import_module("scipy.sparse.linalg")  # scipy.sparse.linalg.spsolve
+            return _sparse_proxy(value.sparse)
+        if name == "stats" and "scipy.stats" in sys.modules:
+            return _stats_proxy(value.stats)
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
 @contextlib.contextmanager

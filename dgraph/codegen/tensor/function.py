@@ -333,7 +333,11 @@ def _make(
             return _by_columns(es, lang, choice, mode, (text, function))  # checked by es
         es = _kept(source, "cheapest", lambda: _cheapest(source))
     if es.verification is None or _wrong(es.verification):
-        raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
+        why = (es.verification.detail or "").split("\n")[0] if es.verification is not None else ""
+        raise DGraphError(
+            f"method {es.method!r} gave an expression set that did not verify"
+            + (f": {why}" if why else "")
+        )
     if sparse and mode not in SWEEP_MODES:
         _refuse_sparse(es, counted)
     if mode in SWEEP_MODES:
