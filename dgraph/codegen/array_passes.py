@@ -155,21 +155,17 @@ class _Numbering:
         if found is not None:
             return found
         kids, combine = self.kids, self._combine
-        stack: list[tuple[Node, tuple[Node, ...] | None]] = [(node, None)]  # children: ready
-        pop, push = stack.pop, stack.append
+        stack = [(node, False)]
         while stack:
-            n, children = pop()
+            n, ready = stack.pop()
             if id(n) in of:
                 continue
-            if children is None:
-                children = kids(n)
-                if children:
-                    push((n, children))
-                    for c in children:
-                        if id(c) not in of:
-                            push((c, None))
-                    continue
-            combine(n, [of[id(c)] for c in children], children)
+            children = kids(n)
+            if ready or not children:
+                combine(n, [of[id(c)] for c in children])
+            else:
+                stack.append((n, True))
+                stack.extend((c, False) for c in children if id(c) not in of)
         return of[id(node)]
 
     def assign(self, statement: ArrayStatement) -> None:
@@ -181,45 +177,40 @@ class _Numbering:
         if not statement.at and statement.target not in self.mutable:
             self.values[statement.target] = number
 
-    def _combine(self, node: Node, numbers: list[int], kids: tuple[Node, ...]) -> int:
-        """Number ``node`` whose children ``kids`` have ``numbers`` (each node once: its
-        key is built from its own fields, never from a walk of what is under it)."""
-        kind = type(node)
-        is_name = kind is Name
+    def _combine(self, node: Node, numbers: list[int]) -> int:
+        """Number ``node`` whose children have ``numbers`` (each node once: its key is
+        built from its own fields, never from a walk of what is under it)."""
+        is_name = isinstance(node, Name)
         found = None
         if is_name:
-            found = self.values.get(node.id)  # type: ignore[attr-defined]
-        elif kind is Formula:
-            found = self._formula(node, numbers)  # type: ignore[arg-type]
+            found = self.values.get(node.id)
+        elif isinstance(node, Formula):
+            found = self._formula(node, numbers)
         if found is None:
             if is_name:
-                key: tuple = ("Name", ("str", repr(node.id)))  # type: ignore[attr-defined]
+                key: tuple = (type(node).__name__, ("str", repr(node.id)))
             else:
-                key = (kind.__name__, *_fields_key(node, numbers, kids))
-            keys = self.keys
-            found = keys.setdefault(key, len(keys))
+                key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
+            found = self.keys.setdefault(key, len(self.keys))
         if is_name:
             self.reads.add(id(node))
-            if node.id in self.mutable:  # type: ignore[attr-defined]
+            if node.id in self.mutable:
                 self.impure.add(found)
         elif numbers:
             reads = self.reads
-            for c in kids:
+            for c in self.kids(node):
                 if id(c) in reads:
                     reads.add(id(node))
                     break
             impure = self.impure
-            if impure:
-                for k in numbers:
-                    if k in impure:
-                        impure.add(found)
-                        break
-        classified = self.classified
-        if found not in classified:
-            classified.add(found)
-            floating = self.floating
-            if _floating(node, [k in floating for k in numbers], floating, self.values):
-                floating.add(found)
+            for k in numbers:
+                if k in impure:
+                    impure.add(found)
+                    break
+        if found not in self.classified:
+            self.classified.add(found)
+            if _floating(node, [k in self.floating for k in numbers], self.floating, self.values):
+                self.floating.add(found)
         self.of[id(node)] = found
         self.keep.append(node)
         return found
@@ -280,10 +271,9 @@ def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple
     if kind is Formula:
         return (_canonical(node.expr, tuple(s for s, _ in node.operands)), *numbers)
     if kind is BinOp and len(numbers) == 2:
-        a, b = numbers
-        if b < a and node.op in _COMMUTING:
-            a, b = b, a
-        return (("str", repr(node.op)), ("node", a), ("node", b))
+        if node.op in _COMMUTING:
+            return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
+        return (("str", repr(node.op)), ("node", numbers[0]), ("node", numbers[1]))
     if kind is Call:  # func, args, keywords (name, node)
         args, keywords = node.args, node.keywords
         n = len(args)
@@ -507,26 +497,23 @@ def common_subexpressions(
     order: list[int] = []  # the shared numbers, each after those it contains
     definer: dict[int, int] = {}  # number -> the statement whose whole value it is
 
-    of, impure, kids = numbers.of, numbers.impure, numbers.kids
-
     def visit(k: int, root: Node) -> None:
         stack: list[tuple[Node, bool]] = [(root, False)]
-        pop, push = stack.pop, stack.append
         while stack:
-            node, done = pop()
-            number = of[id(node)]
+            node, done = stack.pop()
+            number = numbers.of[id(node)]
             if done:
                 if number not in first:
                     first[number] = (k, node)
                     order.append(number)
                 continue
-            if _shareable(node, numbers) and number not in impure:
-                seen = count[number] = count.get(number, 0) + 1
-                if seen > 1:
+            shared = _shareable(node, numbers) and number not in numbers.impure
+            if shared:
+                count[number] = count.get(number, 0) + 1
+                if count[number] > 1:
                     continue  # computed once: what it contains counted once
-            push((node, True))
-            for c in reversed(kids(node)):
-                push((c, False))
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(numbers.kids(node)))
 
     for k, s in enumerate(statements):
         number = numbers.of[id(s.value)]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -700,27 +699,22 @@ def fold(
     """
     instead = whole.get if isinstance(whole, Mapping) else whole
     done: dict[int, Any] = {}
-    stack: list[tuple[Node, tuple[Node, ...] | None]] = [(node, None)]  # children: ready
-    pop, push = stack.pop, stack.append
+    stack = [(node, False)]
     while stack:
-        n, children = pop()
-        i = id(n)
-        if i in done:
+        n, ready = stack.pop()
+        if id(n) in done:
             continue
-        if children is None:
-            if instead is not None:
-                value = instead(n)
-                if value is not None:
-                    done[i] = value
-                    continue
-            children = kids(n)
-            if children:
-                push((n, children))
-                for c in children:
-                    if id(c) not in done:
-                        push((c, None))
+        if not ready and instead is not None:
+            value = instead(n)
+            if value is not None:
+                done[id(n)] = value
                 continue
-        done[i] = combine(n, [done[id(c)] for c in children])
+        children = kids(n)
+        if ready or not children:
+            done[id(n)] = combine(n, [done[id(c)] for c in children])
+        else:
+            stack.append((n, True))
+            stack.extend((c, False) for c in children if id(c) not in done)
     return done[id(node)]
 
 
@@ -734,7 +728,7 @@ def rebuilt(
 
     def combine(n: Node, values: list[Node]) -> Node:
         children = kids(n)
-        if all(map(operator.is_, values, children)):  # as many: the values are theirs
+        if all(v is c for c, v in zip(children, values, strict=True)):
             return n
         swap = {id(c): v for c, v in zip(children, values, strict=True)}
         return type(n)(
