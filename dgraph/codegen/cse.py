@@ -1,20 +1,22 @@
 """``sympy.cse`` (no optimizations, canonical order, nothing ignored: the call the scalar
-passes make) with the per-node work remembered between calls: the same answers, cheaper.
+passes make) with the work that depends on a node alone remembered between calls: the
+same answers, cheaper.
 
 Why not ``sympy.cse`` itself: the pass orders of :mod:`dgraph.codegen.passes` hand it some
-16 programs per candidate that are mostly the same statements, and it redoes for every
-node of every one of them what depends on the node alone: whether it can give a minus sign
-(``could_extract_minus_sign``: ``as_ordered_terms`` of every sum), its negation, and the
-canonical order of its arguments (``ordered``: sort keys that walk the whole subtree, again
-at every level), and rebuilds every subtree, though one holding nothing to name comes back
-as it was (sympy 1.14, tests/test_codegen.py: 50 of its 75 s in ``straight_line``). Here
-:func:`cse` runs sympy's own steps in sympy's order (``opt_cse``'s rewrites with sympy's
-``match_common_args``, ``tree_cse``'s repeats and rebuild, in ``ordered`` order, taking the
-symbols in the same turn), remembering those per-node facts (:func:`_negated`,
-:func:`_ordered_args`, :func:`_split_mul`) and each subtree's rebuild when nothing in it is
-named (:func:`_clean_rebuild`): the same replacements, the same reduced expressions (every
-cse call of the named test files compared with ``sympy.cse``'s, structurally: benchmarks/
-RESULTS.md, session 57)."""
+16 programs per candidate, mostly the same statements, and it redoes for every node of
+every one what depends on the node alone: whether it gives a minus sign
+(``could_extract_minus_sign``, ``as_ordered_terms`` of every sum) and its negation, the
+canonical order of a sum's or product's arguments (``ordered``: sort keys that walk the
+subtree, again at every level), and the rebuild (evaluating each function again) of every
+subtree, also of one with nothing in it to name (sympy 1.14, tests/test_codegen.py under
+cProfile: 50 of ``straight_line``'s 75 s in ``sympy.cse``). :func:`cse` runs sympy's own
+steps in sympy's order (``opt_cse``'s rewrites and sympy's ``match_common_args``,
+``tree_cse``'s repeats and its rebuild in ``ordered`` order, taking the symbols in the same
+turn) and remembers those per-node facts (:func:`_negated`, :func:`_inverted`,
+:func:`_split_mul`, :func:`_ordered_args`) and the rebuild of a subtree in which nothing is
+named and every rewrite is its node's own (:func:`_clean_rebuild`): the same replacements
+and reduced expressions as ``sympy.cse`` (compared call by call in four test files, and
+the generated texts of eleven: benchmarks/RESULTS.md, session 57)."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ def cse(
 @lru_cache(maxsize=_LIMIT)
 def _negated(expr: sympy.Basic) -> Unevaluated | None:
     """``opt_cse``'s rewrite of ``expr`` as ``-1`` times its negation where it gives a
-    minus sign and its negation is no atom (one object per node: :func:`_is_pure`)."""
+    minus sign and its negation is no atom (one object per node: :func:`_own`)."""
     if not expr.could_extract_minus_sign():
         return None
     neg = sympy.Add(*(-i for i in expr.args)) if isinstance(expr, sympy.Add) else -expr
@@ -126,7 +128,9 @@ def _opt_cse(exprs: list[sympy.Basic]) -> dict:
         c, nc, c_mul = _split_mul(m)
         if c:
             if nc:
-                opt_subs[m] = m.func(*nc) if c_mul == 1 else m.func(c_mul, m.func(*nc), evaluate=False)
+                opt_subs[m] = (
+                    m.func(*nc) if c_mul == 1 else m.func(c_mul, m.func(*nc), evaluate=False)
+                )
             if len(c) > 1:
                 commutative.setdefault(c_mul)
     match_common_args(sympy.Add, list(adds), opt_subs)
@@ -206,7 +210,9 @@ def _tree_cse(exprs: list[sympy.Basic], symbols: Iterator[sympy.Symbol], opt_sub
         expr = opt_subs.get(expr, expr)
         args = _walked(expr)
         new_args = list(map(rebuild, args))
-        new_expr = expr.func(*new_args) if isinstance(expr, Unevaluated) or new_args != args else expr
+        new_expr = (
+            expr.func(*new_args) if isinstance(expr, Unevaluated) or new_args != args else expr
+        )
         if orig in to_eliminate:
             sym = next(names)
             subs[orig] = sym
