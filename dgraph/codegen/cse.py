@@ -210,9 +210,8 @@ def _tree_cse(exprs: list[sympy.Basic], symbols: Iterator[sympy.Symbol], opt_sub
         expr = opt_subs.get(expr, expr)
         args = _walked(expr)
         new_args = list(map(rebuild, args))
-        new_expr = (
-            expr.func(*new_args) if isinstance(expr, Unevaluated) or new_args != args else expr
-        )
+        changed = isinstance(expr, Unevaluated) or new_args != args
+        new_expr = _built(expr.func, tuple(new_args)) if changed else expr
         if orig in to_eliminate:
             sym = next(names)
             subs[orig] = sym
@@ -246,7 +245,15 @@ def _clean_rebuild(expr: sympy.Basic) -> sympy.Basic:
         return expr.func(*[_clean(a) for a in expr.args])
     rewrite = _own(expr)
     if rewrite is not None:
-        return rewrite.func(*[_clean(a) for a in rewrite.args])
+        return _built(rewrite.func, tuple(_clean(a) for a in rewrite.args))
     args = _walked(expr)
     new_args = [_clean(a) for a in args]
-    return expr.func(*new_args) if new_args != args else expr
+    return _built(expr.func, tuple(new_args)) if new_args != args else expr
+
+
+@lru_cache(maxsize=_LIMIT)
+def _built(func, args: tuple) -> sympy.Basic:
+    """``func(*args)``, evaluated as sympy evaluates it, remembered: the rebuild of a node
+    with something named in it meets the same arguments again in the next pass's program
+    (sympy's own cache, 1,000 entries, and no ``Piecewise`` in it)."""
+    return func(*args)
