@@ -15,7 +15,6 @@ from ..core.graph import DGraph
 from ..core.rebuild import rebuilt, replaced
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants, symbols_in
-from .cse import cse
 from .ir import (
     STATEMENT_HEIGHT,
     Assignment,
@@ -625,9 +624,8 @@ def _substitute_together(
 def _cse(
     named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
 ) -> tuple[list[Assignment], list[Result]]:
-    """One ``sympy.cse`` (:func:`~dgraph.codegen.cse.cse`: its answers, cheaper) over every
-    assignment and result; shared subexpressions become new assignments, placed before
-    their first use."""
+    """One ``sympy.cse`` over every assignment and result; shared subexpressions become
+    new assignments, placed before their first use."""
     exprs = [e for _, e in named] + [e for _, e in results]
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
@@ -636,7 +634,7 @@ def _cse(
     handed = [e for e, a in zip(exprs, apart, strict=True) if not a]
     # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
     holding = [held(e) for e in handed]
-    replacements, reduced = cse(holding, fresh("s", taken)) if handed else ([], [])
+    replacements, reduced = sympy.cse(holding, symbols=fresh("s", taken)) if handed else ([], [])
     if any(h is not e for h, e in zip(holding, handed, strict=True)):  # else none to release
         replacements = [(s, released(e)) for s, e in replacements]
         reduced = [released(e) for e in reduced]
