@@ -301,3 +301,38 @@ def test_outputs_with_no_block_are_compared_as_zero():
     ):
         g = dgraph.make_function(f, "jacobian", point=[x])
         assert g.generated.verified and "JAX's jvp" in g.generated.check.against
+
+
+# -- the largest coefficient of a long chain's set ---------------------------------------
+
+
+def _mixed_chain(n: int) -> str:
+    """``v_k = v*(1 - 0.5*v**2) + 0.1*cos(v)``, n steps: each step's reference adds
+    three terms begun by different edges (benchmarks/cse_scale.py)."""
+    lines = ["inputs: x", "outputs: y"]
+    v = "x"
+    for k in range(1, n + 1):
+        w = "y" if k == n else f"v{k}"
+        lines.append(f"{w} = {v}*(1 - 0.5*{v}**2) + 0.1*cos({v})")
+        v = w
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_chain_s_terms_begun_by_different_edges_bound_by_the_larger():
+    """The forward set of a 60-step chain: its l1 norm is 3^60, its largest coefficient 1
+    (at 2,600 steps 3^n passed 2^4096 and the set 'cannot be checked': benchmarks/
+    cse_scale.py's 3,000-step chain had no verified candidate); it verifies by random
+    points with one prime, and the same set with one reference's term doubled is caught."""
+    from dgraph.core.exprtable import expression_table
+    from dgraph.core.verify import table_shapes_and_bound
+    from dgraph.frontends import from_trace
+
+    es = accumulate(from_trace(_mixed_chain(60)), "forward")
+    assert table_shapes_and_bound(es, expression_table(es)) == 1
+    assert es.verification.ok and es.verification.mode == "random-point"
+    assert "mod 1 prime" in es.verification.detail
+    name, definition = next(iter(es.references.items()))
+    term = sympy.Add.make_args(definition)[0]
+    wrong = dataclasses.replace(es, references={**es.references, name: definition + term})
+    result = verify(wrong)
+    assert not result.ok and result.status == "wrong"

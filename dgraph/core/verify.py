@@ -507,19 +507,45 @@ def _bauer(
     return {(y, x): block[y][row[x]] for y in graph.outputs for x in inputs}
 
 
+FIRSTS_MOST = 64  # the first edges kept per node; past it, unknown (sums add bounds)
+
+
+def _firsts(a: frozenset[int] | None, b: frozenset[int] | None) -> frozenset[int] | None:
+    """The first edges of a sum's words: both terms' (None: more than
+    :data:`FIRSTS_MOST`, or unknown)."""
+    if a is None or b is None or len(a) + len(b) > FIRSTS_MOST:
+        return None
+    return a | b
+
+
+def _apart(a: frozenset[int] | None, b: frozenset[int] | None, union) -> bool:
+    """Whether two terms' words begin with different edges (so no word is in both)."""
+    return a is not None and b is not None and union is not None and len(union) == len(a) + len(b)
+
+
 def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | None:
     """:func:`shapes_and_bound` over the table, in integers: every node one word shape
     ``(start, end)``, the empty word ``(-1, -1)`` or none (zero). None where a node has
-    several shapes or a term is not a path: the general check then says which."""
+    several shapes or a term is not a path: the general check then says which.
+
+    The bound is on the largest coefficient, not the l1 norm: a path word of a product
+    ``a*b`` splits at the one vertex where b's shape ends (a path passes it once), so
+    its coefficient is at most ``B_a * B_b``; a sum whose terms begin with different
+    edges (:func:`_firsts`: their words are different words) has coefficients at most
+    ``max(B_a, B_b)``, else ``B_a + B_b``. A chain of n steps whose references add two
+    or three differently begun terms each step is 1, where the l1 norm is 3^n (a
+    3,000-step chain: 2^4755, past :data:`BOUND_CAP`)."""
     vertex = {v: i for i, v in enumerate(es.graph.order())}
     ends = [(vertex[u], vertex[v]) for u, v in table.edges]
     empty, zero = (-1, -1), None
     shape: list[tuple[int, int] | None] = []
     bound: list[int] = []
+    firsts: list[frozenset[int] | None] = []  # the edges a node's words can begin with
     for kind, x, y in zip(table.op, table.a, table.b, strict=True):
         if kind == LEAF:
             shape.append(ends[x])
             bound.append(1)
+            firsts.append(frozenset((x,)))
             continue
         if kind == MUL:
             sa, sb = shape[x], shape[y]  # the word a*b is walked b first
@@ -532,17 +558,21 @@ def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | 
             else:
                 return None
             b = bound[x] * bound[y]
+            first = firsts[y] if sa == empty else firsts[x]  # a*b is written a first
         elif kind == ADD:
             sa, sb = shape[x], shape[y]
             if sa is not zero and sb is not zero and sa != sb:
                 return None
             out = sb if sa is zero else sa
-            b = bound[x] + bound[y]
-        else:  # a number
+            first = _firsts(firsts[x], firsts[y])
+            apart = out != empty and _apart(firsts[x], firsts[y], first)
+            b = max(bound[x], bound[y]) if apart else bound[x] + bound[y]
+        else:  # a number: the empty word, or zero (no word)
             k = table.numbers[x]
-            out, b = (empty if k else zero), abs(k)
+            out, b, first = (empty if k else zero), abs(k), frozenset()
         shape.append(out)
         bound.append(min(b, BOUND_CAP))
+        firsts.append(first)
     worst = 0
     for (y, x), n in ((k, n) for k, n in table.roots.items() if isinstance(k, tuple)):
         if shape[n] is not zero and shape[n] != (vertex[x], vertex[y]):
