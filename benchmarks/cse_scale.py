@@ -16,13 +16,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from long_programs import slope
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -37,15 +40,6 @@ def mixed_chain(n: int) -> str:
         lines.append(f"{name} = {p}*(1 - 0.5*{p}**2) + 0.1*cos({p})")
         previous = name
     return "\n".join(lines) + "\n"
-
-
-def slope(points: list[tuple[float, float]]) -> float:
-    """Least-squares slope of log seconds over log size."""
-    xs = [math.log(n) for n, _ in points]
-    ys = [math.log(t) for _, t in points]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
 
 
 def run(n: int, tree: Path, folder: Path) -> dict:
