@@ -190,7 +190,8 @@ def test_diff_with_prepend_and_append():
     def f(u, xp=np):
         a = xp.diff(u, prepend=u[0, 1])  # a traced number, along the last axis
         b = xp.diff(u, n=2, axis=0, prepend=0.5, append=u[:1] * 2)  # a constant, a row
-        return xp.concatenate([a.ravel(), b.ravel()])
+        c = xp.diff(u, n=0, prepend=1.0)  # order 0: u itself, no ends joined
+        return xp.concatenate([a.ravel(), b.ravel(), c.ravel()])
 
     check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 4))])
 

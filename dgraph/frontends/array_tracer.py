@@ -2420,6 +2420,8 @@ def _diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any =
         kw = {k: _constant(v) for k, v in ends_given if v is not None}
         return np.diff(_constant(a), n, axis, **kw)
     a = a if _is_traced(a) else _constant(a)
+    if n == 0:  # NumPy gives ``a`` back, its ends not joined
+        return a
     d = _axis(axis, a.ndim, "numpy.diff")
     if ends:
         one = (*a.shape[:d], 1, *a.shape[d + 1 :])
