@@ -33,10 +33,11 @@ its labels. Then one of two modes:
   3. *Coefficients and a random point.* B, a fold in exact integers (a leaf is 1, a
      number n is |n|, sums add, products multiply; over the table a sum whose terms
      begin with different edges takes the larger: :func:`table_shapes_and_bound`),
-     bounds every coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct primes p_1..p_k below 2^31 whose
-     product exceeds 2(B + 1) leave a nonzero ``c_p - 1`` nonzero modulo some p_i. Each
-     edge symbol gets an independent uniform residue mod every p_i; entries are folded,
-     Bauer's formula is a sweep in evaluation order. A nonzero polynomial of degree at most
+     bounds every coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct
+     primes p_1..p_k below 2^31 whose product exceeds 2(B + 1) leave a nonzero
+     ``c_p - 1`` nonzero modulo some p_i. Each edge symbol gets an independent uniform
+     residue mod every p_i; entries are folded, Bauer's formula is a sweep in evaluation
+     order. A nonzero polynomial of degree at most
      D (the longest path, in edges) over F_p vanishes at a uniform random point with
      probability at most D / p (Schwartz 1980, Zippel 1979); with T independent points a
      wrong set passes with probability at most ``(D / p_min)^T <= 2^-FAILURE_BITS``,
