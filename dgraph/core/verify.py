@@ -520,11 +520,6 @@ def _firsts(a: frozenset[int] | None, b: frozenset[int] | None) -> frozenset[int
     return a | b
 
 
-def _apart(a: frozenset[int] | None, b: frozenset[int] | None, union) -> bool:
-    """Whether two terms' words begin with different edges (so no word is in both)."""
-    return a is not None and b is not None and union is not None and len(union) == len(a) + len(b)
-
-
 def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | None:
     """:func:`shapes_and_bound` over the table, in integers: every node one word shape
     ``(start, end)``, the empty word ``(-1, -1)`` or none (zero). None where a node has
@@ -533,7 +528,7 @@ def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | 
     The bound is on the largest coefficient, not the l1 norm: a path word of a product
     ``a*b`` splits at the one vertex where b's shape ends (a path passes it once), so
     its coefficient is at most ``B_a * B_b``; a sum whose terms begin with different
-    edges (:func:`_firsts`: their words are different words) has coefficients at most
+    edges (their words are different words) has coefficients at most
     ``max(B_a, B_b)``, else ``B_a + B_b``. A chain of n steps whose references add two
     or three differently begun terms each step is 1, where the l1 norm is 3^n (a
     3,000-step chain: 2^4755, past :data:`BOUND_CAP`)."""
@@ -566,8 +561,10 @@ def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | 
             if sa is not zero and sb is not zero and sa != sb:
                 return None
             out = sb if sa is zero else sa
-            first = _firsts(firsts[x], firsts[y])
-            apart = out != empty and _apart(firsts[x], firsts[y], first)
+            fx, fy = firsts[x], firsts[y]
+            first = _firsts(fx, fy)
+            # words begun by different edges are different words: none is in both terms
+            apart = out != empty and first is not None and len(first) == len(fx) + len(fy)
             b = max(bound[x], bound[y]) if apart else bound[x] + bound[y]
         else:  # a number: the empty word, or zero (no word)
             k = table.numbers[x]

@@ -65,7 +65,7 @@ from ..ir import (
     UnaryOp,
     While,
 )
-from .region_steps import body_operation, without_copies
+from .region_steps import body_operation, invariant, without_copies
 from .revolve import Action, Schedule, binomial_schedule
 
 #: How ``tape=K`` checkpoints a scan's vjp: ``"binomial"`` (revolve: at most K stored
@@ -469,12 +469,7 @@ class LoopSweeps:
         cond_names = [body.fresh() for _ in cond_operands]
         cond_ops = [_reshape(x, s) for x, s in zip(cond_operands, r.operand_shapes, strict=False)]
         known = dict(zip(r.cond_inputs, [*cond_names, *carry_names], strict=True))
-
-        def array(value: Any) -> Node:  # a constant array the test reads: an invariant
-            cond_names.append(body.fresh())
-            cond_ops.append(self.w.constants.add(np.asarray(value)))
-            return Name(cond_names[-1])
-
+        array = invariant(self.w.constants, cond_names, cond_ops, body.fresh)
         test = body_operation(r.cond, known, (), r.name, array)
         return ArrayStatement(body.fresh(), test), cond_names, cond_ops
 

@@ -42,6 +42,21 @@ def matrix_product(matrix: Node, seed: Node, entries: int, transposed: bool = Fa
     return Call("einsum", (TRANSPOSED if transposed else MATRIX, matrix, seed), optimize)
 
 
+def invariant(
+    constants, names: list[str], operands: list[Node], fresh: Callable[[], str]
+) -> Callable[[Any], Node]:
+    """:func:`body_operation`'s ``arrays``: a constant array a while loop's condition reads
+    (``max|z + a·exp(z) − x| > tol``) as a module constant passed to the loop, a fresh
+    name appended to ``names`` and the constant to ``operands``."""
+
+    def named(value: Any) -> Node:
+        names.append(fresh())
+        operands.append(constants.add(np.asarray(value)))
+        return Name(names[-1])
+
+    return named
+
+
 def body_operation(
     op, arguments: dict[str, str], shape, where: str, arrays: Callable[[Any], Node] | None = None
 ) -> Node:

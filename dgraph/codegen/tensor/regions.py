@@ -50,6 +50,7 @@ from .loop_columns import loop_colours, operand_columns
 from .region_steps import (
     body_operation,
     colour_seed,
+    invariant,
     matrix_product,
     reshaped_to,
     without_copies,
@@ -396,7 +397,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         invariants += cond_operands
         names += cond_names
         known = dict(zip(r.cond_inputs, [*cond_names, *names[:nc]], strict=True))
-        test = body_operation(r.cond, known, (), r.name, _invariant(w, names, invariants, fresh))
+        arrays = invariant(w.constants, names, invariants, lambda: next(fresh))
+        test = body_operation(r.cond, known, (), r.name, arrays)
         cond = LoopBody(tuple(names), (ArrayStatement("_ok", test),), ("_ok",))
         body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
         loop: Node = While(tuple(init), tuple(invariants), cond, body)
@@ -407,18 +409,6 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     if pattern is None:
         return _Lowered(name, r, columns)
     return _Lowered(name, r, columns, colour=colour, pattern=pattern)
-
-
-def _invariant(w, names: list[str], invariants: list[Node], fresh) -> Callable[[Any], Node]:
-    """A constant array a while loop's condition reads, as a module constant passed to the
-    loop as an invariant of a fresh name (appended to ``names`` and ``invariants``)."""
-
-    def named(value: Any) -> Node:
-        names.append(next(fresh))
-        invariants.append(w.constants.add(np.asarray(value)))
-        return Name(names[-1])
-
-    return named
 
 
 def _tables(w, r: Region, operands: list[Node], arguments: dict[str, str]) -> dict:
