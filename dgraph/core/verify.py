@@ -31,9 +31,10 @@ its labels. Then one of two modes:
      scalars, so it is no identity; every identity has a word that is not a path, and
      step 1 refuses it exactly.
   3. *Coefficients and a random point.* B, a fold in exact integers (a leaf is 1, a
-     number n is |n|, sums add, products multiply; over the table a sum whose terms
-     begin with different edges takes the larger: :func:`table_shapes_and_bound`),
-     bounds every coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct
+     number n is |n|; a sum's terms add only where they can share a word, of one shape
+     and begun and ended by the same edges, else the larger is taken; a product
+     multiplies, once per way a word splits: :func:`shapes_and_bound`), bounds every
+     coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct
      primes p_1..p_k below 2^31 whose product exceeds 2(B + 1) leave a nonzero
      ``c_p - 1`` nonzero modulo some p_i. Each edge symbol gets an independent uniform
      residue mod every p_i; entries are folded, Bauer's formula is a sweep in evaluation
