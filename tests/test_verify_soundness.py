@@ -426,7 +426,7 @@ def _largest_coefficient(expr: sympy.Expr, refs) -> int:
     return max((abs(int(t.as_coeff_Mul()[0])) for t in terms if t != 0), default=0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_the_bound_is_at_least_every_largest_coefficient(rnd):
     """Every reference's and entry's bound from the general folds is at least the largest

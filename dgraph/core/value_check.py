@@ -935,6 +935,43 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
     return ""
 
 
+def _not_finite_partial(graph: DGraph, point: Point) -> str:
+    """Which local partial is not finite at ``point`` (the first in program order, where
+    ``J·v`` came out not finite): ``sqrt`` at 0, ``log`` at 0, ``x**0.5`` at 0, so the
+    user can move the program off that value (``np.sqrt(np.maximum(v, eps))``); "" where
+    every partial is finite there or a rule fails on the values."""
+    try:
+        with np.errstate(all="ignore"):
+            parts = edge_parts(graph, point.values)
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+        return ""
+    found: list[tuple[str, str, int, np.ndarray]] = []  # (u, v, operand position, partial)
+    for (u, v), blocks in parts.items():
+        positions = [k for k in graph.op(v).differentiable() if graph.op(v).operands[k] == u]
+        for k, (_, value) in zip(positions, blocks, strict=False):
+            if value is not None and not np.isfinite(np.asarray(value)).all():
+                found.append((u, v, k, np.asarray(value)))
+    if not found:
+        return ""
+    u, v, k, value = found[0]
+    op = graph.op(v)
+    flat = value.reshape(-1)
+    i = int(np.flatnonzero(~np.isfinite(flat))[0])
+    kind = "infinite" if np.isinf(flat[i]) else "NaN"
+    read = np.asarray(point.values.get(u, np.nan), dtype=float).reshape(-1)
+    operands = ", ".join(str(x) if isinstance(x, str) else "a constant" for x in op.operands)
+    at = (
+        f"at its argument {read[i]:.3g}"
+        if len(op.operands) == 1 and read.size == flat.size
+        else f"in its operand {k + 1} ({u})"
+    )
+    where = f"{v} = {op.primitive}({operands})" + (
+        f", entry {i + 1} of {flat.size}" if flat.size > 1 else ""
+    )
+    more = f"; {len(found)} such partials" if len(found) > 1 else ""
+    return f": the partial of {op.primitive} {at} is {kind} there ({where}{more})"
+
+
 NOT_JAX_DERIVATIVE = (
     "JAX's jvp is not the derivative of the function there: its central differences"
     " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
@@ -1093,10 +1130,11 @@ def check_values(
                         break
                 if not ratio <= TOLERANCE:
                     shown = "not finite" if not np.isfinite(mine).all() else f"{ratio:.2g}"
+                    partial = "" if shown != "not finite" else _not_finite_partial(graph, point)
                     return ValueCheck(
                         "wrong",
                         f"{what} for {y} at {point.label} differs from {used} by {shown} of"
-                        f" |J|·|v| (tolerance {TOLERANCE:.0e})",
+                        f" |J|·|v| (tolerance {TOLERANCE:.0e}){partial}",
                         ratio,
                         used,
                         (*checked, point.label),
