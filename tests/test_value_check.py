@@ -784,3 +784,15 @@ def test_a_partial_not_finite_at_the_user_s_point_is_named():
         r"the partial of sqrt at its argument 0 is infinite there \(t\d+ = sqrt\(t\d+\), entry 2"
     )
     assert re.search(named, message), message
+
+
+def test_a_scalar_graph_s_partial_not_finite_at_the_user_s_point_is_named():
+    """The element level's note, where the user's point is passed over: which partial."""
+    with pytest.warns(UserWarning, match="NOT verified"):
+        f = make_function(
+            lambda x: np.sqrt(np.maximum(x[0], 0.0)) * x[1] + x[0], point=[np.array([-1.0, 2.0])]
+        )
+    detail = f.generated.check.detail
+    assert (
+        "not finite at the given point x = (-1, 2): the partial of sqrt at its argument 0" in detail
+    )

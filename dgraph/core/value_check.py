@@ -972,6 +972,47 @@ def _not_finite_partial(graph: DGraph, point: Point) -> str:
     return f": the partial of {op.primitive} {at} is {kind} there ({where}{more})"
 
 
+def _one_argument_function(expr: sympy.Expr | None) -> str:
+    """The name of a function of one vertex (``sqrt`` for ``t**(1/2)``, ``log``), or ""."""
+    if expr is None:
+        return ""
+    if expr.is_Pow and expr.base.is_Symbol and expr.exp.is_Number:
+        return "sqrt" if expr.exp == sympy.S.Half else f"x**{expr.exp}"
+    if expr.is_Function and len(expr.args) == 1 and expr.args[0].is_Symbol:
+        return expr.func.__name__
+    return ""
+
+
+def _scalar_not_finite_partial(graph: DGraph, x: np.ndarray) -> str:
+    """:func:`_not_finite_partial` for a scalar graph at the point ``x`` (n,) (with the
+    parameters' values given with it): the first edge in evaluation order whose partial
+    is not finite there, or ""."""
+    free = [q for q in graph.parameters if q not in graph.solved]
+    known = graph.parameter_point
+    if graph.solved or len(known) < len(free):
+        return ""
+    params = np.array([[float(known[q]) for q in free]]) if free else None
+    try:
+        values, labels, _ = _graph_values(graph, x[None, :], params)
+    except Exception:  # only a note on a failure already found
+        return ""
+    rank = {v: k for k, v in enumerate(graph.order())}
+    for u, v in sorted(graph.edges(), key=lambda e: (rank[e[1]], rank[e[0]])):
+        label = np.asarray(labels.get(graph.symbol(u, v), 0.0), dtype=float)
+        if values is None or np.isfinite(label).all():
+            continue
+        kind = "infinite" if np.isinf(label).any() else "NaN"
+        expr, read = graph.expr(v), float(np.asarray(values[u]).reshape(-1)[0])
+        text = str(expr) if len(str(expr)) <= 40 else str(expr)[:37] + "..."
+        name = _one_argument_function(expr)
+        if name:
+            return (
+                f": the partial of {name} at its argument {read:.3g} is {kind} there ({v} = {text})"
+            )
+        return f": the partial of {v} = {text} in {u} is {kind} there, where {u} = {read:.3g}"
+    return ""
+
+
 NOT_JAX_DERIVATIVE = (
     "JAX's jvp is not the derivative of the function there: its central differences"
     " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
@@ -2060,9 +2101,11 @@ def check_scalar_code(
         return CodeCheck(ok=False, ran=True, detail=detail)
     verdict = _verdict(errors, refs, pool, used, skipped, names)
     if verdict.ok and pool.dropped is not None:  # agreeing elsewhere says nothing of it
+        at = np.array(pool.dropped)
         detail = (
             f"the graph's values or partials are not finite at the given point x ="
-            f" {_point(np.array(pool.dropped))}; checked only at other points"
+            f" {_point(at)}{_scalar_not_finite_partial(graph, at)}; checked only at other"
+            " points"
         )
         return replace(verdict, ok=False, ran=False, detail=detail)
     passed = refs.at(0) if pool.given and names else None
