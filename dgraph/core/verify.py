@@ -404,28 +404,45 @@ def _scaled(m: Letters, k: int) -> Letters:
 class _Part:
     """A node's words of one shape: a witness, and bounds on their coefficients by the
     letter they begin with and by the letter they end with (words written output end
-    first); ``bound``, the smaller of the two maps' largest, bounds every one."""
+    first); ``bound``, the smaller of the two maps' largest and ``most``, bounds every
+    one."""
 
     __slots__ = ("bound", "first", "last", "witness")
 
-    def __init__(self, witness: Witness, first: Letters, last: Letters) -> None:
+    def __init__(self, witness: Witness, first: Letters, last: Letters, most: int) -> None:
         self.witness, self.first, self.last = witness, first, last
-        self.bound = min(_top(first), _top(last))
+        self.bound = min(_top(first), _top(last), most)
 
 
 Parts = dict[Shape, _Part]
 
 
-def _merged(shapes: dict[Shape, list[_Part]]) -> Parts:
-    """One part per shape: the parts of a shape summed letter by letter."""
-    return {
-        shape: parts[0]
-        if len(parts) == 1
-        else _Part(
-            parts[0].witness, _plus([p.first for p in parts]), _plus([p.last for p in parts])
-        )
-        for shape, parts in shapes.items()
-    }
+def _letters_apart(a: Letters, b: Letters) -> bool:
+    """Whether no word begins (ends) with a letter of both maps: both known, disjoint."""
+    return a[0] == 0 == b[0] and a[1].keys().isdisjoint(b[1])
+
+
+def _sum(parts: list[_Part]) -> _Part:
+    """The parts of a sum's words of one shape, paired as the table pairs them
+    (neighbours, order kept): a pair begun or ended by different letters shares no word
+    and is bounded by the larger of its bounds, else by their sum; and letter by letter."""
+    while len(parts) > 1:
+        paired = []
+        for a, b in zip(parts[::2], parts[1::2], strict=False):
+            apart = _letters_apart(a.first, b.first) or _letters_apart(a.last, b.last)
+            most = max(a.bound, b.bound) if apart else min(a.bound + b.bound, BOUND_CAP)
+            first, last = _plus([a.first, b.first]), _plus([a.last, b.last])
+            paired.append(_Part(a.witness, first, last, most))
+        parts = paired + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
+
+
+def _total(parts: list[_Part]) -> _Part:
+    """The splits of a product's words of one shape, each a bound on its share."""
+    if len(parts) == 1:
+        return parts[0]
+    first, last = _plus([p.first for p in parts]), _plus([p.last for p in parts])
+    return _Part(parts[0].witness, first, last, min(sum(p.bound for p in parts), BOUND_CAP))
 
 
 def shapes_and_bound(es: ExpressionData) -> int:
@@ -435,18 +452,20 @@ def shapes_and_bound(es: ExpressionData) -> int:
 
     Each node is folded into its word shapes (:data:`Shape`), and for each shape into
     bounds on its words' coefficients by the letter (edge) a word begins with and by the
-    letter it ends with; a word's coefficient is bounded by either, the node's by the
-    largest. A word has one shape, one first and one last letter:
+    letter it ends with, and one bound on all; each holds, the smallest is kept. A word
+    has one shape, one first and one last letter:
 
     * a sum's coefficient of a word is the sum of its terms' coefficients of that word,
-      so only its terms' parts of that shape, at its letters, add: terms begun (or
-      ended) by different edges share no word, and the sum is bounded by the larger;
+      so only its terms' parts of that shape, at its letters, add; and paired as the
+      table pairs them, two parts begun (or ended) by different edges share no word, so
+      the pair is bounded by the larger (hence this bound is at most the table's,
+      :func:`table_shapes_and_bound`, on a set both read);
     * a product ``a*b``'s coefficient of w is the sum over splits ``w = u*v`` of
       ``c_a(u) * c_b(v)``. w is a path (its letters join up; a walk in a DAG is a path),
       so a pair of shapes (u's, v's) splits it in at most one way: at the vertex where
       v's shape ends and u's begins (a path passes it once), or with u or v empty. The
-      bound of w's shape is the sum over the joining pairs of the parts' products, by
-      letters: w begins with u's first letter (v's when u is empty) and ends with v's
+      bound of w's shape is the sum over the joining pairs of the parts' products, also
+      by letters: w begins with u's first letter (v's when u is empty) and ends with v's
       last. Every pair of non-empty shapes must join (else a term is not a path), so a
       word splits in one way here (k places would count k products; the sum counts
       them).
@@ -454,8 +473,8 @@ def shapes_and_bound(es: ExpressionData) -> int:
     Numbers are the empty word with coefficient ``|n|``. A long chain's forward set,
     whose references add terms begun by different edges, has bound 1 where the sum of
     the coefficients is 3^n (past ``BOUND_CAP`` at 2,600 steps); its reverse set, whose
-    terms end with different edges, too. tests/test_exprtable.py checks the bound
-    against the exact expansion of random sets."""
+    terms end with different edges, too. tests/test_verify_soundness.py checks the bound
+    against sympy's exact expansion of random sets."""
     entries = _shape_parts(es)[1].values()
     return max((part.bound for parts in entries for part in parts.values()), default=0)
 
@@ -473,18 +492,18 @@ def _shape_parts(
         if s in memo:
             return memo[s]
         letter = (0, {s: 1})
-        return {edges[s]: _Part(s, letter, letter)}
+        return {edges[s]: _Part(s, letter, letter, 1)}
 
     def number(n: sympy.Number) -> Parts:
         k = min(abs(_integer(n)), BOUND_CAP)
-        return {None: _Part(n, (k, {}), (k, {}))} if k else {}
+        return {None: _Part(n, (k, {}), (k, {}), k)} if k else {}
 
     def add(terms: list[Parts]) -> Parts:
         shapes: dict[Shape, list[_Part]] = {}
         for t in terms:
             for shape, part in t.items():
                 shapes.setdefault(shape, []).append(part)
-        return _merged(shapes)
+        return {shape: _sum(parts) for shape, parts in shapes.items()}
 
     def times(a: Parts, b: Parts) -> Parts:
         product: dict[Shape, list[_Part]] = {}
@@ -501,8 +520,11 @@ def _shape_parts(
                     )
                 first = _scaled(pb.first, pa.bound) if sa is None else _scaled(pa.first, pb.bound)
                 last = _scaled(pa.last, pb.bound) if sb is None else _scaled(pb.last, pa.bound)
-                product.setdefault(shape, []).append(_Part((pa.witness, pb.witness), first, last))
-        return _merged(product)
+                most = min(pa.bound * pb.bound, BOUND_CAP)
+                product.setdefault(shape, []).append(
+                    _Part((pa.witness, pb.witness), first, last, most)
+                )
+        return {shape: _total(parts) for shape, parts in product.items()}
 
     def mul(factors: list[Parts]) -> Parts:
         parts = factors[0]
