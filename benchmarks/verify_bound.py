@@ -54,8 +54,8 @@ def main() -> None:
             es = accumulate(graph, method, verify=False)
             if args.general:
                 es = with_mixed_reference(es)
-            table = table_shapes_and_bound(es, expression_table(es))
             start = time.process_time()
+            table = table_shapes_and_bound(es, expression_table(es))
             bound = table if table is not None else shapes_and_bound(es)
             fold = time.process_time() - start
             start = time.process_time()
