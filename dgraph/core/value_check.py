@@ -996,10 +996,12 @@ def _scalar_not_finite_partial(graph: DGraph, x: np.ndarray) -> str:
         values, labels, _ = _graph_values(graph, x[None, :], params)
     except Exception:  # only a note on a failure already found
         return ""
+    if values is None:  # labels only: no vertex values to name
+        return ""
     rank = {v: k for k, v in enumerate(graph.order())}
     for u, v in sorted(graph.edges(), key=lambda e: (rank[e[1]], rank[e[0]])):
         label = np.asarray(labels.get(graph.symbol(u, v), 0.0), dtype=float)
-        if values is None or np.isfinite(label).all():
+        if np.isfinite(label).all():
             continue
         kind = "infinite" if np.isinf(label).any() else "NaN"
         expr, read = graph.expr(v), float(np.asarray(values[u]).reshape(-1)[0])

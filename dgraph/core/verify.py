@@ -351,7 +351,6 @@ def _verify_exact(es: ExpressionData, limit: int) -> Verification:
 # A witness is a word kept unexpanded: an atom (edge symbol or number) or a pair of
 # witnesses, left factor nearer the output; it is only spelled out in a failure message.
 Witness = sympy.Basic | tuple
-Shapes = dict[Shape, Witness]
 
 
 def _spell(witness: Witness) -> str:
