@@ -665,6 +665,22 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "principal square root is not real",
     ),
+    (  # a Heston variance below 0 read as 0: the line names the partial not finite
+        "numpy-heston-sqrt-at-0",
+        [
+            "codegen",
+            H("numpy_model.py") + ":heston_truncated",
+            "--inputs",
+            "p:4",
+            "--level",
+            "array",
+            "--at",
+            "0.04,1.5,0.04,0.3",
+            "-o",
+            "j.py",
+        ],
+        "the partial of sqrt at its argument 0 is infinite there",
+    ),
     (  # a defective matrix: no V·diag(λ)·V⁻¹ to read the derivative through
         "numpy-sqrtm-defective",
         [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -744,3 +745,54 @@ def test_a_small_kink_beside_a_large_curvature_is_a_kink_not_an_error():
     segment = np.clip(np.searchsorted(xk, moved, side="right") - 1, 0, 7)
     want = 2 * np.interp(moved, xk, np.cos(xk)) * slopes[segment]
     np.testing.assert_allclose(np.ravel(made(moved)), want, rtol=1e-12)
+
+
+def _heston(z: np.ndarray):
+    """A full-truncation Heston Monte Carlo of len(z[0]) steps with fixed normals ``z``
+    (2, steps, paths), of p = (v0, kappa, theta, xi): a variance below 0 is read as 0,
+    and ``sqrt(max(v, 0)*dt)``'s partial is infinite at it (JAX's jacfwd is NaN too)."""
+
+    def hestmc(p):
+        v0, kappa, theta, xi = p[0], p[1], p[2], p[3]
+        rho, dt = -0.7, 0.1
+        x = np.zeros(z.shape[2])
+        v = v0 * np.ones(z.shape[2])
+        for k in range(z.shape[1]):
+            vp = np.maximum(v, 0.0)
+            sq = np.sqrt(vp * dt)
+            x = x - 0.5 * vp * dt + sq * z[1, k]
+            w = rho * z[1, k] + np.sqrt(1 - rho**2) * z[0, k]
+            v = v + kappa * (theta - vp) * dt + xi * sq * w
+        return np.mean(np.exp(x))
+
+    return hestmc
+
+
+def test_a_partial_not_finite_at_the_user_s_point_is_named():
+    """Heston's variance goes below 0 on one path (10 steps, 8 paths): J·v at the user's
+    point is not finite, and the refusal says which partial is not (sqrt at its argument
+    0, and where: the vertex and the entry), so the user knows to keep the variance off
+    0. On main it said only 'by not finite of |J|·|v|'."""
+    z = np.random.default_rng(3).standard_normal((2, 10, 8))
+    z[0, 2, 0] = -4.0  # path 1's variance below 0 after step 3
+    point = np.array([0.04, 1.5, 0.04, 0.3])
+    with pytest.raises(dgraph.DGraphError) as caught:
+        make_function(_heston(z), point=[point])
+    message = str(caught.value)
+    assert "by not finite of |J|·|v|" in message
+    named = (
+        r"the partial of sqrt at its argument 0 is infinite there \(t\d+ = sqrt\(t\d+\), entry 2"
+    )
+    assert re.search(named, message), message
+
+
+def test_a_scalar_graph_s_partial_not_finite_at_the_user_s_point_is_named():
+    """The element level's note, where the user's point is passed over: which partial."""
+    with pytest.warns(UserWarning, match="NOT verified"):
+        f = make_function(
+            lambda x: np.sqrt(np.maximum(x[0], 0.0)) * x[1] + x[0], point=[np.array([-1.0, 2.0])]
+        )
+    detail = f.generated.check.detail
+    assert (
+        "not finite at the given point x = (-1, 2): the partial of sqrt at its argument 0" in detail
+    )

@@ -15,6 +15,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dgraph.core import verify as verify_module
 from dgraph.core.expressions import ExpressionSet
@@ -318,21 +320,128 @@ def _mixed_chain(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_long_chain_s_terms_begun_by_different_edges_bound_by_the_larger():
-    """The forward set of a 60-step chain: its l1 norm is 3^60, its largest coefficient 1
-    (at 2,600 steps 3^n passed 2^4096 and the set 'cannot be checked': benchmarks/
-    cse_scale.py's 3,000-step chain had no verified candidate); it verifies by random
-    points with one prime, and the same set with one reference's term doubled is caught."""
+def _unused_mixed_reference(es):
+    """``es`` with an unused reference adding two edges of different shapes: the table
+    gives no node two shapes, so the set goes to the general folds."""
+    a, b = list(es.graph.edge_symbols)[:2]
+    junk = sympy.Symbol("unused", commutative=False)
+    return dataclasses.replace(es, references={**es.references, junk: a + b})
+
+
+@pytest.mark.parametrize("method", ["forward", "reverse"])
+@pytest.mark.parametrize("route", ["table", "general"])
+def test_a_long_chain_s_terms_begun_or_ended_by_different_edges_bound_by_the_larger(method, route):
+    """The forward (reverse) set of a 60-step chain: its l1 norm is 3^60, its largest
+    coefficient 1, and its references' terms begin (end) with different edges (at 2,600
+    steps 3^n passed 2^4096 and the set 'cannot be checked': benchmarks/cse_scale.py's
+    3,000-step chain had no verified candidate; the reverse set and the general folds
+    still bounded 3^n). It verifies by random points with one prime, through the table
+    and through the general folds; the same set with one reference's term doubled, or
+    two factors swapped, is caught."""
     from dgraph.core.exprtable import expression_table
     from dgraph.core.verify import table_shapes_and_bound
     from dgraph.frontends import from_trace
 
-    es = accumulate(from_trace(_mixed_chain(60)), "forward")
-    assert table_shapes_and_bound(es, expression_table(es)) == 1
-    assert es.verification.ok and es.verification.mode == "random-point"
-    assert "mod 1 prime" in es.verification.detail
-    name, definition = next(iter(es.references.items()))
+    es = accumulate(from_trace(_mixed_chain(60)), method, verify=False)
+    if route == "general":
+        es = _unused_mixed_reference(es)
+        assert table_shapes_and_bound(es, expression_table(es)) is None
+    else:
+        assert table_shapes_and_bound(es, expression_table(es)) == 1
+    assert shapes_and_bound(es) == 1
+    check = verify(es, "random-point")
+    assert check.ok and "mod 1 prime " in check.detail
+    name, definition = next((n, d) for n, d in es.references.items() if d.is_Add)
     term = sympy.Add.make_args(definition)[0]
-    wrong = dataclasses.replace(es, references={**es.references, name: definition + term})
-    result = verify(wrong)
-    assert not result.ok and result.status == "wrong"
+    doubled = dataclasses.replace(es, references={**es.references, name: definition + term})
+    assert verify(doubled, "random-point").status == "wrong"
+    product = next(t for t in sympy.Add.make_args(definition) if t.is_Mul)
+    swapped = sympy.Mul(*reversed(product.args))
+    changed = definition.xreplace({product: swapped})
+    result = verify(dataclasses.replace(es, references={**es.references, name: changed}))
+    assert result.status == "wrong" and "not a path" in result.detail
+
+
+# -- the bound is at least the largest coefficient ----------------------------------------
+
+
+def _random_set(rnd):
+    """A random DAG and an expression set on it whose terms are all path words, built
+    from products, sums, integer multiples, shared references and one unused reference
+    whose terms have different shapes (or include the empty word)."""
+    from dgraph.core.expressions import make_expression_set
+    from dgraph.core.graph import DGraph
+
+    n = rnd.randint(4, 7)
+    names = [f"v{i}" for i in range(n)]
+    g = DGraph("random")
+    for i, v in enumerate(names):
+        g.add_vertex(v, "input" if i < 2 else "output" if i == n - 1 else "intermediate")
+    for i in range(2, n):  # every vertex reaches the next: none dangles
+        for j in {i - 1, *rnd.sample(range(i), min(i, 2)), *([0] if i == 2 else [])}:
+            g.add_edge(names[j], names[i])
+    g.validate()
+    reach = {v: {v} | set(nx.descendants(g.nx, v)) for v in names}
+    refs: dict[sympy.Symbol, sympy.Expr] = {}
+    by_shape: dict[tuple[str, str], list[sympy.Symbol]] = {}
+
+    def words(u: str, v: str, depth: int) -> sympy.Expr:
+        """An expression whose words all run from u to v (v reachable from u)."""
+        mids = [m for m in names if m not in (u, v) and m in reach[u] and v in reach[m]]
+        kinds = (["edge"] if g.nx.has_edge(u, v) else []) + by_shape.get((u, v), [])
+        if depth > 0:
+            kinds += ["sum", "multiple", "one plus"] + ["product"] * 2 * bool(mids)
+        kind = rnd.choice(kinds or ["product"])
+        if kind == "edge":
+            return g.symbol(u, v)
+        if isinstance(kind, sympy.Symbol):
+            return kind
+        if kind == "product":
+            m = rnd.choice(mids)
+            return sympy.Mul(words(m, v, depth - 1), words(u, m, depth - 1))
+        if kind == "sum":
+            return sympy.Add(words(u, v, depth - 1), words(u, v, depth - 1))
+        k = rnd.choice([2, -1, 3])
+        if kind == "multiple":
+            return sympy.Mul(k, words(u, v, depth - 1))
+        return sympy.Mul(sympy.Add(1, k), words(u, v, depth - 1))  # the empty word, twice
+
+    pairs = [(u, v) for u in names for v in reach[u] - {u}]
+    for k in range(rnd.randint(1, 5)):
+        u, v = rnd.choice(pairs)
+        refs[sympy.Symbol(f"r{k}", commutative=False)] = words(u, v, 3)
+        by_shape.setdefault((u, v), []).append(list(refs)[-1])
+    (u1, v1), (u2, v2) = rnd.sample(pairs, 2)
+    mixed = sympy.Add(words(u1, v1, 2), words(u2, v2, 2), rnd.choice([0, 1]))
+    refs[sympy.Symbol("unused", commutative=False)] = mixed
+    x, y = names[0], names[-1]
+    return make_expression_set(g, refs, {(y, x): words(x, y, 4)})
+
+
+def _largest_coefficient(expr: sympy.Expr, refs) -> int:
+    """The largest |coefficient| of ``expr``'s exact noncommutative expansion."""
+    for name, definition in reversed(list(refs.items())):
+        expr = expr.xreplace({name: definition})
+    terms = sympy.Add.make_args(sympy.expand(expr))
+    return max((abs(int(t.as_coeff_Mul()[0])) for t in terms if t != 0), default=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_the_bound_is_at_least_every_largest_coefficient(rnd):
+    """Every reference's and entry's bound from the general folds is at least the largest
+    coefficient of its exact expansion (sympy, noncommutative), and at most the table's
+    bound where the table reads the set (the general folds keep bounds by letter)."""
+    from dgraph.core.exprtable import expression_table
+    from dgraph.core.verify import _shape_parts, table_shapes_and_bound
+
+    es = _random_set(rnd)
+    refs, entries = _shape_parts(es)
+    for name, parts in [*refs.items(), *entries.items()]:
+        expr = es.jacobian.get(name, name)
+        bound = max((part.bound for part in parts.values()), default=0)
+        assert _largest_coefficient(expr, es.references) <= bound
+    used = dataclasses.replace(es, references=dict(list(es.references.items())[:-1]))
+    table = table_shapes_and_bound(used, expression_table(used))
+    assert table is not None and shapes_and_bound(used) <= table
+    assert shapes_and_bound(es) == shapes_and_bound(used)

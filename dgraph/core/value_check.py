@@ -935,6 +935,86 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
     return ""
 
 
+def _not_finite_partial(graph: DGraph, point: Point) -> str:
+    """Which local partial is not finite at ``point`` (the first in program order, where
+    ``J·v`` came out not finite): ``sqrt`` at 0, ``log`` at 0, ``x**0.5`` at 0, so the
+    user can move the program off that value (``np.sqrt(np.maximum(v, eps))``); "" where
+    every partial is finite there or a rule fails on the values."""
+    try:
+        with np.errstate(all="ignore"):
+            parts = edge_parts(graph, point.values)
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+        return ""
+    found: list[tuple[str, str, int, np.ndarray]] = []  # (u, v, operand position, partial)
+    for (u, v), blocks in parts.items():
+        positions = [k for k in graph.op(v).differentiable() if graph.op(v).operands[k] == u]
+        for k, (_, value) in zip(positions, blocks, strict=False):
+            if value is not None and not np.isfinite(np.asarray(value)).all():
+                found.append((u, v, k, np.asarray(value)))
+    if not found:
+        return ""
+    u, v, k, value = found[0]
+    op = graph.op(v)
+    flat = value.reshape(-1)
+    i = int(np.flatnonzero(~np.isfinite(flat))[0])
+    kind = "infinite" if np.isinf(flat[i]) else "NaN"
+    read = np.asarray(point.values.get(u, np.nan), dtype=float).reshape(-1)
+    operands = ", ".join(str(x) if isinstance(x, str) else "a constant" for x in op.operands)
+    at = (
+        f"at its argument {read[i]:.3g}"
+        if len(op.operands) == 1 and read.size == flat.size
+        else f"in its operand {k + 1} ({u})"
+    )
+    where = f"{v} = {op.primitive}({operands})" + (
+        f", entry {i + 1} of {flat.size}" if flat.size > 1 else ""
+    )
+    more = f"; {len(found)} such partials" if len(found) > 1 else ""
+    return f": the partial of {op.primitive} {at} is {kind} there ({where}{more})"
+
+
+def _one_argument_function(expr: sympy.Expr | None) -> str:
+    """The name of a function of one vertex (``sqrt`` for ``t**(1/2)``, ``log``), or ""."""
+    if expr is None:
+        return ""
+    if expr.is_Pow and expr.base.is_Symbol and expr.exp.is_Number:
+        return "sqrt" if expr.exp == sympy.S.Half else f"x**{expr.exp}"
+    if expr.is_Function and len(expr.args) == 1 and expr.args[0].is_Symbol:
+        return expr.func.__name__
+    return ""
+
+
+def _scalar_not_finite_partial(graph: DGraph, x: np.ndarray) -> str:
+    """:func:`_not_finite_partial` for a scalar graph at the point ``x`` (n,) (with the
+    parameters' values given with it): the first edge in evaluation order whose partial
+    is not finite there, or ""."""
+    free = [q for q in graph.parameters if q not in graph.solved]
+    known = graph.parameter_point
+    if graph.solved or len(known) < len(free):
+        return ""
+    params = np.array([[float(known[q]) for q in free]]) if free else None
+    try:
+        values, labels, _ = _graph_values(graph, x[None, :], params)
+    except Exception:  # only a note on a failure already found
+        return ""
+    if values is None:  # labels only: no vertex values to name
+        return ""
+    rank = {v: k for k, v in enumerate(graph.order())}
+    for u, v in sorted(graph.edges(), key=lambda e: (rank[e[1]], rank[e[0]])):
+        label = np.asarray(labels.get(graph.symbol(u, v), 0.0), dtype=float)
+        if np.isfinite(label).all():
+            continue
+        kind = "infinite" if np.isinf(label).any() else "NaN"
+        expr, read = graph.expr(v), float(np.asarray(values[u]).reshape(-1)[0])
+        text = str(expr) if len(str(expr)) <= 40 else str(expr)[:37] + "..."
+        name = _one_argument_function(expr)
+        if name:
+            return (
+                f": the partial of {name} at its argument {read:.3g} is {kind} there ({v} = {text})"
+            )
+        return f": the partial of {v} = {text} in {u} is {kind} there, where {u} = {read:.3g}"
+    return ""
+
+
 NOT_JAX_DERIVATIVE = (
     "JAX's jvp is not the derivative of the function there: its central differences"
     " resolve J·v to the graph's, not to JAX's (a kink, whose side JAX's rule picks)"
@@ -1093,10 +1173,11 @@ def check_values(
                         break
                 if not ratio <= TOLERANCE:
                     shown = "not finite" if not np.isfinite(mine).all() else f"{ratio:.2g}"
+                    partial = "" if shown != "not finite" else _not_finite_partial(graph, point)
                     return ValueCheck(
                         "wrong",
                         f"{what} for {y} at {point.label} differs from {used} by {shown} of"
-                        f" |J|·|v| (tolerance {TOLERANCE:.0e})",
+                        f" |J|·|v| (tolerance {TOLERANCE:.0e}){partial}",
                         ratio,
                         used,
                         (*checked, point.label),
@@ -2022,9 +2103,11 @@ def check_scalar_code(
         return CodeCheck(ok=False, ran=True, detail=detail)
     verdict = _verdict(errors, refs, pool, used, skipped, names)
     if verdict.ok and pool.dropped is not None:  # agreeing elsewhere says nothing of it
+        at = np.array(pool.dropped)
         detail = (
             f"the graph's values or partials are not finite at the given point x ="
-            f" {_point(np.array(pool.dropped))}; checked only at other points"
+            f" {_point(at)}{_scalar_not_finite_partial(graph, at)}; checked only at other"
+            " points"
         )
         return replace(verdict, ok=False, ran=False, detail=detail)
     passed = refs.at(0) if pool.given and names else None

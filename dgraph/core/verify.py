@@ -31,9 +31,10 @@ its labels. Then one of two modes:
      scalars, so it is no identity; every identity has a word that is not a path, and
      step 1 refuses it exactly.
   3. *Coefficients and a random point.* B, a fold in exact integers (a leaf is 1, a
-     number n is |n|, sums add, products multiply; over the table a sum whose terms
-     begin with different edges takes the larger: :func:`table_shapes_and_bound`),
-     bounds every coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct
+     number n is |n|; a sum's terms add only where they can share a word, of one shape
+     and begun and ended by the same edges, else the larger is taken; a product
+     multiplies, once per way a word splits: :func:`shapes_and_bound`), bounds every
+     coefficient of the expansion, so ``|c_p - 1| <= B + 1``. Distinct
      primes p_1..p_k below 2^31 whose product exceeds 2(B + 1) leave a nonzero
      ``c_p - 1`` nonzero modulo some p_i. Each edge symbol gets an independent uniform
      residue mod every p_i; entries are folded, Bauer's formula is a sweep in evaluation
@@ -105,6 +106,7 @@ MODES = ("auto", "exact", "random-point")
 PRIME_BITS = 31  # residues below 2**31: a product of two fits in int64
 FAILURE_BITS = 60  # random-point: a wrong set passes with probability <= 2**-60
 BOUND_CAP = 2**4096  # coefficient bounds saturate here: larger ones are refused
+FIRSTS_MOST = 64  # the first (last) edges kept per node; past it, one bound for all
 
 Word = tuple[sympy.Symbol, ...]
 Shape = tuple[str, str] | None  # (start, end) vertices of a word; None: the empty word
@@ -349,7 +351,6 @@ def _verify_exact(es: ExpressionData, limit: int) -> Verification:
 # A witness is a word kept unexpanded: an atom (edge symbol or number) or a pair of
 # witnesses, left factor nearer the output; it is only spelled out in a failure message.
 Witness = sympy.Basic | tuple
-Shapes = dict[Shape, Witness]
 
 
 def _spell(witness: Witness) -> str:
@@ -371,67 +372,179 @@ def _name(where: sympy.Symbol | tuple[str, str]) -> str:
     return f"entry ({where[0]}, {where[1]})" if isinstance(where, tuple) else f"reference {where}"
 
 
+# A letter bound: (default, {letter: bound}): every coefficient of a word beginning (or
+# ending) with the letter e is at most bounds.get(e, default).
+Letters = tuple[int, dict]
+
+
+def _top(m: Letters) -> int:
+    """The largest bound a letter map gives: on every coefficient."""
+    return max(m[0], *m[1].values()) if m[1] else m[0]
+
+
+def _plus(maps: list[Letters]) -> Letters:
+    """Letter maps of a sum, letter by letter (a word's coefficient is the sum of its
+    coefficients in the terms); past :data:`FIRSTS_MOST` letters, the largest for all."""
+    default = min(sum(m[0] for m in maps), BOUND_CAP)
+    keys = set().union(*(m[1] for m in maps))
+    bounds = {e: min(sum(m[1].get(e, m[0]) for m in maps), BOUND_CAP) for e in keys}
+    if len(bounds) > FIRSTS_MOST:
+        return max(default, *bounds.values()), {}
+    return default, bounds
+
+
+def _scaled(m: Letters, k: int) -> Letters:
+    """Every bound of ``m`` times ``k``."""
+    if k == 1:
+        return m
+    return min(m[0] * k, BOUND_CAP), {e: min(b * k, BOUND_CAP) for e, b in m[1].items()}
+
+
+class _Part:
+    """A node's words of one shape: a witness, and bounds on their coefficients by the
+    letter they begin with and by the letter they end with (words written output end
+    first); ``bound``, the smaller of the two maps' largest and ``most``, bounds every
+    one."""
+
+    __slots__ = ("bound", "first", "last", "witness")
+
+    def __init__(self, witness: Witness, first: Letters, last: Letters, most: int) -> None:
+        self.witness, self.first, self.last = witness, first, last
+        self.bound = min(_top(first), _top(last), most)
+
+
+Parts = dict[Shape, _Part]
+
+
+def _letters_apart(a: Letters, b: Letters) -> bool:
+    """Whether no word begins (ends) with a letter of both maps: both known, disjoint."""
+    return a[0] == 0 == b[0] and a[1].keys().isdisjoint(b[1])
+
+
+def _sum(parts: list[_Part]) -> _Part:
+    """The parts of a sum's words of one shape, paired as the table pairs them
+    (neighbours, order kept): a pair begun or ended by different letters shares no word
+    and is bounded by the larger of its bounds, else by their sum; and letter by letter."""
+    while len(parts) > 1:
+        paired = []
+        for a, b in zip(parts[::2], parts[1::2], strict=False):
+            apart = _letters_apart(a.first, b.first) or _letters_apart(a.last, b.last)
+            most = max(a.bound, b.bound) if apart else min(a.bound + b.bound, BOUND_CAP)
+            first, last = _plus([a.first, b.first]), _plus([a.last, b.last])
+            paired.append(_Part(a.witness, first, last, most))
+        parts = paired + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
+
+
+def _total(parts: list[_Part]) -> _Part:
+    """The splits of a product's words of one shape, each a bound on its share."""
+    if len(parts) == 1:
+        return parts[0]
+    first, last = _plus([p.first for p in parts]), _plus([p.last for p in parts])
+    return _Part(parts[0].witness, first, last, min(sum(p.bound for p in parts), BOUND_CAP))
+
+
 def shapes_and_bound(es: ExpressionData) -> int:
     """Step 1: raise ``VerificationError`` naming a term that is not a path word of its
     entry (or whose factors do not join up); return B, a bound on every coefficient of
-    every entry's expansion (the l1 norm of its syntactic expansion), at most
-    ``BOUND_CAP``."""
+    every entry's expansion (on the largest, not on their sum), at most ``BOUND_CAP``.
+
+    Each node is folded into its word shapes (:data:`Shape`), and for each shape into
+    bounds on its words' coefficients by the letter (edge) a word begins with and by the
+    letter it ends with, and one bound on all; each holds, the smallest is kept. A word
+    has one shape, one first and one last letter:
+
+    * a sum's coefficient of a word is the sum of its terms' coefficients of that word,
+      so only its terms' parts of that shape, at its letters, add; and paired as the
+      table pairs them, two parts begun (or ended) by different edges share no word, so
+      the pair is bounded by the larger (hence this bound is at most the table's,
+      :func:`table_shapes_and_bound`, on a set both read);
+    * a product ``a*b``'s coefficient of w is the sum over splits ``w = u*v`` of
+      ``c_a(u) * c_b(v)``. w is a path (its letters join up; a walk in a DAG is a path),
+      so a pair of shapes (u's, v's) splits it in at most one way: at the vertex where
+      v's shape ends and u's begins (a path passes it once), or with u or v empty. The
+      bound of w's shape is the sum over the joining pairs of the parts' products, also
+      by letters: w begins with u's first letter (v's when u is empty) and ends with v's
+      last. Every pair of non-empty shapes must join (else a term is not a path), so a
+      word splits in one way here (k places would count k products; the sum counts
+      them).
+
+    Numbers are the empty word with coefficient ``|n|``. A long chain's forward set,
+    whose references add terms begun by different edges, has bound 1 where the sum of
+    the coefficients is 3^n (past ``BOUND_CAP`` at 2,600 steps); its reverse set, whose
+    terms end with different edges, too. tests/test_verify_soundness.py checks the bound
+    against sympy's exact expansion of random sets."""
+    entries = _shape_parts(es)[1].values()
+    return max((part.bound for parts in entries for part in parts.values()), default=0)
+
+
+def _shape_parts(
+    es: ExpressionData,
+) -> tuple[dict[sympy.Symbol, Parts], dict[tuple[str, str], Parts]]:
+    """Every reference's and entry's :class:`_Part` per shape; raises naming a term that
+    is not a path (of its entry)."""
     edges = es.graph.edge_symbols
-    memo: dict[sympy.Symbol, tuple[Shapes, int]] = {}
+    memo: dict[sympy.Symbol, Parts] = {}
     where: sympy.Symbol | tuple[str, str] = ()  # what is being folded, named on failure
 
-    def leaf(s: sympy.Symbol) -> tuple[Shapes, int]:
+    def leaf(s: sympy.Symbol) -> Parts:
         if s in memo:
             return memo[s]
-        u, v = edges[s]
-        return {(u, v): s}, 1
+        letter = (0, {s: 1})
+        return {edges[s]: _Part(s, letter, letter, 1)}
 
-    def number(n: sympy.Number) -> tuple[Shapes, int]:
-        k = _integer(n)
-        return ({None: n} if k else {}), min(abs(k), BOUND_CAP)
+    def number(n: sympy.Number) -> Parts:
+        k = min(abs(_integer(n)), BOUND_CAP)
+        return {None: _Part(n, (k, {}), (k, {}), k)} if k else {}
 
-    def add(terms: list[tuple[Shapes, int]]) -> tuple[Shapes, int]:
-        shapes: Shapes = {}
-        for t, _ in terms:
-            for shape, w in t.items():
-                shapes.setdefault(shape, w)
-        return shapes, min(sum(b for _, b in terms), BOUND_CAP)
+    def add(terms: list[Parts]) -> Parts:
+        shapes: dict[Shape, list[_Part]] = {}
+        for t in terms:
+            for shape, part in t.items():
+                shapes.setdefault(shape, []).append(part)
+        return {shape: _sum(parts) for shape, parts in shapes.items()}
 
-    def times(a: Shapes, b: Shapes) -> Shapes:
-        product: Shapes = {}
-        for sa, wa in a.items():
-            for sb, wb in b.items():
+    def times(a: Parts, b: Parts) -> Parts:
+        product: dict[Shape, list[_Part]] = {}
+        for sa, pa in a.items():
+            for sb, pb in b.items():
                 if sa is None or sb is None:
                     shape = sb if sa is None else sa
                 elif sa[0] == sb[1]:  # a word a*b is walked b first: b ends where a starts
                     shape = (sb[0], sa[1])
                 else:
                     raise VerificationError(
-                        f"{_name(where)} has a term {_spell((wa, wb))} that is not a path"
+                        f"{_name(where)} has a term {_spell((pa.witness, pb.witness))}"
+                        " that is not a path"
                     )
-                product.setdefault(shape, (wa, wb))
-        return product
+                first = _scaled(pb.first, pa.bound) if sa is None else _scaled(pa.first, pb.bound)
+                last = _scaled(pa.last, pb.bound) if sb is None else _scaled(pb.last, pa.bound)
+                most = min(pa.bound * pb.bound, BOUND_CAP)
+                product.setdefault(shape, []).append(
+                    _Part((pa.witness, pb.witness), first, last, most)
+                )
+        return {shape: _total(parts) for shape, parts in product.items()}
 
-    def mul(factors: list[tuple[Shapes, int]]) -> tuple[Shapes, int]:
-        shapes, bound = factors[0]
-        for s, b in factors[1:]:
-            shapes, bound = times(shapes, s), min(bound * b, BOUND_CAP)
-        return shapes, bound
+    def mul(factors: list[Parts]) -> Parts:
+        parts = factors[0]
+        for f in factors[1:]:
+            parts = times(parts, f)
+        return parts
 
     for name, definition in es.references.items():
         where = name
         memo[name] = fold(definition, leaf, number, add, mul)
-    bound = 0
+    entries: dict[tuple[str, str], Parts] = {}
     for (y, x), entry in es.jacobian.items():
         where = (y, x)
-        shapes, b = fold(entry, leaf, number, add, mul)
-        for shape, w in shapes.items():
+        entries[y, x] = parts = fold(entry, leaf, number, add, mul)
+        for shape, part in parts.items():
             if shape != (x, y):
                 raise VerificationError(
-                    f"{_name(where)} has a term {_spell(w)} that is not a path from {x} to {y}"
+                    f"{_name(where)} has a term {_spell(part.witness)} that is not a path"
+                    f" from {x} to {y}"
                 )
-        bound = max(bound, b)
-    return bound
+    return memo, entries
 
 
 # -- random-point, steps 2 and 3: primes, trials, evaluation -----------------------------
@@ -509,15 +622,17 @@ def _bauer(
     return {(y, x): block[y][row[x]] for y in graph.outputs for x in inputs}
 
 
-FIRSTS_MOST = 64  # the first edges kept per node; past it, unknown (sums add bounds)
-
-
 def _firsts(a: frozenset[int] | None, b: frozenset[int] | None) -> frozenset[int] | None:
     """The first edges of a sum's words: both terms' (None: more than
     :data:`FIRSTS_MOST`, or unknown)."""
     if a is None or b is None or len(a) + len(b) > FIRSTS_MOST:
         return None
     return a | b
+
+
+def _apart(a: frozenset[int] | None, b: frozenset[int] | None) -> bool:
+    """Whether two terms' words begin (end) with no edge in common: known and disjoint."""
+    return a is not None and b is not None and a.isdisjoint(b)
 
 
 def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | None:
@@ -528,21 +643,25 @@ def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | 
     The bound is on the largest coefficient, not the l1 norm: a path word of a product
     ``a*b`` splits at the one vertex where b's shape ends (a path passes it once), so
     its coefficient is at most ``B_a * B_b``; a sum whose terms begin with different
-    edges (their words are different words) has coefficients at most
-    ``max(B_a, B_b)``, else ``B_a + B_b``. A chain of n steps whose references add two
-    or three differently begun terms each step is 1, where the l1 norm is 3^n (a
-    3,000-step chain: 2^4755, past :data:`BOUND_CAP`)."""
+    edges, or end with different edges (their words are different words), has
+    coefficients at most ``max(B_a, B_b)``, else ``B_a + B_b``. A chain of n steps whose
+    references add two or three terms begun (forward) or ended (reverse) by different
+    edges each step is 1, where the l1 norm is 3^n (a 3,000-step chain: 2^4755, past
+    :data:`BOUND_CAP`). :func:`shapes_and_bound` keeps bounds by letter, so it is at
+    most this bound on a set both read."""
     vertex = {v: i for i, v in enumerate(es.graph.order())}
     ends = [(vertex[u], vertex[v]) for u, v in table.edges]
     empty, zero = (-1, -1), None
     shape: list[tuple[int, int] | None] = []
     bound: list[int] = []
     firsts: list[frozenset[int] | None] = []  # the edges a node's words can begin with
+    lasts: list[frozenset[int] | None] = []  # ... and end with
     for kind, x, y in zip(table.op, table.a, table.b, strict=True):
         if kind == LEAF:
             shape.append(ends[x])
             bound.append(1)
             firsts.append(frozenset((x,)))
+            lasts.append(frozenset((x,)))
             continue
         if kind == MUL:
             sa, sb = shape[x], shape[y]  # the word a*b is walked b first
@@ -556,22 +675,24 @@ def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | 
                 return None
             b = bound[x] * bound[y]
             first = firsts[y] if sa == empty else firsts[x]  # a*b is written a first
+            last = lasts[x] if sb == empty else lasts[y]
         elif kind == ADD:
             sa, sb = shape[x], shape[y]
             if sa is not zero and sb is not zero and sa != sb:
                 return None
             out = sb if sa is zero else sa
-            fx, fy = firsts[x], firsts[y]
-            first = _firsts(fx, fy)
-            # words begun by different edges are different words: none is in both terms
-            apart = out != empty and first is not None and len(first) == len(fx) + len(fy)
+            first, last = _firsts(firsts[x], firsts[y]), _firsts(lasts[x], lasts[y])
+            # words begun (or ended) by different edges are different: none is in both
+            apart = out != empty and (_apart(firsts[x], firsts[y]) or _apart(lasts[x], lasts[y]))
             b = max(bound[x], bound[y]) if apart else bound[x] + bound[y]
         else:  # a number: the empty word, or zero (no word)
             k = table.numbers[x]
             out, b, first = (empty if k else zero), abs(k), frozenset()
+            last = first
         shape.append(out)
         bound.append(min(b, BOUND_CAP))
         firsts.append(first)
+        lasts.append(last)
     worst = 0
     for (y, x), n in ((k, n) for k, n in table.roots.items() if isinstance(k, tuple)):
         if shape[n] is not zero and shape[n] != (vertex[x], vertex[y]):

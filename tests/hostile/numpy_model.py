@@ -241,3 +241,19 @@ def root_of_jordan(x):  # sqrtm of [[x0, x1], [0, x0]]: defective where x1 != 0
 def root_and_error(x):  # disp=False: SciPy returns (root, error estimate)
     root, error = linalg.sqrtm(np.array([[x[0], x[1]], [0.0, 2.0]]), disp=False)
     return root.ravel() * error
+
+
+_NORMALS = np.random.default_rng(3).standard_normal((2, 10, 8))
+_NORMALS[0, 2, 0] = -4.0  # path 1's variance goes below 0
+
+
+def heston_truncated(p):  # full truncation: sqrt(max(v, 0)*dt) at 0, its partial infinite
+    v0, kappa, theta, xi = p[0], p[1], p[2], p[3]
+    rho, dt, z = -0.7, 0.1, _NORMALS
+    x, v = np.zeros(8), v0 * np.ones(8)
+    for k in range(10):
+        vp = np.maximum(v, 0.0)
+        sq = np.sqrt(vp * dt)
+        x = x - 0.5 * vp * dt + sq * z[1, k]
+        v = v + kappa * (theta - vp) * dt + xi * sq * (rho * z[1, k] + 0.714 * z[0, k])
+    return np.mean(np.exp(x))
