@@ -37,8 +37,8 @@ from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_det_stack import stacked_determinants
-from .jaxpr_prefix_sums import prefix_differences
 from .jaxpr_eig import reads_eig
+from .jaxpr_prefix_sums import prefix_differences
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops

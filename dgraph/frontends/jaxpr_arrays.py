@@ -1458,7 +1458,7 @@ def from_jax_arrays(
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
             own = closed  # f's program as JAX traced it: its reference's jvp traced from it
-            programs = [*_windowed(jax, f, args), *_mapped(jax, f, args, closed), closed]
+            programs = [*_windowed(jax, f, args, closed), *_mapped(jax, f, args, closed), closed]
             programs = [complex_pairs(jax, p, where) for p in programs]  # complex: pairs
         except InputError:
             raise
@@ -1535,11 +1535,11 @@ def _mapped(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[
         return []
 
 
-def _windowed(jax, f: Callable[..., Any], args: list[np.ndarray]) -> list[Any]:
+def _windowed(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[Any]:
     """The jaxpr of ``f`` with its differences of one running sum's selections computed
     as window sums (:mod:`.jaxpr_prefix_sums`: exact patterns; checked against ``f``'s
     own jvp), where it has such differences."""
-    windowed = prefix_differences(jax, f, args)
+    windowed = prefix_differences(jax, f, args, closed)
     return [] if windowed is None else [jax.make_jaxpr(windowed)(*args)]
 
 

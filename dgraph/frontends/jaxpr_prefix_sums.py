@@ -33,7 +33,7 @@ import numpy as np
 
 from .jaxpr_compat import bind_equation
 
-__all__ = ["MOST_ENTRIES", "prefix_differences"]
+__all__ = ["MOST_ENTRIES", "RunningSum", "Windows", "prefix_differences", "windows_between"]
 
 #: the most entries all windows of one function may sum (the gathered vector's length)
 MOST_ENTRIES = 50_000_000
@@ -52,7 +52,7 @@ _SELECTIONS = frozenset(
 
 
 @dataclass(frozen=True)
-class _Running:
+class RunningSum:
     """A ``cumsum`` of ``operand`` along ``axis`` (``reverse``: from the end)."""
 
     operand: Any
@@ -61,7 +61,7 @@ class _Running:
 
 
 @dataclass(frozen=True)
-class _Windows:
+class Windows:
     """A difference computed as window sums of ``operand`` (flat): ``index`` the entries
     gathered, ``sign`` each one's (None: all +1), ``segment`` the output entry each adds
     into (sorted), ``shape`` the output's."""
@@ -73,11 +73,19 @@ class _Windows:
     shape: tuple[int, ...]
 
 
-def prefix_differences(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+def prefix_differences(
+    jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
+) -> Callable | None:
     """``f`` with each difference of two selections of one running sum computed as its
-    window sums (module docstring); None where ``f`` has none (at its top level)."""
-    closed = jax.make_jaxpr(f)(*args)
-    plan = _plan(closed.jaxpr, closed.consts)
+    window sums (module docstring); None where ``f`` has none (at its top level).
+    ``closed``: ``f``'s jaxpr at ``args``, where the caller traced it already."""
+    closed = jax.make_jaxpr(f)(*args) if closed is None else closed
+    if not any(_running(eqn) is not None for eqn in closed.jaxpr.eqns):
+        return None
+    try:
+        plan = _plan(closed.jaxpr, closed.consts)
+    except Exception:  # a program the rewrite does not follow (JAX's own refusal): as written
+        return None
     if not plan:
         return None
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
@@ -105,18 +113,18 @@ def _single(eqn: Any) -> Any:
     return eqns[0]
 
 
-def _running(eqn: Any) -> _Running | None:
+def _running(eqn: Any) -> RunningSum | None:
     """The running sum ``eqn`` computes: a ``cumsum`` of floats, or a call whose jaxpr
     is one (``jnp.cumsum``'s); None for any other equation."""
     one = _single(eqn)
     if one is not None:
         found = _running(one)
-        return None if found is None else _Running(eqn.invars[0], found.axis, found.reverse)
+        return None if found is None else RunningSum(eqn.invars[0], found.axis, found.reverse)
     if eqn.primitive.name != "cumsum":
         return None
     if not np.issubdtype(np.dtype(eqn.outvars[0].aval.dtype), np.floating):
         return None
-    return _Running(eqn.invars[0], int(eqn.params["axis"]), bool(eqn.params["reverse"]))
+    return RunningSum(eqn.invars[0], int(eqn.params["axis"]), bool(eqn.params["reverse"]))
 
 
 def _selection(eqn: Any) -> bool:
@@ -135,26 +143,46 @@ def _in(v: Any, found: dict) -> bool:
     return not _literal(v) and v in found
 
 
-def _plan(jaxpr: Any, consts: list[Any]) -> dict[int, _Windows]:
+@dataclass(frozen=True)
+class _Inline:
+    """A call whose jaxpr holds planned differences of a running sum the caller made:
+    evaluated inline (its windows read the caller's operand), its own ``plan``."""
+
+    jaxpr: Any
+    consts: list[Any]
+    plan: dict[int, Any]
+
+
+@dataclass
+class _Found:
+    """What the walk knows: values that read no input (``known``), running sums by their
+    result, each selection's running sum and positions (``chosen``), entries summed."""
+
+    known: dict[Any, np.ndarray]
+    running: dict[Any, RunningSum]
+    chosen: dict[Any, tuple[Any, np.ndarray]]
+    total: int = 0
+
+
+def _plan(jaxpr: Any, consts: list[Any], found: _Found | None = None) -> dict[int, Any]:
     """The ``sub`` equations (by position) that are differences of one running sum's
-    selections, each with its windows."""
-    known: dict[Any, np.ndarray] = {}
+    selections, each with its windows (:class:`Windows`), and the calls holding such
+    (:class:`_Inline`)."""
+    found = _Found({}, {}, {}) if found is None else found
+    known, chosen = found.known, found.chosen
     for var, value in zip(jaxpr.constvars, consts, strict=True):
         if np.size(value) <= MOST_CONSTANT:
             known[var] = np.asarray(value)
-    running: dict[Any, _Running] = {}
-    chosen: dict[Any, tuple[Any, np.ndarray]] = {}  # var -> (running sum, its positions)
-    plan: dict[int, _Windows] = {}
-    total = 0
+    plan: dict[int, Any] = {}
     for at, eqn in enumerate(jaxpr.eqns):
         ins = [v for v in eqn.invars if not _literal(v)]
         if all(v in known for v in ins) and not eqn.effects:
             _fold(eqn, known)
             continue
-        found = _running(eqn)
-        if found is not None:
+        run = _running(eqn)
+        if run is not None:
             out = eqn.outvars[0]
-            running[out] = found
+            found.running[out] = run
             shape = tuple(out.aval.shape)
             chosen[out] = (out, np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
             continue
@@ -165,15 +193,52 @@ def _plan(jaxpr: Any, consts: list[Any]) -> dict[int, _Windows]:
                     chosen[eqn.outvars[0]] = (chosen[eqn.invars[0]][0], positions)
             continue
         if eqn.primitive.name == "sub" and all(_in(v, chosen) for v in eqn.invars):
-            (r, a), (s, b) = (chosen[v] for v in eqn.invars)
-            if r is not s or a.shape != b.shape:
-                continue
-            windows = _windows(running[r], tuple(r.aval.shape), a, b)
-            if windows is None or total + windows.index.size > MOST_ENTRIES:
-                continue
-            total += windows.index.size
-            plan[at] = windows
+            windows = _difference(eqn, found)
+            if windows is not None:
+                plan[at] = windows
+            continue
+        inner = _called(eqn)
+        if inner is not None and any(_in(v, chosen) for v in eqn.invars):
+            inline = _inside(eqn, inner, found)
+            if inline is not None:
+                plan[at] = inline
     return plan
+
+
+def _difference(eqn: Any, found: _Found) -> Windows | None:
+    """The windows of ``eqn``, a ``sub`` of two selections, where they are of one running
+    sum and within the limits."""
+    (r, a), (s, b) = (found.chosen[v] for v in eqn.invars)
+    if r is not s or a.shape != b.shape:
+        return None
+    windows = windows_between(found.running[r], tuple(r.aval.shape), a, b)
+    if windows is None or found.total + windows.index.size > MOST_ENTRIES:
+        return None
+    found.total += windows.index.size
+    return windows
+
+
+def _called(eqn: Any) -> Any:
+    """The closed jaxpr a call ``eqn`` runs (``jnp.diff``'s); None for any other."""
+    if eqn.primitive.name not in _CALLS:
+        return None
+    inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+    return inner if hasattr(getattr(inner, "jaxpr", None), "eqns") else None
+
+
+def _inside(eqn: Any, inner: Any, found: _Found) -> _Inline | None:
+    """The call ``eqn``'s plan, its operands' selections and values passed in; None where
+    it plans nothing."""
+    body = inner.jaxpr
+    for outer, var in zip(eqn.invars, body.invars, strict=True):
+        if _literal(outer):
+            found.known[var] = np.asarray(outer.val)
+        elif outer in found.known:
+            found.known[var] = found.known[outer]
+        elif outer in found.chosen:
+            found.chosen[var] = found.chosen[outer]
+    plan = _plan(body, list(inner.consts), found)
+    return _Inline(body, list(inner.consts), plan) if plan else None
 
 
 def _fold(eqn: Any, known: dict[Any, np.ndarray]) -> None:
@@ -190,23 +255,25 @@ def _fold(eqn: Any, known: dict[Any, np.ndarray]) -> None:
 
 
 def _selected(eqn: Any, positions: np.ndarray, known: dict[Any, np.ndarray]) -> np.ndarray | None:
-    """The positions in the running sum of ``eqn``'s output entries (-1: a fill, no
-    entry), from its operand's: the selection run on the positions plus one, as
-    doubles (exact below 2⁵³), a fill's 0 then -1."""
-    ins = [positions.astype(np.float64) + 1.0]
-    ins += [v.val if _literal(v) else known[v] for v in eqn.invars[1:]]
+    """The positions in the running sum of ``eqn``'s output entries (-1: a fill of 0, no
+    entry), from its operand's: the selection run on the positions plus one and on twice
+    that, as doubles (exact below 2⁵³). An entry that is one of the operand's doubles;
+    a fill stays, so only a fill of 0 is taken (as no entry); None where any other is
+    (NaN's fill, a constant)."""
+    rest = [v.val if _literal(v) else known[v] for v in eqn.invars[1:]]
+    once = positions.astype(np.float64) + 1.0
     try:
-        out = np.asarray(bind_equation(eqn, ins)[0])
+        out, twice = (np.asarray(bind_equation(eqn, [p, *rest])[0]) for p in (once, 2.0 * once))
     except Exception:  # a selection JAX does not apply to doubles here: not followed
         return None
-    if out.shape != tuple(eqn.outvars[0].aval.shape):
+    if out.shape != tuple(eqn.outvars[0].aval.shape) or not np.array_equal(twice, 2.0 * out):
         return None
     return np.rint(out).astype(np.int64) - 1
 
 
-def _windows(
-    run: _Running, shape: tuple[int, ...], a: np.ndarray, b: np.ndarray
-) -> _Windows | None:
+def windows_between(
+    run: RunningSum, shape: tuple[int, ...], a: np.ndarray, b: np.ndarray
+) -> Windows | None:
     """``c[a] - c[b]`` entry by entry as window sums of the running sum ``c``'s operand
     (flat positions ``a``, ``b``; -1 none): forward, ``c_p = Σ_{j≤p} x_j``, so the
     window is ``(b, a]`` (sign +) or ``(a, b]`` (sign -); reversed, ``c_p = Σ_{j≥p}``,
@@ -238,37 +305,59 @@ def _windows(
     offset = np.arange(count, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     index = np.repeat(lane, lengths) + (np.repeat(lo, lengths) + offset) * stride
     signs = np.repeat(sign, lengths)
-    return _Windows(
-        run.operand, index, None if np.all(signs > 0) else signs, segment, out_shape
-    )
+    found = Windows(run.operand, index, None if np.all(signs > 0) else signs, segment, out_shape)
+    return found if _agrees(run, shape, a, b, found) else None
 
 
-def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any], plan: dict) -> list[Any]:
+def _agrees(run: RunningSum, shape: tuple[int, ...], a: np.ndarray, b: np.ndarray, w) -> bool:
+    """Whether the windows ``w`` give ``c[a] - c[b]`` at random integers of up to 2²⁰ (the
+    sums exact in doubles below 2³³ entries): a guard on the construction, whose two
+    linear maps, if they differed, would agree there with probability 2⁻²¹ at most."""
+    x = np.random.default_rng(0).integers(-(2**20), 2**20, size=shape).astype(np.float64)
+    c = np.flip(np.cumsum(np.flip(x, run.axis), run.axis), run.axis) if run.reverse else None
+    c = np.cumsum(x, run.axis) if c is None else c
+    flat = np.append(c.reshape(-1), 0.0)  # position -1: no entry
+    terms = x.reshape(-1)[w.index] * (1.0 if w.sign is None else w.sign)
+    got = np.bincount(w.segment, weights=terms, minlength=a.size)
+    return bool(np.array_equal(got, flat[a] - flat[b]))
+
+
+def _run(
+    jax: Any, jaxpr: Any, consts: list[Any], values: list[Any], plan: dict, outer: Any = None
+) -> list[Any]:
     """``jaxpr``'s outputs at ``values``, each planned ``sub`` computed as its window
-    sums (:func:`_window_sums`) and only the equations the outputs read evaluated (a
-    running sum read by the windows alone is not computed)."""
-    needed = _needed(jaxpr, plan)
+    sums (:func:`_window_sums`), each planned call evaluated inline, and only the
+    equations the outputs read evaluated (a running sum read by the windows alone is
+    not computed). ``outer``: the caller's values (a call's windows read them)."""
+    needed, _ = _needed(jaxpr, plan)
     env = dict(zip(jaxpr.constvars, consts, strict=True))
     env.update(zip(jaxpr.invars, values, strict=True))
 
     def get(v: Any) -> Any:
-        return v.val if _literal(v) else env[v]
+        if _literal(v):
+            return v.val
+        return env[v] if v in env or outer is None else outer(v)
 
     for at, eqn in enumerate(jaxpr.eqns):
         if at not in needed:
             continue
-        if at in plan:
-            windows = plan[at]
-            out = [_window_sums(jax, get(windows.operand), windows, eqn.outvars[0].aval.dtype)]
+        planned = plan.get(at)
+        if isinstance(planned, Windows):
+            dtype = eqn.outvars[0].aval.dtype
+            out = [_window_sums(jax, get(planned.operand), planned, dtype)]
+        elif isinstance(planned, _Inline):  # an operand the call does not read: not computed
+            ins = [get(v) if _literal(v) or v in env else None for v in eqn.invars]
+            out = _run(jax, planned.jaxpr, planned.consts, ins, planned.plan, get)
         else:
             out = bind_equation(eqn, [get(v) for v in eqn.invars])
         env.update(zip(eqn.outvars, out, strict=True))
     return [get(v) for v in jaxpr.outvars]
 
 
-def _needed(jaxpr: Any, plan: dict[int, _Windows]) -> set[int]:
-    """The equations the outputs read (a planned ``sub`` reads its running sum's
-    operand, not its own operands); every equation with an effect."""
+def _needed(jaxpr: Any, plan: dict[int, Any]) -> tuple[set[int], set[Any]]:
+    """The equations the outputs read, every equation with an effect, and the variables
+    they read: a planned ``sub`` reads its running sum's operand, not its own operands;
+    a planned call the operands its own plan reads."""
     wanted = {v for v in jaxpr.outvars if not _literal(v)}
     needed: set[int] = set()
     for at in reversed(range(len(jaxpr.eqns))):
@@ -276,12 +365,21 @@ def _needed(jaxpr: Any, plan: dict[int, _Windows]) -> set[int]:
         if not eqn.effects and not any(v in wanted for v in eqn.outvars):
             continue
         needed.add(at)
-        reads = [plan[at].operand] if at in plan else eqn.invars
+        planned = plan.get(at)
+        if isinstance(planned, Windows):
+            reads = [planned.operand]
+        elif isinstance(planned, _Inline):
+            _, inside = _needed(planned.jaxpr, planned.plan)
+            body = planned.jaxpr.invars
+            reads = [v for v, w in zip(eqn.invars, body, strict=True) if w in inside]
+            reads += list(inside)  # the caller's operands its windows read
+        else:
+            reads = eqn.invars
         wanted.update(v for v in reads if not _literal(v))
-    return needed
+    return needed, wanted
 
 
-def _window_sums(jax: Any, operand: Any, windows: _Windows, dtype: Any) -> Any:
+def _window_sums(jax: Any, operand: Any, windows: Windows, dtype: Any) -> Any:
     """The window sums: the operand's entries gathered, signed, added into their
     output entries."""
     jnp = jax.numpy
