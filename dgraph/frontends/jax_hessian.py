@@ -177,7 +177,8 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = reversed_ = None
-        traced = jax.make_jaxpr(f)(*args).jaxpr
+        given, closed = f, jax.make_jaxpr(f)(*args)
+        traced = closed.jaxpr
         if reads_eig(traced) or reads_eig(traced, "schur"):
             raise InputError(f"{label}: {HESSIAN_REFUSED}")
         loops = has_while(traced)  # else neither traces f again
@@ -195,7 +196,7 @@ def gradient_graph(
     if stacked is not None:  # f's own gradient the reference, as for maps
         maps = mapped = _named(stacked, names)
     with x64(jax):  # cumsum differences as window sums: exact patterns, as for maps
-        windowed = prefix_differences(jax, mapped, args)
+        windowed = prefix_differences(jax, mapped, args, closed if mapped is given else None)
     if windowed is not None:
         maps = mapped = _named(windowed, names)
     paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
