@@ -13,11 +13,13 @@ a ``take`` and a ``scatter_add``), whose Jacobian block is the windows' interval
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
+from ..blocks import FORGETS
 from ..blocks.arrays import ArrayOp, evaluate
 from .jaxpr_prefix_sums import RunningSum, Windows, windows_between
 
@@ -71,7 +73,19 @@ def _positions(tape: Any, name: str) -> tuple[str, ArrayOp, np.ndarray] | None:
         op = _entry(tape, name)
     if op is None or op.primitive != "cumsum" or len(op.operands) != 1:
         return None
-    positions = np.arange(math.prod(op.shape), dtype=np.float64).reshape(op.shape)
+    positions = _numbered(tuple(op.shape))
     for step in reversed(chain):
         positions = evaluate(step, {step.operands[0]: positions})
     return name, op, np.rint(positions).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=2)
+def _numbered(shape: tuple[int, ...]) -> np.ndarray:
+    """The flat position of each entry of an array of ``shape``, as doubles (read-only,
+    made once per shape: a program's many selections of one running sum)."""
+    found = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+    found.flags.writeable = False
+    return found
+
+
+FORGETS.append(_numbered.cache_clear)

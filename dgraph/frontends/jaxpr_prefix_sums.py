@@ -24,6 +24,7 @@ difference); the derivatives are checked against JAX's own of the function as wr
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import FORGETS
 from .jaxpr_compat import bind_equation
 
 __all__ = ["MOST_ENTRIES", "RunningSum", "Windows", "prefix_differences", "windows_between"]
@@ -313,13 +315,22 @@ def _agrees(run: RunningSum, shape: tuple[int, ...], a: np.ndarray, b: np.ndarra
     """Whether the windows ``w`` give ``c[a] - c[b]`` at random integers of up to 2²⁰ (the
     sums exact in doubles below 2³³ entries): a guard on the construction, whose two
     linear maps, if they differed, would agree there with probability 2⁻²¹ at most."""
-    x = np.random.default_rng(0).integers(-(2**20), 2**20, size=shape).astype(np.float64)
-    c = np.flip(np.cumsum(np.flip(x, run.axis), run.axis), run.axis) if run.reverse else None
-    c = np.cumsum(x, run.axis) if c is None else c
-    flat = np.append(c.reshape(-1), 0.0)  # position -1: no entry
-    terms = x.reshape(-1)[w.index] * (1.0 if w.sign is None else w.sign)
+    x, flat = _random_running(shape, run.axis, run.reverse)
+    terms = x[w.index] * (1.0 if w.sign is None else w.sign)
     got = np.bincount(w.segment, weights=terms, minlength=a.size)
     return bool(np.array_equal(got, flat[a] - flat[b]))
+
+
+@functools.lru_cache(maxsize=2)
+def _random_running(shape: tuple[int, ...], axis: int, reverse: bool) -> tuple[np.ndarray, ...]:
+    """Random integers of ``shape`` (flat) and their running sum (flat, a 0 appended for
+    position -1), made once per running sum (a program's many differences of one)."""
+    x = np.random.default_rng(0).integers(-(2**20), 2**20, size=shape).astype(np.float64)
+    c = np.flip(np.cumsum(np.flip(x, axis), axis), axis) if reverse else np.cumsum(x, axis)
+    found = x.reshape(-1), np.append(c.reshape(-1), 0.0)
+    for array in found:
+        array.flags.writeable = False
+    return found
 
 
 def _run(
@@ -389,3 +400,6 @@ def _window_sums(jax: Any, operand: Any, windows: Windows, dtype: Any) -> Any:
     size = math.prod(windows.shape)
     total = jnp.zeros(size, dtype).at[windows.segment].add(taken, indices_are_sorted=True)
     return jnp.reshape(total, windows.shape)
+
+
+FORGETS.append(_random_running.cache_clear)
