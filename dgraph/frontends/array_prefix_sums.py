@@ -74,8 +74,11 @@ def _positions(tape: Any, name: str) -> tuple[str, ArrayOp, np.ndarray] | None:
     if op is None or op.primitive != "cumsum" or len(op.operands) != 1:
         return None
     positions = _numbered(tuple(op.shape))
-    for step in reversed(chain):
-        positions = evaluate(step, {step.operands[0]: positions})
+    try:
+        for step in reversed(chain):
+            positions = evaluate(step, {step.operands[0]: positions})
+    except Exception:  # a selection not evaluated on numbers here: not followed (as written)
+        return None
     return name, op, np.rint(positions).astype(np.int64)
 
 

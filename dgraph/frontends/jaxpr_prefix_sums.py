@@ -90,13 +90,21 @@ def prefix_differences(
         return None
     if not plan:
         return None
-    tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))
+    given = jax.eval_shape(f, *args)
+    tree = jax.tree_util.tree_structure(given)
     jaxpr, consts = closed.jaxpr, list(closed.consts)
 
     def windowed(*values: Any) -> Any:
         flat = jax.tree_util.tree_leaves(values)
         return jax.tree_util.tree_unflatten(tree, _run(jax, jaxpr, consts, flat, plan))
 
+    try:  # traced once abstractly: what it returns is what f returns
+        same = jax.eval_shape(windowed, *args)
+    except Exception:  # the rewrite's own failure on a program it did not foresee: as written
+        return None
+    shapes = [jax.tree_util.tree_leaves(r) for r in (given, same)]
+    if [(a.shape, a.dtype) for a in shapes[0]] != [(a.shape, a.dtype) for a in shapes[1]]:
+        return None
     return windowed
 
 
