@@ -6,8 +6,8 @@ Jacobian is the difference of two products of a selection with the running sum's
 triangle of ones: each a triangle, their sum a triangle whose entries below the window
 are ``1 - 1``. A block knows its pattern, not the signs of its values, so that
 cancellation is left to the code's pass over the final block, where a Hessian's entry
-is a sum of up to n monomials (past what that pass forms) and the pattern is dense; at
-n = 2,000 the triangles alone do not fit in memory.
+is a sum of up to n monomials (past what that pass forms) and the pattern is dense; from
+n ≈ 10,000 the triangles (n²/2 entries) are refused.
 
 :func:`prefix_differences` rewrites the function before it is read (as
 :mod:`.jaxpr_reductions` runs a summing loop as a map): each ``sub`` whose operands
@@ -79,7 +79,8 @@ def prefix_differences(
     jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
 ) -> Callable | None:
     """``f`` with each difference of two selections of one running sum computed as its
-    window sums (module docstring); None where ``f`` has none (at its top level).
+    window sums (module docstring); None where ``f`` has none (a running sum at its top
+    level, its differences there or in a call it is passed to: ``jnp.diff``).
     ``closed``: ``f``'s jaxpr at ``args``, where the caller traced it already."""
     closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     if not any(_running(eqn) is not None for eqn in closed.jaxpr.eqns):
@@ -237,17 +238,20 @@ def _called(eqn: Any) -> Any:
 
 
 def _inside(eqn: Any, inner: Any, found: _Found) -> _Inline | None:
-    """The call ``eqn``'s plan, its operands' selections and values passed in; None where
-    it plans nothing."""
+    """The call ``eqn``'s plan, its operands' selections and values passed in (a scope of
+    its own: a jaxpr called from several places is planned once per call); None where it
+    plans nothing."""
     body = inner.jaxpr
+    scope = _Found({}, found.running, {}, found.total)
     for outer, var in zip(eqn.invars, body.invars, strict=True):
         if _literal(outer):
-            found.known[var] = np.asarray(outer.val)
+            scope.known[var] = np.asarray(outer.val)
         elif outer in found.known:
-            found.known[var] = found.known[outer]
+            scope.known[var] = found.known[outer]
         elif outer in found.chosen:
-            found.chosen[var] = found.chosen[outer]
-    plan = _plan(body, list(inner.consts), found)
+            scope.chosen[var] = found.chosen[outer]
+    plan = _plan(body, list(inner.consts), scope)
+    found.total = scope.total
     return _Inline(body, list(inner.consts), plan) if plan else None
 
 
