@@ -64,6 +64,7 @@ from ..core.untaken import guard_untaken_branches
 from ..errors import GraphError, InputError
 from . import (
     array_complex,
+    array_prefix_sums,
     array_signal,
     numpy_array_api,
     numpy_composites,
@@ -658,6 +659,8 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         if fresh is not None and np.ndim(value) and np.asarray(value).dtype.kind == "f":
             return _fresh(fresh.tape, value)  # a new array (np.eye(3) * 2): writable too
         return value
+    if name == "sub" and (windowed := _window_sums(args)) is not None:
+        return windowed
     out = _broadcast_shape([_shape_of(a) for a in args], name)
     tape = _tape_of(args)
     same = _trivial(name, args, out)
@@ -756,6 +759,25 @@ def _power(a: Any, b: Any) -> Any:
                 return _elementwise_pow(inner, int(y))
             return _elementwise_pow(a, int(y))
     return _elementwise("pow", (a, b))
+
+
+def _window_sums(args: Sequence[Any]) -> Any:
+    """``a - b`` of two selections of one running sum as its window sums
+    (:mod:`.array_prefix_sums`: the windows' entries taken from the running sum's
+    operand, signed, summed into their places); None for any other difference."""
+    a, b = args
+    if not (type(a) is TracedArray and type(b) is TracedArray and a.shape == b.shape):
+        return None
+    windows = array_prefix_sums.windows_of(a, b)
+    if windows is None:
+        return None
+    _, _, shape = a.tape.entries[int(windows.operand[1:])]  # the running sum's operand
+    taken = _take(_reshape(TracedArray(a.tape, windows.operand, shape), (-1,)), windows.index)
+    if windows.sign is not None:
+        taken = _elementwise("mul", (taken, windows.sign))
+    size = math.prod(windows.shape)
+    pairs = np.stack([np.arange(windows.index.size), windows.segment])
+    return _reshape(_segment_sums(taken, pairs, size, 0, "a window sum"), windows.shape)
 
 
 def _elementwise_pow(a: Any, y: int) -> Any:

@@ -38,6 +38,7 @@ from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_det_stack import stacked_determinants
 from .jaxpr_eig import reads_eig
+from .jaxpr_prefix_sums import prefix_differences
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
@@ -176,7 +177,8 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = reversed_ = None
-        traced = jax.make_jaxpr(f)(*args).jaxpr
+        given, closed = f, jax.make_jaxpr(f)(*args)
+        traced = closed.jaxpr
         if reads_eig(traced) or reads_eig(traced, "schur"):
             raise InputError(f"{label}: {HESSIAN_REFUSED}")
         loops = has_while(traced)  # else neither traces f again
@@ -193,6 +195,10 @@ def gradient_graph(
         stacked = stacked_determinants(jax, mapped, args)
     if stacked is not None:  # f's own gradient the reference, as for maps
         maps = mapped = _named(stacked, names)
+    with x64(jax):  # cumsum differences as window sums: exact patterns, as for maps
+        windowed = prefix_differences(jax, mapped, args, closed if mapped is given else None)
+    if windowed is not None:
+        maps = mapped = _named(windowed, names)
     paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
     if paired is not None:  # read instead of f; f's own gradient the reference, as for maps
         maps, mapped = paired, paired

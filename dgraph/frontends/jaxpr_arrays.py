@@ -83,6 +83,7 @@ from .jaxpr_numpy import (
     numpy_program,
     numpy_while_trips,
 )
+from .jaxpr_prefix_sums import prefix_differences
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -1457,7 +1458,7 @@ def from_jax_arrays(
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
             own = closed  # f's program as JAX traced it: its reference's jvp traced from it
-            programs = [*_mapped(jax, f, args, closed), closed]
+            programs = [*_windowed(jax, f, args, closed), *_mapped(jax, f, args, closed), closed]
             programs = [complex_pairs(jax, p, where) for p in programs]  # complex: pairs
         except InputError:
             raise
@@ -1532,6 +1533,14 @@ def _mapped(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[
         return [jax.make_jaxpr(mapped)(*args)]
     except Exception:  # a body JAX cannot batch (an effect): the loops as they are
         return []
+
+
+def _windowed(jax, f: Callable[..., Any], args: list[np.ndarray], closed) -> list[Any]:
+    """The jaxpr of ``f`` with its differences of one running sum's selections computed
+    as window sums (:mod:`.jaxpr_prefix_sums`: exact patterns; checked against ``f``'s
+    own jvp), where it has such differences."""
+    windowed = prefix_differences(jax, f, args, closed)
+    return [] if windowed is None else [jax.make_jaxpr(windowed)(*args)]
 
 
 def _checked_params(names: list[str], params: list[str], where: str) -> set[str]:
