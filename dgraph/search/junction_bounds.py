@@ -169,18 +169,14 @@ def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -
     for (u, v), value in values.items():
         if value is not None:
             constant.setdefault(u, []).append((v, value))
-    order = graph.order()
+    rank = {v: i for i, v in enumerate(graph.order())}
     large = all(abs(c) >= 1 for out in constant.values() for _, c in out)
-    for k, s in enumerate(order):
-        if s not in constant:
-            continue
+    for s in sorted(constant, key=rank.__getitem__):
         # per vertex reached from s by constant paths: their signs (when large), else
         # their products and whether each holds a non-unit label
         signs: dict[str, set[int]] = {s: {1}}
         products: dict[str, list[tuple[Value, bool]]] = {s: [(1, False)]}
-        for u in order[k:]:
-            if u not in (signs if large else products):
-                continue
+        for u in sorted(_constant_reach(constant, s), key=rank.__getitem__):
             for v, c in constant.get(u, ()):
                 if large:
                     reached = signs.setdefault(v, set())
@@ -196,6 +192,18 @@ def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -
             if v != s and not _apart_from_units(found):
                 return False
     return True
+
+
+def _constant_reach(constant: dict[str, list[tuple[str, Value]]], s: str) -> set[str]:
+    """``s`` and the vertices it reaches by constant edges (what the check walks from it,
+    instead of every vertex after it)."""
+    seen, todo = {s}, [s]
+    while todo:
+        for v, _ in constant.get(todo.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
 
 
 def _apart_from_units(paths: list[tuple[Value, bool]]) -> bool:
