@@ -633,9 +633,10 @@ def test_effective_vertex_bound_proves_forward_optimal_on_the_reaction_rates():
 def _node_connectivity(flows: junction_bounds._Flows, sources: set[str]) -> int:
     """What ``_Flows.paths`` counts, by networkx's node connectivity from ``__ends__``."""
     network = nx.DiGraph((i, j) for i, out in enumerate(flows.succ) for j in out)
-    gate = {flows.index[v] for v in sources if v in flows.index} - {0}
+    ends = flows.index[junction_bounds._ENDS]
+    gate = {flows.index[v] for v in sources if v in flows.index} - {ends}
     network.add_edges_from((v, "sink") for v in gate)
-    return local_node_connectivity(network, 0, "sink") if gate else 0
+    return local_node_connectivity(network, ends, "sink") if gate else 0
 
 
 @settings(max_examples=30, deadline=None)
