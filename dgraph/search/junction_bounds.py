@@ -566,6 +566,18 @@ class _Flows:
         flow: set[tuple[int, int]] = set()  # the edges on a path
         drained: set[int] = set()  # the sources a path ends at
         count = work = 0
+        begun = set(starts)
+        for j in gate:  # first the paths of one vertex or one edge: no search (wide rungs)
+            for i in (j, *pred[j]):
+                if i in begun and (not i or i not in carries) and j not in carries:
+                    if i != j:
+                        flow.add((i, j))
+                        if i:
+                            carries.add(i)
+                    carries.add(j)
+                    drained.add(j)
+                    count += 1
+                    break
         while True:
             # nodes: 2i enters vertex i, 2i + 1 leaves it; a start's entry has parent -1
             parent = {2 * c: -1 for c in starts}
