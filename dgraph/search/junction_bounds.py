@@ -359,8 +359,8 @@ def _groups(
 
 class _Separators:
     """Fewest vertices separating a vertex set from the inputs (or outputs) on the paths
-    that enter (leave) it by an edge of some kinds; networkx's node connectivity, with the
-    set's entering edges redirected to one sink."""
+    that enter (leave) it by an edge of some kinds: the node connectivity of the inputs and
+    the set's entering edges redirected to one sink (:class:`_Flows`, one per side)."""
 
     def __init__(self, graph: DGraph, folds: bool = True) -> None:
         self.kinds = bound_kinds(graph, folds)
@@ -372,7 +372,7 @@ class _Separators:
         self.flows = {True: _Flows(down, order), False: _Flows(up, reversed(order))}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
         self.graph = graph.nx
-        self.rank = {v: i for i, v in enumerate(graph.order())}
+        self.rank = {v: i for i, v in enumerate(order)}
 
     def vertex_bounds(self, vertices: Iterable[str]) -> dict[str, int]:
         """What each vertex owes alone (a group of one)."""
