@@ -7,8 +7,8 @@ an upgrade that changes one fails here, loudly, instead of making results silent
   ``_pack``/``_unpack``, which also tells noncommutative symbols by ``_assumptions0``);
   ``dgraph.core.algebra.check_sympy_internals`` runs at import too.
 - networkx: none now. ``junction_bounds._Flows`` counted its paths with networkx's node
-  connectivity internals; it counts its own flows, checked here against networkx's public
-  ``local_node_connectivity``.
+  connectivity internals; it counts its own flows (from dominators and rungs), checked
+  here against networkx's public ``local_node_connectivity``.
 - NumPy: the offset of the data pointer in an ndarray object (``codegen.c._data_offset``),
   read by the C trampolines for every array a compiled module is called with.
 """
@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import ctypes
 import pickle
+import random
 
 import networkx as nx
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from networkx.algorithms.connectivity import local_node_connectivity
 
 from dgraph.core import algebra
 from dgraph.core.algebra import check_sympy_internals, nc_product, nc_symbol
 from dgraph.core.expressions import _NC_FACTS, _pack, _unpack
 from dgraph.frontends import bundled
 from dgraph.methods import accumulate
+from dgraph.search import junction_bounds
 from dgraph.search.junction_bounds import _ENDS, _Flows
 
 # -- sympy ---------------------------------------------------------------------------------
@@ -105,6 +110,29 @@ def test_flows_count_vertex_disjoint_paths_through_the_open_gates():
             else 0
         )
         assert flows.paths(sources) == expected, sources
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.booleans())
+def test_rungs_and_dominators_count_what_networkx_counts(seed, given_order):
+    """_Flows on deep random DAGs (edges span at most 5 positions, a few vertices fed by
+    ``__ends__``), a rung at every position, against networkx's node connectivity."""
+    rng = random.Random(seed)
+    n = rng.randint(2, 40)
+    base = nx.DiGraph(
+        (i, j) for j in range(n) for i in range(max(0, j - 5), j) if rng.random() < 0.45
+    )
+    base.add_nodes_from(range(n))
+    base.add_edges_from((_ENDS, i) for i in rng.sample(range(min(n, 8)), rng.randint(1, min(n, 5))))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(junction_bounds, "RUNG_WORK", 1)
+        flows = _Flows(base, range(n) if given_order else None)
+        for _ in range(6):
+            sources = set(rng.sample(range(n), rng.randint(1, min(n, 5))))
+            fresh = base.copy()
+            fresh.add_edges_from((v, "__sink__") for v in sources)
+            expected = local_node_connectivity(fresh, _ENDS, "__sink__")
+            assert flows.paths(sources) == expected, (sorted(base.edges, key=str), sources)
 
 
 PROBE = nx.DiGraph([(_ENDS, "a"), (_ENDS, "b"), ("a", "c"), ("b", "c")])

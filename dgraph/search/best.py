@@ -615,6 +615,14 @@ def _searches(
                 clock.note("rank bound")
             bounds.known[ANY_ACCUMULATION] = rank
             clock.mark("rank bound")
+    # the junction bound before the searches: the bracketing program starts from it,
+    # and near-linear in the graph it is known on long programs before the ceiling nears
+    junction = None
+    if not skipped("junction bound"):
+        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
+        if junction is None:
+            clock.note("junction bound")
+        clock.mark("junction bound")
     # one annealing run first, on graphs beyond the exact searches: a good order early,
     # the incumbent of the vertex A*, before the structure methods
     if not skipped("early annealing") and largest_part(graph) > SMALL:
@@ -630,12 +638,6 @@ def _searches(
         for by, es in made:
             pool.add_built(by, es)
         clock.mark("structure methods")
-    junction = None  # first: the bracketing program starts from it
-    if not skipped("junction bound"):
-        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
-        if junction is None:
-            clock.note("junction bound")
-        clock.mark("junction bound")
     bracketing: Background[int] | Deferred[int] | None = None
     # waited for only while the cheapest candidate costs more than the floor; the
     # searches only lower the one and raise the other, so where the junction bound meets

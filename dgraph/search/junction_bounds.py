@@ -44,6 +44,7 @@ edge's tail and none of D is reached from a leaving edge's head (always, for the
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
@@ -71,6 +72,8 @@ Part = tuple[tuple[str, ...], int]  # vertices, and what the multiplications at 
 
 
 CONSTANT_PATHS = 6  # constant paths between two vertices the check adds up, at most
+RUNG_WORK = 8  # a rung per this many nodes its flow visited (see _Flows)
+RUNGS_TRIED = 4  # rungs below a flow's deepest source tried before the one below all
 
 
 @dataclass(frozen=True)
@@ -166,18 +169,14 @@ def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -
     for (u, v), value in values.items():
         if value is not None:
             constant.setdefault(u, []).append((v, value))
-    order = graph.order()
+    rank = {v: i for i, v in enumerate(graph.order())}
     large = all(abs(c) >= 1 for out in constant.values() for _, c in out)
-    for k, s in enumerate(order):
-        if s not in constant:
-            continue
+    for s in sorted(constant, key=rank.__getitem__):
         # per vertex reached from s by constant paths: their signs (when large), else
         # their products and whether each holds a non-unit label
         signs: dict[str, set[int]] = {s: {1}}
         products: dict[str, list[tuple[Value, bool]]] = {s: [(1, False)]}
-        for u in order[k:]:
-            if u not in (signs if large else products):
-                continue
+        for u in sorted(_constant_reach(constant, s), key=rank.__getitem__):
             for v, c in constant.get(u, ()):
                 if large:
                     reached = signs.setdefault(v, set())
@@ -193,6 +192,18 @@ def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -
             if v != s and not _apart_from_units(found):
                 return False
     return True
+
+
+def _constant_reach(constant: dict[str, list[tuple[str, Value]]], s: str) -> set[str]:
+    """``s`` and the vertices it reaches by constant edges (what the check walks from it,
+    instead of every vertex after it)."""
+    seen, todo = {s}, [s]
+    while todo:
+        for v, _ in constant.get(todo.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
 
 
 def _apart_from_units(paths: list[tuple[Value, bool]]) -> bool:
@@ -348,8 +359,8 @@ def _groups(
 
 class _Separators:
     """Fewest vertices separating a vertex set from the inputs (or outputs) on the paths
-    that enter (leave) it by an edge of some kinds; networkx's node connectivity, with the
-    set's entering edges redirected to one sink."""
+    that enter (leave) it by an edge of some kinds: the node connectivity of the inputs and
+    the set's entering edges redirected to one sink (:class:`_Flows`, one per side)."""
 
     def __init__(self, graph: DGraph, folds: bool = True) -> None:
         self.kinds = bound_kinds(graph, folds)
@@ -357,13 +368,11 @@ class _Separators:
         down.add_edges_from((_ENDS, x) for x in graph.inputs)
         up = nx.DiGraph(graph.nx.edges).reverse()
         up.add_edges_from((_ENDS, y) for y in graph.outputs)
-        self.reached = {into: nx.descendants(g, _ENDS) for into, g in ((True, down), (False, up))}
-        self.sides = {True: down, False: up}
-        self.flows = {True: _Flows(down), False: _Flows(up)}
-        self.regional: dict[tuple[bool, frozenset[str]], _Flows] = {}
+        order = graph.order()
+        self.flows = {True: _Flows(down, order), False: _Flows(up, reversed(order))}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
         self.graph = graph.nx
-        self.family: dict[tuple[str, bool], set[str]] = {}
+        self.rank = {v: i for i, v in enumerate(order)}
 
     def vertex_bounds(self, vertices: Iterable[str]) -> dict[str, int]:
         """What each vertex owes alone (a group of one)."""
@@ -390,39 +399,39 @@ class _Separators:
     def apart(self, above: Members, below: Members) -> bool:
         """Whether no path to a tail of a non-unit edge entering ``above`` runs through
         ``above``, and none from a head of one leaving ``below`` runs through ``below``."""
-        for members, into in ((above, True), (below, False)):
-            ends = self._sources(members, into, False)
-            if ends & members or any(self.beyond(v, into) & members for v in ends):
-                return False
-        return True
+        return not any(
+            self._meets(self._sources(members, into, False), members, into)
+            for members, into in ((above, True), (below, False))
+        )
 
-    def beyond(self, v: str, into: bool) -> set[str]:
-        """The ancestors (``into``) or descendants of ``v``."""
-        key = (v, into)
-        if key not in self.family:
-            self.family[key] = (nx.ancestors if into else nx.descendants)(self.graph, v)
-        return self.family[key]
+    def _meets(self, ends: set[str], members: Members, into: bool) -> bool:
+        """Whether a vertex of ``members`` is one of ``ends`` or an ancestor (``into``) or
+        a descendant of one: searched from ``ends`` over the vertices that sit between
+        them and ``members`` in the evaluation order (a path's vertices keep its order)."""
+        rank = self.rank
+        if into:
+            step, bound = self.graph.pred, min(rank[v] for v in members)
+        else:
+            step, bound = self.graph.succ, -max(rank[v] for v in members)
+        sign = 1 if into else -1
+        seen, todo = set(ends), list(ends)
+        while todo:
+            v = todo.pop()
+            if v in members:
+                return True
+            for u in step[v]:
+                if u not in seen and sign * rank[u] >= bound:
+                    seen.add(u)
+                    todo.append(u)
+        return False
 
     def cut(self, members: Members, into: bool, general: bool) -> int:
         key = (frozenset(members), into, general)
         if key not in self.memo:
-            sources = self._sources(key[0], into, general) & self.reached[into]
-            self.memo[key] = len(sources) if len(sources) < 2 else self._paths(sources, into)
+            flows = self.flows[into]
+            sources = {v for v in self._sources(key[0], into, general) if v in flows.index}
+            self.memo[key] = len(sources) if len(sources) < 2 else flows.paths(sources)
         return self.memo[key]
-
-    def _paths(self, sources: set[str], into: bool) -> int:
-        """Vertex-disjoint paths into ``sources``: on the part of the graph that reaches
-        them when it is small (a flow's search visits the whole network it is given, and
-        on many independent parts one search per vertex over all of them is quadratic),
-        else on the shared network."""
-        side = self.sides[into]
-        region = frozenset(_reaching(side, sources))
-        if 2 * len(region) >= len(side):
-            return self.flows[into].paths(sources)
-        key = (into, region)  # groups near each other share their region's network
-        if key not in self.regional:
-            self.regional[key] = _Flows(side.subgraph(region))
-        return self.regional[key].paths(sources)
 
     def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
         """The far ends of the edges entering (into) or leaving ``members`` whose kind is
@@ -435,78 +444,205 @@ class _Separators:
 class _Flows:
     """Vertex-disjoint paths from ``__ends__`` into a set of sources: the node connectivity
     of ``__ends__`` and a sink every source has an edge to (Menger: each vertex but
-    ``__ends__`` on one path, breadth-first augmenting paths). Written here on lists built
-    once per graph: networkx built an auxiliary digraph and its residual network for each
-    (most regions are asked a few times) and its flows were half the bound's time."""
+    ``__ends__`` on one path, breadth-first augmenting paths on lists built once per graph).
 
-    def __init__(self, base: nx.DiGraph) -> None:
-        index = {v: i for i, v in enumerate(base)}
-        self.index = index
-        self.succ = [[index[w] for w in base.succ[v]] for v in base]
-        self.pred = [[index[u] for u in base.pred[v]] for v in base]
-        self.ends = index.get(_ENDS)
+    A path from ``__ends__`` to a deep vertex is long, and a flow from ``__ends__`` walks
+    everything above its sources: one per vertex is quadratic on a long program. Two
+    shared structures keep the counts local:
+
+    - Dominators: one path, and no more, reaches sources that one vertex separates from
+      ``__ends__``. A vertex dominated by no vertex but ``__ends__`` is its own *top*, any
+      other has its predecessors' common top (a topological order's single pass): the
+      sources share a dominator exactly when they share their top. With two sources, or
+      a rung of two (below), that settles the count.
+    - Rungs: a separator C linked to ``__ends__`` (|C| vertex-disjoint paths join them)
+      that separates it from every vertex at a position of a topological order or later.
+      Then the paths into sources that C separates from ``__ends__`` are as many as the
+      paths from C to them on the vertices between (suffixes from the last vertex of C on
+      each path; conversely, the linking paths stay on ``__ends__``'s side of C and join
+      each path from C without meeting it). Each rung is the min separator of ``__ends__``
+      from the vertices just past its position nearest them, found from the rung before
+      (a min separator is linked: a cut between ``__ends__`` and it would cut the
+      vertices past it too); rungs are spaced by the work each took. A flow starts at the
+      nearest rung that separates its sources (each past the rung's position, or on it).
+    """
+
+    def __init__(self, base: nx.DiGraph, order: Iterable[str] | None = None) -> None:
+        reached = nx.descendants(base, _ENDS) | {_ENDS} if _ENDS in base else set()
+        ordered = nx.topological_sort(base) if order is None else [_ENDS, *order]
+        index = {v: i for i, v in enumerate(v for v in ordered if v in reached)}
+        self.index = index  # a vertex's index is its position in the topological order
+        self.succ = [[index[w] for w in base.succ[v]] for v in index]
+        self.pred = [[index[u] for u in base.pred[v] if u in index] for v in index]
+        self.top = list(range(len(index)))  # the dominator just below __ends__
+        for v, into in enumerate(self.pred):
+            tops = {self.top[u] for u in into}
+            if len(tops) == 1 and 0 not in tops:
+                self.top[v] = tops.pop()
+        self.last = [max(out, default=i) for i, out in enumerate(self.succ)]
+        self.stamp = [0] * len(index)  # the region a search may visit: stamp == token
+        self.token = 0
+        self.rungs: list[int] = [1]  # positions, each with its separator in self.cuts
+        self.cuts: list[frozenset[int]] = [frozenset({0})]  # __ends__ itself at first
+        self.next_rung = 1
+        self.front = 0  # self.live: the vertices before it with a successor at or after it
+        self.live: set[int] = set()
+        self.leaving: dict[int, list[int]] = {}
 
     def paths(self, sources: set[str]) -> int:
         """How many paths from ``__ends__``, no two through one vertex, each ending at a
         vertex of ``sources``: the most flow with unit vertex capacities."""
-        if self.ends is None:
-            return 0
-        gate = {self.index[v] for v in sources} - {self.ends}
-        succ, pred, ends = self.succ, self.pred, self.ends
-        carries = [False] * len(succ)  # vertex i on a path
+        gate = {self.index[v] for v in sources if v in self.index} - {0}
+        if len({self.top[v] for v in gate}) < 2:
+            return len(gate) and 1
+        if len(gate) == 2 or len(self.succ[0]) == 2:
+            return 2
+        cut = self._rung(gate)
+        if len(cut) == 2:
+            return 2
+        starts, _ = self._region(gate, cut)
+        return self._flow(starts, gate)[0]
+
+    def _rung(self, gate: set[int]) -> frozenset[int]:
+        """The separator of the nearest rung that separates ``gate`` from ``__ends__``."""
+        low, high = min(gate), max(gate)
+        self._climb(high)
+        k = bisect_right(self.rungs, high) - 1
+        for j in range(k, max(k - RUNGS_TRIED, 0), -1):
+            at, cut = self.rungs[j], self.cuts[j]
+            if at <= low or all(v >= at or v in cut for v in gate):
+                return cut
+        return self.cuts[bisect_right(self.rungs, low) - 1]
+
+    def _climb(self, upto: int) -> None:
+        """Rungs up to position ``upto``, each from the one before."""
+        while self.next_rung <= min(upto, len(self.succ) - 1):
+            at = self.next_rung
+            for p in range(self.front, at):
+                self.live.add(p)
+                self.leaving.setdefault(self.last[p], []).append(p)
+            for q in range(self.front, at):
+                self.live.difference_update(self.leaving.pop(q, ()))
+            self.front = at
+            entering = {w for u in self.live for w in self.succ[u] if w >= at}
+            starts, visited = self._region(entering, self.cuts[-1])
+            _, cut, work = self._flow(starts, entering, nearest=True)
+            self.rungs.append(at)
+            self.cuts.append(cut)
+            work += visited + sum(len(self.succ[u]) for u in self.live)
+            self.next_rung = at + max(1, work // RUNG_WORK)
+
+    def _region(self, gate: set[int], cut: frozenset[int]) -> tuple[list[int], int]:
+        """Stamp the vertices with a path into ``gate`` that meets ``cut`` at most at its
+        start (the vertices between the rung and the sources); the rung's vertices among
+        them start the flow. Also how many were visited."""
+        self.token += 1
+        token, stamp, pred = self.token, self.stamp, self.pred
+        todo = list(gate)
+        for v in todo:
+            stamp[v] = token
+        starts = []
+        visited = 0
+        while todo:
+            v = todo.pop()
+            visited += 1
+            if v in cut:
+                starts.append(v)
+                continue
+            for u in pred[v]:
+                if stamp[u] != token:
+                    stamp[u] = token
+                    todo.append(u)
+        return starts, visited
+
+    def _flow(
+        self, starts: list[int], gate: set[int], nearest: bool = False
+    ) -> tuple[int, frozenset[int], int]:
+        """The most vertex-disjoint paths from ``starts`` into ``gate`` on the stamped
+        region (``__ends__``, index 0, has no capacity limit), with (``nearest``) the min
+        cut nearest to ``gate`` and the nodes the searches visited."""
+        succ, pred, stamp, token = self.succ, self.pred, self.stamp, self.token
+        carries: set[int] = set()  # vertices on a path
         flow: set[tuple[int, int]] = set()  # the edges on a path
         drained: set[int] = set()  # the sources a path ends at
-        count = 0
+        count = work = 0
+        begun = set(starts)
+        for j in gate:  # first the paths of one vertex or one edge: no search (wide rungs)
+            for i in (j, *pred[j]):
+                if i in begun and (not i or i not in carries) and j not in carries:
+                    if i != j:
+                        flow.add((i, j))
+                        if i:
+                            carries.add(i)
+                    carries.add(j)
+                    drained.add(j)
+                    count += 1
+                    break
         while True:
-            # nodes: 2i enters vertex i, 2i + 1 leaves it; -1 the sink
-            start = 2 * ends + 1
-            parent: dict[int, int] = {start: start}
-            queue = [start]
-            found = False
+            # nodes: 2i enters vertex i, 2i + 1 leaves it; a start's entry has parent -1
+            parent = {2 * c: -1 for c in starts}
+            queue = list(parent)
+            end = -1
             for a in queue:
                 i, leaving = a >> 1, a & 1
                 if leaving:
-                    steps = [2 * j for j in succ[i] if (i, j) not in flow]
-                    if i != ends and carries[i]:
-                        steps.append(2 * i)  # back along its own capacity
                     if i in gate and i not in drained:
-                        parent[-1] = a
-                        found = True
+                        end = a
                         break
+                    steps = [2 * j for j in succ[i] if stamp[j] == token and (i, j) not in flow]
+                    if i and i in carries:
+                        steps.append(2 * i)  # back along its own capacity
                 else:
                     steps = [2 * u + 1 for u in pred[i] if (u, i) in flow]  # back along an edge
-                    if not carries[i]:
+                    if not i or i not in carries:
                         steps.append(2 * i + 1)
                 for b in steps:
                     if b not in parent:
                         parent[b] = a
                         queue.append(b)
-            if not found:
-                return count
+            work += len(queue)
+            if end < 0:
+                break
             count += 1
-            b = -1
-            a = parent[b]
-            drained.add(a >> 1)
-            while a != start:
-                b, a = a, parent[a]
+            drained.add(end >> 1)
+            b, a = end, parent[end]
+            while a >= 0:
                 i, j = a >> 1, b >> 1
                 if i == j:  # along (or back along) vertex i's capacity
-                    carries[i] = not (a & 1)
+                    if a & 1:
+                        carries.discard(i)
+                    else:
+                        carries.add(i)
                 elif a & 1:  # along the edge i -> j
                     flow.add((i, j))
                 else:  # back along the edge j -> i
                     flow.discard((j, i))
-
-
-def _reaching(side: nx.DiGraph, sources: set[str]) -> set[str]:
-    """``sources`` and every vertex with a path to one of them (``__ends__`` among them)."""
-    seen, todo = set(sources), list(sources)
-    while todo:
-        for u in side.pred[todo.pop()]:
-            if u not in seen:
-                seen.add(u)
-                todo.append(u)
-    return seen
+                b, a = a, parent[a]
+        if not nearest:
+            return count, frozenset(), work
+        # the nodes with a residual path to the sink (every edge uncapacitated): the min
+        # cut nearest the sink is the vertices whose exit is among them and entry is not
+        sink_side = {2 * s + 1 for s in gate}
+        todo = list(sink_side)
+        while todo:
+            x = todo.pop()
+            i = x >> 1
+            if x & 1:
+                back = [2 * w for w in succ[i] if (i, w) in flow]
+                if not i or i not in carries:
+                    back.append(2 * i)
+            else:
+                back = [2 * u + 1 for u in pred[i] if stamp[u] == token]
+                if i and i in carries:
+                    back.append(2 * i + 1)
+            for y in back:
+                if y not in sink_side:
+                    sink_side.add(y)
+                    todo.append(y)
+        work += len(sink_side)
+        cut = frozenset(x >> 1 for x in sink_side if x & 1 and x - 1 not in sink_side)
+        assert len(cut) == count, "a cut as large as the flow"
+        return count, cut, work
 
 
 def _owed(join: Join, cut: Callable[[bool, bool], int], apart: bool) -> int:
