@@ -1,0 +1,68 @@
+"""Defects found by mesh58's survey of mesh, mechanics and molecular programs (session 58;
+the programs themselves are outside the repository, benchmarks/RESULTS.md lists them),
+one small test each, against JAX or NumPy's own values."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import dgraph
+
+jax.config.update("jax_enable_x64", True)
+
+RC2 = 0.15
+
+
+def _pair_energy(r2, mask, xp):
+    return xp.sum(xp.where(mask, (r2 - 0.1) ** 2, 0.0))
+
+
+def _r2(x, xp=np):
+    return xp.sum((x[:, None] - x[None]) ** 2, axis=-1)
+
+
+def test_neighbour_pairs_from_nonzero_of_a_triu_mask():
+    # was "read wrongly ... a dgraph bug": np.triu of a mask computed from the inputs read
+    # as floats, then r2[i, j] at np.nonzero of it as positions 0 and 1 (an MD neighbour
+    # list: the pairs i < j within the cutoff)
+    def f(x):
+        r2 = _r2(x)
+        i, j = np.nonzero(np.triu(r2 < RC2, k=1))
+        return np.sum((r2[i, j] - 0.1) ** 2)
+
+    def ref(x):
+        r2 = _r2(x, jnp)
+        return _pair_energy(r2, jnp.triu(r2 < RC2, k=1), jnp)
+
+    x = np.random.default_rng(0).uniform(size=(6, 2))
+    G = dgraph.make_function(f, "jacobian", point=[x])
+    assert G.generated.verified
+    np.testing.assert_allclose(np.ravel(G(x)), np.ravel(jax.grad(ref)(x)), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        lambda x: x[:, 0][(x[:, 1] > 0.5)[::-1]],  # a reversed mask
+        lambda x: x[1:, 0][(x[:, 1] > 0.5)[1:]],  # a sliced one
+        lambda x: _r2(x)[(_r2(x) < RC2).T],  # a transposed one
+        lambda x: x[:, 0][(x[:, 1] > 0.2) * (x[:, 0] < 0.9)],  # bool * bool: and
+        lambda x: x[:, 0][np.where(x[:, 1] > 0.5, True, False)],  # bools chosen by a mask
+    ],
+    ids=["rev", "slice", "T", "mul", "where"],
+)
+def test_moved_or_combined_masks_select(select):
+    # each was read as positions 0 and 1 (caught by the read check: "read wrongly"); NumPy
+    # keeps them boolean, a selection
+    x = np.random.default_rng(0).uniform(size=(6, 2))
+
+    def f(x):
+        return np.sum((select(x) - 0.1) ** 2)
+
+    G = dgraph.make_function(f, "jacobian", point=[x])
+    assert G.generated.verified
+    h = 1e-6
+    steps = np.eye(x.size).reshape(x.size, *x.shape)
+    want = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in steps]
+    np.testing.assert_allclose(np.ravel(G(x)), want, rtol=1e-7, atol=1e-9)
