@@ -66,3 +66,25 @@ def test_moved_or_combined_masks_select(select):
     steps = np.eye(x.size).reshape(x.size, *x.shape)
     want = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in steps]
     np.testing.assert_allclose(np.ravel(G(x)), want, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        # signed triangle areas by NumPy's 2-D cross (was refused: "3-vectors only")
+        lambda xp, q: (
+            0.5
+            * xp.cross(q.reshape(6, 2)[1::2] - q.reshape(6, 2)[::2], xp.sin(q[:6]).reshape(3, 2))
+        ),
+        # a MATLAB port's flat state in Fortran order (was refused: reshape(order='F'))
+        lambda xp, q: xp.sin(q.reshape(-1, 3, order="F")) @ xp.arange(1.0, 4.0),
+        lambda xp, q: xp.cumsum(xp.exp(q.reshape(4, 3)).ravel(order="F"))[::3],
+    ],
+    ids=["cross2d", "reshapeF", "ravelF"],
+)
+def test_numpy_forms_of_mesh_programs(f):
+    q = np.random.default_rng(1).normal(size=12)
+    G = dgraph.make_function(lambda q: f(np, q), "jacobian", point=[q])
+    assert G.generated.verified
+    want = jax.jacfwd(lambda q: f(jnp, q))(q)
+    np.testing.assert_allclose(np.asarray(G(q)).reshape(want.shape), want, rtol=1e-13)

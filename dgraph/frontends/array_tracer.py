@@ -1474,10 +1474,14 @@ def _viewing(view: TracedArray | np.ndarray, base: TracedArray) -> None:
 
 
 def _reshape(x: Any, shape: Any, order: str | None = "C") -> Any:
+    if order == "F" and _is_traced(x):  # Fortran order: C order of the axes reversed
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        new = np.empty(x.shape, dtype=np.bool_).reshape(shape, order="F").shape
+        return _transpose(_reshape(_transpose(x), new[::-1]))
     if order not in ("C", None):  # NumPy reads None as "C"
         raise _unsupported(f"reshape(order={order!r})")
     if _traced(x, "reshape") is None:
-        return np.reshape(_constant(x), shape)
+        return np.reshape(_constant(x), shape, order=order or "C")
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     try:
         new = np.empty(x.shape, dtype=np.bool_).reshape(shape).shape  # -1 resolved by NumPy
