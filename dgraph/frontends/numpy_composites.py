@@ -56,7 +56,9 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, ax
     if np.shape(a)[-1:] == np.shape(b)[-1:] == (2,):
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
-        raise InputError("numpy.cross of a 2-vector and a 3-vector is not supported")
+        raise InputError(
+            "numpy.cross of other than two 3-vectors or two 2-vectors is not supported"
+        )
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
