@@ -88,3 +88,25 @@ def test_numpy_forms_of_mesh_programs(f):
     assert G.generated.verified
     want = jax.jacfwd(lambda q: f(jnp, q))(q)
     np.testing.assert_allclose(np.asarray(G(q)).reshape(want.shape), want, rtol=1e-13)
+
+
+def test_a_table_at_a_mask_as_integers():
+    # was refused as a masked selection ("selects a number of entries that depends on
+    # them"): a tension-only cable's stiffness K[(strain > 0).astype(int)] reads positions
+    # 0 and 1, as NumPy does; astype(bool) of a mask (was refused) is the mask
+    K = np.array([0.1, 5.0])
+    rest = np.array([1.0, 0.8, 1.3, 0.9])
+
+    def f(x):
+        strain = np.abs(x[1:] - x[:-1]) - rest
+        taut = (strain > 0).astype(bool)
+        return 0.5 * np.sum(K[taut.astype(int)] * strain**2)
+
+    def ref(x):
+        strain = jnp.abs(x[1:] - x[:-1]) - rest
+        return 0.5 * jnp.sum(jnp.where(strain > 0, K[1], K[0]) * strain**2)
+
+    x = np.array([0.0, 1.2, 1.7, 3.2, 4.0])
+    G = dgraph.make_function(f, "jacobian", "c", point=[x])
+    assert G.generated.verified
+    np.testing.assert_allclose(np.ravel(G(x)), jax.grad(ref)(x), rtol=1e-13)

@@ -542,8 +542,15 @@ class Passive(_Value):
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Passive:
         """Itself as floats, or as integers where its values are whole numbers already
         (``np.floor(x).astype(int)``: a cell's index), else rounded toward zero as NumPy
-        casts (``(np.sign(x) * 1.5).astype(int)``); any other cast is refused."""
+        casts (``(np.sign(x) * 1.5).astype(int)``); a mask as booleans itself, as integers
+        its 0 and 1 (positions, no longer a mask: ``K[(e > 0).astype(int)]``); any other
+        cast is refused."""
         kind = np.dtype(dtype).kind
+        if kind == "b" and is_mask(self.op):
+            return self
+        if kind == "i" and is_mask(self.op):  # 0 and 1, positions (K[m.astype(int)])
+            zeros, ones = Const.of(np.zeros(self.shape)), Const.of(np.ones(self.shape))
+            return Passive(ArrayOp("select_n", (self.op, zeros, ones), (), self.shape))
         if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
             return self
         if kind == "i" and is_toward_zero(self.op):  # an integer argument's cast, again
