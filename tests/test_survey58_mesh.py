@@ -49,12 +49,13 @@ def test_neighbour_pairs_from_nonzero_of_a_triu_mask():
         lambda x: _r2(x)[(_r2(x) < RC2).T],  # a transposed one
         lambda x: x[:, 0][(x[:, 1] > 0.2) * (x[:, 0] < 0.9)],  # bool * bool: and
         lambda x: x[:, 0][np.where(x[:, 1] > 0.5, True, False)],  # bools chosen by a mask
+        lambda x: np.log(x[:, 1] - 0.3)[np.isfinite(np.log(x[:, 1] - 0.3))],  # NaN dropped
     ],
-    ids=["rev", "slice", "T", "mul", "where"],
+    ids=["rev", "slice", "T", "mul", "where", "isfinite"],
 )
 def test_moved_or_combined_masks_select(select):
-    # each was read as positions 0 and 1 (caught by the read check: "read wrongly"); NumPy
-    # keeps them boolean, a selection
+    # each was read as positions 0 and 1 (caught by the read check: "read wrongly"), or
+    # refused (isfinite: "a data-dependent index"); NumPy keeps them boolean, a selection
     x = np.random.default_rng(0).uniform(size=(6, 2))
 
     def f(x):

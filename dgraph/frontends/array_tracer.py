@@ -1746,12 +1746,19 @@ _MOVES_OF_ONE = frozenset({"slice", "rev", "transpose", "reshape", "broadcast_in
 
 
 def is_mask(op: ArrayOp) -> bool:
-    """``op`` is boolean as NumPy types it: a comparison or logical operation, or one
-    moved (sliced, reversed, transposed, reshaped: ``m.T``, ``m[1:]``), so that an index
-    by it selects where it holds rather than reading 0 and 1 as positions."""
+    """``op`` is boolean as NumPy types it: a comparison, a logical operation or
+    ``np.isfinite``, or one moved (sliced, reversed, transposed, reshaped: ``m.T``,
+    ``m[1:]``), so that an index by it selects where it holds rather than reading 0 and 1
+    as positions."""
     while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
         op = op.operands[0]
-    return op.primitive in _MASKS
+    return op.primitive in _MASKS or op.primitive == "is_finite"
+
+
+def _boolean(op: ArrayOp) -> bool:
+    """A comparison, logical operation or ``np.isfinite`` itself (not moved): what a
+    product (@) refuses, its element form a relational, not a number."""
+    return op.primitive in _MASKS or op.primitive == "is_finite"
 
 
 def _both_masks(args: Sequence[Any]) -> bool:
@@ -2278,7 +2285,7 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
     arrays = [gathered(a) for a in arrays]
     if not arrays:
         raise InputError("numpy.concatenate: nothing to concatenate")
-    if any(isinstance(a, Passive) and is_mask(a.op) for a in arrays):
+    if any(isinstance(a, Passive) and a.op.primitive in _MASKS for a in arrays):
         raise _unsupported("numpy.concatenate of a comparison")
     if not any(_is_traced(a) for a in arrays):
         return np.concatenate([_constant(a) for a in arrays], axis)
@@ -2875,7 +2882,7 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     axes (a Kronecker factor with an identity); stacks of equal batch shapes batch."""
     if kwargs:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
-    if any(isinstance(x, Passive) and (is_mask(x.op) or not _live(y))
+    if any(isinstance(x, Passive) and (_boolean(x.op) or not _live(y))
            for x, y in ((a, b), (b, a))):  # fmt: skip
         raise _unsupported("a product (@) with a comparison")
     if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
