@@ -1475,6 +1475,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("float-for-mask-argument", "was traced as a boolean array (a mask, not differentiated)"),
     # args46: the element level takes the callable's own arguments (or the flat vector)
     ("own-arguments-count", "vjp takes the function's own arguments (A, b, w): 2 given"),
+    # mesh58: np.isfinite's mask in a product (@), as a comparison's (was a TypeError of
+    # sympy's relational in the element expansion)
+    ("isfinite-matmul", "a product (@) with a comparison"),
 ]
 
 
@@ -1630,6 +1633,9 @@ def _api_call(name: str):
         )(np.ones((3, 2)), x[:2]),
         "add-at-index-data-out-of-range": lambda: make(
             _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
+        ),
+        "isfinite-matmul": lambda: make(
+            lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),
     }
     return calls[name]

@@ -543,8 +543,15 @@ class Passive(_Value):
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Passive:
         """Itself as floats, or as integers where its values are whole numbers already
         (``np.floor(x).astype(int)``: a cell's index), else rounded toward zero as NumPy
-        casts (``(np.sign(x) * 1.5).astype(int)``); any other cast is refused."""
+        casts (``(np.sign(x) * 1.5).astype(int)``); a mask as booleans itself, as integers
+        its 0 and 1 (positions, no longer a mask: ``K[(e > 0).astype(int)]``); any other
+        cast is refused."""
         kind = np.dtype(dtype).kind
+        if kind == "b" and is_mask(self.op):
+            return self
+        if kind == "i" and is_mask(self.op):  # 0 and 1, positions (K[m.astype(int)])
+            zeros, ones = Const.of(np.zeros(self.shape)), Const.of(np.ones(self.shape))
+            return Passive(ArrayOp("select_n", (self.op, zeros, ones), (), self.shape))
         if kind == "f" or (kind == "i" and self.op.primitive in _WHOLE):
             return self
         if kind == "i" and is_toward_zero(self.op):  # an integer argument's cast, again
@@ -652,6 +659,8 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
         return squared
     if name == "square" and (inner := _abs_operand(args[0])) is not None:
         return _elementwise("square", (inner,))
+    if name in ("mul", "add") and len(args) == 2 and _both_masks(args):
+        name = "and" if name == "mul" else "or"  # NumPy's bool * bool, bool + bool
     if not any(_is_traced(a) for a in args):
         function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
         value = function(*[_numbers(a) for a in args])
@@ -1212,7 +1221,7 @@ def _assign(x: TracedArray, key: Any, value: Any) -> None:
     key = as_mask(key) if as_mask(key) is not None else key  # y[np.nonzero(m)] = v
     if _write_entry(x, key, value):
         return
-    if isinstance(key, Passive) and key.op.primitive in _MASKS:
+    if isinstance(key, Passive) and is_mask(key.op):
         _assign_masked(x, key, value, what)
         return
     if _held(x) and not _is_traced(value) and not isinstance(value, Passive):
@@ -1494,10 +1503,14 @@ def _viewing(view: TracedArray | np.ndarray, base: TracedArray) -> None:
 
 
 def _reshape(x: Any, shape: Any, order: str | None = "C") -> Any:
+    if order == "F" and _is_traced(x):  # Fortran order: C order of the axes reversed
+        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        new = np.empty(x.shape, dtype=np.bool_).reshape(shape, order="F").shape
+        return _transpose(_reshape(_transpose(x), new[::-1]))
     if order not in ("C", None):  # NumPy reads None as "C"
         raise _unsupported(f"reshape(order={order!r})")
     if _traced(x, "reshape") is None:
-        return np.reshape(_constant(x), shape)
+        return np.reshape(_constant(x), shape, order=order or "C")
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     try:
         new = np.empty(x.shape, dtype=np.bool_).reshape(shape).shape  # -1 resolved by NumPy
@@ -1751,6 +1764,29 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
 
 #: the operations whose values are a boolean mask
 _MASKS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
+_MOVES_OF_ONE = frozenset({"slice", "rev", "transpose", "reshape", "broadcast_in_dim", "squeeze"})
+
+
+def is_mask(op: ArrayOp) -> bool:
+    """``op`` is boolean as NumPy types it: a comparison, a logical operation or
+    ``np.isfinite``, or one moved (sliced, reversed, transposed, reshaped: ``m.T``,
+    ``m[1:]``), so that an index by it selects where it holds rather than reading 0 and 1
+    as positions."""
+    while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
+        op = op.operands[0]
+    return op.primitive in _MASKS or op.primitive == "is_finite"
+
+
+def _boolean(op: ArrayOp) -> bool:
+    """A comparison, logical operation or ``np.isfinite`` itself (not moved): what a
+    product (@) refuses, its element form a relational, not a number."""
+    return op.primitive in _MASKS or op.primitive == "is_finite"
+
+
+def _both_masks(args: Sequence[Any]) -> bool:
+    """Every operand a boolean value computed from the inputs (``m1 * m2`` is NumPy's
+    logical and of them, ``m1 + m2`` its or)."""
+    return all(isinstance(a, Passive) and is_mask(a.op) for a in args)
 
 
 _MASKED = (
@@ -1921,7 +1957,7 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
         return None
     if any(a.dtype.kind not in "iu" or a.shape != computed[0].shape for a in arrays):
         return None
-    if any(k.op.primitive in _MASKS for k in computed):  # x[mask, mask2]: NumPy's nonzero
+    if any(is_mask(k.op) for k in computed):  # x[mask, mask2]: NumPy's nonzero
         return None
     flat: Any = 0
     fixed: Any = 0  # the integers' and the constant arrays' part, added last
@@ -1973,9 +2009,9 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
     or more (``E[T.astype(int)]``, a mesh's triangles as data) are taken flat and their
     axes laid back by a reshape. A constant table (``np.take(knots, i)``): a passive
     value."""
-    if isinstance(x, Const) and index.op.primitive in _MASKS:
+    if isinstance(x, Const) and is_mask(index.op):
         raise DataDependentIndex(_MASKED)
-    if index.op.primitive in _MASKS:
+    if is_mask(index.op):
         if index.shape == x.shape:  # NumPy's copy: x's vertex now, not x written later
             return MaskedSelection(TracedArray(x.tape, x.name, x.shape), index)
         raise DataDependentIndex(_MASKED)
@@ -2618,7 +2654,7 @@ def _passive_sum(x: Passive, axis: Any, keepdims: bool) -> Passive:
     count that carries no derivative (``np.sum(x > 0)``, ``np.mean(mask)``)."""
     axes = _axes(axis, x.ndim, "numpy.sum")
     values = x.op
-    if x.op.primitive in _MASKS:  # booleans as 0.0 and 1.0
+    if is_mask(x.op):  # booleans as 0.0 and 1.0
         zeros, ones = Const.of(np.zeros(x.shape)), Const.of(np.ones(x.shape))
         values = ArrayOp("select_n", (x.op, zeros, ones), (), x.shape)
     shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
@@ -2782,7 +2818,7 @@ def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) 
     """``numpy.argmax``/``argmin``: positions, a passive value (no derivative)."""
     if out is not None or keepdims:
         raise _unsupported(f"numpy.{what} with out= or keepdims=")
-    if isinstance(x, Passive) and x.op.primitive in _MASKS:
+    if isinstance(x, Passive) and is_mask(x.op):
         return _arg_of_mask(what, x, axis)
     if _traced(x, f"numpy.{what}") is None:
         return getattr(np, what)(_constant(x), axis)
@@ -2868,7 +2904,7 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     axes (a Kronecker factor with an identity); stacks of equal batch shapes batch."""
     if kwargs:
         raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
-    if any(isinstance(x, Passive) and (x.op.primitive in _MASKS or not _live(y))
+    if any(isinstance(x, Passive) and (_boolean(x.op) or not _live(y))
            for x, y in ((a, b), (b, a))):  # fmt: skip
         raise _unsupported("a product (@) with a comparison")
     if scipy_sparse.is_sparse(b):  # u @ A: the traced operand's method runs first
@@ -2939,6 +2975,10 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
         condition = _elementwise("ne", (condition, 0.0))
     if not _is_traced(condition):
         condition = _constant(condition).astype(bool)
+    if _both_masks((condition,)) and all(
+        not _is_traced(v) and np.asarray(v).dtype == bool for v in (x, y)
+    ):  # booleans chosen by a mask: a mask again, as NumPy's bool result
+        return (condition & np.asarray(x)) | (~condition & np.asarray(y))
     if not (_is_traced(x) or _is_traced(y)) and not _is_traced(condition):
         return np.where(condition, _constant(x), _constant(y))
     out = _broadcast_shape([_shape_of(condition), _shape_of(x), _shape_of(y)], "numpy.where")
@@ -3049,7 +3089,7 @@ def _count_nonzero(x: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
     inputs (``np.count_nonzero(x > 1)``)."""
     if not _is_traced(x):
         return np.count_nonzero(_constant(x), axis, keepdims=keepdims)
-    masked = isinstance(x, Passive) and x.op.primitive in _MASKS
+    masked = isinstance(x, Passive) and is_mask(x.op)
     return _passive_sum(x if masked else _elementwise("ne", (x, 0.0)), axis, keepdims)
 
 

@@ -1,7 +1,7 @@
 """NumPy functions of traced arrays that are a few other NumPy operations of equal value
 (NumPy's own definitions, numpy/lib): ``np.triu``/``np.tril`` (a constant mask by
-``np.where``), ``np.cross`` of 3-vectors, ``np.kron`` of vectors or matrices,
-``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
+``np.where``), ``np.cross`` of 3-vectors (of 2-vectors: the z component), ``np.kron`` of
+vectors or matrices, ``np.append``, ``np.column_stack``, ``np.ediff1d``, ``np.trapezoid``,
 ``np.average(weights=)``, ``np.vdot``, ``np.inner``, ``np.polyval`` (Horner's rule),
 ``np.polyder``, ``np.polyint``, ``np.sinc``, ``np.i0`` (``i0e(x)·e^|x|``), ``np.polyfit`` (``lstsq``
 of a constant abscissa's Vandermonde matrix), ``np.rot90``, ``np.meshgrid``,
@@ -37,17 +37,28 @@ def _triangle(lower: bool) -> Callable[..., Any]:
         if np.ndim(m) < 2:
             raise InputError(f"{name} of an array of fewer than 2 axes is not supported")
         ones = np.ones(np.shape(m)[-2:], dtype=bool)
-        return np.where(np.tril(ones, k) if lower else np.triu(ones, k), m, 0.0)
+        kept = np.tril(ones, k) if lower else np.triu(ones, k)
+        from .array_tracer import Passive, is_mask  # its importer: read when called
+
+        if isinstance(m, Passive) and is_mask(m.op):  # a mask stays one, as NumPy's bool
+            return m & kept
+        return np.where(kept, m, 0.0)
 
     return triangle
 
 
 def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Any:
-    """``a × b`` of 3-vectors along the last axis (broadcast over the others)."""
+    """``a × b`` of 3-vectors along the last axis (broadcast over the others); of two
+    2-vectors, its z component ``a0·b1 − a1·b0`` (NumPy's, deprecated since 2.0 but kept:
+    a signed area)."""
     if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
         raise InputError("numpy.cross along an axis other than the last is not supported")
+    if np.shape(a)[-1:] == np.shape(b)[-1:] == (2,):
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
-        raise InputError("numpy.cross of vectors other than 3-vectors is not supported")
+        raise InputError(
+            "numpy.cross of other than two 3-vectors or two 2-vectors is not supported"
+        )
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
