@@ -36,3 +36,26 @@ def test_drawdown_whose_jacobian_is_zero_at_the_check_points():
         np.testing.assert_allclose(
             np.ravel(J(x)), drawdown_gradient(x, RETURNS), rtol=1e-12, atol=1e-15
         )
+
+
+def test_vector_function_with_a_matrix_or_several_parameters():
+    # was refused at the call, "p needs shape (12,) or (B, 12), not (4, 3)", and a
+    # TypeError for two parameters: a function of one vector to a vector took its
+    # parameters as the flat p; now its own arguments, as jax.jacobian's function does
+    returns = np.arange(12.0).reshape(4, 3) * 0.05
+    w = np.array([0.5, 0.3, 0.2])
+
+    def wealth(w, r):
+        return np.cumprod(1 + r @ w)
+
+    def wealth2(w, a, b):
+        return np.cumprod(1 + a * w + b)
+
+    growth = 1 + returns @ w
+    want = np.cumprod(growth)[:, None] * np.cumsum(returns / growth[:, None], axis=0)
+    J = dgraph.make_function(wealth, "jacobian", point=[w, returns], params=["r"])
+    np.testing.assert_allclose(J(w, returns), want, rtol=1e-13)
+    J2 = dgraph.make_function(wealth2, "jacobian", point=[w, 0.3, 0.1], params=["a", "b"])
+    growth2 = 1 + 0.3 * w + 0.1
+    want2 = np.tril(np.cumprod(growth2)[:, None] * 0.3 / growth2[None, :])
+    np.testing.assert_allclose(J2(w, 0.3, 0.1), want2, rtol=1e-13)
