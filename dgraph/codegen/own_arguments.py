@@ -233,7 +233,9 @@ def own_call(
     shapes = [_shape(s) for s in sizes] if sizes is not None else [np.shape(v) for v in point]
     inputs = [(n, s) for n, s in zip(names, shapes, strict=True) if n not in params]
     kept = [(n, s) for n, s in zip(names, shapes, strict=True) if n in params]
-    one_vector = len(inputs) == 1 and len(inputs[0][1]) == 1  # the flat call is the own call
+    # the flat call is the own call: one vector in, and the parameters, if any, one vector p
+    flat_p = len(kept) < 2 and all(len(s) == 1 for _, s in kept)
+    one_vector = len(inputs) == 1 and len(inputs[0][1]) == 1 and flat_p
     if one_vector and mode not in ("jacobian", "value_and_jacobian", "jvp", "vjp"):
         return None
     if sum(math.prod(s) for _, s in inputs) != len(graph.inputs):

@@ -47,6 +47,10 @@ __all__ = ["MAX_PAIRS", "MAX_TERMS", "cancelled_entries", "exact_pattern", "repr
 
 MAX_TERMS = 64  # a sum of more terms becomes an unknown of its own
 MAX_PAIRS = 5_000  # vertices × inputs above which no cancellation is looked for (seconds)
+#: a product of polynomials whose terms' pairs exceed this is an unknown of its own: a
+#: value numbered as one flat product of sums (a cumulative product of 12 steps' ``1 + r·w``,
+#: 4¹² terms) multiplied out never finished
+MAX_PRODUCT = MAX_TERMS**2
 
 
 def representatives(g: DGraph) -> dict[sympy.Symbol, sympy.Expr]:
@@ -153,16 +157,14 @@ def _polynomial(e: sympy.Expr, unknowns: _Unknowns) -> Polynomial:
         for t in e.args:
             total = _plus(total, _polynomial(t, unknowns))
         return total
-    if e.is_Mul:
+    if e.is_Mul or (e.is_Pow and e.exp.is_Integer and 0 < int(e.exp) <= 8):
+        factors = e.args if e.is_Mul else [e.base] * int(e.exp)
         product: Polynomial = {(): Fraction(1)}
-        for f in e.args:
-            product = _times(product, _polynomial(f, unknowns))
-        return product
-    if e.is_Pow and e.exp.is_Integer and 0 < int(e.exp) <= 8:
-        base = _polynomial(e.base, unknowns)
-        product = {(): Fraction(1)}
-        for _ in range(int(e.exp)):
-            product = _times(product, base)
+        for f in factors:
+            term = _polynomial(f, unknowns)
+            if len(product) * len(term) > MAX_PRODUCT:  # claims nothing of e
+                return {((unknowns.fresh(), 1),): Fraction(1)}
+            product = _times(product, term)
         return product
     if e.is_Pow and e.exp.is_Integer and -8 <= int(e.exp) < 0:  # (1/b)^k: one unknown 1/b
         return {((unknowns.of(1 / e.base), -int(e.exp)),): Fraction(1)}
@@ -206,6 +208,8 @@ def cancelled_entries(
             labels[u, v] = {((unknowns.fresh(), 1),): Fraction(1)}  # not finite: claim nothing
         else:
             labels[u, v] = _polynomial(label, unknowns)
+            if len(labels[u, v]) > max_terms:  # as a sum of the sweep's: an unknown
+                labels[u, v] = {((unknowns.fresh(), 1),): Fraction(1)}
     forward = _sweep(g, labels, unknowns, max_terms)
     return frozenset((y, x) for y, x in path_counts(g) if x not in forward[y])
 
