@@ -1060,7 +1060,8 @@ def _fold_gathers(
     instead of gathered again on every call."""
     constant = set(w.constants.arrays)
     found: dict[Node, Node] = {}
-    for s in body:
+    holding: set[int] = set()  # the statements a node was found in
+    for k, s in enumerate(body):
         stack = list(s.value.children())
         while stack:
             n = stack.pop()
@@ -1073,6 +1074,7 @@ def _fold_gathers(
                 and all(isinstance(k, _PURE) for k in whole)
             ):
                 found[n] = n
+                holding.add(k)
             else:
                 stack.extend(n.children())
     if not found:
@@ -1090,7 +1092,16 @@ def _fold_gathers(
         statements = [ArrayStatement(t, n) for t, n in zip(wanted, rest, strict=True)]
         values.update(zip(rest, _evaluated(w, statements, wanted), strict=True))
     made = {n: w.constants.add(values[n]) for n in found}
-    return [dataclasses.replace(s, value=ir.substituted(s.value, made)) for s in body]
+    # a statement whose walk found nothing holds no such node below its value (each
+    # node there was asked), so only its value itself may be one: not rebuilt (its
+    # walk and hashing, node by node, was a fifth of a long unrolled program's build)
+    return [
+        dataclasses.replace(
+            s,
+            value=ir.substituted(s.value, made) if k in holding else made.get(s.value, s.value),
+        )
+        for k, s in enumerate(body)
+    ]
 
 
 def live_statements(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:
