@@ -529,6 +529,11 @@ class Passive(_Value):
     def T(self) -> Any:
         return _transpose(self)
 
+    @property
+    def boolean(self) -> bool:
+        """Whether NumPy types it boolean (:func:`is_mask`): what the composites ask."""
+        return is_mask(self.op)
+
     def reshape(self, *shape: Any, order: str | None = "C") -> Any:
         return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
 

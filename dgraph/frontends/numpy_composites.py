@@ -38,9 +38,7 @@ def _triangle(lower: bool) -> Callable[..., Any]:
             raise InputError(f"{name} of an array of fewer than 2 axes is not supported")
         ones = np.ones(np.shape(m)[-2:], dtype=bool)
         kept = np.tril(ones, k) if lower else np.triu(ones, k)
-        from .array_tracer import Passive, is_mask  # its importer: read when called
-
-        if isinstance(m, Passive) and is_mask(m.op):  # a mask stays one, as NumPy's bool
+        if getattr(m, "boolean", False):  # a traced mask stays one, as NumPy's bool
             return m & kept
         return np.where(kept, m, 0.0)
 
