@@ -7,16 +7,21 @@ its rounding is relative to 2, not to 0."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sympy
 
 __all__ = ["absolute_terms", "sums_terms"]
 
+Sums = Mapping[sympy.Symbol, sympy.Expr] | None  # vertices whose values are sums, by symbol
 
-def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
+
+def absolute_terms(expr: sympy.Expr, sums: Sums = None) -> sympy.Expr:
     """``expr`` with every sum's terms by their absolute values, through products and
     positive integer powers (the bound of the rounding of an expression evaluated as
     written); any other function or quotient as its absolute value (its arguments'
-    rounding is not bounded this way).
+    rounding is not bounded this way). A symbol of ``sums`` met on that walk is its sum's
+    terms (one level): a value that is a sum carries its terms' rounding.
 
     >>> a = sympy.Symbol("a")
     >>> float(absolute_terms(1 - sympy.tanh(a) ** 2).subs(a, 30))  # the value: 0.0
@@ -24,19 +29,22 @@ def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
     """
     if expr.is_Number:
         return abs(expr)
+    if sums and expr in sums:
+        return absolute_terms(sums[expr])
     if expr.is_Add:
-        return sympy.Add(*(absolute_terms(a) for a in expr.args), evaluate=False)
+        return sympy.Add(*(absolute_terms(a, sums) for a in expr.args), evaluate=False)
     if expr.is_Mul:
-        return sympy.Mul(*(absolute_terms(a) for a in expr.args), evaluate=False)
+        return sympy.Mul(*(absolute_terms(a, sums) for a in expr.args), evaluate=False)
     if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
-        return sympy.Pow(absolute_terms(expr.base), expr.exp, evaluate=False)
+        return sympy.Pow(absolute_terms(expr.base, sums), expr.exp, evaluate=False)
     return sympy.Abs(expr, evaluate=False)
 
 
-def sums_terms(expr: sympy.Expr) -> bool:
+def sums_terms(expr: sympy.Expr, sums: Sums = None) -> bool:
     """Whether :func:`absolute_terms` of ``expr`` reaches a sum (through sums, products and
-    positive integer powers): only then can it differ from ``|expr|``. ``1/(1 + a**2)``
-    does not (a quotient is taken whole), ``1 - tanh(a)**2`` does.
+    positive integer powers; a symbol of ``sums`` is one): only then can it differ from
+    ``|expr|``. ``1/(1 + a**2)`` does not (a quotient is taken whole), ``1 - tanh(a)**2``
+    does.
 
     >>> a = sympy.Symbol("a")
     >>> sums_terms(1 - sympy.tanh(a) ** 2), sums_terms(1 / (1 + a**2))
@@ -45,7 +53,7 @@ def sums_terms(expr: sympy.Expr) -> bool:
     stack = [expr]
     while stack:
         e = stack.pop()
-        if e.is_Add:
+        if e.is_Add or (sums and e in sums):
             return True
         if e.is_Mul:
             stack += e.args

@@ -287,7 +287,7 @@ def edge_magnitudes(
     Where terms cancel, as ``1 - tanh(v)**2`` at a large ``v`` (0 for ``tanh(v) == 1.0``
     in doubles, while its exact value is 1e-22), the label's value is rounding alone and
     its magnitude stays the terms' (2, not 0). A vertex the label reads whose value is
-    such a sum counts as its terms too (:func:`_with_sums`): ``2·t`` of ``t**2`` at
+    such a sum counts as its terms too (:func:`_sums`): ``2·t`` of ``t**2`` at
     ``t = 1 - a/p`` with ``a == p`` is 0, its magnitude 2·(1 + |a/p|). ``|label|`` where
     neither has a sum of terms that are not all numbers (its rounding is relative to its
     value)."""
@@ -310,13 +310,13 @@ def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
     check first asks."""
     if "numeric_magnitudes" not in graph.derived:
         _, (edges, _) = _compiled(graph)
-        labels = _with_sums(graph, [graph.partial(u, v) for u, v in edges])
-        summed = [k for k, label in enumerate(labels) if sums_terms(label)]
+        labels, sums = [graph.partial(u, v) for u, v in edges], _sums(graph)
+        summed = [k for k, label in enumerate(labels) if sums_terms(label, sums)]
         function = None
         if summed:
             order = [*graph.order(), *graph.parameters]
             names = {vertex_symbol(u): f"_v{k}" for k, u in enumerate(order)}
-            steps = [(f"_m{k}", absolute_terms(labels[k])) for k in summed]
+            steps = [(f"_m{k}", absolute_terms(labels[k], sums)) for k in summed]
             function = _function(
                 "_edge_magnitudes", list(names.values()), steps, _Printer(names), read=False
             )
@@ -324,26 +324,19 @@ def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
     return graph.derived["numeric_magnitudes"]
 
 
-def _with_sums(graph: DGraph, labels: list[sympy.Expr]) -> list[sympy.Expr]:
-    """``labels`` with each vertex they read whose expression sums terms
-    (:func:`~dgraph.blocks.rounding.sums_terms`) written as that expression, one level:
-    such a vertex's value carries the rounding of its terms, not of its value. Generated
-    code may compute it otherwise (``a/p`` as ``a·(1/p)``, the reciprocal shared with the
-    partial ``1/p``), so where the terms cancel exactly in the graph's evaluation (a
-    drawdown ``1 - wealth/peak`` at a new peak) the code's value is their rounding."""
+def _sums(graph: DGraph) -> dict[sympy.Symbol, sympy.Expr]:
+    """The vertices whose expressions sum terms (:func:`~dgraph.blocks.rounding.sums_terms`),
+    by symbol: a label reading one counts its terms (:func:`absolute_terms`), as such a
+    value carries the rounding of its terms, not of its value. Generated code may compute
+    it otherwise (``a/p`` as ``a·(1/p)``, the reciprocal shared with the partial ``1/p``),
+    so where the terms cancel exactly in the graph's evaluation (a drawdown
+    ``1 - wealth/peak`` at a new peak) the code's value is their rounding."""
     sums: dict[sympy.Symbol, sympy.Expr] = {}
     for v in graph.order():
         expr = graph.expr(v) if graph.role(v) != "input" else None
         if expr is not None and sums_terms(expr):
             sums[vertex_symbol(v)] = expr
-    if not sums:
-        return labels
-    return [
-        label.xreplace({s: sums[s] for s in label.free_symbols if s in sums})
-        if label.free_symbols & sums.keys()
-        else label
-        for label in labels
-    ]
+    return sums
 
 
 def evaluate_expression_set(
