@@ -118,29 +118,25 @@ def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | N
 
 def spread(positions: np.ndarray, data: Node, size: int) -> Node | None:
     """``data`` at ``positions`` of a vector of ``size`` zeros without an index array,
-    where the positions step evenly: ``data`` as one column of a matrix padded with zero
-    columns and rows above it, flattened (XLA computes each entry from its place; a
-    gather reads an index per entry, a scatter is a loop of its own). None for other
-    positions."""
+    where the positions step evenly from one below the step: ``data`` as one column of
+    a matrix padded with zero columns, flattened (XLA computes each entry from its
+    place; a gather reads an index per entry). None for other positions."""
     m = positions.size
     if m < 2:
         return None
     first, step = int(positions[0]), int(positions[1] - positions[0])
-    if step < 1 or first < 0 or int(positions[-1]) >= size:
+    if step < 1 or first >= step or int(positions[-1]) >= size:
         return None
     if not np.array_equal(positions, first + step * np.arange(m)):
         return None
     flat = Call("ravel", (data,))
     if step == 1:
         return Call("pad", (flat, Const(((first, size - first - m),))))
-    above, column_at = divmod(first, step)
     column = Call("reshape", (flat, Const((m, 1))))
-    widths = ((above, 0), (column_at, step - 1 - column_at))
-    spread = Call("ravel", (Call("pad", (column, Const(widths))),))
-    end = step * (above + m)
-    if end >= size:
+    spread = Call("ravel", (Call("pad", (column, Const(((0, 0), (first, step - 1 - first))))),))
+    if step * m >= size:
         return Index(spread, (ir.Slice(0, size),))
-    return Call("pad", (spread, Const(((0, size - end),))))
+    return Call("pad", (spread, Const(((0, size - step * m),))))
 
 
 def gathered(
@@ -352,8 +348,7 @@ def _run(
     constants: Constants, flat: Node, data: Node, size: int, shapes: dict[int, Any]
 ) -> Node | None:
     """``data`` at ``flat``'s positions of a vector of ``size`` zeros as a pad, where
-    they are a module constant's positions inside it stepping evenly (a run of
-    consecutive ones, one position, or every ``step``-th: :func:`spread`) and ``data``
+    they are a module constant's run of consecutive positions inside it and ``data``
     holds one entry each (a float array: ``.at[]`` would cast another to the base's
     type); None otherwise."""
     if not _constant(flat, constants):
@@ -367,9 +362,7 @@ def _run(
     if m == 0 or not isinstance(shape, tuple) or int(np.prod(shape)) != m:
         return None
     first = int(positions[0])
-    if m > 1 and first >= 0:
-        return spread(positions, data, size)
-    if first < 0 or first + m > size:
+    if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
         return None
     return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))
 
