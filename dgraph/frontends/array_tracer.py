@@ -1772,26 +1772,26 @@ _MASKS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
 _MOVES_OF_ONE = frozenset({"slice", "rev", "transpose", "reshape", "broadcast_in_dim", "squeeze"})
 
 
-def is_mask(op: ArrayOp) -> bool:
-    """``op`` is boolean as NumPy types it: a comparison, a logical operation or
-    ``np.isfinite``, or one moved (sliced, reversed, transposed, reshaped: ``m.T``,
-    ``m[1:]``), so that an index by it selects where it holds rather than reading 0 and 1
-    as positions."""
-    while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
-        op = op.operands[0]
-    return op.primitive in _MASKS or op.primitive == "is_finite"
-
-
 def _boolean(op: ArrayOp) -> bool:
     """A comparison, logical operation or ``np.isfinite`` itself (not moved): what a
     product (@) refuses, its element form a relational, not a number."""
     return op.primitive in _MASKS or op.primitive == "is_finite"
 
 
+def is_mask(op: ArrayOp) -> bool:
+    """``op`` is boolean as NumPy types it: a comparison, a logical operation or
+    ``np.isfinite`` (:func:`_boolean`), or one moved (sliced, reversed, transposed,
+    reshaped: ``m.T``, ``m[1:]``), so that an index by it selects where it holds rather
+    than reading 0 and 1 as positions."""
+    while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
+        op = op.operands[0]
+    return _boolean(op)
+
+
 def _both_masks(args: Sequence[Any]) -> bool:
     """Every operand a boolean value computed from the inputs (``m1 * m2`` is NumPy's
     logical and of them, ``m1 + m2`` its or)."""
-    return all(isinstance(a, Passive) and is_mask(a.op) for a in args)
+    return all(isinstance(a, Passive) and a.boolean for a in args)
 
 
 _MASKED = (
