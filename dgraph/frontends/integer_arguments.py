@@ -69,13 +69,14 @@ def integer_scalars(
         return {}
     found: dict[int, tuple[str, int | bool]] = {}
     for k, (name, value) in enumerate(zip(names, point, strict=True)):
-        if name not in params or np.ndim(value) != 0 or np.iscomplexobj(value):
+        if name not in params:
             continue
         try:
-            kind = np.asarray(value).dtype.kind
-        except Exception:  # a tracer, an object: not a number given here
+            array = np.asarray(value)
+        except Exception:  # a ragged list, a tracer: no integer given here
             continue
-        if kind in "iub":
+        if array.ndim == 0 and array.dtype.kind in "iub":
+            kind = array.dtype.kind
             found[k] = (name, bool(value) if kind == "b" else int(value))
     return found
 
