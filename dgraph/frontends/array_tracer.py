@@ -190,7 +190,9 @@ def _parameters_of(value: Any) -> list[str]:
     """The parameters a traced ``value`` is computed from, where it is computed from
     them alone (:meth:`_Tape.parameters_of`); [] otherwise."""
     tape = getattr(value, "tape", None)
-    return tape.parameters_of(value.name) if isinstance(tape, _Tape) else []
+    if not isinstance(tape, _Tape) or getattr(value, "_writes", None):
+        return []  # entries written since: reading its name would put them in
+    return tape.parameters_of(value._name)
 
 
 def _unsupported(what: str) -> InputError:
