@@ -451,6 +451,25 @@ CASES: list[tuple[str, list[str], str]] = [
         "a drawing of more than 1000 is not legible",
     ),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
+    # loops59: a trip count, a loop bound or a flag named in --params, whose value the
+    # command line does not give: the line names it and says how to fix it in the file
+    *(
+        (
+            f"structural-parameter-{function}",
+            [
+                "codegen",
+                H("loop_count.py") + f":{function}",
+                "--inputs",
+                "y:3",
+                "--params",
+                name,
+                "-o",
+                "j.py",
+            ],
+            f"a parameter ({name}) that fixes the structure",
+        )
+        for function, name in (("steps", "n"), ("fori_steps", "n"), ("biased", "bias"))
+    ),
     # JAX functions (skipped without JAX)
     (
         "jax-expansion-over-the-limit",
@@ -1312,7 +1331,7 @@ def _check(code: int, out: str, err: str, needle: str) -> None:
 def test_hostile_input_is_one_line_and_exit_2(
     argv, needle, tmp_path, monkeypatch, capsys, deadline
 ):
-    if any("jax_model.py" in a or "mixed_model.py" in a for a in argv):
+    if any(m in a for a in argv for m in ("jax_model.py", "mixed_model.py", "loop_count.py")):
         pytest.importorskip("jax", reason="JAX is not installed")
     _make(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -1478,6 +1497,13 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     # mesh58: np.isfinite's mask in a product (@), as a comparison's (was a TypeError of
     # sympy's relational in the element expansion)
     ("isfinite-matmul", "a product (@) with a comparison"),
+    # loops59: an integer parameter that fixes the structure (range(n)) is closed over at
+    # the point's value; a call with another, or without it, is refused
+    ("loop-count-other-value", "n = 4, but the function was made at n = 3, which fixes"),
+    ("loop-count-left-out", "1 arguments given, not 2: it takes n (= 3) as argument 2"),
+    ("loop-count-jit", "n is a traced value (jax.jit: mark it static, static_argnums)"),
+    ("loop-count-float", "a parameter (n) that fixes the structure (range(n), a loop"),
+    ("loop-count-differentiated", "n is given as the integer 3 but differentiated: a count"),
 ]
 
 
@@ -1486,6 +1512,7 @@ def _api_call(name: str):
     import dgraph
     from dgraph.frontends import from_function, from_jax, from_trace
 
+    jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
     jax_special = pytest.importorskip("jax.scipy.special")
     import scipy.special as scipy_special
@@ -1634,6 +1661,11 @@ def _api_call(name: str):
         "add-at-index-data-out-of-range": lambda: make(
             _add_at_index_data, "jacobian", params=["i"], point=[x, np.array([0.0, 7, 1, 2])]
         ),
+        "loop-count-other-value": lambda: _steps_made()(x[:3], 4),
+        "loop-count-left-out": lambda: _steps_made()(x[:3]),
+        "loop-count-jit": lambda: jax.jit(_steps_made())(x[:3], 3),
+        "loop-count-float": lambda: make(_steps, point=[x[:3], 3.0], params=["n"]),
+        "loop-count-differentiated": lambda: make(_steps, point=[x[:3], 3]),
         "isfinite-matmul": lambda: make(
             lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),
@@ -1654,6 +1686,21 @@ def _pytree_made():
     return dgraph.make_function(
         _pytree_loss, point=[{"a": np.ones(2)}, np.ones(2)], method="forward"
     )
+
+
+def _steps(y, n):
+    for _ in range(n):
+        y = y + 0.1 * np.sin(y) * y[::-1]
+    return y
+
+
+@functools.cache
+def _steps_made():
+    """``_steps``' made Jacobian, its trip count ``n = 3`` closed over (made once for the
+    cases that call it)."""
+    import dgraph
+
+    return dgraph.make_function(_steps, point=[np.ones(3), 3], params=["n"])
 
 
 def _bincount_index_data(x, i):

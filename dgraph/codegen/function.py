@@ -23,7 +23,13 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
-from ..frontends.integer_arguments import ClosedOver, IntegerArguments, integer_arguments
+from ..frontends.integer_arguments import (
+    ClosedOver,
+    IntegerArguments,
+    integer_arguments,
+    integer_inputs_hint,
+    integer_scalars,
+)
 from ..frontends.integer_casts import index_data
 from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
 from ..methods.registry import traced_function
@@ -37,6 +43,7 @@ from .own_arguments import OwnCall, PytreeCall, own_call
 from .points import one_point_calls
 from .python import load_python
 from .scope import codegen_call
+from .structural import Structural, structural
 from .tensor.function import TensorGenerated, make_tensor_function, sweep_arguments
 
 __all__ = ["GeneratedFunction", "hessian", "make_function"]
@@ -100,6 +107,11 @@ class GeneratedFunction:
     """A function of pytrees (:mod:`~dgraph.frontends.pytrees`): its call, which flattens
     the pytrees, calls the function of their leaves and nests the results as JAX does."""
 
+    structural: Structural | None = None
+    """Parameters given as integers that fix the program's structure (a trip count),
+    closed over at the point's values (:mod:`~dgraph.codegen.structural`): each call
+    gives those values at their places, checked and dropped before the code runs."""
+
     own_integers: dict[int, str] = {}  # noqa: RUF012  (replaced, never changed in place)
     """:attr:`integers` where the own call takes them."""
 
@@ -121,6 +133,8 @@ class GeneratedFunction:
             For an argument of a complex type: the code is of real arguments (NumPy and
             C dropped the imaginary part with a warning, JAX mixed it into the values).
         """
+        if self.structural is not None:
+            arrays = tuple(self.structural.strip(arrays))
         if self.pytree is not None:
             return self.pytree(functools.partial(self._leaves_call, **options), arrays)
         return self._leaves_call(*arrays, **options)
@@ -183,6 +197,8 @@ class GeneratedFunction:
             raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
         if self.pytree is not None:  # the leaves, in flatten order
             arrays = tuple(self.pytree.leaves(arrays))
+        if self.structural is not None:
+            arrays = tuple(self.structural.strip(arrays))
         return g.stacked(*self._without_fixed(arrays))
 
     @property
@@ -259,7 +275,12 @@ def make_function(
         A function's parameters that are not differentiated. An argument whose ``point``
         value is an integer array (a mesh's triangles) is one too, read as if the
         function cast it, ``T.astype(int)`` (index data; JAX's ``jacfwd`` refuses integer
-        inputs); the made function takes an integer array there at each call.
+        inputs); the made function takes an integer array there at each call. One given
+        as an integer (a Python int, a 0-d integer array) that fixes the program's
+        structure (``range(n)``, a ``fori_loop`` bound, a shape, a static index), where
+        reading it as a number fails, is closed over at that value: the made function
+        takes it at its place and refuses any other value
+        (:mod:`~dgraph.codegen.structural`).
     sizes
         Each argument's length or shape, 0 a scalar.
     point
@@ -315,6 +336,38 @@ def make_function(
         raise DGraphError(f"unknown mode {mode!r:.60}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
+    function = callable(source) and not isinstance(source, (DGraph, ExpressionSet))
+    scalars = integer_scalars(source, point, params) if function and sizes is None else {}
+    given = functools.partial(_of_given, source, mode, lang, method, budget, sparse, params,
+                              sizes, point, tril, weights, tape)  # fmt: skip
+    try:  # read as numbers first: the code then takes any value at each call
+        return given()
+    except InputError as error:  # one that fixes the structure (range(n)): closed over,
+        if not scalars:  # as JAX's static_argnums; the made function refuses another value
+            hint = integer_inputs_hint(source, point, params) if function and sizes is None else ""
+            if hint:  # the reader's line to its first clause: the hint is what to do
+                error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
+            raise
+    return _closed_scalars(source, scalars, mode, lang, method, budget, sparse, params, point,
+                           tril, weights, tape)  # fmt: skip
+
+
+def _of_given(
+    source: Any,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    params: Sequence[str],
+    sizes: Any,
+    point: Sequence[Any] | None,
+    tril: bool,
+    weights: Any,
+    tape: int | None,
+) -> GeneratedFunction:
+    """:func:`make_function` of a source whose parameters are read as given (index data
+    given as integer arrays among them)."""
     if callable(source) and not isinstance(source, (DGraph, ExpressionSet)):
         trees = pytrees_of(source, point, params)
         if trees is not None:  # made of the function of the leaves, called with pytrees
@@ -339,9 +392,58 @@ def make_function(
         warnings.warn(
             f"dgraph: {error}; the index data {', '.join(source.names)} are closed over"
             " instead (their pattern: a call giving others is refused)",
-            stacklevel=2,
+            stacklevel=3,
         )
         return closed
+
+
+def _closed_scalars(
+    f: Callable[..., Any],
+    scalars: dict[int, tuple[str, int | bool]],
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    params: Sequence[str],
+    point: Sequence[Any],
+    tril: bool,
+    weights: Any,
+    tape: int | None,
+) -> GeneratedFunction:
+    """:func:`make_function` of ``f`` with its integer parameters ``scalars`` (by
+    position: name and value) closed over at the point's values
+    (:class:`~dgraph.frontends.integer_arguments.ClosedOver`): a reading of them as
+    numbers failed, so they may fix the structure (:mod:`~dgraph.codegen.structural`).
+    The made function takes them at their places and refuses other values."""
+    closed = ClosedOver(f, {k: value for k, (_, value) in scalars.items()})
+    rest = [value for k, value in enumerate(point) if k not in scalars]
+    names = [name for name, _ in scalars.values()]
+    kept = [p for p in params if p not in names]
+    made = make_function(closed, mode, lang, method=method, budget=budget, sparse=sparse,
+                         params=kept, point=rest, tril=tril, weights=weights,
+                         tape=tape)  # fmt: skip
+    order = [n for n in inspect.signature(f).parameters if n in params]
+    made.structural = structural(mode, dict(scalars.values()), order, *_call_groups(made))
+    made.__doc__ = (made.__doc__ or "") + made.structural.note()
+    return made
+
+
+def _call_groups(made: GeneratedFunction) -> tuple[dict[str, int], int]:
+    """The made function's call: the count of its inputs and outputs (``x``, ``w``)
+    and of its parameters, as its own call takes them (a graph of scalars' flat call
+    takes one vector of each)."""
+    g = made.generated
+    if made.pytree is not None:  # a Lagrangian's weights v among the parameters
+        tree = made.pytree
+        return {"x": len(tree.x_args), "w": 1}, len(tree.p_args) + bool(tree.extra)
+    if made.own is not None:
+        own = made.own
+        return {"x": len(own.inputs), "w": len(own.outputs)}, len(own.params)
+    if isinstance(g, TensorGenerated):
+        graph = g.graph
+        return {"x": len(graph.inputs), "w": len(graph.outputs)}, len(graph.parameters)
+    return {"x": 1, "w": 1}, int(bool(g.expression_set.graph.parameters))
 
 
 def _of_pytrees(
@@ -363,9 +465,8 @@ def _of_pytrees(
         raise InputError("pytree arguments: give point= alone (sizes= cannot say a pytree)")
     if lang == "cuda":
         raise InputError("pytree arguments: lang='cuda' takes GPU arrays; flatten the pytrees")
-    made = make_function(trees.flat, mode, lang, method=method, budget=budget, sparse=sparse,
-                         params=trees.params, point=trees.leaves, tril=tril, weights=weights,
-                         tape=tape)  # fmt: skip
+    made = _of_given(trees.flat, mode, lang, method, budget, sparse, trees.params, None,
+                     trees.leaves, tril, weights, tape)  # fmt: skip
     g = made.generated
     graph = g.graph if isinstance(g, TensorGenerated) else g.expression_set.graph
     made.pytree = PytreeCall(trees, mode, lang, graph, sparse)

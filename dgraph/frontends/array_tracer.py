@@ -81,7 +81,7 @@ from . import (
     scipy_stats_functions,
 )
 from .frames import call_keeping_locals
-from .integer_casts import is_toward_zero, is_wrapped, toward_zero, wrapped
+from .integer_casts import is_toward_zero, is_wrapped, structural_hint, toward_zero, wrapped
 from .mask_positions import MaskPositions, as_mask, of_mask
 from .reached import is_library, reached
 from .remembered import Remembered
@@ -137,6 +137,7 @@ class _Tape:
         self.arguments: list[TracedArray] = []  # the function's arguments
         self.fixed: set[str] = set()  # the parameters' arrays and those computed from
         # them alone (no input's derivative reaches them): positions they give are data
+        self.parameter_names: dict[str, str] = {}  # the parameters' arrays: their names
 
     def new(self, op: ArrayOp | None, shape: Shape) -> TracedArray:
         name = f"%{len(self.entries)}"
@@ -144,6 +145,24 @@ class _Tape:
         if op is not None and self.fixed and self.reads_fixed_only(op):
             self.fixed.add(name)
         return TracedArray(self, name, tuple(shape))
+
+    def parameters_of(self, name: str) -> list[str]:
+        """The parameters (by argument name) that the array ``name``, computed from the
+        parameters alone, is computed from; [] for one an input reaches."""
+        if name not in self.fixed:
+            return []
+        ops = {entry: op for entry, op, _ in self.entries}
+        found, seen, pending = [], set(), [name]
+        while pending:
+            entry = pending.pop()
+            if entry in seen:
+                continue
+            seen.add(entry)
+            if entry in self.parameter_names:
+                found.append(self.parameter_names[entry])
+            elif ops.get(entry) is not None:
+                pending.extend(ops[entry].vertices())
+        return sorted(found)
 
     def reads_fixed_only(self, op: ArrayOp) -> bool:
         """Whether ``op`` reads arrays, each computed from the parameters alone."""
@@ -165,6 +184,15 @@ class DataDependentIndex(InputError):
     """An index (a boolean mask, a position) computed from the inputs where none is read:
     final, since no other reading reads it either (sympy's symbols compare to no truth
     value), and a symbolic reading of a large function would take minutes to find so."""
+
+
+def _parameters_of(value: Any) -> list[str]:
+    """The parameters a traced ``value`` is computed from, where it is computed from
+    them alone (:meth:`_Tape.parameters_of`); [] otherwise."""
+    tape = getattr(value, "tape", None)
+    if not isinstance(tape, _Tape) or getattr(value, "_writes", None):
+        return []  # entries written since: reading its name would put them in
+    return tape.parameters_of(value._name)
 
 
 def _unsupported(what: str) -> InputError:
@@ -212,9 +240,17 @@ class _Value:
         return self.shape[0]
 
     def __bool__(self) -> bool:
+        names = _parameters_of(self)
+        if names:  # if flag: of a parameter flag
+            hint = structural_hint(names, branch=True)
+            raise InputError(f"a branch on a value of the parameters alone{hint}")
         raise InputError(_BRANCH)
 
     def __float__(self) -> float:
+        names = _parameters_of(self)
+        if names:  # range(n), np.zeros(n), x[:n] of a parameter n: a number to the tracer
+            hint = structural_hint(names)
+            raise InputError(f"int() of a value of the parameters alone (read as numbers){hint}")
         raise InputError(f"float() of a value that depends on the inputs: {_CONVERT}")
 
     __int__ = __index__ = __complex__ = __float__
@@ -5013,6 +5049,7 @@ def trace_arrays(
     tape.arguments = list(args)
     fixed = set(params) | set(data)
     tape.fixed = {a.name for a, n in zip(args, names, strict=True) if n in fixed}
+    tape.parameter_names = {a.name: n for a, n in zip(args, names, strict=True) if n in fixed}
     _tracing().append(tape)  # a constant table read at index data finds it
     try:
         result, local = _call(f, args, label)

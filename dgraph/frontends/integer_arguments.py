@@ -20,7 +20,15 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["PRESENTED", "ClosedOver", "IntegerArguments", "integer_arguments", "integer_kind"]
+__all__ = [
+    "PRESENTED",
+    "ClosedOver",
+    "IntegerArguments",
+    "integer_arguments",
+    "integer_inputs_hint",
+    "integer_kind",
+    "integer_scalars",
+]
 
 #: the attributes a reader reads off a function to find its code, names and modules
 PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
@@ -40,6 +48,60 @@ def integer_kind(value: Any) -> str | None:
     except TypeError:
         return None
     return str(np.dtype(dtype)) if kind in "iub" else None
+
+
+def integer_scalars(
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+) -> dict[int, tuple[str, int | bool]]:
+    """The parameters of ``f`` (named in ``params``) whose ``point`` value is one integer
+    or boolean (a Python int or bool, a NumPy integer, a 0-d integer array), by position:
+    ``(name, value)``. Such a value may fix the program's structure (a trip count,
+    ``range(n)``, a ``fori_loop`` bound, a shape, a static index, a flag), which a reading
+    of it as a number cannot follow; {} where there is none (or no point, or ``f`` has no
+    signature of one argument per point entry)."""
+    if point is None or not params:
+        return {}
+    try:
+        names = list(inspect.signature(f).parameters)[: len(point)]
+    except (TypeError, ValueError):
+        return {}
+    if len(names) != len(point):
+        return {}
+    found: dict[int, tuple[str, int | bool]] = {}
+    for k, (name, value) in enumerate(zip(names, point, strict=True)):
+        if name not in params:
+            continue
+        try:
+            array = np.asarray(value)
+        except Exception:  # a ragged list, a tracer: no integer given here
+            continue
+        if array.ndim == 0 and array.dtype.kind in "iub":
+            kind = array.dtype.kind
+            found[k] = (name, bool(value) if kind == "b" else int(value))
+    return found
+
+
+def integer_inputs_hint(
+    f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+) -> str:
+    """A refusal's hint where an argument differentiated (not in ``params``) was given as
+    an integer in ``point``: a count is a parameter; empty where none was."""
+    try:
+        names = [n for n in inspect.signature(f).parameters if n not in params]
+    except (TypeError, ValueError):
+        return ""
+    found = [
+        (name, value)
+        for name, value in integer_scalars(f, point, names).values()
+        if not isinstance(value, bool)
+    ]
+    if not found:
+        return ""
+    name, value = found[0]
+    return (
+        f"; {name} is given as the integer {value} but differentiated: a count or a size"
+        f" is a parameter (params=[{name!r}])"
+    )
 
 
 class IntegerArguments:

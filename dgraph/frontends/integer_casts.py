@@ -23,6 +23,7 @@ __all__ = [
     "index_data",
     "is_toward_zero",
     "is_wrapped",
+    "structural_hint",
     "toward_zero",
     "wrapped",
 ]
@@ -35,6 +36,21 @@ def float_index_hint(message: str) -> str:
     if "Indexer must have integer" not in message:
         return ""
     return " (every argument is read as float64: index with an integer cast, E[T.astype(int)])"
+
+
+def structural_hint(names: list[str], branch: bool = False) -> str:
+    """What to do with the parameters ``names`` where one fixes the program's structure
+    (a trip count, a shape, a static index; ``branch``: a branch's flag): read as a number
+    it cannot, so its value is needed where the function is read. Empty without names."""
+    if not names:
+        return ""
+    n = names[0]
+    what, value = ("a branch", "True") if branch else (f"range({n})", "5")
+    return (
+        f"; a parameter ({', '.join(names)}) that fixes the structure ({what}, a loop bound, a"
+        " shape) needs its value when read: close over it or give it a default (def f(...,"
+        f" {n}={value})) left out of params (make_function does so for an integer in point=)"
+    )
 
 
 def toward_zero(x: Any, shape: tuple[int, ...]) -> ArrayOp:

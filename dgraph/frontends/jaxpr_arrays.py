@@ -53,7 +53,7 @@ from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..core.untaken import guard_untaken_branches
 from ..errors import InputError
-from .integer_casts import float_index_hint, toward_zero
+from .integer_casts import float_index_hint, structural_hint, toward_zero
 from .jax_precision import x64
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_compat import bind_equation
@@ -1422,6 +1422,22 @@ def _varying(reader: _Reader, inputs: set[str]) -> set[str]:
     return found
 
 
+def _scalar_params(
+    jax: Any, exc: Exception, f: Callable[..., Any], args: Sequence[Any], params: Sequence[str]
+) -> list[str]:
+    """The scalar parameters of ``f`` where JAX's refusal ``exc`` is of a traced value
+    where it needs a concrete one (a ``fori_loop`` bound, a shape, a slice, an index):
+    one of them may fix the structure, which a parameter read as a number cannot."""
+    concrete = (TypeError, IndexError, jax.errors.ConcretizationTypeError)
+    if not params or not isinstance(exc, concrete):
+        return []
+    try:
+        names = parameter_names(f, len(args))
+    except Exception:  # the reading names the failure itself
+        return []
+    return [n for n, a in zip(names, args, strict=False) if n in params and np.ndim(a) == 0]
+
+
 def from_jax_arrays(
     f: Callable[..., Any],
     *example_args: Any,
@@ -1467,6 +1483,7 @@ def from_jax_arrays(
             raise kind(
                 f"{where}: tracing it with JAX failed: {type(exc).__name__}: {first_line(exc)}"
                 + float_index_hint(str(exc))
+                + structural_hint(_scalar_params(jax, exc, f, args, [*undifferentiated, *held]))
             ) from None
         names = parameter_names(f, len(args))
         for p in names:
