@@ -14,7 +14,23 @@ import jax
 import numpy as np
 from scipy.signal import lfilter
 
+from dgraph.codegen import ir
+from dgraph.codegen.evaluate import ArrayEvaluator
 from dgraph.codegen.function import make_function
+from dgraph.codegen.ir import (
+    ArrayProgram,
+    ArrayStatement,
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Name,
+    Scatter,
+    ScatterAdd,
+    Slice,
+)
+from dgraph.codegen.tensor.constants import Constants
+from dgraph.codegen.tensor.gathers import scatters_as_pads
 from dgraph.frontends import from_function
 
 N = 8
@@ -92,3 +108,33 @@ def test_scatters_at_evenly_stepped_positions_are_spread_by_pads():
     stepped = [k for k in scattered if len(k) > 1 and len(set(np.diff(k))) == 1 and k[1] > k[0]]
     assert not stepped and "jnp.ravel(jnp.pad(jnp.reshape(" in text
     assert f.generated.verified
+
+
+def test_a_loop_body_s_blocks_keep_their_stepped_scatters():
+    """``scatters_as_pads`` spreads a part at evenly stepped positions (a 4×4 block's
+    diagonal, ``[0, 5, 10, 15]``; every third place from 1) except in the statements named
+    as a loop body's blocks, whose scatter into zeros the loop's sweep reads as the
+    block's entries (a diagonal body block multiplied by them, not by a dense product:
+    test_while_hessians). The values the same bit for bit either way."""
+    constants = Constants()
+    diagonal, third = constants.index(5 * np.arange(4)), constants.index(1 + 3 * np.arange(4))
+    statements = [
+        ArrayStatement("u_", Call("reshape", (Call("asarray", (Name("u"),)), Const((4,))))),
+        ArrayStatement("J", Call("reshape", (Scatter(16, diagonal, Name("u_")), Const((4, 4))))),
+        ArrayStatement("v", BinOp("*", Name("u_"), Const(2.0))),
+        ArrayStatement(
+            "t",
+            ScatterAdd(Call("zeros", (Const(16),)), ((third, Index(Name("v"), (Slice(0, 4),))),)),
+        ),
+    ]
+    program = ArrayProgram("f", ("u",), ((4,),), ("u",), statements, ["J", "t"])
+    u = np.array([1.5, -0.0, 2.0, -3.25])
+    want = ArrayEvaluator().run(statements, {**constants.arrays, "u": u})
+    for blocks in (frozenset(), frozenset({"J"})):
+        out = scatters_as_pads(program, constants, blocks)
+        got = ArrayEvaluator().run(out, {**constants.arrays, "u": u})
+        for name in ("J", "t"):
+            assert np.array_equal(got[name].view(np.int64), want[name].view(np.int64))
+        kinds = {s.target: {type(n) for n in ir.walk(s.value)} for s in out}
+        assert (Scatter in kinds["J"]) == ("J" in blocks)
+        assert not kinds["t"] & {Scatter, ScatterAdd}  # spread: every third place from 1
