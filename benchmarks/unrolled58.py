@@ -38,7 +38,8 @@ ref = np.concatenate(
     [np.asarray(b) for b in jax.jacfwd(lambda *a: f(*a, steps=steps, xp=jnp), (0, 1))(*point)], 1
 )
 err = float(np.abs(got - ref).max() / np.abs(ref).max())
-print(json.dumps({"cpu": cpu, "err": err, "verified": bool(G.generated.verified)}))
+found = {"cpu": cpu, "err": err, "verified": bool(G.generated.verified)}
+print(json.dumps(found | {"dgraph": dgraph.__file__}))
 """
 
 
@@ -96,6 +97,7 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 check=True,
+                cwd=here,  # ``-c`` puts the working directory before PYTHONPATH
             )
             got.append(json.loads(out.stdout.strip().splitlines()[-1]))
         cpu = float(np.median([g["cpu"] for g in got]))

@@ -1653,16 +1653,43 @@ def _entry_ops(node: Node, shapes: dict[int, Any], reads: set[int]) -> Ops | tup
 def _padded_adds(node: BinOp, shapes: dict[int, Any]) -> Ops | None:
     """``a + pad(d)`` (or ``pad(d) + a``) of one shape: an add per entry of ``d``, as
     the scatter-add it stands for (:func:`~dgraph.codegen.tensor.gathers.scatters_as_pads`)
-    counts; adding a pad's zeros is no operation. None for other nodes."""
+    counts; adding a pad's zeros is no operation. A column of ``d`` spread to every
+    ``step``-th place (:func:`~dgraph.codegen.tensor.gathers.spread`) counts ``d``'s
+    entries too. None for other nodes."""
     if node.op != "+":
         return None
     shape = shapes.get(id(node))
     for pad, other in ((node.right, node.left), (node.left, node.right)):
+        if not (shapes.get(id(other)) == shape == shapes.get(id(pad))):
+            continue
+        spread = _spread_column(pad.value) if isinstance(pad, Index) else None
         if isinstance(pad, Call) and pad.func == "pad" and pad.args:
-            inner = shapes.get(id(pad.args[0]))
-            if isinstance(inner, tuple) and shapes.get(id(other)) == shape == shapes.get(id(pad)):
-                return Ops(adds=math.prod(inner))
+            spread = _spread_column(pad.args[0])
+            inner = shapes.get(id(pad.args[0] if spread is None else spread))
+        else:
+            inner = None if spread is None else shapes.get(id(spread))
+        if isinstance(inner, tuple):
+            return Ops(adds=math.prod(inner))
     return None
+
+
+def _spread_column(node: Node) -> Node | None:
+    """``d`` where ``node`` is ``ravel(pad(reshape(d, (m, 1)), widths))``: ``d``'s entries
+    spread to every ``step``-th place (:func:`~dgraph.codegen.tensor.gathers.spread`)."""
+    if not (isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1):
+        return None
+    pad = node.args[0]
+    if not (isinstance(pad, Call) and pad.func == "pad" and len(pad.args) == 2):
+        return None
+    column = pad.args[0]
+    if not (isinstance(column, Call) and column.func == "reshape" and len(column.args) == 2):
+        return None
+    shape = column.args[1]
+    if not (
+        isinstance(shape, Const) and isinstance(shape.value, tuple) and shape.value[1:] == (1,)
+    ):
+        return None
+    return column.args[0]
 
 
 def _binop_ops(node: BinOp) -> Ops:

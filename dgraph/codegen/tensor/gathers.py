@@ -118,25 +118,29 @@ def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | N
 
 def spread(positions: np.ndarray, data: Node, size: int) -> Node | None:
     """``data`` at ``positions`` of a vector of ``size`` zeros without an index array,
-    where the positions step evenly from one below the step: ``data`` as one column of
-    a matrix padded with zero columns, flattened (XLA computes each entry from its
-    place; a gather reads an index per entry). None for other positions."""
+    where the positions step evenly: ``data`` as one column of a matrix padded with zero
+    columns and rows above it, flattened (XLA computes each entry from its place; a
+    gather reads an index per entry, a scatter is a loop of its own). None for other
+    positions."""
     m = positions.size
     if m < 2:
         return None
     first, step = int(positions[0]), int(positions[1] - positions[0])
-    if step < 1 or first >= step or int(positions[-1]) >= size:
+    if step < 1 or first < 0 or int(positions[-1]) >= size:
         return None
     if not np.array_equal(positions, first + step * np.arange(m)):
         return None
     flat = Call("ravel", (data,))
     if step == 1:
         return Call("pad", (flat, Const(((first, size - first - m),))))
+    above, column_at = divmod(first, step)
     column = Call("reshape", (flat, Const((m, 1))))
-    spread = Call("ravel", (Call("pad", (column, Const(((0, 0), (first, step - 1 - first))))),))
-    if step * m >= size:
+    widths = ((above, 0), (column_at, step - 1 - column_at))
+    spread = Call("ravel", (Call("pad", (column, Const(widths))),))
+    end = step * (above + m)
+    if end >= size:
         return Index(spread, (ir.Slice(0, size),))
-    return Call("pad", (spread, Const(((0, size - step * m),))))
+    return Call("pad", (spread, Const(((0, size - end),))))
 
 
 def gathered(
@@ -291,7 +295,9 @@ def _vector(shape: Any) -> bool:
     return isinstance(shape, tuple) and len(shape) == 1
 
 
-def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
+def scatters_as_pads(
+    program: ArrayProgram, constants: Constants, blocks: frozenset[str] = frozenset()
+) -> list[ArrayStatement]:
     """``program``'s statements with each part of a :class:`~dgraph.codegen.ir.Scatter`
     or :class:`~dgraph.codegen.ir.ScatterAdd` that writes its data (one entry a
     position) at a run of consecutive positions (a module constant; one position too)
@@ -302,7 +308,11 @@ def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayS
     jitted pieces) compiled in 6.7 CPU-s with them, 2.1 as pads with its takes
     broadcasts (:func:`takes_as_broadcasts`; benchmarks/RESULTS.md, perf45). The sums
     are the same, in the same order; a position no part writes adds a pad's ``+0.0``
-    (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`)."""
+    (``-0.0`` reads ``+0.0`` there, as in :func:`scatters_as_gathers`). Positions that
+    step evenly by more than one are spread (:func:`spread`), except in the statements
+    named in ``blocks``: a loop body's blocks, whose scatter into zeros its sweep reads
+    as the block's entries (a diagonal: :func:`~.loop_blocks.block_entries`, the
+    identity: ``regions._identity``)."""
     env = array_shapes(program)
     out = []
     for s in program.statements:
@@ -310,8 +320,9 @@ def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayS
             out.append(s)
             continue
         shapes = node_shapes(s.value, env)
+        stepped = s.target not in blocks
 
-        def replace(n: Node, shapes=shapes) -> Node | None:
+        def replace(n: Node, shapes=shapes, stepped=stepped) -> Node | None:
             if isinstance(n, Scatter):
                 size, parts, total = n.size, [(n.flat, n.data)], None
             elif isinstance(n, ScatterAdd):
@@ -321,7 +332,7 @@ def scatters_as_pads(program: ArrayProgram, constants: Constants) -> list[ArrayS
                 size, parts, total = shape[0], list(n.parts), ir.rebuilt(n.base, replace)
             else:
                 return None
-            pads = [_run(constants, f, d, size, shapes) for f, d in parts]
+            pads = [_run(constants, f, d, size, shapes, stepped) for f, d in parts]
             if all(p is None for p in pads):
                 return None
             kept: list[tuple[Node, Node]] = []  # parts left scatter-adds, not yet added
@@ -345,12 +356,18 @@ def _or_zeros(total: Node | None, size: int) -> Node:
 
 
 def _run(
-    constants: Constants, flat: Node, data: Node, size: int, shapes: dict[int, Any]
+    constants: Constants,
+    flat: Node,
+    data: Node,
+    size: int,
+    shapes: dict[int, Any],
+    stepped: bool = True,
 ) -> Node | None:
     """``data`` at ``flat``'s positions of a vector of ``size`` zeros as a pad, where
-    they are a module constant's run of consecutive positions inside it and ``data``
-    holds one entry each (a float array: ``.at[]`` would cast another to the base's
-    type); None otherwise."""
+    they are a module constant's positions inside it stepping evenly (a run of
+    consecutive ones, one position, or with ``stepped`` every ``step``-th:
+    :func:`spread`) and ``data`` holds one entry each (a float array: ``.at[]`` would
+    cast another to the base's type); None otherwise."""
     if not _constant(flat, constants):
         return None
     held = constants.arrays.get(data.id) if isinstance(data, Name) else None
@@ -362,6 +379,8 @@ def _run(
     if m == 0 or not isinstance(shape, tuple) or int(np.prod(shape)) != m:
         return None
     first = int(positions[0])
+    if stepped and m > 1 and first >= 0:
+        return spread(positions, data, size)
     if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
         return None
     return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))

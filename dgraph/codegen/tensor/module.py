@@ -478,8 +478,10 @@ def tensor_program(
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     if lang == "jax" and not symmetric:  # scatters at runs, takes of one place: XLA fuses them
+        # a loop body's (its arrays kept): its sweep reads its blocks' scatters
+        blocks_read = frozenset(results if keep_arrays else ())
         statements = scatters_as_pads(
-            _stub(w, mode, arguments, shapes, statements, ends), w.constants
+            _stub(w, mode, arguments, shapes, statements, ends), w.constants, blocks_read
         )
         statements = takes_as_broadcasts(
             _stub(w, mode, arguments, shapes, statements, ends), w.constants
