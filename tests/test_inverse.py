@@ -439,6 +439,18 @@ def test_cli_json(figure_2_file, capsys):
     assert out["mode"] == "forward-inverse" and out["transpose"] is True
 
 
+def test_cli_negative_numbers_after_a_space(figure_2_file, capsys):
+    """``--at -1,0.5,2`` is the point as ``--at=-1,0.5,2`` is (argparse alone takes a
+    value that starts with a minus and holds a comma for an unknown option)."""
+    args = ["inverse", str(figure_2_file), "--at", "-1,0.5,2", "--vector", "-1,2e-1,-3"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    J = dense_jacobian(statement(FIGURE_2), [-1, 0.5, 2])
+    assert np.allclose(out["result"], np.linalg.solve(J, [-1, 0.2, -3]))
+    assert main(["inverse", str(figure_2_file), "--at", "-x,1,2"]) == 2
+    assert "argument --at: expected one argument" in capsys.readouterr().err
+
+
 def test_cli_report(figure_2_file, capsys):
     assert main(["inverse", str(figure_2_file), "--vector", "1,0,0", "--order", "evaluation"]) == 0
     out = capsys.readouterr().out

@@ -15,6 +15,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import sys
 import textwrap
 import traceback
@@ -89,12 +90,20 @@ class _Formatter(argparse.HelpFormatter):
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
+#: A value that starts with a minus and is not an option: a number or comma-separated
+#: numbers (``--at -1,0.5``, ``--weights -2,1``); argparse's own pattern takes only one.
+_NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+NEGATIVE_NUMBERS = re.compile(rf"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(,\s*{_NUMBER})*,?$")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 2 like every other bad input."""
+    """argparse, but usage errors are one line and exit 2 like every other bad input, and
+    a list of numbers that starts with a minus is a value (no option looks like one)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBERS
 
     def error(self, message: str):  # type: ignore[override]
         raise DGraphError(message)
