@@ -311,6 +311,11 @@ class _Value:
     def __invert__(self):
         return _elementwise("not", (self,))
 
+    def __xor__(self, o):
+        return _xor(self, o, "bitwise_xor")
+
+    __rxor__ = __xor__
+
     # NumPy's protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _ufunc(ufunc, method, inputs, kwargs)
@@ -873,8 +878,28 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         ),
         "logaddexp": _logaddexp,
         "isnan": lambda a: _elementwise("ne", (a, a)),
+        "logical_xor": _xor,
+        "bitwise_xor": lambda a, b: _xor(a, b, "bitwise_xor"),
         "isinf": lambda a: _elementwise("eq", (_elementwise("abs", (a,)), math.inf)),
     }
+
+
+def _xor(a: Any, b: Any, name: str = "logical_xor") -> Any:
+    """``np.logical_xor(a, b)``: whether exactly one holds, ``(a != 0) != (b != 0)``, a
+    mask (NumPy's bool result); ``^`` and ``np.bitwise_xor`` of booleans the same (of
+    integers, bit by bit: refused)."""
+    parts = []
+    for x in (a, b):
+        boolean = x.boolean if isinstance(x, Passive) else _constant(x).dtype.kind == "b"
+        if name != "logical_xor" and not boolean:
+            raise _unsupported(f"numpy.{name} of other than booleans (masks)")
+        parts.append(x if boolean else _elementwise("ne", (x, 0.0)))
+    if not any(_is_traced(x) for x in parts):
+        return np.logical_xor(*map(_constant, parts))
+    if not all(_is_traced(x) for x in parts):  # c ^ m with c constant: m where not c
+        m, c = parts if _is_traced(parts[0]) else parts[::-1]
+        return (m & ~_constant(c)) | (~m & _constant(c))
+    return _elementwise("ne", tuple(parts))
 
 
 def _logaddexp(a: Any, b: Any) -> Any:
@@ -912,6 +937,12 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _accumulate(ufunc, *inputs, **kwargs)
     if method == "reduce" and (name in _ACCUMULATED or name == "logaddexp"):
         return _reduce(name, *inputs, **kwargs)
+    if method == "reduce" and name in ("logical_and", "logical_or"):  # np.all, np.any
+        what = "all" if name == "logical_and" else "any"
+        axis, keepdims = kwargs.get("axis", 0), kwargs.get("keepdims", False)
+        rest = {k: v for k, v in kwargs.items() if k not in ("axis", "keepdims")}
+        stacked = inputs[0] if isinstance(inputs[0], _Value) else _stack(inputs[0])
+        return _any_all(what, stacked, axis, keepdims=keepdims, **rest)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -1785,6 +1816,8 @@ def is_mask(op: ArrayOp) -> bool:
     than reading 0 and 1 as positions."""
     while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
         op = op.operands[0]
+    if op.primitive == "concatenate":  # masks stacked (np.stack([m1, m2])), read by np.all
+        return all(isinstance(u, ArrayOp) and is_mask(u) for u in op.operands)
     return _boolean(op)
 
 
@@ -2677,7 +2710,7 @@ def _any_all(what: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: A
     _reduction_args(f"numpy.{what}", None, out, **kwargs)
     if not _is_traced(x):
         return getattr(np, what)(_constant(x), axis, keepdims=keepdims)
-    mask = x if isinstance(x, Passive) else _elementwise("ne", (x, 0.0))
+    mask = x if isinstance(x, Passive) and x.boolean else _elementwise("ne", (x, 0.0))
     count = _passive_sum(mask, axis, keepdims)
     if what == "any":
         return _elementwise("gt", (count, 0.0))
