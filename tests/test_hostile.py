@@ -1478,6 +1478,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     # mesh58: np.isfinite's mask in a product (@), as a comparison's (was a TypeError of
     # sympy's relational in the element expansion)
     ("isfinite-matmul", "a product (@) with a comparison"),
+    # mesh59: scipy's Rotation of traced angles, named (was the generic conversion line)
+    ("scipy-rotation-traced", "scipy.spatial.transform.Rotation of values that depend on"),
 ]
 
 
@@ -1637,8 +1639,15 @@ def _api_call(name: str):
         "isfinite-matmul": lambda: make(
             lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),
+        "scipy-rotation-traced": lambda: make(_rotated, point=[x[:3]]),
     }
     return calls[name]
+
+
+def _rotated(w):
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_rotvec(w).apply(np.eye(3)).ravel()
 
 
 def _pytree_loss(p, x):

@@ -74,6 +74,7 @@ from . import (
     numpy_statistics,
     scipy_grid,
     scipy_modules,
+    scipy_rotation,
     scipy_sparse,
     scipy_special,
     scipy_splines,
@@ -4421,6 +4422,8 @@ class _Proxy:
         traced = self._table.get(name)
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
             return original if traced is None else traced  # a submodule's proxy: itself
+        if scipy_rotation.is_rotation(original):  # refusing traced arguments itself
+            return traced
         return _taking_arrays(original, traced)
 
 
@@ -4741,6 +4744,8 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return _Proxy(value, _NUMPY, tape)
     if module == "scipy.spatial":
         return _spatial_proxy(value)
+    if module == "scipy.spatial.transform" or scipy_rotation.is_rotation(value):
+        return _rotation_proxy(value)
     if module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
         return _scipy_proxy(value)
     if module == "scipy.stats":
@@ -4944,10 +4949,22 @@ _MODULE_TABLES: dict[str, Callable[[], Mapping[str, Any]]] = {
 
 
 def _spatial_proxy(module: Any) -> _Proxy:
-    """``scipy.spatial`` whose ``distance`` takes traced arrays."""
-    if "scipy.spatial.distance" not in sys.modules:
-        return _Proxy(module, {})
-    return _Proxy(module, {"distance": _Proxy(module.distance, scipy_modules.DISTANCE)})
+    """``scipy.spatial`` whose ``distance`` takes traced arrays (and whose ``transform``'s
+    ``Rotation`` refuses them in one line naming it)."""
+    table: dict[str, Any] = {}
+    if "scipy.spatial.transform" in sys.modules:
+        table["transform"] = _rotation_proxy(module.transform)
+    if "scipy.spatial.distance" in sys.modules:
+        table["distance"] = _Proxy(module.distance, scipy_modules.DISTANCE)
+    return _Proxy(module, table)
+
+
+def _rotation_proxy(value: Any) -> Any:
+    """``scipy.spatial.transform`` (its ``Rotation`` replaced), or ``Rotation`` itself or a
+    rotation, refusing traced arguments in one line naming it (:mod:`.scipy_rotation`)."""
+    if not inspect.ismodule(value):
+        return scipy_rotation.traced_rotation(value, _is_traced)
+    return _Proxy(value, {"Rotation": scipy_rotation.traced_rotation(value.Rotation, _is_traced)})
 
 
 def _stats_proxy(module: Any) -> _Proxy:
