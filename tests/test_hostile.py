@@ -1504,6 +1504,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("loop-count-jit", "n is a traced value (jax.jit: mark it static, static_argnums)"),
     ("loop-count-float", "a parameter (n) that fixes the structure (range(n), a loop"),
     ("loop-count-differentiated", "n is given as the integer 3 but differentiated: a count"),
+    # mesh59: scipy's Rotation of traced angles, named (was the generic conversion line)
+    ("scipy-rotation-traced", "scipy.spatial.transform.Rotation of values that depend on"),
 ]
 
 
@@ -1669,8 +1671,15 @@ def _api_call(name: str):
         "isfinite-matmul": lambda: make(
             lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),
+        "scipy-rotation-traced": lambda: make(_rotated, point=[x[:3]]),
     }
     return calls[name]
+
+
+def _rotated(w):
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_rotvec(w).apply(np.eye(3)).ravel()
 
 
 def _pytree_loss(p, x):

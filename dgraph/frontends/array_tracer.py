@@ -74,6 +74,7 @@ from . import (
     numpy_statistics,
     scipy_grid,
     scipy_modules,
+    scipy_rotation,
     scipy_sparse,
     scipy_special,
     scipy_splines,
@@ -346,6 +347,11 @@ class _Value:
 
     def __invert__(self):
         return _elementwise("not", (self,))
+
+    def __xor__(self, o):
+        return _xor(self, o, "bitwise_xor")
+
+    __rxor__ = __xor__
 
     # NumPy's protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -909,8 +915,28 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         ),
         "logaddexp": _logaddexp,
         "isnan": lambda a: _elementwise("ne", (a, a)),
+        "logical_xor": _xor,
+        "bitwise_xor": lambda a, b: _xor(a, b, "bitwise_xor"),
         "isinf": lambda a: _elementwise("eq", (_elementwise("abs", (a,)), math.inf)),
     }
+
+
+def _xor(a: Any, b: Any, name: str = "logical_xor") -> Any:
+    """``np.logical_xor(a, b)``: whether exactly one holds, ``(a != 0) != (b != 0)``, a
+    mask (NumPy's bool result); ``^`` and ``np.bitwise_xor`` of booleans the same (of
+    integers, bit by bit: refused)."""
+    parts = []
+    for x in (a, b):
+        boolean = x.boolean if isinstance(x, Passive) else _constant(x).dtype.kind == "b"
+        if name != "logical_xor" and not boolean:
+            raise _unsupported(f"numpy.{name} of other than booleans (masks)")
+        parts.append(x if boolean else _elementwise("ne", (x, 0.0)))
+    if not any(_is_traced(x) for x in parts):
+        return np.logical_xor(*map(_constant, parts))
+    if not all(_is_traced(x) for x in parts):  # c ^ m with c constant: m where not c
+        m, c = parts if _is_traced(parts[0]) else parts[::-1]
+        return (m & ~_constant(c)) | (~m & _constant(c))
+    return _elementwise("ne", tuple(parts))
 
 
 def _logaddexp(a: Any, b: Any) -> Any:
@@ -948,6 +974,12 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _accumulate(ufunc, *inputs, **kwargs)
     if method == "reduce" and (name in _ACCUMULATED or name == "logaddexp"):
         return _reduce(name, *inputs, **kwargs)
+    if method == "reduce" and name in ("logical_and", "logical_or"):  # np.all, np.any
+        what = "all" if name == "logical_and" else "any"
+        axis, keepdims = kwargs.get("axis", 0), kwargs.get("keepdims", False)
+        rest = {k: v for k, v in kwargs.items() if k not in ("axis", "keepdims")}
+        stacked = inputs[0] if isinstance(inputs[0], _Value) else _stack(inputs[0])
+        return _any_all(what, stacked, axis, keepdims=keepdims, **rest)
     if method != "__call__":
         raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -1821,6 +1853,8 @@ def is_mask(op: ArrayOp) -> bool:
     than reading 0 and 1 as positions."""
     while op.primitive in _MOVES_OF_ONE and isinstance(op.operands[0], ArrayOp):
         op = op.operands[0]
+    if op.primitive == "concatenate":  # masks stacked (np.stack([m1, m2])), read by np.all
+        return all(isinstance(u, ArrayOp) and is_mask(u) for u in op.operands)
     return _boolean(op)
 
 
@@ -2713,7 +2747,7 @@ def _any_all(what: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: A
     _reduction_args(f"numpy.{what}", None, out, **kwargs)
     if not _is_traced(x):
         return getattr(np, what)(_constant(x), axis, keepdims=keepdims)
-    mask = x if isinstance(x, Passive) else _elementwise("ne", (x, 0.0))
+    mask = x if isinstance(x, Passive) and x.boolean else _elementwise("ne", (x, 0.0))
     count = _passive_sum(mask, axis, keepdims)
     if what == "any":
         return _elementwise("gt", (count, 0.0))
@@ -4424,6 +4458,8 @@ class _Proxy:
         traced = self._table.get(name)
         if traced is None or isinstance(traced, (_Proxy, scipy_stats.Distribution)):
             return original if traced is None else traced  # a submodule's proxy: itself
+        if scipy_rotation.is_rotation(original):  # refusing traced arguments itself
+            return traced
         return _taking_arrays(original, traced)
 
 
@@ -4744,6 +4780,8 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return _Proxy(value, _NUMPY, tape)
     if module == "scipy.spatial":
         return _spatial_proxy(value)
+    if module == "scipy.spatial.transform" or scipy_rotation.is_rotation(value):
+        return _rotation_proxy(value)
     if module == "scipy":  # scipy.special.logsumexp(...) after import scipy.special
         return _scipy_proxy(value)
     if module == "scipy.stats":
@@ -4947,10 +4985,22 @@ _MODULE_TABLES: dict[str, Callable[[], Mapping[str, Any]]] = {
 
 
 def _spatial_proxy(module: Any) -> _Proxy:
-    """``scipy.spatial`` whose ``distance`` takes traced arrays."""
-    if "scipy.spatial.distance" not in sys.modules:
-        return _Proxy(module, {})
-    return _Proxy(module, {"distance": _Proxy(module.distance, scipy_modules.DISTANCE)})
+    """``scipy.spatial`` whose ``distance`` takes traced arrays (and whose ``transform``'s
+    ``Rotation`` refuses them in one line naming it)."""
+    table: dict[str, Any] = {}
+    if "scipy.spatial.transform" in sys.modules:
+        table["transform"] = _rotation_proxy(module.transform)
+    if "scipy.spatial.distance" in sys.modules:
+        table["distance"] = _Proxy(module.distance, scipy_modules.DISTANCE)
+    return _Proxy(module, table)
+
+
+def _rotation_proxy(value: Any) -> Any:
+    """``scipy.spatial.transform`` (its ``Rotation`` replaced), or ``Rotation`` itself or a
+    rotation, refusing traced arguments in one line naming it (:mod:`.scipy_rotation`)."""
+    if not inspect.ismodule(value):
+        return scipy_rotation.traced_rotation(value, _is_traced)
+    return _Proxy(value, {"Rotation": scipy_rotation.traced_rotation(value.Rotation, _is_traced)})
 
 
 def _stats_proxy(module: Any) -> _Proxy:

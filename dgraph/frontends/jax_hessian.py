@@ -42,6 +42,7 @@ from .jaxpr_prefix_sums import prefix_differences
 from .jaxpr_reductions import reduction_loops
 from .jaxpr_reverse_while import SLOTS, has_while, reverse_loops
 from .jaxpr_static_while import static_trip_loops
+from .jaxpr_unrolled_sums import unrolled_sums
 
 __all__ = [
     "WEIGHTS",
@@ -191,6 +192,10 @@ def gradient_graph(
         f = f if reversed_ is None else _named(reversed_, names)
         maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
     mapped = f if maps is None else _named(maps, names)
+    with x64(jax):  # a Python loop's sum of alike terms as a map (its values checked)
+        rolled = unrolled_sums(jax, mapped, args)
+    if rolled is not None:  # JAX's derivative of the map the reference: f's unrolled costs
+        mapped = _named(rolled, names)  # a JAX trace per element
     with x64(jax):  # a stacked det per matrix: its gradient's solves one matrix each
         stacked = stacked_determinants(jax, mapped, args)
     if stacked is not None:  # f's own gradient the reference, as for maps
