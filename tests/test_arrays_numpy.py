@@ -164,6 +164,34 @@ def test_sum_where_a_constant_mask():
     assert "select_n" in {graph.op(v).primitive for v in graph.order() if graph.op(v)}
 
 
+def test_mean_where_a_constant_mask():
+    """``np.mean(..., where=mask)`` (survey ml59: a masked mean of a likelihood's terms):
+    was refused ("numpy.mean(where=/initial=...) ... not supported"); each output entry
+    is divided by its own count of kept entries, as NumPy's."""
+    mask = np.array(
+        [[True, False, True, True], [True, True, False, False], [True, False, False, True]]
+    )
+
+    def f(u, xp=np):
+        rows = xp.mean(xp.exp(u) * u, axis=1, where=mask)
+        return rows**2 + xp.mean(u**3, where=mask) + xp.mean(xp.sin(u), axis=0, where=mask)[:3]
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 4))])
+    with pytest.raises(InputError, match="where= keeps no entry of a mean"):  # NumPy's nan
+        empty_row = mask & (np.arange(3)[:, None] > 0)
+        from_function(lambda u: np.mean(u, axis=1, where=empty_row), sizes=[(3, 4)], level="array")
+
+
+def test_clip_bounds_by_keyword():
+    """``u.clip(min=0.1)`` and ``np.clip(u, max=0.5)`` (NumPy 2.1's keywords; survey ml59):
+    ``ndarray.clip`` was refused ("unexpected keyword argument 'min'")."""
+
+    def f(u, xp=np):
+        return u.clip(min=0.1) ** 3 + xp.clip(u, max=0.5) ** 2 + u.clip(-0.2, 0.3) * u
+
+    check(f, lambda u: f(u, jnp), [np.array([[-1.0, 0.0, 0.2], [0.4, 0.7, 2.0]])])
+
+
 @pytest.mark.parametrize("order", [2, -2, "nuc"])
 def test_matrix_norms_by_singular_values(order):
     """``np.linalg.norm(M, 2 | -2 | "nuc")`` (real_programs16's norm_matrix_ords): were

@@ -512,8 +512,8 @@ class TracedArray(_Value):
     def dot(self, other):
         return _matmul(self, other)
 
-    def clip(self, a_min=None, a_max=None):
-        return _clip(self, a_min, a_max)
+    def clip(self, min=None, max=None, out=None, **kwargs):  # ndarray.clip's names
+        return _clip(self, min, max, out, **kwargs)
 
     def round(self, decimals=0, out=None):
         return numpy_statistics.FUNCTIONS[np.round](self, decimals, out)
@@ -2756,7 +2756,11 @@ def _any_all(what: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: A
 
 
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
-    _reduction_args("numpy.mean", dtype, out, **kwargs)  # where=: not the count of all
+    where = kwargs.pop("where", None)
+    _reduction_args("numpy.mean", dtype, out, **kwargs)
+    if not (where is None or where is True) and not isinstance(x, Passive):
+        return _masked_mean(x, axis, keepdims, where)
+    _reduction_args("numpy.mean", dtype, out, where=where)
     if isinstance(x, Passive):  # the fraction of a mask
         count = math.prod(x.shape[k] for k in _axes(axis, x.ndim, "numpy.mean"))
         return _passive_sum(x, axis, keepdims) * (1.0 / count)
@@ -2765,6 +2769,21 @@ def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any
     axes = _axes(axis, x.ndim, "numpy.mean")
     count = math.prod(x.shape[k] for k in axes)
     return _sum(x, axis, dtype, out, keepdims, **kwargs) * (1.0 / count)
+
+
+def _masked_mean(x: Any, axis: Any, keepdims: bool, where: Any) -> Any:
+    """``numpy.mean(x, where=mask)`` of a constant mask: the sum of the entries the mask
+    keeps (:func:`_sum`) over their count, each output entry its own count."""
+    mask = _sum_mask(x, where)
+    counts = np.sum(np.broadcast_to(mask, np.shape(x)), axis, keepdims=keepdims)
+    if np.any(counts == 0):  # NumPy: nan and a warning, a number no derivative has
+        raise InputError("numpy.mean: where= keeps no entry of a mean (NumPy's nan)")
+    if _traced(x, "numpy.mean") is None:
+        return np.mean(_constant(x), axis, keepdims=keepdims, where=mask)
+    scale = 1.0 / counts.astype(float)
+    return _sum(x, axis, keepdims=keepdims, where=mask) * (
+        float(scale) if scale.ndim == 0 else scale
+    )
 
 
 def _var(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs: Any) -> Any:
@@ -3075,8 +3094,13 @@ def _nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf=None, neginf
 
 
 def _clip(x: Any, a_min: Any = None, a_max: Any = None, out=None, **kwargs: Any) -> Any:
+    """``numpy.clip``, its bounds also by NumPy 2.1's keywords ``min=``/``max=``."""
+    bounds = {k: kwargs.pop(k) for k in ("min", "max") if k in kwargs}
     if out is not None or kwargs:
         raise _unsupported("numpy.clip(out=...)")
+    if ("min" in bounds and a_min is not None) or ("max" in bounds and a_max is not None):
+        raise InputError("numpy.clip: a bound given both by position and by min=/max=")
+    a_min, a_max = bounds.get("min", a_min), bounds.get("max", a_max)
     if a_min is not None:
         x = _elementwise("max", (x, a_min))
     if a_max is not None:
