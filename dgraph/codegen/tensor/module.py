@@ -245,6 +245,7 @@ def tensor_program(
     cancel_later: bool = True,
     sparse_products: bool | None = None,
     mirrored: bool = False,
+    body: bool = False,
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -273,6 +274,10 @@ def tensor_program(
     its tangents as a top-level one does (before, dense: n² entries a step for n carried).
     C's value program asks for it (its printer gathers the tangents' rows,
     ``c_values._row_gather``).
+
+    ``body``: a loop body's program (:func:`_body_program`), whose sweep reads its blocks'
+    scatters into zeros by their shape (a diagonal, the identity): in JAX those stay
+    scatters (:func:`~.gathers.scatters_as_pads`).
 
     ``extra``: values no derivative reaches (nested operations over the graph's inputs and
     vertices: a branch's outputs of that kind, :mod:`.branches`), computed after the
@@ -461,8 +466,8 @@ def tensor_program(
             lower = statements if tril_statements is None else tril_statements
             if not none_cancel(w, deferred, lower, results[0], keep):
                 return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
-                                      cancel_later=False,
-                                      sparse_products=sparse_products)  # fmt: skip
+                                      cancel_later=False, sparse_products=sparse_products,
+                                      body=body)  # fmt: skip
         if looped:  # the runs of n³ arrays a slice of rows at a time
             statements = _chunked(w, stub, statements, ends)
             if tril_statements is not None:
@@ -478,8 +483,7 @@ def tensor_program(
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     if lang == "jax" and not symmetric:  # scatters at runs, takes of one place: XLA fuses them
-        # a loop body's (its arrays kept): its sweep reads its blocks' scatters
-        blocks_read = frozenset(results if keep_arrays else ())
+        blocks_read = frozenset(results if body else ())  # read by the loop's sweep
         statements = scatters_as_pads(
             _stub(w, mode, arguments, shapes, statements, ends), w.constants, blocks_read
         )
@@ -1254,6 +1258,7 @@ def _body_program(w: Writer):
             keep_arrays=True,
             extra=extra,
             sparse_products=w.sparse_products,
+            body=True,
         )
         return program, jacobian_keys(es)
 
