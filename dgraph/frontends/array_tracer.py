@@ -2758,9 +2758,10 @@ def _any_all(what: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: A
 def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     where = kwargs.pop("where", None)
     _reduction_args("numpy.mean", dtype, out, **kwargs)
-    if not (where is None or where is True) and not isinstance(x, Passive):
+    if not (where is None or where is True):  # ``is``: a mask has no single truth value
+        if isinstance(x, Passive):
+            raise _unsupported("numpy.mean(where=/initial=...)")  # a mask's mean
         return _masked_mean(x, axis, keepdims, where)
-    _reduction_args("numpy.mean", dtype, out, where=where)
     if isinstance(x, Passive):  # the fraction of a mask
         count = math.prod(x.shape[k] for k in _axes(axis, x.ndim, "numpy.mean"))
         return _passive_sum(x, axis, keepdims) * (1.0 / count)
