@@ -1506,6 +1506,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("loop-count-differentiated", "n is given as the integer 3 but differentiated: a count"),
     # mesh59: scipy's Rotation of traced angles, named (was the generic conversion line)
     ("scipy-rotation-traced", "scipy.spatial.transform.Rotation of values that depend on"),
+    # ml59: a masked mean that keeps no entry (NumPy's nan), a clip bound given twice
+    ("mean-where-keeps-nothing", "numpy.mean: where= keeps no entry of a mean (NumPy's nan)"),
+    ("clip-bound-twice", "numpy.clip: a bound given both by position and by min=/max="),
 ]
 
 
@@ -1672,6 +1675,10 @@ def _api_call(name: str):
             lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),
         "scipy-rotation-traced": lambda: make(_rotated, point=[x[:3]]),
+        "mean-where-keeps-nothing": lambda: make(
+            lambda x: np.mean(x**2, where=np.zeros(x.shape, bool)), "jacobian", point=[x]
+        ),
+        "clip-bound-twice": lambda: make(lambda x: np.clip(x, 0.0, None, min=0.1), point=[x]),
     }
     return calls[name]
 
