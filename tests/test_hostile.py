@@ -1508,6 +1508,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("scipy-rotation-traced", "scipy.spatial.transform.Rotation of values that depend on"),
     # ml59: a masked mean that keeps no entry (NumPy's nan), a clip bound given twice
     ("mean-where-keeps-nothing", "numpy.mean: where= keeps no entry of a mean (NumPy's nan)"),
+    ("hessian-mean-where-keeps-nothing", "numpy.mean: where= keeps no entry of a mean (NumPy"),
     ("clip-bound-twice", "numpy.clip: a bound given both by position and by min=/max="),
 ]
 
@@ -1677,6 +1678,9 @@ def _api_call(name: str):
         "scipy-rotation-traced": lambda: make(_rotated, point=[x[:3]]),
         "mean-where-keeps-nothing": lambda: make(
             lambda x: np.mean(x**2, where=np.zeros(x.shape, bool)), "jacobian", point=[x]
+        ),
+        "hessian-mean-where-keeps-nothing": lambda: make(
+            lambda x: np.mean(x**2, where=np.zeros(x.shape, bool)), "hessian", point=[x]
         ),
         "clip-bound-twice": lambda: make(lambda x: np.clip(x, 0.0, None, min=0.1), point=[x]),
     }

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -189,11 +190,13 @@ def _read_as_run(f: Callable[..., Any], args: Sequence[np.ndarray]) -> bool:
     see NumPy's in-place writes (``t = y[1:]; t += x`` changes ``y`` in NumPy, rebinds
     ``t`` in JAX), so JAX's reading would be another function, its Hessian silently
     wrong. Where NumPy cannot run ``f`` (it needs JAX's arrays) there is nothing to
-    compare: True."""
+    compare: True; where NumPy's values are not finite anywhere, nothing agrees: False
+    (a masked mean that keeps no entry: JAX's Hessian 0 of a function NaN everywhere)."""
     import jax
     import jax.numpy as jnp
 
-    with x64(jax):
+    with x64(jax), warnings.catch_warnings():  # a NaN's warning is a value here, not a failure
+        warnings.simplefilter("ignore")
         try:
             native = _flat(jax, f(*[np.array(a, dtype=float) for a in args]))
         except Exception:  # any failure: f is not NumPy's to run
@@ -202,6 +205,8 @@ def _read_as_run(f: Callable[..., Any], args: Sequence[np.ndarray]) -> bool:
             jaxed = _flat(jax, f(*[jnp.asarray(a, dtype=float) for a in args]))
         except Exception:  # read by JAX, not run by it: nothing says the two agree
             return False
+    if native.size and not np.isfinite(native).any():  # NaN agreeing with NaN says nothing
+        return False
     scale = max(1.0, float(np.max(np.abs(native), initial=0.0)))
     return native.shape == jaxed.shape and np.allclose(
         jaxed, native, rtol=NATIVE_AGREEMENT, atol=NATIVE_AGREEMENT * scale, equal_nan=True
