@@ -333,7 +333,7 @@ def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypat
     assert "void hessian(" in (tmp_path / "arrays.c").read_text()  # (test_codegen_c_values)
     capsys.readouterr()
     # no level named: a small function is read at the element level, a dense hessian(x, H)
-    assert main([*argv, "-o", "dense.c"]) == 0
+    assert main([*argv, "-o", "dense.c", "--method", "symbolic"]) == 0  # the choice's, named
     assert "hessian(rosenbrock) gradient graph" in capsys.readouterr().out
     dense = _compiled(tmp_path / "dense.c", tmp_path)
     h = np.zeros((N, N))
@@ -378,7 +378,8 @@ def test_command_line_writes_a_hessian_vector_product(tmp_path, monkeypatch, cap
         with jax.enable_x64(True):  # JAX computes in float32 unless asked
             got = np.asarray(module.hvp(X, v))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    assert main([*argv, "-o", "hvp.c"]) == 0  # a small function: its graph of scalars
+    # a small function: its graph of scalars (the method the choice takes, named)
+    assert main([*argv, "-o", "hvp.c", "--method", "paths"]) == 0
     lib = _compiled(tmp_path / "hvp.c", tmp_path)
     got = np.zeros(N)
     lib.jvp(*(_pointer(np.ascontiguousarray(a)) for a in (X, v, got)))

@@ -354,8 +354,9 @@ def test_a_sum_loop_inside_a_region_is_mapped_in_its_body(f, before, after, hess
     assert scans(jax.make_jaxpr(f)(x)) == before
     mapped = jaxpr_reductions.reduction_loops(jax, f, [x])
     assert scans(jax.make_jaxpr(mapped)(x)) == after
+    mapped_jit, f_jit = jax.jit(mapped), jax.jit(f)  # one compilation each, not one a call
     for point in (x, 1.3 - x[::-1] ** 2):
-        np.testing.assert_allclose(mapped(point), f(point), rtol=1e-14)
+        np.testing.assert_allclose(mapped_jit(point), f_jit(point), rtol=1e-14)
     if hessian:
         assert _checked(f, np.asarray(x)) >= 1  # the time loop and its gradient's
 
