@@ -253,11 +253,11 @@ class Node:
         node (it is immutable) and kept on it, outside its fields: the passes, the
         evaluator and the printers ask each node again and again (some 4·10⁴ times while
         the minimal surface's Hessian is made at 10⁶ unknowns)."""
+        try:
+            return self.__dict__["_children"]
+        except (AttributeError, KeyError):  # found once per node
+            pass
         held = getattr(self, "__dict__", None)
-        if held is not None:
-            found = held.get("_children")
-            if found is not None:
-                return found
         stack = [getattr(self, f) for f in reversed(_fields(type(self)))]
         listed: list[Node] = []
         while stack:
@@ -599,10 +599,24 @@ def names_in(node: Node) -> frozenset[str]:
         found = held.get("_names")
         if found is not None:
             return found
-    found = frozenset({n.id for n in walk(node) if isinstance(n, Name)})
-    if held is not None:
-        held["_names"] = found  # not a field: equality, hashing and repr ignore it
-    return found
+    if held is None:
+        return frozenset({n.id for n in walk(node) if isinstance(n, Name)})
+    # children first, each node once: a walk from every node asked would go over what is
+    # under it again for each node above (a statement's value is asked, then its parts)
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        known = n.__dict__
+        if "_names" in known:
+            continue
+        children = n.children()
+        if ready or not children:
+            own = {n.id} if isinstance(n, Name) else set()
+            known["_names"] = frozenset(own.union(*(c.__dict__["_names"] for c in children)))
+        else:
+            stack.append((n, True))
+            stack.extend((c, False) for c in children if "_names" not in c.__dict__)
+    return held["_names"]
 
 
 GATHER_CALLS = ("take", "take_along_axis")
@@ -699,22 +713,26 @@ def fold(
     """
     instead = whole.get if isinstance(whole, Mapping) else whole
     done: dict[int, Any] = {}
-    stack = [(node, False)]
+    # a node's children, once found, ride on the stack with it (None: not yet expanded)
+    stack: list[tuple[Node, tuple[Node, ...] | None]] = [(node, None)]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        n, ready = stack.pop()
-        if id(n) in done:
+        n, children = pop()
+        key = id(n)
+        if key in done:
             continue
-        if not ready and instead is not None:
-            value = instead(n)
-            if value is not None:
-                done[id(n)] = value
+        if children is None:
+            if instead is not None:
+                value = instead(n)
+                if value is not None:
+                    done[key] = value
+                    continue
+            children = kids(n)
+            if children:
+                push((n, children))
+                extend((c, None) for c in children if id(c) not in done)
                 continue
-        children = kids(n)
-        if ready or not children:
-            done[id(n)] = combine(n, [done[id(c)] for c in children])
-        else:
-            stack.append((n, True))
-            stack.extend((c, False) for c in children if id(c) not in done)
+        done[key] = combine(n, [done[id(c)] for c in children])
     return done[id(node)]
 
 
@@ -728,7 +746,10 @@ def rebuilt(
 
     def combine(n: Node, values: list[Node]) -> Node:
         children = kids(n)
-        if all(v is c for c, v in zip(children, values, strict=True)):
+        for c, v in zip(children, values, strict=True):
+            if v is not c:
+                break
+        else:
             return n
         swap = {id(c): v for c, v in zip(children, values, strict=True)}
         return type(n)(
