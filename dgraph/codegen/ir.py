@@ -591,32 +591,37 @@ def walk(node: Node) -> Iterator[Node]:
 
 
 def names_in(node: Node) -> frozenset[str]:
-    """The names ``node`` reads; found once per node (it is immutable) and kept on it, as
-    :meth:`Node.children` is: the passes ask each statement's value again and again
-    (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid body)."""
+    """The names ``node`` reads; found once per node asked (it is immutable) and kept on
+    it, as :meth:`Node.children` is: the passes ask each statement's value again and
+    again (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid
+    body)."""
     held = getattr(node, "__dict__", None)
-    if held is not None:
-        found = held.get("_names")
-        if found is not None:
-            return found
     if held is None:
         return frozenset({n.id for n in walk(node) if isinstance(n, Name)})
-    # children first, each node once: a walk from every node asked would go over what is
-    # under it again for each node above (a statement's value is asked, then its parts)
-    stack = [(node, False)]
+    found = held.get("_names")
+    if found is not None:
+        return found
+    # each node under it once (a node read twice is walked once), and a node asked
+    # before read from what it holds; kept on the node asked only: sets for every node
+    # of a long chain of sums would hold a number of names quadratic in its length
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = [node]
     while stack:
-        n, ready = stack.pop()
-        known = n.__dict__
-        if "_names" in known:
+        n = stack.pop()
+        if id(n) in seen:
             continue
-        children = n.children()
-        if ready or not children:
-            own = {n.id} if isinstance(n, Name) else set()
-            known["_names"] = frozenset(own.union(*(c.__dict__["_names"] for c in children)))
+        seen.add(id(n))
+        known = n.__dict__.get("_names")
+        if known is not None:
+            names |= known
+        elif isinstance(n, Name):
+            names.add(n.id)
         else:
-            stack.append((n, True))
-            stack.extend((c, False) for c in children if "_names" not in c.__dict__)
-    return held["_names"]
+            stack.extend(n.children())
+    found = frozenset(names)
+    held["_names"] = found  # not a field: equality, hashing and repr ignore it
+    return found
 
 
 GATHER_CALLS = ("take", "take_along_axis")
