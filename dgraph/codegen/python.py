@@ -354,7 +354,7 @@ def load_python(text: str, name: str = "dgraph_generated") -> types.ModuleType:
 
 @functools.lru_cache(maxsize=64)
 def _compiled(text: str, name: str) -> types.CodeType:
-    """``text`` compiled, remembered for the last 64 texts: a module is loaded again to
-    check it, to time it and by the caller (tests/test_codegen.py, test_hessian_numpy.py:
-    43 of 142 loads a text loaded before)."""
+    """``text`` compiled, remembered for the last 64 texts: the same text is loaded again
+    (in tests/test_codegen.py and test_hessian_numpy.py 43 of 142 loads were of a text
+    loaded before)."""
     return compile(text, f"<{name}>", "exec")
