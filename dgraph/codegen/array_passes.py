@@ -155,17 +155,18 @@ class _Numbering:
         if found is not None:
             return found
         kids, combine = self.kids, self._combine
-        stack = [(node, False)]
+        stack: list[tuple[Node, tuple[Node, ...] | None]] = [(node, None)]
         while stack:
-            n, ready = stack.pop()
+            n, children = stack.pop()  # children: None until expanded
             if id(n) in of:
                 continue
-            children = kids(n)
-            if ready or not children:
-                combine(n, [of[id(c)] for c in children])
-            else:
-                stack.append((n, True))
-                stack.extend((c, False) for c in children if id(c) not in of)
+            if children is None:
+                children = kids(n)
+                if children:
+                    stack.append((n, children))
+                    stack.extend((c, None) for c in children if id(c) not in of)
+                    continue
+            combine(n, [of[id(c)] for c in children], children)
         return of[id(node)]
 
     def assign(self, statement: ArrayStatement) -> None:
@@ -177,9 +178,9 @@ class _Numbering:
         if not statement.at and statement.target not in self.mutable:
             self.values[statement.target] = number
 
-    def _combine(self, node: Node, numbers: list[int]) -> int:
-        """Number ``node`` whose children have ``numbers`` (each node once: its key is
-        built from its own fields, never from a walk of what is under it)."""
+    def _combine(self, node: Node, numbers: list[int], kids: tuple[Node, ...]) -> int:
+        """Number ``node`` whose children ``kids`` have ``numbers`` (each node once: its
+        key is built from its own fields, never from a walk of what is under it)."""
         is_name = isinstance(node, Name)
         found = None
         if is_name:
@@ -190,7 +191,7 @@ class _Numbering:
             if is_name:
                 key: tuple = (type(node).__name__, ("str", repr(node.id)))
             else:
-                key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
+                key = (type(node).__name__, *_fields_key(node, numbers, kids))
             found = self.keys.setdefault(key, len(self.keys))
         if is_name:
             self.reads.add(id(node))
@@ -198,7 +199,7 @@ class _Numbering:
                 self.impure.add(found)
         elif numbers:
             reads = self.reads
-            for c in self.kids(node):
+            for c in kids:
                 if id(c) in reads:
                     reads.add(id(node))
                     break

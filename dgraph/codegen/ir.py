@@ -253,11 +253,11 @@ class Node:
         node (it is immutable) and kept on it, outside its fields: the passes, the
         evaluator and the printers ask each node again and again (some 4·10⁴ times while
         the minimal surface's Hessian is made at 10⁶ unknowns)."""
+        try:
+            return self.__dict__["_children"]
+        except (AttributeError, KeyError):  # found once per node
+            pass
         held = getattr(self, "__dict__", None)
-        if held is not None:
-            found = held.get("_children")
-            if found is not None:
-                return found
         stack = [getattr(self, f) for f in reversed(_fields(type(self)))]
         listed: list[Node] = []
         while stack:
@@ -591,17 +591,36 @@ def walk(node: Node) -> Iterator[Node]:
 
 
 def names_in(node: Node) -> frozenset[str]:
-    """The names ``node`` reads; found once per node (it is immutable) and kept on it, as
-    :meth:`Node.children` is: the passes ask each statement's value again and again
-    (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid body)."""
+    """The names ``node`` reads; found once per node asked (it is immutable) and kept on
+    it, as :meth:`Node.children` is: the passes ask each statement's value again and
+    again (366,164 times, 3.0 of the 27 CPU-s profiled, for 20 RK4 steps of a rigid
+    body)."""
     held = getattr(node, "__dict__", None)
-    if held is not None:
-        found = held.get("_names")
-        if found is not None:
-            return found
-    found = frozenset({n.id for n in walk(node) if isinstance(n, Name)})
-    if held is not None:
-        held["_names"] = found  # not a field: equality, hashing and repr ignore it
+    if held is None:
+        return frozenset({n.id for n in walk(node) if isinstance(n, Name)})
+    found = held.get("_names")
+    if found is not None:
+        return found
+    # each node under it once (a node read twice is walked once), and a node asked
+    # before read from what it holds; kept on the node asked only: sets for every node
+    # of a long chain of sums would hold a number of names quadratic in its length
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        known = n.__dict__.get("_names")
+        if known is not None:
+            names |= known
+        elif isinstance(n, Name):
+            names.add(n.id)
+        else:
+            stack.extend(n.children())
+    found = frozenset(names)
+    held["_names"] = found  # not a field: equality, hashing and repr ignore it
     return found
 
 
@@ -699,22 +718,26 @@ def fold(
     """
     instead = whole.get if isinstance(whole, Mapping) else whole
     done: dict[int, Any] = {}
-    stack = [(node, False)]
+    # a node's children, once found, ride on the stack with it (None: not yet expanded)
+    stack: list[tuple[Node, tuple[Node, ...] | None]] = [(node, None)]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        n, ready = stack.pop()
-        if id(n) in done:
+        n, children = pop()
+        key = id(n)
+        if key in done:
             continue
-        if not ready and instead is not None:
-            value = instead(n)
-            if value is not None:
-                done[id(n)] = value
+        if children is None:
+            if instead is not None:
+                value = instead(n)
+                if value is not None:
+                    done[key] = value
+                    continue
+            children = kids(n)
+            if children:
+                push((n, children))
+                extend((c, None) for c in children if id(c) not in done)
                 continue
-        children = kids(n)
-        if ready or not children:
-            done[id(n)] = combine(n, [done[id(c)] for c in children])
-        else:
-            stack.append((n, True))
-            stack.extend((c, False) for c in children if id(c) not in done)
+        done[key] = combine(n, [done[id(c)] for c in children])
     return done[id(node)]
 
 
@@ -728,7 +751,10 @@ def rebuilt(
 
     def combine(n: Node, values: list[Node]) -> Node:
         children = kids(n)
-        if all(v is c for c, v in zip(children, values, strict=True)):
+        for c, v in zip(children, values, strict=True):
+            if v is not c:
+                break
+        else:
             return n
         swap = {id(c): v for c, v in zip(children, values, strict=True)}
         return type(n)(

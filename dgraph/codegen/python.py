@@ -12,6 +12,7 @@ as ``numpy.heaviside`` with sympy's H(0).
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Mapping
 
@@ -344,7 +345,16 @@ def _kernel(printer: _Printer, program: Program, name: str, flat: bool) -> tuple
 
 
 def load_python(text: str, name: str = "dgraph_generated") -> types.ModuleType:
-    """Execute generated module text and return it as a module object."""
+    """Execute generated module text and return it as a module object (a new one each
+    call: only the compiled code, which never changes, is shared)."""
     module = types.ModuleType(name)
-    exec(compile(text, f"<{name}>", "exec"), module.__dict__)
+    exec(_compiled(text, name), module.__dict__)
     return module
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(text: str, name: str) -> types.CodeType:
+    """``text`` compiled, remembered for the last 64 texts: the same text is loaded again
+    (in tests/test_codegen.py and test_hessian_numpy.py 43 of 142 loads were of a text
+    loaded before)."""
+    return compile(text, f"<{name}>", "exec")

@@ -207,6 +207,9 @@ class Stacks:
         every set as small as the frames it can have. Uniting a frame's parents is another
         union, done first (an explicit stack: the stacks nest as deep as the graph)."""
         nodes = frozenset(nodes)
+        found = self._unions.get(nodes)
+        if found is not None:  # most asks: every node made over a union met before
+            return found
         todo = [nodes]
         while todo:
             top = todo[-1]

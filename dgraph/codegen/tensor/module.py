@@ -1072,10 +1072,10 @@ def _fold_gathers(
         while stack:
             n = stack.pop()
             names = ir.names_in(n)
-            whole = list(ir.walk(n))
             if (
                 names
                 and names <= constant
+                and (whole := list(ir.walk(n)))  # walked only where it reads constants
                 and (not gathers_only or any(isinstance(k, Index) for k in whole))
                 and all(isinstance(k, _PURE) for k in whole)
             ):
