@@ -218,7 +218,11 @@ for _name, _f in {"igamma": lax.igamma, "igammac": lax.igammac, "zeta": jsps.zet
         _x = point(_shape, 21, (0.5, 1.5, False))
         _op = ArrayOp(_name, (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
         kind = {"builder": "graph", "op": _op} if _name == "zeta" else {}
-        _g = _of_scalar if np.ndim(_c) == 0 else lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x)
+        _g = (
+            _of_scalar
+            if np.ndim(_c) == 0
+            else lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x)
+        )
         case(_name, _cls, _g, _x, **kind)
 
 for _cls, _shape in shapes("ndtri").items():  # SciPy's normal quantile, p in (0, 1)
@@ -252,12 +256,13 @@ _firsts["const-array-shapes"] = (
     point((2, 3), 31, (0.3, 3.0, False)),
     (2, 3),
 )
+_BETAINC = lambda x: jsps.betainc(2.5, 0.7, x)  # noqa: E731 (the number shapes')
 for _cls, (_a, _b, _shape) in _firsts.items():
     _key = "regularized_incomplete_beta" if _cls == "const-shapes-1-d" else "betainc"
     case(
         _key,
         _cls,
-        lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
+        _BETAINC if np.ndim(_a) == 0 else lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
         point(_shape, 32, (0.05, 0.95, False)),
     )
 # JAX has no Bessel j0 … k1e: references written with jax.numpy by quadrature (A&S 9.1.21,
@@ -385,15 +390,17 @@ _ROUNDING = {
     "sign": lax.sign,
 }
 for _name, _f in _ROUNDING.items():
+    _g = lambda x, f=_f: x * f(3 * x)  # noqa: E731 (one function for the classes)
     for _cls, _shape in shapes(_name).items():
-        case(_name, _cls, lambda x, f=_f: x * f(3 * x), point(_shape, 22))
+        case(_name, _cls, _g, point(_shape, 22))
 _COMPARE = {n: getattr(lax, n) for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 for _name, _f in _COMPARE.items():
+    _g = lambda x, y, f=_f: lax.select_n(f(x, jnp.zeros_like(x)), x, y)  # noqa: E731
     for _cls, _shape in shapes(_name).items():
         case(
             _name,
             _cls,
-            lambda x, y, f=_f: lax.select_n(f(x, jnp.zeros_like(x)), x, y),
+            _g,
             point(_shape, 23),
             point(_shape, 24),
         )
@@ -403,11 +410,12 @@ for _name, _f in _COMPARE.items():
         lambda x, y, f=_f: lax.select_n(f(x, x), x, y),
         *[point((3,), 25)] * 2,
     )
+_IS_FINITE = lambda x, y: lax.select_n(lax.is_finite(jnp.log(x - 1.0)), y, x * y)  # noqa: E731
 for _cls, _shape in SHAPES.items():  # a predicate: selects, never differentiated
     case(
         "is_finite",
         _cls,
-        lambda x, y: lax.select_n(lax.is_finite(jnp.log(x - 1.0)), y, x * y),
+        _IS_FINITE,
         point(_shape, 28),
         point(_shape, 29),
     )
@@ -417,33 +425,30 @@ _LOGIC = {
     "not": lambda x: lax.bitwise_not(x > 0),
 }
 for _name, _p in _LOGIC.items():
+    _g = lambda x, y, p=_p: lax.select_n(p(x), x, y)  # noqa: E731
     for _cls, _shape in shapes(_name).items():
         case(
             _name,
             _cls,
-            lambda x, y, p=_p: lax.select_n(p(x), x, y),
+            _g,
             point(_shape, 26),
             point(_shape, 27),
         )
+_CONVERT = lambda x: x * lax.convert_element_type(x > 0, jnp.float64)  # noqa: E731
 for _cls, _shape in SHAPES.items():
     case(
         "convert_element_type",
         _cls,
-        lambda x: x * lax.convert_element_type(x > 0, jnp.float64),
+        _CONVERT,
         point(_shape, 28),
     )
 
 # -- select_n ------------------------------------------------------------------------------
 
+_SELECT, _SELECT_SAME = lambda x, y: lax.select_n(x > 0, x, y), lambda x: lax.select_n(x > 0, x, -x)
 for _cls, _shape in SHAPES.items():
-    case(
-        "select_n",
-        _cls,
-        lambda x, y: lax.select_n(x > 0, x, y),
-        point(_shape, 29),
-        point(_shape, 30),
-    )
-    case("select_n", f"{_cls}-same", lambda x: lax.select_n(x > 0, x, -x), point(_shape, 31))
+    case("select_n", _cls, _SELECT, point(_shape, 29), point(_shape, 30))
+    case("select_n", f"{_cls}-same", _SELECT_SAME, point(_shape, 31))
 case("select_n", "const-case", lambda x: jnp.where(x > 0, x, 0.5), point((2, 3), 32))
 case(
     "select_n",
@@ -1314,6 +1319,13 @@ in runs of 256, 18.2 in one run of all; each case's columns by eager ``jax.jvp``
 26-29 (an earlier measurement)."""
 
 
+ENTRYWISE = {*ELEMENTWISE, "integer_pow", *_ROUNDING, *_COMPARE, *_LOGIC}
+ENTRYWISE |= {"is_finite", "convert_element_type", "select_n"}
+"""Operations whose cases here are functions entry by entry of operands of one shape (the
+elementwise functions, and the cases of the rounding, comparing, logical and selecting
+operations above): their Jacobian in each operand diagonal."""
+
+
 def _shape_class(label: str) -> tuple[str, str] | None:
     """``label`` as (prefix, shape class of :data:`SHAPES`): ``"n-d"`` -> ("", "n-d"),
     ``"const-first-1-d"`` -> ("const-first", "1-d"); None for a label of no class."""
@@ -1332,7 +1344,7 @@ def _shared_ranks(cases: list[Case]) -> tuple[list[Case], dict[str, tuple[Case, 
     classes' points side by side (vectors), whose Jacobian in each operand is diagonal,
     each class's block on its stretch of the diagonal (JAX's derivative entry by entry, as
     on the class's own shape). One traced and compiled ``jax.jacfwd`` per operation and
-    variant, not one per shape class: 589 computed for 729 cases (663 when only the unary
+    variant, not one per shape class: 548 computed for 729 cases (663 when only the unary
     operations read from JAX were shared; the references of the operations JAX has no
     primitive for, quadratures and series, compile longest)."""
     groups: dict[tuple[str, str, int], list[Case]] = {}
@@ -1341,7 +1353,7 @@ def _shared_ranks(cases: list[Case]) -> tuple[list[Case], dict[str, tuple[Case, 
         if (
             found is not None
             and c.builder != "numpy"
-            and (c.key in ELEMENTWISE or c.key == "integer_pow")
+            and c.key in ENTRYWISE
             and all(a.shape == SHAPES[found[1]] for a in c.args)
         ):
             groups.setdefault((c.key, found[0], id(c.f)), []).append(c)
