@@ -200,26 +200,30 @@ case("copy", "input-as-output", lambda x: x, point((2, 3), 18))
 case("copy", "0-d", lambda x: x, point((), 19))
 case("copy", "constant-output", lambda x: jnp.array([1.0, 2.0]), point((3,), 19))
 case("eq", "output-not-reached", lambda x: (jnp.sin(x) == x) - 1.0, point((2, 3), 19))
-for _cls in SHAPES:  # the order m: a constant (JAX takes no derivative in it)
+# the order m: a constant (JAX takes no derivative in it); one function per order, for all
+# its shape classes (:func:`_shared_ranks`)
+_POLYGAMMA = {_m: lambda x, m=_m: lax.polygamma(jnp.full_like(x, m), x) for _m in (0, 1)}
+for _cls in SHAPES:
     for _m in (0, 1) if _cls in shapes("m0") else (1,):
         _shape = SHAPES[_cls]
-        case(
-            "polygamma",
-            f"m{_m}-{_cls}",
-            lambda x, m=_m: lax.polygamma(jnp.full_like(x, m), x),
-            point(_shape, 20, DOMAIN["lgamma"]),
-        )
+        case("polygamma", f"m{_m}-{_cls}", _POLYGAMMA[_m], point(_shape, 20, DOMAIN["lgamma"]))
 # a constant first operand (the shape a, zeta's exponent): a number or an array. zeta's
 # graph is the operation itself (JAX's reader takes jsps.zeta's custom rule, and JAX has no
 # rule for lax.zeta), its reference jsps.zeta's
 for _name, _f in {"igamma": lax.igamma, "igammac": lax.igammac, "zeta": jsps.zeta}.items():
     _firsts = {f"const-first-{k}": (2.5, SHAPES[k]) for k in shapes(_name)}
     _firsts["const-array-first"] = (point((2, 3), 22, (1.5, 3.0, False)), (2, 3))
+    _of_scalar = lambda x, f=_f: f(jnp.broadcast_to(2.5, x.shape), x)  # noqa: E731
     for _cls, (_c, _shape) in _firsts.items():
         _x = point(_shape, 21, (0.5, 1.5, False))
         _op = ArrayOp(_name, (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
         kind = {"builder": "graph", "op": _op} if _name == "zeta" else {}
-        case(_name, _cls, lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x), _x, **kind)
+        _g = (
+            _of_scalar
+            if np.ndim(_c) == 0
+            else lambda x, f=_f, c=_c: f(jnp.broadcast_to(c, x.shape), x)
+        )
+        case(_name, _cls, _g, _x, **kind)
 
 for _cls, _shape in shapes("ndtri").items():  # SciPy's normal quantile, p in (0, 1)
     case(
@@ -252,12 +256,13 @@ _firsts["const-array-shapes"] = (
     point((2, 3), 31, (0.3, 3.0, False)),
     (2, 3),
 )
+_BETAINC = lambda x: jsps.betainc(2.5, 0.7, x)  # noqa: E731 (the number shapes')
 for _cls, (_a, _b, _shape) in _firsts.items():
     _key = "regularized_incomplete_beta" if _cls == "const-shapes-1-d" else "betainc"
     case(
         _key,
         _cls,
-        lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
+        _BETAINC if np.ndim(_a) == 0 else lambda x, a=_a, b=_b: jsps.betainc(a, b, x),
         point(_shape, 32, (0.05, 0.95, False)),
     )
 # JAX has no Bessel j0 … k1e: references written with jax.numpy by quadrature (A&S 9.1.21,
@@ -296,11 +301,12 @@ def _bessel_jax(name: str):
 
 
 for _name in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+    _f = _bessel_jax(_name)
     for _cls, _shape in shapes(_name).items():
         case(
             _name,
             _cls,
-            _bessel_jax(_name),
+            _f,
             point(_shape, 30, (0.5, 1.5, False)),
             builder="graph",
             op=ArrayOp(_name, ("x",), (), _shape),
@@ -332,11 +338,12 @@ for _name, _dom in {"spence": (0.2, 2.5, False), "ellipk": (0.1, 0.8, False)}.it
 # W by the generated JAX code's own Halley steps (dgraph.codegen.lambertw_code), which JAX
 # differentiates through: at the root each step's derivative in w is 0, so the steps'
 # derivative in x is W's (not the rule e^(−W)/(1 + W) dgraph states)
+_LAMBERTW = jax_lambertw(jnp)
 for _cls, _shape in shapes("lambertw").items():
     case(
         "lambertw",
         _cls,
-        jax_lambertw(jnp),
+        _LAMBERTW,
         point(_shape, 32, (-0.3, 2.5, False)),
         builder="graph",
         op=ArrayOp("lambertw", ("x",), (), _shape),
@@ -353,12 +360,13 @@ def _expn_jax(n, x):
 # E_n(x) of a constant whole order: a number, or an array of orders 2 and 3
 _firsts = {f"const-first-{k}": (2.0, SHAPES[k]) for k in shapes("expn")}
 _firsts["const-array-first"] = (point((2, 3), 24, (0.0, 1.0, False)).round() + 2.0, (2, 3))
+_EXPN_2 = lambda x: _expn_jax(2.0, x)  # noqa: E731 (the scalar order's, every class)
 for _cls, (_c, _shape) in _firsts.items():
     _op = ArrayOp("expn", (Const.of(np.broadcast_to(_c, _shape) + 0.0), "x"), (), _shape)
     case(
         "expn",
         _cls,
-        lambda x, c=_c: _expn_jax(c, x),
+        _EXPN_2 if np.ndim(_c) == 0 else lambda x, c=_c: _expn_jax(c, x),
         point(_shape, 25, (0.2, 3.0, False)),
         builder="graph",
         op=_op,
@@ -367,10 +375,9 @@ for _cls, (_c, _shape) in _firsts.items():
 # -- integer powers ------------------------------------------------------------------------
 
 for _y in (0, 1, 2, 3, -1, -2):
+    _f = lambda x, y=_y: lax.integer_pow(x, y)  # noqa: E731 (one per exponent)
     for _cls, _shape in shapes(f"y{_y}").items():
-        case(
-            "integer_pow", f"y{_y}-{_cls}", lambda x, y=_y: lax.integer_pow(x, y), point(_shape, 20)
-        )
+        case("integer_pow", f"y{_y}-{_cls}", _f, point(_shape, 20))
 case("integer_pow", "y2-const-inside", lambda x: jnp.sin(x) * 0 + x**2, point((), 21))
 
 # -- functions no derivative flows through, read as operands -------------------------------
@@ -383,15 +390,17 @@ _ROUNDING = {
     "sign": lax.sign,
 }
 for _name, _f in _ROUNDING.items():
+    _g = lambda x, f=_f: x * f(3 * x)  # noqa: E731 (one function for the classes)
     for _cls, _shape in shapes(_name).items():
-        case(_name, _cls, lambda x, f=_f: x * f(3 * x), point(_shape, 22))
+        case(_name, _cls, _g, point(_shape, 22))
 _COMPARE = {n: getattr(lax, n) for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 for _name, _f in _COMPARE.items():
+    _g = lambda x, y, f=_f: lax.select_n(f(x, jnp.zeros_like(x)), x, y)  # noqa: E731
     for _cls, _shape in shapes(_name).items():
         case(
             _name,
             _cls,
-            lambda x, y, f=_f: lax.select_n(f(x, jnp.zeros_like(x)), x, y),
+            _g,
             point(_shape, 23),
             point(_shape, 24),
         )
@@ -401,11 +410,12 @@ for _name, _f in _COMPARE.items():
         lambda x, y, f=_f: lax.select_n(f(x, x), x, y),
         *[point((3,), 25)] * 2,
     )
+_IS_FINITE = lambda x, y: lax.select_n(lax.is_finite(jnp.log(x - 1.0)), y, x * y)  # noqa: E731
 for _cls, _shape in SHAPES.items():  # a predicate: selects, never differentiated
     case(
         "is_finite",
         _cls,
-        lambda x, y: lax.select_n(lax.is_finite(jnp.log(x - 1.0)), y, x * y),
+        _IS_FINITE,
         point(_shape, 28),
         point(_shape, 29),
     )
@@ -415,33 +425,30 @@ _LOGIC = {
     "not": lambda x: lax.bitwise_not(x > 0),
 }
 for _name, _p in _LOGIC.items():
+    _g = lambda x, y, p=_p: lax.select_n(p(x), x, y)  # noqa: E731
     for _cls, _shape in shapes(_name).items():
         case(
             _name,
             _cls,
-            lambda x, y, p=_p: lax.select_n(p(x), x, y),
+            _g,
             point(_shape, 26),
             point(_shape, 27),
         )
+_CONVERT = lambda x: x * lax.convert_element_type(x > 0, jnp.float64)  # noqa: E731
 for _cls, _shape in SHAPES.items():
     case(
         "convert_element_type",
         _cls,
-        lambda x: x * lax.convert_element_type(x > 0, jnp.float64),
+        _CONVERT,
         point(_shape, 28),
     )
 
 # -- select_n ------------------------------------------------------------------------------
 
+_SELECT, _SELECT_SAME = lambda x, y: lax.select_n(x > 0, x, y), lambda x: lax.select_n(x > 0, x, -x)
 for _cls, _shape in SHAPES.items():
-    case(
-        "select_n",
-        _cls,
-        lambda x, y: lax.select_n(x > 0, x, y),
-        point(_shape, 29),
-        point(_shape, 30),
-    )
-    case("select_n", f"{_cls}-same", lambda x: lax.select_n(x > 0, x, -x), point(_shape, 31))
+    case("select_n", _cls, _SELECT, point(_shape, 29), point(_shape, 30))
+    case("select_n", f"{_cls}-same", _SELECT_SAME, point(_shape, 31))
 case("select_n", "const-case", lambda x: jnp.where(x > 0, x, 0.5), point((2, 3), 32))
 case(
     "select_n",
@@ -1312,36 +1319,59 @@ in runs of 256, 18.2 in one run of all; each case's columns by eager ``jax.jvp``
 26-29 (an earlier measurement)."""
 
 
+ENTRYWISE = {*ELEMENTWISE, "integer_pow", *_ROUNDING, *_COMPARE, *_LOGIC}
+ENTRYWISE |= {"is_finite", "convert_element_type", "select_n"}
+"""Operations whose cases here are functions entry by entry of operands of one shape (the
+elementwise functions, and the cases of the rounding, comparing, logical and selecting
+operations above): their Jacobian in each operand diagonal."""
+
+
+def _shape_class(label: str) -> tuple[str, str] | None:
+    """``label`` as (prefix, shape class of :data:`SHAPES`): ``"n-d"`` -> ("", "n-d"),
+    ``"const-first-1-d"`` -> ("const-first", "1-d"); None for a label of no class."""
+    for cls in SHAPES:
+        if label == cls:
+            return "", cls
+        if label.endswith("-" + cls):
+            return label[: -len(cls) - 1], cls
+    return None
+
+
 def _shared_ranks(cases: list[Case]) -> tuple[list[Case], dict[str, tuple[Case, int]]]:
-    """The cases whose references are computed, and where each case of a unary
-    elementwise operation on one operand of a shape class (:data:`SHAPES`) finds its own:
-    the operation's one case on its classes' points side by side (a vector), whose
-    Jacobian is diagonal, each class's block on its stretch of the diagonal (JAX's
-    derivative entry by entry, as on the class's own shape). One traced and compiled
-    ``jax.jacfwd`` per operation, not one per shape class: 663 computed for 729 cases."""
-    groups: dict[str, list[Case]] = {}
+    """The cases whose references are computed, and where each case of an elementwise
+    operation on operands of one shape class (:data:`SHAPES`) finds its own: the cases of
+    one function object (the operation, or its call with the same constants) on the
+    classes' points side by side (vectors), whose Jacobian in each operand is diagonal,
+    each class's block on its stretch of the diagonal (JAX's derivative entry by entry, as
+    on the class's own shape). One traced and compiled ``jax.jacfwd`` per operation and
+    variant, not one per shape class: 548 computed for 729 cases (663 when only the unary
+    operations read from JAX were shared; the references of the operations JAX has no
+    primitive for, quadratures and series, compile longest)."""
+    groups: dict[tuple[str, str, int], list[Case]] = {}
     for c in cases:
+        found = _shape_class(c.label)
         if (
-            c.builder == "jax"
-            and c.label in SHAPES
-            and len(c.args) == 1
-            and c.key in ELEMENTWISE
-            and len(ELEMENTWISE[c.key][1]) == 1
+            found is not None
+            and c.builder != "numpy"
+            and c.key in ENTRYWISE
+            and all(a.shape == SHAPES[found[1]] for a in c.args)
         ):
-            groups.setdefault(c.key, []).append(c)
+            groups.setdefault((c.key, found[0], id(c.f)), []).append(c)
     where: dict[str, tuple[Case, int]] = {}
     first: dict[str, Case] = {}
-    for key, members in groups.items():
+    for (key, prefix, _), members in groups.items():
         if len(members) < 2:
             continue
-        flat = np.concatenate([np.ravel(c.args[0]) for c in members])
-        together = Case(key, "shape-classes", members[0].f, (flat,))
+        flat = zip(*(c.args for c in members), strict=True)  # per operand, the classes'
+        args = tuple(np.concatenate([np.ravel(a) for a in same]) for same in flat)
+        together = Case(key, f"{prefix}-shape-classes", members[0].f, args)
         first[members[0].id] = together
         offset = 0
         for c in members:
             where[c.id] = (together, offset)
             offset += c.args[0].size
     computed = [first.get(c.id, c) for c in cases if c.id in first or c.id not in where]
+    assert len({c.id for c in computed}) == len(computed)  # one reference per id
     return computed, where
 
 
@@ -1357,9 +1387,8 @@ def reference(c: Case) -> list[np.ndarray]:
     (:func:`_references`) and kept for the process."""
     if c.id in _SHARED:
         together, at = _SHARED[c.id]
-        (whole,) = reference(together)
         n = c.args[0].size
-        return [whole[at : at + n, at : at + n]]
+        return [whole[at : at + n, at : at + n] for whole in reference(together)]
     if c.id not in _REFERENCES:
         i = _INDEX.get(c.id)
         run = [c] if i is None else _COMPUTED[i - i % REFERENCE_CHUNK :][:REFERENCE_CHUNK]
