@@ -612,7 +612,7 @@ def names_in(node: Node) -> frozenset[str]:
         if id(n) in seen:
             continue
         seen.add(id(n))
-        known = n.__dict__.get("_names")
+        known = getattr(n, "__dict__", {}).get("_names")
         if known is not None:
             names |= known
         elif isinstance(n, Name):
