@@ -112,15 +112,14 @@ def test_forward_mode_and_dstar_on_a_running_value_count_verify_and_print():
 
 
 def test_code_of_labels_deeper_than_sympy_recurses():
-    """Forward mode on 490 statements (labels 979 levels deep: past the 16 * SHALLOW = 960
-    levels the print checks ask for, and unsplit, the code's sympy recursed past Python's
-    limit at this size): the labels are split into named temporaries 40 levels deep before
-    sympy substitutes and prints them (its xreplace recursed past Python's limit), and the
-    code's Jacobian is the chain's. The same set printed as text, JSON and LaTeX and drawn
-    (sympy's printers recursed past the limit at some 60 levels): the deepest label's text
-    names every symbol it holds and its parentheses balance (too deep for Python's parser
-    to read back: the shallow labels above are read back)."""
-    n = 490
+    """Forward mode on 600 statements (labels 1,199 levels deep): the labels are split
+    into named temporaries 40 levels deep before sympy substitutes and prints them
+    (its xreplace recursed past Python's limit), and the code's Jacobian is the chain's.
+    The same set printed as text, JSON and LaTeX and drawn (sympy's printers recursed
+    past the limit at some 60 levels): the deepest label's text names every symbol it
+    holds and its parentheses balance (too deep for Python's parser to read back: the
+    shallow labels above are read back)."""
+    n = 600
     source = "inputs: x, y\noutputs: t, u\nt0 = x\n"
     source += "".join(f"t{k + 1} = 0.9999*t{k} + {0.001 * (k % 7 + 1)}*y\n" for k in range(n))
     graph = dgraph.from_trace(source + f"t = t{n}\nu = t{n}*y\n")
