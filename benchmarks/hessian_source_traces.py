@@ -3,11 +3,11 @@ CPU time. ``gradient_graph`` traced the same function at the same arguments once
 its output shape, once for its jaxpr, and once more in each rewrite that finds nothing
 to rewrite (unrolled sums, stacked determinants, complex pairs); now one trace is read
 by all of them. Run with ``PYTHONPATH=<tree> python benchmarks/hessian_source_traces.py``
-for the tree under test; prints per function the ``make_jaxpr``/``eval_shape`` calls
-the CPU-s of the first call, the median CPU-s of :func:`~dgraph.codegen.hessian.hessian_source` (7 repeats, JAX's
-caches cleared before each),
-and a digest of the gradient graphs' vertices, ops and outputs (equal across trees:
-the same graphs)."""
+for the tree under test; prints per function the ``make_jaxpr``/``eval_shape`` calls,
+the CPU-s of the first call and the median CPU-s of
+:func:`~dgraph.codegen.hessian.hessian_source` again (7 repeats, JAX's caches cleared
+before each), and a digest of the gradient graphs' vertices, ops and outputs (equal
+across trees: the same graphs)."""
 
 from __future__ import annotations
 
