@@ -166,7 +166,7 @@ def gradient_graph(
             f"the Hessian: {names[empty]!r} has no entries (shape {args[empty].shape}):"
             " nothing to differentiate"
         )
-    shape = _output_shape(jax, f, args)
+    closed, shape = _output_shape(jax, f, args)  # f's jaxpr at args: its one trace here
     if weights is None and shape != ():
         raise InputError(
             f"the Hessian of a function returning shape {shape}: give weights= (one per"
@@ -178,7 +178,7 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = reversed_ = None
-        given, closed = f, jax.make_jaxpr(f)(*args)
+        given = f
         traced = closed.jaxpr
         if reads_eig(traced) or reads_eig(traced, "schur"):
             raise InputError(f"{label}: {HESSIAN_REFUSED}")
@@ -190,21 +190,22 @@ def gradient_graph(
             entries = sum(args[k].size for k in free)  # the tangents forward mode carries
             reversed_ = reverse_loops(jax, f, args, entries)  # the others: a reverse sweep
         f = f if reversed_ is None else _named(reversed_, names)
-        maps = reduction_loops(jax, f, args)  # before JAX differentiates: its gradient a map
-    mapped = f if maps is None else _named(maps, names)
+        maps = reduction_loops(jax, f, args, closed if f is given else None)  # JAX's gradient
+    mapped = f if maps is None else _named(maps, names)  # of a map, before it differentiates
     with x64(jax):  # a Python loop's sum of alike terms as a map (its values checked)
-        rolled = unrolled_sums(jax, mapped, args)
+        rolled = unrolled_sums(jax, mapped, args, closed if mapped is given else None)
     if rolled is not None:  # JAX's derivative of the map the reference: f's unrolled costs
         mapped = _named(rolled, names)  # a JAX trace per element
     with x64(jax):  # a stacked det per matrix: its gradient's solves one matrix each
-        stacked = stacked_determinants(jax, mapped, args)
+        stacked = stacked_determinants(jax, mapped, args, closed if mapped is given else None)
     if stacked is not None:  # f's own gradient the reference, as for maps
         maps = mapped = _named(stacked, names)
     with x64(jax):  # cumsum differences as window sums: exact patterns, as for maps
         windowed = prefix_differences(jax, mapped, args, closed if mapped is given else None)
     if windowed is not None:
         maps = mapped = _named(windowed, names)
-    paired = _paired(jax, mapped, args, names, label)  # complex: pairs before JAX's gradient
+    # complex: pairs before JAX's gradient
+    paired = _paired(jax, mapped, args, names, label, closed if mapped is given else None)
     if paired is not None:  # read instead of f; f's own gradient the reference, as for maps
         maps, mapped = paired, paired
     if weights is None:
@@ -399,17 +400,23 @@ class ModulusJvp(JaxJvp):
 
 
 def _paired(
-    jax, f: Callable[..., Any], args: list[np.ndarray], names: list[str], where: str
+    jax,
+    f: Callable[..., Any],
+    args: list[np.ndarray],
+    names: list[str],
+    where: str,
+    closed: Any = None,
 ) -> Callable[..., Any] | None:
     """``f`` with its complex values as pairs of real arrays (:func:`complex_pairs`:
     ``|z|**2`` read as ``re² + im²``), for JAX to differentiate instead of ``f``: JAX's
     gradient of ``|z|`` is 0 at ``z = 0``, so the gradient of a power spectrum has lost its
     second derivative at a zero bin before the graph is read (Dixon's Hessian graph is of
     the gradient). None where ``f`` computes no complex value (its path unchanged) or the
-    pairs refuse it (the gradient is then read, and refused, as before)."""
+    pairs refuse it (the gradient is then read, and refused, as before). ``closed``:
+    ``f``'s jaxpr at ``args``, where the caller traced it already."""
     with x64(jax):
         try:
-            closed = jax.make_jaxpr(f)(*args)
+            closed = jax.make_jaxpr(f)(*args) if closed is None else closed
             if not has_complex(closed.jaxpr):
                 return None
             program = complex_pairs(jax, closed, where)
@@ -453,11 +460,12 @@ def jax_source(graph: DGraph) -> tuple[Callable[..., Any], list[np.ndarray], lis
     return reference.f, args, list(graph.parameters)
 
 
-def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[int, ...]:
-    """The shape of ``f``'s one output array (one line for a tuple, a dict, ...)."""
+def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[Any, tuple]:
+    """``f``'s jaxpr at ``args`` (in float64) and the shape of its one output array (one
+    line for a tuple, a dict, ...): one trace, which the gradient's rewrites read again."""
     with x64(jax):
         try:
-            out = jax.eval_shape(f, *args)
+            closed, out = jax.make_jaxpr(f, return_shape=True)(*args)
         except Exception as exc:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise InputError(
@@ -469,7 +477,7 @@ def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[i
         raise InputError(
             f"the Hessian is of a function returning one array; f returns {len(leaves)} leaves"
         )
-    return tuple(out.shape)
+    return closed, tuple(out.shape)
 
 
 def _merged(xs: Sequence[Any], free_values: Sequence[Any], free: tuple[int, ...]) -> list[Any]:

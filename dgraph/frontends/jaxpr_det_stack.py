@@ -31,10 +31,13 @@ __all__ = ["stacked_determinants"]
 _CALLS = frozenset({"pjit", "jit", "closed_call", "core_call"})
 
 
-def stacked_determinants(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+def stacked_determinants(
+    jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
+) -> Callable | None:
     """``f`` with each stacked ``det`` call (at its top level or inside the calls ``jnp``
-    wraps it in) computed per matrix; None where ``f`` has none."""
-    closed = jax.make_jaxpr(f)(*args)
+    wraps it in) computed per matrix; None where ``f`` has none. ``closed``: ``f``'s
+    jaxpr at ``args``, where the caller traced it already."""
+    closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     if not _holds_stack(closed.jaxpr):
         return None
     tree = jax.tree_util.tree_structure(jax.eval_shape(f, *args))

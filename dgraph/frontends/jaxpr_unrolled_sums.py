@@ -42,10 +42,13 @@ FEWEST = 4  # fewest alike terms batched: below it the unrolled program is small
 _SUMS = frozenset({"add", "add_any"})
 
 
-def unrolled_sums(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
+def unrolled_sums(
+    jax: Any, f: Callable[..., Any], args: list[Any], closed: Any = None
+) -> Callable | None:
     """``f`` with each chain of sums of alike terms at the top level of its jaxpr run as
-    a batched map and a sum; None where there is none."""
-    closed = jax.make_jaxpr(f)(*args)
+    a batched map and a sum; None where there is none. ``closed``: ``f``'s jaxpr at
+    ``args``, where the caller traced it already."""
+    closed = jax.make_jaxpr(f)(*args) if closed is None else closed
     plan = _plan(closed.jaxpr)
     if plan is None:
         return None
