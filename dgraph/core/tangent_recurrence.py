@@ -295,13 +295,14 @@ class TangentRecurrence:
         j_c = split.carry_part(jac, not split.sparse_carry)
         redo = np.flatnonzero(~split.kept(jac, excess))
         ys = split.ys_products
-        d_new, dy = j_c[redo] @ self.d, j_c[ys] @ self.d
+        rows = _taken_rows(j_c, redo, ys)
+        d_new, dy = _by_rows(rows, redo, ys, self.d)
         if excess is not None:
-            e_c = split.carry_part(excess, not split.sparse_carry)
-            f_new, fy = j_c[redo] @ self.f, j_c[ys] @ self.f
+            f_new, fy = _by_rows(rows, redo, ys, self.f)
             if redo.size or ys.size:  # |D| read by those rows alone
-                size = abs(self.d)
-                f_new, fy = f_new + e_c[redo] @ size, fy + e_c[ys] @ size
+                e_c = split.carry_part(excess, not split.sparse_carry)
+                e_new, ey = _by_rows(_taken_rows(e_c, redo, ys), redo, ys, abs(self.d))
+                f_new, fy = f_new + e_new, fy + ey
             self.f[redo] = f_new
             self._place(self.f, split.placed_at(excess, s), split)
             self._keep_rows(self.fys, s, ys, fy, split.placed_at(excess, s), split)
@@ -464,6 +465,22 @@ class _Rows:
         cols = np.concatenate(self.cols) if self.cols else np.zeros(0, np.int64)
         data = np.concatenate(self.values) if self.values else np.zeros(0)
         return sp.csr_array((data, cols, indptr), shape=(len(self.cols), self.width))
+
+
+def _taken_rows(m, redo: np.ndarray, ys: np.ndarray):
+    """The rows ``redo`` then ``ys`` of a step's carries' part ``m``: a CSR's taken at
+    once (one selection for every product of :func:`_by_rows`), a dense one as it is."""
+    return m[np.concatenate([redo, ys])] if sp.issparse(m) else m
+
+
+def _by_rows(rows, redo: np.ndarray, ys: np.ndarray, d: np.ndarray) -> tuple:
+    """(``m[redo] @ d``, ``m[ys] @ d``) from :func:`_taken_rows`'s ``rows`` of ``m``: a
+    CSR's in one product (each row its own sum, in its entries' order: the same numbers
+    as taken apart), a dense one's rows apart (BLAS as before)."""
+    if sp.issparse(rows):
+        found = rows @ d
+        return found[: redo.size], found[redo.size :]
+    return rows[redo] @ d, rows[ys] @ d
 
 
 def _row_products(written: np.ndarray, width: int, parts: list, placed: tuple) -> tuple:
