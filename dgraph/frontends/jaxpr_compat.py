@@ -19,7 +19,7 @@ from typing import Any
 
 from .jaxpr_rewrites import read_as
 
-__all__ = ["COMPAT", "bind_equation", "scan_layout"]
+__all__ = ["COMPAT", "bind_equation", "is_literal", "scan_layout"]
 
 
 def _unstack(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -39,6 +39,12 @@ COMPAT: dict[str, Callable[..., list[Any] | None]] = {
     "unstack": _unstack,
     "one_minus_square": _one_minus_square,
 }
+
+
+def is_literal(v: Any) -> bool:
+    """Whether a jaxpr equation's operand ``v`` is a literal (its value in ``v.val``), not a
+    variable: by the class's name, which every JAX version keeps, without importing JAX."""
+    return type(v).__name__ == "Literal"
 
 
 def scan_layout(params) -> tuple[Any, int, int]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .jaxpr_arrays import run_eagerly
-from .jaxpr_compat import bind_equation
+from .jaxpr_compat import bind_equation, is_literal
 from .jaxpr_linalg import STACK_MOST, determinant_of
 
 __all__ = ["stacked_determinants"]
@@ -86,7 +86,7 @@ def _run(jax: Any, jaxpr: Any, consts: list[Any], values: list[Any]) -> list[Any
     env.update(zip(jaxpr.invars, values, strict=True))
 
     def get(v: Any) -> Any:
-        return v.val if type(v).__name__ == "Literal" else env[v]
+        return v.val if is_literal(v) else env[v]
 
     for eqn in jaxpr.eqns:
         ins = [get(v) for v in eqn.invars]

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import FORGETS
-from .jaxpr_compat import bind_equation
+from .jaxpr_compat import bind_equation, is_literal
 
 __all__ = ["MOST_ENTRIES", "RunningSum", "Windows", "prefix_differences", "windows_between"]
 
@@ -145,13 +145,9 @@ def _selection(eqn: Any) -> bool:
     return (one if one is not None else eqn).primitive.name in _SELECTIONS
 
 
-def _literal(v: Any) -> bool:
-    return type(v).__name__ == "Literal"
-
-
 def _in(v: Any, found: dict) -> bool:
     """Whether the variable ``v`` (not a literal: those are not hashable) is in ``found``."""
-    return not _literal(v) and v in found
+    return not is_literal(v) and v in found
 
 
 @dataclass(frozen=True)
@@ -186,7 +182,7 @@ def _plan(jaxpr: Any, consts: list[Any], found: _Found | None = None) -> dict[in
             known[var] = np.asarray(value)
     plan: dict[int, Any] = {}
     for at, eqn in enumerate(jaxpr.eqns):
-        ins = [v for v in eqn.invars if not _literal(v)]
+        ins = [v for v in eqn.invars if not is_literal(v)]
         if all(v in known for v in ins) and not eqn.effects:
             _fold(eqn, known)
             continue
@@ -198,7 +194,7 @@ def _plan(jaxpr: Any, consts: list[Any], found: _Found | None = None) -> dict[in
             chosen[out] = (out, np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
             continue
         if eqn.invars and _in(eqn.invars[0], chosen) and _selection(eqn):
-            if all(_literal(v) or v in known for v in eqn.invars[1:]):
+            if all(is_literal(v) or v in known for v in eqn.invars[1:]):
                 positions = _selected(eqn, chosen[eqn.invars[0]][1], known)
                 if positions is not None:
                     chosen[eqn.outvars[0]] = (chosen[eqn.invars[0]][0], positions)
@@ -244,7 +240,7 @@ def _inside(eqn: Any, inner: Any, found: _Found) -> _Inline | None:
     body = inner.jaxpr
     scope = _Found({}, found.running, {}, found.total)
     for outer, var in zip(eqn.invars, body.invars, strict=True):
-        if _literal(outer):
+        if is_literal(outer):
             scope.known[var] = np.asarray(outer.val)
         elif outer in found.known:
             scope.known[var] = found.known[outer]
@@ -260,7 +256,7 @@ def _fold(eqn: Any, known: dict[Any, np.ndarray]) -> None:
     if any(math.prod(v.aval.shape) > MOST_CONSTANT for v in eqn.outvars):
         return
     try:
-        ins = [v.val if _literal(v) else known[v] for v in eqn.invars]
+        ins = [v.val if is_literal(v) else known[v] for v in eqn.invars]
         outs = bind_equation(eqn, ins)
     except Exception:  # JAX's own failure (a primitive it binds only traced): not known
         return
@@ -274,7 +270,7 @@ def _selected(eqn: Any, positions: np.ndarray, known: dict[Any, np.ndarray]) -> 
     that, as doubles (exact below 2⁵³). An entry that is one of the operand's doubles;
     a fill stays, so only a fill of 0 is taken (as no entry); None where any other is
     (NaN's fill, a constant)."""
-    rest = [v.val if _literal(v) else known[v] for v in eqn.invars[1:]]
+    rest = [v.val if is_literal(v) else known[v] for v in eqn.invars[1:]]
     once = positions.astype(np.float64) + 1.0
     try:
         out, twice = (np.asarray(bind_equation(eqn, [p, *rest])[0]) for p in (once, 2.0 * once))
@@ -357,7 +353,7 @@ def _run(
     env.update(zip(jaxpr.invars, values, strict=True))
 
     def get(v: Any) -> Any:
-        if _literal(v):
+        if is_literal(v):
             return v.val
         return env[v] if v in env or outer is None else outer(v)
 
@@ -369,7 +365,7 @@ def _run(
             dtype = eqn.outvars[0].aval.dtype
             out = [_window_sums(jax, get(planned.operand), planned, dtype)]
         elif isinstance(planned, _Inline):  # an operand the call does not read: not computed
-            ins = [get(v) if _literal(v) or v in env else None for v in eqn.invars]
+            ins = [get(v) if is_literal(v) or v in env else None for v in eqn.invars]
             out = _run(jax, planned.jaxpr, planned.consts, ins, planned.plan, get)
         else:
             out = bind_equation(eqn, [get(v) for v in eqn.invars])
@@ -381,7 +377,7 @@ def _needed(jaxpr: Any, plan: dict[int, Any]) -> tuple[set[int], set[Any]]:
     """The equations the outputs read, every equation with an effect, and the variables
     they read: a planned ``sub`` reads its running sum's operand, not its own operands;
     a planned call the operands its own plan reads."""
-    wanted = {v for v in jaxpr.outvars if not _literal(v)}
+    wanted = {v for v in jaxpr.outvars if not is_literal(v)}
     needed: set[int] = set()
     for at in reversed(range(len(jaxpr.eqns))):
         eqn = jaxpr.eqns[at]
@@ -398,7 +394,7 @@ def _needed(jaxpr: Any, plan: dict[int, Any]) -> tuple[set[int], set[Any]]:
             reads += list(inside)  # the caller's operands its windows read
         else:
             reads = eqn.invars
-        wanted.update(v for v in reads if not _literal(v))
+        wanted.update(v for v in reads if not is_literal(v))
     return needed, wanted
 
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .jaxpr_compat import scan_layout
+from .jaxpr_compat import is_literal, scan_layout
 from .jaxpr_exact import exact_program
 from .jaxpr_hoist import varying_vars
 from .jaxpr_static_while import evaluate_with
@@ -64,14 +64,10 @@ class Reduction:
     writes: tuple[tuple[int, int], ...] = ()
 
 
-def _literal(v: Any) -> bool:
-    return type(v).__name__ == "Literal"
-
-
 def _uses(jaxpr: Any) -> dict[Any, int]:
     counts: dict[Any, int] = {}
     for v in [v for e in jaxpr.eqns for v in e.invars] + list(jaxpr.outvars):
-        if not _literal(v):
+        if not is_literal(v):
             counts[v] = counts.get(v, 0) + 1
     return counts
 
@@ -83,7 +79,7 @@ def _counter_step(c: Any, out: Any, producer: dict[Any, Any]) -> int | None:
         return None
     a, b = e.invars
     other = b if a is c else a if b is c else None
-    if other is None or not _literal(other) or np.ndim(other.val) != 0:
+    if other is None or not is_literal(other) or np.ndim(other.val) != 0:
         return None
     return int(other.val)
 
@@ -121,7 +117,7 @@ def _reaches(v: Any, c: Any, producer: dict[Any, Any]) -> bool:
         u = todo.pop()
         if u is c:
             return True
-        if _literal(u) or u in seen or u not in producer:
+        if is_literal(u) or u in seen or u not in producer:
             continue
         seen.add(u)
         todo.extend(producer[u].invars)
@@ -162,7 +158,7 @@ def reduction(eqn: Any) -> Reduction | None:
         nc <= i < nc + nk and kinds[i - nc] in ("sum", "write") for i in range(len(body.invars))
     ]
     varying = varying_vars(body, nc, nk, [not c for c in changing])
-    read = [t for t in terms if not _literal(t)] + [v for v in outs[nk:] if not _literal(v)]
+    read = [t for t in terms if not is_literal(t)] + [v for v in outs[nk:] if not is_literal(v)]
     if any(v in varying for v in read):
         return None
     skipped = {at for _, at in writes}  # a write's scatter is not run a step
@@ -243,7 +239,7 @@ def _distinct_positions(jax: Any, eqn: Any, plan: Reduction) -> bool:
         return True
     counters = {k for k, kind in enumerate(plan.kinds) if isinstance(kind, int)}
     init = eqn.invars[nc : nc + nk]
-    if any(not _literal(init[k]) for k in counters):
+    if any(not is_literal(init[k]) for k in counters):
         return False
     counted = [nc <= i < nc + nk and i - nc in counters for i in range(len(body.invars))]
     varying = varying_vars(body, nc, nk, counted)  # what reads anything but a counter
@@ -311,12 +307,12 @@ def _set_positions(
 
 def _needed(jaxpr: Any, wanted: list[Any]) -> list[Any]:
     """The equations of ``jaxpr`` that ``wanted`` is computed from, in order."""
-    todo = {v for v in wanted if not _literal(v)}
+    todo = {v for v in wanted if not is_literal(v)}
     kept = []
     for e in reversed(jaxpr.eqns):
         if any(v in todo for v in e.outvars):
             kept.append(e)
-            todo.update(v for v in e.invars if not _literal(v))
+            todo.update(v for v in e.invars if not is_literal(v))
     return kept[::-1]
 
 

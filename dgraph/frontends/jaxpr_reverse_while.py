@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .jaxpr_compat import is_literal
 from .jaxpr_static_while import counted_while, evaluate_with, feeding
 
 __all__ = [
@@ -66,10 +67,6 @@ SLOTS = 32  # the checkpoints of a reverse sweep: states stored per carry (stati
 # RESULTS.md session 34: a 13-trip damped Newton's JAX call 0.69 ms recomputed, 1.80 ms
 # checkpointed)
 RECOMPUTE_MOST = 16
-
-
-def _literal(v: Any) -> bool:
-    return type(v).__name__ == "Literal"
 
 
 def _inexact(v: Any) -> bool:
@@ -190,7 +187,7 @@ def _rules(
     one, its jaxpr inlined and evaluated with its own rules."""
     live, rules = set(live), {}
     for k, e in enumerate(jaxpr.eqns):
-        reached = [not _literal(v) and v in live for v in e.invars]
+        reached = [not is_literal(v) and v in live for v in e.invars]
         if e.primitive.name == "while" and any(reached) and any(map(_inexact, e.outvars)):
             if trips is not None:
                 rules[k] = lambda e, ins: _counted(jax, e, ins, trips)

@@ -14,17 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .jaxpr_compat import is_literal
+
 __all__ = ["counted_while", "evaluate_with", "feeding", "static_trip_loops"]
 
 
 def _read(jaxpr: Any) -> set[Any]:
     """The variables a jaxpr's equations and outputs read."""
-    used = {v for e in jaxpr.eqns for v in e.invars if not _literal(v)}
-    return used | {v for v in jaxpr.outvars if not _literal(v)}
-
-
-def _literal(v: Any) -> bool:
-    return type(v).__name__ == "Literal"
+    used = {v for e in jaxpr.eqns for v in e.invars if not is_literal(v)}
+    return used | {v for v in jaxpr.outvars if not is_literal(v)}
 
 
 def _sources(jaxpr: Any) -> list[set[int]]:
@@ -32,10 +30,10 @@ def _sources(jaxpr: Any) -> list[set[int]]:
     (an equation's outputs from all of its inputs)."""
     index = {v: {k} for k, v in enumerate(jaxpr.invars)}
     for e in jaxpr.eqns:
-        found = set().union(*(index.get(v, set()) for v in e.invars if not _literal(v)))
+        found = set().union(*(index.get(v, set()) for v in e.invars if not is_literal(v)))
         for v in e.outvars:
             index[v] = found
-    return [set() if _literal(v) else index.get(v, set()) for v in jaxpr.outvars]
+    return [set() if is_literal(v) else index.get(v, set()) for v in jaxpr.outvars]
 
 
 def _static(eqn: Any, live: set[Any]) -> bool:
@@ -46,7 +44,7 @@ def _static(eqn: Any, live: set[Any]) -> bool:
     ops = eqn.invars
     cond, body = p["cond_jaxpr"].jaxpr, p["body_jaxpr"].jaxpr
     read = _read(cond)
-    reached = [not _literal(o) and o in live for o in ops[:cn]]
+    reached = [not is_literal(o) and o in live for o in ops[:cn]]
     if any(v in read and r for v, r in zip(cond.invars[:cn], reached, strict=True)):
         return False
     carries = {k for k, v in enumerate(cond.invars[cn:]) if v in read}
@@ -54,13 +52,13 @@ def _static(eqn: Any, live: set[Any]) -> bool:
     while todo:
         for s in sources[todo.pop()]:
             if s < bn:
-                if not _literal(ops[cn + s]) and ops[cn + s] in live:
+                if not is_literal(ops[cn + s]) and ops[cn + s] in live:
                     return False
             elif s - bn not in carries:
                 carries.add(s - bn)
                 todo.append(s - bn)
     init = ops[cn + bn :]
-    return not any(not _literal(init[k]) and init[k] in live for k in carries)
+    return not any(not is_literal(init[k]) and init[k] in live for k in carries)
 
 
 def static_trip_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Callable | None:
@@ -72,7 +70,7 @@ def static_trip_loops(jax: Any, f: Callable[..., Any], args: list[Any]) -> Calla
     for k, e in enumerate(jaxpr.eqns):
         if e.primitive.name == "while" and _static(e, live):
             static.add(k)
-        if any(not _literal(v) and v in live for v in e.invars):
+        if any(not is_literal(v) and v in live for v in e.invars):
             live.update(e.outvars)
     if not static:
         return None
@@ -99,7 +97,7 @@ def feeding(jaxpr: Any, ks: set[int]) -> set[int]:
     found, todo = set(ks), list(ks)
     while todo:
         for v in jaxpr.eqns[todo.pop()].invars:
-            k = None if _literal(v) else producer.get(v)
+            k = None if is_literal(v) else producer.get(v)
             if k is not None and k not in found:
                 found.add(k)
                 todo.append(k)
@@ -122,7 +120,7 @@ def evaluate_with(
     env.update(zip(jaxpr.invars, values, strict=True))
 
     def get(v: Any) -> Any:
-        return v.val if _literal(v) else env[v]
+        return v.val if is_literal(v) else env[v]
 
     for k, e in enumerate(jaxpr.eqns):
         if only is not None and k not in only:
@@ -137,7 +135,7 @@ def evaluate_with(
         out = out if e.primitive.multiple_results else [out]
         env.update(zip(e.outvars, out, strict=True))
     if only is not None:
-        return [v.val if _literal(v) else env.get(v) for v in jaxpr.outvars]
+        return [v.val if is_literal(v) else env.get(v) for v in jaxpr.outvars]
     return [get(v) for v in jaxpr.outvars]
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .jaxpr_arrays import run_eagerly
-from .jaxpr_compat import bind_equation
+from .jaxpr_compat import bind_equation, is_literal
 
 __all__ = ["FEWEST", "unrolled_sums"]
 
@@ -110,10 +110,6 @@ class _Plan:
         self.chains: dict[int, tuple[list[Any], list[list[list[int]]]]] = {}
 
 
-def _is_literal(v: Any) -> bool:
-    return type(v).__name__ == "Literal"
-
-
 def _plan(jaxpr: Any) -> _Plan | None:
     """The chains of sums of ``jaxpr`` with groups of at least :data:`FEWEST` alike
     terms; None where none has one."""
@@ -122,15 +118,15 @@ def _plan(jaxpr: Any) -> _Plan | None:
     users: dict[Any, list[int]] = {}
     for k, eqn in enumerate(eqns):
         for v in eqn.invars:
-            if not _is_literal(v):
+            if not is_literal(v):
                 users.setdefault(v, []).append(k)
         for v in eqn.outvars:
             producer[v] = k
-    returned = {v for v in jaxpr.outvars if not _is_literal(v)}
+    returned = {v for v in jaxpr.outvars if not is_literal(v)}
 
     def chained(v: Any, aval: Any) -> int | None:
         """The sum producing ``v`` when it continues a chain: of ``aval``, read once."""
-        k = producer.get(v) if not _is_literal(v) else None
+        k = producer.get(v) if not is_literal(v) else None
         if k is None or eqns[k].primitive.name not in _SUMS or v in returned:
             return None
         return k if len(users.get(v, ())) == 1 and eqns[k].outvars[0].aval == aval else None
@@ -192,7 +188,7 @@ def _groups(
     each leaf's cone in ``leaves`` (a list of positions, or None: a literal, an input)."""
     owner: dict[int, int] = {}  # an equation's term, where it is read by that term alone
     for t, (v, _) in enumerate(leaves):
-        k = producer.get(v) if not _is_literal(v) else None
+        k = producer.get(v) if not is_literal(v) else None
         if k is not None and k not in spine and v not in returned and len(users[v]) == 1:
             owner[k] = t
     for k in range(max(owner, default=-1), -1, -1):
@@ -239,7 +235,7 @@ def _program(
             return None
         reads: list[Hashable] = []
         for v in eqn.invars:
-            if _is_literal(v) or v in constants:
+            if is_literal(v) or v in constants:
                 reads.append(("c", str(v.aval)))
             elif v in local:
                 reads.append(("l", *local[v]))
@@ -279,7 +275,7 @@ def _run(jax: Any, closed: Any, values: list[Any], plan: _Plan) -> list[Any]:
     env.update(zip(jaxpr.invars, values, strict=True))
 
     def get(v: Any) -> Any:
-        return v.val if _is_literal(v) else env[v]
+        return v.val if is_literal(v) else env[v]
 
     for k, eqn in enumerate(jaxpr.eqns):
         if k in plan.chains:
@@ -306,12 +302,12 @@ def _batched(
     first = group[0]
     inside = {v for k in first for v in eqns[k].outvars}
     slots = [(i, j) for i, k in enumerate(first) for j, v in enumerate(eqns[k].invars)
-             if _is_literal(v) or v not in inside]  # fmt: skip
+             if is_literal(v) or v not in inside]  # fmt: skip
     stacked, shared = [], {}
     for i, j in slots:
         found = [get(eqns[cone[i]].invars[j]) for cone in group]
         v = eqns[first[i]].invars[j]
-        if _is_literal(v) or v in constants:
+        if is_literal(v) or v in constants:
             same = all(np.array_equal(np.asarray(found[0]), np.asarray(x)) for x in found[1:])
             if not same:
                 stacked.append(((i, j), np.stack([np.asarray(x) for x in found])))
