@@ -348,13 +348,23 @@ def load_python(text: str, name: str = "dgraph_generated") -> types.ModuleType:
     """Execute generated module text and return it as a module object (a new one each
     call: only the compiled code, which never changes, is shared)."""
     module = types.ModuleType(name)
-    exec(_compiled(text, name), module.__dict__)
+    code = _compiled(text, name) if len(text) <= REMEMBERED_MOST else _compile(text, name)
+    exec(code, module.__dict__)
     return module
+
+
+REMEMBERED_MOST = 100_000  # characters: a longer text is compiled each load, not kept
+
+
+def _compile(text: str, name: str) -> types.CodeType:
+    return compile(text, f"<{name}>", "exec")
 
 
 @functools.lru_cache(maxsize=64)
 def _compiled(text: str, name: str) -> types.CodeType:
-    """``text`` compiled, remembered for the last 64 texts: the same text is loaded again
-    (in tests/test_codegen.py and test_hessian_numpy.py 43 of 142 loads were of a text
+    """``text`` compiled, remembered for the last 64 texts of at most
+    :data:`REMEMBERED_MOST` characters (the cache stays within tens of MB, however large
+    the programs a session makes): the same text is loaded again (in
+    tests/test_codegen.py and test_hessian_numpy.py 43 of 142 loads were of a text
     loaded before)."""
-    return compile(text, f"<{name}>", "exec")
+    return _compile(text, name)
