@@ -470,6 +470,21 @@ CASES: list[tuple[str, list[str], str]] = [
         )
         for function, name in (("steps", "n"), ("fori_steps", "n"), ("biased", "bias"))
     ),
+    # jacint61: --params n=5 gives such a parameter its value; a value that is not one
+    # integer within the bound (or True/False), or one for a file that is not a function
+    *(
+        (
+            f"structural-parameter-value-{label}",
+            ["accumulate", H("loop_count.py") + ":steps", "--inputs", "y:3", "--params", value],
+            "--params: 'n=",
+        )
+        for label, value in (("float", "n=2.5"), ("text", "n=x"), ("huge", "n=10000000"))
+    ),
+    (
+        "structural-parameter-value-for-a-trace",
+        ["accumulate", SIN, "--params", "n=3"],
+        "--params n=3: a value is for a Python function's parameter",
+    ),
     # JAX functions (skipped without JAX)
     (
         "jax-expansion-over-the-limit",
@@ -1504,6 +1519,10 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("loop-count-jit", "n is a traced value (jax.jit: mark it static, static_argnums)"),
     ("loop-count-float", "a parameter (n) that fixes the structure (range(n), a loop"),
     ("loop-count-differentiated", "n is given as the integer 3 but differentiated: a count"),
+    # jacint61: dgraph.jacobian and from_function close it over too; a float count is
+    # still refused, saying how to give it
+    ("jacobian-loop-count-float", "needs its value when read: an integer in point= (--params"),
+    ("from-function-loop-count-float", "a parameter (n) that fixes the structure (range(n), a"),
     # mesh59: scipy's Rotation of traced angles, named (was the generic conversion line)
     ("scipy-rotation-traced", "scipy.spatial.transform.Rotation of values that depend on"),
     # ml59: a masked mean that keeps no entry (NumPy's nan), a clip bound given twice
@@ -1672,6 +1691,12 @@ def _api_call(name: str):
         "loop-count-jit": lambda: jax.jit(_steps_made())(x[:3], 3),
         "loop-count-float": lambda: make(_steps, point=[x[:3], 3.0], params=["n"]),
         "loop-count-differentiated": lambda: make(_steps, point=[x[:3], 3]),
+        "jacobian-loop-count-float": lambda: dgraph.jacobian(
+            _steps, point=[x[:3], 2.5], params=["n"]
+        ),
+        "from-function-loop-count-float": lambda: from_function(
+            _steps, point=[x[:3], 2.5], params=["n"]
+        ),
         "isfinite-matmul": lambda: make(
             lambda x: np.isfinite(np.log(x - 0.6)).astype(float) @ x**2, point=[x]
         ),

@@ -38,6 +38,7 @@ __all__ = [
     "method_options",
     "numbers",
     "output_path",
+    "parameters",
     "vertex_list",
     "write_atomic",
 ]
@@ -94,7 +95,9 @@ def input_options(p: Any) -> None:
         metavar="NAME,...",
         help="names that are not differentiated (masses, lengths, g): a Python function's"
         " parameters or names a trace or JSON labels use; generated code takes them as its"
-        " last argument p",
+        " last argument p. NAME=INTEGER (n=5, or True/False for a flag) gives a function's"
+        " parameter that fixes its structure (range(n), a loop bound, a shape, if flag:) its"
+        " value: the function is read closed over at it where reading it as a number fails",
     )
 
 
@@ -186,15 +189,17 @@ def load_graph(args: argparse.Namespace, refuse=None) -> DGraph:
     silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line,
     after ``refuse(graph)`` (a command's own refusal: its one line comes alone). What a
     user's ``file.py`` prints goes to stderr (:func:`user_code`)."""
+    params, values = parameters(getattr(args, "params", None))
     with user_code():
         graph = load(
             args.graph,
             args.granularity,
             ",".join(getattr(args, "inputs", None) or ()) or None,
-            names(getattr(args, "params", None), "--params"),
+            params,
             names(getattr(args, "solve", None), "--solve"),
             getattr(args, "level", None),
             None if getattr(args, "at", None) is None else numbers(args.at, "--at"),
+            values=values,
         )
     if refuse is not None:
         refuse(graph)
@@ -208,6 +213,33 @@ def user_code() -> contextlib.AbstractContextManager:
     what it prints goes to stderr, since stdout is the command's answer (``--json``: one
     JSON object)."""
     return contextlib.redirect_stdout(sys.stderr)
+
+
+MAX_FIXED = 10**6  # largest magnitude of a value --params gives (a trip count, a shape)
+
+
+def parameters(text: str | None) -> tuple[list[str], dict[str, int | bool]]:
+    """``--params g,l,n=5``: the names, and the values given (an integer, or True/False
+    for a flag: what fixes a function's structure, :mod:`dgraph.frontends.fixed_parameters`);
+    one clear line otherwise."""
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    values: dict[str, int | bool] = {}
+    for item in items:
+        name, equals, value = (part.strip() for part in item.partition("="))
+        if not equals:
+            continue
+        if value in ("True", "False"):
+            values[name] = value == "True"
+        elif re.fullmatch(r"[+-]?\d{1,7}", value) and abs(int(value)) <= MAX_FIXED:
+            values[name] = int(value)
+        else:
+            raise InputError(
+                f"--params: {_short(item)}: a value given here is one integer from"
+                f" -{MAX_FIXED:,} to {MAX_FIXED:,}, or True/False (what fixes a function's"
+                " structure: a trip count, a shape, a flag); other parameters have no value"
+            )
+    given = names(",".join(item.partition("=")[0] for item in items), "--params")
+    return given, values
 
 
 def names(text: str | None, option: str) -> list[str]:

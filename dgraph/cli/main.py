@@ -474,6 +474,8 @@ def cmd_structure(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     data = structure(graph)
     data["traced_with"] = graph.traced_with or None  # a Python function's route
+    if graph.fixed_parameters:  # its integer parameters closed over, at these values
+        data["fixed_parameters"] = dict(graph.fixed_parameters)
     if args.json:
         print(json.dumps(data))
         return 0

@@ -23,12 +23,12 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
+from ..frontends.fixed_parameters import Fixed, fixing, read_fixing
 from ..frontends.integer_arguments import (
     ClosedOver,
     IntegerArguments,
     integer_arguments,
     integer_inputs_hint,
-    integer_scalars,
 )
 from ..frontends.integer_casts import index_data
 from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
@@ -337,19 +337,34 @@ def make_function(
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     function = callable(source) and not isinstance(source, (DGraph, ExpressionSet))
-    scalars = integer_scalars(source, point, params) if function and sizes is None else {}
-    given = functools.partial(_of_given, source, mode, lang, method, budget, sparse, params,
-                              sizes, point, tril, weights, tape)  # fmt: skip
-    try:  # read as numbers first: the code then takes any value at each call
-        return given()
-    except InputError as error:  # one that fixes the structure (range(n)): closed over,
-        if not scalars:  # as JAX's static_argnums; the made function refuses another value
-            hint = integer_inputs_hint(source, point, params) if function and sizes is None else ""
-            if hint:  # the reader's line to its first clause: the hint is what to do
-                error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
-            raise
-    return _closed_scalars(source, scalars, mode, lang, method, budget, sparse, params, point,
-                           tril, weights, tape)  # fmt: skip
+    values = _parameter_values(source, point, params) if function and sizes is None else {}
+
+    def read(fixed: Fixed | None) -> GeneratedFunction:
+        if fixed is None:  # read as numbers first: the code then takes any value at each call
+            return _of_given(source, mode, lang, method, budget, sparse, params, sizes, point,
+                             tril, weights, tape)  # fmt: skip
+        return _closed_scalars(source, fixed, mode, lang, method, budget, sparse, params,
+                               point, tril, weights, tape)  # fmt: skip
+
+    try:  # one that fixes the structure (range(n)): closed over, as JAX's static_argnums
+        return read_fixing(read, source, values)[0]
+    except InputError as error:  # the made function refuses another value
+        hint = integer_inputs_hint(source, point, params) if function and sizes is None else ""
+        if hint and fixing(source, values) is None:  # the reader's line to its first clause
+            error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
+        raise
+
+
+def _parameter_values(f: Any, point: Sequence[Any] | None, params: Sequence[str]) -> dict:
+    """The ``params``' values in ``point`` (one entry per argument of ``f``), by name; {}
+    where ``point`` is not one per argument."""
+    try:
+        names = list(inspect.signature(f).parameters)[: len(point or ())]
+    except (TypeError, ValueError):
+        return {}
+    if point is None or len(names) != len(point):
+        return {}
+    return {n: v for n, v in zip(names, point, strict=True) if n in params}
 
 
 def _of_given(
@@ -399,7 +414,7 @@ def _of_given(
 
 def _closed_scalars(
     f: Callable[..., Any],
-    scalars: dict[int, tuple[str, int | bool]],
+    fixed: Fixed,
     mode: str,
     lang: str,
     method: str | None,
@@ -411,20 +426,15 @@ def _closed_scalars(
     weights: Any,
     tape: int | None,
 ) -> GeneratedFunction:
-    """:func:`make_function` of ``f`` with its integer parameters ``scalars`` (by
-    position: name and value) closed over at the point's values
-    (:class:`~dgraph.frontends.integer_arguments.ClosedOver`): a reading of them as
-    numbers failed, so they may fix the structure (:mod:`~dgraph.codegen.structural`).
-    The made function takes them at their places and refuses other values."""
-    closed = ClosedOver(f, {k: value for k, (_, value) in scalars.items()})
-    rest = [value for k, value in enumerate(point) if k not in scalars]
-    names = [name for name, _ in scalars.values()]
-    kept = [p for p in params if p not in names]
-    made = make_function(closed, mode, lang, method=method, budget=budget, sparse=sparse,
-                         params=kept, point=rest, tril=tril, weights=weights,
-                         tape=tape)  # fmt: skip
+    """:func:`make_function` of ``f`` closed over at its integer parameters ``fixed``
+    (:func:`~dgraph.frontends.fixed_parameters.fixing`): a reading of them as numbers
+    failed, so they may fix the structure (:mod:`~dgraph.codegen.structural`). The made
+    function takes them at their places and refuses other values."""
+    made = make_function(fixed.f, mode, lang, method=method, budget=budget, sparse=sparse,
+                         params=fixed.kept(params), point=fixed.drop(point), tril=tril,
+                         weights=weights, tape=tape)  # fmt: skip
     order = [n for n in inspect.signature(f).parameters if n in params]
-    made.structural = structural(mode, dict(scalars.values()), order, *_call_groups(made))
+    made.structural = structural(mode, fixed.values, order, *_call_groups(made))
     made.__doc__ = (made.__doc__ or "") + made.structural.note()
     return made
 
@@ -548,7 +558,8 @@ def _made(
         if not isinstance(source, (DGraph, ExpressionSet)):
             if not callable(source):
                 raise DGraphError(f"cannot make a function of a {type(source).__name__}")
-            f, source = source, traced_function(source, sizes=sizes, point=point, params=params)
+            f, source = source, traced_function(source, sizes=sizes, point=point, params=params,
+                                                fix=False)  # fmt: skip
             trees = _output_pytrees(f, source, point, sizes, params, lang)
             if trees is not None:  # a dict output: nested as JAX nests it
                 return _of_pytrees(trees, mode, lang, method, budget, sparse, sizes, tril,
@@ -625,7 +636,7 @@ def _fixed_index_data(
         made = make_function(closed, mode, lang, method=method, budget=budget, sparse=sparse,
                              tril=tril, weights=weights, params=kept, point=rest)  # fmt: skip
     else:
-        graph = traced_function(closed, point=rest, params=kept, level="array")
+        graph = traced_function(closed, point=rest, params=kept, level="array", fix=False)
         made = make_function(
             graph, mode, lang, method=method, budget=budget, sparse=sparse, tape=tape
         )

@@ -13,6 +13,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.regions import refuse_regions
 from ..errors import DGraphError, VerificationError
+from ..frontends.fixed_parameters import made_at
 from ..methods import accumulate
 from ..methods.compare import Comparison
 from .c import c_source
@@ -203,6 +204,7 @@ def _generate_all(
     for lang in langs:
         mine = {k: p for k, p in programs.items() if k == "primal" or k in wanted[lang]}
         title = f"{graph.name or 'graph'}: {', '.join(mine)} (dgraph codegen, method {shipped})"
+        title += made_at(graph)
         if graph.solved:
             title += (
                 f"; {', '.join(graph.solved)} solve the linear system of the residuals"

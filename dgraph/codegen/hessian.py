@@ -118,6 +118,22 @@ def hessian_source(
         One line: no example arguments, an expression set, a vector ``f`` without
         weights, JAX not installed (and what the tracer or the gradient graph refuses).
     """
+    found = _gradient_source(source, weights, params, sizes, point, value)
+    if isinstance(source, DGraph) and source.fixed_parameters:  # read closed over: say so
+        found.graph.fixed_parameters = dict(source.fixed_parameters)
+    return found
+
+
+def _gradient_source(
+    source: DGraph | ExpressionSet | Callable[..., Any],
+    weights: Any,
+    params: Sequence[str],
+    sizes: Sequence[int | tuple[int, ...]] | None,
+    point: Sequence[Any] | None,
+    value: bool,
+) -> HessianSource:
+    """:func:`hessian_source`, the gradient graph not yet told what ``source`` was read
+    at."""
     if isinstance(source, ExpressionSet):
         raise DGraphError("the Hessian is made from a function or a graph, not an expression set")
     if isinstance(source, DGraph):

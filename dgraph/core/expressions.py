@@ -490,6 +490,8 @@ class ExpressionSet(Printable):
         data["steps"] = [s.to_dict() for s in self.steps]
         data["references"] = [[str(n), label_str(d)] for n, d in self.references.items()]
         data["jacobian"] = [[y, x, label_str(e)] for (y, x), e in self.jacobian.items()]
+        if self.graph.fixed_parameters:  # a function's integer parameters, closed over
+            data["fixed_parameters"] = dict(self.graph.fixed_parameters)
         return data
 
     def __repr__(self) -> str:

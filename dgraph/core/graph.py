@@ -17,6 +17,7 @@ import keyword
 import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Literal
 
 import networkx as nx
@@ -267,6 +268,10 @@ class DGraph(Printable):
     traced_with : str
         How a Python function became the graph: ``"jax"``, ``"numpy"`` or ``"sympy"``;
         ``""`` for a file or a graph built by hand.
+    fixed_parameters : dict
+        A Python function's integer parameters read closed over at these values (name:
+        value), as they fix its structure (a trip count, a shape, a branch:
+        :mod:`dgraph.frontends.fixed_parameters`); empty where none was.
 
     See Also
     --------
@@ -297,6 +302,8 @@ class DGraph(Printable):
     # how a Python function became the graph: "jax" (its jaxpr), "numpy" (the NumPy-style
     # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
     traced_with: str = ""
+    # a function's integer parameters closed over at these values (they fix its structure)
+    fixed_parameters: Mapping[str, int | bool] = MappingProxyType({})
     _tensor: bool = False  # set by the first tensor vertex
     _point: dict | None = None  # the inputs' values the user gave (graphs pickled before)
     _reference: tuple | None = None  # (jvp callable, graph version it holds for)
@@ -894,6 +901,7 @@ class DGraph(Printable):
         """``other`` given this graph's notes, reader, solved outputs and points."""
         other.notes = list(self.notes)
         other.traced_with = self.traced_with
+        other.fixed_parameters = dict(self.fixed_parameters)
         if self._solved:
             other.solve_for(self._solved)
         other._point = self._point  # read-only arrays: shared

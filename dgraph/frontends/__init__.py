@@ -15,10 +15,18 @@ from ..core.expand import DEFAULT_EDGE_LIMIT, EDGE_LIMIT, NoElementLevel
 from ..core.files import check_file, read_text
 from ..core.graph import DGraph
 from ..core.numeric import vertex_values
-from ..core.parse import vertex_names
 from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
-from .functions import LEVELS, at_point, from_function, from_sympy, load_function, uses_jax
+from .fixed_parameters import Fixed, read_fixing
+from .functions import (
+    LEVELS,
+    at_point,
+    from_function,
+    from_sympy,
+    keep_parameter_values,
+    load_function,
+    uses_jax,
+)
 from .integer_casts import check_wrapped_in_range
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
@@ -50,6 +58,7 @@ def load(
     solve: list[str] | tuple[str, ...] = (),
     level: str | None = None,
     at: Sequence[float] | None = None,
+    values: Mapping[str, int | bool] | None = None,
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``.
 
@@ -87,6 +96,11 @@ def load(
         first: one number per input entry, the inputs in order, arrays flattened. Without
         it, a JSON file's ``point`` where it has one; a function none (the example
         arguments the loader traces a JAX function with are not the user's).
+    values
+        A function's ``params`` given one integer (or boolean) each (``--params n=5``):
+        read with them, and closed over at them where one fixes the structure (a trip
+        count ``range(n)``, a shape) so that reading it as a number fails
+        (:mod:`.fixed_parameters`; the graph's ``fixed_parameters`` and a note say so).
 
     Returns
     -------
@@ -99,8 +113,14 @@ def load(
         reader refuses; one line.
     """
     spec = str(spec)
+    if values and ".py:" not in spec:
+        name = next(iter(values))
+        raise InputError(
+            f"--params {name}={values[name]}: a value is for a Python function's parameter"
+            f" (file.py:function), not a {Path(spec).suffix or 'graph'} file's"
+        )
     if ".py:" in spec:
-        graph = _function_graph(spec, granularity, inputs, params, level)
+        graph = _function_graph(spec, granularity, inputs, params, level, values)
         graph.set_point(None)  # the example arguments traced with are not the user's
     else:
         path = Path(spec)
@@ -127,12 +147,20 @@ def load(
 
 
 def _function_graph(
-    spec: str, granularity: Granularity, inputs: str | None, params, level: str | None
+    spec: str,
+    granularity: Granularity,
+    inputs: str | None,
+    params,
+    level: str | None,
+    values: Mapping[str, int | bool] | None = None,
 ) -> DGraph:
     """:func:`load` of ``path/to/file.py:function``."""
     check_file(spec.rpartition(":")[0])
     f = load_function(spec)
     name = spec.rpartition(":")[2]
+    unknown = [n for n in values or () if n not in params]
+    if unknown:  # --params gives names and values together: not reached from the CLI
+        raise InputError(f"{unknown[0]}: a value is for a parameter named in params")
     shapes = input_shapes(inputs, f, params)
     wide = next((s for s in shapes if len(s) > 1), None)
     entries = sum(math.prod(s) for s in shapes)
@@ -141,7 +169,8 @@ def _function_graph(
     if level not in LEVELS:
         raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
     if level == "array" or wide:  # or the array graph, expanded
-        return from_python(f, name=name, sizes=shapes, params=params, level=level)
+        return from_python(f, name=name, sizes=shapes, params=params, level=level,
+                           parameter_values=values)  # fmt: skip
     sizes = [s[0] if s else 0 for s in shapes]
     if any(n > 10_000 for n in sizes):
         raise InputError(
@@ -150,7 +179,8 @@ def _function_graph(
         )
     binary = granularity == "binary"  # a traced function has no statements
     level = level if asked else None  # unasked: the array level where there is no element one
-    return from_python(f, name=name, binary=binary, sizes=sizes, params=params, level=level)
+    return from_python(f, name=name, binary=binary, sizes=sizes, params=params, level=level,
+                       parameter_values=values)  # fmt: skip
 
 
 def from_python(
@@ -164,6 +194,7 @@ def from_python(
     point: Sequence[object] | None = None,
     binary: bool = False,
     parameter_values: Mapping[str, object] | None = None,
+    fix: bool = True,
 ) -> DGraph:
     """A Python function's graph, by the reader its code asks for: from its jaxpr where it
     uses JAX (:func:`uses_jax`, :func:`from_jax`), falling back to the NumPy tracer where
@@ -178,13 +209,31 @@ def from_python(
     :data:`~dgraph.core.expand.EDGE_LIMIT`. ``parameter_values``: the ``params``'
     values at the point (by name), read with it and kept as the graph's
     :attr:`~dgraph.core.graph.DGraph.parameter_point` (where the check evaluates at the
-    user's point); without them the parameters are ones.
+    user's point); without them the parameters are ones. A parameter given one integer
+    there that fixes the structure (``range(n)``), where reading it as a number fails, is
+    closed over at that value unless ``fix`` is false (:mod:`.fixed_parameters`: the
+    graph's :attr:`~dgraph.core.graph.DGraph.fixed_parameters` and a note say so).
 
     >>> import jax.numpy as jnp
     >>> g = from_python(lambda x: jnp.sin(x) * x[0], sizes=[2])
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    if fix and parameter_values and params:  # as numbers first, else closed over
+
+        def read(fixed: Fixed | None) -> DGraph:
+            if fixed is None:
+                return from_python(f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
+                                   level=level, point=point, binary=binary,
+                                   parameter_values=parameter_values, fix=False)  # fmt: skip
+            return from_python(fixed.f, name=name, n_inputs=n_inputs, sizes=fixed.drop(sizes),
+                               params=fixed.kept(params), level=level, point=point,
+                               binary=binary, parameter_values=fixed.rest(parameter_values),
+                               fix=False)  # fmt: skip
+
+        values = {p: v for p, v in parameter_values.items() if p in params}
+        graph, fixed = read_fixing(read, f, values)
+        return graph if fixed is None else fixed.mark(graph)
     trees = None
     if not params:  # pytree arguments: the function of their leaves
         f, point, _, trees = flat_arguments(f, point, params, sizes)
@@ -192,7 +241,7 @@ def from_python(
     if trees is not None:
         trees.add_note(graph)
     if parameter_values:
-        _keep_parameter_values(graph, f, params, parameter_values)
+        keep_parameter_values(graph, f, params, parameter_values)
         if graph.is_tensor and getattr(graph, "traced_with", "") == "numpy":
             check_wrapped_in_range(graph, name or getattr(f, "__name__", "function"))
     return graph
@@ -371,28 +420,6 @@ def _jax_arguments(
         if values and p in params and p in values and np.shape(values[p]) == shapes[k]:
             args[k] = np.asarray(values[p], dtype=float)
     return args
-
-
-def _keep_parameter_values(
-    graph: DGraph, f, params: Sequence[str], values: Mapping[str, object]
-) -> None:
-    """The ``params``' values as ``graph``'s parameter point: a tensor graph's arrays by
-    name; a scalar graph's parameters are the arrays' entries, the arrays in the order of
-    ``f``'s signature, each flattened in C order (as the readers name them). Left unset
-    where they do not fit (the check then draws them)."""
-    try:
-        if graph.is_tensor:
-            renamed = vertex_names(list(inspect.signature(f).parameters))  # E: vertex E_
-            by_vertex = {renamed.get(p, p): value for p, value in values.items()}
-            graph.set_parameter_point({p: by_vertex[p] for p in graph.parameter_shapes})
-            return
-        ordered = [p for p in graph.parameters if p not in graph.solved]
-        arrays = [p for p in inspect.signature(f).parameters if p in params]
-        flat = np.concatenate([np.ravel(np.asarray(values[p], dtype=float)) for p in arrays])
-        if flat.size == len(ordered):
-            graph.set_parameter_point(dict(zip(ordered, flat, strict=True)))
-    except (KeyError, GraphError, TypeError, ValueError):
-        pass
 
 
 ELEMENT_DEFAULT_LIMIT = 10_000  # input entries up to which a function's default level is

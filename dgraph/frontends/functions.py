@@ -19,9 +19,10 @@ from ..core.algebra import real_symbol
 from ..core.expand import EDGE_LIMIT, NoElementLevel, expand
 from ..core.graph import DGraph
 from ..core.parse import parse_expression, vertex_names
-from ..errors import InputError
+from ..errors import GraphError, InputError
 from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
+from .fixed_parameters import Fixed, read_fixing
 from .frames import call_keeping_locals
 from .point_values import check_point_values
 from .pytrees import flat_arguments
@@ -307,7 +308,11 @@ def from_function(
         One value per differentiated parameter, arrays of their shapes: where the user
         means to evaluate ``f``, kept as the graph's
         :attr:`~dgraph.core.graph.DGraph.point` (values and generated code are checked
-        there first).
+        there first). With ``params``, one value per argument instead (the parameters'
+        among them, as :func:`dgraph.jacobian` takes them): their values are the graph's
+        :attr:`~dgraph.core.graph.DGraph.parameter_point`, and one given as one integer
+        that fixes the structure (``range(n)``, a shape), where reading it as a number
+        fails, is closed over at that value (:mod:`.fixed_parameters`).
     limit
         The most scalar edges the element level may make (above it: one line naming
         ``level="array"``); None for no limit.
@@ -336,6 +341,10 @@ def from_function(
     params = list(params)
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
+    if point is not None and params and n_inputs is None:
+        names = [p.name for p in _positional_parameters(f, label)]
+        if len(point) == len(names) and set(params) & set(names):  # every argument's
+            return _with_parameter_values(f, name, binary, sizes, params, level, point, limit)
     if point is not None:
         trees = None
         if not params:  # pytree arguments: the function of their leaves
@@ -364,6 +373,38 @@ def from_function(
         except InputError as exc:
             failures.append(exc)
     raise _named_failure(f, failures)
+
+
+def _with_parameter_values(
+    f: Callable[..., Any],
+    name: str,
+    binary: bool,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    level: Level,
+    point: Sequence[Any],
+    limit: int | None,
+) -> DGraph:
+    """:func:`from_function` with ``point`` one value per argument, the ``params``'
+    among them: read with the others as the point, the parameters' values kept
+    (:func:`keep_parameter_values`), an integer one that fixes the structure closed over
+    where reading it as a number fails (:func:`~.fixed_parameters.read_fixing`)."""
+    names = [p.name for p in _positional_parameters(f, name or getattr(f, "__name__", ""))]
+    values = {n: v for n, v in zip(names, point, strict=True) if n in params}
+    given = [v for n, v in zip(names, point, strict=True) if n not in params]
+    if sizes is None:  # the shapes of the values: 0 a scalar, a vector its length
+        sizes = [np.shape(v)[0] if np.ndim(v) == 1 else np.shape(v) or 0 for v in point]
+
+    def read(fixed: Fixed | None) -> DGraph:
+        g, kept, rest = (f, params, values) if fixed is None else (fixed.f, fixed.kept(params),
+                                                                   fixed.rest(values))  # fmt: skip
+        shapes = sizes if fixed is None else fixed.drop(sizes)
+        graph = from_function(g, name, None, binary, shapes, kept, level, given, limit)
+        keep_parameter_values(graph, g, kept, rest or {})
+        return graph
+
+    graph, fixed = read_fixing(read, f, values)
+    return graph if fixed is None else fixed.mark(graph)
 
 
 class _SymbolsFailed(InputError):
@@ -535,6 +576,28 @@ def _by_sympy(
     )
     graph.traced_with = "sympy"
     return graph
+
+
+def keep_parameter_values(
+    graph: DGraph, f, params: Sequence[str], values: Mapping[str, object]
+) -> None:
+    """The ``params``' values as ``graph``'s parameter point: a tensor graph's arrays by
+    name; a scalar graph's parameters are the arrays' entries, the arrays in the order of
+    ``f``'s signature, each flattened in C order (as the readers name them). Left unset
+    where they do not fit (the check then draws them)."""
+    try:
+        if graph.is_tensor:
+            renamed = vertex_names(list(inspect.signature(f).parameters))  # E: vertex E_
+            by_vertex = {renamed.get(p, p): value for p, value in values.items()}
+            graph.set_parameter_point({p: by_vertex[p] for p in graph.parameter_shapes})
+            return
+        ordered = [p for p in graph.parameters if p not in graph.solved]
+        arrays = [p for p in inspect.signature(f).parameters if p in params]
+        flat = np.concatenate([np.ravel(np.asarray(values[p], dtype=float)) for p in arrays])
+        if flat.size == len(ordered):
+            graph.set_parameter_point(dict(zip(ordered, flat, strict=True)))
+    except (KeyError, GraphError, TypeError, ValueError):
+        pass
 
 
 def at_point(graph: DGraph, f: Callable[..., Any], point: Sequence[Any], label: str) -> DGraph:

@@ -48,8 +48,8 @@ def structural_hint(names: list[str], branch: bool = False) -> str:
     what, value = ("a branch", "True") if branch else (f"range({n})", "5")
     return (
         f"; a parameter ({', '.join(names)}) that fixes the structure ({what}, a loop bound, a"
-        " shape) needs its value when read: close over it or give it a default (def f(...,"
-        f" {n}={value})) left out of params (make_function does so for an integer in point=)"
+        f" shape) needs its value when read: an integer in point= (--params {n}={value}) or a"
+        f" default (def f(..., {n}={value})) left out of params"
     )
 
 

@@ -170,7 +170,9 @@ class Comparison(Printable):
 
     def to_dict(self) -> dict[str, Any]:
         bound = self.lower_bound
+        fixed = dict(self.graph.fixed_parameters)  # closed over: they fix the structure
         return {
+            **({"fixed_parameters": fixed} if fixed else {}),
             "methods": self.rows(),
             "objective": self.objective,
             "best": self.best,

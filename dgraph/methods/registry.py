@@ -436,7 +436,9 @@ def jacobian(
         result is checked first.
     params
         ``f``'s parameters that are not differentiated (a data matrix, labels), as for
-        :func:`~dgraph.codegen.function.make_function`.
+        :func:`~dgraph.codegen.function.make_function`; one given in ``point`` as one
+        integer that fixes the structure (a trip count ``range(n)``) is closed over at
+        that value where reading it as a number fails (``es.graph.fixed_parameters``).
     verify, **options
         As for :func:`accumulate`.
 
@@ -486,6 +488,7 @@ def traced_function(
     point: Sequence[Any] | None = None,
     params: Sequence[str] = (),
     level: str | None = None,
+    fix: bool = True,
 ) -> DGraph:
     """The graph of a Python function (:func:`~dgraph.frontends.from_python`: read from its
     jaxpr where it uses JAX, else traced),
@@ -508,7 +511,11 @@ def traced_function(
         argument (the parameters' values are then read with it, and the value check
         evaluates at the user's point with them). An argument whose ``point`` value is
         an integer array is one (index data, read cast to integers:
-        :func:`~dgraph.frontends.integer_arguments.integer_arguments`).
+        :func:`~dgraph.frontends.integer_arguments.integer_arguments`). One given as
+        one integer that fixes the structure (``range(n)``, a ``fori_loop`` bound, a
+        shape), where reading it as a number fails, is closed over at that value
+        (:mod:`~dgraph.frontends.fixed_parameters`; the graph's ``fixed_parameters`` say
+        so) unless ``fix`` is false.
     level
         None: the element level where it is small enough, else the array level
         (:func:`~dgraph.frontends.from_python`); ``"array"``: the array level.
@@ -548,6 +555,7 @@ def traced_function(
         point=point,
         level=level,
         parameter_values=values,
+        fix=fix,
     )
     if trees is not None:
         trees.add_note(graph)

@@ -30,6 +30,7 @@ from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...core.regions import is_region
 from ...errors import DGraphError, InputError
+from ...frontends.fixed_parameters import made_at
 from ...frontends.jaxpr_arrays import REFERENCE_COMPILE, quick_jit
 from ...methods.registry import accumulate
 from .. import ir
@@ -1660,6 +1661,7 @@ def _header(
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
     special = "special." in body or (lang == "python" and f"{HELPER}(" in body)
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, method {es.method})"
+    title += made_at(graph)
     title = title.replace("\\", "/").replace('"', "'")
     value = "F(x), J" if mode == "value_and_jacobian" else "J"
     block = (

@@ -29,6 +29,7 @@ from ...blocks.convolution import CONV
 from ...core.block_values import program_order
 from ...core.graph import DGraph
 from ...errors import DGraphError
+from ...frontends.fixed_parameters import made_at
 from .. import ir
 from ..array_passes import optimize_statements
 from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, While
@@ -498,6 +499,7 @@ def _header(w: Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
     special = "special." in body
     sweep = "tangent sweep" if mode == "jvp" else "adjoint sweep"
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, {sweep})"
+    title += made_at(graph)
     title = title.replace("\\", "/").replace('"', "'")
     call = (
         "jvp(*INPUTS, *TANGENTS) returns J·v, the output's array or a tuple over OUTPUTS"
