@@ -228,6 +228,7 @@ def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
             with monkeypatch.context() as m:  # each row a product, none written in place
                 m.setattr(StepLayout, "_own_rows", lambda self: False)
+                m.setattr(r, "_sweep_parts", None)  # its layout made again, so patched
                 _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
         with monkeypatch.context() as m:
             m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # dense tangents, sparse ys
@@ -313,6 +314,47 @@ def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
                 _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
                 found.append(bool(kept) and all(k.all() for k in kept))
         assert found and set(found) == {every}
+
+
+@pytest.mark.usefixtures("loops_as_regions")
+def test_a_nested_loop_s_sweep_setup_is_made_once(monkeypatch):
+    """A scan in a scan's body is swept at every outer step (4 steps, its 3 each): its
+    tangents' layout and its body Jacobian's split pattern are made at its first sweep
+    and kept by the loop (``SweepParts``), one of each per loop, not one per sweep; the
+    blocks are the chain product's."""
+    made: dict[tuple[str, int], int] = {}
+    layout, split = StepLayout.__init__, StepLayout.split
+
+    def counted_layout(self, region, columns):
+        made[("layout", id(region))] = made.get(("layout", id(region)), 0) + 1
+        layout(self, region, columns)
+
+    def counted_split(self, indptr, cols):
+        made[("split", id(self.region))] = made.get(("split", id(self.region)), 0) + 1
+        return split(self, indptr, cols)
+
+    monkeypatch.setattr(StepLayout, "__init__", counted_layout)
+    monkeypatch.setattr(StepLayout, "split", counted_split)
+    sweeps = _storages(monkeypatch)
+    checked = 0
+    for r, args in _loops(_nested, np.array([0.3, -0.2, 0.5])):
+        inner = list({id(loop): loop for _, loop in regions_of(r.body.graph)}.values())
+        if not inner:
+            continue
+        for loop in (r, *inner):  # as a fresh value check finds them
+            loop._runs.clear()
+            loop._sweep_parts = None
+        made.clear()
+        sweeps.clear()
+        run = region_sweep.tangent_sweep(r, args, None, True)
+        assert len(sweeps) == 1 + 4 * len(inner)  # the inner loops at each outer step
+        assert all(loop.body.plan() for loop in (r, *inner))  # one split pattern each
+        loops = {("layout", id(loop)) for loop in (r, *inner)}
+        assert set(made) == loops | {("split", id(loop)) for loop in (r, *inner)}
+        assert set(made.values()) == {1}
+        _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
+        checked += 1
+    assert checked
 
 
 def _sparse_runs(f, x, monkeypatch) -> list[tuple[Region, list, dict]]:

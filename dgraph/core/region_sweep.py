@@ -28,6 +28,11 @@ time (:func:`tangent_sweep`):
    unchanged (:class:`~dgraph.core.step_entries.StepEntries`), its body Jacobian is
    taken in the rows each step writes alone, and the tangents held row by row
    (:data:`~dgraph.core.tangent_recurrence.ROWS`): a step's work in those rows, not n.
+
+What depends on the loop alone (the tangents' layout and seeds, the body Jacobian's
+pattern split into the carries' and the placed columns) is made at its first sweep and
+kept by the loop (:class:`SweepParts`): a loop in a loop's body is swept again at every
+outer step.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from .lazy import LazyModule
 from .step_batch import StepBatch
 from .step_entries import StepEntries
 from .step_values import SMALL, StepValues
-from .tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout, TangentRecurrence
+from .tangent_recurrence import DENSE, ROWS, SPARSE, Split, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
@@ -56,8 +61,10 @@ __all__ = [
     "DENSE_ENTRIES",
     "DENSE_STEP",
     "KEPT_VALUES",
+    "SweepParts",
     "fits",
     "forward_run",
+    "sweep_parts",
     "tangent_sweep",
     "trajectory_run",
 ]
@@ -77,11 +84,49 @@ def fits(region: Region, args: list[np.ndarray]) -> bool:
     steps = region.length or 0
     if region.kind != "scan" or steps == 0:
         return False
-    width = region._columns(args)[-1]
-    held = sum(math.prod(b.graph.shape(v)) for v in b.graph.nx)
+    parts = sweep_parts(region)
     if steps * len(b.graph) > KEPT_VALUES:  # each step's values are kept, one array each
         return False
-    return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
+    width = parts.layout.width
+    return steps * max(b.n_out * b.n_in, b.n_out * width, parts.held, 1) <= DENSE_ENTRIES
+
+
+class SweepParts:
+    """What every tangent sweep of a loop shares, made at its first and kept by the
+    loop (:func:`sweep_parts`): a loop in a loop's body is swept at every outer step,
+    its setup the same each time. The layout of its tangents (with its carries' seeds),
+    its body's vertices and the entries they hold, and for the body's plan
+    (:class:`~dgraph.core.regions._Plan`) its Jacobian's output pattern, that pattern
+    split into the carries' and the placed columns, and how each term's products are
+    summed (:func:`_placing`)."""
+
+    def __init__(self, region: Region) -> None:
+        b = region.body
+        self.layout = StepLayout(region, region._columns([]))  # the columns: the operands'
+        self.held = sum(math.prod(b.graph.shape(v)) for v in b.graph.nx)
+        names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
+        self.names = list(dict.fromkeys(names))
+        self.consts = frozenset(b.inputs[: region.n_consts])  # the same array every step
+        self.plan = None  # the plan the next three are of
+        self.pattern: tuple[np.ndarray, np.ndarray] | None = None
+        self.split: Split | None = None
+        self.placing: list[tuple] = []
+
+    def planned(self, plan) -> SweepParts:
+        """These parts with the plan's (made again for another plan)."""
+        if plan is not self.plan:
+            self.pattern = _output_pattern(plan)
+            self.split = self.layout.split(*self.pattern)
+            self.placing = _placing(plan)
+            self.plan = plan
+        return self
+
+
+def sweep_parts(region: Region) -> SweepParts:
+    """The loop's :class:`SweepParts`, made once (kept as ``region._sweep_parts``)."""
+    if region._sweep_parts is None:
+        region._sweep_parts = SweepParts(region)
+    return region._sweep_parts
 
 
 def _step(
@@ -155,13 +200,14 @@ def tangent_sweep(
     ``run``: a :func:`trajectory_run` at these operands, whose
     values it reads instead of stepping again."""
     dense = fits(region, args)
-    layout = StepLayout(region, region._columns(args))
+    parts = sweep_parts(region)
+    layout = parts.layout
     steps = (region.length or 0) if region.kind == "scan" else 0
     carried = layout.carry_total if layout.in_place else layout.rows  # ys rows kept apart
     small = carried * layout.width <= DENSE_STEP
     storage = DENSE if dense or small else SPARSE
     ys = DENSE if dense else SPARSE
-    jacobians = _BodyJacobians(region, layout, absolute, by_rows=storage == SPARSE)
+    jacobians = _BodyJacobians(region, parts, absolute, by_rows=storage == SPARSE)
     if jacobians.rows is not None:  # a step writes few rows: those alone
         storage = ROWS
     sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
@@ -262,24 +308,21 @@ class _BodyJacobians:
     (:meth:`~dgraph.core.regions.Body.jacobian`), on its own pattern."""
 
     def __init__(
-        self, region: Region, layout: StepLayout, absolute: bool, by_rows: bool = False
+        self, region: Region, parts: SweepParts, absolute: bool, by_rows: bool = False
     ) -> None:
         b = region.body
-        self.body, self.layout, self.absolute = b, layout, absolute
+        self.body, self.layout, self.absolute = b, parts.layout, absolute
         plan = b.plan()
         self.plan = plan or None
-        names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
-        self.names = list(dict.fromkeys(names))
-        self.consts = frozenset(b.inputs[: region.n_consts])  # the same array every step
+        self.names, self.consts = parts.names, parts.consts
         self.rows: StepEntries | None = None  # the rows each step writes, where few
         self.entries = 0  # body Jacobian entries evaluated (values; magnitudes alike)
         self.taken = 0  # steps taken
         if self.plan is not None:
-            pattern = _output_pattern(self.plan)
-            self.split = layout.split(*pattern)
-            self.placing = _placing(self.plan)
+            parts = parts.planned(self.plan)
+            self.split, self.placing = parts.split, parts.placing
             if by_rows:
-                self.rows = StepEntries.of(region, self.plan, pattern[0], self.split)
+                self.rows = StepEntries.of(region, self.plan, parts.pattern[0], self.split)
 
     def reads(self) -> set[str]:
         """The vertices whose values at each step :meth:`of` reads: in the rows a step

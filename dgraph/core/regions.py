@@ -469,6 +469,7 @@ class Region(PatternBlocks):
         # tables of the positions a step selects: name -> (size, the mask made of them)
         self.step_positions: dict[str, tuple[int, Any]] = {}
         self._selections: dict[tuple[str, int], tuple] = {}  # selected_at's, made once
+        self._sweep_parts = None  # its sweeps' shared setup (region_sweep.sweep_parts)
         b = self.body
         self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
         first = self.n_cond_consts
@@ -478,10 +479,12 @@ class Region(PatternBlocks):
         )
 
     def __getstate__(self) -> dict:
-        """Pickled without the runs it remembers (trajectories and tangents: large)."""
+        """Pickled without the runs it remembers (trajectories and tangents: large) and
+        what it made for them."""
         state = dict(self.__dict__)
         state["_runs"] = {}
         state["_selections"] = {}
+        state["_sweep_parts"] = None
         return state
 
     # -- facts ------------------------------------------------------------------------------

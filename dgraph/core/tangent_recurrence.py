@@ -32,6 +32,7 @@ once where the body's pattern is planned, else per step).
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,12 @@ class StepLayout:
         self.carry_total = sum(size for _, size in filter(None, self.carry_rows))
         self.per_step = self.rows - self.carry_total  # the ys rows of a step
         self.in_place = self._own_rows()
+
+    @cached_property
+    def seeds(self) -> list:
+        """Each carry's seed rows over the width (CSR; made once, read by every sweep
+        on this layout, never written)."""
+        return self.region._seed_carries(self.columns, self.width)
 
     def _own_rows(self) -> bool:
         """Whether the carries' output rows, in order, are the carried ones: each float
@@ -219,9 +226,8 @@ class TangentRecurrence:
         self.layout, self.dense, self.pattern = layout, storage == DENSE, pattern
         self.by_rows = storage == ROWS
         self.dense_ys = (ys_storage or storage) == DENSE and self.dense
-        r, width = layout.region, layout.width
-        seeds = r._seed_carries(layout.columns, width)
-        self.seeds = [s.toarray() if self.dense else s for s in seeds]
+        width = layout.width
+        self.seeds = [s.toarray() if self.dense else s for s in layout.seeds]
         floats = [s for s, f in zip(self.seeds, layout.carry_floats, strict=True) if f]
         self.d = self._vstack(floats)
         if self.dense:  # its own (a step may write it in place)
@@ -304,11 +310,13 @@ class TangentRecurrence:
                 e_new, ey = _by_rows(_taken_rows(e_c, redo, ys), redo, ys, abs(self.d))
                 f_new, fy = f_new + e_new, fy + ey
             self.f[redo] = f_new
-            self._place(self.f, split.placed_at(excess, s), split)
-            self._keep_rows(self.fys, s, ys, fy, split.placed_at(excess, s), split)
+            placed = split.placed_at(excess, s)
+            self._place(self.f, placed, split)
+            self._keep_rows(self.fys, s, ys, fy, placed, split)
         self.d[redo] = d_new
-        self._place(self.d, split.placed_at(jac, s), split)
-        self._keep_rows(self.dys, s, ys, dy, split.placed_at(jac, s), split)
+        placed = split.placed_at(jac, s)
+        self._place(self.d, placed, split)
+        self._keep_rows(self.dys, s, ys, dy, placed, split)
         self.last = [self.d, self.f]
 
     def _step_rows(
