@@ -1,7 +1,8 @@
 """The command line on a survey program: ``python cli.py NAME [command,...]``, each
 command twice (PYTHONHASHSEED 1 and 2) in an empty folder: exit code, CPU-s of the
 child, the line that says what was checked (or the error line), NONDET where the two
-runs' output (times dropped) or files differ. Runs the dgraph on PYTHONPATH."""
+runs' output (times dropped) or files differ; with ``SURVEY_ONCE=1`` each once (survey61).
+Runs the dgraph on PYTHONPATH."""
 
 import hashlib
 import os
