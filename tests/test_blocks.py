@@ -331,6 +331,7 @@ def test_a_program_finite_nowhere_is_not_verified():
     es = accumulate(_chain_graph(3, ["exp", "neg", "sqrt"]), "forward")
     assert not es.verified and es.verification.status == "not verified"
     assert "values not checked: no random point in" in es.verification.detail
+    assert es.verification.detail.endswith("finite: give a point where it is (point=, --at)")
     summary = es.summary()
     assert summary["verified"] is False and summary["verification"] == "not verified"
     assert "values not checked" in summary["verification_detail"]

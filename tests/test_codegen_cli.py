@@ -117,3 +117,22 @@ def test_symbolic_method(capsys, tmp_path):
     x = np.array([[1.2, 0.4, 2.0], [0.7, 1.1, -0.3]])
     expected = accumulate(bundled("spherical_coordinates.trace"), "paths").evaluate(x)
     np.testing.assert_allclose(module.jacobian(x), expected, rtol=1e-12)
+
+
+def test_not_verified_code_is_said_once_and_asks_for_a_point(tmp_path, capsys):
+    """survey61: code whose values could not be checked anywhere (NaN at every random
+    point) is reported "NOT verified" once, asking for a point where the program is finite;
+    make_function's warning of it was printed too, as a raw Python warning and its source
+    line."""
+    import warnings
+
+    source = tmp_path / "nan.py"
+    source.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sqrt(-np.exp(x)) * x\n")
+    argv = ["codegen", f"{source}:f", "--inputs", "x:3", "--level", "array"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main([*argv, "-o", str(tmp_path / "j.py")]) == 0
+    out = capsys.readouterr().out
+    assert not [w for w in caught if "NOT verified" in str(w.message)]
+    assert out.count("NOT verified") == 1
+    assert "where the program is finite: give a point where it is (point=, --at)" in out

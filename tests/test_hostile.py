@@ -1529,6 +1529,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("mean-where-keeps-nothing", "numpy.mean: where= keeps no entry of a mean (NumPy's nan)"),
     ("hessian-mean-where-keeps-nothing", "numpy.mean: where= keeps no entry of a mean (NumPy"),
     ("clip-bound-twice", "numpy.clip: a bound given both by position and by min=/max="),
+    # survey61: scipy.ndimage resampling at traced positions, named (was the generic line)
+    ("ndimage-map-coordinates-traced", "scipy.ndimage.map_coordinates of an array that"),
 ]
 
 
@@ -1708,8 +1710,17 @@ def _api_call(name: str):
             lambda x: np.mean(x**2, where=np.zeros(x.shape, bool)), "hessian", point=[x]
         ),
         "clip-bound-twice": lambda: make(lambda x: np.clip(x, 0.0, None, min=0.1), point=[x]),
+        "ndimage-map-coordinates-traced": lambda: make(_warped, point=[x[:2]]),
     }
     return calls[name]
+
+
+def _warped(d):
+    import scipy.ndimage
+
+    image = np.arange(16.0).reshape(4, 4)
+    yy, xx = np.mgrid[0:4, 0:4]
+    return scipy.ndimage.map_coordinates(image, [yy + d[0], xx + d[1]], order=1).ravel()
 
 
 def _rotated(w):

@@ -316,6 +316,23 @@ def test_abs_at_zero_has_jaxs_derivative():
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
 
 
+def _log_sqrt(xp):
+    def f(x):  # Heston's characteristic function's operations (survey61)
+        z = x[0] + 1j * x[1] * xp.arange(1.0, 3.0) - x[2]
+        w = xp.sqrt(z * z - 2.0 + 1j * x[0]) + xp.log(1 - z / 3.0)
+        return xp.concatenate([xp.real(w), xp.imag(xp.sqrt(-1.0 - 0.3j * x[:1]))])
+
+    return f
+
+
+def test_complex_log_and_sqrt_are_numpys_principal_branches():
+    f, x0, h = _log_sqrt(np), np.array([-1.2, 0.2, 0.5]), 1e-6  # sqrt(-1 + 0.36j): near the cut
+    J = dgraph.make_function(f, "jacobian", point=(x0,))
+    want = np.transpose([(f(x0 + h * e) - f(x0 - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(np.asarray(J(x0)), want, rtol=1e-7, atol=1e-8)  # NumPy's own
+    assert J.generated.verified
+
+
 def test_a_wrong_dft_matrix_is_caught(monkeypatch):
     """The one matrix builder made wrong (the sine matrix's sign flipped: the conjugate
     DFT) is caught for the NumPy reader (its values at the point against NumPy's own

@@ -89,3 +89,48 @@ def test_an_interpolant_not_linear_in_its_data_is_refused_in_one_line():
     with pytest.raises(InputError, match="PchipInterpolator is not linear in data") as e:
         dgraph.make_function(lambda v: np.sum(si.PchipInterpolator(grid, v)(QUERIES)), point=[y])
     assert "\n" not in str(e.value)
+
+
+W33 = np.array([[0.1, -0.4, 0.2], [0.5, 1.0, -0.3], [0.0, 0.25, 0.7]])
+W23 = np.array([[1.0, -2.0, 0.5], [0.3, 0.0, -1.1]])
+
+
+def filtered_nd(x):
+    """survey61: ndimage's n-d correlate and convolve (every mode, even weights, origins),
+    sobel, prewitt and laplace."""
+    image = np.reshape(x, (3, 4))
+    return np.concatenate(
+        [
+            np.ravel(nd.correlate(image, W33)),  # mode "reflect"
+            np.ravel(nd.correlate(image, W33, mode="wrap")),
+            np.ravel(nd.convolve(image, W33, mode="constant", cval=-1.0)),
+            np.ravel(nd.convolve(image, W23, mode="nearest", origin=(0, -1))),
+            np.ravel(nd.correlate(image, W23, mode="mirror", origin=(-1, 1))),
+            np.ravel(nd.sobel(image, axis=0)),
+            np.ravel(nd.prewitt(image, 1, mode=["wrap", "constant"], cval=0.2)),
+            np.ravel(nd.laplace(image, mode="nearest")),
+        ]
+    )
+
+
+def test_ndimage_nd_filters_equal_scipys_own():
+    made = dgraph.make_function(filtered_nd, "value_and_jacobian", point=[X])
+    value, jacobian = made(X)
+    np.testing.assert_allclose(value, filtered_nd(X), rtol=1e-12, atol=1e-13)
+    exact = np.transpose([filtered_nd(e) - filtered_nd(0 * e) for e in np.eye(X.size)])
+    np.testing.assert_allclose(jacobian, exact, rtol=1e-12, atol=1e-12)  # affine maps
+    assert made.generated.verified
+
+
+@pytest.mark.parametrize(
+    "call, named",
+    [
+        (lambda u: nd.map_coordinates(u, [u[0] * 0 + 0.5, u[1]], order=1), "map_coordinates"),
+        (lambda u: nd.median_filter(u, 3), "median_filter"),
+    ],
+)
+def test_ndimage_resampling_and_rank_filters_refused_naming_them(call, named):
+    image = np.reshape(X, (3, 4))
+    with pytest.raises(InputError, match=f"scipy.ndimage.{named} of an array that depends") as e:
+        dgraph.make_function(lambda x: np.ravel(call(np.reshape(x, (3, 4)))), point=[image.ravel()])
+    assert "\n" not in str(e.value)

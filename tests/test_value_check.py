@@ -56,6 +56,7 @@ def test_a_program_finite_only_near_the_user_s_point_is_checked_there(monkeypatc
     assert es.verified
     assert "JAX's jvp at the user's point" in es.verification.detail
     assert "no random point" in es.verification.detail
+    assert "give a point" not in es.verification.detail  # the user gave one (survey61)
     monkeypatch.setattr(block_values, "block_value", _scaled("log", 1.001))
     check = es.verify()
     assert check.status == "wrong" and "at the user's point" in check.detail

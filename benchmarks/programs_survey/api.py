@@ -19,7 +19,7 @@ import dgraph  # noqa: E402
 from dgraph.codegen.tensor.function import TensorGenerated  # noqa: E402
 
 warnings.simplefilter("ignore")
-CASES = ["accum", "jacobian", "jacobian-sp", "jacobian-c", "jacobian-csp",
+CASES = ["accum", "best", "compare", "jacobian", "jacobian-sp", "jacobian-c", "jacobian-csp",
          "jacobian-jax", "jvp", "vjp", "jvp-c", "vjp-c", "hess", "hess-sp", "hess-c",
          "hess-jax", "hvp"]  # fmt: skip
 
@@ -121,6 +121,17 @@ class Program:
         if kind == "accum":
             es = dgraph.jacobian(self.f, point=self.points[0], params=self.params)
             return f"verified={es.verified}"
+        if kind == "best":  # session 61
+            es = dgraph.jacobian(self.f, "best", point=self.points[0], params=self.params)
+            return f"verified={es.verified} mults={es.mults} V={len(es.graph.vertices)}"
+        if kind == "compare":  # session 61
+            es = dgraph.jacobian(self.f, point=self.points[0], params=self.params)
+            c = dgraph.compare(es.graph)
+            bad = [m for m, r in c.results.items() if not r.verified]
+            return (
+                f"verified={not bad} best={c.best} ran={len(c.results)} "
+                f"skipped={len(c.skipped)} cut={c.cut_by_time}"
+            )
         if kind in ("hess", "hvp") and not self.scalar:
             return "skip"
         G = self.made(kind, lang, sparse)

@@ -301,3 +301,21 @@ NAMES55 = ["broydn7d", "srosenbr", "fletchcr", "nondia", "tridia", "dqrtic", "ed
            "tensnet", "padstencil", "gradcum", "guards", "nnmask", "randkey", "implicit",
            "bsgreeks", "lagrangian", "maxpool", "sliced", "assoc2", "femenergy", "lstsqj", "matpow",
            "taxbrk", "f32mlp"]  # fmt: skip
+
+
+# session 61 (survey61): robotics (planar and DH forward kinematics, a geometric manipulator
+# Jacobian, Newton-Euler inverse dynamics, manipulability, Euler-angle PnP), chemical
+# kinetics (an H2/O2 mechanism with third bodies, Troe fall-off, an Arrhenius fit, an RK4
+# batch reactor), finance (Heston by complex Gil-Pelaez quadrature, a bond curve by np.interp,
+# CDS par spreads from hazards, a Monte Carlo Asian call), signal and image processing
+# (scipy.signal.convolve2d, bilinear warping by floor indices, scipy.signal.lfilter, Sobel
+# edges), geometry (barycentric coordinates, ray-sphere shading, vertex normals by
+# np.add.at, quaternion slerp), geodesy and astronomy (Kepler elements to ECI, geodetic to
+# ENU with Bowring steps, RA/Dec to alt/az, an orbit fit), and JAX idioms (vmap inside,
+# lax.switch/cond, custom_jvp, checkpoint in a scan, NamedTuple pytrees with tree_map,
+# eigvalsh/qr/cholesky)
+SCALAR |= {"manip", "kinfit", "asian", "sobel", "orbitfit", "jckpt", "jtree", "jcustom"}
+NAMES61 = ["planar3", "mjac", "rnea", "manip", "eulerpc", "h2o2", "troe", "kinfit", "batchrx",
+           "hestoncf", "bondcurve", "cds", "asian", "conv2d", "warp", "lfilt", "sobel", "bary",
+           "raysph", "vnormals", "slerp", "orbit", "geodetic", "altaz", "orbitfit", "jvmapfk",
+           "jswitch", "jcustom", "jckpt", "jtree", "jeigh"]  # fmt: skip

@@ -504,7 +504,8 @@ def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Po
                 )
         yield Point(where, drawn.inputs, drawn.values, drawn.frozen)
     else:
-        notes.append(f"no random point in {_ranges()} where the program is finite")
+        ask = "" if given is not None else ": give a point where it is (point=, --at)"
+        notes.append(f"no random point in {_ranges()} where the program is finite{ask}")
 
 
 def _ranges() -> str:

@@ -7,7 +7,9 @@ np.fft.rfft(u))``, ``np.exp(1j * theta)``) is traced with each complex value a
 operations on the parts, so the graph stays real and every Jacobian block, value check and
 code generator applies unchanged.
 
-* ``+``, ``-``, ``*``, ``/``, integer powers, ``np.exp``, ``np.abs``, ``np.real``,
+* ``+``, ``-``, ``*``, ``/``, integer powers, ``np.exp``, ``np.log`` and ``np.sqrt``
+  (principal branches, NumPy's: ``log|z| + i·angle(z)``, ``sqrt|z|·e^{i·angle(z)/2}``,
+  the cut on the negative real axis), ``np.abs``, ``np.real``,
   ``np.imag``, ``np.conj``, ``np.angle``, ``.real``, ``.imag``, ``.conj()``, with real
   or complex operands and complex constants (``1j * k * U``), by the textbook formulas;
   ``|z|`` is ``sqrt(s + e) − e``, ``s = re² + im²``, ``e = (s == 0)`` (its derivative at 0
@@ -57,8 +59,8 @@ __all__ = [
 ]
 
 _READ = (
-    "complex values are read as pairs of real arrays: arithmetic, abs, exp, real, imag,"
-    " conj, angle, sums, moves, products and numpy.fft"
+    "complex values are read as pairs of real arrays: arithmetic, abs, exp, log, sqrt, real,"
+    " imag, conj, angle, sums, moves, products and numpy.fft"
 )
 
 
@@ -377,6 +379,19 @@ def angle(z: Any, deg: bool = False) -> Any:
     return out * (180.0 / math.pi) if deg else out
 
 
+def log(x: Any) -> ComplexArray:
+    """NumPy's principal ``log z = log|z| + i·angle(z)``."""
+    a = lift(x)
+    return ComplexArray(np.log(absolute(a)), angle(a), a.shape)
+
+
+def sqrt(x: Any) -> ComplexArray:
+    """NumPy's principal ``sqrt z = sqrt|z|·(cos(θ/2) + i·sin(θ/2))``, ``θ = angle(z)``."""
+    a = lift(x)
+    r, half = np.sqrt(absolute(a)), 0.5 * angle(a)
+    return ComplexArray(r * np.cos(half), r * np.sin(half), a.shape)
+
+
 def real(val: Any) -> Any:
     return lift(val).real
 
@@ -393,6 +408,8 @@ _UNARY: dict[str, Callable[[Any], Any]] = {
     "conjugate": conjugate,
     "absolute": absolute,
     "exp": exp,
+    "log": log,
+    "sqrt": sqrt,
     "square": lambda a: multiply(a, a),
 }
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
@@ -407,7 +424,7 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
 }
 _ELEMENTWISE = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
                 "neg": "negative", "abs": "absolute", "exp": "exp", "square": "square",
-                "pow": "power"}  # fmt: skip
+                "pow": "power", "log": "log", "sqrt": "sqrt"}  # fmt: skip
 """The tracer's elementwise operations (jax.lax's names) and the ufuncs they are."""
 
 

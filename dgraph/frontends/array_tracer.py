@@ -4358,7 +4358,8 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         if _any_of(_held, (*args, *kwargs.values())):  # a fresh array's numbers
             args = tuple(_unheld_in(a) for a in args)
             kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
-        flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
+        listed = tuple if original in _ITERABLE else (tuple, list)  # map_coordinates(u, [y, x])
+        flat = [a for x in args for a in (x if isinstance(x, listed) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             found = traced(*args, **kwargs)
             if isinstance(found, scipy_modules.Interpolant):  # its queries: numbers too

@@ -26,7 +26,12 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   constant coefficients: affine along one axis, so the matrix and offset scipy's own
   filter gives the unit vectors and zero (every ``mode``), for axes of at most
   :data:`PROBED_MOST` entries; the n-d ``gaussian_filter`` and ``uniform_filter`` as
-  scipy's sequence of them, axis by axis.
+  scipy's sequence of them, axis by axis; ``sobel``, ``prewitt`` and ``laplace`` as
+  scipy's ``correlate1d`` calls, and the n-d ``correlate`` and ``convolve`` of constant
+  weights as a weighted sum of the array shifted along each axis, extended by ``mode``.
+  Resampling (``map_coordinates``, ``shift``, ``zoom``, ``rotate``, ...) and rank filters
+  (``median_filter``, ``maximum_filter``, ...) of traced arrays are refused in one line
+  naming them.
 * ``scipy.fft``: the FFTs as NumPy's, ``dct``/``idct``/``dst``/``idst`` probed as above.
 * ``scipy.interpolate``: ``CubicSpline``, ``interp1d``, ``make_interp_spline``,
   ``BSpline`` of data from the inputs, at constant queries (:class:`Interpolant`);
@@ -469,8 +474,128 @@ def _separable(name: str, one: str, width: str, default: float) -> Callable[...,
     return apply
 
 
+def _shifted(x: Any, shift: int, axis: int, mode: str, cval: float) -> Any:
+    """``x`` read at ``i + shift`` along ``axis``, outside it as ``mode`` extends it: scipy's
+    ``correlate1d`` with a one-hot kernel (:func:`_probed`)."""
+    if shift == 0:
+        return x
+    kernel = np.zeros(2 * abs(shift) + 1)
+    kernel[abs(shift) + shift] = 1.0
+    return _probed("correlate1d")(x, kernel, axis=axis, mode=mode, cval=cval, origin=0)
+
+
+def _correlate_nd(convolution: bool) -> Callable[..., Any]:
+    """``scipy.ndimage.correlate`` / ``convolve`` of an n-d array with constant weights:
+    ``y[i] = Σ_k w[k] x[i + k − c]`` (``c`` the weights' centre moved by ``origin``, ``x``
+    extended by ``mode`` along each axis on its own, as ndimage does), a sum of the
+    array shifted along each axis (:func:`_shifted`); ``convolve`` flips the weights and
+    the origins (one more on an even axis), as scipy's ``_correlate_or_convolve``."""
+    what = f"scipy.ndimage.{'convolve' if convolution else 'correlate'}"
+
+    def apply(input: Any, weights: Any, output: Any = None, mode: str = "reflect",
+              cval: float = 0.0, origin: Any = 0, *, axes: Any = None) -> Any:  # fmt: skip
+        if output is not None or axes is not None:
+            raise InputError(f"{what} with output= or axes= of an array that depends on the inputs")
+        if not isinstance(weights, _CONSTANT) or not isinstance(mode, str):
+            raise InputError(f"{what}: give constant weights and one mode (a string)")
+        w = np.asarray(weights, dtype=float)
+        ndim = np.ndim(input)
+        if w.ndim != ndim or 0 in w.shape:
+            raise InputError(f"{what}: weights of {w.ndim} axes for an array of {ndim}")
+        origins = [int(o) for o in np.broadcast_to(np.asarray(origin), (ndim,))]
+        if convolution:
+            w = w[(slice(None, None, -1),) * ndim]
+            origins = [-o - (1 - n % 2) for o, n in zip(origins, w.shape, strict=True)]
+        if any(o < -(n // 2) or o > (n - 1) // 2 for o, n in zip(origins, w.shape, strict=True)):
+            raise InputError(f"{what}: origin {origin} outside the weights")
+        centre = [n // 2 + o for n, o in zip(w.shape, origins, strict=True)]
+        total = None
+        for k in zip(*np.nonzero(w), strict=True):
+            term = input
+            for axis, (kd, cd) in enumerate(zip(k, centre, strict=True)):
+                term = _shifted(term, int(kd) - cd, axis, mode, cval)
+            term = float(w[k]) * term
+            total = term if total is None else total + term
+        return input * 0.0 if total is None else total
+
+    return apply
+
+
+def _modes(mode: Any, count: int) -> list[str]:
+    """One boundary mode per axis (a string for all, or one each), as ndimage reads it."""
+    modes = [mode] * count if isinstance(mode, str) else list(mode)
+    if len(modes) != count:
+        raise InputError(f"scipy.ndimage: {len(modes)} modes for {count} axes")
+    return modes
+
+
+def _gradient(name: str, smooth: list[float]) -> Callable[..., Any]:
+    """``scipy.ndimage.sobel`` / ``prewitt``: scipy's ``correlate1d`` of ``[-1, 0, 1]``
+    along ``axis``, then of ``smooth`` along each other axis (:func:`_probed`)."""
+    along = _probed("correlate1d")
+
+    def apply(input: Any, axis: int = -1, output: Any = None, mode: Any = "reflect",
+              cval: float = 0.0) -> Any:  # fmt: skip
+        if output is not None:
+            raise InputError(f"scipy.ndimage.{name}(output=...) writes into an array")
+        ndim = np.ndim(input)
+        axis = int(axis) % ndim
+        modes = _modes(mode, ndim)
+        out = along(input, [-1.0, 0.0, 1.0], axis=axis, mode=modes[axis], cval=cval, origin=0)
+        for other in range(ndim):
+            if other != axis:
+                out = along(out, smooth, axis=other, mode=modes[other], cval=cval, origin=0)
+        return out
+
+    return apply
+
+
+def _laplace(input: Any, output: Any = None, mode: Any = "reflect", cval: float = 0.0, *,
+             axes: Any = None) -> Any:  # fmt: skip
+    """``scipy.ndimage.laplace``: the sum over ``axes`` of ``correlate1d`` of ``[1, -2, 1]``."""
+    if output is not None:
+        raise InputError("scipy.ndimage.laplace(output=...) writes into an array")
+    ndim = np.ndim(input)
+    dims = list(range(ndim)) if axes is None else [int(a) % ndim for a in np.atleast_1d(axes)]
+    modes = _modes(mode, len(dims))
+    along = _probed("correlate1d")
+    total = None
+    for d, m in zip(dims, modes, strict=True):
+        term = along(input, [1.0, -2.0, 1.0], axis=d, mode=m, cval=cval, origin=0)
+        total = term if total is None else total + term
+    return input if total is None else total
+
+
+_MOVING = (
+    "the positions it samples move with the inputs: write the interpolation with np.floor"
+    " and gathers, or scipy.interpolate.RegularGridInterpolator"
+)
+_RANK = "a rank filter: np.max, np.min or np.sort over sliding_window_view of np.pad"
+_RESAMPLING = (
+    "map_coordinates affine_transform geometric_transform shift zoom rotate spline_filter"
+    " spline_filter1d"
+)
+_RANK_FILTERS = (
+    "median_filter maximum_filter minimum_filter maximum_filter1d minimum_filter1d"
+    " percentile_filter rank_filter"
+)
+
 NDIMAGE: dict[str, Callable[..., Any]] = {
-    n: _probed(n) for n in ("convolve1d", "correlate1d", "gaussian_filter1d", "uniform_filter1d")
+    **{
+        n: _probed(n)
+        for n in ("convolve1d", "correlate1d", "gaussian_filter1d", "uniform_filter1d")
+    },
+    "correlate": _correlate_nd(False),
+    "convolve": _correlate_nd(True),
+    "sobel": _gradient("sobel", [1.0, 2.0, 1.0]),
+    "prewitt": _gradient("prewitt", [1.0, 1.0, 1.0]),
+    "laplace": _laplace,
+    **{n: _refused(f"scipy.ndimage.{n}", _MOVING) for n in _RESAMPLING.split()},
+    **{n: _refused(f"scipy.ndimage.{n}", _RANK) for n in _RANK_FILTERS.split()},
+    **{
+        n: _refused(f"scipy.ndimage.{n}", "a Python callable per window is not read")
+        for n in ("generic_filter", "generic_filter1d")
+    },
 }
 NDIMAGE["gaussian_filter"] = _separable("gaussian_filter", "gaussian_filter1d", "sigma", 0.0)
 NDIMAGE["uniform_filter"] = _separable("uniform_filter", "uniform_filter1d", "size", 3)
