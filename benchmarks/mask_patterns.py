@@ -86,6 +86,30 @@ def pad_jax(X):
     return jax.nn.softmax(s, axis=-1) @ (X @ WV)
 
 
+BIAS = np.where(CAUSAL, 0.0, -np.inf)  # an additive mask, made once
+
+
+def bias_np(X):  # causal by an additive -inf bias
+    s = (X @ WQ) @ (X @ WK).T / 2.0 + BIAS
+    return _softmax_np(s) @ (X @ WV)
+
+
+def bias_jax(X):
+    s = (X @ WQ) @ (X @ WK).T / 2.0 + BIAS
+    return jax.nn.softmax(s, axis=-1) @ (X @ WV)
+
+
+KEEP = (np.arange(8) % 3 != 1).astype(float)  # a 0/1 mask, multiplied in
+
+
+def mulmask_np(x):  # a multiplied 0/1 mask, then a product with a running sum
+    return (KEEP * np.sin(x)) * np.cumsum(x)
+
+
+def mulmask_jax(x):
+    return (KEEP * jnp.sin(x)) * jnp.cumsum(x)
+
+
 def where_np(x):  # where(constant mask, x, 0) into a reduction
     return np.sum(np.where(MASK, np.tanh(x), 0.0), axis=1)
 
@@ -141,7 +165,9 @@ PROGRAMS = {  # name: (NumPy, JAX, input shape, mode)
     "attn": (attn_np, attn_jax, (T, D), "jacobian"),
     "mha": (mha_np, mha_jax, (T, D), "jacobian"),
     "pad": (pad_np, pad_jax, (T, D), "jacobian"),
+    "bias": (bias_np, bias_jax, (T, D), "jacobian"),
     "where": (where_np, where_jax, (5, 6), "jacobian"),
+    "mulmask": (mulmask_np, mulmask_jax, (8,), "jacobian"),
     "seg": (seg_np, seg_jax, (8,), "jacobian"),
     "segsum": (segsum_np, segsum_jax, (8,), "jacobian"),
     "attn_loss": (_loss(attn_np, np), _loss(attn_jax, jnp), (T, D), "hessian"),

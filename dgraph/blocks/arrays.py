@@ -630,7 +630,8 @@ def _known_zeros(
     none. Two ways, each exact for every input at which the others are finite: a factor
     that is a known zero (``a·b``, ``a @ b``: the other operand; ``a / b`` by ``b``: the
     numerator); an elementwise rule whose operands at an entry are all known, each 0 or
-    ±∞, and whose value there is 0 (``exp``'s at −∞: a masked score)."""
+    ±∞, and whose value there is 0 (``exp``'s at −∞: a masked score); and a max's
+    (min's) one-hot never at a known ``-inf`` (``+inf``) beside an entry that is not."""
     if KNOWN not in op.param:
         return None
     name = op.primitive
@@ -640,11 +641,24 @@ def _known_zeros(
     if found is not None and isinstance(op.operands[other], str):
         values = {**ones, op.operands[other]: np.where(found == 0, 0.0, 1.0)}
         zeros = np.asarray(block_value(op, k, values, block), dtype=float).reshape(-1) == 0
+    if name in ("reduce_max", "reduce_min"):
+        return _never_extreme(op, known_operand(op, 0))
     if name in ELEMENTWISE or name == "integer_pow":
         exact = _exact_rule_zeros(op, k, shapes)
         if exact is not None and exact.size == math.prod(block.sizes[j] for j in block.value):
             zeros = exact if zeros is None else zeros | exact
     return zeros if zeros is not None and zeros.any() else None
+
+
+def _never_extreme(op: ArrayOp, known: np.ndarray | None) -> np.ndarray | None:
+    """The entries a max (min) never takes, flat over its operand: a known ``-inf``
+    (``+inf``) beside an entry that is not, an additive mask's masked scores."""
+    if known is None:
+        return None
+    low = known == (-np.inf if op.primitive == "reduce_max" else np.inf)
+    others = np.logical_not(low).any(axis=tuple(op.param["axes"]), keepdims=True)
+    never = (low & others).reshape(-1)
+    return never if never.any() else None
 
 
 def _exact_rule_zeros(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> np.ndarray | None:

@@ -63,8 +63,12 @@ def known_entries(graph: DGraph) -> DGraph:
 
 def _may_narrow(op: ArrayOp) -> bool:
     """Whether known operand entries can make a partial of ``op`` zero (an elementwise
-    rule, a product's factor); a move's or a sum's partials are ones whatever they are."""
-    return op.primitive in ELEMENTWISE or op.primitive in ("integer_pow", "dot_general")
+    rule, a product's factor, a max's one-hot); a move's or a sum's partials are ones
+    whatever they are."""
+    return op.primitive in ELEMENTWISE or op.primitive in _NARROWING
+
+
+_NARROWING = frozenset({"integer_pow", "dot_general", "reduce_max", "reduce_min"})
 
 
 def _narrower(op: ArrayOp, marked: ArrayOp, shapes: list[tuple[int, ...]]) -> bool:
