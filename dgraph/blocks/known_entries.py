@@ -8,7 +8,7 @@ entry is taken as not known, the safe side), so that a walk over a graph
 (:mod:`dgraph.core.constant_entries`) finds them all and
 :func:`~dgraph.blocks.arrays.narrowed` leaves the partials they make zero out of the
 blocks: a structural pattern (Griewank and Walther's index domains [1]_) in which a
-constant's zeros count.
+constant mask counts.
 
 Rules, each exact at every input at which the entries not known are finite (elsewhere
 the program's values are NaN or infinite anyway):
@@ -19,13 +19,19 @@ the program's values are NaN or infinite anyway):
   ``min(-inf, x)`` is ``-inf``;
 - ``select_n`` with a known predicate takes the case it picks, else a value all the
   cases know alike;
-- a move moves them; of its own constants (a ``pad``'s value, a constant
-  concatenated) only the infinities start known entries (``±inf`` padding of
-  cutpoints): a grid's zero boundary does not, whose zeros a stencil's other terms
-  fill anyway, and narrowing the diagonal blocks it meets made a sparse Newton
-  Jacobian at 10⁶ unknowns 40 % slower to make and to call;
+- a move moves them;
 - an entry of ``dot_general`` is 0 where each product it sums has a known zero factor;
   a reduction's is its value where the entries it reduces are all known.
+
+Known entries start only at a constant mask (a ``select_n`` with a constant predicate:
+``where(mask, x, 0)``'s zeros; a product with a constant: a 0/1 mask multiplied in) and
+at a constant's infinities (an additive ``-inf`` bias, ``±inf`` padding): where another
+operation reads no known entry of a vertex, only the infinite entries of its result are
+kept. A constant's zeros elsewhere start none (a grid's zero padding, the zero rows of
+a real FFT's matrix in a ``dot_general``): narrowing the diagonal blocks they meet
+changed the block structure other passes rely on (a sparse Newton Jacobian at 10⁶
+unknowns made 38 % slower; the looped second derivative of ``eigvalsh`` beside an
+``rfft`` no longer looped).
 
 An input-dependent predicate chooses nothing: ``where(x > 0, x, 0)`` knows no entry.
 
@@ -83,7 +89,18 @@ def known_result(
         else:
             out = _elementwise(op, filled)
     out = np.broadcast_to(np.asarray(out, dtype=float), op.shape)
+    if not read and not _masks(op):
+        out = np.where(np.isinf(out), out, np.nan)
     return None if np.isnan(out).all() else out
+
+
+def _masks(op: ArrayOp) -> bool:
+    """Whether ``op`` applies a constant mask, whose every fixed entry starts known ones:
+    a select with a constant predicate (``where(mask, x, 0)``), a product with a
+    constant (a 0/1 mask multiplied in, as JAX's gradient of a ``where`` has it)."""
+    if op.primitive == "select_n":
+        return isinstance(op.operands[0], Const)
+    return op.primitive == "mul" and any(isinstance(x, Const) for x in op.operands)
 
 
 def _fixes(a: np.ndarray) -> bool:
