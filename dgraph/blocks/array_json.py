@@ -17,7 +17,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, REGIONS, ArrayOp, Const
+from .arrays import (
+    ELEMENTWISE,
+    KNOWN,
+    MOVES,
+    NONDIFFERENTIABLE,
+    PRIMITIVES,
+    REGIONS,
+    ArrayOp,
+    Const,
+)
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
@@ -137,8 +146,9 @@ def op_to_json(op: ArrayOp, shape: bool = False) -> dict:
                 " or cond region) cannot be written as dgraph/1"
             )
         entry: dict[str, Any] = {"primitive": top.primitive, "operands": operands}
-        if top.params:
-            entry["params"] = {k: _param_to_json(v) for k, v in top.params}
+        params = [(k, v) for k, v in top.params if k != KNOWN]  # found again when read
+        if params:
+            entry["params"] = {k: _param_to_json(v) for k, v in params}
         if with_shape:
             entry["shape"] = list(top.shape)
         done[id(top)] = entry

@@ -34,6 +34,7 @@ from .rounding import absolute_terms, sums_terms
 
 __all__ = [
     "ELEMENTWISE",
+    "KNOWN",
     "MOVES",
     "OPERANDS",
     "PRIMITIVES",
@@ -48,6 +49,7 @@ __all__ = [
     "dot_general",
     "elementwise_forward",
     "evaluate",
+    "known_operand",
     "labelled_block",
     "move",
     "names_read",
@@ -176,6 +178,11 @@ PRIMITIVES = frozenset(
 # a loop held as a region (dgraph.core.regions): params ("region", R), ("output", j); R
 # gives the values (R.forward), the structure (R.depends, R.block) and the block values
 REGIONS = frozenset({"loop", "cond"})  # "cond": dgraph.core.branches
+
+KNOWN = "known"
+"""The parameter that records, per operand, a vertex's entries known whatever the inputs
+(:func:`known_operand`; set by :mod:`dgraph.core.constant_entries`): a constant mask's
+``-inf`` scores, the zeros ``exp`` makes of them."""
 
 
 @dataclass(frozen=True)
@@ -583,20 +590,102 @@ def narrowed(
         return Narrowed(sparse(block.out_shape, block.in_shape, rows, cols, block.kind), at)
     operands = op.operands
     factor = _narrowing_factor(op, k)
+    if factor is not None and np.asarray(factor).all():
+        factor = None
     if (
-        factor is None
-        or np.asarray(factor).all()
-        or not isinstance(block, Labelled)
+        not isinstance(block, Labelled)
         or not block.value
+        or (factor is None and KNOWN not in op.param)
     ):
         return None  # no zero to leave out (the usual case, decided without the pattern)
-    # the variables set to 1: each derivative above is then its constant factor, or -c
     ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
-    v = np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1)
-    if (v != 0).all():
+    keep = np.ones(math.prod(block.sizes[j] for j in block.value), dtype=bool)
+    if factor is not None:  # the variables set to 1: each derivative is its constant factor
+        keep &= np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1) != 0
+    zeros = _known_zeros(op, k, shapes, block, ones)
+    if zeros is not None:
+        keep &= ~zeros
+    if keep.all():
         return None
-    rows, cols, at = _pattern_where(block, np.flatnonzero(v))
+    rows, cols, at = _pattern_where(block, np.flatnonzero(keep))
     return _kept(block, rows, cols, at, np.ones(at.size, dtype=bool), True)
+
+
+def known_operand(op: ArrayOp, j: int) -> np.ndarray | None:
+    """Operand ``j``'s entries that are one number whatever the inputs, NaN where not
+    known: a constant's values, or those the ``known`` parameter records for a vertex
+    (:mod:`dgraph.core.constant_entries`); None where none is known."""
+    x = op.operands[j]
+    if isinstance(x, Const):
+        return np.asarray(x.value, dtype=float)
+    found = op.param.get(KNOWN)
+    return None if found is None or found[j] is None else found[j].value
+
+
+def _known_zeros(
+    op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]], block: Labelled, ones: dict
+) -> np.ndarray | None:
+    """Where the ``known`` entries of the operands (:func:`known_operand`) make
+    ∂op/∂(operand k) zero, flat over the labelled block's values; None where they make
+    none. Two ways, each exact for every input at which the others are finite: a factor
+    that is a known zero (``a·b``, ``a @ b``: the other operand; ``a / b`` by ``b``: the
+    numerator); an elementwise rule whose operands at an entry are all known, each 0 or
+    ±∞, and whose value there is 0 (``exp``'s at −∞: a masked score); and a max's
+    (min's) one-hot never at a known ``-inf`` (``+inf``) beside an entry that is not."""
+    if KNOWN not in op.param:
+        return None
+    name = op.primitive
+    other = {"mul": 1 - k, "dot_general": 1 - k, "div": 0 if k == 1 else None}.get(name)
+    found = None if other is None else known_operand(op, other)
+    zeros = None
+    if found is not None and isinstance(op.operands[other], str):
+        values = {**ones, op.operands[other]: np.where(found == 0, 0.0, 1.0)}
+        zeros = np.asarray(block_value(op, k, values, block), dtype=float).reshape(-1) == 0
+    if name in ("reduce_max", "reduce_min"):
+        return _never_extreme(op, known_operand(op, 0))
+    if name in ELEMENTWISE or name == "integer_pow":
+        exact = _exact_rule_zeros(op, k, shapes)
+        if exact is not None and exact.size == math.prod(block.sizes[j] for j in block.value):
+            zeros = exact if zeros is None else zeros | exact
+    return zeros if zeros is not None and zeros.any() else None
+
+
+def _never_extreme(op: ArrayOp, known: np.ndarray | None) -> np.ndarray | None:
+    """The entries a max (min) never takes, flat over its operand: a known ``-inf``
+    (``+inf``) beside an entry that is not, an additive mask's masked scores."""
+    if known is None:
+        return None
+    low = known == (-np.inf if op.primitive == "reduce_max" else np.inf)
+    others = np.logical_not(low).any(axis=tuple(op.param["axes"]), keepdims=True)
+    never = (low & others).reshape(-1)
+    return never if never.any() else None
+
+
+def _exact_rule_zeros(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> np.ndarray | None:
+    """The entries (flat over ``op.shape``) where an elementwise rule reads only known
+    operands, each 0 or ±∞, and is 0 there; None where there are none."""
+    name = op.primitive
+    if name == "integer_pow":
+        reads = [0] if op.param["y"] not in (0, 1) else []
+    else:
+        symbols = ELEMENTWISE[name][1][k].free_symbols
+        reads = [j for j, s in enumerate(OPERANDS[: len(op.operands)]) if s in symbols]
+    if not reads:
+        return None
+    exact = np.ones(op.shape, dtype=bool)
+    args = []
+    for j, shape in enumerate(shapes):
+        known = known_operand(op, j)
+        if known is None:
+            known = np.full(shape, np.nan)
+        if j in reads:
+            exact &= np.broadcast_to((known == 0) | np.isinf(known), op.shape)
+        args.append(np.where(np.isnan(known), 1.0, known))
+    if not exact.any():
+        return None
+    with np.errstate(all="ignore"):
+        d = _elementwise_derivative(op, k, args, False)
+    return (exact & (np.broadcast_to(d, op.shape) == 0)).reshape(-1)
 
 
 def _pattern_where(block: Labelled, places: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -659,6 +748,11 @@ def _narrowing_factor(op: ArrayOp, k: int) -> Any:
     if name == "select_n" and isinstance(operands[0], Const):
         return np.asarray(operands[0].value).astype(int) == k - 1
     return None
+
+
+def _narrows(op: ArrayOp, k: int) -> bool:
+    """Whether :func:`narrowed` may leave entries of ∂op/∂(operand k) out."""
+    return _narrowing_factor(op, k) is not None or KNOWN in op.param
 
 
 def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
@@ -1018,7 +1112,7 @@ def block_value(
         if name == "cumsum" and not terms:  # ones on a triangle: applied as running sums
             axis, reverse = int(op.param["axis"]), bool(op.param.get("reverse"))
             return SumValues(op.shape, axis, reverse, block.nnz)
-        if _narrowing_factor(op, k) is None and name not in CUMULATIVE:  # a move's: ones
+        if not _narrows(op, k) and name not in CUMULATIVE:  # a move's: ones
             return np.ones(block.nnz)
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
@@ -1063,7 +1157,7 @@ def stacked_rule(op: ArrayOp, k: int, block: Block) -> str | None:
     if extra.permutes(op, k):
         return None
     if isinstance(block, Sparse):
-        narrow = _narrowing_factor(op, k) is not None or name in CUMULATIVE
+        narrow = _narrows(op, k) or name in CUMULATIVE
         return None if narrow else "ones"
     if not block.value and name not in RUN_TIME:
         return "ones"

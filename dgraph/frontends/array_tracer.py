@@ -58,6 +58,7 @@ from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..blocks.sorted_search import SEARCHSORTED, searchsorted_op
+from ..core.constant_entries import known_entries
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..core.untaken import guard_untaken_branches
@@ -5326,7 +5327,7 @@ def _build(
         op, shape = entries[name]
         graph.add_array_vertex(final[name], "output", shape, renamed(op))
     graph.traced_with = "numpy"
-    return guard_untaken_branches(graph._validate(expressions=False))
+    return known_entries(guard_untaken_branches(graph._validate(expressions=False)))
 
 
 _OWN = {"__init__", "__setitem__", "__array__", "__len__", "__bool__", "__float__",

@@ -49,6 +49,7 @@ import numpy as np
 from ..blocks import convolution
 from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, with_leaves
 from ..core.activity import dead_note
+from ..core.constant_entries import known_entries
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..core.untaken import guard_untaken_branches
@@ -1393,7 +1394,7 @@ def _graph(
         notes.append(f"{where}: {reader.folded} operations on constants were folded")
     g.notes = notes
     g.traced_with = "jax"
-    return guard_untaken_branches(g.validate())
+    return known_entries(guard_untaken_branches(g.validate()))
 
 
 def _still_operands(op: Any, varies: set[str]) -> None:

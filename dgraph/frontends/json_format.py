@@ -19,6 +19,7 @@ import numpy as np
 from ..blocks.array_json import op_from_json, shape_from_json
 from ..blocks.arrays import evaluate
 from ..core.activity import drop_dead, fold_passive
+from ..core.constant_entries import known_entries
 from ..core.graph import DGraph
 from ..core.labels import check_labels
 from ..core.parse import parse_expression
@@ -295,6 +296,7 @@ def _tensor_graph(data: dict, inputs, outputs, vertices, edges, source: str) -> 
     missing = [n for n in [*inputs, *outputs] if n not in listed]
     if missing:
         raise GraphError(f"{source}: {missing[0][:40]!r} is not among the vertices")
+    graph = known_entries(graph)  # the blocks a constant mask narrows, as when traced
     given = {(e["source"], e["target"]) for e in edges}
     made = set(graph.edges())
     if given != made:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ir import Name
 
-__all__ = ["DECODER", "Constants", "decoder"]
+__all__ = ["DECODER", "Constants", "decoder", "number_source"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
@@ -45,7 +45,7 @@ def decoder(lang: str) -> str:
     return DECODER.replace(".astype(dtype)", ".astype(numpy.intp)")
 
 
-def _number(value) -> str:
+def number_source(value) -> str:
     """An entry as Python source: ``numpy.inf``, ``-numpy.inf`` and ``numpy.nan`` for the
     values whose ``repr`` names no Python value (``-inf``: a max reduction's start)."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -56,9 +56,9 @@ def _number(value) -> str:
 def _entries(array: np.ndarray) -> str:
     """A small array's nested list as Python source (``array.tolist()`` written out)."""
     if array.ndim == 0:
-        return _number(array.item())
+        return number_source(array.item())
     if array.ndim == 1:
-        return "[" + ", ".join(_number(v) for v in array.tolist()) + "]"
+        return "[" + ", ".join(number_source(v) for v in array.tolist()) + "]"
     return "[" + ", ".join(_entries(row) for row in array) + "]"
 
 
@@ -240,7 +240,7 @@ def _text(array: np.ndarray, delta: bool) -> str:
     if found is not None:  # each entry's level, a byte each
         levels, codes = found
         packed = base64.b64encode(zlib.compress(codes, 1)).decode("ascii")
-        listed = "[" + ", ".join(_number(v) for v in levels) + "]"
+        listed = "[" + ", ".join(number_source(v) for v in levels) + "]"
         return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, levels={listed})"
     packed = base64.b64encode(zlib.compress(_bytes(array), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"

@@ -19,6 +19,7 @@ import numpy as np
 from .. import ir
 from ..evaluate import COMPARISONS
 from ..ir import ArrayStatement, BinOp, Call, Const, Name
+from .constants import number_source
 
 __all__ = ["pad_lines"]
 
@@ -64,7 +65,7 @@ def _pad(t: str, v: Call, c: Any) -> list[str] | None:
     out = tuple(n + a + b for n, (a, b) in zip(shape, widths, strict=True))
     box = ", ".join(f"{a}:{a + n}" for n, (a, _) in zip(shape, widths, strict=True))
     x = v.args[0].id
-    made = f"numpy.full({out}, {value!r}, dtype={x}.dtype)"
+    made = f"numpy.full({out}, {number_source(value)}, dtype={x}.dtype)"
     return [f"    {t} = {made}", f"    {t}[{box}] = {x}"]
 
 
@@ -99,7 +100,7 @@ def _where(t: str, v: Call, c: Any, i: int, fresh: set[str]) -> list[str] | None
     part = values[box]
     text = ", ".join(f"{b.start}:{b.stop}" for b in box)
     one = float(part.flat[0]) if part.size and np.all(part == part.flat[0]) else None
-    source = repr(one) if one is not None else f"{other.id}[{text}]"
+    source = number_source(one) if one is not None else f"{other.id}[{text}]"
     return [f"    {t} = {x.id}", f"    {t}[{text}] = {source}"]
 
 

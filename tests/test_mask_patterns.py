@@ -1,0 +1,152 @@
+"""Exact sparse patterns where a constant mask fixes entries (dgraph.core.constant_entries):
+causal attention's ``-inf`` scores make ``exp`` 0 there and ``a @ v`` never reads the
+later rows of ``v``; a mask that depends on the inputs fixes nothing. Each pattern is
+checked against the union of JAX's nonzeros at random points, each value against JAX."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.blocks.arrays import ArrayOp, Const
+from dgraph.blocks.known_entries import known_result
+from dgraph.frontends import from_function, from_jax, from_json
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jax.config.update("jax_enable_x64", True)
+
+R = np.random.default_rng(61)
+WQ, WK, WV = (R.normal(size=(3, 3)) for _ in range(3))
+T = 4
+CAUSAL = np.tril(np.ones((T, T), dtype=bool))
+VALID = np.arange(T) < 3  # the last position is padding
+
+
+def _attention(xp, mask):
+    def f(X):
+        s = (X @ WQ) @ (X @ WK).T / 2.0
+        s = xp.where(mask, s, -xp.inf)
+        s = s - s.max(axis=-1, keepdims=True)
+        a = xp.exp(s)
+        return (a / a.sum(axis=-1, keepdims=True)) @ (X @ WV)
+
+    return f
+
+
+def _union(d, shape, n=3):
+    """The union of ``d``'s nonzeros (``d`` jitted: JAX's eager Hessian costs seconds) at
+    ``n`` random points, as a (rows, inputs) mask."""
+    rng = np.random.default_rng(0)
+    found = [np.asarray(d(jnp.asarray(rng.normal(size=shape)))) != 0 for _ in range(n)]
+    return np.logical_or.reduce(found).reshape(-1, int(np.prod(shape)))
+
+
+def _pattern(m) -> np.ndarray:
+    out = np.zeros(m.shape, dtype=bool)
+    coo = m.tocoo()
+    out[coo.row, coo.col] = True
+    return out
+
+
+def test_causal_attention_jacobian_is_exact():
+    """Row t of the output reads X[:t+1] only: 144 stored of 144 true (was 192, every
+    row of X); NumPy's and JAX's readings alike, values JAX's."""
+    x = R.normal(size=(T, 3))
+    d = jax.jit(jax.jacfwd(_attention(jnp, CAUSAL)))
+    true, reference = _union(d, (T, 3)), np.asarray(d(jnp.asarray(x))).reshape(12, 12)
+    graphs = (
+        from_function(_attention(np, CAUSAL), sizes=[(T, 3)], level="array"),
+        from_jax(_attention(jnp, CAUSAL), x, level="array"),
+    )
+    for g in graphs:
+        J = dgraph.make_function(g, sparse=True)
+        got = J(x)
+        assert J.generated.verified
+        assert (_pattern(got) == true).all() and got.nnz == true.sum() == 90
+        np.testing.assert_allclose(got.toarray(), reference, rtol=1e-12, atol=1e-14)
+
+
+def test_padding_mask_hessian_is_exact():
+    """A padding mask on the keys, the padded query left out of the loss: X's padded row
+    meets nothing (its rows and columns of H are empty, 81 of 144 stored); the Hessian's
+    code writes the mask's ``-inf`` fill as ``numpy.inf`` (it printed ``-inf``, a
+    NameError, before)."""
+    f_np, f_jax = _attention(np, VALID[None, :]), _attention(jnp, VALID[None, :])
+
+    def loss_np(X):
+        return np.sum(np.where(VALID[:, None], np.sin(f_np(X)), 0.0))
+
+    def loss_jax(X):
+        return jnp.sum(jnp.where(VALID[:, None], jnp.sin(f_jax(X)), 0.0))
+
+    x = R.normal(size=(T, 3))
+    H = dgraph.make_function(loss_np, "hessian", point=[x], sparse=True)
+    got = H(x)
+    d = jax.jit(jax.hessian(loss_jax))
+    true, reference = _union(d, (T, 3)), np.asarray(d(jnp.asarray(x))).reshape(12, 12)
+    assert H.generated.verified
+    assert (_pattern(got) == true).all() and got.nnz == true.sum() == 81
+    np.testing.assert_allclose(got.toarray(), reference, rtol=1e-11, atol=1e-13)
+
+
+def test_a_mask_of_the_inputs_fixes_nothing():
+    """``where(x > 0, x, -inf)`` chooses by the inputs: every softmax entry stays, as
+    the union of JAX's nonzeros over points of both signs has it."""
+
+    def f(x):
+        s = np.where(x > 0, x, -np.inf)
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+    def f_jax(x):
+        return jax.nn.softmax(jnp.where(x > 0, x, -jnp.inf))
+
+    x = np.array([0.5, -0.3, 1.2, 0.7])
+    g = from_function(f, sizes=[(4,)], level="array")
+    got = dgraph.make_function(g, sparse=True)(x)
+    d = jax.jit(jax.jacfwd(f_jax))
+    true, reference = _union(d, (4,), n=6), np.asarray(d(jnp.asarray(x)))
+    assert got.nnz == 16 and true.sum() == 16
+    np.testing.assert_allclose(got.toarray(), reference, rtol=1e-12, atol=1e-15)
+
+
+def test_known_result_rules():
+    """Each rule on a small case: a select with a constant predicate, ``-inf - x``,
+    ``exp(-inf)``, ``0 · x``, ``0 / x``, a product whose pairs all meet a zero, a move; an
+    input-dependent predicate and ``-1e9 - x`` know nothing."""
+    nan = np.nan
+    masked = ArrayOp("select_n", (Const.of([False, True]), "s", Const.of(-np.inf)), (), (2,))
+    got = known_result(masked, lambda v: None, [(2,), (2,), ()])
+    np.testing.assert_array_equal(got, [nan, -np.inf])
+    known = {"m": got}
+    cases = [
+        (ArrayOp("sub", ("m", "x"), (), (2,)), [nan, -np.inf]),
+        (ArrayOp("exp", ("m",), (), (2,)), [nan, 0.0]),
+        (ArrayOp("mul", ("x", "z"), (), (2,)), [nan, 0.0]),
+        (ArrayOp("div", ("z", "x"), (), (2,)), [nan, 0.0]),
+        (ArrayOp("reshape", ("z",), (("new_sizes", (1, 2)),), (1, 2)), [[nan, 0.0]]),
+    ]
+    known["z"] = np.array([nan, 0.0])
+    for op, want in cases:
+        shapes = [(2,)] * len(op.operands)
+        np.testing.assert_array_equal(known_result(op, known.get, shapes), want)
+    dims = (((1,), (0,)), ((), ()))
+    a = np.array([[1.0, nan], [0.0, 0.0]])
+    dot = ArrayOp("dot_general", ("a", "x"), (("dimension_numbers", dims),), (2, 2))
+    got = known_result(dot, {"a": a}.get, [(2, 2), (2, 2)])
+    np.testing.assert_array_equal(got, [[nan, nan], [0.0, 0.0]])
+    chosen = ArrayOp("select_n", ("p", "x", Const.of(-np.inf)), (), (2,))
+    assert known_result(chosen, lambda v: None, [(2,), (2,), ()]) is None
+    large = ArrayOp("sub", (Const.of(-1e9), "x"), (), (2,))
+    assert known_result(large, lambda v: None, [(), (2,)]) is None
+
+
+def test_narrowed_blocks_survive_json():
+    """A graph written as dgraph/1 drops the recorded entries and finds them again when
+    read: the same blocks, the same pattern."""
+    g = from_function(_attention(np, CAUSAL), sizes=[(T, 3)], level="array")
+    h = from_json(g.to_json())
+    assert [g.block(*e).nnz for e in g.edges()] == [h.block(*e).nnz for e in h.edges()]
+    assert g.block("s", "a").nnz == 10  # exp's diagonal: the 10 kept scores of 16
