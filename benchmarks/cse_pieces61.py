@@ -6,9 +6,10 @@ mod, heaviside, arctan2, logaddexp, softplus, relu, elu, leaky_relu) and each ch
 reported errors, hashed, one line each and a total: the same before and after a change
 that only removes repeated work (run with ``PYTHONPATH`` at each tree).
 
-``make``: CPU-s of one ``make_function(f, "value_and_jacobian", point=[x])`` of a
-softplus and a logaddexp at n = 4, 8, 16 (each in a fresh process after one warm-up
-make, medians of ``--repeat``) and the growth exponents between the sizes.
+``make``: CPU-s of one element-level ``from_function`` and ``make_function(graph,
+"value_and_jacobian")`` of a softplus and a logaddexp at n = 4, 8, 16 (each in a fresh
+process after one warm-up make, medians of ``--repeat``) and the growth exponents
+between the sizes.
 
     PYTHONPATH=. python benchmarks/cse_pieces61.py texts
     PYTHONPATH=. python benchmarks/cse_pieces61.py make --repeat 3
@@ -101,9 +102,9 @@ def one_make(name: str, n: int, lang: str) -> float:
     import dgraph
 
     dgraph.make_function(lambda x: np.sin(x) * x[0], point=[np.linspace(0.1, 1.0, 3)])
-    x = np.linspace(-1.0, 1.0, n)
     t0 = time.process_time()
-    made = dgraph.make_function(MAKES[name], "value_and_jacobian", lang, point=[x])
+    graph = dgraph.from_function(MAKES[name], sizes=[n], level="element")
+    made = dgraph.make_function(graph, "value_and_jacobian", lang)
     spent = time.process_time() - t0
     assert made.generated.verified
     return spent
