@@ -27,6 +27,7 @@ from .ir import (
     sorted_symbols,
 )
 from .lowering import lowered
+from .pieces import pieces_held, pieces_released
 
 __all__ = [
     "PIPELINES",
@@ -632,15 +633,16 @@ def _cse(
         taken |= symbols_in(e)
     apart = _apart(exprs)
     handed = [e for e, a in zip(exprs, apart, strict=True) if not a]
-    # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
-    holding = [held(e) for e in handed]
+    # Max, Min and Piecewise held: cse rebuilds each expression it walks, and sympy's Max
+    # and Piecewise evaluate (:mod:`dgraph.codegen.pieces`)
+    holding = [pieces_held(held(e)) for e in handed]
     replacements, reduced = sympy.cse(holding, symbols=fresh("s", taken)) if handed else ([], [])
-    if any(h is not e for h, e in zip(holding, handed, strict=True)):  # else none to release
-        replacements = [(s, released(e)) for s, e in replacements]
-        reduced = [released(e) for e in reduced]
     back = iter(reduced)
     reduced = [e if a else next(back) for e, a in zip(exprs, apart, strict=True)]
     replacements, reduced = _inline_conditions(replacements, reduced)
+    if any(h is not e for h, e in zip(holding, handed, strict=True)):  # else none to release
+        replacements = [(s, released(pieces_released(e))) for s, e in replacements]
+        reduced = [released(pieces_released(e)) for e in reduced]
     definitions = dict(replacements)
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))
     ordered: list[Assignment] = []
