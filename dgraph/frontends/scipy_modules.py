@@ -393,7 +393,8 @@ def _two_d(correlation: bool) -> Callable[..., Any]:
     ``symm``), at ``(p, q)`` for a correlation, flipped for a convolution — ndimage's
     weighted shifts (:func:`_correlate_nd`), its weights free to be traced; the windows
     start where scipy's ``mode`` (``full``, ``same``, ``valid``) puts its output in the
-    full one (``same``: ``(m - 1) // 2``, a correlation ``m // 2``, its kernel flipped)."""
+    full one (``same``: ``(m - 1) // 2``, a correlation ``m // 2``, its kernel flipped;
+    ``valid`` reads no boundary, as scipy's, also where ``in2`` is the larger)."""
     what = f"scipy.signal.{'correlate2d' if correlation else 'convolve2d'}"
 
     def apply(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
@@ -419,10 +420,6 @@ def _two_d(correlation: bool) -> Callable[..., Any]:
                 f"{what}: for 'valid' mode one array must be at least as large as the other"
                 " in every dimension"
             )
-        if mode == "valid" and all(smaller) and (boundary != "fill" or fillvalue != 0):
-            raise InputError(
-                f"{what}(mode='valid') of an in2 larger than in1: boundary='fill', fillvalue=0"
-            )
         if mode == "full":
             starts, sizes = [0, 0], [n + m - 1 for n, m in zip(a, b, strict=True)]
         elif mode == "same":
@@ -432,8 +429,9 @@ def _two_d(correlation: bool) -> Callable[..., Any]:
             starts = [min(n, m) - 1 for n, m in zip(a, b, strict=True)]
             sizes = [abs(n - m) + 1 for n, m in zip(a, b, strict=True)]
         padding = [(m - 1, m - 1) for m in b]
-        pad = _BOUNDARIES[boundary]
-        extra = {"constant_values": float(fillvalue)} if pad == "constant" else {}
+        pad = _BOUNDARIES[boundary] if mode != "valid" else "constant"  # scipy's valid
+        fill = float(fillvalue) if mode != "valid" else 0.0  # reads no boundary, in2 larger too
+        extra = {"constant_values": fill} if pad == "constant" else {}
         padded = np.pad(in1, padding, mode=pad, **extra)
         constant = isinstance(in2, np.ndarray)
         total = None
