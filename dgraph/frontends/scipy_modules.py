@@ -74,6 +74,7 @@ __all__ = [
     "INTERPOLATE",
     "LINALG",
     "MAX_SQUARINGS",
+    "MOST_TERMS",
     "NDIMAGE",
     "PROBED_MOST",
     "SIGNAL",
