@@ -1531,6 +1531,12 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("clip-bound-twice", "numpy.clip: a bound given both by position and by min=/max="),
     # survey61: scipy.ndimage resampling at traced positions, named (was the generic line)
     ("ndimage-map-coordinates-traced", "scipy.ndimage.map_coordinates of an array that"),
+    # readers62: a warp's floor of a clip reads; its far neighbour past the axis does not;
+    # scipy.signal's 2-d convolutions and lfilter of traced taps, beyond what they read
+    ("warp-neighbour-past-the-axis", "indexing at positions computed from the inputs is"),
+    ("convolve2d-boundary", "scipy.signal.convolve2d: boundary must be 'fill', 'wrap' or"),
+    ("correlate2d-valid-mixed-shapes", "for 'valid' mode one array must be at least as large"),
+    ("lfilter-traced-denominator", "scipy.signal.lfilter with coefficients a (or zi=) that"),
 ]
 
 
@@ -1542,6 +1548,7 @@ def _api_call(name: str):
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
     jax_special = pytest.importorskip("jax.scipy.special")
+    import scipy.signal as scipy_signal
     import scipy.special as scipy_special
 
     def total(x):
@@ -1711,8 +1718,26 @@ def _api_call(name: str):
         ),
         "clip-bound-twice": lambda: make(lambda x: np.clip(x, 0.0, None, min=0.1), point=[x]),
         "ndimage-map-coordinates-traced": lambda: make(_warped, point=[x[:2]]),
+        "warp-neighbour-past-the-axis": lambda: make(_past_the_axis, point=[x]),
+        "convolve2d-boundary": lambda: make(
+            lambda u: scipy_signal.convolve2d(u.reshape(2, 2), np.eye(2), boundary="reflect"),
+            point=[x],
+        ),
+        "correlate2d-valid-mixed-shapes": lambda: make(
+            lambda u: scipy_signal.correlate2d(u.reshape(2, 2), np.ones((1, 3)), "valid"),
+            point=[x],
+        ),
+        "lfilter-traced-denominator": lambda: make(
+            lambda u: scipy_signal.lfilter(u[:2], np.append(1.0, u[2:]), np.ones(5)), point=[x]
+        ),
     }
     return calls[name]
+
+
+def _past_the_axis(u):
+    """``np.floor(np.clip(u, 0, 3))`` is within a 4-vector's axis, one more is not."""
+    i = np.floor(np.clip(u, 0.0, 3.0)).astype(int)
+    return np.outer(u, u)[i + 1, i]
 
 
 def _warped(d):

@@ -54,6 +54,7 @@ from ..core.untaken import guarded
 from ..errors import DGraphError, InputError, ResultTooLarge
 from ..frontends import from_function, from_jax
 from ..frontends.array_tracer import check_shape
+from ..frontends.fixed_parameters import marked_closed
 from ..frontends.functions import uses_jax
 from ..frontends.integer_casts import check_wrapped_in_range
 from ..frontends.jax_hessian import gradient_graph, has_select, jax_source, real_array
@@ -121,6 +122,7 @@ def hessian_source(
     found = _gradient_source(source, weights, params, sizes, point, value)
     if isinstance(source, DGraph) and source.fixed_parameters:  # read closed over: say so
         found.graph.fixed_parameters = dict(source.fixed_parameters)
+    marked_closed(found.graph, source)  # make_function's closure of such a function
     return found
 
 

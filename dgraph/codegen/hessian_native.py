@@ -42,6 +42,7 @@ import sympy
 from ..core.graph import DGraph
 from ..core.value_check import check_scalar_code, not_run
 from ..errors import DGraphError, VerificationError
+from ..frontends.fixed_parameters import made_at
 from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
@@ -321,6 +322,7 @@ def cuda_scalar_hessian(
         programs[inner] = mirrored_program(programs[inner], n, tril, offset=(1 + n) + n)
     title = f"{H.name or 'graph'}: {', '.join(programs)} (dgraph codegen, the Hessian graph's"
     title += f" {inner}{', lower triangle' if tril else ''}, method {found.method})"
+    title += made_at(H)
     text = cuda_source(
         programs,
         title=title,

@@ -523,8 +523,11 @@ class TracedArray(_Value):
         """Itself as floats; as integers toward zero, as NumPy casts (``x[i.astype(int)]``
         with ``i`` index data, a table's cell ``(t * n).astype(int)``): a passive value
         read at run time, no derivative through it (JAX's ``convert_element_type`` read
-        the same); any other cast is refused."""
+        the same); any other cast is refused. A fresh array that still holds constants
+        (``P / dt`` of a module's ``P``) casts its numbers, as NumPy: constant positions."""
         kind = np.dtype(dtype).kind
+        if kind in "biu" and _held(self):
+            return self.tape.constants[self.name].astype(dtype)
         if kind == "i":
             return Passive(toward_zero(self.name, self.shape))
         if kind != "f":
@@ -1677,15 +1680,15 @@ def _index(x: TracedArray, key: Any) -> Any:
         and all(_whole_axis(k) for k in key[at + 1 :])
     ):  # c[0, i]: NumPy's advanced indices side by side, as c[0][i]
         return _take_computed(_index(x, key[:at]), key[at], 0)
-    flat = _cell_positions(x.shape, key) if computed else None
+    flat = _cell_positions(x.shape, key, x.tape) if computed else None
     if flat is not None:  # img[i, j]: the flat array at i·n + j
         return _take_computed(_reshape(x, (-1,)), flat, 0)
     if computed:  # x[i, j] at cells found from the inputs (np.floor(u).astype(int))
         raise DataDependentIndex(
             "indexing at positions computed from the inputs is supported along one axis"
-            " (x[i], x[:, i], at positions from np.argmax, np.argmin or np.argsort), not at"
+            " (x[i], x[:, i], positions from np.argmax, np.argmin, np.argsort), not at"
             " several (x[i, j]) or beside other indices unless every axis has one, bounded"
-            " to it (np.clip(np.floor(u), 0, n - 1)): else use np.where"
+            " to it (np.floor(np.clip(u, 0, n - 1))): else use np.where"
         )
     for k in key:
         if _is_traced(k):
@@ -1776,12 +1779,13 @@ _SAME_ENTRIES = frozenset(
 )  # whole_range: a layout of its operand's entries (np.sum(..., keepdims=True))
 
 
-def whole_range(operand: Any) -> tuple[float, float] | None:
+def whole_range(operand: Any, tape: _Tape | None = None) -> tuple[float, float] | None:
     """The range ``(lo, hi)`` of a passive value's entries where they are whole numbers
     (``np.searchsorted``'s counts, ``np.floor``, constants, and sums, differences,
     products, ``min``/``max`` and selections of them; ``±inf`` where unbounded, as
-    ``np.floor(x)``'s); None where they may not be whole (a traced value, a quotient).
-    Positions that index an array must lie in ``0 .. n-1`` (``np.clip`` bounds them)."""
+    ``np.floor(x)``'s, unless ``x`` is bounded on ``tape``: :func:`real_range`); None where
+    they may not be whole (a traced value, a quotient). Positions that index an array
+    must lie in ``0 .. n-1`` (``np.clip`` bounds them, before or after the floor)."""
     if isinstance(operand, Const):
         value = np.asarray(operand.value, dtype=float)
         finite = value.size and np.isfinite(value).all() and (value == np.round(value)).all()
@@ -1790,17 +1794,17 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         return None  # a traced vertex: any real number
     op = operand.primitive
     if op in _ROUNDED:
-        return (-math.inf, math.inf)
+        return _rounded(op, real_range(operand.operands[0], tape))
     if op in _MASKS:
         return (0.0, 1.0)
     if op == "sign":  # toward_zero's sign(x)·floor(|x|), an integer cast of a traced value
-        return (-1.0, 1.0)
+        return real_range(operand, tape)
     if op in _POSITIONS:  # np.argmax's: whole, from 0 (the axis' length not kept here)
         return (0.0, math.inf)
     if op == SEARCHSORTED:  # a count of the table's entries
         return (0.0, float(operand.param["length"]))
     branches = operand.operands[1:] if op == "select_n" else operand.operands  # not its mask
-    parts = [whole_range(u) for u in branches]
+    parts = [whole_range(u, tape) for u in branches]
     if op == "select_n" and is_wrapped(operand) and parts[0] is not None:  # NumPy's i + n
         n = float(np.asarray(operand.operands[2].operands[1].value))  # where i < 0
         lo, hi = parts[0]
@@ -1834,6 +1838,77 @@ def whole_range(operand: Any) -> tuple[float, float] | None:
         count = math.prod(operand.operands[0].shape) // max(math.prod(operand.shape), 1)
         return (lo * count, hi * count)
     return None
+
+
+_UNBOUNDED = (-math.inf, math.inf)
+
+#: the operations a traced value's bounds are followed through (:func:`real_range`)
+_BOUNDING = frozenset({"max", "min", "add", "sub", "neg", "abs", "sign"}) | _SAME_ENTRIES | _ROUNDED
+
+REAL_RANGE_STEPS = 64
+"""The most operations :func:`real_range` looks at for one value."""
+
+
+def _rounded(op: str, bounds: tuple[float, float]) -> tuple[float, float]:
+    """``np.floor``/``ceil``/``round`` of values within ``bounds`` (monotone: the bounds'
+    own; an infinite bound stays)."""
+    rounding = {"floor": math.floor, "ceil": math.ceil, "round": round}[op]
+    return tuple(float(rounding(b)) if math.isfinite(b) else b for b in bounds)  # type: ignore[return-value]
+
+
+def _signs(bounds: tuple[float, float]) -> tuple[float, float]:
+    """``np.sign`` of values within ``bounds`` (monotone)."""
+    return (float(np.sign(bounds[0])), float(np.sign(bounds[1])))
+
+
+def real_range(
+    operand: Any, tape: _Tape | None, steps: list[int] | None = None
+) -> tuple[float, float]:
+    """Bounds ``(lo, hi)`` that every entry of ``operand`` lies within for any input (a
+    NaN aside, which no bound holds): a constant's, and through ``np.maximum`` and
+    ``np.minimum`` (``np.clip``), sums, differences, layouts and roundings of bounded
+    values, a traced value's own operation read on ``tape``; ``±inf`` where not known
+    (an input, any other operation, a fresh array's held numbers, past
+    :data:`REAL_RANGE_STEPS` operations)."""
+    steps = [REAL_RANGE_STEPS] if steps is None else steps
+    steps[0] -= 1
+    if steps[0] < 0:
+        return _UNBOUNDED
+    if isinstance(operand, Const):
+        value = np.asarray(operand.value, dtype=float)
+        if not value.size or np.isnan(value).any():
+            return _UNBOUNDED
+        return (float(value.min()), float(value.max()))
+    if isinstance(operand, str) and tape is not None and operand not in tape.constants:
+        at = int(operand[1:]) if operand[1:].isdigit() else -1
+        entry = tape.entries[at] if 0 <= at < len(tape.entries) else None
+        operand = entry[1] if entry is not None and entry[0] == operand else None
+        if operand is not None and all(isinstance(u, Const) for u in operand.operands):
+            return _UNBOUNDED  # a fresh array's vertex (its numbers held apart), let go
+    if not isinstance(operand, ArrayOp) or operand.primitive not in _BOUNDING:
+        return _UNBOUNDED
+    op = operand.primitive
+    parts = [real_range(u, tape, steps) for u in operand.operands]
+    if op in _ROUNDED or op in _SAME_ENTRIES:
+        return _rounded(op, parts[0]) if op in _ROUNDED else parts[0]
+    if op == "neg":
+        return (-parts[0][1], -parts[0][0])
+    if op == "sign":
+        return _signs(parts[0])
+    if op == "abs":
+        lo, hi = parts[0]
+        return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
+    (lo, hi), rest = parts[0], parts[1:]
+    for a, b in rest:
+        if op == "max":
+            lo, hi = max(lo, a), max(hi, b)
+        elif op == "min":
+            lo, hi = min(lo, a), min(hi, b)
+        elif op == "add":
+            lo, hi = lo + a, hi + b
+        else:
+            lo, hi = lo - b, hi - a
+    return (lo, hi) if not (math.isnan(lo) or math.isnan(hi)) else _UNBOUNDED
 
 
 #: the operations whose values are a boolean mask
@@ -2016,12 +2091,12 @@ class MaskedSelection:
         raise DataDependentIndex(f"{_MASKED} (.{name} of it is not read)")
 
 
-def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
+def _cell_positions(shape: tuple[int, ...], key: tuple, tape: _Tape | None) -> Any:
     """``x[i, j]``'s flat positions ``i·n + j`` (a passive value) where every axis has an
     index, each an integer, a constant integer array (``p[np.arange(n), k]``: one entry
     a row), positions from ``np.argmax``/``argmin`` or whole numbers bounded to its axis
-    (:func:`whole_range`), the computed ones and the arrays of one shape (at most 1-D);
-    else None."""
+    (:func:`whole_range` on ``tape``), the computed ones and the arrays of one shape (of
+    any rank: ``img[y0, x0]`` of a bilinear warp's cells); else None."""
     if len(key) != len(shape):
         return None
     key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
@@ -2029,7 +2104,7 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
         return None
     computed = [k for k in key if isinstance(k, Passive)]
     arrays = [k for k in key if isinstance(k, np.ndarray)]
-    if len({k.shape for k in computed}) != 1 or computed[0].ndim > 1:
+    if len({k.shape for k in computed}) != 1:
         return None
     if any(a.dtype.kind not in "iu" or a.shape != computed[0].shape for a in arrays):
         return None
@@ -2039,7 +2114,7 @@ def _cell_positions(shape: tuple[int, ...], key: tuple) -> Any:
     fixed: Any = 0  # the integers' and the constant arrays' part, added last
     for k, n, stride in zip(key, shape, np.cumprod((1, *shape[:0:-1]))[::-1], strict=True):
         if isinstance(k, Passive):
-            found = whole_range(k.op)
+            found = whole_range(k.op, tape)
             if _are_positions(k.op):  # np.argmax's, bounded as a take's (clip)
                 k = np.clip(k, 0, n - 1)
             elif found is None or found[0] < 0 or found[1] > n - 1:
@@ -2061,7 +2136,8 @@ def _constant_at(table: np.ndarray, key: Any) -> Any:
     axis, after integers (``table[0, i]``) and before full slices (``table[i, :]``), or
     one on every axis (``table[i, j]``)."""
     key = key if isinstance(key, tuple) else (key,)
-    flat = _cell_positions(table.shape, key)
+    running = _tracing()
+    flat = _cell_positions(table.shape, key, running[-1] if running else None)
     if flat is not None:
         return _take_computed(Const.of(np.ravel(table).astype(float)), flat, 0)
     at = [j for j, k in enumerate(key) if isinstance(k, Passive)]
@@ -2091,14 +2167,14 @@ def _take_computed(x: TracedArray | Const, index: Passive, axis: int) -> Any:
         if index.shape == x.shape:  # NumPy's copy: x's vertex now, not x written later
             return MaskedSelection(TracedArray(x.tape, x.name, x.shape), index)
         raise DataDependentIndex(_MASKED)
-    found = whole_range(index.op)
+    running = _tracing()
+    tape = x.tape if isinstance(x, TracedArray) else running[-1] if running else None
+    found = whole_range(index.op, tape)
     n = x.shape[axis] if axis < len(x.shape) else 0
     inside = found is not None and found[0] >= 0 and found[1] <= n - 1
     from_end = (  # NumPy's negative positions, from the end (sparsemax's k - 1 of a count)
         not inside and found is not None and found[0] >= -n and found[1] <= n - 1
     )
-    running = _tracing()
-    tape = x.tape if isinstance(x, TracedArray) else running[-1] if running else None
     given = (  # positions from the parameters alone (index data): any integers
         not inside and not from_end and tape is not None and tape.reads_fixed_only(index.op)
     )
@@ -2161,7 +2237,7 @@ def _take_along_computed(x: TracedArray, indices: Passive, d: int, what: str) ->
     array (:func:`_take_computed`)."""
     n = x.shape[d]
     op = indices.op
-    found = whole_range(op)
+    found = whole_range(op, x.tape)
     if op.primitive == "argsort" and dict(op.params).get("dimension") == d and op.shape[d] == n:
         shape = tuple(op.shape)  # another array's order along the same axis (X by Y's
         op = ArrayOp("max", (op, Const.of(np.asarray(0))), (), shape)  # order): its bounds

@@ -27,7 +27,15 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .integer_arguments import ClosedOver
 
-__all__ = ["Fixed", "fixed_note", "fixing", "integer_value", "made_at", "read_fixing"]
+__all__ = [
+    "Fixed",
+    "fixed_note",
+    "fixing",
+    "integer_value",
+    "made_at",
+    "marked_closed",
+    "read_fixing",
+]
 
 T = TypeVar("T")
 
@@ -88,9 +96,22 @@ class Fixed:
 
     def mark(self, graph: DGraph) -> DGraph:
         """``graph``, read of the closed-over function, saying at what values."""
-        graph.fixed_parameters = {**graph.fixed_parameters, **self.values}
-        graph.notes.append(fixed_note(self.values))
-        return graph
+        return _marked(graph, self.values)
+
+
+def _marked(graph: DGraph, values: Mapping[str, int | bool]) -> DGraph:
+    """``graph`` saying it was read at ``values`` (once: a reader's graph read again)."""
+    if values and any(graph.fixed_parameters.get(n) != v for n, v in values.items()):
+        graph.fixed_parameters = {**graph.fixed_parameters, **values}
+        graph.notes.append(fixed_note(values))
+    return graph
+
+
+def marked_closed(graph: DGraph, f: Any) -> DGraph:
+    """``graph``, read of ``f``, saying at what values where ``f`` is a function closed
+    over at parameters that fix its structure (:func:`fixing`'s): every reader's graph
+    of it, ``make_function``'s and its Hessians' too; as it is for any other ``f``."""
+    return _marked(graph, f.fixed_values if isinstance(f, ClosedOver) else {})
 
 
 def fixing(f: Callable[..., Any], values: Mapping[str, Any]) -> Fixed | None:
@@ -106,7 +127,7 @@ def fixing(f: Callable[..., Any], values: Mapping[str, Any]) -> Fixed | None:
     if not ordered:
         return None
     positions = {names.index(n): n for n in ordered}
-    closed = ClosedOver(f, {k: ordered[n] for k, n in positions.items()})
+    closed = ClosedOver(f, {k: ordered[n] for k, n in positions.items()}, ordered)
     return Fixed(closed, ordered, positions)  # type: ignore[arg-type]
 
 

@@ -22,7 +22,7 @@ from ..core.parse import parse_expression, vertex_names
 from ..errors import GraphError, InputError
 from .array_tracer import DataDependentIndex, check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
-from .fixed_parameters import Fixed, read_fixing
+from .fixed_parameters import Fixed, marked_closed, read_fixing
 from .frames import call_keeping_locals
 from .point_values import check_point_values
 from .pytrees import flat_arguments
@@ -337,6 +337,22 @@ def from_function(
     >>> [(v, g.shape(v), g.op(v) and g.op(v).primitive) for v in g.order()]
     [('u', (4, 3), None), ('t1', (4, 2), 'dot_general'), ('y', (4, 2), 'tanh')]
     """
+    graph = _read_function(f, name, n_inputs, binary, sizes, params, level, point, limit)
+    return marked_closed(graph, f)  # closed over at values that fix its structure: said
+
+
+def _read_function(
+    f: Callable[..., Any],
+    name: str,
+    n_inputs: int | None,
+    binary: bool,
+    sizes: list[int] | list[int | tuple[int, ...]] | None,
+    params: Iterable[str],
+    level: Level,
+    point: Sequence[Any] | None,
+    limit: int | None,
+) -> DGraph:
+    """:func:`from_function`'s reading."""
     label = name or getattr(f, "__name__", "function")
     params = list(params)
     if level not in LEVELS:

@@ -147,10 +147,17 @@ class ClosedOver:
     pattern that of these positions alone, not of every position a call could give). It
     presents ``f``'s code, globals and closure (the readers name vertices after its local
     variables and choose JAX or NumPy by its code) and ``f``'s signature less those
-    arguments; picklable where ``f`` is."""
+    arguments; picklable where ``f`` is. ``named``: the values by name where they fix
+    the program's structure (:mod:`.fixed_parameters`), which a graph read of it says."""
 
-    def __init__(self, f: Callable[..., Any], values: Mapping[int, np.ndarray]) -> None:
+    def __init__(
+        self,
+        f: Callable[..., Any],
+        values: Mapping[int, Any],
+        named: Mapping[str, int | bool] | None = None,
+    ) -> None:
         self.f, self.values = f, dict(values)
+        self.fixed_values = dict(named or {})
         for name in PRESENTED:
             if hasattr(f, name):
                 setattr(self, name, getattr(f, name))
@@ -165,7 +172,7 @@ class ClosedOver:
                       **kwargs)  # fmt: skip
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return ClosedOver, (self.f, self.values)
+        return ClosedOver, (self.f, self.values, self.fixed_values)
 
 
 def _as_int(value: Any) -> Any:

@@ -30,6 +30,7 @@ from ..core.expand import EDGE_LIMIT, expand
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import InputError
+from .fixed_parameters import marked_closed
 from .integer_arguments import integer_arguments
 from .jaxpr_arrays import (
     JaxJvp,
@@ -101,6 +102,7 @@ def from_jax(
     """
     if level not in ("element", "array"):
         raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
+    given = f
     f, leaves, params, trees = flat_arguments(f, example_args, params, None)  # their leaves
     example_args = tuple(leaves)
     f, params = integer_arguments(f, example_args, params, name)  # index data: parameters
@@ -114,4 +116,4 @@ def from_jax(
         graph.traced_with = "jax"
     if trees is not None:
         trees.add_note(graph)
-    return graph
+    return marked_closed(graph, given)  # closed over at values that fix its structure: said

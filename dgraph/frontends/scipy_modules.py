@@ -19,7 +19,10 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   of the unit vectors), and of 1-D abscissae that depend on the inputs (scipy's formulas
   in them: a moving grid).
 * ``scipy.signal``: ``convolve``, ``fftconvolve``, ``oaconvolve``, ``correlate`` of 1-d
-  arrays (``np.convolve``'s full product, sliced as scipy's ``mode``).
+  arrays (``np.convolve``'s full product, sliced as scipy's ``mode``); ``convolve2d`` and
+  ``correlate2d`` of two matrices, either or both traced (ndimage's weighted shifts as
+  windows of the image padded by ``boundary``); ``lfilter`` of traced taps ``b`` and a
+  constant ``a`` (the FIR part by ``np.convolve``, then the IIR one).
 * ``scipy.signal``'s filters ``lfilter``, ``filtfilt``, ``sosfilt``, ``sosfiltfilt``,
   ``savgol_filter``, ``detrend``, ``decimate``, ``resample`` and ``scipy.ndimage``'s
   ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``, ``uniform_filter1d``, with
@@ -71,6 +74,7 @@ __all__ = [
     "INTERPOLATE",
     "LINALG",
     "MAX_SQUARINGS",
+    "MOST_TERMS",
     "NDIMAGE",
     "PROBED_MOST",
     "SIGNAL",
@@ -375,11 +379,82 @@ def _correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> 
     return _sliced(np.convolve(in1, in2[::-1]), la, lb, mode, "correlate")
 
 
+#: scipy.signal's 2-d boundaries (and their other names) as ``np.pad``'s modes
+_BOUNDARIES = {"fill": "constant", "pad": "constant", "wrap": "wrap", "circular": "wrap",
+               "symm": "symmetric", "symmetric": "symmetric"}  # fmt: skip
+
+MOST_TERMS = 4096
+"""The most entries of ``in2`` a 2-d convolution is read with (a term each)."""
+
+
+def _two_d(correlation: bool) -> Callable[..., Any]:
+    """``scipy.signal.convolve2d`` / ``correlate2d`` of 2-d arrays, either or both traced:
+    the sum over ``in2``'s entries ``b[p, q]`` of ``b[p, q]`` times a window of ``in1``
+    extended by ``boundary`` (``np.pad``: ``fill`` with ``fillvalue``, ``wrap``,
+    ``symm``), at ``(p, q)`` for a correlation, flipped for a convolution — ndimage's
+    weighted shifts (:func:`_correlate_nd`), its weights free to be traced; the windows
+    start where scipy's ``mode`` (``full``, ``same``, ``valid``) puts its output in the
+    full one (``same``: ``(m - 1) // 2``, a correlation ``m // 2``, its kernel flipped;
+    ``valid`` reads no boundary, as scipy's, also where ``in2`` is the larger)."""
+    what = f"scipy.signal.{'correlate2d' if correlation else 'convolve2d'}"
+
+    def apply(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
+              fillvalue: Any = 0) -> Any:  # fmt: skip
+        if np.ndim(in1) != 2 or np.ndim(in2) != 2:
+            raise InputError(f"{what} of arrays other than two matrices is not supported")
+        if not isinstance(mode, str) or mode not in ("full", "same", "valid"):
+            raise InputError(f"{what}: mode must be 'full', 'same' or 'valid', not {mode!r}")
+        if not isinstance(boundary, str) or boundary not in _BOUNDARIES:
+            raise InputError(f"{what}: boundary must be 'fill', 'wrap' or 'symm', not {boundary!r}")
+        if not isinstance(fillvalue, (int, float, np.integer, np.floating)):
+            raise InputError(f"{what}: fillvalue must be one constant real number")
+        if isinstance(in2, (list, tuple, np.ndarray)):  # constant taps
+            if np.iscomplexobj(in2):
+                raise InputError(f"{what} of complex constants is not supported")
+            in2 = np.asarray(in2, dtype=float)
+        a, b = np.shape(in1), np.shape(in2)
+        if np.size(in2) > MOST_TERMS:
+            raise InputError(f"{what} with in2 of {np.size(in2)} > {MOST_TERMS} entries")
+        smaller = [n < m for n, m in zip(a, b, strict=True)]
+        if mode == "valid" and any(smaller) and not all(smaller):
+            raise InputError(
+                f"{what}: for 'valid' mode one array must be at least as large as the other"
+                " in every dimension"
+            )
+        if mode == "full":
+            starts, sizes = [0, 0], [n + m - 1 for n, m in zip(a, b, strict=True)]
+        elif mode == "same":
+            starts = [m // 2 if correlation else (m - 1) // 2 for m in b]
+            sizes = list(a)
+        else:
+            starts = [min(n, m) - 1 for n, m in zip(a, b, strict=True)]
+            sizes = [abs(n - m) + 1 for n, m in zip(a, b, strict=True)]
+        padding = [(m - 1, m - 1) for m in b]
+        pad = _BOUNDARIES[boundary] if mode != "valid" else "constant"  # scipy's valid
+        fill = float(fillvalue) if mode != "valid" else 0.0  # reads no boundary, in2 larger too
+        extra = {"constant_values": fill} if pad == "constant" else {}
+        padded = np.pad(in1, padding, mode=pad, **extra)
+        constant = isinstance(in2, np.ndarray)
+        total = None
+        for p, q in np.ndindex(*b):
+            if constant and in2[p, q] == 0:
+                continue
+            r, c = (p, q) if correlation else (b[0] - 1 - p, b[1] - 1 - q)
+            r, c = r + starts[0], c + starts[1]
+            term = in2[p, q] * padded[r : r + sizes[0], c : c + sizes[1]]
+            total = term if total is None else total + term
+        return np.zeros(sizes) if total is None else total
+
+    return apply
+
+
 SIGNAL: dict[str, Callable[..., Any]] = {
     "convolve": _convolve("convolve"),
     "fftconvolve": _convolve("fftconvolve"),
     "oaconvolve": _convolve("oaconvolve"),
     "correlate": _correlate,
+    "convolve2d": _two_d(False),
+    "correlate2d": _two_d(True),
 }
 
 # -- scipy.ndimage ---------------------------------------------------------------------------
@@ -616,6 +691,27 @@ SIGNAL.update(
         }.items()
     }
 )
+_IIR = SIGNAL["lfilter"]
+
+
+def _lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """``scipy.signal.lfilter``: of constant coefficients, affine in ``x`` (probed); of
+    taps ``b`` that depend on the inputs and a constant ``a``, the same filter as the FIR
+    part then the IIR one (both linear and time-invariant from rest, so they commute):
+    ``np.convolve(b, x)``'s first ``len(x)`` entries filtered by ``1 / a``, 1-d only."""
+    if isinstance(b, _CONSTANT):
+        return _IIR(b, a, x, axis=axis, zi=zi)
+    if zi is not None or not isinstance(a, _CONSTANT):
+        raise InputError(
+            "scipy.signal.lfilter with coefficients a (or zi=) that depend on the inputs"
+            " is not supported: only the taps b may"
+        )
+    if np.ndim(b) != 1 or np.ndim(x) != 1:
+        raise InputError("scipy.signal.lfilter of taps b that depend on the inputs: 1-d b and x")
+    return _IIR([1.0], a, np.convolve(b, x)[: np.shape(x)[0]])
+
+
+SIGNAL["lfilter"] = _lfilter
 
 
 # -- scipy.fft -------------------------------------------------------------------------------

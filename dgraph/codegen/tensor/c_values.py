@@ -408,23 +408,26 @@ def read_index_file(path: str | Path | bytes) -> dict[str, np.ndarray]:
     return out
 
 
-def c_values(program: ArrayProgram) -> CValues:
+def c_values(program: ArrayProgram, made_at: str = "") -> CValues:
     """The C value program of the array program of a NumPy sparse ``jacobian`` or
     ``value_and_jacobian`` (:func:`~dgraph.codegen.tensor.module.tensor_program` with
     ``keep_arrays``; module docstring), or of a tangent sweep (``jvp``,
     :func:`~dgraph.codegen.tensor.sweeps.jvp_program`: the C function ``jvp`` writes J·t
-    into ``data``, the outputs' tangents flattened and concatenated)."""
+    into ``data``, the outputs' tangents flattened and concatenated). ``made_at``: what
+    its title adds, as the other modules' (the values that fix the program's structure,
+    :func:`~dgraph.frontends.fixed_parameters.made_at`)."""
     if program.name not in ("jacobian", "value_and_jacobian", *SWEEPS):
         raise DGraphError("C values: the program is not jacobian(); generate mode jacobian")
-    return _Translator(program).run()
+    return _Translator(program, made_at).run()
 
 
 class _Translator(CElementPrinter):
     """One pass over the statements: views kept symbolic, every other statement one loop
     nest writing a scratch buffer (or ``data``)."""
 
-    def __init__(self, program: ArrayProgram) -> None:
+    def __init__(self, program: ArrayProgram, made_at: str = "") -> None:
         self.program = program
+        self.made_at = made_at.replace("*/", "* /")
         self.module_constants = program.constants
         self.body = program.statements
         self.args = list(program.arguments)
@@ -2207,6 +2210,8 @@ class _Translator(CElementPrinter):
                 f" * vjp() fills data[{indices.size}]: the inputs' cotangents, flattened and"
                 " concatenated;",
             ]
+        if self.made_at:  # the title's end, as the other modules' (read at n = 3, ...)
+            what[0] = what[0].removesuffix(".") + self.made_at + "."
         head = [
             *what,
             " * inputs flattened in C order: "

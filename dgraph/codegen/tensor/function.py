@@ -19,6 +19,7 @@ from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...elimination.kernel import priced_below
 from ...errors import DGraphError, ResultTooLarge, SearchTooLarge
+from ...frontends.fixed_parameters import made_at
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
@@ -238,7 +239,7 @@ def _sweep_made(
     if lang == "c":
         built = jvp_sweep(graph, mode, tape)
         program, mults = jvp_program(graph, built, mode)
-        values = c_values(program)
+        values = c_values(program, made_at(graph))
         function = c_tangents(values.load(), graph, mode)
         check = _checked(check_sweep(function, mode, against, lang))
         generated = TensorGenerated(values.text, lang, es, False, check, mode, mults, values)  # type: ignore[arg-type]
@@ -346,7 +347,7 @@ def _make(
         program = tensor_program(
             es, "python", True, mode, keep_arrays=True, sparse_products=True, mirrored=mirrored
         )
-        values = c_values(program)
+        values = c_values(program, made_at(es.graph))
         stacked = None  # the CSR function, where the made function reads it
         if sparse or mode != "jacobian":
             stacked = values.load()
