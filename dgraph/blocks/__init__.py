@@ -2240,12 +2240,16 @@ class DiagonalPart:
 class DiagonalSplit:
     """A product split (:func:`split_product`): its cost and block, and per part the
     part, the product's plan (an :class:`~dgraph.blocks.EinsumPlan`) and its block;
-    ``sparse_first``: the sparse factor is the upper (left) one."""
+    ``sparse_first``: the sparse factor is the upper (left) one. Where the parts' zeros
+    widen the parts' products summed beyond the entries some pair of the factors meets,
+    ``product`` is those entries only and ``kept`` each one's flat index into the summed
+    values (their storage dense, the pattern exact: :func:`_met_entries`); else None."""
 
     cost: int
     product: Block
     terms: tuple[tuple[DiagonalPart, object], ...]
     sparse_first: bool
+    kept: np.ndarray | None = None
 
 
 def _unravel(flat: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
@@ -2428,7 +2432,94 @@ def split_product(upper: Block, lower: Block) -> DiagonalSplit | None:
     if not products or cost > SPLIT_WASTE * pairs:
         return None
     total: Block = functools.reduce(add, products)
-    return DiagonalSplit(cost, total, tuple(terms), first)
+    exact = _met_entries(sparse, other, first, tuple(terms), total)
+    if exact is None:
+        return DiagonalSplit(cost, total, tuple(terms), first)
+    return DiagonalSplit(cost, exact[0], tuple(terms), first, exact[1])
+
+
+_MET: dict[tuple, tuple[weakref.ref, tuple[Sparse, np.ndarray] | None]] = {}
+FORGETS.append(_MET.clear)
+FLAGGED_SPREAD = 4  # possible entries per entry of a product up to which the met ones are
+# marked by flags over every possible entry (linear time) rather than sorted
+
+
+def _met_entries(
+    factor: Sparse, other: Labelled, first: bool, terms: tuple, total: Block
+) -> tuple[Sparse, np.ndarray] | None:
+    """The entries of a split product that some pair of the factors meets, where the
+    parts hold zeros (a triangle's rows stored as a rectangle: causal attention's mask)
+    and so their labelled products are wider: each part's product run on 0/1 values
+    (its entries 1, the other factor's values 1) counts the pairs at each entry, exactly
+    in floats. The pattern as a sparse block, and each entry's flat index into the summed
+    values; None where the parts hold no zero, where every entry is met, or where the
+    met ones are whole rows (columns) of a dense product (:func:`_whole_lines`). Found
+    once per pair of factors (:func:`split_of` asks again).
+
+    Exact for every input: an entry no pair meets is a sum of products with the parts'
+    stored zeros (values at which the other factor is finite)."""
+    if all(part.block.stored == part.positions.size for part, _ in terms):
+        return None
+    key = (id(factor), other, first)
+    kept = _MET.get(key)
+    if kept is not None and kept[0]() is factor:
+        return kept[1]
+    width = math.prod(total.in_shape)
+    met = []
+    for part, plan in terms:
+        mask = np.zeros(part.block.stored)
+        mask[part.places] = 1.0
+        mask = mask.reshape(_shape(part.block))
+        ones = np.ones(_shape(other))
+        counted = _einsum(plan, *((mask, ones) if first else (ones, mask)))
+        rows, cols, at = pattern(plan.product)
+        hit = np.asarray(counted).reshape(-1)[at] != 0
+        met.append(rows[hit] * width + cols[hit])
+    if isinstance(total, Sparse):
+        held, places = np.asarray(total.rows, dtype=np.int64) * width + total.cols, None
+    else:
+        rows, cols, places = pattern(total)
+        held = rows * width + cols
+    size = math.prod(total.out_shape) * width
+    found = None
+    if size <= FLAGGED_SPREAD * total.nnz:  # flags over every entry: no sort
+        flags = np.zeros(size, dtype=bool)
+        for keys in met:
+            flags[keys] = True
+        keys = np.flatnonzero(flags)
+        if keys.size < total.nnz:
+            index = np.zeros(size, dtype=np.int64)
+            index[held] = np.arange(total.nnz) if places is None else places
+            found = keys, index[keys]
+    else:
+        keys = np.unique(np.concatenate(met))
+        if keys.size < total.nnz:
+            if places is None:
+                places = np.arange(total.nnz)
+            else:
+                order = np.argsort(held, kind="stable")
+                held, places = held[order], places[order]
+            found = keys, places[np.searchsorted(held, keys)]
+    if found is not None and _whole_lines(found[0], total, width):
+        found = None  # whole rows (columns) of a dense product: held dense, as _full_product
+    if found is not None:
+        keys, kept = found
+        narrowed = sparse(total.out_shape, total.in_shape, keys // width, keys % width, total.kind)
+        found = (narrowed, _read_only(kept))
+    _MET[key] = (weakref.ref(factor, lambda _: _MET.pop(key, None)), found)
+    return found
+
+
+def _whole_lines(keys: np.ndarray, total: Block, width: int) -> bool:
+    """Whether the entries ``keys`` (flat, sorted) are whole rows, or whole columns, of
+    every entry of ``total``'s shape: some rows of a dense product and every column
+    (cholesky's triangle of rows times a dense block), which :func:`_full_product`
+    holds dense too (its zero rows' values are zeros)."""
+    rows, cols = np.divmod(keys, width)
+    height = math.prod(total.out_shape)
+    kept_rows = np.count_nonzero(np.diff(rows)) + 1  # sorted
+    kept_cols = np.count_nonzero(np.bincount(cols, minlength=width))
+    return keys.size in (kept_rows * width, kept_cols * height)
 
 
 def split_values(
@@ -2451,4 +2542,6 @@ def split_values(
         va, vb = (values, dense) if split.sparse_first else (dense, values)
         found = (plan.product, run(plan, va, vb))
         total = found if total is None else summed(total[0], found[0], total[1], found[1])
+    if split.kept is not None:  # the entries the pairs meet (:func:`_met_entries`)
+        return split.product, np.ravel(np.asarray(total[1]))[split.kept]  # type: ignore[index]
     return total  # type: ignore[return-value]
