@@ -2438,10 +2438,11 @@ def split_product(upper: Block, lower: Block) -> DiagonalSplit | None:
     return DiagonalSplit(cost, exact[0], tuple(terms), first, exact[1])
 
 
-_MET: dict[tuple, tuple[weakref.ref, tuple[Sparse, np.ndarray] | None]] = {}
+_MET: OrderedDict[tuple, tuple[Sparse, np.ndarray] | None] = OrderedDict()
 FORGETS.append(_MET.clear)
-FLAGGED_SPREAD = 4  # possible entries per entry of a product up to which the met ones are
-# marked by flags over every possible entry (linear time) rather than sorted
+MET_KEPT = 16  # the last split products' met entries remembered (by the factors' patterns)
+FLAGGED_SPREAD = 4  # possible entries per entry of a sum of parts up to which the met ones
+# are marked by flags over every possible entry (linear time) rather than sorted
 
 
 def _met_entries(
@@ -2454,59 +2455,60 @@ def _met_entries(
     in floats. The pattern as a sparse block, and each entry's flat index into the summed
     values; None where the parts hold no zero, where every entry is met, or where the
     met ones are whole rows (columns) of a dense product (:func:`_whole_lines`). Found
-    once per pair of factors (:func:`split_of` asks again).
+    once per pair of factors' patterns (:func:`split_of` asks again, and each search
+    forms the product anew), the last :data:`MET_KEPT` remembered.
 
     Exact for every input: an entry no pair meets is a sum of products with the parts'
     stored zeros (values at which the other factor is finite)."""
     if all(part.block.stored == part.positions.size for part, _ in terms):
         return None
-    key = (id(factor), other, first)
-    kept = _MET.get(key)
-    if kept is not None and kept[0]() is factor:
-        return kept[1]
+    key = (factor.out_shape, factor.in_shape, factor.kind, factor.digest, other, first)
+    if key in _MET:  # the searches form the same product from blocks made again
+        _MET.move_to_end(key)
+        return _MET[key]
     width = math.prod(total.in_shape)
+    if isinstance(total, Sparse):
+        held, places = np.asarray(total.rows, dtype=np.int64) * width + total.cols, None
+    else:
+        rows, cols, places = pattern(total)
+        held = rows * width + cols
+    take = np.zeros(total.nnz, dtype=bool)  # the total's entries some pair meets
     met = []
     for part, plan in terms:
         mask = np.zeros(part.block.stored)
         mask[part.places] = 1.0
         mask = mask.reshape(_shape(part.block))
         ones = np.ones(_shape(other))
-        counted = _einsum(plan, *((mask, ones) if first else (ones, mask)))
+        counted = np.asarray(_einsum(plan, *((mask, ones) if first else (ones, mask))))
+        if places is not None and plan.product == total:  # one part: the values' places
+            take |= counted.reshape(-1)[places] != 0
+            continue
         rows, cols, at = pattern(plan.product)
-        hit = np.asarray(counted).reshape(-1)[at] != 0
+        hit = counted.reshape(-1)[at] != 0
         met.append(rows[hit] * width + cols[hit])
-    if isinstance(total, Sparse):
-        held, places = np.asarray(total.rows, dtype=np.int64) * width + total.cols, None
-    else:
-        rows, cols, places = pattern(total)
-        held = rows * width + cols
     size = math.prod(total.out_shape) * width
-    found = None
-    if size <= FLAGGED_SPREAD * total.nnz:  # flags over every entry: no sort
+    if met and size <= FLAGGED_SPREAD * total.nnz:  # flags over every entry: no sort
         flags = np.zeros(size, dtype=bool)
         for keys in met:
             flags[keys] = True
-        keys = np.flatnonzero(flags)
-        if keys.size < total.nnz:
-            index = np.zeros(size, dtype=np.int64)
-            index[held] = np.arange(total.nnz) if places is None else places
-            found = keys, index[keys]
-    else:
-        keys = np.unique(np.concatenate(met))
-        if keys.size < total.nnz:
-            if places is None:
-                places = np.arange(total.nnz)
-            else:
-                order = np.argsort(held, kind="stable")
-                held, places = held[order], places[order]
-            found = keys, places[np.searchsorted(held, keys)]
-    if found is not None and _whole_lines(found[0], total, width):
-        found = None  # whole rows (columns) of a dense product: held dense, as _full_product
-    if found is not None:
-        keys, kept = found
-        narrowed = sparse(total.out_shape, total.in_shape, keys // width, keys % width, total.kind)
-        found = (narrowed, _read_only(kept))
-    _MET[key] = (weakref.ref(factor, lambda _: _MET.pop(key, None)), found)
+        take |= flags[held]
+    elif met:
+        take |= np.isin(held, np.concatenate(met))
+    found = None
+    if not take.all():
+        keys = held[take]
+        kept = np.flatnonzero(take) if places is None else places[take]
+        if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
+            order = np.argsort(keys)
+            keys, kept = keys[order], kept[order]
+        if not _whole_lines(keys, total, width):
+            narrowed = sparse(
+                total.out_shape, total.in_shape, keys // width, keys % width, total.kind
+            )
+            found = (narrowed, _read_only(kept))
+    _MET[key] = found
+    if len(_MET) > MET_KEPT:
+        _MET.popitem(last=False)
     return found
 
 
@@ -2515,11 +2517,14 @@ def _whole_lines(keys: np.ndarray, total: Block, width: int) -> bool:
     every entry of ``total``'s shape: some rows of a dense product and every column
     (cholesky's triangle of rows times a dense block), which :func:`_full_product`
     holds dense too (its zero rows' values are zeros)."""
-    rows, cols = np.divmod(keys, width)
     height = math.prod(total.out_shape)
-    kept_rows = np.count_nonzero(np.diff(rows)) + 1  # sorted
-    kept_cols = np.count_nonzero(np.bincount(cols, minlength=width))
-    return keys.size in (kept_rows * width, kept_cols * height)
+    if keys.size % width == 0:
+        rows = keys // width
+        if keys.size == width * (np.count_nonzero(np.diff(rows)) + 1):
+            return True
+    if keys.size % height == 0:
+        return keys.size == height * np.count_nonzero(np.bincount(keys % width, minlength=width))
+    return False
 
 
 def split_values(
