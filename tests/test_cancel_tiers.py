@@ -212,7 +212,7 @@ def _cumsum_profile(xp, n: int):
     return f
 
 
-def test_cumsum_profile_is_decided_at_the_first_tier_as_per_entry(tiers, monkeypatch):
+def test_cumsum_profile_is_decided_at_one_point_as_per_entry(tiers, monkeypatch):
     """real_programs7's cumsum_profile at n = 1,000 (a dense 10⁶-entry Hessian, none
     cancelling): with one bound a statement everywhere (``_SPREAD`` infinite) the first
     point leaves 1,184 entries undecided (their statements' bounds 10⁴–10⁶ × their own:
@@ -243,7 +243,10 @@ def test_cumsum_profile_is_decided_at_the_first_tier_as_per_entry(tiers, monkeyp
     H = dgraph.hessian(_cumsum_profile(np, n), x, sparse=True)(x)
     assert compared == [0]  # one point: no entry near 0 (as per entry)
     found = tiers()
-    assert found["scalar"] == 1 and found["whole"] == found["entries"] == 0
+    # one point's tiers decide it, never the entries' own bounds: the first tier on main,
+    # the whole point's since session 62 (a split product of cumsum's triangle keeps the
+    # entries its pairs meet, a gather of the split's values: the same CPU-s, 6.4 vs 6.5)
+    assert found["scalar"] + found["whole"] == 1 and found["entries"] == 0
     with jax.enable_x64(True):
         ref = np.asarray(jref.hessian(_cumsum_profile(jnp, n))(jnp.asarray(x)))
     assert H.nnz == n * n == np.count_nonzero(ref)

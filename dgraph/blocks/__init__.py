@@ -2240,12 +2240,16 @@ class DiagonalPart:
 class DiagonalSplit:
     """A product split (:func:`split_product`): its cost and block, and per part the
     part, the product's plan (an :class:`~dgraph.blocks.EinsumPlan`) and its block;
-    ``sparse_first``: the sparse factor is the upper (left) one."""
+    ``sparse_first``: the sparse factor is the upper (left) one. Where the parts' zeros
+    widen the parts' products summed beyond the entries some pair of the factors meets,
+    ``product`` is those entries only and ``kept`` each one's flat index into the summed
+    values (their storage dense, the pattern exact: :func:`_met_entries`); else None."""
 
     cost: int
     product: Block
     terms: tuple[tuple[DiagonalPart, object], ...]
     sparse_first: bool
+    kept: np.ndarray | None = None
 
 
 def _unravel(flat: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
@@ -2428,7 +2432,99 @@ def split_product(upper: Block, lower: Block) -> DiagonalSplit | None:
     if not products or cost > SPLIT_WASTE * pairs:
         return None
     total: Block = functools.reduce(add, products)
-    return DiagonalSplit(cost, total, tuple(terms), first)
+    exact = _met_entries(sparse, other, first, tuple(terms), total)
+    if exact is None:
+        return DiagonalSplit(cost, total, tuple(terms), first)
+    return DiagonalSplit(cost, exact[0], tuple(terms), first, exact[1])
+
+
+_MET: OrderedDict[tuple, tuple[Sparse, np.ndarray] | None] = OrderedDict()
+FORGETS.append(_MET.clear)
+MET_KEPT = 16  # the last split products' met entries remembered (by the factors' patterns)
+FLAGGED_SPREAD = 4  # possible entries per entry of a sum of parts up to which the met ones
+# are marked by flags over every possible entry (linear time) rather than sorted
+
+
+def _met_entries(
+    factor: Sparse, other: Labelled, first: bool, terms: tuple, total: Block
+) -> tuple[Sparse, np.ndarray] | None:
+    """The entries of a split product that some pair of the factors meets, where the
+    parts hold zeros (a triangle's rows stored as a rectangle: causal attention's mask)
+    and so their labelled products are wider: each part's product run on 0/1 values
+    (its entries 1, the other factor's values 1) counts the pairs at each entry, exactly
+    in floats. The pattern as a sparse block, and each entry's flat index into the summed
+    values; None where the parts hold no zero, where every entry is met, or where the
+    met ones are whole rows (columns) of a dense product (:func:`_whole_lines`). Found
+    once per pair of factors' patterns (:func:`split_of` asks again, and each search
+    forms the product anew), the last :data:`MET_KEPT` remembered.
+
+    Exact for every input: an entry no pair meets is a sum of products with the parts'
+    stored zeros (values at which the other factor is finite)."""
+    if all(part.block.stored == part.positions.size for part, _ in terms):
+        return None
+    key = (factor.out_shape, factor.in_shape, factor.kind, factor.digest, other, first)
+    if key in _MET:  # the searches form the same product from blocks made again
+        _MET.move_to_end(key)
+        return _MET[key]
+    width = math.prod(total.in_shape)
+    if isinstance(total, Sparse):
+        held, places = np.asarray(total.rows, dtype=np.int64) * width + total.cols, None
+    else:
+        rows, cols, places = pattern(total)
+        held = rows * width + cols
+    take = np.zeros(total.nnz, dtype=bool)  # the total's entries some pair meets
+    met = []
+    for part, plan in terms:
+        mask = np.zeros(part.block.stored)
+        mask[part.places] = 1.0
+        mask = mask.reshape(_shape(part.block))
+        ones = np.ones(_shape(other))
+        counted = np.asarray(_einsum(plan, *((mask, ones) if first else (ones, mask))))
+        if places is not None and plan.product == total:  # one part: the values' places
+            take |= counted.reshape(-1)[places] != 0
+            continue
+        rows, cols, at = pattern(plan.product)
+        hit = counted.reshape(-1)[at] != 0
+        met.append(rows[hit] * width + cols[hit])
+    size = math.prod(total.out_shape) * width
+    if met and size <= FLAGGED_SPREAD * total.nnz:  # flags over every entry: no sort
+        flags = np.zeros(size, dtype=bool)
+        for keys in met:
+            flags[keys] = True
+        take |= flags[held]
+    elif met:
+        take |= np.isin(held, np.concatenate(met))
+    found = None
+    if not take.all():
+        keys = held[take]
+        kept = np.flatnonzero(take) if places is None else places[take]
+        if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
+            order = np.argsort(keys)
+            keys, kept = keys[order], kept[order]
+        if not _whole_lines(keys, total, width):
+            narrowed = sparse(
+                total.out_shape, total.in_shape, keys // width, keys % width, total.kind
+            )
+            found = (narrowed, _read_only(kept))
+    _MET[key] = found
+    if len(_MET) > MET_KEPT:
+        _MET.popitem(last=False)
+    return found
+
+
+def _whole_lines(keys: np.ndarray, total: Block, width: int) -> bool:
+    """Whether the entries ``keys`` (flat, sorted) are whole rows, or whole columns, of
+    every entry of ``total``'s shape: some rows of a dense product and every column
+    (cholesky's triangle of rows times a dense block), which :func:`_full_product`
+    holds dense too (its zero rows' values are zeros)."""
+    height = math.prod(total.out_shape)
+    if keys.size % width == 0:
+        rows = keys // width
+        if keys.size == width * (np.count_nonzero(np.diff(rows)) + 1):
+            return True
+    if keys.size % height == 0:
+        return keys.size == height * np.count_nonzero(np.bincount(keys % width, minlength=width))
+    return False
 
 
 def split_values(
@@ -2451,4 +2547,6 @@ def split_values(
         va, vb = (values, dense) if split.sparse_first else (dense, values)
         found = (plan.product, run(plan, va, vb))
         total = found if total is None else summed(total[0], found[0], total[1], found[1])
+    if split.kept is not None:  # the entries the pairs meet (:func:`_met_entries`)
+        return split.product, np.ravel(np.asarray(total[1]))[split.kept]  # type: ignore[index]
     return total  # type: ignore[return-value]

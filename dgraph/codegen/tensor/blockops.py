@@ -404,7 +404,8 @@ class BlockOps:
         """A product split into a sparse factor's diagonal parts
         (:func:`dgraph.blocks.split_product`): each part's values placed in its value
         array (zeros where the pattern lacks an entry), its labelled product one
-        ``einsum``, the products summed."""
+        ``einsum``, the products summed; where those zeros widen the sum, its values at
+        the entries some pair meets (the split's exact pattern)."""
         first = split.sparse_first
         block, values, other = (a, va, vb) if first else (b, vb, va)
         total: Valued = None
@@ -420,6 +421,9 @@ class BlockOps:
             xa, xb = (mine, other) if first else (other, mine)
             found = (plan.product, self._assigned(self._einsum(plan, pa, pb, xa, xb)))
             total = found if total is None else self.add(total, found)
+        if split.kept is not None and total is not None:  # the entries the pairs meet
+            block, summed = self.materialize(total, product=True)  # type: ignore[misc]
+            return split.product, self.emit(self.values_at(block, summed, split.kept))
         return total
 
     def _applied(self, upper: Valued, lower: Valued) -> Valued:
