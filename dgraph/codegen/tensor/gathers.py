@@ -419,7 +419,8 @@ def _runs(
     one = _run(constants, flat, data, size, shapes, stepped)
     if one is not None or not added:
         return None if one is None else [one]
-    named = data.args[0] if isinstance(data, Call) and data.func == "ravel" else data
+    flattened = isinstance(data, Call) and data.func == "ravel" and not data.keywords
+    named = data.args[0] if flattened and len(data.args) == 1 else data
     if not (_constant(flat, constants) and isinstance(named, Name)):
         return None  # (an expression would be printed, and computed, once a run)
     held = constants.arrays.get(named.id)
