@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from harness import log_slope  # benchmarks/, first on the path
+
 HERE = Path(__file__).resolve().parent
 
 PROGRAMS = {"binomial": "binomial_tree_american", "quantum": "quantum_circuit_expectation"}
@@ -118,13 +120,6 @@ def one(program: str, size: int, sparse: bool, error: bool = True) -> dict:
     }
 
 
-def _slope(xs: list[float], ys: list[float]) -> float:
-    lx, ly = [math.log(v) for v in xs], [math.log(max(v, 1e-3)) for v in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    den = sum((a - mx) ** 2 for a in lx)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / den
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("program", choices=sorted(PROGRAMS))
@@ -165,7 +160,7 @@ def main() -> None:
             for n1, n2, t1, t2 in zip(sizes, sizes[1:], ts, ts[1:], strict=False)
         ]
         shown = " ".join(f"{s:.2f}" for s in steps)
-        print(f"  {key:14} {shown}   fit {_slope(sizes, ts):.2f}", flush=True)
+        print(f"  {key:14} {shown}   fit {log_slope(sizes, ts, floor=1e-3):.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,16 @@ def median(times: list[float]) -> float:
     return float(np.median(times))
 
 
+def log_slope(sizes: Sequence[float], seconds: Sequence[float], floor: float = 1e-9) -> float:
+    """The growth exponent: the least-squares slope of log(seconds) over log(size), each
+    time at least ``floor`` (a time read as 0 would have no logarithm)."""
+    xs = [math.log(s) for s in sizes]
+    ys = [math.log(max(t, floor)) for t in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    covariance = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return covariance / sum((x - mx) ** 2 for x in xs)
+
+
 def timed_calls(
     fn, arg, reps: int, budget: float = 20.0, pick: Callable[[list[float]], float] = median
 ) -> float:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import resource
 import subprocess
@@ -41,6 +40,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from harness import log_slope  # benchmarks/, first on the path
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -66,11 +67,7 @@ def sum_trace(n: int) -> str:
 
 def slope(points: list[tuple[float, float]]) -> float:
     """Least-squares slope of log seconds over log size."""
-    xs = [math.log(n) for n, _ in points]
-    ys = [math.log(t) for _, t in points]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return log_slope([n for n, _ in points], [t for _, t in points])
 
 
 def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:

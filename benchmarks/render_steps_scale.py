@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from cli_files_survey import hundred_ops  # benchmarks/, first on the path
+from harness import log_slope
 
 
 def children_cpu() -> float:
@@ -89,11 +90,7 @@ def check_tree(tree: str, folder: Path) -> None:
 
 def slope(points: list[tuple[int, float]]) -> float:
     """The least-squares slope of log t over log n."""
-    xs = [math.log(n) for n, _ in points]
-    ys = [math.log(t) for _, t in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    covariance = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    return covariance / sum((x - mx) ** 2 for x in xs)
+    return log_slope([n for n, _ in points], [t for _, t in points])
 
 
 def main() -> None:

@@ -14,12 +14,12 @@ from its jaxpr). Seconds are CPU seconds of tracing and building the graph.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from collections.abc import Callable
 
 import numpy as np
 import sympy
+from harness import log_slope  # benchmarks/, first on the path
 
 from dgraph.core.graph import DGraph
 from dgraph.frontends import from_function, from_jax, from_trace
@@ -93,14 +93,6 @@ ROUTES: dict[str, Callable[[int], DGraph]] = {
 }
 
 
-def slope(xs: list[float], ys: list[float]) -> float:
-    """Least-squares slope of log(ys) over log(xs)."""
-    lx, ly = [math.log(x) for x in xs], [math.log(max(y, 1e-9)) for y in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    num = sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True))
-    return num / sum((a - mx) ** 2 for a in lx)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="500,1000,2000,4000,8000")
@@ -118,7 +110,7 @@ def main() -> None:
             seconds.append(time.process_time() - started)
             edges.append(graph.n_edges)
         cells = " | ".join(f"{e}, {s:.2f}" for e, s in zip(edges, seconds, strict=True))
-        k_edges, k_seconds = slope(sizes, edges), slope(sizes, seconds)
+        k_edges, k_seconds = log_slope(sizes, edges), log_slope(sizes, seconds)
         print(f"| {route} | {cells} | {k_edges:.2f} | {k_seconds:.2f} |", flush=True)
 
 

@@ -7,8 +7,9 @@ Growth exponents are least-squares slopes of log(seconds) against log(size).
 
 from __future__ import annotations
 
-import math
 import time
+
+from harness import log_slope  # benchmarks/, first on the path
 
 from dgraph.core.paths import count_paths
 from dgraph.core.verify import EXACT_PATH_LIMIT
@@ -31,15 +32,6 @@ def recurrence(n: int) -> str:
         previous = (previous[1], name)
     lines.append(f"y = {previous[0]}*{previous[1]}")
     return "\n".join(lines)
-
-
-def slope(sizes: list[float], seconds: list[float]) -> float:
-    """Least-squares slope of log(seconds) over log(size)."""
-    xs, ys = [math.log(s) for s in sizes], [math.log(max(t, 1e-9)) for t in seconds]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mx) ** 2 for x in xs
-    )
 
 
 def timed(f):
@@ -70,9 +62,9 @@ def loading() -> None:
             flush=True,
         )
     print(
-        f"| growth exponent | | {slope(TRACE_SIZES, statement):.2f} |"
-        f" | {slope(TRACE_SIZES, elemental):.2f} | {slope(TRACE_SIZES, write_seconds):.2f}"
-        f" | {slope(TRACE_SIZES, json_seconds):.2f} |"
+        f"| growth exponent | | {log_slope(TRACE_SIZES, statement):.2f} |"
+        f" | {log_slope(TRACE_SIZES, elemental):.2f} | {log_slope(TRACE_SIZES, write_seconds):.2f}"
+        f" | {log_slope(TRACE_SIZES, json_seconds):.2f} |"
     )
 
 
@@ -96,7 +88,7 @@ def verification() -> None:
             flush=True,
         )
     if len(sizes) > 1:
-        exponent = slope(sizes, seconds)
+        exponent = log_slope(sizes, seconds)
         print(f"| growth exponent (above the exact limit) | | | | {exponent:.2f} | |")
 
 

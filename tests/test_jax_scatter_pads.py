@@ -138,3 +138,39 @@ def test_a_loop_body_s_blocks_keep_their_stepped_scatters():
         kinds = {s.target: {type(n) for n in ir.walk(s.value)} for s in out}
         assert (Scatter in kinds["J"]) == ("J" in blocks)
         assert not kinds["t"] & {Scatter, ScatterAdd}  # spread: every third place from 1
+
+
+def test_scatter_adds_at_a_few_runs_are_pads_of_slices_bit_for_bit():
+    """A scatter-add's part at a few runs of positions (``[0, 1, 3]``: an RK4 step's
+    reverse sweep adds a 3-vector's adjoint so, hundreds of times in 30 unrolled steps)
+    is one pad of a slice per run (``gathers._runs``), added in the order of the
+    positions: the same sums bit for bit, a base's ``-0.0`` aside; more than
+    ``RUNS_MOST`` runs, or a scatter into zeros, stay scatters."""
+    constants = Constants()
+    runs, many = constants.index(np.array([0, 1, 3])), constants.index(np.array([0, 2, 4, 7, 9]))
+    d = Index(Name("u_"), (Slice(0, 3),))
+    statements = [
+        ArrayStatement("u_", Call("reshape", (Call("asarray", (Name("u"),)), Const((5,))))),
+        ArrayStatement("d", BinOp("*", d, Const(3.0))),
+        ArrayStatement("a", ScatterAdd(Call("sin", (Name("u_"),)), ((runs, Name("d")),))),
+        ArrayStatement("b", ScatterAdd(Call("zeros", (Const(10),)), ((many, Name("u_")),))),
+        ArrayStatement("c", Scatter(5, runs, Name("d"))),
+    ]
+    program = ArrayProgram("f", ("u",), ((5,),), ("u",), statements, ["a", "b", "c"])
+    u = np.array([1.5, -0.25, 2.0, -3.25, 0.7])
+    want = ArrayEvaluator().run(statements, {**constants.arrays, "u": u})
+    out = scatters_as_pads(program, constants)
+    got = ArrayEvaluator().run(out, {**constants.arrays, "u": u})
+    for name in ("a", "b", "c"):
+        assert np.array_equal(got[name].view(np.int64), want[name].view(np.int64))
+    kinds = {s.target: {type(n) for n in ir.walk(s.value)} for s in out}
+    assert not kinds["a"] & {Scatter, ScatterAdd}
+    total = out[2].value  # (sin(u_) + pad(d[0:2], (0, 3))) + pad(d[2:3], (3, 1))
+    assert isinstance(total, BinOp) and isinstance(total.left, BinOp)
+    assert total.left.left == Call("sin", (Name("u_"),))
+    pads = [total.left.right, total.right]
+    assert [(p.args[0].items[0], p.args[1].value) for p in pads] == [
+        (Slice(0, 2), ((0, 3),)),
+        (Slice(2, 3), ((3, 1),)),
+    ]
+    assert ScatterAdd in kinds["b"] and Scatter in kinds["c"]

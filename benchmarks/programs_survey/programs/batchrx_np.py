@@ -2,6 +2,7 @@ import numpy as np
 
 INPUTS = "p:4,c0:3"
 R = 8.314
+STEPS = 30  # benchmarks/batchrx_make.py sets other step counts
 
 
 def rates(c, T, p):
@@ -17,7 +18,7 @@ def f(p, c0):
     classical RK4 steps; the final concentrations."""
     c = c0
     dt = 0.1
-    for i in range(30):
+    for i in range(STEPS):
         T = 500.0 + 5.0 * i * dt
         k1 = rates(c, T, p)
         k2 = rates(c + 0.5 * dt * k1, T + 2.5 * dt, p)

@@ -11,6 +11,7 @@ so that XLA's one fused loop over the entries follows one index an entry, not tw
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -332,19 +333,21 @@ def scatters_as_pads(
                 size, parts, total = shape[0], list(n.parts), ir.rebuilt(n.base, replace)
             else:
                 return None
-            pads = [_run(constants, f, d, size, shapes, stepped) for f, d in parts]
+            added = stepped and isinstance(n, ScatterAdd)
+            pads = [_runs(constants, f, d, size, shapes, stepped, added) for f, d in parts]
             if all(p is None for p in pads):
                 return None
             kept: list[tuple[Node, Node]] = []  # parts left scatter-adds, not yet added
-            for pad, (flat, data) in zip(pads, parts, strict=True):
-                if pad is None:
+            for found, (flat, data) in zip(pads, parts, strict=True):
+                if found is None:
                     kept.append((flat, ir.rebuilt(data, replace)))
                     continue
                 if kept:
                     total = ScatterAdd(_or_zeros(total, size), tuple(kept))
                     kept = []
-                pad = ir.rebuilt(pad, replace)
-                total = pad if total is None else BinOp("+", total, pad)
+                for pad in found:
+                    pad = ir.rebuilt(pad, replace)
+                    total = pad if total is None else BinOp("+", total, pad)
             return ScatterAdd(_or_zeros(total, size), tuple(kept)) if kept else total
 
         out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
@@ -384,6 +387,61 @@ def _run(
     if first < 0 or first + m > size or not np.array_equal(positions, first + np.arange(m)):
         return None
     return Call("pad", (Call("ravel", (data,)), Const(((first, size - first - m),))))
+
+
+RUNS_MOST = 4
+"""The most runs of consecutive positions a scatter-add's part is written in as pads
+(:func:`_runs`). A program unrolled over many steps holds hundreds of small scatters at
+a few runs each, which XLA's CPU compiles each as a loop of its own: ``batchrx`` (30 RK4
+steps, a Jacobian of 12 entries, 1,200 scatter-adds of 3 entries at 2-3 runs into
+vectors of 5-12) traced and compiled its 31 jitted pieces in 21-23 CPU-s, 13-14 with
+them as pads (as gathers at an inverse index, 18.5: chains of gathers, compiled with
+XLA's own emitters; benchmarks/RESULTS.md, speed62)."""
+
+
+def _runs(
+    constants: Constants,
+    flat: Node,
+    data: Node,
+    size: int,
+    shapes: dict[int, Any],
+    stepped: bool,
+    added: bool,
+) -> list[Node] | None:
+    """:func:`_run`'s pad alone, or else, for a scatter-add's part (``added``: not a
+    scatter into zeros, whose ``-0.0`` the pads' sum would make ``+0.0``, nor a loop
+    body's block), where ``flat``'s positions (a module constant) inside the vector are
+    at most :data:`RUNS_MOST` runs of consecutive ones and ``data`` (a name, or one
+    flattened) holds a float entry each, a pad of its slice per run, in the order of the
+    positions. Added to the base in turn, each position receives the additions the
+    scatter-add made, in the same order (and ``+0.0`` from the other pads). None
+    otherwise."""
+    one = _run(constants, flat, data, size, shapes, stepped)
+    if one is not None or not added:
+        return None if one is None else [one]
+    flattened = isinstance(data, Call) and data.func == "ravel" and not data.keywords
+    named = data.args[0] if flattened and len(data.args) == 1 else data
+    if not (_constant(flat, constants) and isinstance(named, Name)):
+        return None  # (an expression would be printed, and computed, once a run)
+    held = constants.arrays.get(named.id)
+    if held is not None and held.dtype.kind != "f":
+        return None
+    positions = np.ravel(constants.arrays[flat.id]).astype(np.int64)
+    m = positions.size
+    shape = shapes.get(id(data))
+    if m < 2 or not isinstance(shape, tuple) or int(np.prod(shape)) != m:
+        return None
+    if positions.min() < 0 or positions.max() >= size:
+        return None
+    bounds = [0, *(np.flatnonzero(np.diff(positions) != 1) + 1).tolist(), m]
+    if len(bounds) - 1 > RUNS_MOST:
+        return None
+    out: list[Node] = []
+    for a, b in itertools.pairwise(bounds):
+        first = int(positions[a])
+        piece = Index(Call("ravel", (named,)), (ir.Slice(a, b),))
+        out.append(Call("pad", (piece, Const(((first, size - first - (b - a)),)))))
+    return out
 
 
 def takes_as_broadcasts(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
