@@ -97,9 +97,15 @@ class Terms:
     (:func:`_resolved`). A sum of many terms added one at a time (a Hessian's band, one
     term per eliminated vertex) then never places its earlier terms in each larger
     pattern again: O(K) parts placed once, not O(K²) positions gathered; and the parts
-    of a summand whose pattern is the sum's keep their positions (no look-up at all)."""
+    of a summand whose pattern is the sum's keep their positions (no look-up at all).
 
-    __slots__ = ("_keyed", "_parts", "kept", "size")
+    ``scaled_from``: where the parts are another :class:`Terms`'s scaled by a number, in
+    place (:meth:`scaled`), that one and the number: its values, once summed
+    (:meth:`BlockOps.materialize`: the same scatters), scaled are these, and a sum
+    summed once is read as its total from then on (a state carried over an unrolled
+    loop's steps, each step's sum one part of the next, not all the earlier steps' parts)."""
+
+    __slots__ = ("__weakref__", "_keyed", "_parts", "kept", "scaled_from", "size")
 
     def __init__(
         self,
@@ -107,8 +113,10 @@ class Terms:
         parts: tuple[tuple[np.ndarray | None, Node], ...] | None = None,
         kept: Callable[[], Node] | None = None,
         keyed: tuple[Sparse, tuple[Keyed, ...]] | None = None,
+        scaled_from: tuple[Terms, float] | None = None,
     ) -> None:
         self.size, self._parts, self.kept, self._keyed = size, parts, kept, keyed
+        self.scaled_from = scaled_from
 
     def __repr__(self) -> str:
         return f"Terms(size={self.size!r}, count={self.count!r})"
@@ -134,13 +142,14 @@ class Terms:
             return None
         return self._keyed[1]
 
-    def with_data(self, data: Callable[[Node], Node], kept: Callable[[], Node] | None) -> Terms:
-        """The same positions (keyed or not), each part's values ``data(values)``."""
+    def scaled(self, factor: float, kept: Callable[[], Node] | None) -> Terms:
+        """The same positions (keyed or not), each part's values times ``factor``."""
         if self._keyed is not None:
             block, keyed = self._keyed
-            parts = tuple((o, at, data(d)) for o, at, d in keyed)
-            return Terms(self.size, None, kept, (block, parts))
-        return Terms(self.size, tuple((p, data(d)) for p, d in self.parts), kept)
+            parts = tuple((o, at, _scaled(factor, d)) for o, at, d in keyed)
+            return Terms(self.size, None, kept, (block, parts), (self, factor))
+        parts = tuple((p, _scaled(factor, d)) for p, d in self.parts)
+        return Terms(self.size, parts, kept, None, (self, factor))
 
 
 def _same_pattern(a: Block, b: Block) -> bool:
@@ -263,18 +272,70 @@ class BlockOps:
         self.ones: set[str] = set()  # the names of leaves' values that are ones(nnz)
         # a take's (scatter-add's) union one-hot leaf's values' name: op, its positions
         self.onehots: dict[str, tuple] = {}
+        # each Terms summed (materialize), its values; the names among them, which a walk
+        # must not rename (Writer.rename: they are read again under them)
+        self._totals: weakref.WeakKeyDictionary[Terms, Node] = weakref.WeakKeyDictionary()
+        self.held: set[str] = set()
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
-        first, so that their sum is a statement the constant folding computes once).
-        ``product``: a factor of a product, which reads the values themselves: a
-        distributed product's values computed as one (``Terms.kept``), not its parts
-        scattered (its parts' statements then read by nothing, dropped)."""
+        first, so that their sum is a statement the constant folding computes once),
+        each :class:`Terms` once (a sum read again reads its total). ``product``: a
+        factor of a product, which reads the values themselves: a distributed
+        product's values computed as one (``Terms.kept``), not its parts scattered (its
+        parts' statements then read by nothing, dropped). A sum scaled in place
+        (``Terms.scaled_from``): the sum it scales summed, then scaled — the same
+        scatters, and that sum's total read by whatever else reads it (the next step's
+        sum, its other moves)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
         block, terms = valued
+        known = self._summed(terms)
+        if known is not None:
+            return block, known
         if product and terms.kept is not None:
-            return block, terms.kept()
+            return block, self._hold(terms, terms.kept())
+        chain = [terms]  # the sums scaled in place, down to the one they scale
+        while chain[-1].scaled_from is not None:
+            chain.append(chain[-1].scaled_from[0])
+        total = self._hold(chain[-1], self._scattered(chain[-1]))
+        for t in reversed(chain[:-1]):
+            total = self._hold(t, _scaled(t.scaled_from[1], total))  # type: ignore[index]
+        return block, total
+
+    def _summed(self, terms: Terms) -> Node | None:
+        """``terms``'s values where already summed (:meth:`materialize`): its own total,
+        or the total of a sum it scales in place, scaled; else None."""
+        chain = []
+        while terms not in self._totals:
+            if terms.scaled_from is None:
+                return None
+            chain.append(terms)
+            terms = terms.scaled_from[0]
+        total = self._totals[terms]
+        for t in reversed(chain):
+            total = self._hold(t, _scaled(t.scaled_from[1], total))  # type: ignore[index]
+        return total
+
+    def _hold(self, terms: Terms, total: Node) -> Node:
+        """``total`` kept as ``terms``'s values."""
+        self._totals[terms] = total
+        if isinstance(total, Name):
+            self.held.add(total.id)
+        return total
+
+    def _as_summed(self, valued: Valued) -> Valued:
+        """A :class:`Terms` already summed as one part, its total (a move of it moves the
+        total, a sum with it adds the total); anything else as it is."""
+        if valued is None or not isinstance(valued[1], Terms):
+            return valued
+        known = self._summed(valued[1])
+        if known is None:
+            return valued
+        return valued[0], Terms(valued[1].size, ((None, known),))
+
+    def _scattered(self, terms: Terms) -> Node:
+        """``terms``'s parts summed: scattered into the block's entries."""
         parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
         total = None
         pending: list[tuple[Node, Node]] = []  # scatter-adds written as one statement
@@ -303,7 +364,7 @@ class BlockOps:
                 if total is parts[0][1]:  # a part of every entry, maybe one number: spread
                     total = Call("broadcast_to", (_ravel(total), Const((terms.size,))))
                 pending.append((self.constants.index(where), data))
-        return block, flush(total)
+        return flush(total)
 
     def values_at(self, block: Block, values: Node, at: np.ndarray) -> Node:
         return values_at(self.constants, block, values, at)
@@ -327,6 +388,7 @@ class BlockOps:
     def _multiply(self, upper: Valued, lower: Valued) -> Valued:
         if upper is None or lower is None:
             return None
+        upper, lower = self._as_summed(upper), self._as_summed(lower)
         (a, va), (b, vb) = upper, lower
         if isinstance(a, Permutation) or isinstance(b, Permutation):
             return multiply_permutation(self, upper, lower)
@@ -587,7 +649,7 @@ class BlockOps:
         terms, block, other = (vb, b, a) if isinstance(vb, Terms) else (va, a, b)
         if on_the_diagonal(other) and product.nnz == block.nnz == terms.size:  # in place
             kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
-            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
+            return product, terms.scaled(factor, kept)
         pairs = self._pairing(a, b, product)
         if pairs is None:
             return None
@@ -595,7 +657,7 @@ class BlockOps:
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
         kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
         if source is every(terms.size) and product.nnz == terms.size:  # positions stay
-            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
+            return product, terms.scaled(factor, kept)
         moved = []
         for where, data, taken, hit in _met(terms, source):
             size = terms.size if where is None else where.size
@@ -997,6 +1059,7 @@ class BlockOps:
         """``first + second`` with its values (``add_values``)."""
         if first is None or second is None:
             return first if second is None else second
+        first, second = self._as_summed(first), self._as_summed(second)
         if same_order(first[0], second[0]):  # one permutation: its row values added
             rows = BinOp("+", Index(first[1], (Const(0),)), Index(second[1], (Const(0),)))
             sources = Index(first[1], (Const(1),))
@@ -1103,7 +1166,8 @@ class BlockOps:
         if isinstance(block, Permutation):
             return scale_permutation(self, block, values, coefficient)
         if isinstance(values, Terms):
-            return block, values.with_data(lambda d: _scaled(coefficient, d), None)
+            _, values = self._as_summed(valued)  # type: ignore[misc]
+            return block, values.scaled(coefficient, None)
         return block, self._assigned(_times(Const(coefficient), values))
 
 
