@@ -135,6 +135,16 @@ class Terms:
         """How many parts (none looked up)."""
         return len(self._parts if self._parts is not None else self._keyed[1])  # type: ignore[index]
 
+    @property
+    def overlap(self) -> bool:
+        """Whether the parts hold at least :data:`OVERLAP` times the block's entries
+        (none looked up): a sum of sums, its entries each summed from several parts."""
+        if self._parts is not None:
+            held = sum(self.size if p is None else p.size for p, _ in self._parts)
+        else:
+            held = sum(o.nnz if at is None else at.size for o, at, _ in self._keyed[1])  # type: ignore[index]
+        return held >= OVERLAP * self.size
+
     def keys_in(self, block: Block) -> tuple[Keyed, ...] | None:
         """The parts by their origins (:data:`Keyed`) where they are kept so against
         ``block``'s pattern (no look-up, no gather); else None."""
@@ -224,6 +234,11 @@ def _placed(origin: Block, block: Sparse, keys: list[np.ndarray]) -> np.ndarray 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
 
+OVERLAP = 2.0  # a sum whose parts hold this many entries a block entry is read as its total
+# once summed (BlockOps._as_summed): below it, the parts move few more entries than the
+# total would, and the total's scatter may be folded away (a Hessian's ring stencil: its
+# sum of 36 + 12 parts over 45 entries read as its total moved 255 entries a call, not 216)
+
 DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distributed: the
 # minimal surface at 99,856 unknowns is accumulated otherwise, and distributing there
 # scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
@@ -279,22 +294,29 @@ class BlockOps:
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
-        first, so that their sum is a statement the constant folding computes once),
-        each :class:`Terms` once (a sum read again reads its total). ``product``: a
-        factor of a product, which reads the values themselves: a distributed
-        product's values computed as one (``Terms.kept``), not its parts scattered (its
-        parts' statements then read by nothing, dropped). A sum scaled in place
-        (``Terms.scaled_from``): the sum it scales summed, then scaled — the same
-        scatters, and that sum's total read by whatever else reads it (the next step's
-        sum, its other moves)."""
+        first, so that their sum is a statement the constant folding computes once).
+        ``product``: a factor of a product, which reads the values themselves: a
+        distributed product's values computed as one (``Terms.kept``), not its parts
+        scattered (its parts' statements then read by nothing, dropped).
+
+        A sum whose parts overlap (:attr:`Terms.overlap`) is summed once and its total
+        kept (:meth:`_as_summed` reads it); one scaled in place (``Terms.scaled_from``)
+        through the sum it scales: that one summed (the same scatters), then scaled, its
+        total kept for whatever else reads it (the next step's sum, its other moves).
+        Disjoint parts are scattered as they are each time (a pass may fold a gather of
+        them into their own gathers)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
         block, terms = valued
+        if not terms.overlap:  # disjoint parts: each moved and scattered as it is
+            if product and terms.kept is not None:
+                return block, terms.kept()
+            return block, self._scattered(terms)
         known = self._summed(terms)
         if known is not None:
             return block, known
         if product and terms.kept is not None:
-            return block, self._hold(terms, terms.kept())
+            return block, terms.kept()  # its parts still moved on as parts
         chain = [terms]  # the sums scaled in place, down to the one they scale
         while chain[-1].scaled_from is not None:
             chain.append(chain[-1].scaled_from[0])
@@ -325,11 +347,14 @@ class BlockOps:
         return total
 
     def _as_summed(self, valued: Valued) -> Valued:
-        """A :class:`Terms` already summed as one part, its total (a move of it moves the
-        total, a sum with it adds the total); anything else as it is."""
+        """A :class:`Terms` already summed whose parts overlap (more entries than the
+        block's) as one part, its total: a move of it moves the total's entries, a sum
+        with it adds them, not the parts' again (a sum carried over unrolled steps reaches
+        each step as one part). Anything else as it is (parts that do not overlap move
+        no more entries than their total, and a pass may fold the total away)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
-        known = self._summed(valued[1])
+        known = self._summed(valued[1]) if valued[1].overlap else None
         if known is None:
             return valued
         return valued[0], Terms(valued[1].size, ((None, known),))
