@@ -347,11 +347,11 @@ class BlockOps:
         return total
 
     def _as_summed(self, valued: Valued) -> Valued:
-        """A :class:`Terms` already summed whose parts overlap (more entries than the
-        block's) as one part, its total: a move of it moves the total's entries, a sum
-        with it adds them, not the parts' again (a sum carried over unrolled steps reaches
-        each step as one part). Anything else as it is (parts that do not overlap move
-        no more entries than their total, and a pass may fold the total away)."""
+        """A :class:`Terms` already summed whose parts overlap (:attr:`Terms.overlap`) as
+        one part, its total: a move of it moves the total's entries, a sum with it adds
+        them, not the parts' again (a sum carried over unrolled steps reaches each step as
+        one part). Anything else as it is (parts that barely overlap move few more
+        entries than their total, and a pass may fold the total away)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
         known = self._summed(valued[1]) if valued[1].overlap else None
