@@ -97,9 +97,15 @@ class Terms:
     (:func:`_resolved`). A sum of many terms added one at a time (a Hessian's band, one
     term per eliminated vertex) then never places its earlier terms in each larger
     pattern again: O(K) parts placed once, not O(K²) positions gathered; and the parts
-    of a summand whose pattern is the sum's keep their positions (no look-up at all)."""
+    of a summand whose pattern is the sum's keep their positions (no look-up at all).
 
-    __slots__ = ("_keyed", "_parts", "kept", "size")
+    ``scaled_from``: where the parts are another :class:`Terms`'s scaled by a number, in
+    place (:meth:`scaled`), that one and the number: its values, once summed
+    (:meth:`BlockOps.materialize`: the same scatters), scaled are these, and a sum
+    summed once is read as its total from then on (a state carried over an unrolled
+    loop's steps, each step's sum one part of the next, not all the earlier steps' parts)."""
+
+    __slots__ = ("__weakref__", "_keyed", "_parts", "kept", "scaled_from", "size")
 
     def __init__(
         self,
@@ -107,8 +113,10 @@ class Terms:
         parts: tuple[tuple[np.ndarray | None, Node], ...] | None = None,
         kept: Callable[[], Node] | None = None,
         keyed: tuple[Sparse, tuple[Keyed, ...]] | None = None,
+        scaled_from: tuple[Terms, float] | None = None,
     ) -> None:
         self.size, self._parts, self.kept, self._keyed = size, parts, kept, keyed
+        self.scaled_from = scaled_from
 
     def __repr__(self) -> str:
         return f"Terms(size={self.size!r}, count={self.count!r})"
@@ -127,6 +135,16 @@ class Terms:
         """How many parts (none looked up)."""
         return len(self._parts if self._parts is not None else self._keyed[1])  # type: ignore[index]
 
+    @property
+    def overlap(self) -> bool:
+        """Whether the parts hold at least :data:`OVERLAP` times the block's entries
+        (none looked up): a sum of sums, its entries each summed from several parts."""
+        if self._parts is not None:
+            held = sum(self.size if p is None else p.size for p, _ in self._parts)
+        else:
+            held = sum(o.nnz if at is None else at.size for o, at, _ in self._keyed[1])  # type: ignore[index]
+        return held >= OVERLAP * self.size
+
     def keys_in(self, block: Block) -> tuple[Keyed, ...] | None:
         """The parts by their origins (:data:`Keyed`) where they are kept so against
         ``block``'s pattern (no look-up, no gather); else None."""
@@ -134,13 +152,14 @@ class Terms:
             return None
         return self._keyed[1]
 
-    def with_data(self, data: Callable[[Node], Node], kept: Callable[[], Node] | None) -> Terms:
-        """The same positions (keyed or not), each part's values ``data(values)``."""
+    def scaled(self, factor: float, kept: Callable[[], Node] | None) -> Terms:
+        """The same positions (keyed or not), each part's values times ``factor``."""
         if self._keyed is not None:
             block, keyed = self._keyed
-            parts = tuple((o, at, data(d)) for o, at, d in keyed)
-            return Terms(self.size, None, kept, (block, parts))
-        return Terms(self.size, tuple((p, data(d)) for p, d in self.parts), kept)
+            parts = tuple((o, at, _scaled(factor, d)) for o, at, d in keyed)
+            return Terms(self.size, None, kept, (block, parts), (self, factor))
+        parts = tuple((p, _scaled(factor, d)) for p, d in self.parts)
+        return Terms(self.size, parts, kept, None, (self, factor))
 
 
 def _same_pattern(a: Block, b: Block) -> bool:
@@ -215,6 +234,11 @@ def _placed(origin: Block, block: Sparse, keys: list[np.ndarray]) -> np.ndarray 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
 
+OVERLAP = 2.0  # a sum whose parts hold this many entries a block entry is read as its total
+# once summed (BlockOps._as_summed): below it, the parts move few more entries than the
+# total would, and the total's scatter may be folded away (a Hessian's ring stencil: its
+# sum of 36 + 12 parts over 45 entries read as its total moved 255 entries a call, not 216)
+
 DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distributed: the
 # minimal surface at 99,856 unknowns is accumulated otherwise, and distributing there
 # scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
@@ -263,18 +287,80 @@ class BlockOps:
         self.ones: set[str] = set()  # the names of leaves' values that are ones(nnz)
         # a take's (scatter-add's) union one-hot leaf's values' name: op, its positions
         self.onehots: dict[str, tuple] = {}
+        # each Terms summed (materialize), its values; the names among them, which a walk
+        # must not rename (Writer.rename: they are read again under them)
+        self._totals: weakref.WeakKeyDictionary[Terms, Node] = weakref.WeakKeyDictionary()
+        self.held: set[str] = set()
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
         first, so that their sum is a statement the constant folding computes once).
         ``product``: a factor of a product, which reads the values themselves: a
         distributed product's values computed as one (``Terms.kept``), not its parts
-        scattered (its parts' statements then read by nothing, dropped)."""
+        scattered (its parts' statements then read by nothing, dropped).
+
+        A sum whose parts overlap (:attr:`Terms.overlap`) is summed once and its total
+        kept (:meth:`_as_summed` reads it); one scaled in place (``Terms.scaled_from``)
+        through the sum it scales: that one summed (the same scatters), then scaled, its
+        total kept for whatever else reads it (the next step's sum, its other moves).
+        Disjoint parts are scattered as they are each time (a pass may fold a gather of
+        them into their own gathers)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
         block, terms = valued
+        if not terms.overlap:  # disjoint parts: each moved and scattered as it is
+            if product and terms.kept is not None:
+                return block, terms.kept()
+            return block, self._scattered(terms)
+        known = self._summed(terms)
+        if known is not None:
+            return block, known
         if product and terms.kept is not None:
-            return block, terms.kept()
+            return block, terms.kept()  # its parts still moved on as parts
+        chain = [terms]  # the sums scaled in place, down to the one they scale
+        while chain[-1].scaled_from is not None:
+            chain.append(chain[-1].scaled_from[0])
+        total = self._hold(chain[-1], self._scattered(chain[-1]))
+        for t in reversed(chain[:-1]):
+            total = self._hold(t, _scaled(t.scaled_from[1], total))  # type: ignore[index]
+        return block, total
+
+    def _summed(self, terms: Terms) -> Node | None:
+        """``terms``'s values where already summed (:meth:`materialize`): its own total,
+        or the total of a sum it scales in place, scaled; else None."""
+        chain = []
+        while terms not in self._totals:
+            if terms.scaled_from is None:
+                return None
+            chain.append(terms)
+            terms = terms.scaled_from[0]
+        total = self._totals[terms]
+        for t in reversed(chain):
+            total = self._hold(t, _scaled(t.scaled_from[1], total))  # type: ignore[index]
+        return total
+
+    def _hold(self, terms: Terms, total: Node) -> Node:
+        """``total`` kept as ``terms``'s values."""
+        self._totals[terms] = total
+        if isinstance(total, Name):
+            self.held.add(total.id)
+        return total
+
+    def _as_summed(self, valued: Valued) -> Valued:
+        """A :class:`Terms` already summed whose parts overlap (:attr:`Terms.overlap`) as
+        one part, its total: a move of it moves the total's entries, a sum with it adds
+        them, not the parts' again (a sum carried over unrolled steps reaches each step as
+        one part). Anything else as it is (parts that barely overlap move few more
+        entries than their total, and a pass may fold the total away)."""
+        if valued is None or not isinstance(valued[1], Terms):
+            return valued
+        known = self._summed(valued[1]) if valued[1].overlap else None
+        if known is None:
+            return valued
+        return valued[0], Terms(valued[1].size, ((None, known),))
+
+    def _scattered(self, terms: Terms) -> Node:
+        """``terms``'s parts summed: scattered into the block's entries."""
         parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
         total = None
         pending: list[tuple[Node, Node]] = []  # scatter-adds written as one statement
@@ -303,7 +389,7 @@ class BlockOps:
                 if total is parts[0][1]:  # a part of every entry, maybe one number: spread
                     total = Call("broadcast_to", (_ravel(total), Const((terms.size,))))
                 pending.append((self.constants.index(where), data))
-        return block, flush(total)
+        return flush(total)
 
     def values_at(self, block: Block, values: Node, at: np.ndarray) -> Node:
         return values_at(self.constants, block, values, at)
@@ -327,6 +413,7 @@ class BlockOps:
     def _multiply(self, upper: Valued, lower: Valued) -> Valued:
         if upper is None or lower is None:
             return None
+        upper, lower = self._as_summed(upper), self._as_summed(lower)
         (a, va), (b, vb) = upper, lower
         if isinstance(a, Permutation) or isinstance(b, Permutation):
             return multiply_permutation(self, upper, lower)
@@ -591,7 +678,7 @@ class BlockOps:
         terms, block, other = (vb, b, a) if isinstance(vb, Terms) else (va, a, b)
         if on_the_diagonal(other) and product.nnz == block.nnz == terms.size:  # in place
             kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
-            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
+            return product, terms.scaled(factor, kept)
         pairs = self._pairing(a, b, product)
         if pairs is None:
             return None
@@ -599,7 +686,7 @@ class BlockOps:
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
         kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
         if source is every(terms.size) and product.nnz == terms.size:  # positions stay
-            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
+            return product, terms.scaled(factor, kept)
         moved = []
         for where, data, taken, hit in _met(terms, source):
             size = terms.size if where is None else where.size
@@ -1001,6 +1088,7 @@ class BlockOps:
         """``first + second`` with its values (``add_values``)."""
         if first is None or second is None:
             return first if second is None else second
+        first, second = self._as_summed(first), self._as_summed(second)
         if same_order(first[0], second[0]):  # one permutation: its row values added
             rows = BinOp("+", Index(first[1], (Const(0),)), Index(second[1], (Const(0),)))
             sources = Index(first[1], (Const(1),))
@@ -1107,7 +1195,8 @@ class BlockOps:
         if isinstance(block, Permutation):
             return scale_permutation(self, block, values, coefficient)
         if isinstance(values, Terms):
-            return block, values.with_data(lambda d: _scaled(coefficient, d), None)
+            _, values = self._as_summed(valued)  # type: ignore[misc]
+            return block, values.scaled(coefficient, None)
         return block, self._assigned(_times(Const(coefficient), values))
 
 

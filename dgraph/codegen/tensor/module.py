@@ -1363,6 +1363,7 @@ def _walk(expr, known, edges, leaf, ops: BlockOps, w: Writer, name: str | None) 
         and result is not None
         and isinstance(result[1], Node)  # parts not yet summed stay parts
         and ir.number(result[1]) is None
+        and not (isinstance(result[1], Name) and result[1].id in ops.held)  # read again
     ):
         result = (result[0], w.rename(result[1], name))  # the reference by its own name
     return result
