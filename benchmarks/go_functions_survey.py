@@ -40,6 +40,7 @@ import time
 import traceback
 import types
 import warnings
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -257,7 +258,38 @@ def run(name: str, cls: type, n: int | None, cases: list[str]) -> None:
             print(f"{label:18s} {where:4s} {kind:8s} {cpu:6.2f}s {msg}", flush=True)
 
 
+def table(paths: list[str]) -> None:
+    """Counts per outcome and case from the survey's output files (a later line for the
+    same function, dimension, point and case replaces an earlier one), then every case
+    that is not right and verified. ``WRONG`` with an infinite error and not verified is
+    dgraph's non-finite value where the reference is finite: ``NAN``."""
+    rows: dict[tuple, tuple[str, str]] = {}
+    lines = [line for path in paths for line in Path(path).read_text().splitlines()]
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 6 or parts[1] == "setup":
+            continue
+        label, where, kind, _, verdict = parts[:5]
+        if verdict == "WRONG" and "err inf" in line and "verified=False" in line:
+            verdict = "NAN"
+        rows[(label, where, kind)] = (verdict, line.rstrip())
+    kinds = sorted({k[2] for k in rows})
+    verdicts = sorted({v for v, _ in rows.values()})
+    print("| outcome | " + " | ".join(kinds) + " |")
+    for v in verdicts:
+        counts = [sum(1 for k, r in rows.items() if k[2] == c and r[0] == v) for c in kinds]
+        print(f"| {v} | " + " | ".join(map(str, counts)) + " |")
+    functions = {k[0].split("[")[0] for k in rows}
+    print(f"{len(rows)} cases, {len(functions)} classes")
+    for _, (v, line) in sorted(rows.items()):
+        if v != "ok":
+            print(line[:200])
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["table"]:
+        table(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("folder")
     parser.add_argument("names", nargs="?", default="")

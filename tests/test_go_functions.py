@@ -163,6 +163,22 @@ class PermFunction01:
         return (2 * s[:, None] * (j**k + 0.5) * k * x ** (k - 1) / j**k).sum(axis=0)
 
 
+class Schwefel21:
+    """go_funcs_S.py, ``Schwefel21``: Python's builtin ``max`` of a vector (the module
+    imports no ``max`` of NumPy's); it was "maximum() takes from 2 to 3 positional
+    arguments" (session 62)."""
+
+    def fun(self, x, *args):
+        return max(abs(x))
+
+    def grad(self, x):
+        k = np.argmax(np.abs(x))
+        return np.sign(x[k]) * np.eye(len(x))[k]
+
+    def hess(self, x):
+        return np.zeros((len(x), len(x)))
+
+
 def _central(g, x, h=1e-5):
     cols = [(g(x + h * e) - g(x - h * e)) / (2 * h) for e in np.eye(len(x))]
     return np.stack(cols, axis=1)
@@ -176,6 +192,7 @@ CASES = [
     (Penalty01(), np.array([12.5, -3.0])),
     (Sargan(), np.array([0.3, -0.8, 1.1])),
     (PermFunction01(), np.array([1.2, 1.9, 3.3])),
+    (Schwefel21(), np.array([0.4, -1.7, 1.1])),
 ]
 
 
