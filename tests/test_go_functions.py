@@ -179,6 +179,19 @@ class Schwefel21:
         return np.zeros((len(x), len(x)))
 
 
+class ZimmermanMax:
+    """go_funcs_Z.py, ``Zimmerman``'s idiom: Python's builtin ``max`` of five traced
+    numbers (here three terms, not its five penalties); it was "maximum() takes from 2 to
+    3 positional arguments but 5 were given" (session 62)."""
+
+    def fun(self, x, *args):
+        return max(x[0] ** 2, 2 * x[1], x[0] + x[1])
+
+    def grad(self, x):
+        k = np.argmax([x[0] ** 2, 2 * x[1], x[0] + x[1]])
+        return np.array([[2 * x[0], 0.0], [0.0, 2.0], [1.0, 1.0]])[k]
+
+
 def _central(g, x, h=1e-5):
     cols = [(g(x + h * e) - g(x - h * e)) / (2 * h) for e in np.eye(len(x))]
     return np.stack(cols, axis=1)
@@ -193,6 +206,7 @@ CASES = [
     (Sargan(), np.array([0.3, -0.8, 1.1])),
     (PermFunction01(), np.array([1.2, 1.9, 3.3])),
     (Schwefel21(), np.array([0.4, -1.7, 1.1])),
+    (ZimmermanMax(), np.array([1.6, 0.9])),
 ]
 
 

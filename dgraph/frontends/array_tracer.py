@@ -4374,6 +4374,8 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         listed = tuple if original in _ITERABLE else (tuple, list)  # map_coordinates(u, [y, x])
         flat = [a for x in args for a in (x if isinstance(x, listed) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
+            if _ITERABLE.get(original) == "items" and len(args) > 2 and not kwargs:
+                return _n_ary(traced)(*args)  # max(a, b, c, d) (scipy's Zimmerman)
             found = traced(*args, **kwargs)
             if isinstance(found, scipy_modules.Interpolant):  # its queries: numbers too
                 found.settle = _unheld_in
