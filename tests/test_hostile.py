@@ -1123,6 +1123,12 @@ CASES: list[tuple[str, list[str], str]] = [
         "--inputs NAME:N",
     ),
     ("iterates-a-scalar", ["structure", H("indexes_scalar.py") + ":iterates"], "sizes="),
+    # session 62: Python's int() of an input (scipy's Mishra10) names int(), not float()
+    (
+        "int-of-input",
+        ["structure", H("int_of_input.py") + ":truncated", "--inputs", "x:2"],
+        "int() of a value that depends on the inputs",
+    ),
     # 12. a module with JAX and NumPy functions (issue 40 item 4): the route is decided per
     # function; one that neither JAX nor the NumPy tracer takes is one line naming both
     (

@@ -619,6 +619,30 @@ def test_still_entries_that_move_are_not_resolved():
     np.testing.assert_allclose(value["y"][1], np.cos(2.0) * 0.3, rtol=1e-9)
 
 
+def test_a_stationary_point_is_resolved_against_the_slope_within_the_step():
+    """At a minimum every path's partial is zero, so |J|·|v| is zero, yet the values move
+    (at second order): every gradient at a global optimum of scipy's benchmark functions
+    was "central differences cannot resolve J·v there" (session 62). Differences that are
+    zero within their estimate are judged against the slope reached within the step, and
+    the J·v they give is zero; a first-order motion is never taken as zero."""
+    from dgraph.core.value_check import richardson
+
+    v = np.array([0.3, -0.2])
+    bowl = richardson(
+        lambda hs: [{"y": np.array([np.sum(1 - np.cos(3 * h * v)) + 2.5])} for h in hs],
+        {"y": np.array([0.0])},
+        still={"y": np.array([True])},
+    )
+    value, estimate, _ = bowl
+    assert abs(value["y"][0]) <= 2 * estimate["y"][0] < 1e-9
+    tilted = richardson(
+        lambda hs: [{"y": np.array([np.sum(1 - np.cos(3 * h * v)) + 1e-3 * h])} for h in hs],
+        {"y": np.array([0.0])},
+        still={"y": np.array([True])},
+    )
+    assert isinstance(tilted, str) and "cannot resolve" in tilted
+
+
 def test_a_kink_at_the_point_decides_nothing():
     """At a tie ``np.sort``'s derivative is one side's (JAX's choice), the central
     differences the average of both sides: the right Jacobian was reported "did not

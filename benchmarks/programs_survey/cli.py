@@ -99,6 +99,8 @@ def main():
             )
             if "Traceback" in err:
                 last = "TRACEBACK-in-stderr " + last
+            if "Warning" in err:  # session 62: a raw warning beside the report
+                last = "WARNING-in-stderr " + last
         print(f"{name:10s} {key:15s} rc={rc} cpu={cpu:6.1f}{det} | {last}", flush=True)
         if det:
             keep = f"nondet/{name}_{key}"  # in the working folder

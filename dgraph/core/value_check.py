@@ -645,7 +645,11 @@ def richardson(
     entries whose computed ``|J|·|v|`` is zero (a clipped entry, a constant branch):
     where the program's values do not move either, bit for bit at every step, rounding
     hides at most the estimate, which is judged against the output's largest unit, not
-    their own, which is only the floor (or zero). ``symmetric``: at a kink, the
+    their own, which is only the floor (or zero); where they move but their differences
+    are zero within the estimate (a stationary point: a minimum's gradient), it is
+    judged against the slope they reach within the step, ``|f(t) + f(-t) - f(t/4) -
+    f(-t/4)| / t`` (about ``|f''|·t``): a nonzero ``J·v`` the differences resolve is
+    never taken as zero. ``symmetric``: at a kink, the
     symmetric derivative ``lim (f(h) - f(-h)) / 2h`` is what is estimated (|x| at 0: 0;
     a tie of three maxima: the mean of the largest and smallest of their directions),
     settled where the extrapolations settle, not refused for the kink: what the excuse
@@ -688,6 +692,13 @@ def richardson(
             with np.errstate(all="ignore"):
                 share = estimate[y] / unit[y]
                 share[quiet] = rounding[quiet] / top if top > 0 else 0.0
+                # a stationary point (every path's partial zero: a minimum) moves the
+                # values at second order; differences that cannot tell their J·v from
+                # zero are judged against the slope the values reach within the step
+                curve = np.abs(f[0] + f[1] - f[4] - f[5]) / t
+                flat = still.get(y, False) & ~quiet & (np.abs(r2) <= 2 * estimate[y])
+                flat &= curve > 0
+                share[flat] = estimate[y][flat] / curve[flat]
                 ratio = max(ratio, float(np.max(share, initial=0.0)))
         if best is None or ratio < best[0]:
             best = (ratio, value, estimate, t, kinks)

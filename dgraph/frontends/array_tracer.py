@@ -255,7 +255,17 @@ class _Value:
             raise InputError(f"int() of a value of the parameters alone (read as numbers){hint}")
         raise InputError(f"float() of a value that depends on the inputs: {_CONVERT}")
 
-    __int__ = __index__ = __complex__ = __float__
+    def __int__(self) -> int:
+        if _parameters_of(self):
+            return self.__float__()
+        raise InputError(
+            "int() of a value that depends on the inputs (a whole number, constant between"
+            " the integers: no derivative to trace); write np.floor(u) where u >= 0 if the"
+            " whole number is meant"
+        )
+
+    __index__ = __int__
+    __complex__ = __float__
 
     def __array__(self, *args, **kwargs):
         if _held(self):  # its numbers, shared as a view is
@@ -4435,9 +4445,13 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         if _any_of(_held, (*args, *kwargs.values())):  # a fresh array's numbers
             args = tuple(_unheld_in(a) for a in args)
             kwargs = {k: _unheld_in(a) for k, a in kwargs.items()}
+        if original in _ITERABLE and len(args) == 1 and not kwargs and _is_vector(args[0]):
+            args = (list(args[0]),)  # max(u) of a traced vector: Python's, over its entries
         listed = tuple if original in _ITERABLE else (tuple, list)  # map_coordinates(u, [y, x])
         flat = [a for x in args for a in (x if isinstance(x, listed) else (x,))]
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
+            if _ITERABLE.get(original) == "items" and len(args) > 2 and not kwargs:
+                return _n_ary(traced)(*args)  # max(a, b, c, d) (scipy's Zimmerman)
             found = traced(*args, **kwargs)
             if isinstance(found, scipy_modules.Interpolant):  # its queries: numbers too
                 found.settle = _unheld_in
@@ -4452,6 +4466,11 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
         return spline or scipy_grid.traced_grid(out, _TRACED_NUMPY) or out
 
     return function
+
+
+def _is_vector(a: Any) -> bool:
+    """Whether ``a`` is a traced array of one axis (Python iterates it entry by entry)."""
+    return isinstance(a, _Value) and len(getattr(a, "shape", ())) == 1
 
 
 _NUMPY: dict[str, Callable[..., Any]] = {}  # filled below: np.array, np.asarray

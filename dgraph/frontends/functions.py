@@ -501,8 +501,10 @@ def _element_names(name: str, n: int, taken: set[str]) -> list[str]:
 
 def _positional_parameters(f: Callable[..., Any], label: str) -> list[inspect.Parameter]:
     """``f``'s positional parameters, the arguments it is traced with; keyword-only ones
-    with defaults (``def f(x, *, alpha=0.5)``) and ``**kwargs`` keep their defaults. One
-    line for ``*args``, a keyword-only parameter without a default, or none at all."""
+    with defaults (``def f(x, *, alpha=0.5)``) and ``**kwargs`` keep their defaults, and
+    ``*args`` after them is given nothing (SciPy's objectives, ``fun(x, *args)``). One
+    line for ``*args`` alone, a keyword-only parameter without a default, or none at
+    all."""
     try:
         signature = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):
@@ -515,7 +517,7 @@ def _positional_parameters(f: Callable[..., Any], label: str) -> list[inspect.Pa
                 " one, or make it positional"
             )
     positional = [p for p in signature if p.kind in kinds]
-    if not positional or any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in signature):
+    if not positional:
         raise InputError(
             f"{label}: needs plain positional parameters, one per input: write them out,"
             " def f(x, y, z) (in Python, or give n_inputs=)"

@@ -1,7 +1,9 @@
 """The Python functions a user's function may call, read from their code: the functions
 in its closure and its arguments' defaults, the globals its code (and its lambdas',
 comprehensions' and inner functions' code) names, the functions a module it holds has
-under those names (``helpers.bump(x)``), and theirs in turn. The frontends decide with it
+under those names (``helpers.bump(x)``), the methods of those names of the user's objects
+it holds (``problem.fun(x)``; a bound method's own instance: ``self.helper(x)``), and
+theirs in turn. The frontends decide with it
 which reader reads a function (:func:`dgraph.frontends.functions.uses_jax`) and in which
 modules the array tracer's NumPy, math and sympy take traced arrays
 (:func:`dgraph.frontends.array_tracer.called_namespaces`)."""
@@ -103,6 +105,8 @@ def reached(f: Callable[..., Any], library: Callable[[Any], bool]) -> Iterator[R
         namespace = getattr(g, "__globals__", None) or {}
         names = names_used(code)
         values = [g, *(namespace[n] for n in global_names(code) if n in namespace)]
+        if inspect.ismethod(g):  # self.helper(x): the instance's methods
+            values.append(g.__self__)
         for cell in getattr(g, "__closure__", None) or ():
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)
@@ -115,6 +119,26 @@ def reached(f: Callable[..., Any], library: Callable[[Any], bool]) -> Iterator[R
             elif inspect.ismodule(v) and not is_library(v):
                 held = vars(v)
                 stack.extend(h for n in names if inspect.isfunction(h := held.get(n)))
+            elif inspect.ismethod(v) and not library(v.__func__):
+                stack.append(v)
+            elif _users_class(type(v)):  # problem.fun(x), problem held in a closure
+                stack.extend(h for n in names if (h := _method(type(v), n)) is not None)
+
+
+def _method(cls: type, name: str) -> Any:
+    """The plain function ``cls`` has as its method ``name`` (a static or class method's
+    too), None where it has none."""
+    h = inspect.getattr_static(cls, name, None)
+    h = getattr(h, "__func__", h)
+    return h if inspect.isfunction(h) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _users_class(cls: type) -> bool:
+    """Whether instances of ``cls`` are the user's objects, their methods the user's code:
+    a class of the user's modules (not a builtin's, not a library's)."""
+    module = sys.modules.get(getattr(cls, "__module__", "") or "")
+    return module is not None and module.__name__ != "builtins" and not is_library(module)
 
 
 LIBRARIES = frozenset(
