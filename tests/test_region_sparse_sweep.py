@@ -51,12 +51,12 @@ def _scan(reverse: bool):
     return f
 
 
-def _nested(x):
+def _nested(x, steps: int = 4):
     def outer(c, _):
         inner = lax.scan(lambda d, __: (jnp.sin(d) * x + 0.3 * d, None), c, None, length=3)
         return inner[0] * 0.5 + c, jnp.cos(c)
 
-    c, ys = lax.scan(outer, x, None, length=6)  # more runs than the 5 a loop once kept
+    c, ys = lax.scan(outer, x, None, length=steps)
     return jnp.sum(c**2) + jnp.sum(ys)
 
 
@@ -346,7 +346,8 @@ def test_a_nested_loop_s_sweep_setup_is_made_once(monkeypatch):
     monkeypatch.setattr(region_sweep, "_Steps", Counted)
     sweeps = _storages(monkeypatch)
     checked = 0
-    for r, args in _loops(_nested, np.array([0.3, -0.2, 0.5])):
+    six = lambda x: _nested(x, 6)  # noqa: E731  (more runs than the 5 a loop once kept)
+    for r, args in _loops(six, np.array([0.3, -0.2, 0.5])):
         inner = list({id(loop): loop for _, loop in regions_of(r.body.graph)}.values())
         if not inner:
             continue
