@@ -161,21 +161,41 @@ class Split:
         self.ys_products = layout.carry_total + np.flatnonzero(
             np.diff(self.carry_indptr)[layout.carry_total :]
         )
-        # made once for the in-place step (_step_in_place): the dense carries' part's flat
-        # places, the placed entries of the carried rows (flat places, moved per step by
-        # a slice's) and of the ys rows (row, seed column, shift, entry) apart
-        self.carried_at = np.flatnonzero(self.carried)
-        self.carry_flat = self.carry_rows * layout.n_stack + self.carry_cols
-        self.every = np.arange(layout.carry_total)
-        carried, at = self.placed_rows < layout.carry_total, np.flatnonzero(self.placed)
-        shift = self.placed_shift[carried]
-        flat = self.placed_rows[carried] * layout.width + self.placed_base[carried]
-        self.placed_flat = (flat, shift if shift.any() else None, at[carried])
-        ys = ~carried
-        self.placed_ys = (self.placed_rows[ys], self.placed_base[ys], self.placed_shift[ys], at[ys])
         # the carries' part multiplied as CSR where it fills little of its dense shape (an
         # elementwise body: n of n² entries), else dense (BLAS)
         self.sparse_carry = self.carry_rows.size * SPARSE_FILL < rows * layout.n_stack
+
+    # made once a pattern, where the in-place step (_step_in_place) first reads them (a
+    # body not planned has a pattern a step): the dense carries' part's flat places, the
+    # carried rows' placed entries (flat places, moved by a slice's each step) and the
+    # ys rows' (row, seed column, shift, entry)
+    @cached_property
+    def carried_at(self) -> np.ndarray:
+        return np.flatnonzero(self.carried)
+
+    @cached_property
+    def carry_flat(self) -> np.ndarray:
+        return self.carry_rows * self.layout.n_stack + self.carry_cols
+
+    @cached_property
+    def every(self) -> np.ndarray:
+        return np.arange(self.layout.carry_total)
+
+    @cached_property
+    def _placed_carried(self) -> np.ndarray:
+        return self.placed_rows < self.layout.carry_total
+
+    @cached_property
+    def placed_flat(self) -> tuple:
+        carried, at = self._placed_carried, np.flatnonzero(self.placed)
+        shift = self.placed_shift[carried]
+        flat = self.placed_rows[carried] * self.layout.width + self.placed_base[carried]
+        return flat, shift if shift.any() else None, at[carried]
+
+    @cached_property
+    def placed_ys(self) -> tuple:
+        ys, at = ~self._placed_carried, np.flatnonzero(self.placed)
+        return self.placed_rows[ys], self.placed_base[ys], self.placed_shift[ys], at[ys]
 
     def carry_part(self, data: np.ndarray, dense: bool):
         """A step's entries (``data``) in the carries' columns: rows × carried rows."""
