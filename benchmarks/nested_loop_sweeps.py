@@ -9,8 +9,10 @@ three (``d ← 0.5·d + sin(x[j]·d)·x[i]``, no sum: a region whatever ``MAP_LI
 outer one adding it to its own carry. Each size is built once (``from_jax``), then its
 outer loop swept ``runs`` times, each sweep from fresh regions (the runs they keep and,
 where the tree has it, their sweeps' shared setup cleared); prints per size the median
-CPU-s (``time.process_time``), the sweeps it made (outer and inner), a digest of its
-blocks (the same on every tree), then the growth exponents against outer × inner.
+CPU-s (``time.process_time``), the sweeps it made (outer and inner) and the trajectories
+it stepped through (session 62, sweep62: an inner loop's run at each outer step kept and
+swept, not stepped again), a digest of its blocks (the same on every tree), then the
+growth exponents against outer × inner.
 """
 
 from __future__ import annotations
@@ -48,20 +50,26 @@ def nested(outer: int, inner: int):
     return f
 
 
-def swept(outer: int, inner: int, runs: int) -> tuple[float, int, str]:
-    """The median CPU-s of the outer loop's sweep, the sweeps one makes, a digest."""
+def swept(outer: int, inner: int, runs: int) -> tuple[float, list[int], str]:
+    """The median CPU-s of the outer loop's sweep, the sweeps one makes and the
+    trajectories it steps through, a digest."""
     x = np.array([0.3, -0.2, 0.5, 0.1])
     g = dgraph.from_jax(nested(outer, inner), x, level="array")
     values = vertex_values(g, {g.inputs[0]: x}, {})
     found = regions.regions_of(g)
     v, r = max(found, key=lambda vr: vr[1].length or 0)  # the outer loop
     args = [np.asarray(operand_value(u, values)) for u in g.op(v).operands]
-    count = [0]
-    plain = region_sweep.tangent_sweep
+    count = [0, 0]
+    plain, steps = region_sweep.tangent_sweep, region_sweep._Steps
 
     def counted(*a, **k):
         count[0] += 1
         return plain(*a, **k)
+
+    class Stepped(steps):  # a trajectory stepped through (kept runs: once per outer step)
+        def __init__(self, *a, **k):
+            count[1] += 1
+            super().__init__(*a, **k)
 
     times, digest = [], ""
     for _ in range(runs):
@@ -69,18 +77,18 @@ def swept(outer: int, inner: int, runs: int) -> tuple[float, int, str]:
             each._runs.clear()
             if hasattr(each, "_sweep_parts"):
                 each._sweep_parts = None
-        count[0] = 0
-        regions.tangent_sweep = counted
+        count[:] = [0, 0]
+        regions.tangent_sweep, region_sweep._Steps = counted, Stepped
         start = time.process_time()
         run = counted(r, args, None, True)
         times.append(time.process_time() - start)
-        regions.tangent_sweep = plain
+        regions.tangent_sweep, region_sweep._Steps = plain, steps
         h = hashlib.sha1()
         for key in sorted(run["jacobian"]):
             for m in (run["jacobian"][key], run["magnitudes"][key]):
                 h.update(np.ascontiguousarray(_dense(m)).tobytes())
         digest = h.hexdigest()[:12]
-    return float(np.median(times)), count[0], digest
+    return float(np.median(times)), count, digest
 
 
 def _inner(r) -> list:
@@ -97,9 +105,12 @@ def main() -> None:
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     found = []
     for outer, inner in sizes:
-        cpu, sweeps, digest = swept(outer, inner, runs)
+        cpu, (sweeps, stepped), digest = swept(outer, inner, runs)
         found.append(cpu)
-        print(f"{outer}x{inner} median {cpu:.3f} CPU-s, {sweeps} sweeps, blocks {digest}")
+        print(
+            f"{outer}x{inner} median {cpu:.3f} CPU-s, {sweeps} sweeps, {stepped} trajectories"
+            f" stepped, blocks {digest}"
+        )
     slopes = [
         math.log(found[k + 1] / found[k])
         / math.log(sizes[k + 1][0] * sizes[k + 1][1] / (sizes[k][0] * sizes[k][1]))

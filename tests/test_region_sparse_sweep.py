@@ -51,12 +51,12 @@ def _scan(reverse: bool):
     return f
 
 
-def _nested(x):
+def _nested(x, steps: int = 4):
     def outer(c, _):
         inner = lax.scan(lambda d, __: (jnp.sin(d) * x + 0.3 * d, None), c, None, length=3)
         return inner[0] * 0.5 + c, jnp.cos(c)
 
-    c, ys = lax.scan(outer, x, None, length=4)
+    c, ys = lax.scan(outer, x, None, length=steps)
     return jnp.sum(c**2) + jnp.sum(ys)
 
 
@@ -318,12 +318,20 @@ def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
 
 @pytest.mark.usefixtures("loops_as_regions")
 def test_a_nested_loop_s_sweep_setup_is_made_once(monkeypatch):
-    """A scan in a scan's body is swept at every outer step (4 steps, its 3 each): its
+    """A scan in a scan's body is swept at every outer step (6 steps, its 3 each): its
     tangents' layout and its body Jacobian's split pattern are made at its first sweep
-    and kept by the loop (``SweepParts``), one of each per loop, not one per sweep; the
-    blocks are the chain product's."""
+    and kept by the loop (``SweepParts``), one of each per loop, not one per sweep; its
+    trajectory at each outer step, run while the outer trajectory is taken, is kept
+    (``KeptRuns``) and swept without stepping again: one run of its steps per outer
+    step, not two. The blocks are the chain product's."""
     made: dict[tuple[str, int], int] = {}
     layout, split = StepLayout.__init__, StepLayout.split
+    steps = region_sweep._Steps
+
+    class Counted(steps):
+        def __init__(self, region, *args, **kwargs):
+            made[("steps", id(region))] = made.get(("steps", id(region)), 0) + 1
+            super().__init__(region, *args, **kwargs)
 
     def counted_layout(self, region, columns):
         made[("layout", id(region))] = made.get(("layout", id(region)), 0) + 1
@@ -335,9 +343,11 @@ def test_a_nested_loop_s_sweep_setup_is_made_once(monkeypatch):
 
     monkeypatch.setattr(StepLayout, "__init__", counted_layout)
     monkeypatch.setattr(StepLayout, "split", counted_split)
+    monkeypatch.setattr(region_sweep, "_Steps", Counted)
     sweeps = _storages(monkeypatch)
     checked = 0
-    for r, args in _loops(_nested, np.array([0.3, -0.2, 0.5])):
+    six = lambda x: _nested(x, 6)  # noqa: E731  (more runs than the 5 a loop once kept)
+    for r, args in _loops(six, np.array([0.3, -0.2, 0.5])):
         inner = list({id(loop): loop for _, loop in regions_of(r.body.graph)}.values())
         if not inner:
             continue
@@ -347,11 +357,15 @@ def test_a_nested_loop_s_sweep_setup_is_made_once(monkeypatch):
         made.clear()
         sweeps.clear()
         run = region_sweep.tangent_sweep(r, args, None, True)
-        assert len(sweeps) == 1 + 4 * len(inner)  # the inner loops at each outer step
+        assert len(sweeps) == 1 + 6 * len(inner)  # the inner loops at each outer step
         assert all(loop.body.plan() for loop in (r, *inner))  # one split pattern each
         loops = {("layout", id(loop)) for loop in (r, *inner)}
-        assert set(made) == loops | {("split", id(loop)) for loop in (r, *inner)}
-        assert set(made.values()) == {1}
+        assert {k for k in made if k[0] != "steps"} == loops | {
+            ("split", id(loop)) for loop in (r, *inner)
+        }
+        assert {made.pop(k) for k in made.copy() if k[0] != "steps"} == {1}
+        assert made.pop(("steps", id(r))) == 1
+        assert {made.pop(("steps", id(loop))) for loop in inner} == {6}  # one a step
         _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
         checked += 1
     assert checked

@@ -320,3 +320,12 @@ def _caught_with(monkeypatch, g, name: str, value, derivative) -> None:
     finally:
         monkeypatch.undo()
         arrays._derivative_function.cache_clear()
+        _forget_runs(g)  # what the loops kept was made with the wrong rule
+
+
+def _forget_runs(g) -> None:
+    """The runs every region of ``g`` keeps (nested ones too) let go."""
+    for _, r in regions_of(g):
+        r._runs.clear()
+        for body in getattr(r, "branches", None) or [r.body]:
+            _forget_runs(body.graph)

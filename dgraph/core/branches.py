@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import Block
+from .kept_runs import KeptRuns, nbytes
 from .lazy import LazyModule
 from .regions import Body, PatternBlocks
 
@@ -49,14 +50,14 @@ class Branches(PatternBlocks):
     kind: str = "cond"
 
     def __post_init__(self) -> None:
-        self._runs: dict[bytes, dict] = {}
+        self._runs = KeptRuns()  # by operands: the taken branch's values (KEPT_BYTES)
         self._pattern: dict[tuple[int, int], sp.csr_array] | None = None
         # operand k -> branch input (None: the index)
         self.body_input: list[int | None] = [None, *range(len(self.operand_shapes) - 1)]
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["_runs"] = {}
+        state["_runs"] = KeptRuns()
         return state
 
     # -- facts ------------------------------------------------------------------------------
@@ -82,10 +83,12 @@ class Branches(PatternBlocks):
         return self._run(args)["outputs"]
 
     def _run(self, args: Sequence[np.ndarray]) -> dict:
-        key = b"|".join(
-            np.asarray(a).dtype.str.encode() + repr(np.shape(a)).encode() + np.asarray(a).tobytes()
-            for a in args
-        )
+        # the operands' bytes, and the branches' versions (a branch changed: run again)
+        parts = [b",".join(b"%d" % b.graph.version for b in self.branches)]
+        for a in args:
+            a = np.asarray(a)
+            parts.append(a.dtype.str.encode() + repr(a.shape).encode() + a.tobytes())
+        key = b"|".join(parts)
         run = self._runs.get(key)
         if run is None:
             b = self.taken(args)
@@ -96,10 +99,8 @@ class Branches(PatternBlocks):
                 np.asarray(o).reshape(s)
                 for o, s in zip(body.results(values), self.out_shapes, strict=True)
             ]
-            run = {"branch": b, "values": values, "outputs": outputs}
-            if len(self._runs) > 4:
-                self._runs.clear()
-            self._runs[key] = run
+            run = {"branch": b, "values": values, "outputs": outputs, "key": key}
+            self._runs.put(key, run)
         return run
 
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
@@ -122,6 +123,7 @@ class Branches(PatternBlocks):
         body = self.branches[run["branch"]]
         if field not in run:
             run[field] = _readable(body.jacobian(run["values"], absolute))
+            self._runs.grew(run["key"], nbytes(run[field]))
         jac = run[field]
         at = self._corner(body, j, k)
         if hasattr(block, "value"):  # dense

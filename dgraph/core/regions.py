@@ -68,6 +68,7 @@ from .body_patterns import (
     selection,
 )
 from .graph import DGraph
+from .kept_runs import KeptRuns
 from .lazy import LazyModule
 from .region_sweep import fits, forward_run, tangent_sweep, trajectory_run
 from .tangent_recurrence import SPARSE, StepLayout, TangentRecurrence
@@ -256,20 +257,20 @@ HANDED_MOST = 1 << 18  # entries of the handed blocks a region keeps, all its ru
 _HANDED = {"jacobian": "handed jacobian", "magnitudes": "handed magnitudes"}
 
 
-def _keep_handed(runs: Iterable[dict], run: dict, field: str, key: tuple, m: Any) -> None:
+def _keep_handed(runs: KeptRuns, run: dict, field: str, key: tuple, m: Any) -> None:
     """Keep a block ``m`` that ``run`` (one of a region's ``runs``) handed over, by
     (output, operand) in its ``field``, while the blocks kept by all the region's runs
-    hold at most :data:`HANDED_MOST` entries: a value check asks a point's blocks again
-    (each group of outputs, the code's ``wᵀ·J``), with another point's swept in between
-    where a region runs at two (its tangents kept for one point at a time), and gets
-    them without a sweep; a larger block is let go, and asked again swept again. None:
-    a zero block."""
+    hold at most :data:`HANDED_MOST` entries (:attr:`KeptRuns.handed`): a value check
+    asks a point's blocks again (each group of outputs, the code's ``wᵀ·J``), with
+    another point's swept in between where a region runs at two (its tangents kept for
+    one point at a time), and gets them without a sweep; a larger block is let go, and
+    asked again swept again. None: a zero block."""
     entries = 0 if m is None else m.nnz if sp.issparse(m) else np.size(m)
-    held = sum(r.get(name, {}).get("entries", 0) for r in runs for name in _HANDED.values())
-    if held + entries <= HANDED_MOST:
+    if runs.handed + entries <= HANDED_MOST:
         handed = run.setdefault(_HANDED[field], {})
         handed[key] = m
         handed["entries"] = handed.get("entries", 0) + entries
+        runs.handed += entries
 
 
 REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
@@ -463,7 +464,7 @@ class Region(PatternBlocks):
     name: str = ""
 
     def __post_init__(self) -> None:
-        self._runs: dict[bytes, dict] = {}
+        self._runs = KeptRuns()  # by operands: trajectories, tangents (KEPT_BYTES)
         self._pattern: dict[tuple[int, int], np.ndarray | None] | None = None
         self.step_tables: dict[str, np.ndarray] = {}  # per-step masks (_step_patterns)
         # tables of the positions a step selects: name -> (size, the mask made of them)
@@ -482,7 +483,7 @@ class Region(PatternBlocks):
         """Pickled without the runs it remembers (trajectories and tangents: large) and
         what it made for them."""
         state = dict(self.__dict__)
-        state["_runs"] = {}
+        state["_runs"] = KeptRuns()
         state["_selections"] = {}
         state["_sweep_parts"] = None
         return state
@@ -513,7 +514,9 @@ class Region(PatternBlocks):
         return self._run(args)["outputs"]
 
     def _key(self, args: Sequence[np.ndarray]) -> bytes:
-        parts = []
+        """The operands' bytes, and the body's version: a run of a body since changed is
+        not read again."""
+        parts = [b"%d" % self.body.graph.version]
         for a in args:
             a = np.asarray(a)
             parts += [a.dtype.str.encode(), repr(a.shape).encode(), a.tobytes()]
@@ -542,13 +545,7 @@ class Region(PatternBlocks):
             run = trajectory_run(self, arrays)
         else:
             run = forward_run(self, arrays)
-        if len(self._runs) > 4:
-            self._runs.clear()
-        if "jacobian" in run:  # one point's tangents kept at a time (they are large)
-            for other in self._runs.values():
-                other.pop("jacobian", None)  # the blocks handed kept (HANDED_MOST)
-                other.pop("magnitudes", None)
-        self._runs[key] = run
+        self._runs.put(key, run)  # one point's tangents kept (the blocks handed kept)
         return run
 
     def _steps(self, args: list[np.ndarray]):
@@ -653,7 +650,7 @@ class Region(PatternBlocks):
         field = "magnitudes" if absolute else "jacobian"
         taken = f"taken {field}"
         key = self._key(args)  # the operands' bytes: read once
-        kept = self._runs.get(key, {}).get(_HANDED[field], {})
+        kept = (self._runs.get(key) or {}).get(_HANDED[field], {})
         if (j, k) in kept:  # no sweep, even where the point's other tangents were let go
             m = kept[(j, k)]
         else:
@@ -664,7 +661,7 @@ class Region(PatternBlocks):
                 run[taken] = set()
             run[taken].add((j, k))
             m = run[field].pop((j, k), None)
-            _keep_handed(self._runs.values(), run, field, (j, k), m)
+            _keep_handed(self._runs, run, field, (j, k), m)
         shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
         if m is None:
             m = np.zeros(shape)

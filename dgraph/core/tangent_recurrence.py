@@ -161,18 +161,49 @@ class Split:
         self.ys_products = layout.carry_total + np.flatnonzero(
             np.diff(self.carry_indptr)[layout.carry_total :]
         )
-        self.placed_carried = self.placed_rows < layout.carry_total
         # the carries' part multiplied as CSR where it fills little of its dense shape (an
         # elementwise body: n of n² entries), else dense (BLAS)
         self.sparse_carry = self.carry_rows.size * SPARSE_FILL < rows * layout.n_stack
+
+    # made once a pattern, where the in-place step (_step_in_place) first reads them (a
+    # body not planned has a pattern a step): the dense carries' part's flat places, the
+    # carried rows' placed entries (flat places, moved by a slice's each step) and the
+    # ys rows' (row, seed column, shift, entry)
+    @cached_property
+    def carried_at(self) -> np.ndarray:
+        return np.flatnonzero(self.carried)
+
+    @cached_property
+    def carry_flat(self) -> np.ndarray:
+        return self.carry_rows * self.layout.n_stack + self.carry_cols
+
+    @cached_property
+    def every(self) -> np.ndarray:
+        return np.arange(self.layout.carry_total)
+
+    @cached_property
+    def _placed_carried(self) -> np.ndarray:
+        return self.placed_rows < self.layout.carry_total
+
+    @cached_property
+    def placed_flat(self) -> tuple:
+        carried, at = self._placed_carried, np.flatnonzero(self.placed)
+        shift = self.placed_shift[carried]
+        flat = self.placed_rows[carried] * self.layout.width + self.placed_base[carried]
+        return flat, shift if shift.any() else None, at[carried]
+
+    @cached_property
+    def placed_ys(self) -> tuple:
+        ys, at = ~self._placed_carried, np.flatnonzero(self.placed)
+        return self.placed_rows[ys], self.placed_base[ys], self.placed_shift[ys], at[ys]
 
     def carry_part(self, data: np.ndarray, dense: bool):
         """A step's entries (``data``) in the carries' columns: rows × carried rows."""
         shape = (self.layout.rows, self.layout.n_stack)
         if dense:
-            out = np.zeros(shape)
-            out[self.carry_rows, self.carry_cols] = data[self.carried]
-            return out
+            out = np.zeros(shape[0] * shape[1])
+            out[self.carry_flat] = data[self.carried_at]
+            return out.reshape(shape)
         return sp.csr_array((data[self.carried], self.carry_cols, self.carry_indptr), shape=shape)
 
     def kept(self, jac: np.ndarray, excess: np.ndarray | None) -> np.ndarray:
@@ -186,9 +217,30 @@ class Split:
         out[self.own_rows[ok]] = True
         return out
 
+    def redo(self, jac: np.ndarray, excess: np.ndarray | None) -> np.ndarray:
+        """The carried rows a step writes as products (not :meth:`kept`), in order."""
+        if not self.own_rows.size:  # none its own: every one
+            return self.every
+        kept = self.kept(jac, excess)
+        return np.flatnonzero(~kept) if kept.any() else self.every
+
+    def place(self, d: np.ndarray, data: np.ndarray, s: int) -> None:
+        """Step s's placed entries of the carried rows added to them (``d``: the carried
+        rows, dense), in place."""
+        flat, shift, at = self.placed_flat
+        if not at.size:
+            return
+        if shift is not None:
+            flat = flat + s * shift
+        if d.flags.c_contiguous:
+            d.reshape(-1)[flat] += data[at]  # each place once
+        else:
+            d[np.divmod(flat, self.layout.width)] += data[at]
+
     def placed_at(self, data: np.ndarray, s: int) -> tuple:
-        """Step s's placed entries: (row, seed column, value)."""
-        return self.placed_rows, self.placed_base + s * self.placed_shift, data[self.placed]
+        """Step s's placed entries in the ys rows: (row, seed column, value)."""
+        rows, base, shift, at = self.placed_ys
+        return rows, base + s * shift, data[at]
 
     def plus_placed(self, out, data: np.ndarray, s: int):
         """``out`` plus step s's entries in the constants' and slices' columns, at their
@@ -299,7 +351,7 @@ class TangentRecurrence:
         step's placed entries alone; the other carried rows, and the ys rows with
         entries in the carries' columns, are products."""
         j_c = split.carry_part(jac, not split.sparse_carry)
-        redo = np.flatnonzero(~split.kept(jac, excess))
+        redo = split.redo(jac, excess)
         ys = split.ys_products
         rows = _taken_rows(j_c, redo, ys)
         d_new, dy = _by_rows(rows, redo, ys, self.d)
@@ -309,14 +361,12 @@ class TangentRecurrence:
                 e_c = split.carry_part(excess, not split.sparse_carry)
                 e_new, ey = _by_rows(_taken_rows(e_c, redo, ys), redo, ys, abs(self.d))
                 f_new, fy = f_new + e_new, fy + ey
-            self.f[redo] = f_new
-            placed = split.placed_at(excess, s)
-            self._place(self.f, placed, split)
-            self._keep_rows(self.fys, s, ys, fy, placed, split)
-        self.d[redo] = d_new
-        placed = split.placed_at(jac, s)
-        self._place(self.d, placed, split)
-        self._keep_rows(self.dys, s, ys, dy, placed, split)
+            self.f = _written(self.f, redo, f_new)
+            split.place(self.f, excess, s)
+            self._keep_rows(self.fys, s, ys, fy, split, excess)
+        self.d = _written(self.d, redo, d_new)
+        split.place(self.d, jac, s)
+        self._keep_rows(self.dys, s, ys, dy, split, jac)
         self.last = [self.d, self.f]
 
     def _step_rows(
@@ -358,19 +408,13 @@ class TangentRecurrence:
             at = np.repeat(written - lay.carry_total + s * lay.per_step, counts)[ys]
             held[s] = (at, cols[ys], values[ys])
 
-    @staticmethod
-    def _place(d: np.ndarray, placed: tuple, split: Split) -> None:
-        """The placed entries of the carried rows added to them, in place."""
-        rows, cols, data = (x[split.placed_carried] for x in placed)
-        d[rows, cols] += data  # each place once
-
-    def _keep_rows(self, held, s: int, ys, rows, placed: tuple, split: Split) -> None:
+    def _keep_rows(self, held, s: int, ys, rows, split: Split, data: np.ndarray) -> None:
         """Step s's ys rows kept: ``rows`` (products) at body output rows ``ys``, plus the
-        placed entries of the ys rows."""
+        placed entries of the ys rows (:meth:`Split.placed_at` of the step's ``data``)."""
         lay = self.layout
         if not lay.per_step:
             return
-        at, cols, data = (x[~split.placed_carried] for x in placed)
+        at, cols, data = split.placed_at(data, s)
         at = at - lay.carry_total
         if self.dense_ys:
             held[s][ys - lay.carry_total] = rows
@@ -484,11 +528,22 @@ def _taken_rows(m, redo: np.ndarray, ys: np.ndarray):
 def _by_rows(rows, redo: np.ndarray, ys: np.ndarray, d: np.ndarray) -> tuple:
     """(``m[redo] @ d``, ``m[ys] @ d``) from :func:`_taken_rows`'s ``rows`` of ``m``: a
     CSR's in one product (each row its own sum, in its entries' order: the same numbers
-    as taken apart), a dense one's rows apart (BLAS as before)."""
+    as taken apart), a dense one's rows apart (BLAS as before; ``m`` itself where
+    ``redo`` is every row, none where ``ys`` is empty)."""
     if sp.issparse(rows):
         found = rows @ d
         return found[: redo.size], found[redo.size :]
-    return rows[redo] @ d, rows[ys] @ d
+    found = (rows if redo.size == rows.shape[0] else rows[redo]) @ d
+    return found, rows[ys] @ d if ys.size else np.zeros((0, d.shape[1]))
+
+
+def _written(d: np.ndarray, redo: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``d`` with its rows ``redo`` now ``new`` (in place; ``new`` itself, a fresh
+    product, where those are all its rows)."""
+    if redo.size == d.shape[0]:
+        return new
+    d[redo] = new
+    return d
 
 
 def _row_products(written: np.ndarray, width: int, parts: list, placed: tuple) -> tuple:
