@@ -578,7 +578,9 @@ def _order_annealing(
     first = cheapest_first_order(graph, algebra=algebra, stop=lambda: clock.passed("greedy"))
     pool.add_order("cheapest first", first)
     rng = random.Random(seed)
-    restart_cost = n * (n + 1) // 2 + n  # every vertex left priced at every step
+    # a restart counted as every vertex left priced at every step (as it once was: it now
+    # prices only the eliminated vertex's neighbours), so the same restarts are made
+    restart_cost = n * (n + 1) // 2 + n
     for k in range(int(RESTART_SHARE * work) // restart_cost):
         if clock.passed("restarts"):
             break
