@@ -470,7 +470,10 @@ def test_a_few_updates_into_a_large_array_are_added_where_they_land():
             if isinstance(i, ir.Name) and i.id in p.constants
         ]
         assert read and max(read) <= 12  # on main: 16 of 10⁴
-        assert sum(isinstance(node, ir.ScatterAdd) for node in nodes) >= 2
+        added = [n for n in nodes if isinstance(n, ir.ScatterAdd)]
+        if lang == "jax":  # a part at a few runs of positions: a pad of each (XLA fuses them)
+            added += [n for n in nodes if isinstance(n, ir.Call) and n.func == "pad"]
+        assert len(added) >= 2
     x = np.array([0.3, -0.2, 0.9, 0.4])
     with jax.enable_x64(True):
         value = np.asarray(jax.jit(fj)(jnp.asarray(x)))  # one compilation, not one an operation
