@@ -23,21 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "programs_survey" / "pr
 import batchrx_np
 from harness import log_slope
 
-from dgraph.elimination.kernel import BLOCKS, Elimination
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from dgraph.elimination.kernel import Elimination
 from dgraph.frontends import from_python
 from dgraph.search.orders import cheapest_first_order
-
-
-def every_step(graph, rng=None, width=3):
-    """The rule as first written: every vertex left priced at every step."""
-    state, left, order = Elimination(graph, BLOCKS), list(graph.intermediates), []
-    while left:
-        prices = sorted((state.vertex_cost(v), k, v) for k, v in enumerate(left))
-        v = (prices[0] if rng is None else rng.choice(prices[:width]))[2]
-        state.eliminate_vertex(v)
-        left.remove(v)
-        order.append(v)
-    return order
+from tests.test_best_ceiling import _priced_every_step as every_step  # the rule as first written
 
 
 def _timed(order, graph, *args):
