@@ -177,3 +177,21 @@ def test_a_numpy_function_over_the_edges_is_traced_once(monkeypatch):
     np.testing.assert_array_equal(g.point["w"], w)
     array = from_python(f, point=[x, w], level="array")
     assert g.to_json() == array.to_json()
+
+
+def test_from_function_takes_its_arguments_sizes_from_point():
+    """``from_function(f, point=[x, y])`` reads each argument at its example's shape, as
+    ``from_python`` and ``dgraph.jacobian`` do (before session 62 it read every argument
+    as a scalar and refused ``x[1:]``, its hint naming the point= it was given)."""
+    from dgraph.frontends import from_function
+
+    def f(x, y):
+        return np.sum(x[1:] * x[:-1]) * y
+
+    x = np.array([0.5, 1.0, -2.0, 1.5])
+    g = from_function(f, point=[x, 2.0])
+    assert g.inputs == from_function(f, sizes=[4, 0]).inputs
+    assert [float(v) for v in g.point.values()] == [*x, 2.0]
+    grad = [2.0 * x[1], 2.0 * (x[0] + x[2]), 2.0 * (x[1] + x[3]), 2.0 * x[2], f(x, 1.0)]
+    values = dgraph.make_function(g, "jacobian")(np.array([*x, 2.0]))
+    np.testing.assert_allclose(np.ravel(values), grad, rtol=1e-14)

@@ -1543,6 +1543,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("convolve2d-boundary", "scipy.signal.convolve2d: boundary must be 'fill', 'wrap' or"),
     ("correlate2d-valid-mixed-shapes", "for 'valid' mode one array must be at least as large"),
     ("lfilter-traced-denominator", "scipy.signal.lfilter with coefficients a (or zi=) that"),
+    # a JAX function given to the NumPy tracer: "TypeError: Argument 'TracedArray(%7...)' of
+    # type ... is not a valid JAX type" before (session 62)
+    ("jax-function-traced", "it calls JAX, which the NumPy tracer cannot call"),
 ]
 
 
@@ -1577,6 +1580,7 @@ def _api_call(name: str):
     make, hessian = dgraph.make_function, dgraph.hessian
     calls = {
         "complex-point": lambda: hessian(total, x + 1j),
+        "jax-function-traced": lambda: from_function(total, sizes=[4]),
         "complex-point-jacobian": lambda: make(total, "jacobian", point=[x + 1j]),
         "complex-argument-jax": lambda: from_jax(total, x + 1j, level="array"),
         "text-point": lambda: hessian(total, np.array(["a", "b"])),

@@ -25,6 +25,7 @@ from .functions import (
     from_sympy,
     keep_parameter_values,
     load_function,
+    sizes_of,
     uses_jax,
 )
 from .integer_casts import check_wrapped_in_range
@@ -269,8 +270,7 @@ def _read_python(
                 " its real and imaginary parts as arrays of their own)"
             )
     if sizes is None and point is not None and n_inputs is None:
-        shapes = [np.shape(v) for v in point]  # the example arguments'
-        sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
+        sizes = sizes_of(point)  # the example arguments
     if level is None:  # the element level within DEFAULT_EDGE_LIMIT, else the array level
         try:
             graph = _read_python(

@@ -5275,6 +5275,12 @@ def _reworded(exc: Exception, label: str) -> InputError | GraphError:
     if isinstance(exc, ValueError) and "setting an array element" in str(exc):
         # NumPy's, writing a traced value into one of its arrays
         return InputError(f"{label}: {_INTO_NUMPY.format(what='assignment x[...] = ...')}")
+    if isinstance(exc, TypeError) and "valid JAX type" in str(exc):  # JAX given traced arrays
+        return InputError(
+            f"{label}: it calls JAX, which the NumPy tracer cannot call: JAX code is read"
+            " from its jaxpr (dgraph.from_jax(f, *example_args); dgraph.jacobian,"
+            " make_function and hessian pick that reader themselves)"
+        )
     why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
     return InputError(f"{label}: calling it with traced arrays failed: {why}")
 

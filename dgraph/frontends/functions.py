@@ -37,6 +37,7 @@ __all__ = [
     "from_sympy",
     "inspects_expressions",
     "load_function",
+    "sizes_of",
     "uses_jax",
 ]
 
@@ -366,6 +367,8 @@ def _read_function(
         if not params:  # pytree arguments: the function of their leaves
             f, point, _, trees = flat_arguments(f, point, params, sizes)
             sizes = sizes if trees is None else trees.shapes
+        if sizes is None and n_inputs is None:
+            sizes = sizes_of(point)
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
         graph = at_point(graph, f, point, label)
         if trees is not None:
@@ -389,6 +392,13 @@ def _read_function(
         except InputError as exc:
             failures.append(exc)
     raise _named_failure(f, failures)
+
+
+def sizes_of(point: Sequence[Any]) -> list[int | tuple[int, ...]]:
+    """The ``sizes=`` that example arguments ``point`` give (a vector its length, a
+    scalar 0, any other array its shape)."""
+    shapes = [np.shape(v) for v in point]
+    return [s[0] if len(s) == 1 else (s or 0) for s in shapes]
 
 
 def _with_parameter_values(
