@@ -367,8 +367,8 @@ def _read_function(
         if not params:  # pytree arguments: the function of their leaves
             f, point, _, trees = flat_arguments(f, point, params, sizes)
             sizes = sizes if trees is None else trees.shapes
-        if sizes is None and n_inputs is None:
-            sizes = sizes_of(point)
+        if sizes is None and n_inputs is None and any(np.ndim(v) for v in point):
+            sizes = sizes_of(point)  # (scalars alone: the default, and its point's check)
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
         graph = at_point(graph, f, point, label)
         if trees is not None:
