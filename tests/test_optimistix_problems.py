@@ -145,26 +145,3 @@ def test_a_tree_of_the_input_s_structure_is_a_tree_of_trees() -> None:
     zero_ab, zero_ba = np.zeros(a.shape + b.shape), np.zeros(b.shape + a.shape)
     _same_tree(got, ({"a": ({"a": aa}, zero_ab)}, ({"a": zero_ba}, bb)), atol=1e-14)
 
-
-def test_equinox_s_unvmap_any_is_read_as_its_impl() -> None:
-    """equinox's ``unvmap_any`` (in every ``eqx.internal.while_loop`` condition: diffrax's
-    ``diffeqsolve`` in helpers.py ``forward_only_ode``) is a primitive XLA compiles as its
-    ``impl``, ``jnp.any``; it was "jaxpr primitive 'unvmap_any' is not supported". Made
-    here as equinox makes it (``equinox/_unvmap.py``): ``∑ where(any(x > 2), x², sin x)``
-    on both sides of the condition, against the hand gradient."""
-    from jax.extend.core import Primitive
-    from jax.interpreters import mlir
-
-    unvmap_any = Primitive("unvmap_any")
-    unvmap_any.def_impl(jnp.any)
-    unvmap_any.def_abstract_eval(lambda x: jax.core.ShapedArray((), jnp.bool_))
-    mlir.register_lowering(unvmap_any, mlir.lower_fun(jnp.any, multiple_results=False))
-
-    def f(x):
-        return jnp.sum(jnp.where(unvmap_any.bind(x > 2.0), x**2, jnp.sin(x)))
-
-    x = np.array([0.5, 1.0, 1.5])
-    G = dgraph.make_function(f, point=[x])
-    assert G.generated.verified is True
-    np.testing.assert_allclose(G(x), np.cos(x), atol=1e-14)
-    np.testing.assert_allclose(G(x + 2), 2 * (x + 2), atol=1e-14)

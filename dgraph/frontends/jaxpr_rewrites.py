@@ -46,10 +46,6 @@ derivative is the one JAX's own rule gives, ties included.
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
   the first k of a stable ``argsort`` of the negated operand, the same order (so a
   gradient's scatter-add at them, and a Hessian through ``top_k``, are read);
-* equinox's ``unvmap_any`` / ``_all`` / ``_max``, ``select_if_vmap`` and ``maybe_set``
-  (``eqx.internal.while_loop``'s, diffrax's and optimistix's loops), which XLA compiles
-  as their ``impl`` (``mlir.lower_fun(impl)``): that ``impl`` (``jnp.any``, ``lax.select``,
-  ``xs.at[i].set``), whose derivative is equinox's jvp rule;
 * ``lt_to`` / ``le_to`` (IEEE totalOrder comparisons, which ``searchsorted``
   and ``jnp.interp`` make): ``lt`` where neither operand is NaN, NaN after every number.
   Two things of totalOrder are not read: the sign of a zero (-0 and +0 compare equal) and
@@ -239,14 +235,6 @@ def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
         return [reduce(lax.convert_element_type(x, jnp.float32), axes) > 0]
 
     return read_as(reader, eqn, ins, reduced)
-
-
-def _lowered_impl(reader, eqn, ins: list[Any]) -> list[Any]:
-    def impl(*xs):
-        out = eqn.primitive.impl(*xs, **eqn.params)
-        return list(out) if eqn.primitive.multiple_results else [out]
-
-    return read_as(reader, eqn, ins, impl)
 
 
 def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -596,11 +584,6 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "select_and_scatter_add": _select_and_scatter_add,
     "reduce_or": _any_all,
     "reduce_and": _any_all,
-    "unvmap_any": _lowered_impl,
-    "unvmap_all": _lowered_impl,
-    "unvmap_max": _lowered_impl,
-    "select_if_vmap": _lowered_impl,
-    "maybe_set": _lowered_impl,
     "top_k": _top_k,
     "lu": _lu,
     "psum": _psum,
