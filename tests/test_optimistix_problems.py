@@ -144,4 +144,3 @@ def test_a_tree_of_the_input_s_structure_is_a_tree_of_trees() -> None:
     bb = np.diag(2 * b * (0.1 + wb))
     zero_ab, zero_ba = np.zeros(a.shape + b.shape), np.zeros(b.shape + a.shape)
     _same_tree(got, ({"a": ({"a": aa}, zero_ab)}, ({"a": zero_ba}, bb)), atol=1e-14)
-
