@@ -1442,6 +1442,9 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("tuple-point-jacobian", "total: called with the point's pytrees it raised TypeError"),
     ("dict-point", "total: called with the point's pytrees it raised TypeError"),
     ("pytree-text-leaf", "argument p['a']: a str, not numbers"),
+    # survey63: a class registered with jax.tree_util (an equinox Module) is a pytree; a
+    # function among its leaves (an unpartitioned eqx.nn.MLP's activation) is refused
+    ("pytree-registered-function-leaf", "argument m.act: a PjitFunction, not numbers"),
     ("pytree-complex-leaf", "argument p['a'] is complex: the derivatives are of real"),
     ("pytree-no-leaf", "argument p: a pytree with no arrays (no leaf)"),
     ("pytree-integer-leaf", "argument p['i']: an array of int64 in a differentiated pytree"),
@@ -1686,6 +1689,9 @@ def _api_call(name: str):
             lambda x, m: jnp.sum(jnp.where(m, x**2, x)), "jacobian", point=[x, x > 1]
         )(x, np.ones(4)),
         "pytree-text-leaf": lambda: make(_pytree_loss, point=[{"a": "ab"}, x[:2]]),
+        "pytree-registered-function-leaf": lambda: make(
+            lambda m: jnp.sum(m.act(m.w)), point=[_registered_layer(jax)(x, jnp.tanh)]
+        ),
         "pytree-complex-leaf": lambda: make(_pytree_loss, point=[{"a": x[:2] + 1j}, x[:2]]),
         "pytree-no-leaf": lambda: make(_pytree_loss, point=[{"a": None}, x[:2]]),
         "pytree-integer-leaf": lambda: make(
@@ -1762,6 +1768,20 @@ def _rotated(w):
     from scipy.spatial.transform import Rotation
 
     return Rotation.from_rotvec(w).apply(np.eye(3)).ravel()
+
+
+def _registered_layer(jax):
+    """A dataclass of two data fields registered with ``jax.tree_util`` (what an equinox
+    ``Module`` is)."""
+    from dataclasses import dataclass
+
+    @jax.tree_util.register_dataclass
+    @dataclass
+    class Layer:
+        w: object
+        act: object
+
+    return Layer
 
 
 def _pytree_loss(p, x):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -45,15 +46,20 @@ Shape = tuple[int, ...]
 
 def is_pytree(value: Any) -> bool:
     """Whether ``value`` is a pytree of arrays rather than one array: a mapping, a
-    NamedTuple, None, or a list or tuple NumPy does not read as one array of numbers
-    (ragged, or holding a mapping); a list of numbers, or of arrays of one shape, stays
-    the array it always was."""
+    NamedTuple, None, an object of a class registered with ``jax.tree_util`` (an equinox
+    ``Module``: optimistix's ``simple_nn`` minimises over an ``eqx.nn.MLP``), a list or
+    tuple holding a JAX array (optimistix's ``[jnp.array(2.0), jnp.array(2.5)]``, which
+    ``jax.jacobian`` answers with a list), or one NumPy does not read as one array of
+    numbers (ragged, or holding a mapping); a list of numbers, or of NumPy arrays of one
+    shape, stays the array it always was."""
     if value is None or isinstance(value, Mapping):
         return True
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return True
     if not isinstance(value, (list, tuple)):
-        return False
+        return _registered_node(value)
+    if any(_jax_array(v) for v in value):
+        return True
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -61,6 +67,27 @@ def is_pytree(value: Any) -> bool:
     except (TypeError, ValueError):
         return True
     return False
+
+
+def _jax_array(value: Any) -> bool:
+    """Whether ``value`` is a JAX array (JAX already imported: the user's arrays are)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(value, jax.Array)
+
+
+def _registered_node(value: Any) -> bool:
+    """Whether ``value`` is an inner node of JAX's pytrees other than the containers
+    :func:`is_pytree` names (a class registered with ``jax.tree_util``): never an array
+    or a number. JAX is imported already where such a class exists."""
+    jax = sys.modules.get("jax")
+    if jax is None or isinstance(value, (np.ndarray, np.generic, int, float, complex, str)):
+        return False
+    if isinstance(value, jax.Array):
+        return False
+    try:
+        return not jax.tree_util.treedef_is_leaf(jax.tree_util.tree_structure(value))
+    except Exception:  # a value JAX cannot walk is no pytree of arrays
+        return False
 
 
 def _key_text(key: Any) -> str:
