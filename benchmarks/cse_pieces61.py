@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import time
 import warnings
 
 import numpy as np
+from harness import pairwise_exponents
 
 X = np.array([1e-10, 2e-12, -3e-13, 0.3, -0.7, 1.3])
 
@@ -128,10 +128,8 @@ def make(sizes: list[int], repeat: int, lang: str) -> None:
         for n, m in zip(sizes, medians, strict=True):
             every = [round(t, 3) for t in times[n]]
             print(f"{name} {lang} n={n:5d} make CPU-s median {m:.3f}  all {every}")
-        for k in range(len(sizes) - 1):
-            a, b = sizes[k], sizes[k + 1]
-            slope = math.log(medians[k + 1] / medians[k]) / math.log(b / a)
-            print(f"{name} {lang} exponent {a}->{b}: {slope:.2f}")
+        for step in pairwise_exponents(sizes, medians):
+            print(f"{name} {lang} exponent {step}")
 
 
 def main() -> None:

@@ -32,12 +32,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import inspect
-import signal
 import sys
-import time
-import traceback
 import types
 import warnings
 from pathlib import Path
@@ -47,6 +45,8 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
+from harness import survey_case  # noqa: E402
+
 import dgraph  # noqa: E402
 
 warnings.simplefilter("ignore")
@@ -54,14 +54,6 @@ TOL = 1e-8  # relative to the largest row sum of |reference|
 FD_TOL = 1e-5
 LIMIT = 60.0
 CASES = ["accum", "grad", "hess", "hess-sp"]
-
-
-class Slow(Exception):
-    pass
-
-
-def _alarm(signum: int, frame: object) -> None:
-    raise Slow()
 
 
 def load(folder: str) -> dict[str, type]:
@@ -240,21 +232,7 @@ def run(name: str, cls: type, n: int | None, cases: list[str]) -> None:
     for where, x in points:
         refs = references(obj, x)
         for kind in cases:
-            t0 = time.process_time()
-            signal.setitimer(signal.ITIMER_PROF, LIMIT)
-            try:
-                msg = case(obj, kind, x, refs)
-            except Slow:
-                msg = f"SLOW over {LIMIT:.0f} CPU-s"
-            except Exception as e:
-                mine = isinstance(e, dgraph.DGraphError)
-                first = str(e).splitlines()[0][:240] if str(e) else ""
-                tb = traceback.format_exc().strip().splitlines()
-                at = "" if mine else " @ " + (tb[-3].strip()[:100] if len(tb) > 2 else "")
-                msg = f"{'REFUSED' if mine else 'ERROR'} {type(e).__name__}: {first}{at}"
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
-            cpu = time.process_time() - t0
+            msg, cpu = survey_case(functools.partial(case, obj, kind, x, refs), LIMIT)
             print(f"{label:18s} {where:4s} {kind:8s} {cpu:6.2f}s {msg}", flush=True)
 
 
@@ -297,7 +275,6 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=10, help="the larger N (0: N = 2 only)")
     parser.add_argument("--part", default="0/1", help="i/k: every k-th class from the i-th")
     args = parser.parse_args()
-    signal.signal(signal.SIGPROF, _alarm)
     classes = load(args.folder)
     names = args.names.split(",") if args.names else list(classes)
     i, k = map(int, args.part.split("/"))

@@ -53,6 +53,49 @@ def log_slope(sizes: Sequence[float], seconds: Sequence[float], floor: float = 1
     return covariance / sum((x - mx) ** 2 for x in xs)
 
 
+def pairwise_exponents(sizes: Sequence[float], seconds: Sequence[float]) -> list[str]:
+    """Each step's growth exponent, ``a->b: slope``, between consecutive sizes."""
+    return [
+        f"{a}->{b}: {math.log(t / s) / math.log(b / a):.2f}"
+        for a, b, s, t in zip(sizes, sizes[1:], seconds, seconds[1:], strict=False)
+    ]
+
+
+class Slow(Exception):
+    """A survey case past its CPU limit (:func:`survey_case`)."""
+
+
+def _slow(signum: int, frame: object) -> None:
+    raise Slow()
+
+
+def survey_case(run: Callable[[], str], limit: float) -> tuple[str, float]:
+    """One survey case: ``run()``'s own message, or ``REFUSED`` and a ``DGraphError``'s
+    first line, ``ERROR`` and another exception's with the line it came from, ``SLOW``
+    past ``limit`` CPU seconds (SIGPROF); with the CPU seconds it took."""
+    import signal
+    import traceback
+
+    import dgraph
+
+    signal.signal(signal.SIGPROF, _slow)
+    t0 = time.process_time()
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        msg = run()
+    except Slow:
+        msg = f"SLOW over {limit:.0f} CPU-s"
+    except Exception as e:
+        mine = isinstance(e, dgraph.DGraphError)
+        first = str(e).splitlines()[0][:240] if str(e) else ""
+        tb = traceback.format_exc().strip().splitlines()
+        at = "" if mine else " @ " + (tb[-3].strip()[:100] if len(tb) > 2 else "")
+        msg = f"{'REFUSED' if mine else 'ERROR'} {type(e).__name__}: {first}{at}"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return msg, time.process_time() - t0
+
+
 def timed_calls(
     fn, arg, reps: int, budget: float = 20.0, pick: Callable[[list[float]], float] = median
 ) -> float:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import time
 import warnings
 
 import numpy as np
+from harness import pairwise_exponents
 
 WEIGHTS = np.array([1.0, -0.5, 2.0, 0.3])
 
@@ -148,10 +148,8 @@ def build(sizes: list[int], repeat: int) -> None:
     medians = [statistics.median(times[n]) for n in sizes]
     for n, m in zip(sizes, medians, strict=True):
         print(f"n={n:7d} build CPU-s median {m:.3f}  all {[round(t, 3) for t in times[n]]}")
-    for k in range(len(sizes) - 1):
-        a, b = sizes[k], sizes[k + 1]
-        slope = math.log(medians[k + 1] / medians[k]) / math.log(b / a)
-        print(f"exponent {a}->{b}: {slope:.2f}")
+    for step in pairwise_exponents(sizes, medians):
+        print(f"exponent {step}")
 
 
 def main() -> None:

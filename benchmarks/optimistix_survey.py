@@ -31,10 +31,8 @@ CPU-s (SIGPROF).
 from __future__ import annotations
 
 import argparse
-import signal
+import functools
 import sys
-import time
-import traceback
 import warnings
 from pathlib import Path
 
@@ -43,20 +41,14 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
+from harness import survey_case  # noqa: E402
+
 import dgraph  # noqa: E402
 
 warnings.simplefilter("ignore")
 TOL = 1e-8
 LIMIT = 60.0
 CASES = ["accum", "jac", "args", "hess", "hess-sp"]
-
-
-class Slow(Exception):
-    pass
-
-
-def _alarm(signum: int, frame: object) -> None:
-    raise Slow()
 
 
 def problems(h: object) -> list[tuple[str, object, object, object]]:
@@ -185,21 +177,7 @@ def run(name: str, fn: object, y0: object, args: object, cases: list[str]) -> No
     rng = np.random.default_rng(0)
     for where, y in (("init", y0), ("rand", moved(y0, rng))):
         for kind in cases:
-            t0 = time.process_time()
-            signal.setitimer(signal.ITIMER_PROF, LIMIT)
-            try:
-                msg = case(fn, args, kind, y)
-            except Slow:
-                msg = f"SLOW over {LIMIT:.0f} CPU-s"
-            except Exception as e:
-                mine = isinstance(e, dgraph.DGraphError)
-                first = str(e).splitlines()[0][:240] if str(e) else ""
-                tb = traceback.format_exc().strip().splitlines()
-                at = "" if mine else " @ " + (tb[-3].strip()[:100] if len(tb) > 2 else "")
-                msg = f"{'REFUSED' if mine else 'ERROR'} {type(e).__name__}: {first}{at}"
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
-            cpu = time.process_time() - t0
+            msg, cpu = survey_case(functools.partial(case, fn, args, kind, y), LIMIT)
             if not msg.startswith("SKIP"):
                 print(f"{name:30s} {where:4s} {kind:8s} {cpu:6.2f}s {msg}", flush=True)
 
@@ -232,7 +210,6 @@ def main() -> None:
     parser.add_argument("names", nargs="?", default="")
     parser.add_argument("--cases", default=",".join(CASES))
     args = parser.parse_args()
-    signal.signal(signal.SIGPROF, _alarm)
     sys.path.insert(0, args.folder)
     import tests.helpers as helpers  # optimistix's, from the folder given
 
