@@ -2425,8 +2425,9 @@ _PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 def _pad_copying(x: TracedArray, pad_width: Any, mode: str, kwargs: Mapping[str, Any]) -> Any:
     """``numpy.pad`` with ``mode`` edge, reflect, symmetric or wrap: each axis in turn the
-    slices NumPy copies concatenated around it (a width at most the axis's length; less
-    one for reflect)."""
+    slices NumPy copies concatenated around it; a width past the axis's length (less one
+    for reflect), where NumPy reflects or wraps again and again, the gather at the
+    positions NumPy's own ``pad`` of the axis's positions gives."""
     if kwargs.get("reflect_type", "even") != "even" or set(kwargs) - {"reflect_type"}:
         raise _unsupported(f"numpy.pad(mode={mode!r}) with {sorted(kwargs)[0]}=")
     widths = np.broadcast_to(np.asarray(pad_width), (x.ndim, 2))
@@ -2437,7 +2438,9 @@ def _pad_copying(x: TracedArray, pad_width: Any, mode: str, kwargs: Mapping[str,
         n = x.shape[d]
         most = n - 1 if mode == "reflect" else n
         if max(lo, hi) > most and mode != "edge":
-            raise _unsupported(f"numpy.pad(mode={mode!r}) wider than the axis ({n})")
+            positions = np.pad(np.arange(n), (lo, hi), mode=mode)
+            y = y[(slice(None),) * d + (positions,)]
+            continue
         pieces = [_pad_piece(y, d, lo, mode, True), y, _pad_piece(y, d, hi, mode, False)]
         y = _concatenate([p for p in pieces if p is not None], d)
     check_shape(_shape_of(y), "numpy.pad")
