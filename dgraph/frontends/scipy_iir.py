@@ -87,14 +87,14 @@ def functions(scan: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         if z0 is None:
             z0 = np.zeros((k - 1, *others))
         column = (k - 1,) + (1,) * len(others)
+        taps = [b[0], np.reshape(b[1:], column), np.reshape(a[1:], column)]  # once, not a step
 
-        def step(b: Any, a: Any, z: Any, xt: Any) -> tuple[list[Any], list[Any]]:
-            y = b[0] * xt + z[0]
+        def step(b0: Any, b1: Any, a1: Any, z: Any, xt: Any) -> tuple[list[Any], list[Any]]:
+            y = b0 * xt + z[0]
             later = np.concatenate([z[1:], np.zeros((1, *others))]) if k > 2 else 0.0
-            z = np.reshape(b[1:], column) * xt + later - np.reshape(a[1:], column) * y
-            return [z], [y]
+            return [b1 * xt + later - a1 * y], [y]
 
-        (zf,), (y,) = scan(step, [b, a], [z0], [moved], _WHAT)
+        (zf,), (y,) = scan(step, taps, [z0], [moved], _WHAT)
         return np.moveaxis(y, 0, axis), zf
 
     def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
