@@ -1545,6 +1545,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     # readers63: lfilter of a traced denominator, zi= or n-d data is a loop; what stays out
     ("lfilter-zi-shape", "scipy.signal.lfilter: zi of shape (3,); this filter needs (2,)"),
     ("filtfilt-gust-traced", "scipy.signal.filtfilt with method='gust' of coefficients that"),
+    ("lfilter-complex-denominator", "scipy.signal.lfilter of complex coefficients is not"),
+    ("filtfilt-padlen-too-long", "scipy.signal.filtfilt: x of length 9 along axis 0; padlen"),
     # a JAX function given to the NumPy tracer: "TypeError: Argument 'TracedArray(%7...)' of
     # type ... is not a valid JAX type" before (session 62)
     ("jax-function-traced", "it calls JAX, which the NumPy tracer cannot call"),
@@ -1742,6 +1744,12 @@ def _api_call(name: str):
         "lfilter-zi-shape": lambda: make(
             lambda u: scipy_signal.lfilter(u[:2], [1.0, 0.5, 0.2], np.ones(5), zi=u[1:])[0],
             point=[x],
+        ),
+        "lfilter-complex-denominator": lambda: make(
+            lambda u: scipy_signal.lfilter(u[:2], [1.0, 0.5j], np.ones(5)).real, point=[x]
+        ),
+        "filtfilt-padlen-too-long": lambda: make(
+            lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), padlen=9), point=[x]
         ),
         "filtfilt-gust-traced": lambda: make(
             lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), method="gust"),

@@ -67,6 +67,14 @@ def test_lfilter_from_initial_delays_returns_y_and_zf():
     np.testing.assert_allclose(found[:, :4], expected[:, :4], rtol=0, atol=1e-13)
     np.testing.assert_allclose(found[:, 4:7], expected[:, 4:7], rtol=0, atol=1e-9)
     np.testing.assert_allclose(found[:, 7:], expected[:, 7:], rtol=0, atol=1e-13)
+    taps_only = [0.5, -0.2, 0.1]  # a keyword's traced array alone (was scipy's own call)
+
+    def delays(zi):
+        return scipy.signal.lfilter(taps_only, a, x[:, 0], zi=zi)[1]
+
+    found, _ = _jacobian(delays, [zi[:2, 0]])
+    units = np.stack([delays(e) - delays(0 * e) for e in np.eye(2)], axis=1)
+    np.testing.assert_allclose(found, units, rtol=0, atol=1e-14)
     start = zi[:, 0].copy()
 
     def taps(b, x):

@@ -4455,6 +4455,7 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
             args = (list(args[0]),)  # max(u) of a traced vector: Python's, over its entries
         listed = tuple if original in _ITERABLE else (tuple, list)  # map_coordinates(u, [y, x])
         flat = [a for x in args for a in (x if isinstance(x, listed) else (x,))]
+        flat += kwargs.values()  # lfilter(b, a, x, zi=zi): a keyword's array too
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             if _ITERABLE.get(original) == "items" and len(args) > 2 and not kwargs:
                 return _n_ary(traced)(*args)  # max(a, b, c, d) (scipy's Zimmerman)

@@ -30,6 +30,7 @@ Gustafsson, F. (1996). Determining the initial states in forward-backward filter
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -51,11 +52,24 @@ def _traced(value: Any) -> bool:
 
 
 def _taps(c: Any, what: str) -> Any:
+    if np.iscomplexobj(c) and not _traced(c):
+        raise InputError(f"{what} of complex coefficients is not supported")
     if np.ndim(c) == 0:
         c = np.reshape(c, (1,))
     if np.ndim(c) != 1 or np.shape(c)[0] == 0:
         raise InputError(f"{what}: the coefficients b and a must be non-empty 1-d arrays")
     return c if _traced(c) else np.asarray(c, dtype=float)
+
+
+def _axis(axis: Any, ndim: int, what: str) -> int:
+    """``axis`` of an array of ``ndim`` axes, from 0; one line where there is none."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise InputError(f"{what}: axis must be an integer, not {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise InputError(f"{what}: axis {axis} of an array of {ndim} axes")
+    return axis % ndim
 
 
 def _padded(c: Any, k: int) -> Any:
@@ -103,12 +117,7 @@ def functions(scan: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
             return scipy_modules.SIGNAL["lfilter"](b, a, x, axis=axis, zi=zi)
         b, a = _taps(b, _WHAT), _taps(a, _WHAT)
         ndim = np.ndim(x)
-        if ndim == 0:
-            raise InputError(f"{_WHAT}: x must have at least one axis")
-        axis = int(axis)
-        if not -ndim <= axis < ndim:
-            raise InputError(f"{_WHAT}: axis {axis} of an array of {ndim} axes")
-        axis %= ndim
+        axis = _axis(axis, ndim, _WHAT)
         if traced == [True, False, False] and ndim == 1 and zi is None:  # FIR then IIR
             return scipy_modules.SIGNAL["lfilter"](b, a, x)
         k = max(np.shape(a)[0], np.shape(b)[0])
@@ -129,9 +138,7 @@ def functions(scan: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
                              " on the inputs is not supported: method='pad' is")  # fmt: skip
         b, a = _taps(b, _FILTFILT), _taps(a, _FILTFILT)
         ndim = np.ndim(x)
-        if ndim == 0 or not -ndim <= int(axis) < ndim:
-            raise InputError(f"{_FILTFILT}: axis {axis} of an array of {ndim} axes")
-        axis = int(axis) % ndim
+        axis = _axis(axis, ndim, _FILTFILT)
         k = max(np.shape(a)[0], np.shape(b)[0])
         edge, ext = _extended(x, axis, padtype, padlen, k)
         if k == 1:
@@ -159,7 +166,7 @@ def _steady_state(b: Any, a: Any, k: int) -> Any:
     b, a = _padded(b, k) / a[0], _padded(a, k) / a[0]
     rhs = b[1:] - a[1:] * b[0]
     zi0 = np.sum(rhs) / np.sum(a)
-    before = np.concatenate([np.zeros(1), np.cumsum(rhs)[: k - 2]])
+    before = np.concatenate([np.zeros(1), np.cumsum(rhs)[: k - 2]]) if k > 2 else np.zeros(1)
     return np.cumsum(a)[: k - 1] * zi0 - before
 
 
