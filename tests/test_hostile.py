@@ -1547,6 +1547,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("filtfilt-gust-traced", "scipy.signal.filtfilt with method='gust' of coefficients that"),
     ("lfilter-complex-denominator", "scipy.signal.lfilter of complex coefficients is not"),
     ("filtfilt-padlen-too-long", "scipy.signal.filtfilt: x of length 9 along axis 0; padlen"),
+    ("sosfilt-sections-shape", "scipy.signal.sosfilt: sos must be a real array of shape"),
     # a JAX function given to the NumPy tracer: "TypeError: Argument 'TracedArray(%7...)' of
     # type ... is not a valid JAX type" before (session 62)
     ("jax-function-traced", "it calls JAX, which the NumPy tracer cannot call"),
@@ -1750,6 +1751,9 @@ def _api_call(name: str):
         ),
         "filtfilt-padlen-too-long": lambda: make(
             lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), padlen=9), point=[x]
+        ),
+        "sosfilt-sections-shape": lambda: make(
+            lambda u: scipy_signal.sosfilt(u.reshape(1, 4), np.ones(5)), point=[x]
         ),
         "filtfilt-gust-traced": lambda: make(
             lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), method="gust"),

@@ -101,3 +101,29 @@ def test_filtfilt_of_traced_coefficients_is_forward_then_backward():
     expected = np.stack(columns, axis=1)
     np.testing.assert_allclose(found[:, :6], expected[:, :6], rtol=0, atol=1e-9)
     np.testing.assert_allclose(found[:, 6:], expected[:, 6:], rtol=0, atol=1e-13)
+
+
+def test_sosfilt_of_traced_sections_is_a_cascade_of_loops():
+    """``sosfilt(sos, x, axis=1, zi=zi)`` of traced sections (was refused): x's and zi's
+    columns exact (linear), the sections' by central differences of scipy's own (its
+    ``a0`` entries, which scipy requires to be 1, not differenced)."""
+    sos = scipy.signal.butter(4, 0.3, output="sos")
+    rng = np.random.default_rng(9)
+    x, zi = rng.normal(size=(2, 6)), rng.normal(size=(2, 2, 2))
+
+    def f(sos, x, zi):
+        return np.concatenate([np.ravel(v) for v in scipy.signal.sosfilt(sos, x, 1, zi)])
+
+    found, _ = _jacobian(f, [sos, x, zi])
+    moved = [k for k in range(12) if k % 6 != 3]
+    columns = []
+    for k in moved:
+        e = np.zeros(12)
+        e[k] = 1e-3
+        p, q = (sos + e.reshape(2, 6), sos - e.reshape(2, 6))
+        pp, qq = (sos + 2 * e.reshape(2, 6), sos - 2 * e.reshape(2, 6))
+        columns.append((8 * (f(p, x, zi) - f(q, x, zi)) - (f(pp, x, zi) - f(qq, x, zi))) / 12e-3)
+    np.testing.assert_allclose(found[:, moved], np.stack(columns, 1), rtol=0, atol=1e-9)
+    linear = [f(sos, e.reshape(2, 6), 0 * zi) for e in np.eye(12)]
+    linear += [f(sos, 0 * x, e.reshape(2, 2, 2)) for e in np.eye(8)]
+    np.testing.assert_allclose(found[:, 12:], np.stack(linear, 1), rtol=0, atol=1e-13)

@@ -1,7 +1,7 @@
-"""``scipy.signal.lfilter`` whose coefficients or initial state depend on the inputs, as
-the loop it is: scipy's direct form II transposed (``scipy/signal/_lfilter.c``,
-``lfilter``'s docstring), with ``b`` and ``a`` divided by ``a[0]`` and both padded to
-``K = max(len(a), len(b))`` taps,
+"""``scipy.signal.lfilter`` (and ``sosfilt``, ``filtfilt``) whose coefficients or initial
+state depend on the inputs, as the loop it is: scipy's direct form II transposed
+(``scipy/signal/_lfilter.c``, ``lfilter``'s docstring), with ``b`` and ``a`` divided by
+``a[0]`` and both padded to ``K = max(len(a), len(b))`` taps,
 
     y[n]     = b[0]·x[n] + z[0][n−1]
     z[i][n]  = b[i+1]·x[n] + z[i+1][n−1] − a[i+1]·y[n]     (z[K−1] ≡ 0),
@@ -13,6 +13,8 @@ The step reads ``a``: the recursion's coefficients are values, so it is a loop r
 once whatever the length. Constant coefficients and state stay scipy's own affine map
 (:mod:`.scipy_modules`, probed), and taps ``b`` alone of 1-d data its FIR-then-IIR form.
 
+``sosfilt`` is that filter of each second-order section in turn (scipy's cascade; each
+section's ``a0`` divided out as ``lfilter`` does, where scipy requires it to be 1).
 ``filtfilt`` (scipy's default ``padtype="odd"``, ``method="pad"``) is that filter run
 forward and then backward over ``x`` extended by its odd reflection, each run started at
 ``lfilter_zi(b, a)`` times the run's first sample: ``lfilter_zi`` solves
@@ -86,7 +88,7 @@ def _moved_state(zi: Any, shape: tuple[int, ...], axis: int, k: int, what: str) 
 
 
 def functions(scan: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
-    """``lfilter`` and ``filtfilt`` of ``scipy.signal``, loops through ``scan`` (the
+    """``lfilter``, ``sosfilt`` and ``filtfilt`` of ``scipy.signal``, loops through ``scan`` (the
     tracer's twin of ``lax.scan``) where a coefficient or ``zi`` depends on the inputs."""
 
     def recursion(b: Any, a: Any, x: Any, axis: int, z0: Any) -> tuple[Any, Any]:
@@ -152,7 +154,33 @@ def functions(scan: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
         n = np.shape(y)[axis]
         return np.take(y, np.arange(edge, n - edge), axis=axis) if edge else y
 
-    return {"lfilter": lfilter, "filtfilt": filtfilt}
+    def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+        """scipy's cascade: ``lfilter`` of each second-order section in turn (``zi``: one
+        pair of delays per section, its shape ``(n_sections, ..., 2, ...)``)."""
+        if not (_traced(sos) or _traced(zi)):
+            return scipy_modules.SIGNAL["sosfilt"](sos, x, axis=axis, zi=zi)
+        if np.ndim(sos) != 2 or np.shape(sos)[1] != 6 or np.iscomplexobj(sos):
+            raise InputError(f"{_SOS}: sos must be a real array of shape (n_sections, 6)")
+        ndim = np.ndim(x)
+        axis = _axis(axis, ndim, _SOS)
+        shape = tuple(np.shape(x))
+        if zi is not None and tuple(np.shape(zi)) != (
+            wanted := (np.shape(sos)[0], *shape[:axis], 2, *shape[axis + 1 :])
+        ):
+            raise InputError(
+                f"{_SOS}: zi of shape {tuple(np.shape(zi))}; this filter needs {wanted}"
+            )
+        y, last = x, []
+        for k in range(np.shape(sos)[0]):
+            z0 = None if zi is None else np.moveaxis(zi[k], axis, 0)
+            y, zf = recursion(sos[k, :3], sos[k, 3:], y, axis, z0)
+            last.append(np.moveaxis(zf, 0, axis))
+        return y if zi is None else (y, np.stack(last))
+
+    return {"lfilter": lfilter, "filtfilt": filtfilt, "sosfilt": sosfilt}
+
+
+_SOS = "scipy.signal.sosfilt"
 
 
 _FILTFILT = "scipy.signal.filtfilt"
