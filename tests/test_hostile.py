@@ -1545,7 +1545,12 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("warp-neighbour-past-the-axis", "indexing at positions computed from the inputs is"),
     ("convolve2d-boundary", "scipy.signal.convolve2d: boundary must be 'fill', 'wrap' or"),
     ("correlate2d-valid-mixed-shapes", "for 'valid' mode one array must be at least as large"),
-    ("lfilter-traced-denominator", "scipy.signal.lfilter with coefficients a (or zi=) that"),
+    # readers63: lfilter of a traced denominator, zi= or n-d data is a loop; what stays out
+    ("lfilter-zi-shape", "scipy.signal.lfilter: zi of shape (3,); this filter needs (2,)"),
+    ("filtfilt-gust-traced", "scipy.signal.filtfilt with method='gust' of coefficients that"),
+    ("lfilter-complex-denominator", "scipy.signal.lfilter of complex coefficients is not"),
+    ("filtfilt-padlen-too-long", "scipy.signal.filtfilt: x of length 9 along axis 0; padlen"),
+    ("sosfilt-sections-shape", "scipy.signal.sosfilt: sos must be a real array of shape"),
     # a JAX function given to the NumPy tracer: "TypeError: Argument 'TracedArray(%7...)' of
     # type ... is not a valid JAX type" before (session 62)
     ("jax-function-traced", "it calls JAX, which the NumPy tracer cannot call"),
@@ -1743,8 +1748,22 @@ def _api_call(name: str):
             lambda u: scipy_signal.correlate2d(u.reshape(2, 2), np.ones((1, 3)), "valid"),
             point=[x],
         ),
-        "lfilter-traced-denominator": lambda: make(
-            lambda u: scipy_signal.lfilter(u[:2], np.append(1.0, u[2:]), np.ones(5)), point=[x]
+        "lfilter-zi-shape": lambda: make(
+            lambda u: scipy_signal.lfilter(u[:2], [1.0, 0.5, 0.2], np.ones(5), zi=u[1:])[0],
+            point=[x],
+        ),
+        "lfilter-complex-denominator": lambda: make(
+            lambda u: scipy_signal.lfilter(u[:2], [1.0, 0.5j], np.ones(5)).real, point=[x]
+        ),
+        "filtfilt-padlen-too-long": lambda: make(
+            lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), padlen=9), point=[x]
+        ),
+        "sosfilt-sections-shape": lambda: make(
+            lambda u: scipy_signal.sosfilt(u.reshape(1, 4), np.ones(5)), point=[x]
+        ),
+        "filtfilt-gust-traced": lambda: make(
+            lambda u: scipy_signal.filtfilt(u[:2], [1.0, 0.5], np.ones(9), method="gust"),
+            point=[x],
         ),
     }
     return calls[name]

@@ -61,6 +61,7 @@ from ..blocks.sorted_search import SEARCHSORTED, searchsorted_op
 from ..core.constant_entries import known_entries
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
+from ..core.regions import Body, Region
 from ..core.untaken import guard_untaken_branches
 from ..errors import GraphError, InputError
 from . import (
@@ -74,6 +75,7 @@ from . import (
     numpy_series,
     numpy_statistics,
     scipy_grid,
+    scipy_iir,
     scipy_modules,
     scipy_rotation,
     scipy_sparse,
@@ -95,6 +97,7 @@ __all__ = [
     "Passive",
     "TracedArray",
     "check_shape",
+    "scan",
     "trace_arrays",
 ]
 
@@ -2422,8 +2425,9 @@ _PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 def _pad_copying(x: TracedArray, pad_width: Any, mode: str, kwargs: Mapping[str, Any]) -> Any:
     """``numpy.pad`` with ``mode`` edge, reflect, symmetric or wrap: each axis in turn the
-    slices NumPy copies concatenated around it (a width at most the axis's length; less
-    one for reflect)."""
+    slices NumPy copies concatenated around it; a width past the axis's length (less one
+    for reflect), where NumPy reflects or wraps again and again, the gather at the
+    positions NumPy's own ``pad`` of the axis's positions gives."""
     if kwargs.get("reflect_type", "even") != "even" or set(kwargs) - {"reflect_type"}:
         raise _unsupported(f"numpy.pad(mode={mode!r}) with {sorted(kwargs)[0]}=")
     widths = np.broadcast_to(np.asarray(pad_width), (x.ndim, 2))
@@ -2434,7 +2438,9 @@ def _pad_copying(x: TracedArray, pad_width: Any, mode: str, kwargs: Mapping[str,
         n = x.shape[d]
         most = n - 1 if mode == "reflect" else n
         if max(lo, hi) > most and mode != "edge":
-            raise _unsupported(f"numpy.pad(mode={mode!r}) wider than the axis ({n})")
+            positions = np.pad(np.arange(n), (lo, hi), mode=mode)
+            y = y[(slice(None),) * d + (positions,)]
+            continue
         pieces = [_pad_piece(y, d, lo, mode, True), y, _pad_piece(y, d, hi, mode, False)]
         y = _concatenate([p for p in pieces if p is not None], d)
     check_shape(_shape_of(y), "numpy.pad")
@@ -4449,6 +4455,7 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
             args = (list(args[0]),)  # max(u) of a traced vector: Python's, over its entries
         listed = tuple if original in _ITERABLE else (tuple, list)  # map_coordinates(u, [y, x])
         flat = [a for x in args for a in (x if isinstance(x, listed) else (x,))]
+        flat += kwargs.values()  # lfilter(b, a, x, zi=zi): a keyword's array too
         if any(isinstance(a, _Value | scipy_modules.Factored) for a in flat):
             if _ITERABLE.get(original) == "items" and len(args) > 2 and not kwargs:
                 return _n_ary(traced)(*args)  # max(a, b, c, d) (scipy's Zimmerman)
@@ -5070,6 +5077,68 @@ _SCIPY_SPECIAL = {
 }
 
 
+def scan(
+    step: Callable[..., tuple[list[Any], list[Any]]],
+    consts: Sequence[Any],
+    init: Sequence[Any],
+    xs: Sequence[Any],
+    where: str,
+) -> tuple[list[Any], list[Any]]:
+    """``jax.lax.scan``'s twin for the tracer: ``step(*consts, *carries, *x_t)`` returns
+    ``(carries, ys_t)``; the final carries and the stacked ``ys`` are the outputs of one
+    loop region (:class:`~dgraph.core.regions.Region`) whose body is ``step`` traced once
+    (:func:`_build`), as the JAX reader reads a ``scan`` (:mod:`.jaxpr_loops`): the graph
+    does not grow with the steps. A constant in ``consts`` is closed over; the carries
+    and the slices of ``xs`` (along their first axis) are the body's inputs."""
+    values = [*consts, *init, *xs]
+    tape = _tape_of(values)
+    if tape is None or any(isinstance(v, Passive) for v in values):
+        raise InputError(f"{where}: a loop over values no derivative flows through")
+    length = _shape_of(xs[0])[0]
+    live = [k for k, c in enumerate(consts) if _live(c)]
+    shapes = [_shape_of(consts[k]) for k in live]
+    shapes += [_shape_of(c) for c in init] + [_shape_of(x)[1:] for x in xs]
+    names = [f"k{k}" for k in live]
+    names += [f"c{i}" for i in range(len(init))] + [f"x{i}" for i in range(len(xs))]
+    body_tape = _Tape()
+    args = [body_tape.new(None, s) for s in shapes]
+    body_tape.arguments = list(args)
+    given = [c if _live(c) else _constant(c) for c in consts]
+    for k, arg in zip(live, args, strict=False):
+        given[k] = arg
+    _tracing().append(body_tape)
+    try:
+        carries, ys = step(*given, *args[len(live) :])
+    finally:
+        _tracing().pop()
+    out_shapes = [_shape_of(c) for c in carries]
+    if out_shapes != [_shape_of(c) for c in init]:
+        raise InputError(f"{where}: a step changes its carries' shapes")
+    results = [*carries, *ys]
+    outputs = [(f"out{o}", r) for o, r in enumerate(results)]
+    graph = _build(body_tape, args, names, outputs, {}, where)
+    out_shapes += [_shape_of(y) for y in ys]
+    body = Body(graph, names, shapes, [True] * len(names), [o for o, _ in outputs], out_shapes)
+    operands = [consts[k] for k in live] + list(init) + list(xs)
+    region = Region(
+        kind="scan",
+        body=body,
+        n_consts=len(live),
+        n_carry=len(init),
+        operand_shapes=[_shape_of(v) for v in operands],
+        out_shapes=[*out_shapes[: len(init)], *((length, *s) for s in out_shapes[len(init) :])],
+        active=[_live(v) for v in operands],
+        length=length,
+        name=where,
+    )
+    ops = tuple(_operand(v, _shape_of(v), tape) for v in operands)
+    found = [
+        tape.new(ArrayOp("loop", ops, (("region", region), ("output", j)), shape), shape)
+        for j, shape in enumerate(region.out_shapes)
+    ]
+    return found[: len(init)], found[len(init) :]
+
+
 #: scipy's modules whose functions in :mod:`.scipy_modules` take traced arrays
 _SCIPY_MODULES = {
     "scipy.linalg": {
@@ -5078,7 +5147,7 @@ _SCIPY_MODULES = {
         "logm": lambda A, *args, **kwargs: _root_or_log("logm", A, args, kwargs),
     },
     "scipy.integrate": scipy_modules.INTEGRATE,
-    "scipy.signal": scipy_modules.SIGNAL,
+    "scipy.signal": {**scipy_modules.SIGNAL, **scipy_iir.functions(scan)},
     "scipy.ndimage": scipy_modules.NDIMAGE,
     "scipy.spatial.distance": scipy_modules.DISTANCE,
     "scipy.fft": scipy_modules.FFT,

@@ -22,7 +22,8 @@ rules are all there is), read where a function calls ``scipy.linalg``,
   arrays (``np.convolve``'s full product, sliced as scipy's ``mode``); ``convolve2d`` and
   ``correlate2d`` of two matrices, either or both traced (ndimage's weighted shifts as
   windows of the image padded by ``boundary``); ``lfilter`` of traced taps ``b`` and a
-  constant ``a`` (the FIR part by ``np.convolve``, then the IIR one).
+  constant ``a`` of 1-d data (the FIR part by ``np.convolve``, then the IIR one; traced
+  ``a``, ``zi`` or n-d data: the loop of :mod:`.scipy_iir`).
 * ``scipy.signal``'s filters ``lfilter``, ``filtfilt``, ``sosfilt``, ``sosfiltfilt``,
   ``savgol_filter``, ``detrend``, ``decimate``, ``resample`` and ``scipy.ndimage``'s
   ``convolve1d``, ``correlate1d``, ``gaussian_filter1d``, ``uniform_filter1d``, with
@@ -696,17 +697,13 @@ _IIR = SIGNAL["lfilter"]
 
 def _lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """``scipy.signal.lfilter``: of constant coefficients, affine in ``x`` (probed); of
-    taps ``b`` that depend on the inputs and a constant ``a``, the same filter as the FIR
-    part then the IIR one (both linear and time-invariant from rest, so they commute):
-    ``np.convolve(b, x)``'s first ``len(x)`` entries filtered by ``1 / a``, 1-d only."""
+    taps ``b`` that depend on the inputs and a constant ``a`` (1-d, from rest), the same
+    filter as the FIR part then the IIR one (both linear and time-invariant from rest, so
+    they commute): ``np.convolve(b, x)``'s first ``len(x)`` entries filtered by ``1 / a``.
+    The tracer reads the others as a loop (:mod:`.scipy_iir`)."""
     if isinstance(b, _CONSTANT):
         return _IIR(b, a, x, axis=axis, zi=zi)
-    if zi is not None or not isinstance(a, _CONSTANT):
-        raise InputError(
-            "scipy.signal.lfilter with coefficients a (or zi=) that depend on the inputs"
-            " is not supported: only the taps b may"
-        )
-    if np.ndim(b) != 1 or np.ndim(x) != 1:
+    if zi is not None or not isinstance(a, _CONSTANT) or np.ndim(b) != 1 or np.ndim(x) != 1:
         raise InputError("scipy.signal.lfilter of taps b that depend on the inputs: 1-d b and x")
     return _IIR([1.0], a, np.convolve(b, x)[: np.shape(x)[0]])
 
