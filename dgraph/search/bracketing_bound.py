@@ -27,7 +27,8 @@ and bound; stopped at its node limit, the larger of what each proved is returned
 
 A budget (seconds, as users give it) is spent as work, never read off the clock, so the
 bound is the same on every machine however loaded: the program's nonzeros price its
-solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them,
+solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them
+(a program that outgrows them while it is built is not built further: the same bound),
 and the branch and bound (its dual bound, the gap asked to close: HiGHS's best
 solution is an upper bound), whose root alone grows about as the square of the nonzeros,
 gets as many
