@@ -27,7 +27,8 @@ and bound; stopped at its node limit, the larger of what each proved is returned
 
 A budget (seconds, as users give it) is spent as work, never read off the clock, so the
 bound is the same on every machine however loaded: the program's nonzeros price its
-solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them,
+solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them
+(a program that outgrows them while it is built is not built further: the same bound),
 and the branch and bound (its dual bound, the gap asked to close: HiGHS's best
 solution is an upper bound), whose root alone grows about as the square of the nonzeros,
 gets as many
@@ -101,11 +102,13 @@ def _part_bound(part: DGraph, seconds: float | None) -> int:
         return 0
     part = unit_contracted(part)
     program = _Program(bound_kinds(part))
+    # its nonzeros only grow: past what ``seconds`` buys, the relaxation would not run
+    cells = math.inf if seconds is None else seconds * CELLS_PER_SECOND
     for path in _paths(part):
         if len(path) * (len(path) - 1) // 2 > SEGMENT_LIMIT:  # one path's segments alone
             return 0  # (a 500-step loop's single path: 124,750) before building any
         program.require(path)
-        if len(program.done) > SEGMENT_LIMIT:
+        if len(program.done) > SEGMENT_LIMIT or program.cells > cells:
             return 0
     program.add_cuts(part)
     return program.solve(seconds)
@@ -171,6 +174,11 @@ class _Program:
         self.at: dict[str, set[int]] = {}  # junction -> its costly triples' variables
         self.paths: set[int] = set()
         self.done: set[Segment] = set()
+        self.cells = 0  # the rows' nonzeros (a row's variables are distinct, each ±1)
+
+    def _row(self, row: dict[int, float], bound: float) -> None:
+        self.rows.append((row, bound))
+        self.cells += len(row)
 
     def var(self, key: tuple) -> int:
         return self.index.setdefault(key, len(self.index))
@@ -194,13 +202,13 @@ class _Program:
             formed[w] = -1.0
             for side in (left, right):
                 if len(side) > 2:
-                    self.rows.append(({w: 1.0, self.var(("z", side)): -1.0}, 0.0))
+                    self._row({w: 1.0, self.var(("z", side)): -1.0}, 0.0)
                     parts.append(side)
             if _costly(self._kind(left), self._kind(right)):
                 x = self.var(("x", segment[0], segment[j], segment[-1]))
                 self.at.setdefault(segment[j], set()).add(x)
-                self.rows.append(({w: 1.0, x: -1.0}, 0.0))
-        self.rows.append((formed, 0.0))
+                self._row({w: 1.0, x: -1.0}, 0.0)
+        self._row(formed, 0.0)
         return parts
 
     def _kind(self, segment: Segment) -> int:
@@ -211,7 +219,7 @@ class _Program:
         for members, owed in junction_groups(part):
             row = {x: -1.0 for r in members for x in self.at.get(r, ())}
             if owed > 0 and row:
-                self.rows.append((row, -float(owed)))
+                self._row(row, -float(owed))
 
     def solve(self, seconds: float | None) -> int:
         """The optimum, or the larger of what the linear relaxation (interior point: much
