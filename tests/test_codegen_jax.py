@@ -124,11 +124,13 @@ def test_an_if_then_else_condition_is_printed_without_simplifying_it(lang, monke
 def test_a_short_element_module_is_jitted_whole_and_a_wrong_one_still_refused():
     """The module's functions are jitted (``@jax.jit``: the check's call is one program,
     not one per ``jax.numpy`` operation, as is the caller's), the check compiles one
-    program per function it runs, the caller's call at a new shape one more and a later
-    call none; the same module with a cosine made a sine is refused by the check."""
+    program per function it runs (its batches of one size: the same report as
+    unbatched), the caller's call at a new shape one more and a later call none; the same
+    module with a cosine made a sine is refused by the check."""
     import dataclasses
 
-    from dgraph.codegen.check import check_generated
+    from dgraph.codegen.check import _caller, check_generated
+    from dgraph.core.value_check import check_scalar_code
     from dgraph.frontends import bundled
     from tests.jax_events import counted
 
@@ -138,7 +140,7 @@ def test_a_short_element_module_is_jitted_whole_and_a_wrong_one_still_refused():
     assert f.generated.text.count("@jax.jit\ndef ") == 4  # primal, jacobian, both batch-last
     module = load_python(f.generated.text)
     assert callable(module.jacobian.lower)  # a jitted function (eager ones have no .lower)
-    assert lowered <= 3  # jacobian, primal at two shapes: eagerly 30 and more
+    assert lowered <= 2  # jacobian, primal: each at the check's one batch of 8 (eagerly 30+)
     x = np.linspace(0.3, 0.9, len(g.inputs))
     with jax.enable_x64(True):
         first, got = counted(lambda: f(x[None, :]))
@@ -149,6 +151,10 @@ def test_a_short_element_module_is_jitted_whole_and_a_wrong_one_still_refused():
     assert text.count("jnp.cos(") >= 1
     wrong = dataclasses.replace(f.generated, text=text.replace("jnp.cos(", "jnp.sin(", 1))
     assert not check_generated(wrong, g).ok
+    # the batches of 8 change nothing the check reports: its points, errors, estimate
+    with jax.enable_x64(True):
+        whole = check_scalar_code(g, _caller(module, jax.device_get), ("primal", "jacobian"))
+    assert check_generated(f.generated, g) == whole
 
 
 def test_a_long_element_module_runs_eagerly(monkeypatch):

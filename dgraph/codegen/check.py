@@ -63,7 +63,7 @@ def check_generated(generated: Code, graph: DGraph, points: int = 4, seed: int =
         except ImportError:
             return not_run("JAX is not installed: the JAX code was not run")
         with jax.enable_x64(True):  # compared in doubles, as the other languages are
-            call = _caller(load_python(generated.text), jax.device_get)
+            call = _padded(_caller(load_python(generated.text), jax.device_get))
             return check_scalar_code(graph, call, names, points, seed)
     else:
         module = load_python(generated.text)
@@ -82,6 +82,38 @@ def _caller(module: Any, fetched: Any = None):
         return out if fetched is None else fetched(out)
 
     return call
+
+
+BATCH = 8
+"""The rows of every call the check makes to a JAX function: ``jax.jit`` compiles once per
+shape, and the check's batches (its points, each difference quotient's steps, the domain's
+ladders) have many sizes: tests/test_normal_quantile.py's primal compiled at six (5 to
+216 rows), 2-20 CPU-s each for a program of special functions."""
+
+
+def _padded(call):
+    """``call`` in batches of :data:`BATCH` rows (the arrays' first axis, all of one
+    length), the last padded by repeating its last row, and the results joined and cut
+    back to the rows given: the generated JAX functions map each row alone
+    (``jax.vmap``), so each row gets the values it gets in a batch of its own."""
+
+    def padded(name: str, *arrays: np.ndarray, params: np.ndarray | None = None):
+        given = [np.asarray(a) for a in (*arrays, *(() if params is None else (params,)))]
+        rows = {a.shape[0] if a.ndim >= 2 else -1 for a in given}
+        if len(rows) != 1 or min(rows) < 1:
+            return call(name, *arrays, params=params)
+        (n,) = rows
+        given = [np.concatenate([a, np.repeat(a[-1:], -n % BATCH, axis=0)]) for a in given]
+        parts = []
+        for start in range(0, len(given[0]), BATCH):
+            part = [a[start : start + BATCH] for a in given]
+            rest = part.pop() if params is not None else None
+            parts.append(call(name, *part, params=rest))
+        if isinstance(parts[0], tuple | list):
+            return tuple(np.concatenate(list(p))[:n] for p in zip(*parts, strict=True))
+        return np.concatenate(parts)[:n]
+
+    return padded
 
 
 class KernelLayouts:
