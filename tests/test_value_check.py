@@ -821,3 +821,52 @@ def test_a_scalar_graph_s_partial_not_finite_at_the_user_s_point_is_named():
     assert (
         "not finite at the given point x = (-1, 2): the partial of sqrt at its argument 0" in detail
     )
+
+
+def test_a_linear_map_whose_value_cancels_is_no_kink():
+    """``Σ x·b`` of 0.048 from terms up to 2 (session 62's 4×4 pair): the differences'
+    rounding is the terms', not the value's, and the kink test judged it against the
+    value's: a linear map was "NOT verified: the slope jumps there". Judged against the
+    rounding its ``|J|·|v|`` allows, it resolves; a kink of 10⁻⁶ of ``|J|·|v|`` inside the
+    same cancelling sum is still a kink."""
+    from dgraph.core.value_check import KINK, richardson, scaled
+
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        a, b = rng.standard_normal(16), rng.standard_normal(16)
+        b = b - np.sum(a * b) / np.sum(a * a) * a + 1e-6 * a  # the value 1e-6 of the terms
+        v = scaled(a, rng.standard_normal(16))
+        unit = {"y": np.array([np.sum(np.abs(b * v))])}
+        found = richardson(
+            lambda hs: [{"y": np.array([np.sum((a + h * v) * b)])} for h in hs], unit
+        )
+        assert not isinstance(found, str), found
+        assert abs(found[0]["y"][0] - np.dot(b, v)) <= 1e-12 * unit["y"][0]
+        jump = 1e-6 * unit["y"][0]
+        kinked = richardson(
+            lambda hs: [{"y": np.array([np.sum((a + h * v) * b) + jump * abs(h)])} for h in hs],
+            unit,
+        )
+        assert kinked == KINK
+    elsewhere = np.linspace(-1.5, 1.4, 16).reshape(4, 4)
+    made = make_function(lambda x: np.sum(x * _CANCELLING_B), point=[_CANCELLING_A])
+    assert made.generated.verified is True, made.generated.check.detail
+    np.testing.assert_array_equal(np.ravel(made(elsewhere)), _CANCELLING_B.ravel())
+
+
+_CANCELLING_A = np.array(
+    [
+        [-0.2063870748534761, 0.044027520584134006, 0.4715748853727155, -0.40572825610506175],
+        [-0.2762204274910154, -0.3893938992235058, 1.443013050055472, -1.4826354170063627],
+        [-0.9940054460270098, -0.24341218454431798, -0.1559020441389771, -1.2741077160394811],
+        [-0.7712319984428163, -0.5383833204815023, 0.7318607999474861, 0.42173648654211887],
+    ]
+)
+_CANCELLING_B = np.array(
+    [
+        [0.9812895711896412, -0.5960632914753003, -1.1654768901948187, 0.7535477298973884],
+        [-0.6004494403676993, -1.2676035419317229, -0.691977643513747, 0.015775369709603103],
+        [-1.9616190148861103, -0.4312795605614408, 1.0911045466052032, -0.5129337517210709],
+        [0.6995120264336018, 1.4005383647679845, 0.32556518216150604, 0.026827660291679017],
+    ]
+)
