@@ -678,7 +678,7 @@ def richardson(
             # 1e-9) leaves the extrapolations' spread no estimate of their error. An entry
             # that cancels to 1e-16 carries the rounding of terms the size of the others,
             # and a value that cancels (0.05 of terms up to 2) that of its own terms
-            noise = np.maximum(np.max(rounding, initial=0.0), _terms_rounding(unit[y], t))
+            noise = np.maximum(np.max(rounding, initial=0.0), _terms_rounding(unit[y], f, t))
             settled = np.abs(d[2] - d[1]) <= 0.5 * np.abs(d[1] - d[0]) + 2 * noise
             fixed = constant.get(y, False)
             kinked = _kinked(f, t, noise) & ~np.asarray(fixed, dtype=bool)
@@ -718,18 +718,21 @@ def richardson(
     return value, estimate, f"central differences (step {t:g}, Richardson)"
 
 
-def _terms_rounding(unit: np.ndarray, t: float) -> np.ndarray:
+def _terms_rounding(unit: np.ndarray, f: list[np.ndarray], t: float) -> np.ndarray:
     """The rounding of a difference over the step ``t`` that an entry's terms allow,
     from its ``|J|·|v|`` (``unit``): a value summed from terms much larger than itself
     (``Σ x·b`` of 0.05 from terms up to 2) is rounded by ``ε`` times the terms, not the
     value, and its differences carry that over ``t/4``; the direction scales each input
-    by its size (:func:`scaled`), so ``|J|·|v|`` is the size of the linear terms. Capped
-    at :data:`TOLERANCE`/40 of ``unit``, so that a kink this hides (one-sided slopes
-    within 4 times it of their mean: :func:`_kinked`) is within a tenth of the
+    by its size (:func:`scaled`), so ``|J|·|v|`` is the size of the linear terms. Taken
+    only as far as the values ``f`` move over the steps (``|J|·|v|`` of ``x⁶·sin(1/x)``
+    at 10⁻¹⁶ is 10¹⁶ times what its values do there: no linear terms of that size), and
+    capped at :data:`TOLERANCE`/40 of ``unit``, so that a kink this hides (one-sided
+    slopes within 4 times it of their mean: :func:`_kinked`) is within a tenth of the
     comparison's tolerance whichever side is taken."""
     unit = np.abs(np.ravel(np.asarray(unit, dtype=float)))
     unit = np.where(np.isfinite(unit), unit, 0.0)
-    return np.minimum(10 * EPS * unit / (t / 4), TOLERANCE / 40 * unit)
+    terms = np.minimum(unit, np.ptp(np.stack(f), axis=0) / t)
+    return np.minimum(10 * EPS * terms / (t / 4), TOLERANCE / 40 * unit)
 
 
 def _kinked(f: list[np.ndarray], t: float, noise: float | np.ndarray) -> np.ndarray:
