@@ -870,3 +870,14 @@ _CANCELLING_B = np.array(
         [0.6995120264336018, 1.4005383647679845, 0.32556518216150604, 0.026827660291679017],
     ]
 )
+
+
+def test_terms_rounding_is_taken_only_as_far_as_the_values_move():
+    """scipy's Infinity, ``Σ x⁶·(sin(1/x) + 2)`` at 10⁻¹⁶ (benchmarks/go_functions_survey.py):
+    its ``|J|·|v|`` is 10¹⁶ times what its values move there, so the rounding its terms
+    allow is bounded by the values' own movement; taken whole, the differences resolved to
+    garbage and the made function was refused."""
+    x = np.array([1e-16, 2e-16])
+    made = make_function(lambda v: np.sum(v**6 * (np.sin(1 / v) + 2)), point=[x])
+    want = 6 * x**5 * (np.sin(1 / x) + 2) - x**4 * np.cos(1 / x)
+    np.testing.assert_allclose(np.ravel(made(x)), want, rtol=1e-12, atol=0)
