@@ -831,23 +831,19 @@ def test_a_linear_map_whose_value_cancels_is_no_kink():
     same cancelling sum is still a kink."""
     from dgraph.core.value_check import KINK, richardson, scaled
 
+    def line(a, b, v, jump=0.0):
+        return lambda hs: [{"y": np.array([np.sum((a + h * v) * b) + jump * abs(h)])} for h in hs]
+
     rng = np.random.default_rng(1)
     for _ in range(4):
         a, b = rng.standard_normal(16), rng.standard_normal(16)
         b = b - np.sum(a * b) / np.sum(a * a) * a + 1e-6 * a  # the value 1e-6 of the terms
         v = scaled(a, rng.standard_normal(16))
         unit = {"y": np.array([np.sum(np.abs(b * v))])}
-        found = richardson(
-            lambda hs: [{"y": np.array([np.sum((a + h * v) * b)])} for h in hs], unit
-        )
+        found = richardson(line(a, b, v), unit)
         assert not isinstance(found, str), found
         assert abs(found[0]["y"][0] - np.dot(b, v)) <= 1e-12 * unit["y"][0]
-        jump = 1e-6 * unit["y"][0]
-        kinked = richardson(
-            lambda hs: [{"y": np.array([np.sum((a + h * v) * b) + jump * abs(h)])} for h in hs],
-            unit,
-        )
-        assert kinked == KINK
+        assert richardson(line(a, b, v, 1e-6 * unit["y"][0]), unit) == KINK
     elsewhere = np.linspace(-1.5, 1.4, 16).reshape(4, 4)
     made = make_function(lambda x: np.sum(x * _CANCELLING_B), point=[_CANCELLING_A])
     assert made.generated.verified is True, made.generated.check.detail
