@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import survey_case  # noqa: E402
+from harness import not_ok, outcome_table, survey_case  # noqa: E402
 
 import dgraph  # noqa: E402
 
@@ -252,16 +252,10 @@ def table(paths: list[str]) -> None:
             verdict = "NAN"
         rows[(label, where, kind)] = (verdict, line.rstrip())
     kinds = sorted({k[2] for k in rows})
-    verdicts = sorted({v for v, _ in rows.values()})
-    print("| outcome | " + " | ".join(kinds) + " |")
-    for v in verdicts:
-        counts = [sum(1 for k, r in rows.items() if k[2] == c and r[0] == v) for c in kinds]
-        print(f"| {v} | " + " | ".join(map(str, counts)) + " |")
+    outcome_table(rows, kinds)
     functions = {k[0].split("[")[0] for k in rows}
     print(f"{len(rows)} cases, {len(functions)} classes")
-    for _, (v, line) in sorted(rows.items()):
-        if v != "ok":
-            print(line[:200])
+    not_ok(rows, 200)
 
 
 def main() -> None:

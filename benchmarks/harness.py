@@ -96,6 +96,34 @@ def survey_case(run: Callable[[], str], limit: float) -> tuple[str, float]:
     return msg, time.process_time() - t0
 
 
+def outcome_table(rows: dict[tuple, tuple[str, str]], kinds: Sequence[str]) -> None:
+    """A survey's Markdown table: its cases (``(name, where, kind) -> (outcome, line)``)
+    counted by outcome and kind."""
+    print("| outcome | " + " | ".join(kinds) + " |")
+    for v in sorted({v for v, _ in rows.values()}):
+        counts = [sum(1 for k, r in rows.items() if k[2] == c and r[0] == v) for c in kinds]
+        print(f"| {v} | " + " | ".join(map(str, counts)) + " |")
+
+
+def not_ok(rows: dict[tuple, tuple[str, str]], width: int) -> None:
+    """Every survey case whose outcome is not ``ok``, its line cut at ``width``."""
+    for _, (v, line) in sorted(rows.items()):
+        if v != "ok":
+            print(line[:width])
+
+
+def jacobian_cpu(f: Callable, point: Sequence) -> tuple[float, int]:
+    """``dgraph.jacobian(f, point=point)``'s CPU seconds and its graph's vertices; it must
+    verify."""
+    import dgraph
+
+    start = time.process_time()
+    es = dgraph.jacobian(f, point=point)
+    spent = time.process_time() - start
+    assert es.verified, getattr(f, "__name__", f)
+    return spent, len(es.graph.vertices)
+
+
 def timed_calls(
     fn, arg, reps: int, budget: float = 20.0, pick: Callable[[list[float]], float] = median
 ) -> float:

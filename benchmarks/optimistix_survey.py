@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import survey_case  # noqa: E402
+from harness import not_ok, outcome_table, survey_case  # noqa: E402
 
 import dgraph  # noqa: E402
 
@@ -191,14 +191,9 @@ def table(paths: list[str]) -> None:
         if len(parts) >= 5 and parts[2] in CASES:
             rows[tuple(parts[:3])] = (parts[4], line.rstrip())
     kinds = [c for c in CASES if any(k[2] == c for k in rows)]
-    print("| outcome | " + " | ".join(kinds) + " |")
-    for v in sorted({v for v, _ in rows.values()}):
-        counts = [sum(1 for k, r in rows.items() if k[2] == c and r[0] == v) for c in kinds]
-        print(f"| {v} | " + " | ".join(map(str, counts)) + " |")
+    outcome_table(rows, kinds)
     print(f"{len(rows)} cases, {len({k[0] for k in rows})} problems")
-    for _, (v, line) in sorted(rows.items()):
-        if v != "ok":
-            print(line[:260])
+    not_ok(rows, 260)
 
 
 def main() -> None:
