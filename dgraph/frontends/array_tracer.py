@@ -1826,23 +1826,8 @@ def whole_range(operand: Any, tape: _Tape | None = None) -> tuple[float, float] 
     if not parts or any(p is None for p in parts):
         return None
     (lo, hi), rest = parts[0], parts[1:]
-    if op in ("select_n", "max", "min", "add", "sub", "mul"):
-        for a, b in rest:
-            if op == "select_n":
-                lo, hi = min(lo, a), max(hi, b)
-            elif op == "max":
-                lo, hi = max(lo, a), max(hi, b)
-            elif op == "min":
-                lo, hi = min(lo, a), min(hi, b)
-            elif op == "add":
-                lo, hi = lo + a, hi + b
-            elif op == "sub":
-                lo, hi = lo - b, hi - a
-            else:
-                with np.errstate(invalid="ignore"):
-                    corners = [c for c in (lo * a, lo * b, hi * a, hi * b) if not math.isnan(c)]
-                lo, hi = (min(corners), max(corners)) if corners else (-math.inf, math.inf)
-        return (lo, hi)
+    if op in _COMBINED:
+        return _combined(op, parts)
     if op == "neg" and not rest:
         return (-hi, lo)
     if op in _SAME_ENTRIES and not rest:  # the same entries, laid out anew
@@ -1854,6 +1839,32 @@ def whole_range(operand: Any, tape: _Tape | None = None) -> tuple[float, float] 
 
 
 _UNBOUNDED = (-math.inf, math.inf)
+
+#: the operations whose operands' bounds :func:`_combined` folds
+_COMBINED = frozenset({"select_n", "max", "min", "add", "sub", "mul"})
+
+
+def _combined(op: str, parts: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The bounds of ``op`` (one of :data:`_COMBINED`; ``select_n`` of its branches)
+    applied to values within ``parts``, folded from the first operand's."""
+    (lo, hi), rest = parts[0], parts[1:]
+    for a, b in rest:
+        if op == "select_n":
+            lo, hi = min(lo, a), max(hi, b)
+        elif op == "max":
+            lo, hi = max(lo, a), max(hi, b)
+        elif op == "min":
+            lo, hi = min(lo, a), min(hi, b)
+        elif op == "add":
+            lo, hi = lo + a, hi + b
+        elif op == "sub":
+            lo, hi = lo - b, hi - a
+        else:
+            with np.errstate(invalid="ignore"):
+                corners = [c for c in (lo * a, lo * b, hi * a, hi * b) if not math.isnan(c)]
+            lo, hi = (min(corners), max(corners)) if corners else _UNBOUNDED
+    return (lo, hi)
+
 
 #: the operations a traced value's bounds are followed through (:func:`real_range`)
 _BOUNDING = frozenset({"max", "min", "add", "sub", "neg", "abs", "sign"}) | _SAME_ENTRIES | _ROUNDED
@@ -1911,16 +1922,7 @@ def real_range(
     if op == "abs":
         lo, hi = parts[0]
         return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0.0, max(-lo, hi))
-    (lo, hi), rest = parts[0], parts[1:]
-    for a, b in rest:
-        if op == "max":
-            lo, hi = max(lo, a), max(hi, b)
-        elif op == "min":
-            lo, hi = min(lo, a), min(hi, b)
-        elif op == "add":
-            lo, hi = lo + a, hi + b
-        else:
-            lo, hi = lo - b, hi - a
+    lo, hi = _combined(op, parts)
     return (lo, hi) if not (math.isnan(lo) or math.isnan(hi)) else _UNBOUNDED
 
 
