@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--base", type=Path, help="a checkout to compare with (PYTHONPATH)")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--conditions", default="stored,empty,base", help="which, in order")
     args = parser.parse_args()
     pytest = [sys.executable, "-m", "pytest", *args.files, "-n", "0", "-q", "-p", "no:randomly"]
     pytest += ["-W", "ignore", "-p", "no:cacheprovider"]
@@ -41,6 +42,7 @@ def main() -> None:
     conditions = {"stored": (ROOT, {}), "empty": (ROOT, {"DGRAPH_JAX_REFERENCES": empty})}
     if args.base is not None:
         conditions["base"] = (args.base, {})
+    conditions = {name: conditions[name] for name in args.conditions.split(",")}
     found: dict[str, list[float]] = {name: [] for name in conditions}
     for repeat in range(args.repeat):
         for name, (root, extra) in conditions.items():
