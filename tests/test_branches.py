@@ -63,8 +63,8 @@ def _flat(blocks, outputs, n_args: int) -> np.ndarray:
 
 
 def _jacfwd(f, args) -> np.ndarray:
-    """jax.jacfwd, jitted (one compile, not one per operation)."""
-    jac = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
+    """jax.jacfwd, jitted (one compile, not one per operation), stored (tests/jax_reference.py)."""
+    jac = jref.jacfwd(f, argnums=tuple(range(len(args))))(*args)
     return _flat(jac, jax.eval_shape(f, *args), len(args))
 
 

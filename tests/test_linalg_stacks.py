@@ -127,7 +127,7 @@ def test_stacks_of_three_and_four_against_jax():
     f, f_jax = _stacks_of_three_and_four(np), _stacks_of_three_and_four(jnp)
     _one_operation_a_stack(f, X.size)
     made = dgraph.make_function(f, "jacobian", point=[X])
-    want = np.asarray(jax.jit(jax.grad(f_jax))(jnp.asarray(X)))
+    want = np.asarray(jref.grad(f_jax)(jnp.asarray(X)))
     assert made.generated.verified
     np.testing.assert_allclose(made(X), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
 

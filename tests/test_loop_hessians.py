@@ -112,13 +112,13 @@ FUNCTIONS = {
 @functools.cache
 def _references() -> dict[str, np.ndarray]:
     """``jax.hessian`` of every function of :data:`FUNCTIONS` at its second point
-    ``0.8 x0 + 0.1``: one jitted program for them all (one compilation, not one a case)."""
+    ``0.8 x0 + 0.1``: stored (tests/jax_reference.py), or else one jitted program for them
+    all (one compilation, not one a case)."""
     names = sorted(FUNCTIONS)
-    points = [0.8 * FUNCTIONS[name][1] + 0.1 for name in names]
-    every = jax.jit(
-        lambda xs: [jax.hessian(FUNCTIONS[n][0])(x) for n, x in zip(names, xs, strict=True)]
+    found = jref.references(
+        [jref.Reference("hessian", FUNCTIONS[n][0], (0.8 * FUNCTIONS[n][1] + 0.1,)) for n in names]
     )
-    return {name: np.asarray(h) for name, h in zip(names, every(points), strict=True)}
+    return dict(zip(names, found, strict=True))
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -153,7 +153,7 @@ def test_the_rk4_loop_s_lower_triangle_is_its_matrix_s():
     x0, x1 = np.array([1.07, 1.04]), np.array([1.0, 0.3])
     h = dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
     got = h(x1)
-    want = np.asarray(jax.jit(jax.hessian(f))(x1))
+    want = np.asarray(jref.hessian(f)(x1))
     np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-14 * np.abs(want).max())
     low = h.generated.tril(x1)
     np.testing.assert_array_equal(low.toarray(), np.tril(got.toarray()))
@@ -382,9 +382,7 @@ def test_random_draws_in_a_loop_are_constants_of_each_step(f):
     x = X[:5]
     h = dgraph.make_function(f, "value_gradient_hessian", "python", point=[x])
     value, gradient, hessian = h(x + 0.1)
-    jax_value, jax_gradient, jax_hessian = jax.jit(  # one compilation for the three
-        lambda x: (f(x), jax.grad(f)(x), jax.hessian(f)(x))
-    )(jnp.asarray(x + 0.1))
+    jax_value, jax_gradient, jax_hessian = jref.value_gradient_hessian(f)(jnp.asarray(x + 0.1))
     np.testing.assert_allclose(value, jax_value, rtol=1e-13)
     np.testing.assert_allclose(gradient, jax_gradient, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(hessian, jax_hessian, rtol=1e-11, atol=1e-12)

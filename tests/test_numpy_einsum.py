@@ -16,6 +16,7 @@ from dgraph.frontends import from_function
 
 jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
+from tests import jax_reference as jref  # noqa: E402
 
 # each case: a function of (xp, x) with xp numpy or jax.numpy, and the length of x
 EINSUM = {
@@ -190,36 +191,24 @@ def _point(family: str, n: int) -> np.ndarray:
 
 @functools.cache
 def _references() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """JAX's value, gradient and Hessian of every family at its point (float64), all in
-    one jitted program: one compile, not one per family and derivative, nor one per
-    eager primitive (read-only). The Hessian is ``jax.hessian``'s forward over reverse,
-    the value and gradient carried out of the same trace (``has_aux``): each family
-    traced once, not three times (the reference 4.9–5.3 → 3.6–4.0 CPU-s)."""
+    """JAX's value, gradient and Hessian of every family at its point (float64), stored
+    (tests/jax_reference.py) or else all in one jitted program: one compile, not one per
+    family and derivative, nor one per eager primitive (read-only). The Hessian is
+    ``jax.hessian``'s forward over reverse, the value and gradient carried out of the same
+    trace (``has_aux``): each family traced once, not three times."""
     functions = {family: _family(names) for family, names in FAMILIES.items()}
-
-    def program(points):
-        out = {}
-        for family, (f, _) in functions.items():
-            g = lambda z, f=f: f(jnp, z)  # noqa: E731
-
-            def gradient(z, g=g):
-                value, grad = jax.value_and_grad(g)(z)
-                return grad, (value, grad)
-
-            hessian, (value, grad) = jax.jacfwd(gradient, has_aux=True)(points[family])
-            out[family] = (value, grad, hessian)
-        return out
-
     with jax.enable_x64(True):
-        points = {family: jnp.asarray(_point(family, n)) for family, (_, n) in functions.items()}
-        found = jax.jit(program)(points)
-    out = {}
-    for family, arrays in found.items():
-        arrays = tuple(np.array(a) for a in arrays)
-        for a in arrays:
-            a.flags.writeable = False
-        out[family] = arrays
-    return out
+        found = jref.references(
+            [
+                jref.Reference(
+                    "value_gradient_hessian",
+                    lambda z, f=f: f(jnp, z),
+                    (jnp.asarray(_point(family, n)),),
+                )
+                for family, (f, n) in functions.items()
+            ]
+        )
+    return dict(zip(functions, found, strict=True))
 
 
 # (Jacobian's, Hessian's): the methods make_function's choice gives each family (the same
@@ -277,7 +266,7 @@ def test_einsum_of_several_arguments_has_numpy_s_value_and_jax_s_jacobian(subscr
     np.testing.assert_allclose(np.asarray(value).reshape(f(*args).shape), f(*args), atol=1e-12)
     with jax.enable_x64(True):
         g = lambda *a: jnp.einsum(subscripts, *a)  # noqa: E731
-        expected = jax.jit(jax.jacrev(g, argnums=tuple(range(len(args)))))(*args)  # one compile
+        expected = jref.jacrev(g, argnums=tuple(range(len(args))))(*args)  # one compile
     jacobians = jacobians if len(args) > 1 else (jacobians,)
     for got, want in zip(jacobians, expected, strict=True):
         np.testing.assert_allclose(np.asarray(got).reshape(want.shape), want, atol=1e-12)

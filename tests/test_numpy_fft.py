@@ -170,27 +170,24 @@ METHODS = {  # (Jacobian's, Hessian's): the methods make_function's choice gives
 def _references() -> dict[str, np.ndarray]:
     """``jax.jacfwd`` of each case at :func:`_point` of each of its Jacobian tests' lengths
     (``"jacobian:<name>:<n>"``) and ``jax.hessian`` of its :func:`_weighted` sum at each of
-    its Hessian tests' (``"hessian:<name>:<n>"``), in doubles, as one jitted program (XLA's
-    cost per program dominates these small ones: one compile, not one per case and
-    length), read-only."""
+    its Hessian tests' (``"hessian:<name>:<n>"``), in doubles, stored (tests/jax_reference.py)
+    or else as one jitted program (XLA's cost per program dominates these small ones: one
+    compile, not one per case and length), read-only."""
     wanted = [("jacobian", name, n) for name, n in JACOBIAN_PARAMS]
     wanted += [("jacobian", name, 8) for name in CHOSEN]  # the element level's
     wanted += [("hessian", name, n) for name, n in HESSIAN_PARAMS]
-
-    def every(points):
-        found = {}
-        for mode, name, n in wanted:
-            f = _case(name)(jnp)
-            transform = jax.jacfwd(f) if mode == "jacobian" else jax.hessian(_weighted(f))
-            found[f"{mode}:{name}:{n}"] = transform(points[n])
-        return found
-
+    wanted = list(dict.fromkeys(wanted))
     with jax.enable_x64(True):
         points = {n: jnp.asarray(_point(n)) for n in (8, 9, 12)}
-        arrays = {key: np.asarray(a) for key, a in jax.jit(every)(points).items()}
-    for a in arrays.values():
-        a.setflags(write=False)
-    return arrays
+        found = jref.references(
+            [
+                jref.Reference("jacfwd", _case(name)(jnp), (points[n],))
+                if mode == "jacobian"
+                else jref.Reference("hessian", _weighted(_case(name)(jnp)), (points[n],))
+                for mode, name, n in wanted
+            ]
+        )
+    return {f"{mode}:{name}:{n}": a for (mode, name, n), a in zip(wanted, found, strict=True)}
 
 
 @pytest.mark.parametrize(("name", "n"), JACOBIAN_PARAMS)

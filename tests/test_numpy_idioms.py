@@ -172,15 +172,11 @@ def _jax_derivatives(ref, x):
     """JAX's value, gradient and Hessian of ``ref`` at ``x`` in one jitted program: one
     compile (not one per derivative, nor the eager value's one per primitive). The
     Hessian is ``jax.hessian``'s forward over reverse, the value and gradient carried out
-    of its trace (``has_aux``): ``ref`` traced once, not three times."""
-    jax = _jax()
-
-    def gradient(x):
-        value, grad = jax.value_and_grad(ref)(x)
-        return grad, (value, grad)
-
-    hessian, (value, grad) = jax.jit(jax.jacfwd(gradient, has_aux=True))(x)
-    return float(value), np.asarray(grad), np.asarray(hessian)
+    of its trace (``has_aux``): ``ref`` traced once, not three times (stored:
+    tests/jax_reference.py)."""
+    _jax()  # x64 on
+    value, grad, hessian = jref.value_gradient_hessian(ref)(x)
+    return float(value), grad, hessian
 
 
 def _assert_like_jax(f, ref, x, method, hessian_method):
