@@ -1554,6 +1554,10 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     # a JAX function given to the NumPy tracer: "TypeError: Argument 'TracedArray(%7...)' of
     # type ... is not a valid JAX type" before (session 62)
     ("jax-function-traced", "it calls JAX, which the NumPy tracer cannot call"),
+    # jaxopt64: a JAX library's function (jaxopt's projection_affine_set: a solver class's
+    # custom_linear_solve of a pair) that uses_jax does not see: the NumPy tracer's "it
+    # calls JAX, which the NumPy tracer cannot call" before, now JAX's reader's refusal
+    ("jax-library-refused", "custom_linear_solve with a matvec other than a product"),
 ]
 
 
@@ -1585,8 +1589,20 @@ def _api_call(name: str):
     x = np.linspace(0.5, 1.5, 4)
     two = from_trace("inputs: a, b\noutputs: y, z\ny = exp(a)*b\nz = a*b")
     one = from_trace("inputs: a, b\noutputs: y\ny = exp(a)*b")
+
+    class PairSolver:  # a JAX library's solver: no JAX name in the function that calls it
+        def run(self, x):
+            def matvec(v):
+                return (v[0] + v[1][0], v[0][:1])
+
+            def solve(_, b):
+                return (b[0] - b[1][0] + b[0][0], b[1])
+
+            return jax.lax.custom_linear_solve(matvec, (x, x[:1]), solve)[0]
+
     make, hessian = dgraph.make_function, dgraph.hessian
     calls = {
+        "jax-library-refused": lambda: make(lambda w: PairSolver().run(w), point=[x]),
         "complex-point": lambda: hessian(total, x + 1j),
         "jax-function-traced": lambda: from_function(total, sizes=[4]),
         "complex-point-jacobian": lambda: make(total, "jacobian", point=[x + 1j]),

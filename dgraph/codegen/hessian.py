@@ -52,7 +52,7 @@ from ..core.hessian_graph import hessian_graph, weight_parameters
 from ..core.parse import vertex_names
 from ..core.untaken import guarded
 from ..errors import DGraphError, InputError, ResultTooLarge
-from ..frontends import from_function, from_jax
+from ..frontends import from_function, from_jax, told_by_jax
 from ..frontends.array_tracer import check_shape
 from ..frontends.fixed_parameters import marked_closed
 from ..frontends.functions import uses_jax
@@ -180,8 +180,10 @@ def _gradient_source(
                     )
                     if not _read_as_run(source, args):
                         raise DGraphError("JAX's arrays read another function")
-                except DGraphError:
+                except DGraphError as jax_failure:
                     elements = _element_graph(source, args, params, point)
+                    if elements is None and told_by_jax(numpy_failure, jax_failure):
+                        raise jax_failure from None
                     if elements is None:
                         raise numpy_failure from None
                     return _scalar_source(elements, weights, value)

@@ -16,7 +16,7 @@ from ..core.files import check_file, read_text
 from ..core.graph import DGraph
 from ..core.numeric import vertex_values
 from ..errors import DGraphError, GraphError, InputError
-from .array_tracer import MAX_AXES, check_shape
+from .array_tracer import MAX_AXES, CallsJax, check_shape
 from .fixed_parameters import Fixed, read_fixing
 from .functions import (
     LEVELS,
@@ -48,6 +48,7 @@ __all__ = [
     "from_sympy",
     "from_trace",
     "load",
+    "told_by_jax",
 ]
 
 
@@ -319,11 +320,16 @@ def _read_python(
                 raise
             try:
                 args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
+            except DGraphError:
+                raise numpy_failure from None
+            try:
                 graph = from_jax(f, *args, name=name, level=level, limit=limit, params=params)
             except NoElementLevel:  # JAX reads it, at the array level
                 raise
-            except DGraphError:
-                raise numpy_failure from None
+            except DGraphError as jax_failure:
+                raise (
+                    jax_failure if told_by_jax(numpy_failure, jax_failure) else numpy_failure
+                ) from None
             if graph.n_edges == 0:  # JAX's constant (np.std's nan at ddof=N) answers nothing
                 raise numpy_failure from None
             return _with_point(graph, point, f, label)
@@ -342,6 +348,19 @@ def _read_python(
         graph.notes.append(f"{label}: JAX could not trace it ({reason}); traced as NumPy")
         return graph
     return _with_point(graph, point, f, label)
+
+
+def told_by_jax(numpy_failure: DGraphError, jax_failure: DGraphError) -> bool:
+    """Whether of a function that neither the NumPy tracer nor JAX's reader read the
+    latter's failure is the one to show: the NumPy tracer found that it calls JAX (a
+    library's function, jaxopt's, where :func:`uses_jax` does not look), and JAX traced
+    it, its reader refusing the jaxpr, or JAX's own tracing failed other than by a
+    conversion to NumPy."""
+    return (
+        isinstance(numpy_failure, CallsJax)
+        and isinstance(jax_failure, InputError)
+        and not isinstance(jax_failure, NotJax)
+    )
 
 
 def _nan_inside(graph: DGraph) -> bool:

@@ -93,6 +93,7 @@ from .remembered import Remembered
 __all__ = [
     "MAX_AXES",
     "MAX_ELEMENTS",
+    "CallsJax",
     "DataDependentIndex",
     "Passive",
     "TracedArray",
@@ -183,6 +184,10 @@ def _tracing() -> list[_Tape]:
     if not hasattr(_RUNNING, "tapes"):
         _RUNNING.tapes = []
     return _RUNNING.tapes
+
+
+class CallsJax(InputError):
+    """The function called JAX with traced arrays: JAX code, for its jaxpr's reader."""
 
 
 class DataDependentIndex(InputError):
@@ -5347,7 +5352,7 @@ def _reworded(exc: Exception, label: str) -> InputError | GraphError:
         # NumPy's, writing a traced value into one of its arrays
         return InputError(f"{label}: {_INTO_NUMPY.format(what='assignment x[...] = ...')}")
     if isinstance(exc, TypeError) and "valid JAX type" in str(exc):  # JAX given traced arrays
-        return InputError(
+        return CallsJax(
             f"{label}: it calls JAX, which the NumPy tracer cannot call: JAX code is read"
             " from its jaxpr (dgraph.from_jax(f, *example_args); dgraph.jacobian,"
             " make_function and hessian pick that reader themselves)"

@@ -34,7 +34,14 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .integer_casts import float_index_hint
 from .jaxpr import from_jax
-from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
+from .jaxpr_arrays import (
+    JaxJvp,
+    NotJax,
+    conversion_errors,
+    jax_module,
+    parameter_names,
+    x64,
+)
 from .jaxpr_complex import complex_pairs, has_complex, zero_modulus
 from .jaxpr_det_stack import stacked_determinants
 from .jaxpr_eig import reads_eig
@@ -468,7 +475,8 @@ def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[A
             closed, out = jax.make_jaxpr(f, return_shape=True)(*args)
         except Exception as exc:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise InputError(
+            kind = NotJax if isinstance(exc, conversion_errors(jax)) else InputError
+            raise kind(
                 f"the Hessian: tracing f with JAX failed: {type(exc).__name__}: {line[:200]}"
                 + float_index_hint(line)
             ) from None

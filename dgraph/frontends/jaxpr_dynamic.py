@@ -54,7 +54,13 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     others = tuple(k for k in range(len(whole)) if k != a)
     batched = tuple(getattr(numbers, "operand_batching_dims", ()))
     laid = None  # the output's shape where the take's lacks the axis
-    if tuple(numbers.collapsed_slice_dims) != axes:
+    one = tuple(1 if k == a else n for k, n in enumerate(whole))
+    if batched and _mapped_one(eqn, a, whole, index_shape, shape):
+        size = 1  # one entry per fibre: take_along_axis with positions of one
+        index = ArrayOp("reshape", (reader.operand(ins[1]),), (), one)
+        if shape != one:  # x[i]: the output lacks the axis
+            laid, shape = shape, one
+    elif tuple(numbers.collapsed_slice_dims) != axes:
         kept = _kept_axis(eqn, a, whole, index_shape, shape)
         if kept is None or batched:
             return None
@@ -151,6 +157,30 @@ def _gather_points(reader, eqn, ins: list[Any], whole, index_shape, shape) -> An
     aval = eqn.outvars[0].aval
     taken = _take(reader, data, index, params, (count,), aval)
     return reader.result(ArrayOp("reshape", (reader.operand(taken),), (), shape), aval)
+
+
+def _mapped_one(eqn, a: int, whole, index_shape, shape) -> bool:
+    """Whether the gather is ``jax.vmap`` of one entry at a computed position, ``x[i]`` (the
+    output lacks the axis ``a``) or a ``dynamic_slice`` of one (the simplex projection's
+    ``cumsum[k - 1]``: ``a`` of length 1): every axis but ``a`` a batch axis, in order,
+    one position per fibre."""
+    numbers = eqn.params["dimension_numbers"]
+    others = tuple(k for k in range(len(whole)) if k != a)
+    lacking = tuple(numbers.collapsed_slice_dims) == (a,) and not tuple(numbers.offset_dims)
+    window = not tuple(numbers.collapsed_slice_dims) and tuple(numbers.offset_dims) == (a,)
+    return (
+        (lacking or window)
+        and tuple(numbers.operand_batching_dims) == others
+        and tuple(numbers.start_indices_batching_dims) == tuple(range(len(others)))
+        and tuple(eqn.params["slice_sizes"]) == (1,) * len(whole)
+        and index_shape == (*(whole[k] for k in others), 1)
+        and shape
+        == (
+            tuple(whole[k] for k in others)
+            if lacking
+            else tuple(1 if k == a else n for k, n in enumerate(whole))
+        )
+    )
 
 
 def _kept_axis(eqn, a: int, whole, index_shape, shape) -> tuple[int, ...] | None:

@@ -60,13 +60,29 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
     numbers = eqn.params["dimension_numbers"]
     axes = tuple(numbers.scatter_dims_to_operand_dims)
     whole, index_shape, given = (_shape(v) for v in eqn.invars[:3])
-    if len(axes) != 1 or tuple(numbers.inserted_window_dims) != axes:
+    if len(axes) != 1:
         return None
     a = axes[0]
     others = tuple(k for k in range(len(whole)) if k != a)
     window_dims = tuple(numbers.update_window_dims)
     batched = tuple(getattr(numbers, "operand_batching_dims", ()))
-    if batched:  # the transpose of take_along_axis of an n-d array
+    if tuple(numbers.inserted_window_dims) != axes:  # jax.vmap of a window of one's transpose
+        window = (
+            bool(batched)
+            and not tuple(numbers.inserted_window_dims)
+            and window_dims == (a,)
+            and given == tuple(1 if k == a else n for k, n in enumerate(whole))
+        )
+        if not window or not _mapped(numbers, others, whole, index_shape):
+            return None
+        size = 1
+    elif batched and len(given) < len(whole):  # jax.vmap of x.at[i].set(u): u lacks the axis
+        if window_dims or given != tuple(whole[k] for k in others):
+            return None
+        if not _mapped(numbers, others, whole, index_shape):
+            return None
+        size = 1
+    elif batched:  # the transpose of take_along_axis of an n-d array
         along = (
             batched == others
             and tuple(numbers.scatter_indices_batching_dims) == others
@@ -116,6 +132,16 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
     if replace and not _distinct_into_zeros(reader, eqn, ins[0], size):
         params["replace"] = True  # x with the positions replaced, one update kept a repeat
     return [_add(reader, ins[0], index, u, params, whole, aval)]
+
+
+def _mapped(numbers, others: tuple[int, ...], whole, index_shape) -> bool:
+    """Whether a scatter's batch axes are ``jax.vmap``'s of a write at one position per
+    fibre: every operand axis but the written one, in order, one position each."""
+    return (
+        tuple(numbers.operand_batching_dims) == others
+        and tuple(numbers.scatter_indices_batching_dims) == tuple(range(len(others)))
+        and index_shape == (*(whole[k] for k in others), 1)
+    )
 
 
 def _distinct_into_zeros(reader, eqn, x: Any, size: int) -> bool:
