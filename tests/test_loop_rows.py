@@ -53,6 +53,7 @@ def test_a_loop_at_several_points_at_once_gives_each_point_its_own_run_bit_for_b
     ((loop, region),) = regions_of(g)
     sets = _sets(g, [1e-3, -1e-3, 5e-4, -5e-4, 2.5e-4, -2.5e-4])
     operands = [operand_values(g.op(loop), vertex_values(g, s)) for s in sets]
+    assert region.rows_at_once()  # every body operation one NumPy call for all sets
     assert batched_run(region, operands) is not None
     _forget(g)
     together = values_at(g, sets)
@@ -80,6 +81,7 @@ def test_a_while_loop_whose_points_stop_apart_runs_each_point_alone():
 
     g = from_jax(f, np.array([3.0, 1.0]), level="array")
     ((_, region),) = regions_of(g)
+    assert not region.rows_at_once()  # the differences take a step's shifts at a time
     apart = [[np.array([3.9, 1.0])], [np.array([4.1, 1.0])]]  # 2 trips, 3 trips
     together = [[np.array([3.0, 1.0])], [np.array([3.5, 0.7])]]
     assert batched_run(region, apart) is None

@@ -26,7 +26,7 @@ import numpy as np
 from ..blocks.arrays import ELEMENTWISE, ArrayOp, Const, elementwise_forward, rule_parts
 from ..blocks.scatter import positions
 
-__all__ = ["ENTRYWISE", "MOVED", "Row", "RowsApart", "Unbatched", "batched_value"]
+__all__ = ["ENTRYWISE", "MOVED", "Row", "RowsApart", "Unbatched", "batched_value", "taken"]
 
 ENTRYWISE = frozenset(
     {
@@ -77,6 +77,19 @@ def batched_value(
             continue
         done[id(top)] = _forward(top, _operands(top, rows, same, done), n)
     return done[id(op)]
+
+
+def taken(op: ArrayOp) -> bool:
+    """Whether :func:`batched_value` takes ``op`` (its nested operations too) over the
+    leading axis whatever its operands' values: every operation one NumPy call for all
+    rows, none a custom rule's output."""
+    stack = [op]
+    while stack:
+        top = stack.pop()
+        if top.primitive not in _TAKEN or (top.primitive == "add" and rule_parts(top)):
+            return False
+        stack += [y for y in top.operands if isinstance(y, ArrayOp)]
+    return True
 
 
 def _operands(

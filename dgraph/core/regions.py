@@ -73,7 +73,7 @@ from .body_patterns import (
 from .graph import DGraph
 from .kept_runs import KeptRuns
 from .lazy import LazyModule
-from .leading_axis import Row, RowsApart, Unbatched, batched_value
+from .leading_axis import Row, RowsApart, Unbatched, batched_value, taken
 from .region_sweep import batched_run, fits, forward_run, tangent_sweep, trajectory_run
 from .tangent_recurrence import SPARSE, StepLayout, TangentRecurrence
 
@@ -626,6 +626,15 @@ class Region(PatternBlocks):
             (runs[m] if m in runs else self._run(args, key=keys[m]))["outputs"]
             for m, args in enumerate(sets)
         ]
+
+    def rows_at_once(self) -> bool:
+        """Whether the body's every operation is taken over a leading axis of operand
+        sets (:func:`~dgraph.core.leading_axis.taken`): a run of many sets then costs
+        about one set's Python calls a step (:meth:`forward_rows`), not one a set."""
+        b = self.body
+        ops = [b.graph.op(v) for v in b.order]
+        outs = [o for o in b.outputs if isinstance(o, ArrayOp)]
+        return self.kind == "scan" and all(taken(op) for op in [*ops, *outs] if op is not None)
 
     def _steps(self, args: list[np.ndarray], rows: int | None = None):
         """Each step's body inputs (consts, carries, this step's slices), as a generator

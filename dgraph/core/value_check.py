@@ -81,7 +81,7 @@ from .block_values import (
 )
 from .elementary import RuleValue, StopGradient
 from .graph import vertex_symbol
-from .regions import LoopNotStopped, regions_of, trip_limit
+from .regions import LoopNotStopped, Region, regions_of, trip_limit
 
 if TYPE_CHECKING:
     from .expression_data import ExpressionData
@@ -847,16 +847,19 @@ def _differences(
         return inputs
 
     # a loop's runs are taken at many shifts at once (values_at), each shift's values
-    # those of its own run: the first step's six, then, where they leave J·v
-    # unresolved, every other step's; where that raises, shift by shift as before (a
-    # shift that raises alone raises there, unless an earlier one is not finite)
-    at_once: dict[float, dict] | None = {} if program is None and regions_of(graph) else None
+    # those of its own run: a step's six, and where they leave J·v unresolved and the
+    # loops' bodies take every operation at once (more shifts cost about no more),
+    # every other step's; where that raises, shift by shift as before (a shift that
+    # raises alone raises there, unless an earlier one is not finite)
+    regions = [r for _, r in regions_of(graph)] if program is None else []
+    at_once: dict[float, dict] | None = {} if any(isinstance(r, Region) for r in regions) else None
+    together = all(isinstance(r, Region) and r.rows_at_once() for r in regions)
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         nonlocal at_once
         if at_once is not None and any(h not in at_once for h in hs):
             wanted = [h for t in STEPS for h in _shifts(t) if h not in at_once]
-            wanted = wanted if at_once else list(hs)
+            wanted = wanted if at_once and together else list(hs)
             try:
                 found = values_at(graph, [moved(h) for h in wanted], point.frozen, outputs)
                 at_once.update(zip(wanted, found, strict=True))
