@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from .graph import DGraph
 
 __all__ = [
-    "ROWS_ENTRIES",
+    "SETS_ENTRIES",
     "VertexValues",
     "all_finite",
     "applied_side",
@@ -104,7 +104,7 @@ def vertex_values(
     return values
 
 
-ROWS_ENTRIES = 1 << 25
+SETS_ENTRIES = 1 << 25
 """The most entries (sets × the values a set holds at once, :func:`_live_entries`)
 :func:`values_at` evaluates together (256 MiB); more sets are taken in groups."""
 
@@ -121,7 +121,7 @@ def values_at(
     (:meth:`~dgraph.core.regions.Region.forward_rows`: its body's steps taken once, not
     once a set). ``kept``: the vertices returned (default: all); the others are let go
     after their last reader, and as many sets are taken together as
-    :data:`ROWS_ENTRIES` allows."""
+    :data:`SETS_ENTRIES` allows."""
     order = program_order(graph)
     last: dict[str, int] = {}  # a vertex -> the place of its last reader
     if kept is not None:
@@ -132,7 +132,7 @@ def values_at(
                 last[u] = i
         for y in kept:
             last.pop(y, None)
-    group = max(1, ROWS_ENTRIES // max(_live_entries(graph, order, last), 1))
+    group = max(1, SETS_ENTRIES // max(_live_entries(graph, order, last), 1))
     found: list[dict[str, np.ndarray]] = []
     for at in range(0, len(sets), group):
         found += _values_of_group(graph, order, sets[at : at + group], frozen, last, kept)
