@@ -49,6 +49,7 @@ __all__ = [
     "dot_general",
     "elementwise_forward",
     "evaluate",
+    "finished",
     "known_operand",
     "labelled_block",
     "move",
@@ -56,6 +57,7 @@ __all__ = [
     "narrowed",
     "operand_block",
     "operand_value",
+    "operand_values",
     "reshape_axes",
     "rule_parts",
     "with_leaves",
@@ -304,8 +306,22 @@ def evaluate(
     keeps them as the derivative does (central differences of the program). A custom
     rule's output (:func:`rule_parts`) is the primal's value where the sum is not
     finite: the rule's tangent map may be where the function is (``xlogy(x, x)`` at 0)."""
-    args = [values[x] if isinstance(x, str) else _read(x, values, frozen) for x in op.operands]
-    out = np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+    return finished(op, _forward(op, operand_values(op, values, frozen)), values)
+
+
+def operand_values(
+    op: ArrayOp, values: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
+) -> list[np.ndarray]:
+    """The values of ``op``'s operands, as :func:`evaluate` reads them."""
+    return [values[x] if isinstance(x, str) else _read(x, values, frozen) for x in op.operands]
+
+
+def finished(op: ArrayOp, out: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """:func:`evaluate`'s result from the operation's raw one ``out`` (a loop's output
+    from a run of several operand sets at once:
+    :meth:`~dgraph.core.regions.Region.forward_rows`): in floats, in its shape, a custom
+    rule's non-finite entries the primal's."""
+    out = np.asarray(out, dtype=float).reshape(op.shape)
     rule = rule_parts(op)
     if rule is not None and not np.isfinite(out).all():
         primal = np.broadcast_to(np.asarray(_read(rule[0], values), dtype=float), op.shape)

@@ -40,7 +40,15 @@ from ..blocks import (
     permutation,
     to_matrix,
 )
-from ..blocks.arrays import block_magnitude, block_value, evaluate, operand_block
+from ..blocks.arrays import (
+    block_magnitude,
+    block_value,
+    evaluate,
+    finished,
+    names_read,
+    operand_block,
+    operand_values,
+)
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..blocks.permutation import Permutation
@@ -53,6 +61,7 @@ if TYPE_CHECKING:
     from .graph import DGraph
 
 __all__ = [
+    "SETS_ENTRIES",
     "VertexValues",
     "all_finite",
     "applied_side",
@@ -65,6 +74,7 @@ __all__ = [
     "jacobian_blocks",
     "jvp_and_scale",
     "jvp_of_expressions",
+    "values_at",
     "vertex_values",
     "vjp_and_scale",
 ]
@@ -84,17 +94,115 @@ def vertex_values(
     """Every vertex's value for these inputs (and array parameters, by name; ``frozen``:
     the values of ``stop_gradient`` operations, kept from a first evaluation:
     :func:`dgraph.blocks.arrays.evaluate`)."""
-    values: dict[str, np.ndarray] = VertexValues()
-    for p, shape in graph.parameter_shapes.items():
-        if p not in inputs:
-            raise GraphError(f"no value for the parameter {p!r}")
-        values[p] = np.asarray(inputs[p], dtype=float).reshape(shape)
+    values = _with_parameters(graph, inputs)
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:
             values[v] = np.asarray(inputs[v], dtype=float).reshape(graph.shape(v))
         else:
             values[v] = evaluate(op, values, frozen)
+    return values
+
+
+SETS_ENTRIES = 1 << 25
+"""The most entries (sets × the values a set holds at once, :func:`_live_entries`)
+:func:`values_at` evaluates together (256 MiB); more sets are taken in groups."""
+
+
+def values_at(
+    graph: DGraph,
+    sets: Sequence[Mapping[str, np.ndarray]],
+    frozen: dict[int, np.ndarray] | None = None,
+    kept: Sequence[str] | None = None,
+) -> list[dict[str, np.ndarray]]:
+    """:func:`vertex_values` for each of several sets of inputs (the value check's points
+    beside one), each exactly its own: the vertices in program order for every set in
+    turn, a loop's runs for all the sets at once
+    (:meth:`~dgraph.core.regions.Region.forward_rows`: its body's steps taken once, not
+    once a set). ``kept``: the vertices returned (default: all); the others are let go
+    after their last reader, and as many sets are taken together as
+    :data:`SETS_ENTRIES` allows."""
+    order = program_order(graph)
+    last: dict[str, int] = {}  # a vertex -> the place of its last reader
+    if kept is not None:
+        vertices = set(order)
+        for i, v in enumerate(order):
+            op = graph.op(v)
+            for u in () if op is None else names_read([op]) & vertices:
+                last[u] = i
+        for y in kept:
+            last.pop(y, None)
+    group = max(1, SETS_ENTRIES // max(_live_entries(graph, order, last), 1))
+    found: list[dict[str, np.ndarray]] = []
+    for at in range(0, len(sets), group):
+        found += _values_of_group(graph, order, sets[at : at + group], frozen, last, kept)
+    return found
+
+
+def _values_of_group(
+    graph: DGraph,
+    order: list[str],
+    sets: Sequence[Mapping[str, np.ndarray]],
+    frozen: dict[int, np.ndarray] | None,
+    last: Mapping[str, int],
+    kept: Sequence[str] | None,
+) -> list[dict[str, np.ndarray]]:
+    """:func:`values_at` of one group of sets."""
+    if len(sets) == 1 and kept is None:
+        return [vertex_values(graph, sets[0], frozen)]
+    found = [_with_parameters(graph, inputs) for inputs in sets]
+    runs: dict[tuple, list] = {}  # a loop's outputs for each set, by loop and operands
+    done: dict[int, list[str]] = {}  # a place -> the vertices read there for the last time
+    for u, i in last.items():
+        done.setdefault(i, []).append(u)
+    for i, v in enumerate(order):
+        op = graph.op(v)
+        if op is None:
+            for values, inputs in zip(found, sets, strict=True):
+                values[v] = np.asarray(inputs[v], dtype=float).reshape(graph.shape(v))
+        elif op.primitive == "loop":
+            region, j = op.param["region"], op.param["output"]
+            key = (id(region), *(x if isinstance(x, str) else id(x) for x in op.operands))
+            if key not in runs:
+                operands = [operand_values(op, values, frozen) for values in found]
+                runs[key] = region.forward_rows(operands)
+            for values, outputs in zip(found, runs[key], strict=True):
+                values[v] = finished(op, outputs[j], values)
+        else:
+            for values in found:
+                values[v] = evaluate(op, values, frozen)
+        for u in done.get(i, ()):
+            for values in found:
+                values.pop(u, None)
+    if kept is not None:
+        for values in found:
+            for u in [u for u in values if u not in kept]:
+                del values[u]  # read by none (an output not asked for)
+    return found
+
+
+def _live_entries(graph: DGraph, order: list[str], last: Mapping[str, int]) -> int:
+    """The most entries one set's values hold at once in :func:`values_at`, each vertex
+    let go after its last reader (``last``; none: all held), twice over: a loop's run
+    holds its stacked operands and outputs beside them."""
+    live = peak = sum(math.prod(s) for s in graph.parameter_shapes.values())
+    ends: dict[int, int] = {}
+    for u, i in last.items():
+        ends[i] = ends.get(i, 0) + math.prod(graph.shape(u))
+    for i, v in enumerate(order):
+        live += math.prod(graph.shape(v))
+        peak = max(peak, live)
+        live -= ends.get(i, 0)
+    return 2 * peak
+
+
+def _with_parameters(graph: DGraph, inputs: Mapping[str, np.ndarray]) -> VertexValues:
+    """A :class:`VertexValues` holding the graph's array parameters' values."""
+    values = VertexValues()
+    for p, shape in graph.parameter_shapes.items():
+        if p not in inputs:
+            raise GraphError(f"no value for the parameter {p!r}")
+        values[p] = np.asarray(inputs[p], dtype=float).reshape(shape)
     return values
 
 

@@ -47,7 +47,8 @@ from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_valu
 from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
-from .step_batch import StepBatch
+from .leading_axis import RowsApart
+from .step_batch import RowBatches, StepBatch
 from .step_entries import StepEntries
 from .step_values import SMALL, StepValues
 from .tangent_recurrence import DENSE, ROWS, SPARSE, Split, StepLayout, TangentRecurrence
@@ -62,6 +63,7 @@ __all__ = [
     "DENSE_STEP",
     "KEPT_VALUES",
     "SweepParts",
+    "batched_run",
     "fits",
     "forward_run",
     "sweep_parts",
@@ -170,6 +172,65 @@ def forward_run(region: Region, args: list[np.ndarray]) -> dict:
         run["steps"] = [{v: values[v] for v in names} for values in per_step]
         run["kept"] = names
     return run
+
+
+def batched_run(region: Region, sets: list[list[np.ndarray]]) -> list[dict] | None:
+    """:func:`forward_run`'s outputs and trips for each of several operand sets (the value
+    check's points beside one) in one run: each operand stacked along a first axis of
+    sets (a scan's ``xs`` along their second), each step's body values for all sets at
+    once (:meth:`~dgraph.core.regions.Body.values` with ``rows``: one NumPy call an
+    operation for an elementwise one or a move, :mod:`dgraph.core.leading_axis`; set by
+    set for any other), the steps' batched vertices each set's
+    (:class:`~dgraph.core.step_batch.RowBatches`). Each set's values are those its own
+    run gives, bit for bit: the operations taken at once compute each set's entries
+    apart. None where the sets are not run at once: operands of different shapes or
+    dtypes, a scan whose large carries are written in place
+    (:class:`~dgraph.core.step_values.StepValues`: a step's few entries alone, not each
+    set's whole carries), a ``while_loop`` whose sets stop at different trips."""
+    rows = len(sets)
+    xs = region.n_cond_consts + region.n_consts + region.n_carry  # the first of the xs
+    stacked = []
+    for k, parts in enumerate(zip(*sets, strict=True)):
+        if any(p.shape != parts[0].shape or p.dtype != parts[0].dtype for p in parts):
+            return None
+        stacked.append(np.stack(parts, axis=1 if k >= xs else 0))
+    if StepValues.of(region, sets[0], set()) is not None:
+        return None
+    b = region.body
+    batch = RowBatches.of(region, sets)
+    carry = stacked[xs - region.n_carry : xs]
+    ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
+    trips = 0
+    steps = region._steps(stacked, rows)
+    try:
+        with np.errstate(all="ignore"):  # the value check's points: their own checks
+            inputs = steps.send(None)[1]
+            while True:
+                known = None if batch is None else batch.at(trips)
+                values = b.values(inputs, known, rows)
+                outs = b.results(values, None if batch is None else batch.outputs_at(trips), rows)
+                for j, y in enumerate(outs[region.n_carry :]):
+                    ys[j].append(np.asarray(y))
+                carry = [np.asarray(o) for o in outs[: region.n_carry]]
+                trips += 1
+                inputs = steps.send(carry)[1]
+    except StopIteration:
+        pass
+    except RowsApart:
+        return None
+    stacked_ys = [np.stack(found, axis=1) if found else None for found in ys]  # sets first
+    runs = []
+    for m in range(rows):
+        outputs = [c[m].reshape(s) for c, s in zip(carry, region.out_shapes, strict=False)]
+        for j, found in enumerate(stacked_ys):
+            shape = region.out_shapes[region.n_carry + j]
+            if found is None:
+                outputs.append(np.zeros(shape))
+            else:  # as :meth:`~dgraph.core.regions.Region.outputs_of` stacks them
+                order = found[m, ::-1] if region.reverse else found[m]
+                outputs.append(np.ascontiguousarray(order).reshape(shape))
+        runs.append({"outputs": outputs, "trips": trips})
+    return runs
 
 
 def _small_names(region: Region) -> frozenset[str]:

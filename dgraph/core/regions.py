@@ -50,12 +50,15 @@ from ..blocks import GENERAL, Block, dense, sparse
 from ..blocks.arrays import (
     REGIONS,
     ArrayOp,
+    Const,
     block_size,
     block_value,
     evaluate,
+    finished,
     names_read,
     operand_block,
     operand_value,
+    operand_values,
 )
 from ..blocks.permutation import as_structural
 from ..errors import InputError
@@ -70,7 +73,8 @@ from .body_patterns import (
 from .graph import DGraph
 from .kept_runs import KeptRuns
 from .lazy import LazyModule
-from .region_sweep import fits, forward_run, tangent_sweep, trajectory_run
+from .leading_axis import Row, RowsApart, Unbatched, batched_value, taken
+from .region_sweep import batched_run, fits, forward_run, tangent_sweep, trajectory_run
 from .tangent_recurrence import SPARSE, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")
@@ -152,16 +156,27 @@ class Body:
         self._ops: tuple[int, list] | None = None  # (graph version, (vertex, operation)s)
 
     def values(
-        self, args: Sequence[np.ndarray], known: Mapping[str, np.ndarray] | None = None
+        self,
+        args: Sequence[np.ndarray],
+        known: Mapping[str, np.ndarray] | None = None,
+        rows: int | None = None,
     ) -> dict[str, np.ndarray]:
         """Every vertex's value for these input values; ``known``: vertices' values
         found before (a scan's batched ones, :mod:`dgraph.core.step_batch`), not
-        evaluated again."""
+        evaluated again. With ``rows``, each input (and known value) holds that many
+        sets of values along a first axis, and each vertex's values are found for all
+        at once (:func:`_row_values`)."""
         values = dict(zip(self.inputs, args, strict=True))
         version = self.graph.version
         if self._ops is None or self._ops[0] != version:  # the operations, read once
             found = [(v, self.graph.op(v)) for v in self.order]
             self._ops = (version, [(v, op) for v, op in found if op is not None])
+        if rows is not None:
+            values.update(known or {})
+            for v, op in self._ops[1]:
+                if v not in values:
+                    values[v] = _row_values(op, values, rows)
+            return values
         if known:
             values.update(known)
             for v, op in self._ops[1]:
@@ -173,16 +188,22 @@ class Body:
         return values
 
     def results(
-        self, values: Mapping[str, np.ndarray], known: Mapping[int, np.ndarray] | None = None
+        self,
+        values: Mapping[str, np.ndarray],
+        known: Mapping[int, np.ndarray] | None = None,
+        rows: int | None = None,
     ) -> list[np.ndarray]:
         """The body's outputs from its vertex values; ``known``: outputs found before
-        (by index; a scan's batched ones, :mod:`dgraph.core.step_batch`)."""
+        (by index; a scan's batched ones, :mod:`dgraph.core.step_batch`); ``rows``: as
+        :meth:`values`."""
         out = []
         for i, (o, shape) in enumerate(zip(self.outputs, self.out_shapes, strict=True)):
             if isinstance(o, str):
                 out.append(values[o])
             elif known and i in known:
                 out.append(known[i])
+            elif rows is not None:
+                out.append(_row_operand(o, values, rows, shape))
             else:
                 out.append(np.broadcast_to(np.asarray(operand_value(o, values)), shape))
         return out
@@ -251,6 +272,46 @@ class Body:
             m = sp.csr_array((np.broadcast_to(data, rows.shape), (rows, cols)), shape=shape)
             total = m if total is None else total + m
         return total
+
+
+def _row_values(op: ArrayOp, values: Mapping[str, np.ndarray], rows: int) -> np.ndarray:
+    """:func:`~dgraph.blocks.arrays.evaluate` of ``op`` for each of ``rows`` sets of
+    values (each value's first axis), stacked: at once where
+    :func:`~dgraph.core.leading_axis.batched_value` takes it, a nested loop's runs at once
+    (:meth:`Region.forward_rows`), else set by set."""
+    try:
+        value, per_row = batched_value(op, values, {}, rows)
+    except Unbatched:
+        if op.primitive == "loop":
+            region, j = op.param["region"], op.param["output"]
+            sets = [operand_values(op, Row(values, m)) for m in range(rows)]
+            outs = region.forward_rows(sets)
+            return np.stack([finished(op, outs[m][j], Row(values, m)) for m in range(rows)])
+        return np.stack([evaluate(op, Row(values, m)) for m in range(rows)])
+    value = np.asarray(value, dtype=float)
+    if per_row:
+        return value.reshape((rows, *op.shape))
+    return np.broadcast_to(value.reshape(op.shape), (rows, *op.shape))
+
+
+def _row_operand(o: Any, values: Mapping[str, np.ndarray], rows: int, shape) -> np.ndarray:
+    """:meth:`Body.results`' value of an output that is an operand (a nested operation,
+    a constant) for each of ``rows`` sets of values, stacked, in its own dtype."""
+    if isinstance(o, Const):
+        return np.broadcast_to(np.asarray(o.value), (rows, *shape))
+    try:
+        value, per_row = batched_value(o, values, {}, rows)
+    except Unbatched:
+        found = [
+            np.broadcast_to(np.asarray(operand_value(o, Row(values, m))), shape)
+            for m in range(rows)
+        ]
+        return np.stack(found)
+    value = np.asarray(value)
+    if not per_row:
+        return np.broadcast_to(value.reshape(o.shape), (rows, *shape))
+    ones = (1,) * (len(shape) - len(o.shape))  # each row broadcast as alone: from the right
+    return np.broadcast_to(value.reshape((rows, *ones, *o.shape)), (rows, *shape))
 
 
 HANDED_MOST = 1 << 18  # entries of the handed blocks a region keeps, all its runs (2 MiB)
@@ -548,16 +609,47 @@ class Region(PatternBlocks):
         self._runs.put(key, run)  # one point's tangents kept (the blocks handed kept)
         return run
 
-    def _steps(self, args: list[np.ndarray]):
+    def forward_rows(self, sets: Sequence[Sequence[np.ndarray]]) -> list[list[np.ndarray]]:
+        """The loop's outputs for each of several sets of operand values (the value
+        check's points beside one: :func:`~dgraph.core.block_values.values_at`), each
+        exactly :meth:`forward`'s: the sets not run before are run at once where they
+        can be (:func:`~dgraph.core.region_sweep.batched_run`), else one by one."""
+        keys = [self._key(args) for args in sets]
+        runs: dict[int, dict] = {}
+        new = [m for m, key in enumerate(keys) if key not in self._runs]
+        if len(new) > 1:
+            found = batched_run(self, [[np.asarray(a) for a in sets[m]] for m in new])
+            for m, run in zip(new, found or [], strict=False):
+                runs[m] = run
+                self._runs.put(keys[m], run)
+        return [
+            (runs[m] if m in runs else self._run(args, key=keys[m]))["outputs"]
+            for m, args in enumerate(sets)
+        ]
+
+    def rows_at_once(self) -> bool:
+        """Whether the body's every operation is taken over a leading axis of operand
+        sets (:func:`~dgraph.core.leading_axis.taken`): a run of many sets then costs
+        about one set's Python calls a step (:meth:`forward_rows`), not one a set."""
+        b = self.body
+        ops = [b.graph.op(v) for v in b.order]
+        outs = [o for o in b.outputs if isinstance(o, ArrayOp)]
+        return self.kind == "scan" and all(taken(op) for op in [*ops, *outs] if op is not None)
+
+    def _steps(self, args: list[np.ndarray], rows: int | None = None):
         """Each step's body inputs (consts, carries, this step's slices), as a generator
-        that is sent the carries after each step."""
+        that is sent the carries after each step. With ``rows``, each operand holds that
+        many sets of values along a first axis, a scan's ``xs`` along their second
+        (steps first: each step's slice one block), and a ``while_loop`` stops where
+        every set's condition does (:class:`RowsApart` where they do not agree)."""
         b = self.body
         first = self.n_cond_consts
         consts = args[first : first + self.n_consts]
         carry = args[first + self.n_consts : first + self.n_consts + self.n_carry]
         xs = args[first + self.n_consts + self.n_carry :]
+        lead = () if rows is None else (rows,)
         carry = [
-            np.asarray(c).reshape(s)
+            np.asarray(c).reshape((*lead, *s))
             for c, s in zip(
                 carry, b.shapes[self.n_consts : self.n_consts + self.n_carry], strict=True
             )
@@ -579,13 +671,25 @@ class Region(PatternBlocks):
                     raise InputError(
                         f"{self.name or 'while_loop'}: still running after {MAX_TRIPS} trips"
                     )
-                names = self.cond_inputs
-                env = dict(zip(names, [*args[:first], *carry], strict=True))
-                if not bool(np.asarray(operand_value(self.cond, env)).reshape(-1)[0]):
+                env = [*args[:first], *carry]
+                if rows is None:
+                    going = self._going(env)
+                else:
+                    found = {self._going([a[m] for a in env]) for m in range(rows)}
+                    if len(found) > 1:
+                        raise RowsApart
+                    going = found.pop()
+                if not going:
                     return
                 slices = []
             carry = yield t, [*consts, *carry, *slices]
             t += 1
+
+    def _going(self, env: list[np.ndarray]) -> bool:
+        """Whether a ``while_loop``'s condition holds for these condition constants and
+        carries."""
+        values = dict(zip(self.cond_inputs, env, strict=True))
+        return bool(np.asarray(operand_value(self.cond, values)).reshape(-1)[0])
 
     def outputs_of(self, carry: list[np.ndarray], ys: list[list[np.ndarray]]) -> list:
         """The loop's outputs from its last carry and each step's ys (stacked in step

@@ -12,10 +12,11 @@ J. R. Allen, *Optimizing Compilers for Modern Architectures*, Morgan Kaufmann, 2
 ch. 5). Only what the steps then compute one after another is evaluated step by step
 (:func:`~dgraph.core.region_sweep.forward_run`, :class:`~dgraph.core.step_values.StepValues`).
 
-Batched: elementwise operations (their operands' shapes aligned on the right, as NumPy
-broadcasts each step's), ``integer_pow``, ``select_n``, reshapes and ``squeeze``,
-``broadcast_in_dim`` and ``gather_flat`` (constant positions); any other operation, and
-the vertices past :data:`BATCH_ENTRIES` stacked entries in all, are left to the steps.
+Batched: the operations :func:`~dgraph.core.leading_axis.batched_value` takes over a
+leading axis (elementwise operations and moves of entries); any other operation, and the
+vertices past :data:`BATCH_ENTRIES` stacked entries in all, are left to the steps. A run
+of the loop at several operand sets at once (:func:`~dgraph.core.region_sweep.batched_run`)
+reads each set's batch, stacked (:class:`RowBatches`).
 """
 
 from __future__ import annotations
@@ -25,27 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import ELEMENTWISE, ArrayOp, Const, elementwise_forward
-from ..blocks.scatter import positions
+from ..blocks.arrays import ArrayOp, Const
+from .leading_axis import Unbatched, batched_value
 
-__all__ = ["BATCH_ENTRIES", "StepBatch"]
+__all__ = ["BATCH_ENTRIES", "RowBatches", "StepBatch"]
 
 Region = Any  # dgraph.core.regions.Region
 
 BATCH_ENTRIES = 4_000_000
 """The most entries (steps × a vertex's, summed over the batched vertices) a run holds
 stacked."""
-
-_ELEMENTWISE = frozenset(
-    {
-        *ELEMENTWISE,
-        *("stop_gradient", "floor", "ceil", "round", "sign", "is_finite"),
-        *("eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not"),
-        "integer_pow",
-        "select_n",
-    }
-) - {"copy", "convert_element_type"}  # moves below
-_MOVED = frozenset({"reshape", "squeeze", "expand_dims", "copy", "convert_element_type"})
 
 
 class StepBatch:
@@ -120,12 +110,13 @@ class StepBatch:
         return {o: a[t, ...] if per_step else a for o, (a, per_step) in self.outputs.items()}
 
     def _batched(self, op: ArrayOp) -> tuple[np.ndarray, bool] | None:
-        """``op``'s value over every step and whether it differs by step; None where
-        it is not batched."""
+        """``op``'s value over every step and whether it differs by step
+        (:func:`~dgraph.core.leading_axis.batched_value`); None where it is not
+        batched."""
         try:
             with np.errstate(all="ignore"):
-                return self._value(op)
-        except _Unbatched:
+                return batched_value(op, self.stacked, self.same, self.steps)
+        except Unbatched:
             return None
 
     def _add_output(self, o: int, op: ArrayOp, shape: tuple[int, ...]) -> None:
@@ -161,83 +152,48 @@ class StepBatch:
                 return
             self.same[v] = np.asarray(value, dtype=float).reshape(op.shape)
 
-    def _value(self, op: ArrayOp) -> tuple[np.ndarray, bool] | None:
-        """``op``'s value (nested operations, innermost first, without recursion) and
-        whether it is per step; None where an operand changes from step to step
-        otherwise than by the batch."""
-        done: dict[int, tuple[np.ndarray, bool]] = {}
-        pending = [(op, False)]
-        while pending:
-            top, ready = pending.pop()
-            if id(top) in done:
-                continue
-            inner = [y for y in top.operands if isinstance(y, ArrayOp) and id(y) not in done]
-            if inner and not ready:
-                pending += [(top, True), *((y, False) for y in inner)]
-                continue
-            args = []
-            for y in top.operands:
-                if isinstance(y, str):
-                    if y in self.stacked:
-                        args.append((self.stacked[y], True))
-                    elif y in self.same:
-                        args.append((self.same[y], False))
-                    else:
-                        return None
-                elif isinstance(y, Const):
-                    args.append((np.asarray(y.value), False))
-                else:
-                    args.append(done[id(y)])
-            done[id(top)] = self._forward(top, args)
-        return done[id(op)]
 
-    def _forward(self, op: ArrayOp, args: list[tuple[np.ndarray, bool]]) -> tuple[np.ndarray, bool]:
-        """One operation on batched operands (each with whether it is per step)."""
-        name, steps = op.primitive, self.steps
-        if not any(per_step for _, per_step in args):  # the same every step
-            if name not in _ELEMENTWISE | _MOVED | {"broadcast_in_dim", "gather_flat"}:
-                raise _Unbatched
-            value = elementwise_forward(op, [a for a, _ in args])
-            return np.asarray(value).reshape(op.shape), False
-        if name in _ELEMENTWISE:
-            rank = len(op.shape)
-            aligned = []
-            for a, per_step in args:
-                if per_step:
-                    if a.ndim - 1 > rank:
-                        raise _Unbatched
-                    a = a.reshape((steps, *(1,) * (rank + 1 - a.ndim), *a.shape[1:]))
-                elif a.ndim > rank:
-                    raise _Unbatched
-                aligned.append(a)
-            value = np.asarray(elementwise_forward(op, aligned))
-            if value.shape[:1] != (steps,) or value[0].size != math.prod(op.shape):
-                raise _Unbatched
-            return value.reshape((steps, *op.shape)), True
-        if len(args) != 1:
-            raise _Unbatched
-        a = args[0][0]
-        if name in _MOVED:
-            if name == "copy":
-                return np.array(a).reshape((steps, *op.shape)), True
-            if name == "convert_element_type":
-                return np.asarray(a, dtype=float).reshape((steps, *op.shape)), True
-            return a.reshape((steps, *op.shape)), True
-        if name == "broadcast_in_dim":
-            dims = op.param["broadcast_dimensions"]
-            shape = a.shape[1:]
-            if len(dims) != len(shape):
-                raise _Unbatched
-            spread = [shape[dims.index(k)] if k in dims else 1 for k in range(len(op.shape))]
-            return np.broadcast_to(a.reshape((steps, *spread)), (steps, *op.shape)), True
-        if name == "gather_flat":
-            flat = np.asarray(a, dtype=float).reshape(steps, -1)
-            return flat[:, positions(op, "sources")].reshape((steps, *op.shape)), True
-        raise _Unbatched
+class RowBatches:
+    """The :class:`StepBatch` of each of several operand sets run at once
+    (:func:`~dgraph.core.region_sweep.batched_run`), stacked behind the steps' axis:
+    at step t each vertex's values of all the sets, one row per set."""
 
+    def __init__(self, batches: list[StepBatch]) -> None:
+        self.stacked = {
+            v: np.stack([b.stacked[v] for b in batches], axis=1) for v in batches[0].stacked
+        }
+        self.same = {v: np.stack([b.same[v] for b in batches]) for v in batches[0].same}
+        self.outputs: dict[int, tuple[np.ndarray, bool]] = {}
+        for o, (_, per_step) in batches[0].outputs.items():
+            rows = np.stack([b.outputs[o][0] for b in batches], axis=1 if per_step else 0)
+            self.outputs[o] = (rows, per_step)
 
-class _Unbatched(Exception):
-    """An operation the batch leaves to the steps."""
+    @classmethod
+    def of(cls, region: Region, arg_lists: list[list[np.ndarray]]) -> RowBatches | None:
+        """For a scan, each operand set's batch stacked; None where a set has none, where
+        they batch different vertices (the shapes and dtypes decide, the same for all
+        sets: never, but checked), or where they hold past :data:`BATCH_ENTRIES` in all."""
+        batches = [StepBatch.of(region, args) for args in arg_lists]
+        first = batches[0]
+        if any(b is None for b in batches) or sum(b.held for b in batches) > BATCH_ENTRIES:
+            return None
+        flags = {o: per_step for o, (_, per_step) in first.outputs.items()}
+        for b in batches[1:]:
+            if (b.stacked.keys(), b.same.keys()) != (first.stacked.keys(), first.same.keys()):
+                return None
+            if {o: per_step for o, (_, per_step) in b.outputs.items()} != flags:
+                return None
+        return cls(batches)
+
+    def at(self, t: int) -> dict[str, np.ndarray]:
+        """The batched vertices' rows at step t (run order)."""
+        out = {v: a[t, ...] for v, a in self.stacked.items()}
+        out.update(self.same)
+        return out
+
+    def outputs_at(self, t: int) -> dict[int, np.ndarray]:
+        """The body's batched outputs' rows at step t (:meth:`StepBatch.outputs_at`)."""
+        return {o: a[t, ...] if per_step else a for o, (a, per_step) in self.outputs.items()}
 
 
 def _counted(b, x: str, c: int) -> Any:

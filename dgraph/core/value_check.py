@@ -75,12 +75,13 @@ from .block_values import (
     graph_jvp_and_scale,
     jacobian_blocks,
     jvp_and_scale,
+    values_at,
     vertex_values,
     vjp_and_scale,
 )
 from .elementary import RuleValue, StopGradient
 from .graph import vertex_symbol
-from .regions import LoopNotStopped, trip_limit
+from .regions import LoopNotStopped, Region, regions_of, trip_limit
 
 if TYPE_CHECKING:
     from .expression_data import ExpressionData
@@ -661,7 +662,7 @@ def richardson(
     outputs = list(unit)
     best: tuple[float, dict, dict, float, bool] | None = None
     for t in steps:
-        hs = np.array([t, -t, t / 2, -t / 2, t / 4, -t / 4])
+        hs = _shifts(t)
         with np.errstate(all="ignore"):
             moved = shifted(hs)
         if moved is None:
@@ -716,6 +717,11 @@ def richardson(
             f" |J|·|v| at the best step)"
         )
     return value, estimate, f"central differences (step {t:g}, Richardson)"
+
+
+def _shifts(t: float) -> np.ndarray:
+    """The shifts :func:`richardson` takes at the step ``t``, in its order."""
+    return np.array([t, -t, t / 2, -t / 2, t / 4, -t / 4])
 
 
 def _terms_rounding(unit: np.ndarray, f: list[np.ndarray], t: float) -> np.ndarray:
@@ -835,25 +841,53 @@ def _differences(
     the values differenced, by the inputs (parameters too) moved (default: the graph's
     own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's."""
 
+    def moved(h: float) -> dict:
+        inputs = {**point.inputs}  # array parameters kept
+        inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
+        return inputs
+
+    # a loop's runs are taken at many shifts at once (values_at), each shift's values
+    # those of its own run: a step's six, and where they leave J·v unresolved and the
+    # loops' bodies take every operation at once (more shifts cost about no more),
+    # every other step's; where that raises, shift by shift as before (a shift that
+    # raises alone raises there, unless an earlier one is not finite)
+    regions = [r for _, r in regions_of(graph)] if program is None else []
+    at_once: dict[float, dict] | None = {} if any(isinstance(r, Region) for r in regions) else None
+    together = all(isinstance(r, Region) and r.rows_at_once() for r in regions)
+
     def shifted(hs: np.ndarray) -> list[dict] | None:
+        nonlocal at_once
+        if at_once is not None and any(h not in at_once for h in hs):
+            wanted = [h for t in STEPS for h in _shifts(t) if h not in at_once]
+            wanted = wanted if at_once and together else list(hs)
+            try:
+                found = values_at(graph, [moved(h) for h in wanted], point.frozen, outputs)
+                at_once.update(zip(wanted, found, strict=True))
+            except Exception:
+                at_once = None
         out = []
         for h in hs:
-            inputs = {**point.inputs}  # array parameters kept
-            inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
-            if program is None:
-                values = vertex_values(graph, inputs, point.frozen)
+            if at_once is not None and h in at_once:
+                values = at_once[h]
+            elif program is None:
+                values = vertex_values(graph, moved(h), point.frozen)
             else:
-                values = program(inputs)
-            moved = {y: values[y] for y in outputs}
-            if not _finite(moved):  # an infinity inside (a mask's -inf before exp): its
-                return None  # outputs' differences still measure J·v (the point's rule)
-            out.append(moved)
+                values = program(moved(h))
+            moved_values = {y: values[y] for y in outputs}
+            if not _finite(moved_values):  # an infinity inside (a mask's -inf before
+                return None  # exp): its outputs' differences still measure J·v
+            out.append(moved_values)
         return out
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
     return richardson(
-        shifted, {y: unit[y] for y in outputs}, constant=constant, still=still, symmetric=symmetric
+        shifted,
+        {y: unit[y] for y in outputs},
+        STEPS,
+        constant=constant,
+        still=still,
+        symmetric=symmetric,
     )
 
 
