@@ -64,7 +64,7 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
-from ..blocks.arrays import ArrayOp
+from ..blocks.arrays import ArrayOp, Const, operand_value
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
@@ -829,11 +829,14 @@ def _differences(
     still: Mapping[str, np.ndarray] | None = None,
     program: Callable[[dict], Mapping[str, np.ndarray]] | None = None,
     symmetric: bool = False,
+    structural: bool = True,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """:func:`richardson` of the array program along ``direction`` at ``point``: the
     reference where the graph has no JAX ``jvp`` (:func:`reference_jvp`). ``program``:
     the values differenced, by the inputs (parameters too) moved (default: the graph's
-    own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's."""
+    own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's;
+    ``structural``: an output no path joins to a moved input has ``J·v`` exactly zero
+    (without: differenced too, as where a comparison, no edge, makes it jump)."""
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         out = []
@@ -851,6 +854,7 @@ def _differences(
         return out
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
+    fixed = fixed if structural else set()
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
     return richardson(
         shifted, {y: unit[y] for y in outputs}, constant=constant, still=still, symmetric=symmetric
@@ -882,23 +886,11 @@ def _jax_not_the_derivative(
     value would pass there (a rule giving each of three tied maxima 1/2 did). Asked only
     where the graph's program gives the user's values at the point and at every step
     beside it."""
-    primal = getattr(graph.jvp_reference, "primal", None)
-    if primal is None:
+    if getattr(graph.jvp_reference, "primal", None) is None:
         return ""
     outputs = list(jax)
-    largest = max(_largest_finite(v) for v in point.values.values())
-
-    def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> dict:
-        theirs = _users_values(primal, inputs, mine, outputs, largest)
-        if theirs is None:
-            raise _Mistranslated
-        return theirs
-
-    def program(inputs: dict) -> dict:
-        return agreeing(inputs, vertex_values(graph, inputs, point.frozen))
-
     try:
-        agreeing(dict(point.inputs), point.values)
+        program = _users_program(graph, point, outputs)
         with np.errstate(all="ignore"):
             found = _differences(
                 graph, point, direction, outputs, unit, still, program, symmetric=True
@@ -916,6 +908,29 @@ def _jax_not_the_derivative(
     ):
         return NOT_JAX_DERIVATIVE
     return ""
+
+
+def _users_program(
+    graph: DGraph, point: Point, outputs: Sequence[str]
+) -> Callable[[dict], Mapping[str, np.ndarray]]:
+    """The user's function's values (JAX's primal) at moved inputs, for differences of
+    the function itself, never of the graph's program (which a mistranslated graph
+    shares with its wrong derivative); it raises :class:`_Mistranslated` where the
+    graph's values are not the user's there (at the point itself first)."""
+    primal = graph.jvp_reference.primal
+    largest = max(_largest_finite(v) for v in point.values.values())
+
+    def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        theirs = _users_values(primal, inputs, mine, outputs, largest)
+        if theirs is None:
+            raise _Mistranslated
+        return theirs
+
+    def program(inputs: dict) -> Mapping[str, np.ndarray]:
+        return agreeing(inputs, vertex_values(graph, inputs, point.frozen))
+
+    agreeing(dict(point.inputs), point.values)
+    return program
 
 
 def _users_values(
@@ -961,6 +976,173 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
             return (
                 f"an |x| ({v}) reads an entry exactly 0: JAX's rule takes +1 there, the"
                 " graph sign(0) = 0, and the function has no derivative"
+            )
+    return ""
+
+
+_ORDERED = frozenset({"lt", "le", "gt", "ge", "max", "min"})  # a tie is where they break
+_AT_ZERO = frozenset({"abs", "sign"})
+_EQUALITY = frozenset({"eq", "ne"})  # a tie with a constant is a break (x == 0), of two
+# values not always (JAX's max rule compares x with max(x, 0), equal wherever x >= 0)
+_EXTREMES = frozenset({"reduce_max", "reduce_min"})
+
+
+def _at_a_break(graph: DGraph, point: Point) -> str:
+    """Which piecewise operation of ``graph`` (at any depth: a comparison feeding a
+    ``select_n``) is at its break at ``point``, where a function's pieces meet and its
+    slope may jump: ``|x|`` or ``sign`` of an entry exactly 0, a tie of an ordering
+    comparison or of ``max``/``min`` (of the maxima of ``reduce_max``), ``x == c`` of a
+    constant ``c``; "" where none is. There a JAX rule picks a side (``select(x >= 0,
+    1, -1)``, the gradient of ``|x|``), which JAX's ``jvp`` and the graph share."""
+    for v in graph.intermediates + graph.outputs:
+        top = graph.op(v)
+        pending = [top] if top is not None else []
+        while pending:
+            op = pending.pop()
+            pending += [x for x in op.operands if isinstance(x, ArrayOp)]
+            name = op.primitive
+            if name not in _ORDERED | _AT_ZERO | _EQUALITY | _EXTREMES:
+                continue
+            if name in _EQUALITY and not any(isinstance(x, Const) for x in op.operands):
+                continue
+            try:
+                args = [np.asarray(operand_value(x, point.values)) for x in op.operands]
+            except (KeyError, ValueError, TypeError, IndexError):
+                continue
+            with np.errstate(all="ignore"):
+                if name in _AT_ZERO:
+                    found = np.any(args[0] == 0)
+                elif name in _EXTREMES:
+                    axes = tuple(op.param.get("axes", ()))
+                    top_value = np.max if name == "reduce_max" else np.min
+                    ties = np.sum(args[0] == top_value(args[0], axis=axes, keepdims=True), axis=axes)
+                    found = np.any(ties > 1)
+                else:
+                    found = len(args) == 2 and np.any(np.equal(args[0], args[1]))
+            if found:
+                return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
+    return ""
+
+
+def _gradient_break(
+    graph: DGraph,
+    point: Point,
+    direction: Mapping[str, np.ndarray],
+    got: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    outputs: Sequence[str],
+    apply: Apply,
+) -> str:
+    """Why the user's ``point`` is not compared where ``graph`` is JAX's gradient program
+    (its reference's ``gradient``: the Hessian's graph) and JAX's ``jvp`` agrees with
+    the graph: a piecewise operation at its break (:func:`_at_a_break`) that
+    differences do not confirm (:func:`_break_unconfirmed`); "" elsewhere. Within one
+    code generation call remembered as JAX's ``jvp`` is (:func:`_shared_jax_jvp`): the
+    code's check asks at the same point and direction with the same ``J·v``."""
+    if not getattr(graph.jvp_reference, "gradient", False):
+        return ""
+    at = _at_a_break(graph, point)
+    if not at:
+        return ""
+    key = None
+    if in_scope():
+        key = (id(graph), graph.version, tuple(outputs), _digest(point.inputs), _digest(direction))
+        key += (_digest({y: np.asarray(got[y][0]) for y in outputs}), "break")
+        found = _REFERENCES.found(key)
+        if found is not None and found[0]() is graph:
+            return found[1]
+    why = _break_unconfirmed(graph, point, direction, got, outputs, apply)
+    why = f"the gradient program is not confirmed: {at}, and {why}" if why else ""
+    if key is not None:
+        _REFERENCES.remember(key, (weakref.ref(graph), why))
+    return why
+
+
+BREAK_STEPS = (1e-2, 1e-3, 1e-4, 1e-5)  # one-sided differences' steps at a break, in turn
+
+
+def _break_unconfirmed(
+    graph: DGraph,
+    point: Point,
+    direction: Mapping[str, np.ndarray],
+    got: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    outputs: Sequence[str],
+    apply: Apply,
+) -> str:
+    """Why ``J·v`` (``got``, which agrees with JAX's ``jvp``) is not confirmed at
+    ``point``, where a piecewise operation of JAX's gradient program is at its break
+    (:func:`_at_a_break`), or "". The gradient may jump there (``select(x >= 0, 1, -1)``,
+    ``|x|``'s: no Hessian, and JAX's ``jvp`` of it and the graph both say 0) or kink
+    (``2|x|``, the gradient of ``x|x|``), or take at the point a branch taken nowhere
+    beside it: confirmed only where both one-sided differences of the gradient (JAX's
+    primal, :func:`_users_program`), ``(g(t) − g(0))/t`` and ``(g(0) − g(−t))/t``,
+    converge to the graph's ``J·v`` as ``t`` shrinks over :data:`BREAK_STEPS` (within
+    rounding at the last step, or their distance from it shrunk a hundredfold over the
+    three decades: a smooth slope's and ``3x|x|``'s, the gradient of ``|x|³``, shrink
+    tenfold a decade; a jump's grows, a kink's or a wrong value's stays), along
+    ``direction`` and along it with the sign of every other entry flipped (over all
+    inputs in turn). One direction does not decide: ``(|a| + |b|)²`` at 0 has a
+    gradient linear along every line through 0, so its differences converge, yet no
+    Hessian (``2(|v_a| + |v_b|)·sign(v)``, not linear in ``v``), equal to JAX's ``H·v``
+    where ``v``'s two entries have one sign; the flipped direction reverses that. Two
+    directions are evidence, not a proof: a point they do not settle is not verified."""
+    flipped, k = {}, 0
+    for x, d in direction.items():
+        d = np.asarray(d, dtype=float)
+        signs = np.where((k + np.arange(d.size)) % 2, -1.0, 1.0).reshape(d.shape)
+        flipped[x], k = d * signs, k + d.size
+    try:
+        program = _users_program(graph, point, outputs)
+        at = {y: np.ravel(np.asarray(point.values[y], dtype=float)) for y in outputs}
+        for along in (direction, flipped):
+            with np.errstate(all="ignore"):
+                mine = got if along is direction else apply(point, along)
+                why = _one_sided_apart(graph, point, along, mine, outputs, program, at)
+            if why:
+                return why
+    except _Mistranslated:
+        return "the graph's values beside it are not the function's"
+    return ""
+
+
+def _one_sided_apart(
+    graph: DGraph,
+    point: Point,
+    along: Mapping[str, np.ndarray],
+    mine: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    outputs: Sequence[str],
+    program: Callable[[dict], Mapping[str, np.ndarray]],
+    at: Mapping[str, np.ndarray],
+) -> str:
+    """:func:`_break_unconfirmed` along one direction: why the one-sided differences of
+    ``program`` (``at``: its values at the point) do not converge to ``mine``'s ``J·v``,
+    or ""."""
+    apart: dict[str, list[np.ndarray]] = {y: [] for y in outputs}
+    close: dict[str, np.ndarray] = {}
+    for t in BREAK_STEPS:
+        sides = []
+        for h in (t, -t):
+            inputs = {**point.inputs}
+            inputs.update({x: point.inputs[x] + h * along[x] for x in graph.inputs if x in along})
+            moved = program(inputs)
+            sides.append({y: np.ravel(np.asarray(moved[y], dtype=float)) for y in outputs})
+        for y in outputs:
+            jv = np.asarray(mine[y][0], dtype=float).reshape(-1)
+            ahead, behind = (sides[0][y] - at[y]) / t, (at[y] - sides[1][y]) / t
+            gap = np.maximum(np.abs(ahead - jv), np.abs(behind - jv))
+            if not np.isfinite(gap).all():
+                return "the gradient is not finite beside it"
+            apart[y].append(gap)
+            largest = max(_largest_finite(at[y]), *(_largest_finite(s[y]) for s in sides))
+            unit = _units({y: mine[y][1]})[y]
+            close[y] = gap <= TOLERANCE * unit + 10 * EPS * largest / t
+    for y in outputs:
+        first, last = apart[y][0], apart[y][-1]
+        if not np.all(close[y] | (last <= 0.01 * first)):
+            k = int(np.argmax(np.where(close[y], -np.inf, last)))
+            return (
+                "its one-sided differences do not converge to J·v there (the gradient jumps"
+                f" or kinks: {last[k]:.1e} from it at step {BREAK_STEPS[-1]:g},"
+                f" {first[k]:.1e} at {BREAK_STEPS[0]:g})"
             )
     return ""
 
@@ -1213,6 +1395,10 @@ def check_values(
                         (*checked, point.label),
                     )
                 worst = max(worst, raw)
+            if not passed and used == JAX_JVP and point.label == USER_POINT:
+                why = _gradient_break(graph, point, direction, got, outputs, apply)
+                if why:  # the gradient may jump or kink there: not compared, not verified
+                    declined, usable, passed = why, False, True
             if passed:
                 break
         if usable:

@@ -354,6 +354,8 @@ def _read_gradient(
         else:
             jvp = ModulusJvp(original, reference.inputs, reference.outputs, *paired)
             graph.set_jvp_reference(jvp)
+    if isinstance(graph.jvp_reference, JaxJvp):
+        graph.jvp_reference.gradient = True
     return graph
 
 
