@@ -829,14 +829,11 @@ def _differences(
     still: Mapping[str, np.ndarray] | None = None,
     program: Callable[[dict], Mapping[str, np.ndarray]] | None = None,
     symmetric: bool = False,
-    structural: bool = True,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """:func:`richardson` of the array program along ``direction`` at ``point``: the
     reference where the graph has no JAX ``jvp`` (:func:`reference_jvp`). ``program``:
     the values differenced, by the inputs (parameters too) moved (default: the graph's
-    own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's;
-    ``structural``: an output no path joins to a moved input has ``J·v`` exactly zero
-    (without: differenced too, as where a comparison, no edge, makes it jump)."""
+    own, :func:`~dgraph.core.block_values.vertex_values`); ``symmetric``: richardson's."""
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         out = []
@@ -854,7 +851,6 @@ def _differences(
         return out
 
     fixed = _unreached(graph, [x for x in direction if x in graph.inputs], outputs)
-    fixed = fixed if structural else set()
     constant = {y: np.ones(np.shape(unit[y]), dtype=bool) for y in fixed}
     return richardson(
         shifted, {y: unit[y] for y in outputs}, constant=constant, still=still, symmetric=symmetric
@@ -886,11 +882,23 @@ def _jax_not_the_derivative(
     value would pass there (a rule giving each of three tied maxima 1/2 did). Asked only
     where the graph's program gives the user's values at the point and at every step
     beside it."""
-    if getattr(graph.jvp_reference, "primal", None) is None:
+    primal = getattr(graph.jvp_reference, "primal", None)
+    if primal is None:
         return ""
     outputs = list(jax)
+    largest = max(_largest_finite(v) for v in point.values.values())
+
+    def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> dict:
+        theirs = _users_values(primal, inputs, mine, outputs, largest)
+        if theirs is None:
+            raise _Mistranslated
+        return theirs
+
+    def program(inputs: dict) -> dict:
+        return agreeing(inputs, vertex_values(graph, inputs, point.frozen))
+
     try:
-        program = _users_program(graph, point, outputs)
+        agreeing(dict(point.inputs), point.values)
         with np.errstate(all="ignore"):
             found = _differences(
                 graph, point, direction, outputs, unit, still, program, symmetric=True
@@ -908,29 +916,6 @@ def _jax_not_the_derivative(
     ):
         return NOT_JAX_DERIVATIVE
     return ""
-
-
-def _users_program(
-    graph: DGraph, point: Point, outputs: Sequence[str]
-) -> Callable[[dict], Mapping[str, np.ndarray]]:
-    """The user's function's values (JAX's primal) at moved inputs, for differences of
-    the function itself, never of the graph's program (which a mistranslated graph
-    shares with its wrong derivative); it raises :class:`_Mistranslated` where the
-    graph's values are not the user's there (at the point itself first)."""
-    primal = graph.jvp_reference.primal
-    largest = max(_largest_finite(v) for v in point.values.values())
-
-    def agreeing(inputs: dict, mine: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
-        theirs = _users_values(primal, inputs, mine, outputs, largest)
-        if theirs is None:
-            raise _Mistranslated
-        return theirs
-
-    def program(inputs: dict) -> Mapping[str, np.ndarray]:
-        return agreeing(inputs, vertex_values(graph, inputs, point.frozen))
-
-    agreeing(dict(point.inputs), point.values)
-    return program
 
 
 def _users_values(
@@ -1015,7 +1000,9 @@ def _at_a_break(graph: DGraph, point: Point) -> str:
                 elif name in _EXTREMES:
                     axes = tuple(op.param.get("axes", ()))
                     top_value = np.max if name == "reduce_max" else np.min
-                    ties = np.sum(args[0] == top_value(args[0], axis=axes, keepdims=True), axis=axes)
+                    ties = np.sum(
+                        args[0] == top_value(args[0], axis=axes, keepdims=True), axis=axes
+                    )
                     found = np.any(ties > 1)
                 else:
                     found = len(args) == 2 and np.any(np.equal(args[0], args[1]))
@@ -1040,9 +1027,6 @@ def _gradient_break(
     code's check asks at the same point and direction with the same ``J·v``."""
     if not getattr(graph.jvp_reference, "gradient", False):
         return ""
-    at = _at_a_break(graph, point)
-    if not at:
-        return ""
     key = None
     if in_scope():
         key = (id(graph), graph.version, tuple(outputs), _digest(point.inputs), _digest(direction))
@@ -1050,7 +1034,8 @@ def _gradient_break(
         found = _REFERENCES.found(key)
         if found is not None and found[0]() is graph:
             return found[1]
-    why = _break_unconfirmed(graph, point, direction, got, outputs, apply)
+    at = _at_a_break(graph, point)
+    why = _break_unconfirmed(graph, point, direction, got, outputs, apply) if at else ""
     why = f"the gradient program is not confirmed: {at}, and {why}" if why else ""
     if key is not None:
         _REFERENCES.remember(key, (weakref.ref(graph), why))
@@ -1074,7 +1059,7 @@ def _break_unconfirmed(
     ``|x|``'s: no Hessian, and JAX's ``jvp`` of it and the graph both say 0) or kink
     (``2|x|``, the gradient of ``x|x|``), or take at the point a branch taken nowhere
     beside it: confirmed only where both one-sided differences of the gradient (JAX's
-    primal, :func:`_users_program`), ``(g(t) − g(0))/t`` and ``(g(0) − g(−t))/t``,
+    own program, its ``primal``), ``(g(t) − g(0))/t`` and ``(g(0) − g(−t))/t``,
     converge to the graph's ``J·v`` as ``t`` shrinks over :data:`BREAK_STEPS` (within
     rounding at the last step, or their distance from it shrunk a hundredfold over the
     three decades: a smooth slope's and ``3x|x|``'s, the gradient of ``|x|³``, shrink
@@ -1090,17 +1075,18 @@ def _break_unconfirmed(
         d = np.asarray(d, dtype=float)
         signs = np.where((k + np.arange(d.size)) % 2, -1.0, 1.0).reshape(d.shape)
         flipped[x], k = d * signs, k + d.size
-    try:
-        program = _users_program(graph, point, outputs)
-        at = {y: np.ravel(np.asarray(point.values[y], dtype=float)) for y in outputs}
-        for along in (direction, flipped):
-            with np.errstate(all="ignore"):
-                mine = got if along is direction else apply(point, along)
-                why = _one_sided_apart(graph, point, along, mine, outputs, program, at)
-            if why:
-                return why
-    except _Mistranslated:
-        return "the graph's values beside it are not the function's"
+    primal = getattr(graph.jvp_reference, "primal", None)
+    with np.errstate(all="ignore"):
+        at = None if primal is None else primal(dict(point.inputs))
+    if at is None:
+        return "JAX's gradient program does not run here"
+    at = {y: np.ravel(np.asarray(at[y], dtype=float)) for y in outputs}
+    for along in (direction, flipped):
+        with np.errstate(all="ignore"):
+            mine = got if along is direction else apply(point, along)
+            why = _one_sided_apart(graph, point, along, mine, outputs, primal, at)
+        if why:
+            return why
     return ""
 
 
@@ -1110,12 +1096,12 @@ def _one_sided_apart(
     along: Mapping[str, np.ndarray],
     mine: Mapping[str, tuple[np.ndarray, np.ndarray]],
     outputs: Sequence[str],
-    program: Callable[[dict], Mapping[str, np.ndarray]],
+    primal: Callable[[dict], Mapping[str, np.ndarray] | None],
     at: Mapping[str, np.ndarray],
 ) -> str:
     """:func:`_break_unconfirmed` along one direction: why the one-sided differences of
-    ``program`` (``at``: its values at the point) do not converge to ``mine``'s ``J·v``,
-    or ""."""
+    JAX's gradient program (``primal``; ``at``: its values at the point) do not converge
+    to ``mine``'s ``J·v``, or ""."""
     apart: dict[str, list[np.ndarray]] = {y: [] for y in outputs}
     close: dict[str, np.ndarray] = {}
     for t in BREAK_STEPS:
@@ -1123,7 +1109,9 @@ def _one_sided_apart(
         for h in (t, -t):
             inputs = {**point.inputs}
             inputs.update({x: point.inputs[x] + h * along[x] for x in graph.inputs if x in along})
-            moved = program(inputs)
+            moved = primal(inputs)
+            if moved is None:
+                return "JAX's gradient program does not run here"
             sides.append({y: np.ravel(np.asarray(moved[y], dtype=float)) for y in outputs})
         for y in outputs:
             jv = np.asarray(mine[y][0], dtype=float).reshape(-1)
