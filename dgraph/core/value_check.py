@@ -1262,7 +1262,8 @@ def _scalar_user_differences(
     try:
         with np.errstate(all="ignore"):
             shifted(np.zeros(1))  # the point itself
-            found = richardson(shifted, {"": np.asarray(unit, dtype=float)}, symmetric=True)
+            size = np.asarray(unit, dtype=float)
+            found = richardson(shifted, {"": size}, still={"": size == 0}, symmetric=True)
     except _Mistranslated:
         return None
     return None if isinstance(found, str) else (found[0][""], found[1][""])
