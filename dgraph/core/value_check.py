@@ -982,8 +982,12 @@ def _at_a_break(graph: DGraph, point: Point) -> str:
     for v in graph.intermediates + graph.outputs:
         top = graph.op(v)
         pending = [top] if top is not None else []
+        walked: set[int] = set()  # nested operations share their parts: each once
         while pending:
             op = pending.pop()
+            if id(op) in walked:
+                continue
+            walked.add(id(op))
             pending += [x for x in op.operands if isinstance(x, ArrayOp)]
             name = op.primitive
             if name not in _ORDERED | _AT_ZERO | _EQUALITY | _EXTREMES:
@@ -991,24 +995,28 @@ def _at_a_break(graph: DGraph, point: Point) -> str:
             if name in _EQUALITY and not any(isinstance(x, Const) for x in op.operands):
                 continue
             try:
-                args = [np.asarray(operand_value(x, point.values)) for x in op.operands]
-            except (KeyError, ValueError, TypeError, IndexError):
+                found = _breaks_here(op, [operand_value(x, point.values) for x in op.operands])
+            except (KeyError, ValueError, TypeError, IndexError):  # not read here: no break
                 continue
-            with np.errstate(all="ignore"):
-                if name in _AT_ZERO:
-                    found = np.any(args[0] == 0)
-                elif name in _EXTREMES:
-                    axes = tuple(op.param.get("axes", ()))
-                    top_value = np.max if name == "reduce_max" else np.min
-                    ties = np.sum(
-                        args[0] == top_value(args[0], axis=axes, keepdims=True), axis=axes
-                    )
-                    found = np.any(ties > 1)
-                else:
-                    found = len(args) == 2 and np.any(np.equal(args[0], args[1]))
             if found:
                 return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
     return ""
+
+
+def _breaks_here(op: ArrayOp, args: list[np.ndarray]) -> bool:
+    """Whether the piecewise ``op`` (:func:`_at_a_break`) is at its break at an entry of
+    its operands' values ``args``."""
+    args = [np.asarray(a) for a in args]
+    with np.errstate(all="ignore"):
+        if op.primitive in _AT_ZERO:
+            return bool(np.any(args[0] == 0))
+        if op.primitive in _EXTREMES:
+            axes = tuple(op.param.get("axes", ()))
+            top = (np.max if op.primitive == "reduce_max" else np.min)(
+                args[0], axis=axes, keepdims=True
+            )
+            return bool(np.any(np.sum(args[0] == top, axis=axes) > 1))
+        return len(args) == 2 and bool(np.any(np.equal(args[0], args[1])))
 
 
 def _gradient_break(
