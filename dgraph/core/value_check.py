@@ -1089,7 +1089,7 @@ def _break_unconfirmed(
     if at is None:
         return "JAX's gradient program does not run here"
     at = {y: np.ravel(np.asarray(at[y], dtype=float)) for y in outputs}
-    for along in (direction, flipped):
+    for along in (direction, flipped) if k > 1 else (direction,):  # one entry: one line
         with np.errstate(all="ignore"):
             mine = got if along is direction else apply(point, along)
             why = _one_sided_apart(graph, point, along, mine, outputs, primal, at)
