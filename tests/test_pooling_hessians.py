@@ -67,7 +67,10 @@ def test_pooling_hessian_equals_jax_at_ties(name):
     assert "select_and_scatter_add" in jaxpr and np.isfinite(want).all() and want.any()
     H = dgraph.hessian(f, TIES)
     np.testing.assert_allclose(H(TIES), want, atol=1e-13)
-    assert H.generated.verified is True  # padding is never a value: the program is finite
+    # padding is never a value: the program is finite. Where a window's maximum is tied
+    # (all but the disjoint windows at TIES) the gradient jumps between the tied entries:
+    # no Hessian there, JAX's values not verified (session 64)
+    assert H.generated.verified is (name == "max-disjoint")
 
 
 def test_padded_max_pooling_gradient_is_verified_and_windows_of_padding_alone_are_jax_s():

@@ -179,7 +179,9 @@ def test_scipy_special_hessian_and_jacobian_equal_jax(f, twin, points, method):
     level cost 2-5 times the Hessian's: the element level is the array graph expanded,
     each operation's expansion against JAX tests/test_rules_vs_jax.py's.)"""
     made = dgraph.make_function(f, "value_gradient_hessian", point=[points[-1]], method=method)
-    assert made.generated.verified
+    # i1e at 0 has no second derivative (e^-|x|·I1(x) = x/2 - x|x|/2 + O(x³): -1 and +1
+    # beside 0): its Hessian there, JAX's 0, is not verified
+    assert made.generated.verified is (f is not n_special)
     reference = jref.value_gradient_hessian(twin)  # JAX's three: one program, both points
     for x in points:
         value, gradient, hessian = made(x)
@@ -231,7 +233,9 @@ def test_unsupported_scipy_special_is_one_line():
 
 def test_i1e_is_differentiated_at_zero():
     """JAX's i1e at 0: the derivative 1/2 (the formula's i1e(x)/x is 0/0 there: NaN on
-    main, and the expression set did not verify); second derivative 0, as JAX's rule."""
+    main, and the expression set did not verify); second derivative 0, as JAX's rule,
+    which is not a derivative (``i1e'' = ∓1`` beside 0: the gradient kinks), so not
+    verified (session 64)."""
 
     def f(x):
         return jnp.sum(jss.i1e(x) * x[::-1] + jss.i1e(2.0 * x))
@@ -239,7 +243,7 @@ def test_i1e_is_differentiated_at_zero():
     x = np.array([0.0, 0.4, -0.7, 0.0])
     # the choice's method (as the cases above); the gradient and the Hessian of one make
     made = dgraph.make_function(f, "value_gradient_hessian", point=[x], method="forward")
-    assert made.generated.verified
+    assert made.generated.verified is False and "at its break" in made.generated.check.detail
     _, gradient, hessian = made(x)
     _, want_gradient, want_hessian = jref.value_gradient_hessian(f)(jnp.asarray(x))
     np.testing.assert_allclose(hessian, want_hessian, atol=1e-14)

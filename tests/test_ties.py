@@ -257,3 +257,16 @@ def test_abs_at_zero_in_jax_is_passed_over_by_its_symmetric_derivative(monkeypat
     finally:
         monkeypatch.undo()
         arrays._derivative_function.cache_clear()
+
+
+def test_a_lone_abs_at_zero_is_passed_over_as_beside_other_terms() -> None:
+    """``|x₀|`` alone at 0 (element level): |J|·|v| is zero everywhere, and the
+    symmetric differences of the user's function were judged against that zero unit, so
+    they never resolved and JAX's +1 was "the generated jacobian() disagrees with JAX's
+    jvp" (refused); beside another term (``|x₀| + x₁²`` at (0, 1)) the same kink was
+    passed over. Now alone too: the symmetric derivative 0, verified."""
+    from dgraph import make_function
+
+    made = make_function(lambda x: jnp.abs(x[0]), point=[np.zeros(1)])
+    np.testing.assert_array_equal(np.ravel(made(np.zeros(1))), [0.0])
+    assert made.generated.verified is True

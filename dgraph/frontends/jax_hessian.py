@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks.arrays import ArrayOp, Const
 from ..core.graph import DGraph
 from ..errors import InputError
 from .integer_casts import float_index_hint
@@ -361,7 +362,39 @@ def _read_gradient(
         else:
             jvp = ModulusJvp(original, reference.inputs, reference.outputs, *paired)
             graph.set_jvp_reference(jvp)
+    graph = _abs_one_sided(graph)
+    if isinstance(graph.jvp_reference, JaxJvp):
+        graph.jvp_reference.gradient = True
     return graph
+
+
+def _abs_one_sided(graph: DGraph) -> DGraph:
+    """``graph`` (JAX's gradient program) with each ``|x|`` of a vertex read as ``x ·
+    select(x >= 0, 1, -1)``: its derivative at 0 is JAX's +1, not ``sign(0) = 0``. The
+    gradient program's adjoint of ``|x|`` is JAX's ``select(x >= 0, 1, -1)``, so the
+    Hessian of a smooth even composition takes the product of the two, 1 from either
+    side: ``cos|x|``'s gradient is ``-sin|x|·select(x >= 0, 1, -1)`` (``-sin x``), whose
+    derivative at 0 is -1, where ``sign(0)`` gave 0. Where the gradient has no
+    derivative at such a point (``(|a| + |b|)²`` at ``b = 0``) the value check finds
+    the comparison at its tie and does not verify it
+    (:func:`~dgraph.core.value_check.check_values`). The first derivatives keep
+    ``sign(0)``: this is the Hessian's graph only. The graph unchanged where no ``|x|``
+    reads a vertex."""
+    if not graph.is_tensor:
+        return graph
+    found = False
+    vertices = []
+    for v in graph.order():
+        op = graph.op(v)
+        if op is not None and op.primitive == "abs" and isinstance(op.operands[0], str):
+            x, shape = op.operands[0], op.shape
+            cases = (Const.of(np.full(shape, -1.0)), Const.of(np.full(shape, 1.0)))
+            side = ArrayOp(
+                "select_n", (ArrayOp("ge", (x, Const.of(0.0)), (), shape), *cases), (), shape
+            )
+            op, found = ArrayOp("mul", (x, side), (), shape), True
+        vertices.append((v, graph.role(v), graph.shape(v), op))
+    return graph.with_array_vertices(vertices) if found else graph
 
 
 HESSIAN_REFUSED = (

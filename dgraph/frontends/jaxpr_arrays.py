@@ -197,7 +197,14 @@ class JaxJvp:
     equations, compiled in 21 CPU s and ran eagerly in 1.9 s; 400 steps did not compile
     in ten minutes), and each operation's kernel is compiled once and then dispatched. A
     program NumPy runs whole (elementwise arithmetic and moves, :func:`numpy_cheaper`)
-    and small enough runs so too, compiling nothing."""
+    and small enough runs so too, compiling nothing.
+
+    :attr:`gradient`: ``f`` is JAX's gradient program of another function (the
+    Hessian's graph, :func:`~dgraph.frontends.jax_hessian.gradient_graph`), whose slope
+    may jump where its piecewise operations break: the value check confirms such a point
+    by differences (:func:`~dgraph.core.value_check.check_values`)."""
+
+    gradient = False
 
     def __init__(
         self,
