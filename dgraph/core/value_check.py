@@ -1004,13 +1004,18 @@ _AT_ZERO = frozenset({"abs", "sign"})
 _EXTREMES = frozenset({"reduce_max", "reduce_min"})
 
 
-def _at_a_break(graph: DGraph, point: Point) -> str:
+def _at_a_break(graph: DGraph, point: Point, near: bool = False) -> str:
     """Which piecewise operation of ``graph`` (at any depth: a comparison feeding a
     ``select_n``) is at its break at ``point``, where a function's pieces meet and its
     slope may jump: ``|x|`` or ``sign`` of an entry exactly 0, a tie of an ordering
     comparison or of ``max``/``min`` (of the maxima of ``reduce_max``); "" where none
     is. There a JAX rule picks a side (``select(x >= 0,
-    1, -1)``, the gradient of ``|x|``), which JAX's ``jvp`` and the graph share."""
+    1, -1)``, the gradient of ``|x|``), which JAX's ``jvp`` and the graph share.
+
+    ``near``: instead, an ordering comparison or ``max``/``min`` whose operands are not
+    equal but within :data:`NEAR_TIE` of each other, where the branch taken is the
+    evaluation's rounding's (NumPy's sum and XLA's may order one differently).
+    """
     for v in graph.intermediates + graph.outputs:
         top = graph.op(v)
         pending = [top] if top is not None else []
@@ -1024,13 +1029,16 @@ def _at_a_break(graph: DGraph, point: Point) -> str:
             name = op.primitive
             # not eq/ne: equal values hold on whole regions (JAX's max rule compares x
             # with max(x, 0); a scatter's gathered update ids with their own)
-            if name not in _ORDERED | _AT_ZERO | _EXTREMES:
+            if name not in (_ORDERED if near else _ORDERED | _AT_ZERO | _EXTREMES):
                 continue
             try:
-                found = _breaks_here(op, [operand_value(x, point.values) for x in op.operands])
+                args = [operand_value(x, point.values) for x in op.operands]
+                found = _nearly_tied(args) if near else _breaks_here(op, args)
             except (KeyError, ValueError, TypeError, IndexError):  # not read here: no break
                 continue
             if found:
+                if near:
+                    return f"its {name} ({v}) is within rounding of a tie there"
                 return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
     return ""
 
@@ -1051,6 +1059,20 @@ def _breaks_here(op: ArrayOp, args: list[np.ndarray]) -> bool:
         return len(args) == 2 and bool(np.any(np.equal(args[0], args[1])))
 
 
+NEAR_TIE = 1e-13  # operands this close (relative) are ordered by the evaluation's rounding
+
+
+def _nearly_tied(args: list[np.ndarray]) -> bool:
+    """Whether two operands ``args`` differ at an entry by more than 0 and at most
+    :data:`NEAR_TIE` of their magnitude (:func:`_at_a_break`'s ``near``)."""
+    if len(args) != 2:
+        return False
+    a, b = (np.asarray(x, dtype=float) for x in args)
+    with np.errstate(all="ignore"):
+        gap = np.abs(a - b)
+        return bool(np.any((gap > 0) & (gap <= NEAR_TIE * np.maximum(np.abs(a), np.abs(b)))))
+
+
 def _gradient_break(
     graph: DGraph,
     point: Point,
@@ -1062,11 +1084,15 @@ def _gradient_break(
     """Why the user's ``point`` is not compared where ``graph`` is JAX's gradient program
     (its reference's ``gradient``: the Hessian's graph) and JAX's ``jvp`` agrees with
     the graph: a piecewise operation at its break (:func:`_at_a_break`) that
-    differences do not confirm (:func:`_break_unconfirmed`); "" elsewhere. Within one
+    differences do not confirm (:func:`_break_unconfirmed`); "" elsewhere. Of any other
+    JAX program the same where a comparison is within rounding of its tie (``near``):
+    its JAX ``jvp`` ran the graph's evaluation, whose rounding picked the branch, and
+    XLA's may pick the other (a projection onto a ball at its boundary). Within one
     code generation call remembered as JAX's ``jvp`` is (:func:`_shared_jax_jvp`): the
     code's check asks at the same point and direction with the same ``J·v``."""
-    if not getattr(graph.jvp_reference, "gradient", False):
-        return ""
+    gradient = getattr(graph.jvp_reference, "gradient", False)
+    if not gradient and getattr(graph.jvp_reference, "primal", None) is None:
+        return ""  # no JAX program to difference
     key = None
     if in_scope():
         key = (id(graph), graph.version, tuple(outputs), _digest(point.inputs), _digest(direction))
@@ -1074,9 +1100,10 @@ def _gradient_break(
         found = _REFERENCES.found(key)
         if found is not None and found[0]() is graph:
             return found[1]
-    at = _at_a_break(graph, point)
+    at = _at_a_break(graph, point, near=not gradient)
     why = _break_unconfirmed(graph, point, direction, got, outputs, apply) if at else ""
-    why = f"the gradient program is not confirmed: {at}, and {why}" if why else ""
+    what = "the gradient program" if gradient else "the function"
+    why = f"{what} is not confirmed: {at}, and {why}" if why else ""
     if key is not None:
         _REFERENCES.remember(key, (weakref.ref(graph), why))
     return why
@@ -1170,8 +1197,8 @@ def _one_sided_apart(
         if not np.all(close[y] | (last <= 0.2 * first)):
             k = int(np.argmax(np.where(close[y], -np.inf, last)))
             return (
-                "its one-sided differences do not converge to J·v there (the gradient jumps"
-                f" or kinks: {last[k]:.1e} from it at step {BREAK_STEPS[-1]:g},"
+                "its one-sided differences do not converge to J·v there (a jump or a kink:"
+                f" {last[k]:.1e} from it at step {BREAK_STEPS[-1]:g},"
                 f" {first[k]:.1e} at {BREAK_STEPS[0]:g})"
             )
     return ""
