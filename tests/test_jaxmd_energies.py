@@ -89,20 +89,6 @@ def _points(n, d, spacing, seed=0):
     return (grid + 0.5 + rng.uniform(-0.1, 0.1, (n, d))) * spacing
 
 
-def test_soft_sphere_hessian_is_jax_s_and_verified():
-    """The Hessian's gradient graph divides by ``sqrt`` of the safe mask's 0 on the
-    diagonal (``0.5 / sqrt(0)``), read only where the mask holds: guarded, so its
-    elimination meets no ``0 · inf`` (the check failed on it)."""
-    E = soft_sphere_pair(_free)
-    R = _points(4, 2, 0.9)
-    hess = dgraph.make_function(E, "hessian", point=[R])
-    with jax.enable_x64(True):
-        H = np.asarray(jref.forward_hessian(E)(R))
-    assert np.count_nonzero(H) > 16  # pairs within the cutoff
-    np.testing.assert_allclose(hess(R), H, rtol=1e-12, atol=1e-14)
-    assert hess.generated.verified is True
-
-
 def test_lennard_jones_periodic_with_a_pair_at_the_cutoff():
     """A pair exactly at ``r_cutoff`` (the switch's second derivative jumps there): the
     sparse Hessian is JAX's one-sided value (``dr < r_cutoff`` false), verified; its
@@ -119,15 +105,18 @@ def test_lennard_jones_periodic_with_a_pair_at_the_cutoff():
     assert got.nnz == 36 and hess.generated.verified is True
 
 
-def test_force_jacobian_is_minus_the_hessian():
+def test_soft_sphere_force_jacobian_is_minus_the_hessian():
     """``F(R, *args, **kwargs)``, JAX's own gradient, is read with ``R`` alone (``*args``
-    given nothing, ``**kwargs`` no argument: it was "1 shapes for 3 arguments") and its
-    Jacobian is ``-H``."""
+    given nothing, ``**kwargs`` no argument: it was "1 shapes for 3 arguments"), and its
+    Jacobian is ``-H``: the gradient divides by ``sqrt`` of the safe mask's 0 on the
+    diagonal (``0.5 / sqrt(0)``), read only where the mask holds, so it is guarded and
+    the elimination meets no ``0 · inf`` (the check failed on it)."""
     E = soft_sphere_pair(_periodic(2.0), alpha=2.5)
     F = force(E)
     R = _points(4, 2, 0.85, seed=1)
     jac = dgraph.make_function(F, "jacobian", point=[R])
     with jax.enable_x64(True):
         H = np.asarray(jref.forward_hessian(E)(R))
+    assert np.count_nonzero(H) > 16  # pairs within the cutoff
     np.testing.assert_allclose(jac(R), -H, rtol=1e-12, atol=1e-14)
     assert jac.generated.verified is True
