@@ -57,9 +57,9 @@ FINITE_PARTIALS = frozenset(
      "bessel_i0e", "bessel_i1e", "dawsn"}
 )  # fmt: skip
 
-#: of those, the ones whose partials are an operand's value: a vertex outside the cone
-#: read there (the gradient's ``ct * (1/r)²`` with ``1/r`` infinite where the case is
-#: not taken, JAX MD's Lennard-Jones) is guarded too
+#: of those, the ones whose partials are an operand's value: an intermediate outside the
+#: cone read there (the gradient's ``ct * (1/r)²`` with ``1/r`` infinite where the case
+#: is not taken, JAX MD's Lennard-Jones) is guarded too
 VALUE_PARTIALS = frozenset({"mul", "square", "integer_pow"})
 
 #: a value in each operation's domain where its partials are finite (else 0.5: log, sqrt,
@@ -91,8 +91,8 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
                 x = guarded.operands[j]  # a vertex (a parameter carries no derivative)
                 if x not in readers or graph.shape(x) != graph.shape(w):
                     continue  # a parameter, or an operand broadcast: left as it is
-                if finite and x in cone:
-                    continue  # finite where the case is not taken: the cone is guarded
+                if finite and (x in cone or graph.op(x) is None):
+                    continue  # guarded (the cone), or an input: finite at the point
                 if _already(graph.op(x), pred, k, fill):
                     continue
                 guards.setdefault((w, j), []).append((pred, k, n))
