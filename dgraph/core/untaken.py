@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from ..blocks.arrays import ELEMENTWISE, REGIONS, ArrayOp, Const
 from .graph import DGraph
@@ -55,6 +56,11 @@ FINITE_PARTIALS = frozenset(
      "logistic", "atan", "abs", "square", "erf", "erfc", "max", "min", "select_n",
      "bessel_i0e", "bessel_i1e", "dawsn"}
 )  # fmt: skip
+
+#: of those, the ones whose partials are an operand's value: an intermediate outside the
+#: cone read there (the gradient's ``ct * (1/r)²`` with ``1/r`` infinite where the case
+#: is not taken, JAX MD's Lennard-Jones) is guarded too
+VALUE_PARTIALS = frozenset({"mul", "square", "integer_pow"})
 
 #: a value in each operation's domain where its partials are finite (else 0.5: log, sqrt,
 #: 1/x, pow, acos, atanh, erf_inv, ndtri, lgamma, the Bessel functions …)
@@ -71,24 +77,25 @@ def guard_untaken_branches(graph: DGraph) -> DGraph:
     order = graph.order()
     readers = _readers(graph, order)
     guards: dict[tuple[str, int], list[tuple[Any, int, int]]] = {}
-    for s in order:
-        op = graph.op(s)
-        if op is None or op.primitive != "select_n" or isinstance(op.operands[0], Const):
-            continue
-        for k in range(1, len(op.operands)):
-            for w in _cone(graph, readers, s, k):
-                guarded = graph.op(w)
-                if guarded.primitive in FINITE_PARTIALS:
+    for pred, k, n, sinks in _cases(graph, order):
+        cone = _cone(graph, readers, sinks)
+        for w in cone:
+            guarded = graph.op(w)
+            finite = guarded.primitive in FINITE_PARTIALS or (
+                guarded.primitive == "integer_pow" and dict(guarded.params)["y"] >= 0
+            )
+            if finite and guarded.primitive not in VALUE_PARTIALS:
+                continue
+            fill = PLACEHOLDERS.get(guarded.primitive, 0.5)
+            for j in guarded.differentiable():
+                x = guarded.operands[j]  # a vertex (a parameter carries no derivative)
+                if x not in readers or graph.shape(x) != graph.shape(w):
+                    continue  # a parameter, or an operand broadcast: left as it is
+                if finite and (x in cone or graph.op(x) is None):
+                    continue  # guarded (the cone), or an input: finite at the point
+                if _already(graph.op(x), pred, k, fill):
                     continue
-                if guarded.primitive == "integer_pow" and dict(guarded.params)["y"] >= 0:
-                    continue
-                for j in guarded.differentiable():
-                    x = guarded.operands[j]  # a vertex (a parameter carries no derivative)
-                    if x not in readers or graph.shape(x) != graph.shape(w):
-                        continue  # a parameter, or an operand broadcast: left as it is
-                    if _already(graph.op(x), op.operands[0], k):
-                        continue
-                    guards.setdefault((w, j), []).append((op.operands[0], k, len(op.operands)))
+                guards.setdefault((w, j), []).append((pred, k, n))
     if not guards:
         return graph
     return graph.with_array_vertices(_in_order(list(_rebuilt(graph, order, guards))))
@@ -137,14 +144,21 @@ def _is_guard(v: str, op: ArrayOp | None) -> bool:
     )
 
 
-def _already(op: ArrayOp | None, pred: Any, k: int) -> bool:
-    """Whether ``op`` is a select on ``pred`` that passes case ``k`` alone, constants
-    elsewhere (a guard already: the gradient of a guarded function read again)."""
+def _already(op: ArrayOp | None, pred: Any, k: int, fill: float) -> bool:
+    """Whether ``op`` is a select on ``pred`` that passes case ``k`` alone, ``fill``
+    elsewhere (a guard already: the gradient of a guarded function read again). A user's
+    "double where" that fills in 0, where ``sqrt``'s partial is infinite
+    (``where(d > 0, sqrt(where(d > 0, d, 0)), 0)``, JAX MD's ``safe_mask``), is guarded
+    again."""
     return (
         op is not None
         and op.primitive == "select_n"
         and op.operands[0] == pred
-        and all(isinstance(x, Const) for c, x in enumerate(op.operands[1:], 1) if c != k)
+        and all(
+            isinstance(x, Const) and bool(np.all(x.value == fill))
+            for c, x in enumerate(op.operands[1:], 1)
+            if c != k
+        )
     )
 
 
@@ -168,12 +182,35 @@ def _readers(graph: DGraph, order: list[str]) -> dict[str, list[tuple[str, int |
     return found
 
 
+def _cases(graph: DGraph, order: list[str]) -> list[tuple[Any, int, int, set[tuple[str, int]]]]:
+    """The cases of the selects whose predicate depends on the inputs, those of equal
+    predicates together: ``(predicate, k, operands, {(select, k), …})``, case ``k``
+    read at operand position ``k`` of each select."""
+    found: dict[Any, tuple[Any, int, int, set[tuple[str, int]]]] = {}
+    for s in order:
+        op = graph.op(s)
+        if op is None or op.primitive != "select_n" or isinstance(op.operands[0], Const):
+            continue
+        pred, n = op.operands[0], len(op.operands)
+        for k in range(1, n):
+            try:
+                key: Any = (pred, k, n)
+                hash(key)
+            except TypeError:  # a parameter that is not hashable: the select alone
+                key = (s, k)
+            found.setdefault(key, (pred, k, n, set()))[3].add((s, k))
+    return list(found.values())
+
+
 def _cone(
-    graph: DGraph, readers: dict[str, list[tuple[str, int | None]]], s: str, k: int
+    graph: DGraph, readers: dict[str, list[tuple[str, int | None]]], sinks: set[tuple[str, int]]
 ) -> set[str]:
-    """The vertices only case ``k`` of the select ``s`` reads, directly or through each
-    other: elementwise intermediates of ``s``'s shape."""
-    shape = graph.shape(s)
+    """The vertices only the case ``sinks`` of selects of one predicate read, directly or
+    through each other: elementwise intermediates of the selects' shape whose every
+    reader is one of those selects at that case or in the cone (the gradient's
+    ``0.5 / sqrt(u)`` beside the primal's ``where(m, sqrt(u), 0)``, both read where ``m``
+    holds alone). A vertex is looked at again as each of its readers joins."""
+    shape = graph.shape(next(iter(sinks))[0])
 
     def eligible(v: object) -> bool:
         if not isinstance(v, str) or v not in readers or graph.role(v) != "intermediate":
@@ -185,19 +222,15 @@ def _cone(
             and graph.shape(v) == shape
         )
 
-    first = graph.op(s).operands[k]
-    if not eligible(first) or readers[first] != [(s, k)]:
-        return set()
-    cone = {first}
-    pending = [first]
+    cone: set[str] = set()
+    pending = [graph.op(s).operands[k] for s, k in sinks]
     while pending:
         w = pending.pop()
-        for x in graph.op(w).operands:
-            if x in cone or not eligible(x):
-                continue
-            if all(j is not None and r in cone for r, j in readers[x]):
-                cone.add(x)
-                pending.append(x)
+        if w in cone or not eligible(w):
+            continue
+        if all((r, j) in sinks or (j is not None and r in cone) for r, j in readers[w]):
+            cone.add(w)
+            pending.extend(graph.op(w).operands)
     return cone
 
 

@@ -415,10 +415,15 @@ def _jax_arguments(
         signature = inspect.signature(f).parameters
     except (TypeError, ValueError):
         raise InputError(f"{label}: cannot read the function's parameters") from None
-    names = list(signature)
+    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)
+    names = [n for n, p in signature.items() if p.kind not in keyword]  # JAX MD's R, **kw
     given = len(sizes) if sizes is not None else len(point) if point is not None else None
     if given is not None and (not params or sizes is not None) and given < len(names):
-        defaulted = [signature[p].default is not inspect.Parameter.empty for p in names[given:]]
+        defaulted = [  # a default, or *args given nothing (jax_md.quantity.force's)
+            signature[p].default is not inspect.Parameter.empty
+            or signature[p].kind == inspect.Parameter.VAR_POSITIONAL
+            for p in names[given:]
+        ]
         names = names[:given] if all(defaulted) else names  # the rest keep their defaults
     free = [k for k, p in enumerate(names) if p not in params]
     if sizes is None:
