@@ -90,9 +90,10 @@ def _points(n, d, spacing, seed=0):
 
 
 def test_lennard_jones_periodic_with_a_pair_at_the_cutoff():
-    """A pair exactly at ``r_cutoff`` (the switch's second derivative jumps there): the
-    sparse Hessian is JAX's one-sided value (``dr < r_cutoff`` false), verified; its
-    pattern, exact for every ``R``, holds every pair."""
+    """A pair at ``r_cutoff`` (the switch's second derivative jumps there): the sparse
+    Hessian is JAX's one-sided value (``dr < r_cutoff`` false), and not verified, for no
+    Hessian exists there (the comparison within rounding of its tie, its one-sided
+    differences apart); its pattern, exact for every ``R``, holds every pair."""
     side = 6.0
     E = lennard_jones_pair(_periodic(side))
     R = _points(3, 2, 1.1)
@@ -102,7 +103,8 @@ def test_lennard_jones_periodic_with_a_pair_at_the_cutoff():
         H = np.asarray(jref.forward_hessian(E)(R)).reshape(6, 6)
     got = hess(R)
     np.testing.assert_allclose(got.toarray(), H, rtol=1e-10, atol=1e-12)
-    assert got.nnz == 36 and hess.generated.verified is True
+    assert got.nnz == 36 and hess.generated.verified is False
+    assert "tie" in hess.generated.check.detail, hess.generated.check.detail
 
 
 def test_soft_sphere_force_jacobian_is_minus_the_hessian():

@@ -187,6 +187,7 @@ def _cases(graph: DGraph, order: list[str]) -> list[tuple[Any, int, int, set[tup
     predicates together: ``(predicate, k, operands, {(select, k), …})``, case ``k``
     read at operand position ``k`` of each select."""
     found: dict[Any, tuple[Any, int, int, set[tuple[str, int]]]] = {}
+    numbers: dict[Any, int] = {}  # the nested predicates' structures met, numbered
     for s in order:
         op = graph.op(s)
         if op is None or op.primitive != "select_n" or isinstance(op.operands[0], Const):
@@ -194,12 +195,34 @@ def _cases(graph: DGraph, order: list[str]) -> list[tuple[Any, int, int, set[tup
         pred, n = op.operands[0], len(op.operands)
         for k in range(1, n):
             try:
-                key: Any = (pred, k, n)
+                key: Any = (_structure(pred, numbers) if isinstance(pred, ArrayOp) else pred, k, n)
                 hash(key)
             except TypeError:  # a parameter that is not hashable: the select alone
                 key = (s, k)
             found.setdefault(key, (pred, k, n, set()))[3].add((s, k))
     return list(found.values())
+
+
+def _structure(op: ArrayOp, numbers: dict[Any, int]) -> tuple[str, int]:
+    """A key of the nested operation ``op`` equal for equal structures (numbered in
+    ``numbers``, shared by the calls of one graph), each shared part keyed once: the
+    dataclass's own hash walks it path by path (thirty steps each reading the last twice:
+    2**30 paths). Raises TypeError where an operand is not hashable."""
+    keys: dict[int, int] = {}
+    pending = [op]
+    while pending:
+        x = pending[-1]
+        if id(x) in keys:
+            pending.pop()
+            continue
+        inner = [y for y in x.operands if isinstance(y, ArrayOp) and id(y) not in keys]
+        if inner:
+            pending.extend(inner)
+            continue
+        pending.pop()
+        parts = tuple(("op", keys[id(y)]) if isinstance(y, ArrayOp) else y for y in x.operands)
+        keys[id(x)] = numbers.setdefault((x.primitive, parts, x.params, x.shape), len(numbers))
+    return ("op", keys[id(op)])
 
 
 def _cone(
