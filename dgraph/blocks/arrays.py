@@ -50,6 +50,7 @@ __all__ = [
     "elementwise_forward",
     "evaluate",
     "finished",
+    "folded",
     "known_operand",
     "labelled_block",
     "move",
@@ -360,10 +361,12 @@ def names_read(values: Iterable[Any]) -> set[str]:
     return out
 
 
-def with_leaves(op: ArrayOp, leaf: Callable[[Any], Any]) -> ArrayOp:
-    """``op`` with every operand that is not an operation, at any depth, replaced by
-    ``leaf(operand)``: nested operations rebuilt bottom-up without recursion, each once."""
-    done: dict[int, ArrayOp] = {}
+def folded(op: ArrayOp, combine: Callable[[ArrayOp, tuple[Any, ...]], Any]) -> Any:
+    """``combine(x, operands)`` of each nested operation ``x`` of ``op`` bottom-up, its
+    nested operations among ``operands`` replaced by what ``combine`` gave them: without
+    recursion, a part that operations share combined once (a dataclass's own hash or
+    equality walks it path by path)."""
+    done: dict[int, Any] = {}
     stack = [op]
     while stack:
         top = stack[-1]
@@ -375,9 +378,23 @@ def with_leaves(op: ArrayOp, leaf: Callable[[Any], Any]) -> ArrayOp:
             stack.extend(pending)
             continue
         stack.pop()
-        operands = tuple(done[id(x)] if isinstance(x, ArrayOp) else leaf(x) for x in top.operands)
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+        operands = tuple(done[id(x)] if isinstance(x, ArrayOp) else x for x in top.operands)
+        done[id(top)] = combine(top, operands)
     return done[id(op)]
+
+
+def with_leaves(op: ArrayOp, leaf: Callable[[Any], Any]) -> ArrayOp:
+    """``op`` with every operand that is not an operation, at any depth, replaced by
+    ``leaf(operand)``: nested operations rebuilt bottom-up (:func:`folded`), each once."""
+
+    def rebuilt(top: ArrayOp, operands: tuple[Any, ...]) -> ArrayOp:
+        operands = tuple(
+            y if isinstance(x, ArrayOp) else leaf(x)
+            for x, y in zip(top.operands, operands, strict=True)
+        )
+        return ArrayOp(top.primitive, operands, top.params, top.shape)
+
+    return folded(op, rebuilt)
 
 
 def operand_value(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:

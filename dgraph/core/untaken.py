@@ -45,7 +45,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from ..blocks.arrays import ELEMENTWISE, REGIONS, ArrayOp, Const
+from ..blocks.arrays import ELEMENTWISE, REGIONS, ArrayOp, Const, folded
 from .graph import DGraph
 
 __all__ = ["guard_untaken_branches", "guarded"]
@@ -205,24 +205,15 @@ def _cases(graph: DGraph, order: list[str]) -> list[tuple[Any, int, int, set[tup
 
 def _structure(op: ArrayOp, numbers: dict[Any, int]) -> tuple[str, int]:
     """A key of the nested operation ``op`` equal for equal structures (numbered in
-    ``numbers``, shared by the calls of one graph), each shared part keyed once: the
-    dataclass's own hash walks it path by path (thirty steps each reading the last twice:
-    2**30 paths). Raises TypeError where an operand is not hashable."""
-    keys: dict[int, int] = {}
-    pending = [op]
-    while pending:
-        x = pending[-1]
-        if id(x) in keys:
-            pending.pop()
-            continue
-        inner = [y for y in x.operands if isinstance(y, ArrayOp) and id(y) not in keys]
-        if inner:
-            pending.extend(inner)
-            continue
-        pending.pop()
-        parts = tuple(("op", keys[id(y)]) if isinstance(y, ArrayOp) else y for y in x.operands)
-        keys[id(x)] = numbers.setdefault((x.primitive, parts, x.params, x.shape), len(numbers))
-    return ("op", keys[id(op)])
+    ``numbers``, shared by the calls of one graph), each shared part keyed once
+    (:func:`~dgraph.blocks.arrays.folded`): the dataclass's own hash walks it path by path
+    (thirty steps each reading the last twice: 2**30 paths). Raises TypeError where an
+    operand is not hashable."""
+
+    def numbered(x: ArrayOp, operands: tuple[Any, ...]) -> tuple[str, int]:
+        return ("op", numbers.setdefault((x.primitive, operands, x.params, x.shape), len(numbers)))
+
+    return folded(op, numbered)
 
 
 def _cone(
