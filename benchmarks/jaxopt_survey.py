@@ -30,23 +30,19 @@ from __future__ import annotations
 
 import argparse
 import functools
-import inspect
 import os
 import sys
 import warnings
 from collections.abc import Callable
 
 import jax
-import jax.flatten_util  # flat_hessian's ravel_pytree
 import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 from harness import survey_case  # noqa: E402
-from optimistix_survey import compare, dense, flat_hessian, floats, scalar  # noqa: E402
+from optimistix_survey import case as optimistix_case  # noqa: E402
 from optimistix_survey import table as survey_table  # noqa: E402
-
-import dgraph  # noqa: E402
 
 warnings.simplefilter("ignore")
 LIMIT = 60.0
@@ -299,37 +295,8 @@ def problems(jo: object) -> list[tuple[str, str, Problem]]:
 
 
 def case(fn: Callable, w: object, args: object, kind: str) -> str:
-    f = lambda w: fn(w, args)  # noqa: E731  as a user of jaxopt writes it
-    if kind == "accum":
-        es = dgraph.jacobian(f, point=[w])
-        if es.verified:
-            return "ok verified=True"
-        return f"NOTVER {getattr(es.verification, 'detail', es.verification)}"[:240]
-    if kind == "args":
-        leaves = jax.tree_util.tree_leaves(args)
-        if args is None or not leaves or not all(hasattr(v, "dtype") for v in leaves):
-            return "SKIP args not a pytree of arrays"
-        second = list(inspect.signature(fn).parameters)[1]
-        made = dgraph.make_function(fn, "jacobian", point=[w, args], params=[second])
-        value, ref = made(w, args), jax.jacfwd(fn)(floats(w), args)
-    elif kind == "jac":
-        made = dgraph.make_function(f, "jacobian", point=[w])
-        value, ref = made(w), jax.jacfwd(f)(floats(w))
-    else:
-        if not scalar(f, w):
-            return "SKIP not scalar"
-        sparse = kind == "hess-sp"
-        made = dgraph.make_function(f, "hessian", point=[w], sparse=sparse)
-        value = made(w)
-        ref = flat_hessian(f, w) if sparse else jax.hessian(f)(floats(w))
-        if sparse:
-            value = dense(value)
-    verdict, err = compare(value, ref)
-    verified = getattr(made.generated, "verified", "?")
-    if verdict == "ok" and verified is not True:
-        verdict = "NOTVER"
-    why = "" if verified is True else " | " + str(made.generated.check.status)[:160]
-    return f"{verdict} err {err:.1e} verified={verified}{why}"
+    """One case of ``fn(w, args)`` as a user of jaxopt writes it: optimistix_survey's."""
+    return optimistix_case(fn, args, kind, w)
 
 
 def run(name: str, where: str, problem: Problem, cases: list[str]) -> None:

@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import sys
 import warnings
 from pathlib import Path
 
 import jax
+import jax.flatten_util  # flat_hessian's ravel_pytree
 import jax.numpy as jnp
 import numpy as np
 
@@ -151,7 +153,8 @@ def case(fn: object, args: object, kind: str, y: object) -> str:
         leaves = jax.tree_util.tree_leaves(args)
         if args is None or not leaves or not all(hasattr(v, "dtype") for v in leaves):
             return "SKIP args not a pytree of arrays"
-        made = dgraph.make_function(fn, "jacobian", point=[y, args], params=["args"])
+        second = list(inspect.signature(fn).parameters)[1]  # args, as the problem names it
+        made = dgraph.make_function(fn, "jacobian", point=[y, args], params=[second])
         value, ref = made(y, args), jax.jacfwd(fn)(floats(y), args)
     elif kind == "jac":
         made = dgraph.make_function(f, "jacobian", point=[y])
