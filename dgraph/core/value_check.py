@@ -1072,14 +1072,8 @@ def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
     an ``Abs``, ``sign`` or ``Heaviside`` of 0, or a ``Piecewise`` whose condition's
     ``<``, ``<=``, ``>``, ``>=`` has equal sides there (JAX's ``where``, relu's
     ``x > 0``); "" where none does (an argument not evaluated to a number: no break)."""
-    for v in graph.order():
-        expr = graph.expr(v) if graph.role(v) != "input" else None
-        if expr is None or not expr.has(*_PIECEWISE):
-            continue
-        numbers = {
-            s: sympy.Float(float(values[s.name])) for s in expr.free_symbols if s.name in values
-        }
-        for atom in expr.atoms(*_PIECEWISE):
+    for v, atoms in _piecewise_vertices(graph):
+        for atom in atoms:
             if isinstance(atom, sympy.Piecewise):
                 sides = [
                     (c.lhs, c.rhs)
@@ -1092,7 +1086,7 @@ def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
             else:
                 sides = [(atom.args[0], sympy.S.Zero)]
             for pair in sides:
-                found = [_number(e, numbers) for e in pair]
+                found = [_number(e, values) for e in pair]
                 if None in found:
                     continue
                 top = (min if isinstance(atom, sympy.Min) else max)(found)
@@ -1102,8 +1096,39 @@ def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
     return ""
 
 
-def _number(expr: sympy.Expr, numbers: Mapping[sympy.Symbol, sympy.Float]) -> float | None:
-    """``expr``'s value with its symbols replaced by ``numbers``; None where it is none."""
+def _piecewise_vertices(graph: DGraph) -> tuple[tuple[str, tuple[sympy.Basic, ...]], ...]:
+    """A scalar graph's vertices whose expression holds a piecewise function
+    (:data:`_PIECEWISE`), each with those parts; found once per graph
+    (``graph.derived``)."""
+    if "piecewise_vertices" not in graph.derived:
+        found = []
+        for v in graph.order():
+            expr = graph.expr(v) if graph.role(v) != "input" else None
+            parts, pending = [], [] if expr is None else [expr]
+            while pending:
+                e = pending.pop()
+                if isinstance(e, _PIECEWISE):
+                    parts.append(e)
+                pending.extend(e.args)
+            if parts:
+                found.append((v, tuple(dict.fromkeys(parts))))
+        graph.derived["piecewise_vertices"] = tuple(found)
+    return graph.derived["piecewise_vertices"]  # type: ignore[return-value]
+
+
+def _number(expr: sympy.Basic, values: Mapping[str, float]) -> float | None:
+    """``expr``'s value where its symbols are the vertices' ``values``; None where it is
+    none (a symbol without a value)."""
+    while isinstance(expr, StopGradient):
+        expr = expr.args[0]
+    if expr.is_Symbol:
+        value = values.get(expr.name)
+        return None if value is None else float(value)
+    numbers = {}
+    for s in expr.free_symbols:
+        if s.name not in values:
+            return None
+        numbers[s] = sympy.Float(float(values[s.name]))
     try:
         return float(expr.xreplace(numbers))
     except (TypeError, ValueError):
