@@ -1230,7 +1230,7 @@ def _break_unconfirmed(
     with np.errstate(all="ignore"):
         at = None if primal is None else primal(dict(point.inputs))
     if at is None:
-        return "JAX's gradient program does not run here"
+        return "JAX's program does not run here"
     at = {y: np.ravel(np.asarray(at[y], dtype=float)) for y in outputs}
     for along in (direction, flipped) if k > 1 else (direction,):  # one entry: one line
         with np.errstate(all="ignore"):
@@ -1262,7 +1262,7 @@ def _one_sided_apart(
             inputs.update({x: point.inputs[x] + h * along[x] for x in graph.inputs if x in along})
             moved = primal(inputs)
             if moved is None:
-                return "JAX's gradient program does not run here"
+                return "JAX's program does not run here"
             sides.append({y: np.ravel(np.asarray(moved[y], dtype=float)) for y in outputs})
         for y in outputs:
             jv = np.asarray(mine[y][0], dtype=float).reshape(-1)
