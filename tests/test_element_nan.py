@@ -199,7 +199,9 @@ def test_an_infinity_no_derivative_reads_is_checked_at_the_users_point(lang) -> 
 def test_a_nan_inside_reads_the_array_level_where_no_level_is_named() -> None:
     """``jnp.nansum(jnp.where(x > 0.5, x, nan) ** 2)``: the element level (the default
     for 6 entries) multiplied the where's zero by NaN — NaN entries, not verified; the
-    array level keeps the zeros structural, as ``jax.jacfwd`` and ``jax.grad``."""
+    array level keeps the zeros structural, as ``jax.jacfwd`` and ``jax.grad``. At
+    x = 0.5 the function jumps (0 below, 0.25 above): JAX's value there is its
+    convention, not verified (session 65); the random point agrees."""
     from dgraph.frontends import from_python
 
     def f(x):
@@ -209,6 +211,8 @@ def test_a_nan_inside_reads_the_array_level_where_no_level_is_named() -> None:
     graph = from_python(f, point=[x], level=None)  # as make_function(f, point=[x]) reads it
     assert graph.is_tensor and any("a vertex is NaN" in n for n in graph.notes)
     made = make_function(graph, "jacobian")
-    assert made.generated.verified
+    detail = made.generated.check.detail
+    assert not made.generated.verified and "its gt" in detail and "at its break" in detail
+    assert "agrees with JAX's jvp at a random point" in detail, detail
     np.testing.assert_array_equal(np.asarray(made(x)), np.asarray(jax.grad(f)(x)))
     np.testing.assert_array_equal(np.asarray(made(x)), [0.0, 0.0, 1.4, 0.0, 1.8, 1.2])

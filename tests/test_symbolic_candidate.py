@@ -43,4 +43,5 @@ def test_the_jacobian_without_it_is_jax_s_at_ties():
     with jax.enable_x64(True):
         want = np.asarray(jax.grad(f)(X))
     np.testing.assert_allclose(np.ravel(J(X)), want, atol=1e-14)
-    assert J.generated.verified is True
+    # the windows' maxima are tied at X: JAX's share, no derivative (session 65)
+    assert J.generated.verified is False and "is at its break" in J.generated.check.detail

@@ -1004,7 +1004,7 @@ _AT_ZERO = frozenset({"abs", "sign"})
 _EXTREMES = frozenset({"reduce_max", "reduce_min"})
 
 
-def _at_a_break(graph: DGraph, point: Point, near: bool = False) -> str:
+def _at_a_break(graph: DGraph, point: Point, near: bool = False, exact: bool = True) -> str:
     """Which piecewise operation of ``graph`` (at any depth: a comparison feeding a
     ``select_n``) is at its break at ``point``, where a function's pieces meet and its
     slope may jump: ``|x|`` or ``sign`` of an entry exactly 0, a tie of an ordering
@@ -1012,10 +1012,12 @@ def _at_a_break(graph: DGraph, point: Point, near: bool = False) -> str:
     is. There a JAX rule picks a side (``select(x >= 0,
     1, -1)``, the gradient of ``|x|``), which JAX's ``jvp`` and the graph share.
 
-    ``near``: instead, an ordering comparison or ``max``/``min`` whose operands are not
-    equal but within :data:`NEAR_TIE` of each other, where the branch taken is the
-    evaluation's rounding's (NumPy's sum and XLA's may order one differently).
+    ``near``: also (``exact`` False: only) an ordering comparison or ``max``/``min``
+    whose operands are not equal but within :data:`NEAR_TIE` of each other, where the
+    branch taken is the evaluation's rounding's (NumPy's sum and XLA's may order one
+    differently). One walk asks both.
     """
+    names = (_ORDERED | _AT_ZERO | _EXTREMES) if exact else _ORDERED
     for v in graph.intermediates + graph.outputs:
         top = graph.op(v)
         pending = [top] if top is not None else []
@@ -1029,17 +1031,18 @@ def _at_a_break(graph: DGraph, point: Point, near: bool = False) -> str:
             name = op.primitive
             # not eq/ne: equal values hold on whole regions (JAX's max rule compares x
             # with max(x, 0); a scatter's gathered update ids with their own)
-            if name not in (_ORDERED if near else _ORDERED | _AT_ZERO | _EXTREMES):
+            if name not in names:
                 continue
             try:
                 args = [operand_value(x, point.values) for x in op.operands]
-                found = _nearly_tied(args) if near else _breaks_here(op, args)
+                tied = exact and _breaks_here(op, args)
+                close = near and not tied and name in _ORDERED and _nearly_tied(args)
             except (KeyError, ValueError, TypeError, IndexError):  # not read here: no break
                 continue
-            if found:
-                if near:
-                    return f"its {name} ({v}) is within rounding of a tie there"
+            if tied:
                 return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
+            if close:
+                return f"its {name} ({v}) is within rounding of a tie there"
     return ""
 
 
@@ -1057,6 +1060,79 @@ def _breaks_here(op: ArrayOp, args: list[np.ndarray]) -> bool:
             )
             return bool(np.any(np.sum(args[0] == top, axis=axes) > 1))
         return len(args) == 2 and bool(np.any(np.equal(args[0], args[1])))
+
+
+_PIECEWISE = (sympy.Max, sympy.Min, sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Piecewise)
+_ORDERINGS = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
+
+
+def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
+    """:func:`_at_a_break` of a scalar graph at the vertex ``values`` of a point: which
+    vertex expression holds a ``Max``/``Min`` whose largest (smallest) argument is tied,
+    an ``Abs``, ``sign`` or ``Heaviside`` of 0, or a ``Piecewise`` whose condition's
+    ``<``, ``<=``, ``>``, ``>=`` has equal sides there (JAX's ``where``, relu's
+    ``x > 0``); "" where none does (an argument not evaluated to a number: no break)."""
+    for v, atoms in _piecewise_vertices(graph):
+        for atom in atoms:
+            if isinstance(atom, sympy.Piecewise):
+                sides = [
+                    (c.lhs, c.rhs)
+                    for _, condition in atom.args
+                    if isinstance(condition, sympy.Basic)
+                    for c in condition.atoms(*_ORDERINGS)
+                ]
+            elif isinstance(atom, sympy.Max | sympy.Min):
+                sides = [tuple(atom.args)]
+            else:
+                sides = [(atom.args[0], sympy.S.Zero)]
+            for pair in sides:
+                found = [_number(e, values) for e in pair]
+                if None in found:
+                    continue
+                top = (min if isinstance(atom, sympy.Min) else max)(found)
+                if found.count(top) > 1:
+                    name = type(atom).__name__
+                    return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
+    return ""
+
+
+def _piecewise_vertices(graph: DGraph) -> tuple[tuple[str, tuple[sympy.Basic, ...]], ...]:
+    """A scalar graph's vertices whose expression holds a piecewise function
+    (:data:`_PIECEWISE`), each with those parts; found once per graph
+    (``graph.derived``)."""
+    if "piecewise_vertices" not in graph.derived:
+        found = []
+        for v in graph.order():
+            expr = graph.expr(v) if graph.role(v) != "input" else None
+            parts, pending = [], [] if expr is None else [expr]
+            while pending:
+                e = pending.pop()
+                if isinstance(e, _PIECEWISE):
+                    parts.append(e)
+                pending.extend(e.args)
+            if parts:
+                found.append((v, tuple(dict.fromkeys(parts))))
+        graph.derived["piecewise_vertices"] = tuple(found)
+    return graph.derived["piecewise_vertices"]  # type: ignore[return-value]
+
+
+def _number(expr: sympy.Basic, values: Mapping[str, float]) -> float | None:
+    """``expr``'s value where its symbols are the vertices' ``values``; None where it is
+    none (a symbol without a value)."""
+    while isinstance(expr, StopGradient):
+        expr = expr.args[0]
+    if expr.is_Symbol:
+        value = values.get(expr.name)
+        return None if value is None else float(value)
+    numbers = {}
+    for s in expr.free_symbols:
+        if s.name not in values:
+            return None
+        numbers[s] = sympy.Float(float(values[s.name]))
+    try:
+        return float(expr.xreplace(numbers))
+    except (TypeError, ValueError):
+        return None
 
 
 NEAR_TIE = 1e-13  # operands this close (relative) are ordered by the evaluation's rounding
@@ -1081,15 +1157,21 @@ def _gradient_break(
     outputs: Sequence[str],
     apply: Apply,
 ) -> str:
-    """Why the user's ``point`` is not compared where ``graph`` is JAX's gradient program
-    (its reference's ``gradient``: the Hessian's graph) and JAX's ``jvp`` agrees with
-    the graph: a piecewise operation at its break (:func:`_at_a_break`) that
-    differences do not confirm (:func:`_break_unconfirmed`); "" elsewhere. Of any other
-    JAX program the same where a comparison is within rounding of its tie (``near``):
-    its JAX ``jvp`` ran the graph's evaluation, whose rounding picked the branch, and
-    XLA's may pick the other (a projection onto a ball at its boundary). Within one
-    code generation call remembered as JAX's ``jvp`` is (:func:`_shared_jax_jvp`): the
-    code's check asks at the same point and direction with the same ``J·v``."""
+    """Why the user's ``point`` is not compared where the graph's ``J·v`` agrees with
+    JAX's ``jvp`` (or with the symmetric differences of the user's function where JAX's
+    rule picked a side: :func:`_jax_not_the_derivative`) and a piecewise operation of
+    JAX's program is at its break there (:func:`_at_a_break`), which one-sided
+    differences of that program do not confirm (:func:`_break_unconfirmed`); "" elsewhere.
+    For a Hessian, JAX's gradient program (its reference's ``gradient``); for first
+    derivatives, the user's function itself (JAX's ``primal``): relu, ``where(x > 0, x,
+    -x)``, ``max(x, y)`` at ``x == y``, a tied ``reduce_max``, ``cond`` at its threshold
+    have no derivative there, and JAX's value (½, −1, …) is its rule's convention, kept
+    as the values, never verified by it; ``where(x > 0, x², 0)`` at 0 is confirmed. Of
+    first derivatives also a comparison within rounding of its tie (``near``): its JAX
+    ``jvp`` ran the graph's evaluation, whose rounding picked the branch, and XLA's may
+    pick the other (a projection onto a ball at its boundary). Within one code
+    generation call remembered as JAX's ``jvp`` is (:func:`_shared_jax_jvp`): the code's
+    check asks at the same point and direction with the same ``J·v``."""
     gradient = getattr(graph.jvp_reference, "gradient", False)
     if not gradient and getattr(graph.jvp_reference, "primal", None) is None:
         return ""  # no JAX program to difference
@@ -1148,7 +1230,7 @@ def _break_unconfirmed(
     with np.errstate(all="ignore"):
         at = None if primal is None else primal(dict(point.inputs))
     if at is None:
-        return "JAX's gradient program does not run here"
+        return "JAX's program does not run here"
     at = {y: np.ravel(np.asarray(at[y], dtype=float)) for y in outputs}
     for along in (direction, flipped) if k > 1 else (direction,):  # one entry: one line
         with np.errstate(all="ignore"):
@@ -1180,7 +1262,7 @@ def _one_sided_apart(
             inputs.update({x: point.inputs[x] + h * along[x] for x in graph.inputs if x in along})
             moved = primal(inputs)
             if moved is None:
-                return "JAX's gradient program does not run here"
+                return "JAX's program does not run here"
             sides.append({y: np.ravel(np.asarray(moved[y], dtype=float)) for y in outputs})
         for y in outputs:
             jv = np.asarray(mine[y][0], dtype=float).reshape(-1)
@@ -1408,6 +1490,7 @@ def check_values(
     while (point := next(points, None)) is not None:
         usable = True
         passed = False  # JAX's jvp is not the derivative at the user's point
+        symmetric = False  # the symmetric differences resolve J·v to the graph's there
         for inputs, outputs in groups:
             direction = _shared_direction(graph, point, inputs, seed)
             with np.errstate(all="ignore"):
@@ -1433,9 +1516,9 @@ def check_values(
                     why = _jax_not_the_derivative(
                         graph, point, direction, got, expected, unit, still
                     )
-                    if why:  # passed over as differences pass a kink over
+                    if why:  # passed over as differences pass a kink over, if confirmed
                         notes.append(f"{why} ({point.label})")
-                        usable, passed = False, True
+                        usable, passed, symmetric = False, True, True
                         break
                     at_zero = _abs_at_zero(graph, point)
                     if at_zero:  # two conventions at a kink: not compared, not verified
@@ -1453,7 +1536,7 @@ def check_values(
                         (*checked, point.label),
                     )
                 worst = max(worst, raw)
-            if not passed and used == JAX_JVP and point.label == USER_POINT:
+            if (symmetric or not passed) and used == JAX_JVP and point.label == USER_POINT:
                 why = _gradient_break(graph, point, direction, got, outputs, apply)
                 if why:  # the gradient may jump or kink there: not compared, not verified
                     declined, usable, passed = why, False, True
@@ -2532,7 +2615,7 @@ class _References:
         primal: Callable[[int], Callable[[np.ndarray], np.ndarray]] | None,
     ) -> None:
         self.graph, self.got, self.pool, self.primal = graph, got, pool, primal
-        self.jacobian, self.magnitude = reference[1], reference[2]
+        self.values, self.jacobian, self.magnitude = reference
         self.found: dict[int, tuple[float, float, str] | str | None] = {}
 
     def at(self, k: int) -> tuple[float, float, str] | str | None:
@@ -2556,14 +2639,48 @@ class _References:
             return found
         expected, estimate, label = found
         worst, raw = self._errors(k, expected, estimate, unit)
-        if not worst <= TOLERANCE and label == JAX_JVP and k == 0 and self.pool.given:
+        if label != JAX_JVP or k != 0 or not self.pool.given:
+            return worst, raw, label
+        passed = None
+        if not worst <= TOLERANCE:
             differences = _scalar_user_differences(self.graph, x, v, unit, params)
-            if differences is not None:
-                value, margin = differences
-                theirs = worst_error(expected, value, unit, margin)
-                if self._errors(k, value, margin, unit)[0] <= TOLERANCE and not theirs <= TOLERANCE:
-                    return NOT_JAX_DERIVATIVE
-        return worst, raw, label
+            if differences is None:
+                return worst, raw, label
+            value, margin = differences
+            theirs = worst_error(expected, value, unit, margin)
+            if not self._errors(k, value, margin, unit)[0] <= TOLERANCE or theirs <= TOLERANCE:
+                return worst, raw, label
+            passed = NOT_JAX_DERIVATIVE
+        why = self._unconfirmed_break(k)
+        return why or passed or (worst, raw, label)
+
+    def _unconfirmed_break(self, k: int) -> str:
+        """Why the graph's ``J·v`` at point ``k`` (the user's), where it agrees with JAX's
+        ``jvp`` or JAX's rule picked a side of a kink, is not compared: a piecewise
+        vertex expression at its break (:func:`_scalar_at_a_break`) whose one-sided
+        differences of the user's function (JAX's primal) do not confirm it, by the
+        tensor graph's test (:func:`_break_unconfirmed`); "" elsewhere."""
+        graph, pool = self.graph, self.pool
+        if self.values is None or getattr(graph.jvp_reference, "primal", None) is None:
+            return ""
+        at = _scalar_at_a_break(graph, {u: value[k] for u, value in self.values.items()})
+        if not at:
+            return ""
+        inputs = {u: np.asarray(pool.x[k, i]) for i, u in enumerate(graph.inputs)}
+        if pool.params is not None:
+            inputs |= {p: np.asarray(pool.params[k, i]) for i, p in enumerate(graph.parameters)}
+        point = Point(USER_POINT, inputs, {})
+        direction = {u: np.asarray(pool.v[k, i]) for i, u in enumerate(graph.inputs)}
+
+        def apply(point: Point, along: Mapping[str, np.ndarray]) -> dict:
+            u = np.array([float(along[x]) for x in graph.inputs])
+            jv, size = self.jacobian[k] @ u, self.magnitude[k] @ np.abs(u)
+            return {y: (jv[[i]], size[[i]]) for i, y in enumerate(graph.outputs)}
+
+        outputs = list(graph.outputs)
+        got = apply(point, direction)
+        why = _break_unconfirmed(graph, point, direction, got, outputs, apply)
+        return f"the function is not confirmed: {at}, and {why}" if why else ""
 
     def _at_the_edge(self, k: int, primal) -> tuple[float, float, str] | None:
         """The graph's own ``J`` (its partials' sweep, which every generated function

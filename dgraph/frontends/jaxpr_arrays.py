@@ -270,9 +270,12 @@ class JaxJvp:
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
                 if isinstance(exc, _untraceable(jax)):  # a custom rule JAX cannot trace
                     return None  # (exp1's, differentiated again): checked by differences
-                if "custom_vjp" not in str(exc) or half == 0:
+                if "custom_vjp" not in str(exc):
                     raise
-                out = _transposed_pullback(jax, self.f, primals, moves)
+                if half == 0:  # the values alone: the function itself
+                    out = self.f(*primals)
+                else:
+                    out = _transposed_pullback(jax, self.f, primals, moves)
             except NotImplementedError:  # JAX has no rule for one of its primitives
                 return None  # (lax.zeta's exponent): checked by differences
             leaves = [  # an integer output's tangent (float0): zero
