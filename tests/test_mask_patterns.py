@@ -17,6 +17,9 @@ from dgraph.frontends import from_function, from_jax, from_json
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
+
+from tests import jax_reference as jref  # noqa: E402
+
 jax.config.update("jax_enable_x64", True)
 
 R = np.random.default_rng(61)
@@ -56,7 +59,7 @@ def test_causal_attention_jacobian_is_exact():
     """Row t of the output reads X[:t+1] only: 144 stored of 144 true (was 192, every
     row of X); NumPy's and JAX's readings alike, values JAX's."""
     x = R.normal(size=(T, 3))
-    d = jax.jit(jax.jacfwd(_attention(jnp, CAUSAL)))
+    d = jref.jacfwd(_attention(jnp, CAUSAL))  # stored (tests/jax_reference.py)
     true, reference = _union(d, (T, 3)), np.asarray(d(jnp.asarray(x))).reshape(12, 12)
     graphs = (
         from_function(_attention(np, CAUSAL), sizes=[(T, 3)], level="array"),
@@ -86,7 +89,7 @@ def test_padding_mask_hessian_is_exact():
     x = R.normal(size=(T, 3))
     H = dgraph.make_function(loss_np, "hessian", point=[x], sparse=True)
     got = H(x)
-    d = jax.jit(jax.hessian(loss_jax))
+    d = jref.hessian(loss_jax)
     true, reference = _union(d, (T, 3)), np.asarray(d(jnp.asarray(x))).reshape(12, 12)
     assert H.generated.verified
     assert (_pattern(got) == true).all() and got.nnz == true.sum() == 81
@@ -108,7 +111,7 @@ def test_a_mask_of_the_inputs_fixes_nothing():
     x = np.array([0.5, -0.3, 1.2, 0.7])
     g = from_function(f, sizes=[(4,)], level="array")
     got = dgraph.make_function(g, sparse=True)(x)
-    d = jax.jit(jax.jacfwd(f_jax))
+    d = jref.jacfwd(f_jax)
     true, reference = _union(d, (4,), n=6), np.asarray(d(jnp.asarray(x)))
     assert got.nnz == 16 and true.sum() == 16
     np.testing.assert_allclose(got.toarray(), reference, rtol=1e-12, atol=1e-15)
@@ -207,7 +210,7 @@ def test_split_products_keep_causal_attention_exact(monkeypatch):
         return f
 
     x = rng.normal(size=(6, 4))
-    reference = np.asarray(jax.jacfwd(attention(jnp))(jnp.asarray(x))).reshape(24, 24)
+    reference = np.asarray(jref.jacfwd(attention(jnp))(jnp.asarray(x))).reshape(24, 24)
     J = dgraph.make_function(attention(np), sparse=True, point=[x], method="forward")
     got = J(x)
     assert J.generated.verified
