@@ -27,7 +27,7 @@ def _case(shape, axis, reverse):
     op = ArrayOp("cumsum", ("x",), (("axis", axis), ("reverse", reverse)), shape)
     x = np.random.default_rng(sum(shape) + axis).normal(size=shape)
     block = operand_block(op, 0, [shape])
-    want = jax.jacfwd(lambda a: jax.lax.cumsum(a, axis=axis, reverse=reverse))(jnp.asarray(x))
+    want = jref.jacfwd(lambda a: jax.lax.cumsum(a, axis=axis, reverse=reverse))(jnp.asarray(x))
     return op, x, block, np.asarray(want).reshape(x.size, x.size)
 
 

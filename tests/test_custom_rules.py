@@ -273,22 +273,26 @@ def _check_all_languages(f, args, derivative, c: bool = True, layouts=BOTH_LAYOU
     return g
 
 
-def _in_turn(name: str) -> tuple[tuple[bool], tuple[bool]]:
-    """Python dense and JAX sparse for every other rule case, Python sparse and JAX dense
-    for the rest: each case in both languages and both layouts, each language in each
-    layout on half the cases. A custom rule is read into the graph (``from_jax``), which
-    every language and layout then prints alike; the crashes of issue 52 in one language
-    or layout keep every pair (the tests below)."""
+def _in_turn(name: str, cases=None) -> tuple[tuple[bool], tuple[bool]]:
+    """Python dense and JAX sparse for every other case of ``cases`` (the rule cases by
+    default), Python sparse and JAX dense for the rest: each case in both languages and
+    both layouts, each language in each layout on half the cases. A function is read into
+    the graph (``from_jax``), which every language and layout then prints alike; the
+    cases whose code in one pair reaches a library line no other does keep every pair
+    (:data:`EVERY_PAIR`)."""
     if name in EVERY_PAIR:
         return BOTH_LAYOUTS
-    first = list(CASES).index(name) % 2 == 1
+    first = list(CASES if cases is None else cases).index(name) % 2 == 1
     return (first,), (not first,)
 
 
-EVERY_PAIR = {"relu at 0"}
-"""Rule cases checked in every language and layout all the same: the only one whose code
-in one pair (JAX, sparse) reaches a library line none of the others does (an exact zero's
-condition, :func:`dgraph.codegen.array_passes._exact`; coverage, session 56)."""
+EVERY_PAIR = {"relu at 0", "attention", "sin(a) * b + a"}
+"""Cases checked in every language and layout all the same: the only ones whose code in
+one pair reaches a library line none of the others does: relu's in JAX sparse (an exact
+zero's condition, :func:`dgraph.codegen.array_passes._exact`; coverage, session 56),
+attention's in JAX dense (an einsum folded into its producer's statement,
+:mod:`dgraph.codegen.tensor.fuse`) and ``sin(a) * b + a``'s in JAX sparse (two blocks read
+from one device array, :mod:`dgraph.codegen.tensor.module`; coverage, session 65)."""
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -352,7 +356,9 @@ SOFTMAX_LIKE = {
 def test_modules_with_infinite_constants_run(name):
     f, shapes = SOFTMAX_LIKE[name]
     args = [np.random.default_rng(5).uniform(-1, 1, s) for s in shapes]
-    _check_all_languages(f, args, jax.jacfwd, c=name == "max of -inf")
+    _check_all_languages(
+        f, args, jax.jacfwd, c=name == "max of -inf", layouts=_in_turn(name, SOFTMAX_LIKE)
+    )
 
 
 SCALARS = {
@@ -365,7 +371,8 @@ SCALARS = {
 @pytest.mark.parametrize("name", list(SCALARS))
 def test_zero_dimensional_inputs(name):
     f, args = SCALARS[name]
-    _check_all_languages(f, args, jax.jacfwd, c=False)  # C: no one-entry subscripts yet
+    # C: no one-entry subscripts yet
+    _check_all_languages(f, args, jax.jacfwd, c=False, layouts=_in_turn(name, SCALARS))
 
 
 KEYED = {
@@ -378,7 +385,10 @@ KEYED = {
 @pytest.mark.parametrize("name", list(KEYED))
 def test_prng_keys_fold_as_constants(name):
     x = np.linspace(0.1, 0.9, 5)
-    g = _check_all_languages(KEYED[name], (x,), jax.jacfwd, c=name != "permutation")
+    layouts = _in_turn(name, KEYED)
+    g = _check_all_languages(
+        KEYED[name], (x,), jax.jacfwd, c=name != "permutation", layouts=layouts
+    )
     assert any("folded" in note for note in g.notes)
 
 
@@ -446,18 +456,18 @@ def test_stack_in_value_and_sweep_code(lang):
     np.testing.assert_allclose(np.asarray(out), jax.jvp(f, args, v)[1], rtol=1e-14)
 
 
-@pytest.mark.parametrize(
-    "f",
-    [
-        jax.scipy.special.logsumexp,
-        lambda x: jax.nn.logsumexp(x) * x,
-        lambda x: jnp.where(jnp.isfinite(x), x, 0.0) * 2.0,
-    ],
-    ids=["logsumexp", "nn.logsumexp", "isfinite"],
-)
-def test_is_finite_is_a_nested_predicate(f):
+IS_FINITE = {
+    "logsumexp": jax.scipy.special.logsumexp,
+    "nn.logsumexp": lambda x: jax.nn.logsumexp(x) * x,
+    "isfinite": lambda x: jnp.where(jnp.isfinite(x), x, 0.0) * 2.0,
+}
+
+
+@pytest.mark.parametrize("name", list(IS_FINITE))
+def test_is_finite_is_a_nested_predicate(name):
     """``is_finite`` (logsumexp's guard on its max) was 'not supported at the array level'."""
-    _check_all_languages(f, (X,), jax.jacfwd, c=False)  # C: no max, no isfinite
+    layouts = _in_turn(name, IS_FINITE)
+    _check_all_languages(IS_FINITE[name], (X,), jax.jacfwd, c=False, layouts=layouts)  # C: no max
 
 
 @pytest.mark.parametrize("name", list(CASES))

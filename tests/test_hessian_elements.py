@@ -24,6 +24,7 @@ from dgraph.codegen.ir import ArrayStatement as S  # noqa: E402
 from dgraph.codegen.ir import BinOp, Call, Const, Index, Name  # noqa: E402
 from dgraph.codegen.tensor.gather_scale import folded_scalings  # noqa: E402
 from dgraph.codegen.tensor.triangle import _joined  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 from tests.test_gather_scale import _run  # noqa: E402 (the pass's NumPy evaluator)
 
 from .dense import dense as as_dense  # noqa: E402
@@ -82,7 +83,7 @@ class _Counting:
 
 @functools.cache
 def _jitted_hessian(f):
-    return jax.jit(jax.hessian(f))  # once per function: one compilation per shape
+    return jref.hessian(f)  # once per function: one compilation per shape, or stored
 
 
 def _reference(f, x):

@@ -28,6 +28,7 @@ from dgraph.codegen.cuda import compile_host, cxx_compiler, load_cuda_host, meta
 from dgraph.codegen.tensor.c_values import read_index_file  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from dgraph.frontends import from_trace  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 needs_cxx = pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")
@@ -51,16 +52,11 @@ def constraints(x):
     return x[:-2] * x[1:-1] + jnp.exp(x[2:]) + 2.0 * x[:-2] - x[1:-1]
 
 
-@functools.cache
-def _jax_program(f):
-    """f, ∇f and H of ``f`` by JAX, one jitted program per function."""
-    return jax.jit(lambda *args: (f(*args), jax.grad(f)(*args), jax.hessian(f)(*args)))
-
-
-def _jax(f, *args):
-    """f, ∇f and H of ``f`` at ``args`` by JAX, in doubles."""
+def _jax(f, x):
+    """f, ∇f and H of ``f`` at ``x`` by JAX, in doubles: one jitted program per function
+    (tests/jax_reference.py), or its stored values."""
     with jax.enable_x64(True):
-        f_, g, h = _jax_program(f)(*[jnp.asarray(a) for a in args])
+        f_, g, h = jref.value_gradient_hessian(f)(jnp.asarray(x))
         return float(f_), np.asarray(g), np.asarray(h)
 
 

@@ -59,13 +59,51 @@ def _reference(case: Case, args: tuple) -> tuple[list[str], list[list[np.ndarray
     primitive dispatched and compiled op by op) with the options dgraph's own references
     compile with (XLA's lowest backend optimization level, LLVM's expensive passes off:
     same IEEE arithmetic, a quicker compilation of a program run once), and kept
-    per case and arguments: the combinations of one case share it."""
+    per case and arguments: the combinations of one case share it. Where the calling test
+    module stores JAX's references (tests/jax_reference_store.py, keyed by the transform,
+    the primal program and the point), the stored values are read instead."""
     key = _key(case, args)
+    if key not in _REFERENCES:
+        stored = _stored(case, args)
+        if stored is not None:
+            _REFERENCES[key] = _blocks(case, args, stored)
     if key not in _REFERENCES and _small(args):
         _REFERENCES.update(_small_references(case))
     if key not in _REFERENCES:
         _REFERENCES[key] = _jax_reference(case, args)
     return _REFERENCES[key]
+
+
+def _store_key(case: Case, args: tuple) -> tuple[str, str] | None:
+    """The calling test module and the key of ``case``'s Jacobian at ``args`` in its store
+    of JAX's references (tests/jax_reference_store.py: the transform, the primal program,
+    the point), or None where the module stores none or the function has no key."""
+    from tests import jax_reference_store as store
+
+    module = store.caller_module()
+    if module is None or not (store.WRITING or store.has_store(module)):
+        return None
+    key = store.key_of(case.reference, case.fn, args, tuple(range(len(args))))
+    return None if key is None else (module, key)
+
+
+def _stored(case: Case, args: tuple) -> Any | None:
+    """``case``'s Jacobian at ``args`` as ``_transform`` returns it, from the calling test
+    module's store (read-only NumPy arrays), or None where it holds none."""
+    from tests import jax_reference_store as store
+
+    where = _store_key(case, args)
+    return None if where is None else store.lookup(*where)
+
+
+def _recorded(case: Case, args: tuple, jac: Any) -> Any:
+    """``jac`` (``case``'s Jacobian at ``args``, computed by JAX), recorded in the calling
+    test module's store where it is being written (DGRAPH_WRITE_JAX_REFERENCES)."""
+    from tests import jax_reference_store as store
+
+    if store.WRITING and (where := _store_key(case, args)) is not None:
+        store.record(*where, store.as_numpy(jac))
+    return jac
 
 
 _REFERENCES: dict[tuple, tuple[list[str], list[list[np.ndarray]]]] = {}
@@ -104,11 +142,17 @@ def _small_references(case: Case) -> dict[tuple, tuple[list[str], list[list[np.n
     i = names.index(case.name)
     if i - i % SMALL_RUN in _FAILED_RUNS:
         return {}
-    run = []
+    run, found = [], {}
     for c in CASES[i - i % SMALL_RUN :][:SMALL_RUN]:
         args = tuple(np.asarray(a, dtype=np.float64) for a in c.args())
         if _small(args) and _key(c, args) not in _REFERENCES:
-            run.append((c, args))
+            stored = _stored(c, args)
+            if stored is None:
+                run.append((c, args))
+            else:
+                found[_key(c, args)] = _blocks(c, args, stored)
+    if not run:
+        return found
     transforms = [_transform(c, len(args)) for c, args in run]
 
     def program(every: list) -> list:
@@ -116,11 +160,13 @@ def _small_references(case: Case) -> dict[tuple, tuple[list[str], list[list[np.n
 
     every = [args for _, args in run]
     try:
-        found = compile_reference(jax.jit(program).lower(every), REFERENCE_COMPILE)(every)
+        jacs = compile_reference(jax.jit(program).lower(every), REFERENCE_COMPILE)(every)
     except Exception:
         _FAILED_RUNS.add(i - i % SMALL_RUN)
-        return {}
-    return {_key(c, args): _blocks(c, args, jac) for (c, args), jac in zip(run, found, strict=True)}
+        return found
+    for (c, args), jac in zip(run, jacs, strict=True):
+        found[_key(c, args)] = _blocks(c, args, _recorded(c, args, jac))
+    return found
 
 
 def _transform(case: Case, n: int) -> Callable[..., Any]:
@@ -138,7 +184,7 @@ def _jax_reference(case: Case, args: tuple) -> tuple[list[str], list[list[np.nda
 
     jitted = jax.jit(_transform(case, len(args)))
     compiled = compile_reference(jitted.lower(*args), REFERENCE_COMPILE)
-    return _blocks(case, args, compiled(*args))
+    return _blocks(case, args, _recorded(case, args, compiled(*args)))
 
 
 def _blocks(case: Case, args: tuple, jac: Any) -> tuple[list[str], list[list[np.ndarray]]]:
