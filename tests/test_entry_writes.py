@@ -50,11 +50,11 @@ def _recurrence(n):
 
 
 def test_loop_fill_is_one_scatter():
-    n = 12  # any n > 2 (the Jacobian's make grows as n²: 40 cost ten times as much)
+    n = 40
     f, ref = _recurrence(n)
     x = np.random.default_rng(0).normal(size=n)
     graph = from_function(f, sizes=[(n,)], level="array")
-    # main: n scatters of n positions each (144)
+    # main: 40 scatters of 40 positions each (1,600)
     assert len(_scatters(graph)) == 1
     assert _positions(graph) == n
     J = make_function(f, "jacobian", point=[x])(x)
