@@ -1312,6 +1312,7 @@ def _make(directory: Path) -> None:
     (directory / "deep.json").write_text("[" * 100_000)
     (directory / "truncated.json").write_text('{"format": "dgraph/1", "inputs": ["x"], "outp')
     (directory / "list.json").write_text("[1, 2, 3]\n")
+    (directory / "unfinished.trace").write_text("inputs: x\noutputs: y\ny = x +\n")
     (directory / "long_integer.json").write_text(
         '{"inputs": ["x"], "outputs": ["y"], "edges": [{"source": "x", "target": "y",'
         f' "label": {"9" * 5000}}}]}}'
@@ -1995,12 +1996,15 @@ REAL_PROCESS_CASES = [
     (["accumulate", DISCREPANCY, "-m", "vertex-optimal", "--budget", "nan"], "finite"),
     (["accumulate", H("inject.trace")], "inject.trace:3"),
     (["accumulate", "deep.json"], "deep.json"),
+    # codegen's refusal before it writes -o (was tests/test_codegen_cli.py's own process)
+    (["codegen", "unfinished.trace", "-o", "j.py"], "unfinished.trace:3: cannot parse"),
 ]
 
 
 def test_real_processes(tmp_path, tmp_path_factory):
-    """A FIFO, a budget that never ends, an injection, a 100,000-deep JSON: each in a
-    process of its own (``python -m dgraph`` from the start: tests/test_cli.py)."""
+    """A FIFO, a budget that never ends, an injection, a 100,000-deep JSON, a statement
+    cut short given to ``codegen -o``: each in a process of its own (``python -m dgraph``
+    from the start: tests/test_cli.py)."""
     _make(tmp_path)
     before = _files(tmp_path)
     results = tmp_path_factory.mktemp("results")
