@@ -25,6 +25,7 @@ from dgraph.frontends.jaxpr_arrays import JaxJvp  # noqa: E402
 from dgraph.frontends.jaxpr_complex import complex_pairs  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
+from tests.jax_reference import Reference as Ref  # noqa: E402
 
 X6 = np.linspace(0.1, 1.0, 6)
 X7 = np.array([0.3, -0.2, 0.9, 0.4, 1.3, -0.7, 0.5])
@@ -119,27 +120,16 @@ def _hessian(f, x):
 @functools.cache
 def _case_references() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """JAX's Jacobian (``jacfwd``) of every case and the Hessian (forward over forward) of
-    its :func:`_weighted` sum, at its point, by name: one jitted program for all the cases
+    its :func:`_weighted` sum, at its point, by name: stored as data
+    (tests/jax_reference_store.py), the misses one jitted program for all the cases
     (XLA's cost per program dominates these small ones), read-only. One point: dgraph's
     own check already compares at a random one."""
-    weighted = {name: _weighted(f, x) for name, (f, x) in CASES.items()}
-
-    def every(points):
-        return {
-            name: (
-                jax.jacfwd(f)(points[name]),
-                jax.jacfwd(jax.jacfwd(weighted[name]))(points[name]),
-            )
-            for name, (f, _) in CASES.items()
-        }
-
+    wanted = []
+    for f, x in CASES.values():
+        wanted += [Ref("jacfwd", f, (x,)), Ref("forward_hessian", _weighted(f, x), (x,))]
     with jax.enable_x64(True):
-        found = jax.jit(every)({name: jnp.asarray(x) for name, (_, x) in CASES.items()})
-    arrays = {name: tuple(np.asarray(a) for a in refs) for name, refs in found.items()}
-    for refs in arrays.values():
-        for a in refs:
-            a.setflags(write=False)
-    return arrays
+        found = jref.references(wanted)
+    return {name: (found[2 * i], found[2 * i + 1]) for i, name in enumerate(CASES)}
 
 
 @functools.cache
@@ -283,19 +273,14 @@ LOOPS = [spectral_heat, complex_carry, complex_while, escape_time, complex_branc
 @functools.cache
 def _loop_references() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """JAX's Jacobian of each of :data:`LOOPS` at X6 and the Hessian (forward over forward:
-    JAX's reverse mode refuses a while_loop) of its :func:`_weighted` sum, by name: one
-    jitted program for all (not two compilations each)."""
-    weighted = {f.__name__: _weighted(f, X6) for f in LOOPS}
-
-    def every(x):
-        return {
-            f.__name__: (jax.jacfwd(f)(x), jax.jacfwd(jax.jacfwd(weighted[f.__name__]))(x))
-            for f in LOOPS
-        }
-
+    JAX's reverse mode refuses a while_loop) of its :func:`_weighted` sum, by name: stored
+    as data, the misses one jitted program for all (not two compilations each)."""
+    wanted = []
+    for f in LOOPS:
+        wanted += [Ref("jacfwd", f, (X6,)), Ref("forward_hessian", _weighted(f, X6), (X6,))]
     with jax.enable_x64(True):
-        found = jax.jit(every)(jnp.asarray(X6))
-    return {name: (np.asarray(a), np.asarray(b)) for name, (a, b) in found.items()}
+        found = jref.references(wanted)
+    return {f.__name__: (found[2 * i], found[2 * i + 1]) for i, f in enumerate(LOOPS)}
 
 
 @pytest.mark.parametrize("f", LOOPS)

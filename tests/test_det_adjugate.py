@@ -25,6 +25,8 @@ from dgraph.errors import DGraphError, VerificationError
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
+from tests import jax_reference as jref  # noqa: E402
+
 RNG = np.random.default_rng(42)
 
 
@@ -60,9 +62,9 @@ def _det(n: int):
 
 @functools.cache
 def _det_gradient(n: int):
-    """``jax.grad`` of the n × n determinant, jitted once per n (one compile, not one per
-    eager operation of its LU at each call)."""
-    return jax.jit(jax.grad(lambda x: jnp.linalg.det(x.reshape(n, n))))
+    """``jax.grad`` of the n × n determinant: stored as data (tests/jax_reference_store.py),
+    jitted once per n where missed (one compile, not one per eager operation of its LU)."""
+    return jref.grad(lambda x: jnp.linalg.det(x.reshape(n, n)))
 
 
 def _grad(n: int, a: np.ndarray) -> np.ndarray:
@@ -139,7 +141,7 @@ def test_det_of_a_stack_and_of_a_matrix_argument() -> None:
 
     fn = dgraph.make_function(f, "jacobian", point=[x])
     with jax.enable_x64(True):
-        want = np.asarray(jax.jit(jax.jacfwd(g))(jnp.asarray(x)))
+        want = np.asarray(jref.jacfwd(g)(jnp.asarray(x)))
     assert fn.generated.verified
     _close(fn(x), want)
     matrix = CASES["3 rank 1"][0]
@@ -158,7 +160,7 @@ def test_det_read_from_jax_at_a_singular_matrix() -> None:
 
     with jax.enable_x64(True):
         fn = dgraph.make_function(f, "jacobian", point=[a])
-        want = np.asarray(jax.jit(jax.grad(f))(jnp.asarray(a)))
+        want = np.asarray(jref.grad(f)(jnp.asarray(a)))
     assert fn.generated.verified
     _close(fn(a), want)
 

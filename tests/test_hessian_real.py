@@ -3,8 +3,6 @@ restated small: each Hessian against jax.hessian of the same code in jax.numpy."
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,8 @@ jnp = jax.numpy
 jax.config.update("jax_enable_x64", True)
 
 import dgraph  # noqa: E402
+from tests import jax_reference as jref  # noqa: E402
+from tests.jax_reference import Reference as Ref  # noqa: E402
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(9, 3))
@@ -27,19 +27,12 @@ def logistic_jnp(w):
     return jnp.sum(jnp.logaddexp(0.0, -Y * (X @ w))) + 0.05 * jnp.dot(w, w)
 
 
-@functools.cache
-def _jitted_hessian(f):
-    """``jax.hessian(f)`` jitted once per function (eager, it compiles the nested
-    derivative's primitives one by one)."""
-    return jax.jit(jax.hessian(f))
-
-
 @pytest.mark.parametrize("w", [np.zeros(3), np.array([0.3, -1.2, 0.7])])
 def test_logaddexp_hessian_also_at_ties(w):
     """np.logaddexp (logistic regression's loss): w = 0 makes every pair of arguments
     equal, where max's derivative is a convention; the Hessian is the smooth one."""
     H = dgraph.hessian(logistic_np, w, sparse=True)
-    want = np.asarray(_jitted_hessian(logistic_jnp)(jnp.asarray(w)))
+    want = np.asarray(jref.hessian(logistic_jnp)(jnp.asarray(w)))  # stored, or jitted
     assert np.allclose(H(w).toarray(), want, rtol=1e-10, atol=1e-12)
     assert H(w).nnz == 9  # dense 3 x 3
 
@@ -72,7 +65,7 @@ def test_slogdet_gp_hessian():
     Hessian is JAX's."""
     t = np.array([0.3, 1.1, 0.05])
     H = dgraph.hessian(gp_slogdet_np, t)
-    want = np.asarray(jax.jit(jax.hessian(gp_slogdet_jnp))(jnp.asarray(t)))
+    want = np.asarray(jref.hessian(gp_slogdet_jnp)(jnp.asarray(t)))
     assert np.allclose(H(t), want, rtol=1e-8, atol=1e-10)
     logdet = dgraph.make_function(lambda A: np.linalg.slogdet(A).logabsdet, point=[np.eye(2)])
     assert np.allclose(np.ravel(logdet(np.diag([2.0, -3.0]))), [0.5, 0, 0, -1 / 3])
@@ -105,13 +98,13 @@ def test_long_loop_reads_reachability(monkeypatch):
 
     monkeypatch.setattr(regions, "REACH_LIMIT", 0)
     x = np.linspace(-0.8, 0.9, 12)
-    jacobian, gradient, hessian = jax.jit(  # JAX's three, one compilation
-        lambda x, y, z: (
-            jax.jacfwd(decaying_scan)(x),
-            jax.grad(chained_fori)(y),
-            jax.hessian(chained_fori)(z),
-        )
-    )(x, x[:5], x[:5] + 0.1)
+    jacobian, gradient, hessian = jref.references(  # JAX's three, stored or one compile
+        [
+            Ref("jacfwd", decaying_scan, (x,)),
+            Ref("grad", chained_fori, (x[:5],)),
+            Ref("hessian", chained_fori, (x[:5] + 0.1,)),
+        ]
+    )
     J = dgraph.make_function(decaying_scan, point=[x])
     assert np.allclose(J(x), jacobian, rtol=1e-10, atol=1e-12)
     g = dgraph.make_function(chained_fori, point=[x[:5]])

@@ -18,6 +18,9 @@ from dgraph.frontends import from_python
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
+from tests import jax_reference as jref  # noqa: E402
+from tests.jax_reference import Reference as Ref  # noqa: E402
+
 XP = np.linspace(0.0, 1.0, 7)
 FP = np.sin(3.0 * XP)
 X = np.array([0.05, 0.3, 0.5, 0.5, 0.99, 0.71])  # 0.5 is a knot: the sides differ there
@@ -64,28 +67,21 @@ METHODS = [(m, side) for m in ("scan", "compare_all") for side in ("left", "righ
 
 @functools.cache
 def _references() -> dict:
-    """Every JAX derivative this file compares with, in one jitted program (float64):
-    one compile, not one per eager primitive (read-only arrays)."""
-
-    def program():
-        out = {
-            "interp-grad": jax.grad(_interp)(X),
-            "interp-hessian": jax.hessian(_interp)(X),
-            "interp-grad-moved": jax.grad(_interp)(X + 0.03),
-            "gather": jax.grad(_gathered)(X_GATHER),
-            "stepped": jax.jacfwd(_stepped)(X_STEPPED),
-            "top_k": jax.hessian(_top_k)(X_TOP_K),
-        }
-        for method, side in METHODS:
-            out[f"{method}-{side}"] = jax.grad(_lookup(method, side))(X)
-        return out
-
+    """Every JAX derivative this file compares with (float64), stored as data
+    (tests/jax_reference_store.py), the misses in one jitted program: one compile, not
+    one per eager primitive (read-only arrays)."""
+    wanted = {
+        "interp-grad": Ref("grad", _interp, (X,)),
+        "interp-hessian": Ref("hessian", _interp, (X,)),
+        "interp-grad-moved": Ref("grad", _interp, (X + 0.03,)),
+        "gather": Ref("grad", _gathered, (X_GATHER,)),
+        "stepped": Ref("jacfwd", _stepped, (X_STEPPED,)),
+        "top_k": Ref("hessian", _top_k, (X_TOP_K,)),
+    }
+    for method, side in METHODS:
+        wanted[f"{method}-{side}"] = Ref("grad", _lookup(method, side), (X,))
     with jax.enable_x64(True):
-        found = jax.jit(program)()
-    out = {key: np.array(a) for key, a in found.items()}
-    for a in out.values():
-        a.flags.writeable = False
-    return out
+        return dict(zip(wanted, jref.references(list(wanted.values())), strict=True))
 
 
 def test_interp_gradient_and_hessian_equal_jax():

@@ -48,6 +48,7 @@ from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES, REFERENCE_COMPILE 
 from dgraph.frontends.jaxpr_rewrites import TRACED  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
+from tests import jax_reference_store as _STORE  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
 from tests.peers.harness import compile_reference, densified  # noqa: E402
 
@@ -1401,25 +1402,44 @@ def _function(c: Case) -> Callable:
 
 
 def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
-    """The cases' Jacobians by ``jax.jacfwd`` in one jitted program, less the cases JAX
-    cannot trace as a program (:func:`_traced`: they need concrete values), which get
-    :func:`_eager_reference`. Compiled with the options dgraph's own references compile
-    with (``REFERENCE_COMPILE``: LLVM's expensive passes off, as tests/peers/harness.py's
-    references: the same IEEE arithmetic, a quicker compile of a program run once)."""
-    traced, alone = _traced(cases)
-    out = {c.id: tuple(_eager_reference(c)) for c in alone}
-    if traced is None:
+    """The cases' Jacobians by ``jax.jacfwd``: stored as data (tests/jax_reference_store.py,
+    under a key of their own: these are compiled differently), the others in one jitted
+    program, less the cases JAX cannot trace as a program (:func:`_traced`: they need
+    concrete values), which get :func:`_eager_reference`. Compiled with the options
+    dgraph's own references compile with (``REFERENCE_COMPILE``: LLVM's expensive passes
+    off, as tests/peers/harness.py's references: the same IEEE arithmetic, a quicker
+    compile of a program run once)."""
+    out, keys = {}, {}
+    for c in cases:
+        key = _STORE.key_of(_STORED, _function(c), c.args, tuple(range(len(c.args))))
+        found = None if key is None else _STORE.lookup(_MODULE, key)
+        if found is None:
+            keys[c.id] = key
+        else:
+            out[c.id] = tuple(found)
+    missed = [c for c in cases if c.id not in out]
+    if not missed:
         return out
-    together = [c for c in cases if c.id not in out]
-    found = compile_reference(traced.lower(), REFERENCE_COMPILE)([c.args for c in together])
-    for c, blocks in zip(together, found, strict=True):
-        matrices = []
-        for block, a in zip(blocks, c.args, strict=True):
-            matrix = np.array(block, dtype=np.float64).reshape(-1, a.size)
-            matrix.flags.writeable = False
-            matrices.append(matrix)
-        out[c.id] = tuple(matrices)
+    traced, alone = _traced(missed)
+    out |= {c.id: tuple(_eager_reference(c)) for c in alone}
+    if traced is not None:
+        together = [c for c in missed if c.id not in out]
+        found = compile_reference(traced.lower(), REFERENCE_COMPILE)([c.args for c in together])
+        for c, blocks in zip(together, found, strict=True):
+            matrices = []
+            for block, a in zip(blocks, c.args, strict=True):
+                matrix = np.array(block, dtype=np.float64).reshape(-1, a.size)
+                matrix.flags.writeable = False
+                matrices.append(matrix)
+            out[c.id] = tuple(matrices)
+    if _STORE.WRITING:
+        for c in missed:
+            if keys[c.id] is not None:
+                _STORE.record(_MODULE, keys[c.id], out[c.id])
     return out
+
+
+_MODULE, _STORED = "test_rules_vs_jax", "jacfwd (REFERENCE_COMPILE, matrices)"
 
 
 def _traced(cases: list[Case]):

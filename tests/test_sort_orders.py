@@ -34,6 +34,7 @@ import dgraph  # noqa: E402
 from dgraph.blocks.arrays import ArrayOp, Const  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 from tests import jax_reference as jref  # noqa: E402
+from tests.jax_reference import Reference as Ref  # noqa: E402
 
 from .dense import dense as as_dense  # noqa: E402
 
@@ -221,26 +222,22 @@ def _summed(X):
 def _references() -> dict:
     """Every small JAX derivative this file compares with (the Hessians of FUNCTIONS at
     X0 and X1, of MOVED, :func:`_grid` and :func:`_summed` at X1, the Jacobians of
-    STATISTICS at X1), in one jitted program: one compile, not one per function nor one
-    per eager primitive (read-only arrays)."""
-
-    def program(x0, x1):
-        flat = x1.reshape(-1)
-        return {
-            "functions": {n: [jax.hessian(f)(x) for x in (x0, x1)] for n, f in FUNCTIONS.items()},
-            "moved": {n: jax.hessian(f)(x1) for n, f in MOVED.items()},
-            "grid": jax.hessian(_grid)(flat),
-            "summed": jax.hessian(_summed)(x1),
-            "statistics": {
-                n: jax.jacfwd(f)(x1 if x.ndim == 2 else flat) for n, (f, x, _) in STATISTICS.items()
-            },
-        }
-
-    found = jax.jit(program)(X0, X1)
-    out = jax.tree_util.tree_map(np.array, found)
-    for a in jax.tree_util.tree_leaves(out):
-        a.flags.writeable = False
-    return out
+    STATISTICS at X1), stored as data (tests/jax_reference_store.py), the misses in one
+    jitted program: one compile, not one per function nor one per eager primitive
+    (read-only arrays)."""
+    flat = X1.reshape(-1)
+    wanted = [Ref("hessian", f, (x,)) for f in FUNCTIONS.values() for x in (X0, X1)]
+    wanted += [Ref("hessian", f, (X1,)) for f in MOVED.values()]
+    wanted += [Ref("hessian", _grid, (flat,)), Ref("hessian", _summed, (X1,))]
+    wanted += [Ref("jacfwd", f, (X1 if x.ndim == 2 else flat,)) for f, x, _ in STATISTICS.values()]
+    found = iter(jref.references(wanted))
+    return {
+        "functions": {n: [next(found), next(found)] for n in FUNCTIONS},
+        "moved": {n: next(found) for n in MOVED},
+        "grid": next(found),
+        "summed": next(found),
+        "statistics": {n: next(found) for n in STATISTICS},
+    }
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

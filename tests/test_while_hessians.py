@@ -9,8 +9,6 @@ against ``jax.jacfwd(jax.jacfwd(f))`` and ``jax.hessian``; refused before."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -27,6 +25,8 @@ from dgraph.frontends.jaxpr_reverse_while import (  # noqa: E402
     reverse_loops,
     slots_for,
 )
+from tests import jax_reference as jref  # noqa: E402
+from tests.jax_reference import Reference as Ref  # noqa: E402
 
 X = np.array([0.5, 0.3, 1.2, 0.8])
 C = jnp.linspace(0.2, 1.0, 5)
@@ -76,20 +76,17 @@ def _diagonal(x):
 
 
 def _forward_over_forward(f, x, v=None):
-    """``jax.jacfwd(jax.jacfwd(f))`` (of ``vᵀf`` where weighted), jitted: one compilation,
-    not one per primitive, and one per function for the tests of several languages."""
-    return np.asarray(_jitted_forward_over_forward(f)(x, 1.0 if v is None else v))
-
-
-@functools.cache
-def _jitted_forward_over_forward(f):
-    """``(x, v) ↦ jax.jacfwd(jax.jacfwd(vᵀf))(x)`` jitted, once per function."""
-    return jax.jit(lambda x, v: jax.jacfwd(jax.jacfwd(lambda x: jnp.sum(v * f(x))))(x))
+    """``jax.jacfwd(jax.jacfwd(f))`` (of ``vᵀf`` where weighted): stored as data
+    (tests/jax_reference_store.py), jitted where missed (one compilation, not one per
+    primitive)."""
+    weighted = f if v is None else lambda x: jnp.sum(v * f(x))
+    return jref.forward_hessian(weighted)(x)
 
 
 def _forward_over_forward_at(f, *xs):
-    """:func:`_forward_over_forward` at several points: one compilation for them all."""
-    return np.asarray(jax.jit(jax.vmap(jax.jacfwd(jax.jacfwd(f))))(np.stack(xs)))
+    """:func:`_forward_over_forward` at several points: stored, the misses one
+    compilation for them all."""
+    return jref.references([Ref("forward_hessian", f, (x,)) for x in xs])
 
 
 def test_the_hessian_through_a_while_loop():
@@ -146,7 +143,7 @@ def test_a_double_loop_writing_at_the_outer_counter():
     sums onto the outer carry (its initial value): mapped in the outer body, the outer
     loop is a sum then and mapped too, so the pattern of Σ_i Σ_j sin(x_i c_j) is exact, its
     diagonal (as a loop, the union over the outer counter's positions: all 16 entries)."""
-    pairs, want = jax.jit(lambda x: (jax.hessian(_pairs)(x), jax.hessian(_diagonal)(x)))(X)
+    pairs, want = jref.references([Ref("hessian", _pairs, (X,)), Ref("hessian", _diagonal, (X,))])
     h = dgraph.make_function(_pairs, "hessian", point=[X])
     assert h.generated.verified
     np.testing.assert_allclose(np.asarray(h(X)), pairs, rtol=1e-12, atol=1e-13)
@@ -207,7 +204,7 @@ def test_a_while_loop_of_a_fixed_trip_count_is_read_as_a_scan():
     x = np.linspace(-1.5, 1.5, 12)  # forward mode stored 144 entries here
     h = dgraph.make_function(_newton_steps, "hessian", point=[x], sparse=True)
     assert h.generated.verified
-    exact = jax.jit(jax.hessian(lambda x: _newton_steps(x, lax.fori_loop)))
+    exact = jref.hessian(lambda x: _newton_steps(x, lax.fori_loop))  # stored, or jitted
     for at in (x, 0.5 * x + 0.3):
         got = h(at)
         assert got.nnz == 12
