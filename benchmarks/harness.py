@@ -112,6 +112,20 @@ def not_ok(rows: dict[tuple, tuple[str, str]], width: int) -> None:
             print(line[:width])
 
 
+def survey_table(paths: Sequence[str], cases: Sequence[str], noun: str) -> None:
+    """A survey log's counts per outcome and case (a later line for the same name, point
+    and case replaces an earlier one), then every case that is not right and verified;
+    ``noun`` names what the first column counts (problems, energies)."""
+    rows: dict[tuple, tuple[str, str]] = {}
+    for line in (ln for p in paths for ln in Path(p).read_text().splitlines()):
+        parts = line.split()
+        if len(parts) >= 5 and parts[2] in cases:
+            rows[tuple(parts[:3])] = (parts[4], line.rstrip())
+    outcome_table(rows, [c for c in cases if any(k[2] == c for k in rows)])
+    print(f"{len(rows)} cases, {len({k[0] for k in rows})} {noun}")
+    not_ok(rows, 260)
+
+
 def jacobian_cpu(f: Callable, point: Sequence) -> tuple[float, int]:
     """``dgraph.jacobian(f, point=point)``'s CPU seconds and its graph's vertices; it must
     verify."""

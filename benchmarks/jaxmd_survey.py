@@ -37,14 +37,13 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import log_slope, not_ok, outcome_table, survey_case  # noqa: E402
+from harness import log_slope, survey_case, survey_table  # noqa: E402
 
 import dgraph  # noqa: E402
 
@@ -200,17 +199,8 @@ def scale(md: object, name: str, space_name: str, sizes: list[int], cases: list[
 
 
 def table(paths: list[str]) -> None:
-    """Counts per outcome and case (a later line for the same energy, point and case
-    replaces an earlier one), then every case that is not right and verified."""
-    rows: dict[tuple, tuple[str, str]] = {}
-    for line in (ln for p in paths for ln in Path(p).read_text().splitlines()):
-        parts = line.split()
-        if len(parts) >= 5 and parts[2] in CASES:
-            rows[tuple(parts[:3])] = (parts[4], line.rstrip())
-    kinds = [c for c in CASES if any(k[2] == c for k in rows)]
-    outcome_table(rows, kinds)
-    print(f"{len(rows)} cases, {len({k[0] for k in rows})} energies")
-    not_ok(rows, 260)
+    """:func:`harness.survey_table` of the logs at ``paths``, by energy."""
+    survey_table(paths, CASES, "energies")
 
 
 def main() -> None:

@@ -35,7 +35,6 @@ import functools
 import inspect
 import sys
 import warnings
-from pathlib import Path
 
 import jax
 import jax.flatten_util  # flat_hessian's ravel_pytree
@@ -43,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import not_ok, outcome_table, survey_case  # noqa: E402
+from harness import survey_case, survey_table  # noqa: E402
 
 import dgraph  # noqa: E402
 
@@ -186,17 +185,8 @@ def run(name: str, fn: object, y0: object, args: object, cases: list[str]) -> No
 
 
 def table(paths: list[str]) -> None:
-    """Counts per outcome and case (a later line for the same problem, point and case
-    replaces an earlier one), then every case that is not right and verified."""
-    rows: dict[tuple, tuple[str, str]] = {}
-    for line in (ln for p in paths for ln in Path(p).read_text().splitlines()):
-        parts = line.split()
-        if len(parts) >= 5 and parts[2] in CASES:
-            rows[tuple(parts[:3])] = (parts[4], line.rstrip())
-    kinds = [c for c in CASES if any(k[2] == c for k in rows)]
-    outcome_table(rows, kinds)
-    print(f"{len(rows)} cases, {len({k[0] for k in rows})} problems")
-    not_ok(rows, 260)
+    """:func:`harness.survey_table` of the logs at ``paths``, by problem."""
+    survey_table(paths, CASES, "problems")
 
 
 def main() -> None:
