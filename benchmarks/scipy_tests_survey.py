@@ -273,6 +273,31 @@ def problems() -> list[Problem]:
             jac=tl.residuals_jacobian,
         )
     )
+    # test_differentiable_functions.py's examples; test_slsqp.py (args=(-1.0,): sign a
+    # parameter); test_optimize.py TestLBFGSBBounds (p=2.0 a parameter).
+    from scipy.optimize.tests import test_differentiable_functions as tdf
+    from scipy.optimize.tests import test_slsqp as tsl
+
+    exs, exv = tdf.ExScalarFunction(), tdf.ExVectorialFunction()
+    x2 = a([0.7, -0.4])
+    out.append(Problem("tdf.ExScalarFunction", exs.fun, (x2,), jac=exs.grad, hess=exs.hess))
+    out.append(Problem("tdf.ExVectorialFunction", exv.fun, (x2,), jac=exv.jac, lag=exv.hess))
+    sq = tsl.TestSLSQP()
+    sq.setup_method()
+    out.append(Problem("tsl.TestSLSQP.fun", sq.fun, (a([-1.0, 1.0]), -1.0), jac=sq.jac))
+    for nm in ("f_eqcon", "f_ieqcon", "f_ieqcon2"):
+        jac = getattr(sq, nm.replace("f_", "fprime_"))
+        one = nm != "f_ieqcon2"
+        out.append(
+            Problem(
+                f"tsl.TestSLSQP.{nm}",
+                getattr(sq, nm) if not one else functools.partial(getattr(sq, nm), sign=-1.0),
+                (a([-1.0, 1.0]),),
+                jac=jac if not one else (lambda x, j=jac: j(x, -1.0)),
+            )
+        )
+    lb = to.TestLBFGSBBounds()
+    out.append(Problem("to.TestLBFGSBBounds", lb.fun, (a([0.0, -1.0]), 2.0), jac=lb.jac))
     return out
 
 

@@ -207,3 +207,34 @@ def test_a_branch_on_the_time_is_refused_naming_it_and_np_where_is_read() -> Non
     J = dgraph.make_function(where, "jacobian", point=[1.0, y], params=["t"])
     np.testing.assert_allclose(J(y, 1.0), [[2.0, -1.4], [0.7, 0.3]], rtol=1e-15)
     np.testing.assert_allclose(J(y, 7.0), [[0.0, -1.4], [0.7, 0.3]], rtol=1e-15)
+
+
+def lbfgsb_fun(x, p=2.0):
+    """scipy/optimize/tests/test_optimize.py ``TestLBFGSBBounds.fun``; its ``jac`` is
+    ``x**(p - 1)``."""
+    return 1.0 / p * (x[0] ** p + x[1] ** p)
+
+
+def test_a_parameter_exponent_at_a_zero_base_is_finite_and_verified() -> None:
+    """``TestLBFGSBBounds`` starts at x0 = (0, -1) with p = 2.0 a parameter (``args``):
+    the partial of ``x**p`` was sympy's ``x**p*p/x`` and the code's ``x**p/x`` (the value
+    reused), 0/0 at x = 0: not verified, NaN for L-BFGS-B's first step. Now ``x**(p -
+    1)``, the test's own ``jac``: (0, -1) at x0, and L-BFGS-B with it reaches the test's
+    solution (1, 0)."""
+    from scipy.optimize import minimize
+
+    x0 = np.array([0.0, -1.0])
+    J = dgraph.make_function(lbfgsb_fun, "jacobian", point=[x0, 2.0], params=["p"])
+    assert J.generated.verified is True
+    np.testing.assert_array_equal(J(x0, 2.0), [0.0, -1.0])
+    np.testing.assert_allclose(J(np.array([0.5, 2.0]), 3.0), [0.25, 4.0], rtol=1e-15)
+    res = minimize(
+        lbfgsb_fun,
+        x0,
+        args=(2.0,),
+        jac=lambda x, p: J(x, p),
+        method="L-BFGS-B",
+        bounds=((1, None), (None, None)),
+    )
+    assert res.success
+    np.testing.assert_allclose(res.x, [1.0, 0.0], atol=1e-5)
