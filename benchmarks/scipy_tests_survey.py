@@ -5,10 +5,12 @@ with their Jacobians and Hessians written by hand, an independent judge of dgrap
 ship inside the installed SciPy (``scipy/integrate/_ivp/tests/test_ivp.py``,
 ``scipy/integrate/tests/test_bvp.py``, ``test_integrate.py``,
 ``scipy/optimize/tests/test_least_squares.py``, ``test_minimize_constrained.py``,
-``test_optimize.py``, ``test_hessian_update_strategy.py``, ``test_minpack.py``); nothing
-of them is copied here. A function local to a test (``test_integration_stiff``'s
-``fun_robertson``) is rebuilt from the test's code object. ``python scipy_tests_survey.py
-table OUT...`` counts the outcomes.
+``test_optimize.py``, ``test_hessian_update_strategy.py``, ``test_minpack.py``,
+``test_differentiable_functions.py``, ``test_slsqp.py``); nothing of them is copied here.
+A function local to a test (``test_integration_stiff``'s ``fun_robertson``) is rebuilt
+from the test's code object. ``python scipy_tests_survey.py table OUT...`` counts the
+outcomes; ``python scipy_tests_survey.py solve`` hands the generated code (Python and C)
+to the solvers (:func:`solver_runs`).
 
 Each problem is taken at its test's own point (``own``) and at a point moved by
 U(-0.2, 0.2) (``rand``, seed 0), as a user of the solver hands it over: the arguments that
