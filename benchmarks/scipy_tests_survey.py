@@ -410,7 +410,9 @@ def stored(J: object) -> object:
         return type(J)(stored(b) for b in J)
     if not sp.issparse(J):
         raise TypeError("not sparse")
-    return sp.csr_array(J, dtype=float).astype(bool).astype(float)
+    pattern = sp.csr_array(J, dtype=float, copy=True)
+    pattern.data[:] = 1.0  # stored zeros too: the structure, not the values
+    return pattern
 
 
 def pattern_check(p: Problem, flatten: Callable, J: object, truth: np.ndarray) -> str:
