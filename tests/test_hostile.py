@@ -592,9 +592,9 @@ CASES: list[tuple[str, list[str], str]] = [
         "2 numbers for an output of 3 entries",
     ),
     (
-        "hessian-weights-scalar",
-        ["codegen", *HESSIAN_SCALAR, "--weights", "1", "-o", "h.py"],
-        "f returns a scalar",
+        "hessian-weights-scalar",  # one weight is a scalar constraint's multiplier: taken
+        ["codegen", *HESSIAN_SCALAR, "--weights", "1,2", "-o", "h.py"],
+        "2 numbers for an output of 1 entry",
     ),
     (
         "hessian-cuda-dense",  # the array level's Hessian is sparse values in C
@@ -892,6 +892,15 @@ CASES: list[tuple[str, list[str], str]] = [
         "assignment x[mask] = value by a mask computed from the inputs takes a number",
     ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
+    (
+        "numpy-branch-on-parameter",  # scipy's fun_medazko: phi = 2 if t <= 5 else 0
+        [
+            "codegen",
+            H("numpy_model.py") + ":forcing_switch",
+            *("--inputs", "t,y:3", "--params", "t", "-o", "j.py"),
+        ],
+        "a branch on a value of the parameters alone; a parameter (t)",
+    ),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of an array"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.spacing"),
     (
@@ -1626,7 +1635,7 @@ def _api_call(name: str):
         "weights-shape": lambda: hessian(vector, x, weights=np.ones(2)),
         "weights-text": lambda: hessian(vector, x, weights="abc"),
         "weights-complex": lambda: hessian(vector, x, weights=np.ones(3) * 1j),
-        "weights-scalar-f": lambda: hessian(total, x, weights=[1.0]),
+        "weights-scalar-f": lambda: hessian(total, x, weights=[1.0, 2.0]),
         "graph-weights-count": lambda: make(two, "hessian", weights=[1, 2, 3]),
         "graph-weights-nan": lambda: make(two, "hessian", weights=[1, np.nan]),
         "graph-weights-text": lambda: make(two, "hvp", weights="ab"),

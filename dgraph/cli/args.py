@@ -152,9 +152,9 @@ def output_weights(text: str, graph: DGraph) -> np.ndarray:
         return np.full(shape, values[0])
     if values.size != int(np.prod(shape)):
         what = "an output" if len(shapes) == 1 else f"{len(shapes)} outputs"
-        raise InputError(
-            f"--weights: {values.size} numbers for {what} of {int(np.prod(shape))} entries"
-        )
+        size = int(np.prod(shape))
+        entries = "1 entry" if size == 1 else f"{size} entries"
+        raise InputError(f"--weights: {values.size} numbers for {what} of {entries}")
     return values.reshape(shape)
 
 

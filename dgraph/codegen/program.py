@@ -146,12 +146,24 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
 
 def _in_terms_of(expr: sympy.Expr, value: sympy.Expr, name: sympy.Symbol) -> sympy.Expr:
     """``expr`` rewritten with ``value`` replaced by ``name`` when cheaper and exact
-    (no fractional power of ``name`` appears)."""
+    (no fractional power of ``name`` appears) and dividing by nothing ``expr`` does not
+    (``x**(p - 1)`` as ``t/x`` for ``t = x**p`` is 0/0 at ``x = 0``)."""
     candidate = expr.subs(value, name)
     fractional = any(p.base == name and not p.exp.is_Integer for p in candidate.atoms(sympy.Pow))
     if fractional or count_ops([candidate]).key() >= count_ops([expr]).key():
         return expr
+    if _divisors(candidate) - _divisors(expr) - {name}:
+        return expr
     return candidate
+
+
+def _divisors(expr: sympy.Expr) -> set[sympy.Expr]:
+    """The bases ``expr`` raises to a negative power (divides by)."""
+    return {
+        p.base
+        for p in expr.atoms(sympy.Pow)
+        if p.exp.is_negative or (not p.exp.is_Number and p.exp.could_extract_minus_sign())
+    }
 
 
 def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], sympy.Expr]]:

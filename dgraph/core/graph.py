@@ -149,9 +149,13 @@ def _unary_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     operations are mostly these); else None."""
     kind = type(expr)
     if expr.is_Pow:
-        if expr.base != x or not expr.exp.is_Number:
+        if expr.base != x or x in expr.exp.free_symbols:
             return None
-        return expr * (expr.exp / expr.base)
+        if expr.exp.is_Number:
+            return expr * (expr.exp / expr.base)
+        # a parameter's or another vertex's exponent: p*x**(p - 1), the array level's
+        # rule, finite at x = 0 where diff's x**p*p/x is 0/0 (L-BFGS-B's x**p at x0 = 0)
+        return expr.exp * sympy.Pow(x, expr.exp - 1)
     if (
         isinstance(expr, sympy.Function)
         and expr.args == (x,)

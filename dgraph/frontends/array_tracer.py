@@ -198,7 +198,13 @@ class DataDependentIndex(InputError):
 
 def _parameters_of(value: Any) -> list[str]:
     """The parameters a traced ``value`` is computed from, where it is computed from
-    them alone (:meth:`_Tape.parameters_of`); [] otherwise."""
+    them alone (:meth:`_Tape.parameters_of`; a comparison's, ``t <= 5``, those its
+    operands are computed from); [] otherwise."""
+    if isinstance(value, Passive) and _tracing():
+        tape, read = _tracing()[-1], value.op.vertices()
+        if not read or not all(v in tape.fixed for v in read):
+            return []
+        return sorted({n for v in read for n in tape.parameters_of(v)})
     tape = getattr(value, "tape", None)
     if not isinstance(tape, _Tape) or getattr(value, "_writes", None):
         return []  # entries written since: reading its name would put them in

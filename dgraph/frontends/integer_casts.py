@@ -46,10 +46,16 @@ def structural_hint(names: list[str], branch: bool = False) -> str:
         return ""
     n = names[0]
     what, value = ("a branch", "True") if branch else (f"range({n})", "5")
+    number = (
+        f"; a number that changes per call (a time {n}): write the branch with numpy.where,"
+        f" np.where({n} <= 5, a, b)"
+        if branch
+        else ""
+    )
     return (
         f"; a parameter ({', '.join(names)}) that fixes the structure ({what}, a loop bound, a"
         f" shape) needs its value when read: an integer in point= (--params {n}={value}) or a"
-        f" default (def f(..., {n}={value})) left out of params"
+        f" default (def f(..., {n}={value})) left out of params{number}"
     )
 
 

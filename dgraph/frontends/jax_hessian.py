@@ -23,6 +23,7 @@ gradient: JAX's ``abs`` rule is 0 at ``z = 0``, so its gradient of a power spect
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Callable, Sequence
@@ -134,7 +135,7 @@ def gradient_graph(
         For ``f`` returning an array: the weights ``v`` of ``vᵀf`` at the point (an array
         of ``f``'s output shape); the graph takes them as its last parameter (named
         :data:`WEIGHTS`, or ``weights`` where ``f`` has a parameter ``v``), so generated
-        code is ``H(x, v)``. None for a scalar ``f``.
+        code is ``H(x, v)``. None for a scalar ``f`` (or one weight: its Lagrangian ``v·f``).
     params
         Parameters of ``f`` that are not differentiated.
     level
@@ -154,7 +155,7 @@ def gradient_graph(
     Raises
     ------
     InputError
-        ``f`` returns an array and no weights are given, weights for a scalar ``f``,
+        ``f`` returns an array and no weights are given, more than one weight for a scalar ``f``,
         weights of the wrong shape, an output that is not one array, or what
         :func:`~dgraph.frontends.from_jax` refuses.
     """
@@ -181,7 +182,7 @@ def gradient_graph(
             " output entry, --weights on the command line: the Hessian of the Lagrangian vᵀf)"
         )
     if weights is not None and shape == ():
-        raise InputError("weights= are for a function returning an array; f returns a scalar")
+        f, closed, shape = _one_weight(jax, f, args, weights)
     label = name or getattr(f, "__name__", "") or "f"
     label = "f" if label == "<lambda>" else label
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
@@ -498,6 +499,28 @@ def jax_source(graph: DGraph) -> tuple[Callable[..., Any], list[np.ndarray], lis
         return None
     args = [given[x] if x in given else rng.uniform(0.5, 1.5, shapes[x]) for x in reference.inputs]
     return reference.f, args, list(graph.parameters)
+
+
+def _one_weight(
+    jax, f: Callable[..., Any], args: list[np.ndarray], weights: Any
+) -> tuple[Callable[..., Any], Any, tuple]:
+    """A scalar ``f`` given one weight ``v`` (shape ``(1,)`` as SciPy's
+    ``NonlinearConstraint`` passes a scalar constraint's ``hess(x, v)``, or ``()``): ``f``
+    read as returning an array of ``v``'s shape, its Lagrangian ``v·f``; with its jaxpr
+    and that shape."""
+    v = real_array(weights, "weights")
+    if v.size != 1 or v.ndim > 1:
+        raise InputError(
+            f"weights of shape {v.shape}: f returns a scalar, which takes one weight (shape"
+            " (1,), a scalar constraint's multiplier) or none"
+        )
+
+    @functools.wraps(f)
+    def reshaped(*a: Any) -> Any:
+        return jax.numpy.reshape(f(*a), v.shape)
+
+    closed, shape = _output_shape(jax, reshaped, args)
+    return reshaped, closed, shape
 
 
 def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[Any, tuple]:

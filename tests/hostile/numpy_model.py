@@ -257,3 +257,10 @@ def heston_truncated(p):  # full truncation: sqrt(max(v, 0)*dt) at 0, its partia
         x = x - 0.5 * vp * dt + sq * z[1, k]
         v = v + kappa * (theta - vp) * dt + xi * sq * (rho * z[1, k] + 0.714 * z[0, k])
     return np.mean(np.exp(x))
+
+
+def forcing_switch(t, y):
+    """A forcing switched off at a time (scipy's test_ivp.py fun_medazko): a branch on
+    the parameter t, whose value changes per call."""
+    phi = 2.0 if t <= 5 else 0.0
+    return y * phi + y**2
