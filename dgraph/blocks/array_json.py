@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .dynamic_scatter import DYNAMIC_ADD
-from .dynamic_take import DYNAMIC_TAKE
 from .arrays import (
     ELEMENTWISE,
     KNOWN,
@@ -29,6 +27,8 @@ from .arrays import (
     ArrayOp,
     Const,
 )
+from .dynamic_scatter import DYNAMIC_ADD
+from .dynamic_take import DYNAMIC_TAKE
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
