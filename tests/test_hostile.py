@@ -829,6 +829,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "vertex 'y': its op does not fit its operands (missing key 'y')",
     ),
     (
+        "point-huge-integer",
+        ["accumulate", H("point_huge_integer.json")],
+        "'point': the value of 'x' is not finite",
+    ),
+    (
         "jax-unknown-input",
         ["structure", H("jax_model.py") + ":spring", "--inputs", "x:3"],
         "no parameter 'x' (q, k)",

@@ -168,6 +168,8 @@ def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
             array = np.array(value, dtype=float)
         except (TypeError, ValueError):
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers") from None
+        except OverflowError:  # an integer past the doubles
+            raise InputError(f"{where}: the value of {x[:40]!r} is not finite") from None
         if any(isinstance(v, (bool, str)) for v in np.asarray(value, dtype=object).reshape(-1)):
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers")
         shape = graph.shape(x) if graph.is_tensor and x in graph.inputs else ()
@@ -337,7 +339,7 @@ def _check_op(graph: DGraph, name: str, where: str) -> None:
         raise InputError(f"{where}: {_misfit(exc)}") from None
 
 
-_MISFITS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+_MISFITS = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
 
 
 def _misfit(exc: Exception) -> str:
