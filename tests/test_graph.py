@@ -10,6 +10,7 @@ import sympy
 from hypothesis import given
 
 import dgraph
+from dgraph.blocks.arrays import evaluate
 from dgraph.core import parse
 from dgraph.core.graph import vertex_symbol
 from dgraph.core.paths import path_counts
@@ -528,3 +529,76 @@ def test_a_term_of_a_sum_is_derived_as_diff_derives_it():
     for expr, x in [(w0 * x0 + x0 * x1, x0), (x0**2 * w0 + y, x0), (sympy.sin(x0) * w0 + y, x0)]:
         assert _term_derivative(expr, x) is None
         assert local_derivative(expr, x.name) == sympy.diff(expr, x)
+
+
+def _op(primitive: str, *operands, **params) -> dict:
+    return {"primitive": primitive, "operands": list(operands), "params": params}
+
+
+# ``f = solve(m + 3I, x)·(y sorted by x) + x[argsort(y)]²``: a ``linear_solve`` of two
+# operands, a ``sort`` carrying a second one, a ``take_dynamic`` (its mode a name, its
+# fill NaN), as ``from_jax`` writes them
+READ_BACK = {
+    "format": "dgraph/1",
+    "inputs": ["x", "y", "m"],
+    "outputs": ["f"],
+    "vertices": [
+        {"id": "x", "shape": [3]},
+        {"id": "y", "shape": [3]},
+        {"id": "m", "shape": [3, 3]},
+        {
+            "id": "a",
+            "shape": [3, 3],
+            "op": _op("add", "m", {"const": np.eye(3).tolist(), "shape": [3, 3]}),
+        },
+        {"id": "s", "shape": [3], "op": _op("linear_solve", "a", "x", rows=True)},
+        {"id": "t", "shape": [3], "op": _op("sort", "x", "y", dimension=0)},
+        {"id": "p", "shape": [3], "op": _op("mul", "s", "t")},
+        {
+            "id": "k",
+            "shape": [3],
+            "op": _op(
+                "take_dynamic",
+                "x",
+                {**_op("argsort", "y", dimension=0), "shape": [3]},
+                axis=0,
+                mode="fill",
+                size=3,
+                length=3,
+                fill="nan",
+            ),
+        },
+        {"id": "k2", "shape": [3], "op": _op("integer_pow", "k", y=2)},
+        {"id": "f", "shape": [3], "op": _op("add", "p", "k2")},
+    ],
+    "edges": [
+        {"source": u, "target": v}
+        for u, v in [
+            ("m", "a"),
+            ("a", "s"),
+            ("x", "s"),
+            ("y", "t"),
+            ("s", "p"),
+            ("t", "p"),
+            ("x", "k"),
+            ("k", "k2"),
+            ("p", "f"),
+            ("k2", "f"),
+        ]
+    ],
+}
+
+
+def test_json_reads_back_what_it_writes_of_solves_sorts_and_run_time_takes():
+    """Session 66 (benchmarks/fuzz_inputs.py's seeds): ``linear_solve`` (two operands), a
+    ``sort`` carrying a second operand and a ``take_dynamic`` (its ``mode`` a name, its
+    ``fill`` NaN, written ``"nan"``) were written as dgraph/1 that the reader refused."""
+    g = dgraph.from_json(json.dumps(READ_BACK))
+    again = g.to_json()
+    assert '"fill": "nan"' in again and dgraph.from_json(again).to_json() == again
+    x, y, m = np.array([0.5, -1.0, 2.0]), np.array([3.0, 1.0, 2.0]), np.eye(3) * 0.1
+    values = {"x": x, "y": y, "m": m}
+    for v in g.intermediates + g.outputs:
+        values[v] = evaluate(g.op(v), values)
+    want = np.linalg.solve(m + np.eye(3), x) * y[np.argsort(x)] + x[np.argsort(y)] ** 2
+    assert np.allclose(values["f"], want)

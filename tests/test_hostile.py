@@ -817,6 +817,22 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("tensor_block_type.json")],
         "edge x -> y: the block is diagonal, not 'dense'",
     ),
+    # session 66, found by benchmarks/fuzz_inputs.py: each was an internal error
+    (
+        "tensor-edge-no-target",
+        ["structure", H("tensor_edge_no_target.json")],
+        "edge 0 has no string 'target'",
+    ),
+    (
+        "tensor-param-missing",
+        ["structure", H("tensor_param_missing.json")],
+        "vertex 'y': its op does not fit its operands (missing key 'y')",
+    ),
+    (
+        "point-huge-integer",
+        ["accumulate", H("point_huge_integer.json")],
+        "'point': the value of 'x' is not finite",
+    ),
     (
         "jax-unknown-input",
         ["structure", H("jax_model.py") + ":spring", "--inputs", "x:3"],

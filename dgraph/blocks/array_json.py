@@ -27,6 +27,8 @@ from .arrays import (
     ArrayOp,
     Const,
 )
+from .dynamic_scatter import DYNAMIC_ADD
+from .dynamic_take import DYNAMIC_TAKE
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
@@ -44,11 +46,12 @@ def arity(primitive: str) -> tuple[int, int | None]:
         return n, n
     if primitive == "select_n":
         return 2, None
-    if primitive in ("concatenate", "stack"):
+    if primitive in ("concatenate", "stack", "sort", "argsort"):  # a sort's keys beside
         return 1, None
-    if primitive in ("dot_general", "pad", "conv_general_dilated", "triangular_solve") or (
-        primitive.startswith("scatter")
-    ):
+    if primitive == DYNAMIC_ADD:  # the base, the positions, the updates
+        return 3, 3
+    two = ("dot_general", "pad", "conv_general_dilated", "triangular_solve", "linear_solve")
+    if primitive in (*two, DYNAMIC_TAKE) or primitive.startswith("scatter"):
         return 2, 2
     return 1, 1  # the other moves, reductions, integer_pow, cumsum
 
@@ -56,19 +59,31 @@ def arity(primitive: str) -> tuple[int, int | None]:
 assert all(arity(p) for p in PRIMITIVES) and "pad" in MOVES
 
 
+NOT_FINITE = ("inf", "-inf", "nan")  # a float param or constant that JSON cannot hold
+
+
 def _param_to_json(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return [_param_to_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):  # a take's NaN fill
+        return "nan" if value != value else "inf" if value > 0 else "-inf"
     return value
 
 
 def _param_from_json(value: Any, where: str) -> Any:
-    """A JSON param as arrays' tuples; only ints, booleans, null and lists of them."""
+    """A JSON param as arrays' tuples: numbers (``"inf"``, ``"-inf"``, ``"nan"`` as
+    strings), booleans, null, short strings (a take's ``mode``) and lists of them."""
     if isinstance(value, list):
         return tuple(_param_from_json(v, where) for v in value)
     if value is None or isinstance(value, (bool, int)):
         return value
-    raise InputError(f"{where}: params hold integers, booleans, null and lists of them")
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str) and value in NOT_FINITE:
+        return float(value)
+    if isinstance(value, str) and len(value) <= 40 and value.isidentifier():
+        return value
+    raise InputError(f"{where}: params hold numbers, booleans, null, names and lists of them")
 
 
 def _const_to_json(c: Const) -> dict:
@@ -112,7 +127,7 @@ def _const_from_json(data: dict, where: str) -> Const:
         return Const.of(np.asarray(values, dtype=np.int64))
     out = np.empty(flat.size)
     for k, v in enumerate(flat):
-        if v in ("inf", "-inf", "nan"):
+        if v in NOT_FINITE:
             out[k] = float(v)
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
             out[k] = v

@@ -168,6 +168,8 @@ def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
             array = np.array(value, dtype=float)
         except (TypeError, ValueError):
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers") from None
+        except OverflowError:  # an integer past the doubles
+            raise InputError(f"{where}: the value of {x[:40]!r} is not finite") from None
         if any(isinstance(v, (bool, str)) for v in np.asarray(value, dtype=object).reshape(-1)):
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers")
         shape = graph.shape(x) if graph.is_tensor and x in graph.inputs else ()
@@ -205,6 +207,10 @@ def _from_dict(data: Any, source: str) -> DGraph:
     if both:
         raise GraphError(f"{source}: {sorted(both)[0]!r} is both an input and an output")
 
+    for k, e in enumerate(edges):
+        for end in ("source", "target"):
+            if not isinstance(e.get(end), str):
+                raise InputError(f"{source}: edge {k} has no string {end!r}")
     if any("shape" in v or "op" in v for v in vertices):
         return _tensor_graph(data, inputs, outputs, vertices, edges, source)
     exprs: dict[str, str | None] = {}
@@ -217,10 +223,6 @@ def _from_dict(data: Any, source: str) -> DGraph:
         if expr is not None and not isinstance(expr, str):
             raise InputError(f"{source}: vertex {v['id']!r}: 'expr' must be a string")
         exprs[v["id"]] = expr
-    for k, e in enumerate(edges):
-        for end in ("source", "target"):
-            if not isinstance(e.get(end), str):
-                raise InputError(f"{source}: edge {k} has no string {end!r}")
 
     # Vertex order: inputs, listed vertices, vertices first seen in edges, outputs.
     order = list(
@@ -292,6 +294,8 @@ def _tensor_graph(data: dict, inputs, outputs, vertices, edges, source: str) -> 
             graph.add_array_vertex(name, role, shape, op)
         except GraphError as exc:
             raise GraphError(f"{source}: {exc}") from None
+        except _MISFITS as exc:  # params the primitive does not take: found by its edges
+            raise InputError(f"{where}: {_misfit(exc)}") from None
         _check_op(graph, name, where)
     missing = [n for n in [*inputs, *outputs] if n not in listed]
     if missing:
@@ -331,6 +335,17 @@ def _check_op(graph: DGraph, name: str, where: str) -> None:
             graph.block(u, name)
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except _MISFITS as exc:
+        raise InputError(f"{where}: {_misfit(exc)}") from None
+
+
+_MISFITS = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+
+
+def _misfit(exc: Exception) -> str:
+    """What an op whose params or operands do not fit its primitive raised, as text."""
+    if isinstance(exc, KeyError):
+        detail = f"missing key {str(exc.args[0])[:40]!r}" if exc.args else "KeyError"
+    else:
         detail = str(exc).splitlines()[0][:80] if str(exc) else type(exc).__name__
-        raise InputError(f"{where}: its op does not fit its operands ({detail})") from None
+    return f"its op does not fit its operands ({detail})"
