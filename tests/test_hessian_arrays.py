@@ -674,3 +674,33 @@ def test_a_pattern_outside_n_by_n_is_refused_before_scipy_reads_it(monkeypatch):
     monkeypatch.setattr(triangle, "_transposed", transposed)
     with pytest.raises(DGraphError, match="not symmetric"):
         triangle.mirror_positions(np.array([0, 0, 0]), np.array([0, 1, 2]), 1, False)
+
+
+def _jax_sin_squares(x):
+    return jnp.sum(jnp.sin(x) * x**2)
+
+
+def _numpy_sin_squares(x):
+    return np.sum(np.sin(x) * x**2)
+
+
+@pytest.mark.parametrize("f", [_numpy_sin_squares, _jax_sin_squares], ids=["numpy", "jax"])
+def test_a_hessian_traces_each_function_once(monkeypatch, f):
+    """The gradient graph reads the trace the primal's check (NumPy) or the search for
+    selects (JAX) made of the same function at the same shapes: no function is given to
+    ``jax.make_jaxpr`` twice in one call, and H is (x² sin x)'' on its diagonal."""
+    x = np.array([0.4, -0.7, 1.3])
+    traced = []
+    make_jaxpr = jax.make_jaxpr
+
+    def counted(fun, *args, **kwargs):
+        traced.append(fun)  # held: no id is reused while counted
+        return make_jaxpr(fun, *args, **kwargs)
+
+    monkeypatch.setattr(jax, "make_jaxpr", counted)
+    H = dgraph.make_function(f, "hessian", point=[x])
+    monkeypatch.undo()
+    expected = 2 * np.sin(x) + 4 * x * np.cos(x) - x**2 * np.sin(x)
+    np.testing.assert_allclose(H(x), np.diag(expected), rtol=1e-12, atol=1e-12)
+    assert H.generated.verified
+    assert len(traced) == len({id(fun) for fun in traced}) >= 3

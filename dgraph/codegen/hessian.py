@@ -157,10 +157,10 @@ def _gradient_source(
         args = _example_args(sizes, point)
         if uses_jax(source):
             try:
-                graph = _guarded_gradient(source, args, weights, params, value)
+                graph, traced = _guarded_gradient(source, args, weights, params, value)
                 if graph is None:
                     graph = gradient_graph(
-                        source, *args, weights=weights, params=params, value=value
+                        source, *args, weights=weights, params=params, value=value, traced=traced
                     )
             except InputError as jax_failure:  # it names jnp, for a constant only: NumPy's
                 try:
@@ -336,10 +336,11 @@ def _array_gradient_graph(
             for x in names
         ]
     args = [np.asarray(a, dtype=float) for a in args]
-    check_primal(graph, primal, args)
+    traced = check_primal(graph, primal, args)  # the trace of one output is the gradient's
     fixed = list(inspect.signature(primal).parameters)[len(graph.inputs) :]
+    traced = traced if len(graph.outputs) == 1 else None
     primal = _one_output(primal, len(graph.outputs))
-    return gradient_graph(primal, *args, weights=weights, params=fixed, value=value)
+    return gradient_graph(primal, *args, weights=weights, params=fixed, value=value, traced=traced)
 
 
 def _guarded_gradient(
@@ -348,27 +349,31 @@ def _guarded_gradient(
     weights: Any,
     params: Sequence[str],
     value: bool,
-) -> DGraph | None:
+) -> tuple[DGraph | None, Any]:
     """The gradient graph of a JAX function whose ``where`` has an untaken branch the
     reader guards (:mod:`~dgraph.core.untaken`), taken of the guarded graph's primal:
     JAX's own gradient multiplies that branch's NaN partials by the mask's zeros, so its
     gradient (and Hessian) is NaN where the function is locally constant. None where no
     select's predicate depends on the inputs, nothing is guarded, or JAX cannot evaluate
-    the graph (JAX's gradient is read then, as before)."""
+    the graph (JAX's gradient is read then, as before); with ``f``'s trace at ``args``
+    (``make_jaxpr(f, return_shape=True)``'s pair, for
+    :func:`~dgraph.frontends.jax_hessian.gradient_graph`; None where JAX failed)."""
     jax = jax_module()
     try:  # in float64 as every trace of f: JAX keeps a NumPy constant it converted once
         with x64(jax):  # (a float32 copy traced here was read into later float64 traces)
-            if not has_select(jax.make_jaxpr(f)(*args).jaxpr):
-                return None
+            traced = jax.make_jaxpr(f, return_shape=True)(*args)
     except Exception:  # JAX's own failure: gradient_graph reports it next
-        return None
+        return None, None
+    if not has_select(traced[0].jaxpr):
+        return None, traced
     try:
-        traced = from_jax(f, *args, level="array", params=params)
-        if not guarded(traced) or _custom_rules(traced):
-            return None
-        return _array_gradient_graph(traced, _inputs_then_params(f, args, params), weights, value)
+        graph = from_jax(f, *args, level="array", params=params)
+        if not guarded(graph) or _custom_rules(graph):
+            return None, traced
+        made = _array_gradient_graph(graph, _inputs_then_params(f, args, params), weights, value)
+        return made, traced
     except Exception:  # this route's failure, whatever it is: JAX's own gradient read instead
-        return None
+        return None, traced
 
 
 def _custom_rules(graph: DGraph) -> bool:

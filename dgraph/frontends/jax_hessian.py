@@ -121,6 +121,7 @@ def gradient_graph(
     level: str = "array",
     name: str = "",
     value: bool = False,
+    traced: Any = None,
 ) -> DGraph:
     """The graph of ``x ↦ ∇f(x)`` (``weights`` given: of ``x ↦ ∇(vᵀf(x))``): its
     Jacobian is the Hessian of ``f`` (of the Lagrangian).
@@ -145,6 +146,10 @@ def gradient_graph(
     value
         Also output the value (``f``, or ``vᵀf``) first: the graph of JAX's
         ``value_and_grad``.
+    traced
+        ``jax.make_jaxpr(f, return_shape=True)(*example_args)`` in float64, where the
+        caller traced ``f`` there already (its primal's check, a select's search): not
+        traced again.
 
     Returns
     -------
@@ -175,7 +180,7 @@ def gradient_graph(
             f"the Hessian: {names[empty]!r} has no entries (shape {args[empty].shape}):"
             " nothing to differentiate"
         )
-    closed, shape = _output_shape(jax, f, args)  # f's jaxpr at args: its one trace here
+    closed, shape = _output_shape(jax, f, args, traced)  # f's jaxpr at args: one trace
     if weights is None and shape != ():
         raise InputError(
             f"the Hessian of a function returning shape {shape}: give weights= (one per"
@@ -188,10 +193,10 @@ def gradient_graph(
     with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
         scans = reversed_ = None
         given = f
-        traced = closed.jaxpr
-        if reads_eig(traced) or reads_eig(traced, "schur"):
+        program = closed.jaxpr
+        if reads_eig(program) or reads_eig(program, "schur"):
             raise InputError(f"{label}: {HESSIAN_REFUSED}")
-        loops = has_while(traced)  # else neither traces f again
+        loops = has_while(program)  # else neither traces f again
         if loops:
             scans = static_trip_loops(jax, f, args)
         f = written = f if scans is None else _named(scans, names)
@@ -523,12 +528,15 @@ def _one_weight(
     return reshaped, closed, shape
 
 
-def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[Any, tuple]:
+def _output_shape(
+    jax, f: Callable[..., Any], args: list[np.ndarray], traced: Any = None
+) -> tuple[Any, tuple]:
     """``f``'s jaxpr at ``args`` (in float64) and the shape of its one output array (one
-    line for a tuple, a dict, ...): one trace, which the gradient's rewrites read again."""
+    line for a tuple, a dict, ...): one trace, which the gradient's rewrites read again
+    (``traced``: the caller's, ``make_jaxpr(f, return_shape=True)``'s pair)."""
     with x64(jax):
         try:
-            closed, out = jax.make_jaxpr(f, return_shape=True)(*args)
+            closed, out = jax.make_jaxpr(f, return_shape=True)(*args) if traced is None else traced
         except Exception as exc:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             kind = NotJax if isinstance(exc, conversion_errors(jax)) else InputError

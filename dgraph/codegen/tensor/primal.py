@@ -86,7 +86,9 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
     return primal
 
 
-def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:
+def _evaluated(
+    jax: Any, graph: DGraph, primal: Callable[..., Any], args: list, traced: list | None = None
+) -> Any:
     """``primal(*args)`` traced and, where NumPy takes every equation
     (:func:`~dgraph.frontends.jaxpr_arrays.numpy_cheaper`, as for a ``J·v`` reference),
     run by :func:`~dgraph.frontends.jaxpr_arrays.run_eagerly` (nothing compiled); else
@@ -101,11 +103,14 @@ def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) 
     ones of host arrays by NumPy, with JAX's semantics), where each ``jax.numpy`` call
     dispatched on its own compiled a kernel per primitive and shape (a binomial tree's
     levels each meet new shapes); where JAX does not trace it, ``primal`` itself (its own
-    error, if any)."""
+    error, if any). ``traced``: a list the trace (``make_jaxpr``'s jaxpr and output shape)
+    is appended to."""
     try:
         closed, shape = jax.make_jaxpr(primal, return_shape=True)(*args)
     except Exception:  # run by jax.numpy: its own error, as before, if any
         return primal(*args)
+    if traced is not None:
+        traced.append((closed, shape))
     operations = sum(1 for v in graph.nx if graph.op(v) is not None)
     if operations <= REFERENCE_JIT_MOST and not numpy_cheaper(
         closed, args, equation_count(closed.jaxpr)
@@ -125,7 +130,7 @@ compliance, 10 elements: 1.9e-5 and 2.3e-4 relative at two sets of rigidities), 
 mistranslation errs by far more than 2⁻¹⁹ of float32's error."""
 
 
-def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarray]) -> None:
+def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarray]) -> Any:
     """Raise :class:`~dgraph.errors.VerificationError` unless ``primal`` (of
     :func:`jax_primal`) gives the graph's own values (NumPy's,
     :func:`~dgraph.core.block_values.vertex_values`) at ``args`` (inputs, then array
@@ -135,13 +140,17 @@ def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarra
     primal evaluated in float32 errs by about cond·2⁻²⁴, so float64 by that times 2⁻²⁹;
     a difference within :data:`ROUNDING_SAFETY` times it is rounding (an ill-conditioned
     solve's), more is a mistranslation. Where float32 gives no correct digit, the
-    function is too ill-conditioned at ``args`` to tell the two apart, and that is said."""
+    function is too ill-conditioned at ``args`` to tell the two apart, and that is said.
+    Returns ``primal``'s trace at ``args`` (``jax.make_jaxpr(primal, return_shape=True)``'s
+    pair, in float64: the gradient graph's, :func:`~dgraph.frontends.jax_hessian.
+    gradient_graph`), None where JAX did not trace it."""
     import jax
 
     names = [*graph.inputs, *graph.parameter_shapes]
     values = vertex_values(graph, dict(zip(names, args, strict=True)))
+    traced: list = []
     with jax.enable_x64(True):
-        got = _evaluated(jax, graph, primal, args)
+        got = _evaluated(jax, graph, primal, args, traced)
     got = [got] if len(graph.outputs) == 1 else list(got)
     singles = None
     for i, (y, value) in enumerate(zip(graph.outputs, got, strict=True)):
@@ -158,6 +167,7 @@ def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarra
         if singles is None:
             singles = _in_float32(jax, graph, args)
         _check_rounding(y, value, expected, scale, None if singles is None else singles[i])
+    return traced[0] if traced else None
 
 
 def _in_float32(jax: Any, graph: DGraph, args: list) -> list | None:
