@@ -20,7 +20,9 @@ given to dgraph as ``lambda x0, x1, ...: f(x0, x1, ...)`` through
   over every argument,
 - ``hess`` (records with ``order >= 2``): ``make_function(g, "hessian", point=args)``
   against ``jax.hessian`` of ``g = sum(c * f(*xs))``, ``c`` a fixed random cotangent
-  (seed 0) where ``f`` is not scalar.
+  (seed 0) where ``f`` is not scalar,
+- ``star`` (not run unless named in ``--cases``): ``jac`` of ``lambda *xs: f(*xs)``
+  itself, the form JAX's tests write.
 
 Outcomes as in ``optimistix_survey.py`` (``ok``, ``NOTVER``, ``WRONG``, ``REFUSED``,
 ``ERROR``, ``SLOW`` over ``LIMIT`` CPU-s).
@@ -53,7 +55,7 @@ import dgraph  # noqa: E402
 
 warnings.simplefilter("ignore")
 LIMIT = 60.0
-CASES = ["accum", "jac", "hess"]
+CASES = ["accum", "jac", "hess", "star"]
 MODULES = {
     "lax_autodiff_test": ["LaxAutodiffTest"],
     "lax_numpy_test": ["NumpyGradTests"],
@@ -86,10 +88,17 @@ def with_check_grads(path: str) -> set[str]:
     }
 
 
+def wanted_test(tid: str, wanted: str) -> bool:
+    """Whether the test ``tid`` is one ``wanted`` names: a comma-separated list of parts
+    of ids (any; all where empty), or ``!text``: those whose id does not hold ``text``."""
+    if wanted.startswith("!"):
+        return wanted[1:] not in tid
+    return not wanted or any(part in tid.replace(" ", "") for part in wanted.split(","))
+
+
 def records(folder: str, wanted: str) -> list[tuple[str, object, tuple, int]]:
     """``(name, f, args, order)`` of every ``check_grads`` call of the test methods of
-    :data:`MODULES` whose id contains ``wanted`` (all where empty; ``!text``: those
-    whose id does not contain ``text``)."""
+    :data:`MODULES` that ``wanted`` names (:func:`wanted_test`)."""
     import jax._src.test_util as jtu
 
     sys.path.insert(0, os.path.join(folder, "tests"))
@@ -111,7 +120,7 @@ def records(folder: str, wanted: str) -> list[tuple[str, object, tuple, int]]:
                     tid == g
                     or (tid[len(g) : len(g) + 1] in (*"0123456789", "_") and tid.startswith(g))
                     for g in grads
-                ) or (wanted not in tid if wanted[:1] != "!" else wanted[1:] in tid):
+                ) or not wanted_test(tid, wanted):
                     continue
                 current[0] = tid
                 with warnings.catch_warnings():
@@ -182,7 +191,7 @@ def named(f: object, count: int) -> object:
 
 
 def case(f: object, args: tuple, kind: str) -> str:
-    fn = named(f, len(args))
+    fn = named(f, len(args)) if kind != "star" else lambda *xs: f(*xs)
     if kind == "accum":
         es = dgraph.jacobian(fn, point=list(args))
         if es.verified:
@@ -221,11 +230,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folder")
     parser.add_argument("filter", nargs="?", default="")
-    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--cases", default=",".join(CASES[:3]))
     args = parser.parse_args()
     done = set()
     for name, f, xs, order in records(args.folder, args.filter):
-        label = f"{name.split('(')[0]}:{op_name(f)}[{shapes(xs)}]"
+        label = f"{name.split(':', 1)[1].split('(')[0]}:{op_name(f)}[{shapes(xs)}]"
         test = name.split(":", 1)[1].split("(")[0].rstrip("0123456789")
         key = (test, op_name(f), shapes(xs), order)
         if key in done:
