@@ -322,3 +322,27 @@ def test_expn_misuse_is_one_line(f, message: str) -> None:
 
     with pytest.raises(InputError, match=message):
         dgraph.from_function(f, sizes=[2], point=[np.array([1.0, 2.0])], level="array")
+
+
+def test_jax_exp1_with_an_axis_of_length_1() -> None:
+    """JAX's ``exp1`` of an array with an axis of length 1 calls ``expn(1, x)`` between a
+    squeeze and a broadcast (its body no longer one call: it was refused as "an order
+    that is not a constant whole number", JAX's lax_scipy_special_functions_test's
+    ``exp1_2x1x4``): dE1/dx = -e^(-x)/x, verified."""
+    x = np.random.default_rng(9).uniform(0.3, 2.5, (2, 1, 3))
+    with jax.enable_x64(True):
+        fn = dgraph.make_function(lambda x: jsps.exp1(x), "jacobian", point=[x])
+        got = np.asarray(fn(x)).reshape(x.size, x.size)
+    assert fn.generated.verified
+    np.testing.assert_allclose(got, np.diag(-np.exp(-x.ravel()) / x.ravel()), rtol=1e-12)
+
+
+def test_a_wrong_exp1_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order read wrong on purpose (E2 for E1): the value check refuses the result."""
+    from dgraph.errors import DGraphError
+    from dgraph.frontends import jaxpr_extra
+
+    monkeypatch.setattr(jaxpr_extra, "_literal_order", lambda eqn: 2)
+    x = np.array([[0.4], [1.3]])
+    with jax.enable_x64(True), pytest.raises(DGraphError, match="did not verify"):
+        dgraph.make_function(lambda x: jsps.exp1(x), "jacobian", point=[x])

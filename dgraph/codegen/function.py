@@ -32,6 +32,7 @@ from ..frontends.integer_arguments import (
 )
 from ..frontends.integer_casts import index_data
 from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
+from ..frontends.var_positional import spread
 from ..methods.registry import traced_function
 from .c import load_c
 from .check import checked
@@ -337,6 +338,10 @@ def make_function(
     if not isinstance(lang, str) or lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     function = callable(source) and not isinstance(source, (DGraph, ExpressionSet))
+    if function:  # f(*xs) given several arguments: one parameter each
+        source = spread(
+            source, len(sizes) if sizes is not None else None if point is None else len(point)
+        )
     values = _parameter_values(source, point, params) if function and sizes is None else {}
 
     def read(fixed: Fixed | None) -> GeneratedFunction:

@@ -212,13 +212,19 @@ def _constant_order(n: Any) -> int | None:
     return int(n) if n == np.floor(n) else None
 
 
+_MOVES = frozenset({"squeeze", "broadcast_in_dim", "reshape"})  # an axis of length 1
+
+
 def _literal_order(eqn) -> int | None:
-    """The literal first operand of the one call in a custom_jvp call's body, else None."""
+    """The literal first operand of the one call in a custom_jvp call's body (beside the
+    moves that drop and restore an axis of length 1, ``exp1`` of shape (2, 1, 4)), else
+    None."""
     inner = eqn.params["call_jaxpr"]
     eqns = getattr(inner, "jaxpr", inner).eqns
-    if len(eqns) != 1 or len(eqns[0].invars) != 2:
+    calls = [e for e in eqns if e.primitive.name not in _MOVES]
+    if len(calls) != 1 or len(calls[0].invars) != 2:
         return None
-    value = getattr(eqns[0].invars[0], "val", None)
+    value = getattr(calls[0].invars[0], "val", None)
     return None if value is None else _constant_order(np.asarray(value))
 
 

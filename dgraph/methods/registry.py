@@ -36,6 +36,7 @@ from ..faces.sequence import replay_faces
 from ..frontends import from_python
 from ..frontends.integer_arguments import integer_arguments
 from ..frontends.pytrees import flat_arguments
+from ..frontends.var_positional import spread
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -532,6 +533,8 @@ def traced_function(
         For a function the tracer cannot read.
     """
     trees = None
+    if n_inputs is None:  # f(*xs) given several arguments: one parameter each
+        f = spread(f, len(sizes) if sizes is not None else None if point is None else len(point))
     if n_inputs is None:  # pytree arguments: the function of their leaves
         f, point, params, trees = flat_arguments(f, point, params, sizes)
     if n_inputs is None and sizes is None:  # integer arrays: index data, parameters
