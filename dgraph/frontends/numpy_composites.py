@@ -250,17 +250,20 @@ def _sinc(x: Any) -> Any:
 
 def _pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> Any:
     """NumPy's ``pinv``: ``V·diag(1/s)·Uᵀ`` of the reduced SVD, the values at or below
-    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped."""
-    if hermitian or np.ndim(a) != 2:
-        raise InputError("numpy.linalg.pinv of one matrix, hermitian=False, is supported")
+    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped; of a stack ``(..., m, n)`` one
+    per matrix (``rcond`` broadcast over the stack, as NumPy's)."""
+    if hermitian or np.ndim(a) < 2:
+        raise InputError(
+            "numpy.linalg.pinv of a matrix (or a stack), hermitian=False, is supported"
+        )
     if rcond is None:
         rcond = 1e-15 if rtol is np._NoValue else rtol
         if rcond is None:
-            rcond = max(np.shape(a)) * np.finfo(float).eps
+            rcond = max(np.shape(a)[-2:]) * np.finfo(float).eps
     u, s, vt = np.linalg.svd(a, full_matrices=False)
-    large = s > rcond * s[0]  # the values descend
+    large = s > np.asarray(rcond)[..., None] * s[..., :1]  # the values descend
     inverse = np.where(large, 1.0 / np.where(large, s, 1.0), 0.0)
-    return np.matmul(np.transpose(vt), inverse[:, None] * np.transpose(u))
+    return np.matmul(np.swapaxes(vt, -1, -2), inverse[..., :, None] * np.swapaxes(u, -1, -2))
 
 
 def _heaviside(x1: Any, x2: Any) -> Any:

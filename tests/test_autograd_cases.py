@@ -1,0 +1,58 @@
+"""autograd's own tests (github.com/HIPS/autograd, ``tests/``) restated with plain NumPy and
+SciPy, the ones ``benchmarks/autograd_survey.py`` found refused or read wrongly first:
+each differentiated function as autograd's test writes it, against closed forms or
+central differences."""
+
+import numpy as np
+import scipy.stats
+
+import dgraph
+
+RNG = np.random.default_rng(66)
+X = RNG.standard_normal(4)
+LOC = RNG.standard_normal(4)
+SCALE = RNG.standard_normal(4) ** 2 + 1.1
+
+norm_logcdf = scipy.stats.norm.logcdf  # a distribution's method bound to a module's name
+
+
+def test_norm_logpdf_passed_as_a_value():
+    # tests/test_scipy.py test_norm_logpdf: combo_check(stats.norm.logpdf, [0, 1, 2])
+    fun = scipy.stats.norm.logpdf
+    made = dgraph.make_function(lambda x, loc, scale: fun(x, loc, scale), point=[X, LOC, SCALE])
+    jx, jloc, jscale = made(X, LOC, SCALE)
+    z = (X - LOC) / SCALE
+    assert made.generated.verified
+    assert np.allclose(np.diag(jx), -z / SCALE, atol=1e-12)
+    assert np.allclose(np.diag(jloc), z / SCALE, atol=1e-12)
+    assert np.allclose(np.diag(jscale), (z**2 - 1) / SCALE, atol=1e-12)
+    assert np.count_nonzero(jx - np.diag(np.diag(jx))) == 0
+
+
+def test_chi2_pdf_with_its_degrees_closed_over():
+    # tests/test_scipy.py test_chi2_pdf:
+    # combo_check(stats.chi2.pdf, [0])([R(4) ** 2 + 1.1], [1, 2, 3])
+    fun, x = scipy.stats.chi2.pdf, SCALE[:2]
+    made = dgraph.make_function(lambda x: fun(x, 3), point=[x])
+    pdf = scipy.stats.chi2.pdf(x, 3)
+    assert made.generated.verified
+    assert np.allclose(np.diag(made(x)), pdf * (0.5 / x - 0.5), atol=1e-12)
+
+
+def test_a_module_alias_of_a_distribution_method():
+    # tests/test_scipy.py test_norm_logcdf, the method held by a module's global name
+    made = dgraph.make_function(lambda x: norm_logcdf(x), point=[X])
+    expected = scipy.stats.norm.pdf(X) / scipy.stats.norm.cdf(X)
+    assert made.generated.verified
+    assert np.allclose(np.diag(made(X)), expected, atol=1e-12)
+
+
+def test_pinv_of_a_stack():
+    # tests/test_linalg.py test_pinv: "Stacked", mat = npr.randn(D, N, M) (smaller here)
+    a = RNG.standard_normal((2, 3, 2))
+    made = dgraph.make_function(lambda x: np.linalg.pinv(x), point=[a])
+    h, steps = 1e-6, np.eye(a.size).reshape(a.size, *a.shape)
+    differences = [(np.linalg.pinv(a + h * e) - np.linalg.pinv(a - h * e)) / (2 * h) for e in steps]
+    expected = np.moveaxis(np.array(differences), 0, -1).reshape(made(a).shape)
+    assert made.generated.verified
+    assert np.allclose(made(a), expected, atol=1e-7)
