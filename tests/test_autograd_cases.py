@@ -56,3 +56,16 @@ def test_pinv_of_a_stack():
     expected = np.moveaxis(np.array(differences), 0, -1).reshape(made(a).shape)
     assert made.generated.verified
     assert np.allclose(made(a), expected, atol=1e-7)
+
+
+def test_multivariate_normal_allow_singular_and_entropy():
+    # tests/test_scipy.py test_mvn_logpdf (allow_singular=[False]) and test_mvn_entropy
+    mvn = scipy.stats.multivariate_normal
+    a = RNG.standard_normal((3, 3))
+    cov, mean, x = a.T @ a + np.eye(3), LOC[:3], X[:3]
+    made = dgraph.make_function(lambda x: mvn.logpdf(x, mean, cov, allow_singular=False), point=[x])
+    assert made.generated.verified
+    assert np.allclose(made(x), -np.linalg.solve(cov, x - mean), atol=1e-12)
+    made = dgraph.make_function(lambda cov: mvn.entropy(mean, cov), point=[cov])
+    assert made.generated.verified
+    assert np.allclose(made(cov), 0.5 * np.linalg.inv(cov).T, atol=1e-12)

@@ -4,6 +4,7 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.interpolate import CubicSpline, interp1d
 from scipy.sparse.linalg import spsolve
+from scipy.stats import multivariate_normal
 
 
 def branches(x):
@@ -257,3 +258,11 @@ def heston_truncated(p):  # full truncation: sqrt(max(v, 0)*dt) at 0, its partia
         x = x - 0.5 * vp * dt + sq * z[1, k]
         v = v + kappa * (theta - vp) * dt + xi * sq * (rho * z[1, k] + 0.714 * z[0, k])
     return np.mean(np.exp(x))
+
+
+SINGULAR_COV = np.diag([1.0, 1.0, 0.0, 0.0])
+
+
+def singular_normal(x):
+    # autograd's tests/test_scipy.py test_mvn_sing_cov: a singular covariance
+    return multivariate_normal.logpdf(x, np.zeros(4), SINGULAR_COV, allow_singular=True)
