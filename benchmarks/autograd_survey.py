@@ -16,7 +16,8 @@ combination) with autograd's modules replaced by a shim: ``autograd.numpy`` (and
 checking them. So each recorded case is a NumPy function as a user writes it; the test's
 own assertions (about autograd) are not run.
 
-For every case with real arguments (complex ones are counted, not run) ``g``, the
+For every case with real array arguments (complex ones, and a tuple or list of arrays
+differentiated, are counted, not run) ``g``, the
 function of the differentiated arguments with the others and the keywords closed over,
 goes through ``dgraph.make_function(g, "jacobian", point=xs)`` (the default path), built
 once at the test's arguments and evaluated there (``own``) and at a moved point (``rand``:
@@ -291,7 +292,7 @@ def describe(fun: Any, args: tuple, kwargs: dict) -> str:
 
 def run(folder: str, files: list[str], only: str) -> None:
     cases = collect(folder, files)
-    complex_count = 0
+    complex_count = containers = 0
     rng = np.random.default_rng(0)
     for name, fun, args, kwargs, argnum in cases:
         if only and not any(part in name for part in only.split(",")):
@@ -301,6 +302,9 @@ def run(folder: str, files: list[str], only: str) -> None:
             complex_count += 1
             continue
         xs = [args[i] for i in nums]
+        if not all(isinstance(x, (float, np.ndarray, np.floating)) for x in xs):
+            containers += 1  # a tuple or list differentiated: no reference here
+            continue
         g = closed(fun, args, kwargs, nums)
         points = (("own", xs), ("rand", moved(xs, rng)))
         for where, point in points:
@@ -311,7 +315,10 @@ def run(folder: str, files: list[str], only: str) -> None:
             label = describe(fun, args, kwargs)
             print(f"{name:44s} {where:4s} jac {cpu:6.2f}s {msg} {label}", flush=True)
         MADE.pop(name, None)
-    print(f"# {len(cases)} cases recorded, {complex_count} with complex arguments not run")
+    print(
+        f"# {len(cases)} cases recorded, {complex_count} with complex arguments and"
+        f" {containers} differentiating a tuple or list not run"
+    )
 
 
 def main() -> None:
