@@ -69,3 +69,21 @@ def test_multivariate_normal_allow_singular_and_entropy():
     made = dgraph.make_function(lambda cov: mvn.entropy(mean, cov), point=[cov])
     assert made.generated.verified
     assert np.allclose(made(cov), 0.5 * np.linalg.inv(cov).T, atol=1e-12)
+
+
+def test_cross_along_other_axes():
+    # tests/test_systematic.py test_cross: combo_check(np.cross, [0, 1])(..., axisa=[-1, 0, 1],
+    # axisb=[-1, 0, 1], axisc=[-1, 0, 1], axis=[None, -1, 0, 1]); one combination, smaller
+    a, b = RNG.standard_normal((3, 2)), RNG.standard_normal((2, 3))
+    made = dgraph.make_function(
+        lambda a, b: np.cross(a, b, axisa=0, axisb=-1, axisc=0), point=[a, b]
+    )
+    ja, jb = made(a, b)
+    # bilinear: the Jacobian in a is the cross product with each unit direction of a
+    units = np.eye(a.size).reshape(a.size, *a.shape)
+    want_a = np.stack([np.cross(u, b, axisa=0, axisb=-1, axisc=0) for u in units], -1)
+    units = np.eye(b.size).reshape(b.size, *b.shape)
+    want_b = np.stack([np.cross(a, u, axisa=0, axisb=-1, axisc=0) for u in units], -1)
+    assert made.generated.verified
+    assert np.allclose(ja, want_a.reshape(ja.shape), atol=1e-12)
+    assert np.allclose(jb, want_b.reshape(jb.shape), atol=1e-12)

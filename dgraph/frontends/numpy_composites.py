@@ -46,11 +46,13 @@ def _triangle(lower: bool) -> Callable[..., Any]:
 
 
 def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Any:
-    """``a × b`` of 3-vectors along the last axis (broadcast over the others); of two
+    """``a × b`` of 3-vectors along ``axisa`` and ``axisb`` (``axis`` both, and the
+    result's ``axisc``; broadcast over the others), as NumPy moves them last; of two
     2-vectors, its z component ``a0·b1 − a1·b0`` (NumPy's, deprecated since 2.0 but kept:
     a signed area)."""
-    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
-        raise InputError("numpy.cross along an axis other than the last is not supported")
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
     if np.shape(a)[-1:] == np.shape(b)[-1:] == (2,):
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
@@ -59,7 +61,8 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, ax
         )
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    c = np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return np.moveaxis(c, -1, axisc)
 
 
 def _kron(a: Any, b: Any) -> Any:
