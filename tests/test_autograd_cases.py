@@ -87,3 +87,15 @@ def test_cross_along_other_axes():
     assert made.generated.verified
     assert np.allclose(ja, want_a.reshape(ja.shape), atol=1e-12)
     assert np.allclose(jb, want_b.reshape(jb.shape), atol=1e-12)
+
+
+def test_kron_of_a_vector_and_a_matrix():
+    # tests/test_systematic.py test_kron: combo_check(np.kron, [0, 1])([R(5, 5), R(4, 4), R(5),
+    # R(5, 1), R(1, 5), R(), ...], [R(3, 3), ...]); R(5) against R(3, 3), smaller
+    a, b = RNG.standard_normal(2), RNG.standard_normal((2, 2))
+    made = dgraph.make_function(lambda a, b: np.kron(a, b), point=[a, b])
+    ja, jb = made(a, b)
+    want_a = np.stack([np.kron(u, b) for u in np.eye(2)], -1)
+    want_b = np.stack([np.kron(a, u.reshape(2, 2)) for u in np.eye(4)], -1).reshape(2, 4, 2, 2)
+    assert made.generated.verified
+    assert np.allclose(ja, want_a, atol=1e-12) and np.allclose(jb, want_b, atol=1e-12)

@@ -66,13 +66,15 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, ax
 
 
 def _kron(a: Any, b: Any) -> Any:
-    sa, sb = np.shape(a), np.shape(b)
-    if len(sa) == len(sb) == 1:
-        return np.reshape(np.reshape(a, (-1, 1)) * np.reshape(b, (1, -1)), (-1,))
-    if len(sa) == len(sb) == 2:
-        blocks = np.reshape(a, (sa[0], 1, sa[1], 1)) * np.reshape(b, (1, sb[0], 1, sb[1]))
-        return np.reshape(blocks, (sa[0] * sb[0], sa[1] * sb[1]))
-    raise InputError("numpy.kron of arrays other than two vectors or two matrices")
+    """NumPy's ``kron``: the shapes padded with leading 1s to one length, each axis of
+    ``a`` interleaved with ``b``'s (``a[i]·b[j]`` at ``i·len_b + j``)."""
+    n = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (n - np.ndim(a)) + tuple(np.shape(a))
+    sb = (1,) * (n - np.ndim(b)) + tuple(np.shape(b))
+    spread_a = tuple(d for k in sa for d in (k, 1))
+    spread_b = tuple(d for k in sb for d in (1, k))
+    blocks = np.reshape(a, spread_a) * np.reshape(b, spread_b)
+    return np.reshape(blocks, tuple(p * q for p, q in zip(sa, sb, strict=True)))
 
 
 def _append(arr: Any, values: Any, axis: Any = None) -> Any:
