@@ -99,3 +99,15 @@ def test_kron_of_a_vector_and_a_matrix():
     want_b = np.stack([np.kron(a, u.reshape(2, 2)) for u in np.eye(4)], -1).reshape(2, 4, 2, 2)
     assert made.generated.verified
     assert np.allclose(ja, want_a, atol=1e-12) and np.allclose(jb, want_b, atol=1e-12)
+
+
+def test_dot_with_a_3d_array():
+    # tests/test_systematic.py test_dot: combo_check(np.dot, [0, 1])(..., [R(2, 3, 4), ...])
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3, 2))
+    made = dgraph.make_function(lambda a, b: np.dot(a, b), point=[a, b])
+    ja, jb = made(a, b)
+    units_a, units_b = np.eye(6).reshape(6, 2, 3), np.eye(12).reshape(12, 2, 3, 2)
+    want_a = np.stack([np.dot(u, b) for u in units_a], -1).reshape(ja.shape)
+    want_b = np.stack([np.dot(a, u) for u in units_b], -1).reshape(jb.shape)
+    assert made.generated.verified
+    assert np.allclose(ja, want_a, atol=1e-12) and np.allclose(jb, want_b, atol=1e-12)

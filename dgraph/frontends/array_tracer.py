@@ -3135,8 +3135,8 @@ def _np_dot(a: Any, b: Any, out=None) -> Any:
         raise InputError("numpy.dot(..., out=...) writes into an array: not supported")
     if not _shape_of(a) or not _shape_of(b):
         return _elementwise("mul", (a, b))
-    if len(_shape_of(b)) > 2:
-        raise _unsupported("numpy.dot of arrays of more than 2 axes")
+    if len(_shape_of(b)) > 2:  # a's last axis with b's second-to-last, NumPy's N-d rule
+        return _tensordot(a, b, ([len(_shape_of(a)) - 1], [len(_shape_of(b)) - 2]))
     return _matmul(a, b)
 
 
