@@ -61,7 +61,7 @@ def pairwise_exponents(sizes: Sequence[float], seconds: Sequence[float]) -> list
     ]
 
 
-class Slow(Exception):
+class Slow(BaseException):  # not an Exception: code under survey catching those keeps it
     """A survey case past its CPU limit (:func:`survey_case`)."""
 
 

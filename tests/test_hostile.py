@@ -843,6 +843,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":spring", "--inputs", "q:0"],
         "needs a size from 1 to 10000",
     ),
+    # autograd's test_mvn_sing_cov: scipy's density on a singular covariance's support
+    (
+        "numpy-singular-normal",
+        ["codegen", H("numpy_model.py") + ":singular_normal", "--inputs", "x:4", "-o", "j.py"],
+        "cov is singular (allow_singular=True)",
+    ),
     # autograd's grad inside the function: its boxes cannot hold a traced array (session 37)
     (
         "autograd-grad-inside",
@@ -1022,7 +1028,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "numpy-pinv",
         ["structure", H("numpy_model.py") + ":pseudo_inverse", "--inputs", "x:4"],
-        "numpy.linalg.pinv of one matrix, hermitian=False, is supported",
+        "numpy.linalg.pinv of a matrix (or a stack), hermitian=False, is supported",
     ),
     (  # real_programs11.py; a stack of square matrices is read one matrix each (session 35)
         "numpy-det-stacked-not-square",

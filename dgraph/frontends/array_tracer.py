@@ -3141,8 +3141,8 @@ def _np_dot(a: Any, b: Any, out=None) -> Any:
         raise InputError("numpy.dot(..., out=...) writes into an array: not supported")
     if not _shape_of(a) or not _shape_of(b):
         return _elementwise("mul", (a, b))
-    if len(_shape_of(b)) > 2:
-        raise _unsupported("numpy.dot of arrays of more than 2 axes")
+    if len(_shape_of(b)) > 2:  # a's last axis with b's second-to-last, NumPy's N-d rule
+        return _tensordot(a, b, ([len(_shape_of(a)) - 1], [len(_shape_of(b)) - 2]))
     return _matmul(a, b)
 
 
@@ -4930,6 +4930,9 @@ def _replacement(key: str, value: Any, tape: _Tape | None) -> Any:
         return _stats_proxy(value)
     if type(value).__module__.startswith("scipy.stats"):  # from scipy.stats import norm
         return scipy_stats.wrap(value, _is_traced)
+    method = _stats_method(value)  # pdf = norm.pdf, or norm.pdf passed to a function
+    if method is not None:
+        return method
     spline = scipy_splines.traced_spline(value, _is_traced, _TRACED_NUMPY)
     if spline is not None:
         return spline
@@ -4959,11 +4962,7 @@ def _autograd_mirror(value: Any) -> Any:
     2015), so a traced array reads them as NumPy's and SciPy's."""
     if inspect.isfunction(value) and getattr(value, "_is_autograd_primitive", False):
         raw = getattr(value, "fun", None)
-        owner = getattr(raw, "__self__", None)  # scipy.stats.norm.logpdf: a bound method
-        if owner is not None and type(owner).__module__.startswith("scipy.stats"):
-            wrapped = scipy_stats.wrap(owner, _is_traced)
-            return raw if wrapped is None else getattr(wrapped, raw.__name__)
-        return raw
+        return _stats_method(raw) or raw  # scipy.stats.norm.logpdf: a bound method
     if not inspect.ismodule(value):
         return None
     name = value.__name__
@@ -4976,6 +4975,16 @@ def _autograd_mirror(value: Any) -> Any:
     if parent == "scipy.stats" and parent in sys.modules:  # autograd.scipy.stats.norm
         return getattr(sys.modules[parent], last, None)
     return None
+
+
+def _stats_method(value: Any) -> Any:
+    """A scipy.stats distribution's bound method (``norm.logpdf``) taking traced arrays,
+    None for any other value."""
+    owner = getattr(value, "__self__", None) if inspect.ismethod(value) else None
+    if owner is None or not type(owner).__module__.startswith("scipy.stats"):
+        return None
+    wrapped = scipy_stats.wrap(owner, _is_traced)
+    return None if wrapped is None else getattr(wrapped, value.__name__)
 
 
 def _scipy_proxy(value: Any) -> _Proxy:

@@ -46,11 +46,13 @@ def _triangle(lower: bool) -> Callable[..., Any]:
 
 
 def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Any:
-    """``a × b`` of 3-vectors along the last axis (broadcast over the others); of two
+    """``a × b`` of 3-vectors along ``axisa`` and ``axisb`` (``axis`` both, and the
+    result's ``axisc``; broadcast over the others), as NumPy moves them last; of two
     2-vectors, its z component ``a0·b1 − a1·b0`` (NumPy's, deprecated since 2.0 but kept:
     a signed area)."""
-    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
-        raise InputError("numpy.cross along an axis other than the last is not supported")
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
     if np.shape(a)[-1:] == np.shape(b)[-1:] == (2,):
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
@@ -59,17 +61,20 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, ax
         )
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    c = np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return np.moveaxis(c, -1, axisc)
 
 
 def _kron(a: Any, b: Any) -> Any:
-    sa, sb = np.shape(a), np.shape(b)
-    if len(sa) == len(sb) == 1:
-        return np.reshape(np.reshape(a, (-1, 1)) * np.reshape(b, (1, -1)), (-1,))
-    if len(sa) == len(sb) == 2:
-        blocks = np.reshape(a, (sa[0], 1, sa[1], 1)) * np.reshape(b, (1, sb[0], 1, sb[1]))
-        return np.reshape(blocks, (sa[0] * sb[0], sa[1] * sb[1]))
-    raise InputError("numpy.kron of arrays other than two vectors or two matrices")
+    """NumPy's ``kron``: the shapes padded with leading 1s to one length, each axis of
+    ``a`` interleaved with ``b``'s (``a[i]·b[j]`` at ``i·len_b + j``)."""
+    n = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (n - np.ndim(a)) + tuple(np.shape(a))
+    sb = (1,) * (n - np.ndim(b)) + tuple(np.shape(b))
+    spread_a = tuple(d for k in sa for d in (k, 1))
+    spread_b = tuple(d for k in sb for d in (1, k))
+    blocks = np.reshape(a, spread_a) * np.reshape(b, spread_b)
+    return np.reshape(blocks, tuple(p * q for p, q in zip(sa, sb, strict=True)))
 
 
 def _append(arr: Any, values: Any, axis: Any = None) -> Any:
@@ -250,17 +255,20 @@ def _sinc(x: Any) -> Any:
 
 def _pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> Any:
     """NumPy's ``pinv``: ``V·diag(1/s)·Uᵀ`` of the reduced SVD, the values at or below
-    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped."""
-    if hermitian or np.ndim(a) != 2:
-        raise InputError("numpy.linalg.pinv of one matrix, hermitian=False, is supported")
+    ``rcond·max(s)`` (NumPy's default ``rcond``) dropped; of a stack ``(..., m, n)`` one
+    per matrix (``rcond`` broadcast over the stack, as NumPy's)."""
+    if hermitian or np.ndim(a) < 2:
+        raise InputError(
+            "numpy.linalg.pinv of a matrix (or a stack), hermitian=False, is supported"
+        )
     if rcond is None:
         rcond = 1e-15 if rtol is np._NoValue else rtol
         if rcond is None:
-            rcond = max(np.shape(a)) * np.finfo(float).eps
+            rcond = max(np.shape(a)[-2:]) * np.finfo(float).eps
     u, s, vt = np.linalg.svd(a, full_matrices=False)
-    large = s > rcond * s[0]  # the values descend
+    large = s > np.asarray(rcond)[..., None] * s[..., :1]  # the values descend
     inverse = np.where(large, 1.0 / np.where(large, s, 1.0), 0.0)
-    return np.matmul(np.transpose(vt), inverse[:, None] * np.transpose(u))
+    return np.matmul(np.swapaxes(vt, -1, -2), inverse[..., :, None] * np.swapaxes(u, -1, -2))
 
 
 def _heaviside(x1: Any, x2: Any) -> Any:

@@ -992,7 +992,14 @@ def _nbinom_tail(family: str, method: str, k: Any, given: dict) -> Any:
 
 def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> Any:
     """``logpdf(x, mean, cov)``: ``−(k log 2π + log det cov + dᵀ cov⁻¹ d) / 2`` per point
-    (a row of ``x``), ``d = x − mean``."""
+    (a row of ``x``), ``d = x − mean``; ``entropy(mean, cov)``: ``(k (1 + log 2π) + log
+    det cov) / 2``. ``allow_singular`` is taken; a constant singular ``cov`` (scipy's density on
+    its support) is refused in one line, one from the inputs fails the check of values at
+    the point."""
+    singular = bool(kwargs.get("allow_singular", False))
+    kwargs = {key: v for key, v in kwargs.items() if key != "allow_singular"}
+    if method == "entropy":
+        return _multivariate_normal_entropy(args, kwargs, what)
     names = ("x", "mean", "cov")
     given = dict(zip(names, args, strict=False)) | kwargs
     if method not in ("logpdf", "pdf") or not set(given) <= set(names) or "x" not in given:
@@ -1002,6 +1009,10 @@ def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> A
     mean = given.get("mean", np.zeros(k))
     cov = given.get("cov", 1.0)
     cov = np.eye(k) * cov if np.ndim(cov) < 2 else cov
+    if singular and isinstance(cov, np.ndarray) and np.linalg.matrix_rank(cov) < k:
+        raise InputError(
+            f"{what}: cov is singular (allow_singular=True): its density on the support is not read"
+        )
     d = x - mean
     solved = np.linalg.solve(cov, np.transpose(np.reshape(d, (-1, k))))
     quadratic = np.sum(np.reshape(d, (-1, k)) * np.transpose(solved), axis=-1)
@@ -1009,6 +1020,16 @@ def _multivariate_normal(method: str, args: tuple, kwargs: dict, what: str) -> A
     value = -0.5 * (k * _LOG_2PI + logdet + quadratic)
     value = value[0] if np.ndim(x) < 2 else value
     return value if method == "logpdf" else np.exp(value)
+
+
+def _multivariate_normal_entropy(args: tuple, kwargs: dict, what: str) -> Any:
+    given = dict(zip(("mean", "cov"), args, strict=False)) | kwargs
+    if not set(given) <= {"mean", "cov"}:
+        raise InputError(f"{what} (arguments mean, cov) is not supported")
+    cov = given.get("cov", 1.0)
+    k = np.shape(cov)[-1] if np.ndim(cov) == 2 else max(np.size(given.get("mean", 0.0)), 1)
+    cov = np.eye(k) * cov if np.ndim(cov) < 2 else cov
+    return 0.5 * (k * (1.0 + _LOG_2PI) + np.linalg.slogdet(cov)[1])
 
 
 def _dirichlet(method: str, args: tuple, kwargs: dict, what: str) -> Any:

@@ -4,6 +4,7 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.interpolate import CubicSpline, interp1d
 from scipy.sparse.linalg import spsolve
+from scipy.stats import multivariate_normal
 
 
 def branches(x):
@@ -264,3 +265,9 @@ def forcing_switch(t, y):
     the parameter t, whose value changes per call."""
     phi = 2.0 if t <= 5 else 0.0
     return y * phi + y**2
+SINGULAR_COV = np.diag([1.0, 1.0, 0.0, 0.0])
+
+
+def singular_normal(x):
+    # autograd's tests/test_scipy.py test_mvn_sing_cov: a singular covariance
+    return multivariate_normal.logpdf(x, np.zeros(4), SINGULAR_COV, allow_singular=True)
