@@ -265,6 +265,8 @@ def forcing_switch(t, y):
     the parameter t, whose value changes per call."""
     phi = 2.0 if t <= 5 else 0.0
     return y * phi + y**2
+
+
 SINGULAR_COV = np.diag([1.0, 1.0, 0.0, 0.0])
 
 
