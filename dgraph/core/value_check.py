@@ -138,6 +138,7 @@ RESOLVED = 1e-7  # differences decide a point only where their error estimate is
 STEPS = (1e-3, 1e-2, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction, in turn
 DRAWN_POINT_TRIPS = 10_000  # a while_loop's trips at a random point before it is passed over
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # random points
+UNRESOLVED = "central differences cannot resolve J·v there"  # no step resolves it (richardson)
 KINK = "the slope jumps there (a kink: no derivative for central differences to find)"
 """Why :func:`richardson` passes a point over where an entry's one-sided slopes differ
 (:func:`_kinked`); also asked where JAX's ``jvp`` checks a point (:func:`_passed_over`)."""
@@ -715,10 +716,7 @@ def richardson(
     if not ratio <= RESOLVED and kinks:
         return KINK
     if not ratio <= RESOLVED:
-        return (
-            f"central differences cannot resolve J·v there (estimated error {ratio:.1e} of"
-            f" |J|·|v| at the best step)"
-        )
+        return f"{UNRESOLVED} (estimated error {ratio:.1e} of |J|·|v| at the best step)"
     return value, estimate, f"central differences (step {t:g}, Richardson)"
 
 
@@ -1482,6 +1480,9 @@ def check_values(
                     declined = str(reference)
                 if point.label == USER_POINT and reference == KINK:  # no derivative there
                     declined = f"central differences find {KINK}"
+                elif point.label == USER_POINT and reference.startswith(UNRESOLVED):
+                    at = at_a_break(graph, point.values)  # a jump: no derivative either
+                    declined = f"{at}, and {reference}" if at else declined
                 break
             expected, estimate, used = reference
             for y in outputs:
