@@ -13,9 +13,10 @@ made of them: at a tie the order flips and the sorted values' slopes swap); ``fl
 ``ceil`` of a whole number, ``round`` of a half, ``rem`` (``fmod``) of a nonzero multiple
 of its divisor (the function jumps). Not ``eq``/``ne``: equal values hold on whole
 regions (JAX's max rule compares ``x`` with ``max(x, 0)``). An operation whose operands
-are all integers (a loop's counter against its bound) or read none of the inputs (a
-parameter's integer cast, ``sign(T)·floor(|T|)``) is the same on both sides of the point:
-no break.
+are all integers (a loop's counter against its bound), constant between breaks of their
+own (comparisons' results: a batched ``while_loop``'s ``any`` of its entries' conditions)
+or read none of the inputs (a parameter's integer cast, ``sign(T)·floor(|T|)``) is the
+same on both sides of the point: no break.
 
 Loops and branches are walked too (:mod:`dgraph.core.regions`,
 :mod:`dgraph.core.branches`): a ``scan``'s or ``while_loop``'s body at each trip, with
@@ -49,9 +50,16 @@ _ORDERS = frozenset({"sort", "argsort"})  # tied keys along the dimension
 _WHOLE = frozenset({"floor", "ceil", "round", "rem"})  # jumps at whole numbers (round's: halves)
 _EXACT = _ORDERED | _AT_ZERO | _EXTREMES | _ORDERS | _WHOLE
 
+# results constant between their own breaks (each checked where it is computed)
+_STEPWISE = frozenset(
+    {"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not", "is_finite", "floor", "ceil"}
+    | {"round", "sign", "argmax", "argmin", "argsort", "searchsorted"}
+)
+
 # what a walk visits: (vertex, operation) pairs, their operands' values, whether every
-# name there moves with the inputs (a loop body: True), and where it is (for the reason)
-_Visit = tuple[list[tuple[str, ArrayOp]], Mapping[str, Any], bool, str]
+# name there moves with the inputs (a loop body: True), where it is (for the reason), and
+# the graph whose vertices the names are (None: a while_loop's condition)
+_Visit = tuple[list[tuple[str, ArrayOp]], Mapping[str, Any], bool, str, DGraph | None]
 
 
 def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exact: bool = True):
@@ -65,15 +73,16 @@ def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exa
     differently). One walk asks both."""
     names = _EXACT if exact else _ORDERED
     top = [(v, op) for v in graph.intermediates + graph.outputs if (op := graph.op(v)) is not None]
-    pending: list[Iterator[_Visit]] = [iter([(top, values, False, "")])]
+    pending: list[Iterator[_Visit]] = [iter([(top, values, False, "", graph)])]
     moving: set[str] | None = None  # the vertices that read the inputs, found where asked
     while pending:
         visit = next(pending[-1], None)
         if visit is None:
             pending.pop()
             continue
-        ops, found, inside, where = visit
+        ops, found, inside, where, g = visit
         walked: set[int] = set()  # nested operations share their parts: each once
+        stepwise: dict[Any, bool] = {}
         for v, first in ops:
             stack = [first]
             while stack:
@@ -94,7 +103,7 @@ def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exa
                     close = near and not tied and op.primitive in _ORDERED and _nearly_tied(args)
                 except (KeyError, ValueError, TypeError, IndexError):  # not read here: no break
                     continue
-                if not (tied or close):
+                if not (tied or close) or all(_stepwise(x, g, stepwise) for x in op.operands):
                     continue
                 if not inside:
                     moving = _moving(graph) if moving is None else moving
@@ -154,6 +163,46 @@ def _nearly_tied(args: list[Any]) -> bool:
     with np.errstate(all="ignore"):
         gap = np.abs(a - b)
         return bool(np.any((gap > 0) & (gap <= NEAR_TIE * np.maximum(np.abs(a), np.abs(b)))))
+
+
+def _stepwise(x: Any, graph: DGraph | None, memo: dict[Any, bool]) -> bool:
+    """Whether the operand ``x`` is constant between breaks of its own: a constant, a
+    comparison's or rounding's result (:data:`_STEPWISE`), or computed from such alone (a
+    batched ``while_loop``'s ``any`` of its entries' conditions, ``reduce_max`` of them
+    cast to floats, tied wherever two entries still run). A tie of such values moves
+    nothing: where one of them jumps, the operation computing it is at its own break."""
+
+    def key(y: Any) -> Any:
+        return y if isinstance(y, str) else id(y)
+
+    stack = [x]
+    while stack:
+        y = stack[-1]
+        if key(y) in memo:
+            stack.pop()
+            continue
+        op = y if isinstance(y, ArrayOp) else None
+        if isinstance(y, str):
+            op = None if graph is None else graph.op(y)
+            if op is None:  # an input (or a name this walk cannot read): it moves
+                memo[y] = False
+                stack.pop()
+                continue
+        if op is None or op.primitive in _STEPWISE:  # a constant, or a step's result
+            memo[key(y)] = True
+            stack.pop()
+            continue
+        if op.primitive in REGIONS:
+            memo[key(y)] = False
+            stack.pop()
+            continue
+        waiting = [o for o in op.operands if key(o) not in memo]
+        if waiting:
+            stack += waiting
+            continue
+        memo[key(y)] = all(memo[key(o)] for o in op.operands)
+        stack.pop()
+    return memo[key(x)]
 
 
 def _moving(graph: DGraph) -> set[str]:
@@ -218,7 +267,8 @@ def _region_visits(
     if not isinstance(region, Region):  # a cond: the branch its index takes
         run = region._run(args)
         body = region.branches[run["branch"]]
-        yield _ops_of(body.graph), run["values"], True, f" in branch {run['branch']} of {v}"
+        where = f" in branch {run['branch']} of {v}"
+        yield _ops_of(body.graph), run["values"], True, where, body.graph
         return
     body, first = region.body, region.n_cond_consts
     ops = _ops_of(body.graph)
@@ -231,12 +281,13 @@ def _region_visits(
             start = args[first + region.n_consts : first + region.n_consts + region.n_carry]
             env = [*args[:first], *(start if carry is None else carry)]
             where = f" of the while_loop of {v} before trip {t}"
-            yield condition, dict(zip(region.cond_inputs, env, strict=True)), True, where
+            yield condition, dict(zip(region.cond_inputs, env, strict=True)), True, where, None
         try:
             _, inputs = next(steps) if carry is None else steps.send(carry)
         except StopIteration:
             return
         found = body.values(inputs)
-        yield ops, found, True, f" in the body of the {region.kind} of {v} at trip {t}"
+        where = f" in the body of the {region.kind} of {v} at trip {t}"
+        yield ops, found, True, where, body.graph
         carry = [np.asarray(c) for c in body.results(found)[: region.n_carry]]
         t += 1
