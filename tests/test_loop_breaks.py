@@ -55,6 +55,7 @@ def _cond_relu(x):
 
 
 W3 = np.arange(1.0, 4.0)
+SORT = r"sort \(\w+\)"
 BODY = r"gt \(\w+\) in the body of the"
 KINKED = {  # function, point at its break, the reason's words, JAX's Jacobian there
     "scan": (_scan_relu, [0.3, 0.0, -0.2], BODY + r" scan of \w+ at trip 1", [6, 0, 0]),
@@ -70,10 +71,10 @@ KINKED = {  # function, point at its break, the reason's words, JAX's Jacobian t
     "floor": (lambda x: jnp.sum(jnp.floor(x) * x), [1.0, 0.5], r"floor \(\w+\)", [1, 0]),
     "round": (lambda x: jnp.sum(jnp.round(x) + x), [0.5, 0.2], r"round \(\w+\)", [1, 1]),
     "fmod": (lambda x: jnp.sum(jnp.fmod(x, 0.5)), [1.0, 0.2], r"rem \(\w+\)", [1, 1]),
-    "sort": (lambda x: jnp.sort(x) @ W3, [0.5, 0.5, 0.1], r"sort \(\w+\)", [2, 3, 1]),
-    "top_k": (lambda x: lax.top_k(x, 2)[0] @ W3[::2], [0.5, 0.5, 0.1], r"sort \(\w+\)", [1, 3, 0]),
+    "sort": (lambda x: jnp.sort(x) @ W3, [0.5, 0.5, 0.1], SORT, [2, 3, 1]),
+    "top_k": (lambda x: lax.top_k(x, 2)[0] @ W3[::2], [0.5, 0.5, 0.1], SORT, [1, 3, 0]),
     "argmax": (lambda x: (x * W3)[jnp.argmax(x)], [0.5, 0.5, 0.1], r"argmax \(\w+\)", [1, 0, 0]),
-    "median": (lambda x: jnp.median(x * W3[[0, 1, 0]]), [0.5, 0.25, 0.1], r"gt \(\w+\)", [1, 0, 0]),
+    "median": (lambda x: jnp.median(x * W3[[0, 1, 0]]), [0.5, 0.25, 0.1], SORT, [1, 0, 0]),
 }
 
 
