@@ -36,6 +36,7 @@ import numpy as np
 
 from ..blocks.array_extra import sort_order
 from ..blocks.arrays import REGIONS, ArrayOp, names_read, operand_value
+from ..errors import InputError
 from .graph import DGraph
 from .regions import Region
 
@@ -265,7 +266,10 @@ def _region_visits(
     except (KeyError, ValueError, TypeError, IndexError):
         return
     if not isinstance(region, Region):  # a cond: the branch its index takes
-        run = region._run(args)
+        try:
+            run = region._run(args)
+        except (InputError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+            return
         body = region.branches[run["branch"]]
         where = f" in branch {run['branch']} of {v}"
         yield _ops_of(body.graph), run["values"], True, where, body.graph
@@ -284,9 +288,11 @@ def _region_visits(
             yield condition, dict(zip(region.cond_inputs, env, strict=True)), True, where, None
         try:
             _, inputs = next(steps) if carry is None else steps.send(carry)
+            found = body.values(inputs)
         except StopIteration:
             return
-        found = body.values(inputs)
+        except (InputError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+            return  # steps that do not run here (they ran where the values were found)
         where = f" in the body of the {region.kind} of {v} at trip {t}"
         yield ops, found, True, where, body.graph
         carry = [np.asarray(c) for c in body.results(found)[: region.n_carry]]
