@@ -60,7 +60,9 @@ _STEPWISE = frozenset(
 # what a walk visits: (vertex, operation) pairs, their operands' values, whether every
 # name there moves with the inputs (a loop body: True), where it is (for the reason), and
 # the graph whose vertices the names are (None: a while_loop's condition)
-_Visit = tuple[list[tuple[str, ArrayOp]], Mapping[str, Any], bool, str, DGraph | None]
+_Visit = tuple[
+    list[tuple[str, ArrayOp]], Mapping[str, Any], bool, str, DGraph | None, dict[Any, bool]
+]
 
 
 def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exact: bool = True):
@@ -74,16 +76,16 @@ def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exa
     differently). One walk asks both."""
     names = _EXACT if exact else _ORDERED
     top = [(v, op) for v in graph.intermediates + graph.outputs if (op := graph.op(v)) is not None]
-    pending: list[Iterator[_Visit]] = [iter([(top, values, False, "", graph)])]
+    pending: list[Iterator[_Visit]] = [iter([(top, values, False, "", graph, {})])]
     moving: set[str] | None = None  # the vertices that read the inputs, found where asked
     while pending:
         visit = next(pending[-1], None)
         if visit is None:
             pending.pop()
             continue
-        ops, found, inside, where, g = visit
+        ops, found, inside, where, g, steady = visit
         walked: set[int] = set()  # nested operations share their parts: each once
-        stepwise: dict[Any, bool] = {}
+        stepwise: dict[Any, bool] = dict(steady)
         for v, first in ops:
             stack = [first]
             while stack:
@@ -94,7 +96,8 @@ def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exa
                 stack += [x for x in op.operands if isinstance(x, ArrayOp)]
                 if op.primitive in REGIONS:
                     if _holds_breaks(op.param["region"], names):
-                        pending.append(_region_visits(op, v, found, names))
+                        steady = _steady_inputs(op, g, stepwise)
+                        pending.append(_region_visits(op, v, found, steady))
                     continue
                 if op.primitive not in names:
                     continue
@@ -183,6 +186,10 @@ def _stepwise(x: Any, graph: DGraph | None, memo: dict[Any, bool]) -> bool:
             stack.pop()
             continue
         op = y if isinstance(y, ArrayOp) else None
+        if isinstance(y, str) and graph is not None and y not in graph.nx:
+            memo[y] = True  # a parameter's value: the direction does not move it
+            stack.pop()
+            continue
         if isinstance(y, str):
             op = None if graph is None else graph.op(y)
             if op is None:  # an input (or a name this walk cannot read): it moves
@@ -252,8 +259,49 @@ def _holds_breaks(region: Any, names: frozenset[str]) -> bool:
     return False
 
 
+def _steady_inputs(op: ArrayOp, graph: DGraph | None, memo: dict[Any, bool]) -> dict[str, bool]:
+    """The body inputs of the region ``op`` (a loop's, a branch's; a ``while_loop``'s
+    condition's) that are constant between breaks of their own (:func:`_stepwise`): an
+    input no derivative flows from (an integer in JAX's program: a reverse sweep's count
+    of trips left, ``k − 1``, compared with 0 at the last), an operand that is, and a
+    loop's carry whose operand is and whose update reads only such inputs, as True by
+    name."""
+    region = op.param["region"]
+    operands = list(op.operands)
+    if not isinstance(region, Region):  # a cond: operand 0 is the index
+        steady: dict[str, bool] = {}
+        for body in region.branches:
+            for name, x in zip(body.inputs, operands[1:], strict=False):
+                if _stepwise(x, graph, memo):
+                    steady[name] = True
+        return steady
+    body, first = region.body, region.n_cond_consts
+    carries = range(region.n_consts, region.n_consts + region.n_carry)
+    kept = {  # an input no derivative flows from is an integer of JAX's (a count)
+        i
+        for i, x in enumerate(operands[first : first + len(body.inputs)])
+        if not body.floats[i] or _stepwise(x, graph, memo)
+    }
+    while True:  # the largest set whose carries' updates read only its own inputs
+        inside = {n: i in kept for i, n in enumerate(body.inputs)}
+        out = [i for i in kept if i in carries and body.floats[i]]
+        dropped = {
+            i
+            for i in out
+            if not _stepwise(body.outputs[i - region.n_consts], body.graph, dict(inside))
+        }
+        if not dropped:
+            break
+        kept -= dropped
+    steady = {body.inputs[i]: True for i in kept}
+    for k, name in enumerate(region.cond_inputs[:first]):
+        if _stepwise(operands[k], graph, memo):
+            steady[name] = True
+    return steady
+
+
 def _region_visits(
-    op: ArrayOp, v: str, values: Mapping[str, Any], names: frozenset[str]
+    op: ArrayOp, v: str, values: Mapping[str, Any], steady: dict[str, bool]
 ) -> Iterator[_Visit]:
     """What :func:`at_a_break` walks of the region ``op`` computes (a loop's or branch's
     output ``v``) at the operand ``values``: the taken branch's operations with its
@@ -272,7 +320,7 @@ def _region_visits(
             return
         body = region.branches[run["branch"]]
         where = f" in branch {run['branch']} of {v}"
-        yield _ops_of(body.graph), run["values"], True, where, body.graph
+        yield _ops_of(body.graph), run["values"], True, where, body.graph, steady
         return
     body, first = region.body, region.n_cond_consts
     ops = _ops_of(body.graph)
@@ -285,7 +333,8 @@ def _region_visits(
             start = args[first + region.n_consts : first + region.n_consts + region.n_carry]
             env = [*args[:first], *(start if carry is None else carry)]
             where = f" of the while_loop of {v} before trip {t}"
-            yield condition, dict(zip(region.cond_inputs, env, strict=True)), True, where, None
+            known = dict(zip(region.cond_inputs, env, strict=True))
+            yield condition, known, True, where, None, steady
         try:
             _, inputs = next(steps) if carry is None else steps.send(carry)
             found = body.values(inputs)
@@ -294,6 +343,6 @@ def _region_visits(
         except (InputError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
             return  # steps that do not run here (they ran where the values were found)
         where = f" in the body of the {region.kind} of {v} at trip {t}"
-        yield ops, found, True, where, body.graph
+        yield ops, found, True, where, body.graph, steady
         carry = [np.asarray(c) for c in body.results(found)[: region.n_carry]]
         t += 1
