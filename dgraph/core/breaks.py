@@ -65,7 +65,9 @@ _Visit = tuple[
 ]
 
 
-def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exact: bool = True):
+def at_a_break(
+    graph: DGraph, values: Mapping[str, Any], near: bool = False, exact: bool = True
+) -> str:
     """Which piecewise operation of ``graph`` (at any depth: a comparison feeding a
     ``select_n``, an operation of a loop's body at one of its trips) is at its break at
     the vertex ``values`` (the module's list); "" where none is.
@@ -96,8 +98,8 @@ def at_a_break(graph: DGraph, values: Mapping[str, Any], near: bool = False, exa
                 stack += [x for x in op.operands if isinstance(x, ArrayOp)]
                 if op.primitive in REGIONS:
                     if _holds_breaks(op.param["region"], names):
-                        steady = _steady_inputs(op, g, stepwise)
-                        pending.append(_region_visits(op, v, found, steady))
+                        inner = _steady_inputs(op, g, stepwise)
+                        pending.append(_region_visits(op, v, found, inner))
                     continue
                 if op.primitive not in names:
                     continue
