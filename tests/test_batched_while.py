@@ -42,6 +42,10 @@ def test_batched_condition_equals_jax(name: str) -> None:
         value, J = fn(X)
         expected = np.asarray(jax.jit(f)(jnp.asarray(X)))
         reference = jref.jacfwd(f)(X)
-    assert fn.generated.verified
+    if name.startswith("vmapped"):  # 0.3 (and 1.2) reached exactly: the steps jump there
+        assert fn.generated.check.status == "not verified", fn.generated.check.detail
+        assert "its lt (the condition) of the while_loop" in fn.generated.check.detail
+    else:
+        assert fn.generated.verified
     np.testing.assert_allclose(np.asarray(value), expected, rtol=1e-13)
     np.testing.assert_allclose(np.asarray(J), reference, rtol=1e-12, atol=1e-14)

@@ -53,14 +53,20 @@ def test_values_and_jacobians_equal_numpy_and_jax():
 def test_edges_as_numpy_s_at_other_points(x):
     """Data on the interior edges of ``linspace(0, 9, 4)`` and equal data (edges widened by
     0.5): the made function's counts and edges equal NumPy's at the point and at a second
-    point of other extremes, the counts recomputed there."""
+    point of other extremes, the counts recomputed there. Equal data is where the edges
+    jump (min − 0.5 there, min beside): not verified at that point (session 66; it was
+    verified by the random point alone)."""
 
     def f(x):
         counts, edges = np.histogram(x, bins=3, weights=x)
         return np.concatenate([counts, edges])
 
     made = dgraph.make_function(f, "value_and_jacobian", point=[x])
-    assert made.generated.verified
+    if np.ptp(x) == 0:
+        assert made.generated.check.status == "not verified", made.generated.check.detail
+        assert "slope jumps" in made.generated.check.detail
+    else:
+        assert made.generated.verified
     for at in (x, x * 1.5 + np.linspace(0.0, 1.0, x.size)):
         np.testing.assert_allclose(made(at)[0], f(at), rtol=1e-14, atol=1e-14)
 

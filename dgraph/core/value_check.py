@@ -64,7 +64,7 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
-from ..blocks.arrays import ArrayOp, operand_value
+from ..blocks.arrays import ArrayOp
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
@@ -79,6 +79,7 @@ from .block_values import (
     vertex_values,
     vjp_and_scale,
 )
+from .breaks import at_a_break
 from .elementary import RuleValue, StopGradient
 from .graph import vertex_symbol
 from .regions import LoopNotStopped, Region, regions_of, trip_limit
@@ -137,6 +138,7 @@ RESOLVED = 1e-7  # differences decide a point only where their error estimate is
 STEPS = (1e-3, 1e-2, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction, in turn
 DRAWN_POINT_TRIPS = 10_000  # a while_loop's trips at a random point before it is passed over
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # random points
+UNRESOLVED = "central differences cannot resolve J·v there"  # no step resolves it (richardson)
 KINK = "the slope jumps there (a kink: no derivative for central differences to find)"
 """Why :func:`richardson` passes a point over where an entry's one-sided slopes differ
 (:func:`_kinked`); also asked where JAX's ``jvp`` checks a point (:func:`_passed_over`)."""
@@ -661,6 +663,7 @@ def richardson(
         still = {}
     outputs = list(unit)
     best: tuple[float, dict, dict, float, bool] | None = None
+    suspect: dict[str, tuple[float, np.ndarray]] = {}  # the first step's kink-like jumps
     for t in steps:
         hs = _shifts(t)
         with np.errstate(all="ignore"):
@@ -683,6 +686,7 @@ def richardson(
             settled = np.abs(d[2] - d[1]) <= 0.5 * np.abs(d[1] - d[0]) + 2 * noise
             fixed = constant.get(y, False)
             kinked = _kinked(f, t, noise) & ~np.asarray(fixed, dtype=bool)
+            kinked &= ~_shrinking_jump(suspect, y, kinked, _jump(f, t), t)
             if not symmetric:
                 kinks |= bool((kinked & settled).any())  # the kink alone unsettles them
                 settled &= ~kinked
@@ -712,10 +716,7 @@ def richardson(
     if not ratio <= RESOLVED and kinks:
         return KINK
     if not ratio <= RESOLVED:
-        return (
-            f"central differences cannot resolve J·v there (estimated error {ratio:.1e} of"
-            f" |J|·|v| at the best step)"
-        )
+        return f"{UNRESOLVED} (estimated error {ratio:.1e} of |J|·|v| at the best step)"
     return value, estimate, f"central differences (step {t:g}, Richardson)"
 
 
@@ -741,6 +742,39 @@ def _terms_rounding(unit: np.ndarray, f: list[np.ndarray], t: float) -> np.ndarr
     return np.minimum(10 * EPS * terms / (t / 4), TOLERANCE / 40 * unit)
 
 
+def _jump(f: list[np.ndarray], t: float) -> np.ndarray:
+    """The jump of the one-sided slopes that :func:`_kinked` reads from the values at
+    ±t, ±t/2, ±t/4 (``f`` in that order): ``2·inner − outer``, a curvature's part
+    cancelled."""
+    outer = (f[0] + f[1] - f[2] - f[3]) / (t / 2)
+    inner = (f[2] + f[3] - f[4] - f[5]) / (t / 4)
+    return np.abs(2 * inner - outer)
+
+
+def _shrinking_jump(
+    suspect: dict[str, tuple[float, np.ndarray]],
+    y: str,
+    kinked: np.ndarray,
+    jump: np.ndarray,
+    t: float,
+) -> np.ndarray:
+    """The entries of output ``y`` that :func:`_kinked` finds at step ``t`` and found at an
+    earlier step (``suspect``: the first such step's jumps, kept here), whose jump shrank
+    to under half over the decade or more between the steps: a kink's (the slopes' jump
+    itself) stays, while the values' terms past the curvature give one that shrinks as a
+    power of the step — ``|x|³`` at 0 (even part ``2|t|³``) as ``t²``, ``x⁴`` at 0 as
+    ``t³``, ``|x|^1.5`` as ``√t`` — and those have a first derivative there."""
+    if not np.any(kinked):
+        return np.zeros_like(kinked)
+    if y not in suspect:
+        suspect[y] = (t, np.where(kinked, jump, np.nan))
+        return np.zeros_like(kinked)
+    first, earlier = suspect[y]
+    small, large = (jump, earlier) if t < first else (earlier, jump)
+    with np.errstate(invalid="ignore"):
+        return kinked & (small < 0.5 * large)
+
+
 def _kinked(f: list[np.ndarray], t: float, noise: float | np.ndarray) -> np.ndarray:
     """The entries whose slope jumps at the point, from the values at ±t, ±t/2, ±t/4
     (``f`` in that order): the one-sided slopes beside the point differ by
@@ -760,7 +794,7 @@ def _kinked(f: list[np.ndarray], t: float, noise: float | np.ndarray) -> np.ndar
     thousandth of the curvature's part at the steps used."""
     outer = (f[0] + f[1] - f[2] - f[3]) / (t / 2)
     inner = (f[2] + f[3] - f[4] - f[5]) / (t / 4)
-    jump = np.abs(2 * inner - outer)
+    jump = _jump(f, t)
     return (np.abs(inner) > 0.75 * np.abs(outer) + 2 * noise) | (
         jump > 1e-3 * np.abs(outer - inner) + 8 * noise
     )
@@ -999,81 +1033,34 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
     return ""
 
 
-_ORDERED = frozenset({"lt", "le", "gt", "ge", "max", "min"})  # a tie is where they break
-_AT_ZERO = frozenset({"abs", "sign"})
-_EXTREMES = frozenset({"reduce_max", "reduce_min"})
-
-
-def _at_a_break(graph: DGraph, point: Point, near: bool = False, exact: bool = True) -> str:
-    """Which piecewise operation of ``graph`` (at any depth: a comparison feeding a
-    ``select_n``) is at its break at ``point``, where a function's pieces meet and its
-    slope may jump: ``|x|`` or ``sign`` of an entry exactly 0, a tie of an ordering
-    comparison or of ``max``/``min`` (of the maxima of ``reduce_max``); "" where none
-    is. There a JAX rule picks a side (``select(x >= 0,
-    1, -1)``, the gradient of ``|x|``), which JAX's ``jvp`` and the graph share.
-
-    ``near``: also (``exact`` False: only) an ordering comparison or ``max``/``min``
-    whose operands are not equal but within :data:`NEAR_TIE` of each other, where the
-    branch taken is the evaluation's rounding's (NumPy's sum and XLA's may order one
-    differently). One walk asks both.
-    """
-    names = (_ORDERED | _AT_ZERO | _EXTREMES) if exact else _ORDERED
-    for v in graph.intermediates + graph.outputs:
-        top = graph.op(v)
-        pending = [top] if top is not None else []
-        walked: set[int] = set()  # nested operations share their parts: each once
-        while pending:
-            op = pending.pop()
-            if id(op) in walked:
-                continue
-            walked.add(id(op))
-            pending += [x for x in op.operands if isinstance(x, ArrayOp)]
-            name = op.primitive
-            # not eq/ne: equal values hold on whole regions (JAX's max rule compares x
-            # with max(x, 0); a scatter's gathered update ids with their own)
-            if name not in names:
-                continue
-            try:
-                args = [operand_value(x, point.values) for x in op.operands]
-                tied = exact and _breaks_here(op, args)
-                close = near and not tied and name in _ORDERED and _nearly_tied(args)
-            except (KeyError, ValueError, TypeError, IndexError):  # not read here: no break
-                continue
-            if tied:
-                return f"its {name} ({v}) is at its break there (an entry at a tie or 0)"
-            if close:
-                return f"its {name} ({v}) is within rounding of a tie there"
-    return ""
-
-
-def _breaks_here(op: ArrayOp, args: list[np.ndarray]) -> bool:
-    """Whether the piecewise ``op`` (:func:`_at_a_break`) is at its break at an entry of
-    its operands' values ``args``."""
-    args = [np.asarray(a) for a in args]
-    with np.errstate(all="ignore"):
-        if op.primitive in _AT_ZERO:
-            return bool(np.any(args[0] == 0))
-        if op.primitive in _EXTREMES:
-            axes = tuple(op.param.get("axes", ()))
-            top = (np.max if op.primitive == "reduce_max" else np.min)(
-                args[0], axis=axes, keepdims=True
-            )
-            return bool(np.any(np.sum(args[0] == top, axis=axes) > 1))
-        return len(args) == 2 and bool(np.any(np.equal(args[0], args[1])))
-
-
-_PIECEWISE = (sympy.Max, sympy.Min, sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Piecewise)
+_WHOLE = (sympy.floor, sympy.ceiling)  # jump where the argument is a whole number
+_PIECEWISE = (
+    sympy.Max,
+    sympy.Min,
+    sympy.Abs,
+    sympy.sign,
+    sympy.Heaviside,
+    sympy.Piecewise,
+    *_WHOLE,
+)
 _ORDERINGS = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
 
 
 def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
-    """:func:`_at_a_break` of a scalar graph at the vertex ``values`` of a point: which
+    """:func:`.at_a_break` of a scalar graph at the vertex ``values`` of a point: which
     vertex expression holds a ``Max``/``Min`` whose largest (smallest) argument is tied,
-    an ``Abs``, ``sign`` or ``Heaviside`` of 0, or a ``Piecewise`` whose condition's
+    an ``Abs``, ``sign`` or ``Heaviside`` of 0, a ``Piecewise`` whose condition's
     ``<``, ``<=``, ``>``, ``>=`` has equal sides there (JAX's ``where``, relu's
-    ``x > 0``); "" where none does (an argument not evaluated to a number: no break)."""
+    ``x > 0``), or a ``floor``/``ceiling`` of a whole number (it jumps there); "" where
+    none does (an argument not evaluated to a number: no break)."""
     for v, atoms in _piecewise_vertices(graph):
         for atom in atoms:
+            if isinstance(atom, _WHOLE):
+                found = _number(atom.args[0], values)
+                if found is not None and float(found).is_integer():
+                    name = type(atom).__name__
+                    return f"its {name} ({v}) is at its break there (a whole number)"
+                continue
             if isinstance(atom, sympy.Piecewise):
                 sides = [
                     (c.lhs, c.rhs)
@@ -1135,20 +1122,6 @@ def _number(expr: sympy.Basic, values: Mapping[str, float]) -> float | None:
         return None
 
 
-NEAR_TIE = 1e-13  # operands this close (relative) are ordered by the evaluation's rounding
-
-
-def _nearly_tied(args: list[np.ndarray]) -> bool:
-    """Whether two operands ``args`` differ at an entry by more than 0 and at most
-    :data:`NEAR_TIE` of their magnitude (:func:`_at_a_break`'s ``near``)."""
-    if len(args) != 2:
-        return False
-    a, b = (np.asarray(x, dtype=float) for x in args)
-    with np.errstate(all="ignore"):
-        gap = np.abs(a - b)
-        return bool(np.any((gap > 0) & (gap <= NEAR_TIE * np.maximum(np.abs(a), np.abs(b)))))
-
-
 def _gradient_break(
     graph: DGraph,
     point: Point,
@@ -1160,7 +1133,7 @@ def _gradient_break(
     """Why the user's ``point`` is not compared where the graph's ``J·v`` agrees with
     JAX's ``jvp`` (or with the symmetric differences of the user's function where JAX's
     rule picked a side: :func:`_jax_not_the_derivative`) and a piecewise operation of
-    JAX's program is at its break there (:func:`_at_a_break`), which one-sided
+    JAX's program is at its break there (:func:`.at_a_break`), which one-sided
     differences of that program do not confirm (:func:`_break_unconfirmed`); "" elsewhere.
     For a Hessian, JAX's gradient program (its reference's ``gradient``); for first
     derivatives, the user's function itself (JAX's ``primal``): relu, ``where(x > 0, x,
@@ -1182,7 +1155,7 @@ def _gradient_break(
         found = _REFERENCES.found(key)
         if found is not None and found[0]() is graph:
             return found[1]
-    at = _at_a_break(graph, point, near=not gradient)
+    at = at_a_break(graph, point.values, near=not gradient)
     why = _break_unconfirmed(graph, point, direction, got, outputs, apply) if at else ""
     what = "the gradient program" if gradient else "the function"
     why = f"{what} is not confirmed: {at}, and {why}" if why else ""
@@ -1204,7 +1177,7 @@ def _break_unconfirmed(
 ) -> str:
     """Why ``J·v`` (``got``, which agrees with JAX's ``jvp``) is not confirmed at
     ``point``, where a piecewise operation of JAX's gradient program is at its break
-    (:func:`_at_a_break`), or "". The gradient may jump there (``select(x >= 0, 1, -1)``,
+    (:func:`.at_a_break`), or "". The gradient may jump there (``select(x >= 0, 1, -1)``,
     ``|x|``'s: no Hessian, and JAX's ``jvp`` of it and the graph both say 0) or kink
     (``2|x|``, the gradient of ``x|x|``), or take at the point a branch taken nowhere
     beside it: confirmed only where both one-sided differences of the gradient (JAX's
@@ -1505,6 +1478,11 @@ def check_values(
                     passed_over = True
                 if point.label == USER_POINT and isinstance(reference, Declined):
                     declined = str(reference)
+                if point.label == USER_POINT and reference == KINK:  # no derivative there
+                    declined = f"central differences find {KINK}"
+                elif point.label == USER_POINT and reference.startswith(UNRESOLVED):
+                    at = at_a_break(graph, point.values)  # a jump: no derivative either
+                    declined = f"{at}, and {reference}" if at else declined
                 break
             expected, estimate, used = reference
             for y in outputs:
