@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 #: Signs in a worker's stderr that it ran out of memory.
 OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")
@@ -94,6 +95,18 @@ def survey_case(run: Callable[[], str], limit: float) -> tuple[str, float]:
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
     return msg, time.process_time() - t0
+
+
+def made_verdict(made: Any, found: tuple[str, float]) -> str:
+    """A survey case's line for ``make_function``'s ``made`` whose value compared as
+    ``found`` (verdict, error): an ``ok`` not verified is ``NOTVER``, with the check's
+    status."""
+    verdict, err = found
+    verified = getattr(made.generated, "verified", "?")
+    if verdict == "ok" and verified is not True:
+        verdict = "NOTVER"
+    why = "" if verified is True else " | " + str(made.generated.check.status)[:160]
+    return f"{verdict} err {err:.1e} verified={verified}{why}"
 
 
 def outcome_table(rows: dict[tuple, tuple[str, str]], kinds: Sequence[str]) -> None:

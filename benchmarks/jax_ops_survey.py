@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import survey_case, survey_table  # noqa: E402
+from harness import made_verdict, survey_case, survey_table  # noqa: E402
 from optimistix_survey import compare as compare_finite  # noqa: E402
 from optimistix_survey import dense  # noqa: E402
 
@@ -200,12 +200,7 @@ def case(f: object, args: tuple, kind: str) -> str:
     g, ref = reference(fn, args, kind)
     made = dgraph.make_function(g, "hessian" if kind == "hess" else "jacobian", point=list(args))
     value = made(*args)
-    verdict, err = compare(value, ref)
-    verified = getattr(made.generated, "verified", "?")
-    if verdict == "ok" and verified is not True:
-        verdict = "NOTVER"
-    why = "" if verified is True else " | " + str(made.generated.check.status)[:160]
-    return f"{verdict} err {err:.1e} verified={verified}{why}"
+    return made_verdict(made, compare(value, ref))
 
 
 def runnable(f: object, args: tuple, kind: str) -> bool:

@@ -42,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from harness import survey_case, survey_table  # noqa: E402
+from harness import made_verdict, survey_case, survey_table  # noqa: E402
 
 import dgraph  # noqa: E402
 
@@ -167,12 +167,7 @@ def case(fn: object, args: object, kind: str, y: object) -> str:
         ref = flat_hessian(f, y) if sparse else jax.hessian(f)(floats(y))
         if sparse:
             value = dense(value)
-    verdict, err = compare(value, ref)
-    verified = getattr(made.generated, "verified", "?")
-    if verdict == "ok" and verified is not True:
-        verdict = "NOTVER"
-    why = "" if verified is True else " | " + str(made.generated.check.status)[:160]
-    return f"{verdict} err {err:.1e} verified={verified}{why}"
+    return made_verdict(made, compare(value, ref))
 
 
 def run(name: str, fn: object, y0: object, args: object, cases: list[str]) -> None:
