@@ -387,7 +387,8 @@ _ROUNDING = {
     "stop_gradient": lax.stop_gradient,
     "floor": lax.floor,
     "ceil": lax.ceil,
-    "round": lax.round,
+    "round": lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),  # the op
+    "round_away": lax.round,  # lax.round's default: sign(x)·r, read of ops
     "sign": lax.sign,
 }
 for _name, _f in _ROUNDING.items():

@@ -262,11 +262,35 @@ def _lu_permutation(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return [ArrayOp("lu_permutation", pivots.operands, (), (n,))]
 
 
+def _round_away(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``lax.round`` of halves away from zero (``rounding_method`` 0, ``lax.round``'s
+    default) as ``sign(x)·r``, ``r = floor(|x|)``, one more where ``|x| - r ≥ ½`` (each
+    exact); None for halves to even (``jnp.round``), the arrays' ``round`` (NumPy's)."""
+    if int(eqn.params.get("rounding_method", 0)) == 1:
+        return None
+    x, aval = ins[0], eqn.outvars[0].aval
+    if isinstance(x, np.ndarray):
+        size = np.abs(x)
+        return [np.copysign(np.floor(size) + (size - np.floor(size) >= 0.5), x)]
+    shape = tuple(aval.shape)
+    x = reader.operand(x)
+    size = ArrayOp("abs", (x,), (), shape)
+    whole = ArrayOp("floor", (size,), (), shape)
+    part = ArrayOp("sub", (size, whole), (), shape)
+    up = ArrayOp("ge", (part, Const.of(np.asarray(0.5))), (), shape)
+    more = ArrayOp("add", (whole, Const.of(np.asarray(1.0))), (), shape)
+    rounded = ArrayOp("select_n", (up, whole, more), (), shape)
+    return [
+        reader.result(ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), rounded), (), shape), aval)
+    ]
+
+
 REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "reshape": _reshape,
     "lu_pivots_to_permutation": _lu_permutation,
     "tile": _tile,
     "sort": _sort,
+    "round": _round_away,
     **dict.fromkeys(_CONSTANT_FIRST, _constant_first),
     **TRACED,  # read as the JAX function JAX differentiates them by
     **COMPAT,  # newer JAX's primitives, read as the older ones
