@@ -54,7 +54,7 @@ import numpy as np
 
 from .jaxpr_numpy import ANY_DTYPE, INLINED_CALLS, numpy_pad
 
-__all__ = ["exact_fold", "exact_program"]
+__all__ = ["exact_fold", "exact_program", "lax_round"]
 
 
 def _subnormal(x: np.ndarray) -> bool:
@@ -204,7 +204,7 @@ def _integer_pow(x: np.ndarray, y: int) -> np.ndarray | None:
     return np.divide(np.ones_like(acc), acc) if y < 0 else acc
 
 
-def _round(x: np.ndarray, method: Any) -> np.ndarray | None:
+def lax_round(x: np.ndarray, method: Any) -> np.ndarray | None:
     """``lax.round``: to the nearest integer, halves away from zero (method 0) or to even
     (method 1), each exact (``|x| - floor(|x|)`` is)."""
     if int(method) == 1:
@@ -366,7 +366,7 @@ def _arithmetic(name: str, params: Mapping, args: list[np.ndarray]) -> np.ndarra
     if name == "integer_pow" and len(args) == 1:
         return _integer_pow(args[0], int(params["y"]))
     if name == "round" and floats:
-        return _round(args[0], params.get("rounding_method", 0))
+        return lax_round(args[0], params.get("rounding_method", 0))
     if name in _FLOAT_ONLY and floats:
         return _FLOAT_ONLY[name](*args)
     if name == "div" and not floats:

@@ -23,6 +23,7 @@ from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 from .jaxpr_bitwise import BITWISE
 from .jaxpr_compat import COMPAT
+from .jaxpr_exact import lax_round
 from .jaxpr_rewrites import CALLED, TRACED
 
 __all__ = ["REWRITTEN", "called_name", "called_primal", "empty_values", "read_exponential_integral"]
@@ -270,8 +271,7 @@ def _round_away(reader, eqn, ins: list[Any]) -> list[Any] | None:
         return None
     x, aval = ins[0], eqn.outvars[0].aval
     if isinstance(x, np.ndarray):
-        size = np.abs(x)
-        return [np.copysign(np.floor(size) + (size - np.floor(size) >= 0.5), x)]
+        return [lax_round(x, 0)]
     shape = tuple(aval.shape)
     x = reader.operand(x)
     size = ArrayOp("abs", (x,), (), shape)
