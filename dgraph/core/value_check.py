@@ -742,12 +742,16 @@ def _terms_rounding(unit: np.ndarray, f: list[np.ndarray], t: float) -> np.ndarr
     return np.minimum(10 * EPS * terms / (t / 4), TOLERANCE / 40 * unit)
 
 
+def _slope_gaps(f: list[np.ndarray], t: float) -> tuple[np.ndarray, np.ndarray]:
+    """The one-sided slopes' differences over the outer and the inner half steps, from
+    the values at ±t, ±t/2, ±t/4 (``f`` in that order; :func:`_kinked`)."""
+    return (f[0] + f[1] - f[2] - f[3]) / (t / 2), (f[2] + f[3] - f[4] - f[5]) / (t / 4)
+
+
 def _jump(f: list[np.ndarray], t: float) -> np.ndarray:
-    """The jump of the one-sided slopes that :func:`_kinked` reads from the values at
-    ±t, ±t/2, ±t/4 (``f`` in that order): ``2·inner − outer``, a curvature's part
-    cancelled."""
-    outer = (f[0] + f[1] - f[2] - f[3]) / (t / 2)
-    inner = (f[2] + f[3] - f[4] - f[5]) / (t / 4)
+    """The jump of the one-sided slopes that :func:`_kinked` reads: ``2·inner − outer``,
+    a curvature's part cancelled."""
+    outer, inner = _slope_gaps(f, t)
     return np.abs(2 * inner - outer)
 
 
@@ -792,11 +796,9 @@ def _kinked(f: list[np.ndarray], t: float, noise: float | np.ndarray) -> np.ndar
     ``2·inner − outer`` (the curvature's part cancels: a·t·(2·0.75 − 1.5) = 0), the same
     at every step, where a smooth entry's is of order t³ (its fourth derivative), a
     thousandth of the curvature's part at the steps used."""
-    outer = (f[0] + f[1] - f[2] - f[3]) / (t / 2)
-    inner = (f[2] + f[3] - f[4] - f[5]) / (t / 4)
-    jump = _jump(f, t)
+    outer, inner = _slope_gaps(f, t)
     return (np.abs(inner) > 0.75 * np.abs(outer) + 2 * noise) | (
-        jump > 1e-3 * np.abs(outer - inner) + 8 * noise
+        _jump(f, t) > 1e-3 * np.abs(outer - inner) + 8 * noise
     )
 
 
