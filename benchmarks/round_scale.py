@@ -47,7 +47,7 @@ def main(argv: list[str]) -> None:
         warnings.simplefilter("ignore")
         seconds(f, 4)
         times = [seconds(f, n) for n in sizes]
-    for n, t in zip(sizes, times):
+    for n, t in zip(sizes, times, strict=True):
         print(f"{argv[0]} n={n} cpu_s={t:.2f}")
     if len(sizes) > 1:
         e = math.log(times[-1] / times[-2]) / math.log(sizes[-1] / sizes[-2])

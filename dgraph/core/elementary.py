@@ -233,8 +233,10 @@ class rint(sympy.Function):  # lower case: NumPy's and C's name, which the parse
     ``round``'s. A number's is exact; ±inf and NaN are their own.
 
     >>> x = sympy.Symbol("x", real=True)
-    >>> sympy.diff(x * rint(x), x), rint(sympy.Rational(5, 2)), rint(sympy.Float(-2.5000000000000004))
-    (rint(x), 2, -3)
+    >>> sympy.diff(x * rint(x), x), rint(sympy.Rational(5, 2)), rint(sympy.Float(-0.5))
+    (rint(x), 2, 0)
+    >>> rint(sympy.Float(0.49999999999999994)), rint(sympy.Float(-2.5000000000000004))
+    (0, -3)
     >>> from sympy.printing.numpy import NumPyPrinter
     >>> NumPyPrinter().doprint(rint(x)), sympy.ccode(rint(x)), sympy.pycode(rint(x))
     ('numpy.rint(x)', 'nearbyint(x)', 'round(x)')
