@@ -251,7 +251,8 @@ _SYMPY_CALLS = {
     "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh",
     "cosh": "cosh", "tanh": "tanh", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
     "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "Abs": "abs",
-    "floor": "floor", "ceiling": "ceil", "erf": "special.erf", "erfc": "special.erfc",
+    "floor": "floor", "ceiling": "ceil", "rint": "round", "erf": "special.erf",
+    "erfc": "special.erfc",
 }  # fmt: skip
 _COMMUTING = frozenset({"+", "*", "==", "!="})
 

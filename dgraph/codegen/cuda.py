@@ -270,9 +270,10 @@ using std::atan; using std::atan2; using std::atanh; using std::cbrt; using std:
 using std::cos; using std::cosh; using std::erf; using std::erfc; using std::exp;
 using std::exp2; using std::expm1; using std::fabs; using std::floor; using std::fmax;
 using std::fmin; using std::fmod; using std::hypot; using std::lgamma; using std::log;
-using std::log10; using std::log1p; using std::log2; using std::pow; using std::sin;
-using std::sinh; using std::sqrt; using std::tan; using std::tanh; using std::tgamma;
-using std::nan; using std::nanf; using std::isfinite; using std::isinf; using std::isnan;
+using std::log10; using std::log1p; using std::log2; using std::nearbyint; using std::pow;
+using std::sin; using std::sinh; using std::sqrt; using std::tan; using std::tanh;
+using std::tgamma; using std::nan; using std::nanf; using std::isfinite; using std::isinf;
+using std::isnan;
 #endif
 
 __device__ __forceinline__ float dgraph_nan(float) { return nanf(""); }

@@ -80,6 +80,7 @@ def _printed_functions() -> tuple[dict[str, str], dict[str, str]]:
             special[name] = {"lgamma": "gammaln"}.get(function, function)
         elif module in ("numpy", ""):
             array[name] = function
+    array["rint"] = "rint"  # dgraph.core.elementary.rint, which prints itself so
     return array, special
 
 

@@ -26,6 +26,12 @@ name's trailing digit for a subscript: ``expm_1``).
 :data:`isfinite`, :data:`isnan` and :data:`isinf` are IEEE 754's tests, functions sympy
 knows nothing of (so it never folds them: it takes a real symbol for a finite number),
 under NumPy's, JAX's and C99's names, which lambdify, the printers and the parser read.
+
+:class:`rint` is the arrays' ``round`` (``numpy.rint``, ``jnp.round``, C99's
+``nearbyint`` under the default rounding mode, IEEE 754's roundTiesToEven): the nearest
+whole number, a half to the even one, derivative 0 (a step, as ``floor``). Written out of
+``floor`` it is a Piecewise, which sympy differentiates entry by entry, asking its
+conditions' assumptions (five times the element level's cost).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ __all__ = [
     "isinf",
     "isnan",
     "log1p",
+    "rint",
 ]
 
 isfinite = sympy.Function("isfinite")
@@ -218,3 +225,73 @@ class log1p(cfunctions.log1p):
 
     def _latex(self, printer) -> str:
         return rf"\operatorname{{log1p}}\left({printer._print(self.args[0])}\right)"
+
+
+class rint(sympy.Function):  # lower case: NumPy's and C's name, which the parser reads
+    """The nearest whole number, a half to the even one (IEEE 754's roundTiesToEven;
+    ``numpy.rint``, ``jnp.round``, C99's ``nearbyint``); derivative 0, as JAX takes
+    ``round``'s. A number's is exact; ±inf and NaN are their own.
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> sympy.diff(x * rint(x), x), rint(sympy.Rational(5, 2)), rint(sympy.Float(-0.5))
+    (rint(x), 2, 0)
+    >>> rint(sympy.Float(0.49999999999999994)), rint(sympy.Float(-2.5000000000000004))
+    (0, -3)
+    >>> from sympy.printing.numpy import NumPyPrinter
+    >>> NumPyPrinter().doprint(rint(x)), sympy.ccode(rint(x)), sympy.pycode(rint(x))
+    ('numpy.rint(x)', 'nearbyint(x)', 'round(x)')
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number or x is sympy.zoo:
+            return _nearest_even(x)
+        if x.is_integer or isinstance(x, rint):
+            return x
+        return None
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+    def _eval_is_integer(self):
+        return self.args[0].is_real
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_finite(self):
+        return self.args[0].is_finite
+
+    def _eval_evalf(self, prec):
+        value = self.args[0].evalf(prec)
+        return _nearest_even(value).evalf(prec) if value.is_Number else None
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{rint}}\left({printer._print(self.args[0])}\right)"
+
+    def _code(self, printer, **kwargs) -> str:
+        """NumPy's and SciPy's ``rint``, JAX's (``jnp.round``'s operation); Python's
+        ``round`` (halves to even) in plain Python."""
+        arg = printer._print(self.args[0])
+        module = getattr(printer, "_module", None)  # the NumPy family's array module
+        return f"{printer._module_format(module + '.rint')}({arg})" if module else f"round({arg})"
+
+    def _ccode(self, printer, **kwargs) -> str:
+        return f"nearbyint({printer._print(self.args[0])})"
+
+    # the methods sympy's printers look for first: Python, NumPy and SciPy, JAX; C, C++
+    _pythoncode = _numpycode = _jaxcode = _code
+    _cxxcode = _ccode
+
+
+def _nearest_even(x: sympy.Number) -> sympy.Number:
+    """:class:`rint` of a number, exactly (a float's binary value: 0.49999999999999994
+    is below ½); ±inf and NaN as they are, a complex infinity NaN."""
+    if not x.is_finite:
+        return sympy.nan if x is sympy.zoo else x
+    q = sympy.Rational(x)  # a Float's exact value
+    whole, twice = q.p // q.q, 2 * (q.p % q.q)  # q = whole + rest/q.q, rest in [0, q.q)
+    up = twice > q.q or (twice == q.q and whole % 2 == 1)
+    return sympy.Integer(whole + up)

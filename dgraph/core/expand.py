@@ -60,6 +60,7 @@ from .elementary import (
     isinf,
     isnan,
     log1p,
+    rint,
 )
 
 # The graphs read and built are DGraphs: graph.py imports this module for
@@ -197,20 +198,6 @@ def _min(*args: sympy.Expr) -> sympy.Expr:
 # a scatter's combination of an entry with the updates aimed at it
 _COMBINE = {"scatter_add": sympy.Add, "scatter_mul": sympy.Mul, "scatter_min": _min}
 _COMBINE["scatter_max"] = _max
-
-
-def _rounded(a: sympy.Expr) -> sympy.Expr:
-    """The arrays' ``round`` (``numpy.round``, ``jnp.round``): halves to even, from
-    ``floor(a)`` and ``a - floor(a)``, both exact (``floor(a + 1/2)`` rounded every half
-    up, and ``0.49999999999999994 + 1/2`` to 1)."""
-    whole = sympy.floor(a)
-    part = a - whole
-    odd = whole - 2 * sympy.floor(whole / 2)
-    return sympy.Piecewise(
-        (whole + 1, sympy.Gt(part, sympy.S.Half)),
-        (whole + odd, sympy.Eq(part, sympy.S.Half)),
-        (whole, True),
-    )
 
 
 def _as_number(value):
@@ -376,7 +363,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "sign": sympy.sign,
     "floor": sympy.floor,
     "ceil": sympy.ceiling,
-    "round": _rounded,  # the arrays' round: NumPy's, halves to even
+    "round": rint,  # the arrays' round: NumPy's, halves to even
     **{k: functools.partial(_compared, k) for k in _RELATIONS},
     "and": lambda a, b: sympy.And(_condition(a), _condition(b)),
     "or": lambda a, b: sympy.Or(_condition(a), _condition(b)),

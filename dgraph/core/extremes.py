@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import sympy
 
-from .elementary import isfinite, isinf, isnan
+from .elementary import isfinite, isinf, isnan, rint
 from .rebuild import remade, replaced
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 # IEEE 754's tests too: 0 or 1, constant between (and at) the values where they change
-_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside, isfinite, isnan, isinf)
+_STEPS = (sympy.floor, sympy.ceiling, rint, sympy.sign, sympy.Heaviside, isfinite, isnan, isinf)
 
 
 def share(kind: type, args: Sequence[sympy.Expr], i: int) -> sympy.Expr:

@@ -32,7 +32,17 @@ from ..blocks.array_extra import SCIPY_NAMED, dawsn, exp1, expi, ndtri
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
-from .elementary import Logistic, RuleValue, StopGradient, expm1, isfinite, isinf, isnan, log1p
+from .elementary import (
+    Logistic,
+    RuleValue,
+    StopGradient,
+    expm1,
+    isfinite,
+    isinf,
+    isnan,
+    log1p,
+    rint,
+)
 from .nesting import run_nested
 
 __all__ = [
@@ -141,6 +151,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "isfinite": isfinite,
     "isnan": isnan,
     "isinf": isinf,
+    "rint": rint,
 }
 CONSTANTS: dict[str, sympy.Basic] = {
     "pi": sympy.pi,

@@ -80,7 +80,7 @@ from .block_values import (
     vjp_and_scale,
 )
 from .breaks import at_a_break
-from .elementary import RuleValue, StopGradient
+from .elementary import RuleValue, StopGradient, rint
 from .graph import vertex_symbol
 from .regions import LoopNotStopped, Region, regions_of, trip_limit
 
@@ -1036,6 +1036,7 @@ def _abs_at_zero(graph: DGraph, point: Point) -> str:
 
 
 _WHOLE = (sympy.floor, sympy.ceiling)  # jump where the argument is a whole number
+_HALVES = (rint,)  # jumps where the argument is a half (a whole number and ½)
 _PIECEWISE = (
     sympy.Max,
     sympy.Min,
@@ -1044,6 +1045,7 @@ _PIECEWISE = (
     sympy.Heaviside,
     sympy.Piecewise,
     *_WHOLE,
+    *_HALVES,
 )
 _ORDERINGS = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
 
@@ -1053,15 +1055,18 @@ def _scalar_at_a_break(graph: DGraph, values: Mapping[str, float]) -> str:
     vertex expression holds a ``Max``/``Min`` whose largest (smallest) argument is tied,
     an ``Abs``, ``sign`` or ``Heaviside`` of 0, a ``Piecewise`` whose condition's
     ``<``, ``<=``, ``>``, ``>=`` has equal sides there (JAX's ``where``, relu's
-    ``x > 0``), or a ``floor``/``ceiling`` of a whole number (it jumps there); "" where
-    none does (an argument not evaluated to a number: no break)."""
+    ``x > 0``), a ``floor``/``ceiling`` of a whole number or a ``rint`` of a half (they
+    jump there); "" where none does (an argument not evaluated to a number: no break)."""
     for v, atoms in _piecewise_vertices(graph):
         for atom in atoms:
-            if isinstance(atom, _WHOLE):
+            if isinstance(atom, _WHOLE + _HALVES):
                 found = _number(atom.args[0], values)
-                if found is not None and float(found).is_integer():
-                    name = type(atom).__name__
-                    return f"its {name} ({v}) is at its break there (a whole number)"
+                if found is None:
+                    continue
+                half = isinstance(atom, _HALVES)
+                if abs(found) % 1 == 0.5 if half else float(found).is_integer():
+                    what = "a half" if half else "a whole number"
+                    return f"its {type(atom).__name__} ({v}) is at its break there ({what})"
                 continue
             if isinstance(atom, sympy.Piecewise):
                 sides = [
