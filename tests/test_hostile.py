@@ -913,7 +913,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":masked_vector_write", "--inputs", "x:4"],
         "assignment x[mask] = value by a mask computed from the inputs takes a number",
     ),
-    ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
+    (
+        "numpy-branch",  # why, then what: one formula for every input, or none
+        ["structure", H("numpy_model.py") + ":branches"],
+        "no one formula holds for every input: write it with numpy.where",
+    ),
     (
         "numpy-branch-on-parameter",  # scipy's fun_medazko: phi = 2 if t <= 5 else 0
         [

@@ -220,8 +220,9 @@ def _unsupported_call(what: str) -> Any:
 
 
 _BRANCH = (
-    "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
-    " with numpy.where"
+    "a branch on a value that depends on the inputs (if, elif, while, and, or, bool()) takes"
+    " one path per input, so no one formula holds for every input: write it with numpy.where"
+    " (a while loop: a fixed count of steps, for _ in range(n))"
 )
 _CONVERT = (
     "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
