@@ -28,7 +28,8 @@ integers): per group the function is made once, at the group's first set, with
 and called at every set of the group, so a made function that holds at one point only
 shows as WRONG elsewhere. Kinds: ``jac`` ("jacobian"), ``hess`` ("hessian", where the
 value is one number), ``hvp`` ("hvp", a normal tangent seeded per set), ``all``
-("jacobian" by every float argument, integers given as Python ints).
+("jacobian" by every float argument, the integers still parameters; where that differs
+from Tangent's), ``c`` and ``jax`` ("jacobian" printed in C, in JAX; run only when named).
 
 The reference is Tangent's own: autograd (``autograd.jacobian``/``hessian`` of the
 function with its module's ``np`` set to ``autograd.numpy``, as Tangent's
@@ -69,8 +70,10 @@ import dgraph
 warnings.simplefilter("ignore")
 TOL = 1e-6
 LIMIT = 60.0
-KINDS = ["jac", "hess", "hvp", "all"]
-MODES = {"jac": "jacobian", "hess": "hessian", "hvp": "hvp", "all": "jacobian"}
+KINDS = ["jac", "hess", "hvp", "all", "c", "jax"]
+MODES = {"jac": "jacobian", "hess": "hessian", "hvp": "hvp", "all": "jacobian", "c": "jacobian",
+         "jax": "jacobian"}  # fmt: skip
+LANGS = {"c": "c", "jax": "jax"}  # "jacobian" printed in C, in JAX; the others in NumPy
 SCALARS = [-2.0, -1.5, -1.0, -0.5, -0.1, 0.1, 0.5, 1.0, 1.5, 2.0]  # Tangent's conftest.py
 INTEGERS = [1, 2, 3]
 VECTORS = [3, 5, 10]
@@ -358,6 +361,15 @@ def _tangent(x: Any, rng: np.random.Generator) -> Any:
     return _unflatten(x, [float(v) for v in z])[0]
 
 
+def _as_numpy(value: Any) -> Any:
+    """A made function's result with JAX arrays as NumPy ones, nested as it was."""
+    if isinstance(value, dict):
+        return {k: _as_numpy(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_as_numpy(v) for v in value)
+    return np.asarray(value)
+
+
 def _ours(made: Any, kind: str, f: Callable, args: tuple, wrt: tuple[int, ...], rng) -> tuple:
     xs = [copy.deepcopy(args[i]) for i in wrt]
     ps = [copy.deepcopy(a) for i, a in enumerate(args) if i not in wrt]
@@ -370,6 +382,7 @@ def _ours(made: Any, kind: str, f: Callable, args: tuple, wrt: tuple[int, ...], 
     got = made(*xs, *ps)
     if kind == "hess":
         return assemble(got, cols, cols), None
+    got = _as_numpy(got)
     return assemble(got, _sizes(f(*copy.deepcopy(args))), cols), None
 
 
@@ -378,7 +391,9 @@ def run_group(f: Callable, kind: str, wrt: tuple[int, ...], sets: list[tuple]) -
     names = list(inspect.signature(f).parameters)
     params = [n for i, n in enumerate(names[: len(sets[0])]) if i not in wrt]
     first = sets[0]
-    made = dgraph.make_function(f, MODES[kind], point=list(copy.deepcopy(first)), params=params)
+    point = list(copy.deepcopy(first))
+    lang = LANGS.get(kind, "python")
+    made = dgraph.make_function(f, MODES[kind], lang, point=point, params=params)
     rng = np.random.default_rng(1)
     worst, sources = 0.0, set()
     for k, args in enumerate(sets):
@@ -388,7 +403,7 @@ def run_group(f: Callable, kind: str, wrt: tuple[int, ...], sets: list[tuple]) -
             raise dgraph.InputError(
                 f"call at set {k} of {len(sets)}: {str(e).splitlines()[0]}"
             ) from None
-        ref, bar, source = reference(f, args, wrt, 1 if kind in ("jac", "all") else 2)
+        ref, bar, source = reference(f, args, wrt, 2 if kind in ("hess", "hvp") else 1)
         sources.add(source)
         if kind == "hvp":
             ref, bar = ref @ t, (bar @ np.abs(t) if bar.ndim == 2 else bar)
@@ -484,7 +499,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
     parser.add_argument("--only", default="")
-    parser.add_argument("--kinds", default="jac,hess,hvp,all")
+    parser.add_argument("--kinds", default="jac,hess,hvp,all")  # also: c, jax
     parser.add_argument("--short", action="store_true")
     args = parser.parse_args()
     run(args.folder, args.kinds.split(","), args.only, args.short)
