@@ -107,6 +107,16 @@ def squarings(a, n):  # functions.py: iterpower (range of an integer argument)
     return a
 
 
+@pytest.mark.parametrize("read", ["jacobian", "make_function"])
+def test_a_count_given_as_an_integer_but_differentiated_says_so(read):
+    call = {"jacobian": dgraph.jacobian, "make_function": dgraph.make_function}[read]
+    with pytest.raises(dgraph.InputError) as caught:
+        call(squarings, point=[1.1, 2])
+    (line,) = str(caught.value).splitlines()
+    assert "n is given as the integer 2 but differentiated" in line
+    assert line.endswith("a count or a size is a parameter (params=['n'])")
+
+
 def recurrence(inputs, W):  # functions.py: rnn (rows written into np.zeros in a loop)
     h = np.zeros((4, 3))
     for t in range(3):

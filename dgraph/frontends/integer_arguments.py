@@ -26,6 +26,7 @@ __all__ = [
     "IntegerArguments",
     "integer_arguments",
     "integer_inputs_hint",
+    "integer_inputs_hinted",
     "integer_kind",
     "integer_scalars",
 ]
@@ -102,6 +103,20 @@ def integer_inputs_hint(
         f"; {name} is given as the integer {value} but differentiated: a count or a size"
         f" is a parameter (params=[{name!r}])"
     )
+
+
+def integer_inputs_hinted(
+    error: InputError, f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+) -> InputError:
+    """``error``, a reading's refusal, its line cut to its first clause and ending with
+    :func:`integer_inputs_hint` where an argument differentiated was given as an integer
+    (``range(n)`` of an ``n`` not in ``params``: the reader's ``int()`` line would say
+    ``np.floor``) and no parameter was (closing those over came first); as it was
+    elsewhere."""
+    hint = integer_inputs_hint(f, point, params)
+    if hint and hint not in str(error) and not integer_scalars(f, point, params):
+        error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
+    return error
 
 
 class IntegerArguments:
