@@ -29,7 +29,9 @@ and called at every set of the group, so a made function that holds at one point
 shows as WRONG elsewhere. Kinds: ``jac`` ("jacobian"), ``hess`` ("hessian", where the
 value is one number), ``hvp`` ("hvp", a normal tangent seeded per set), ``all``
 ("jacobian" by every float argument, the integers still parameters; where that differs
-from Tangent's), ``c`` and ``jax`` ("jacobian" printed in C, in JAX; run only when named).
+from Tangent's), ``ints`` ("jacobian" by every argument, an integer ``n`` too, as a user
+who leaves ``params=`` out writes it), ``c`` and ``jax`` ("jacobian" printed in C, in
+JAX); ``ints``, ``c`` and ``jax`` run only when named.
 
 The reference is Tangent's own: autograd (``autograd.jacobian``/``hessian`` of the
 function with its module's ``np`` set to ``autograd.numpy``, as Tangent's
@@ -70,9 +72,9 @@ import dgraph
 warnings.simplefilter("ignore")
 TOL = 1e-6
 LIMIT = 60.0
-KINDS = ["jac", "hess", "hvp", "all", "c", "jax"]
-MODES = {"jac": "jacobian", "hess": "hessian", "hvp": "hvp", "all": "jacobian", "c": "jacobian",
-         "jax": "jacobian"}  # fmt: skip
+KINDS = ["jac", "hess", "hvp", "all", "ints", "c", "jax"]
+MODES = {"jac": "jacobian", "hess": "hessian", "hvp": "hvp", "all": "jacobian", "ints": "jacobian",
+         "c": "jacobian", "jax": "jacobian"}  # fmt: skip
 LANGS = {"c": "c", "jax": "jax"}  # "jacobian" printed in C, in JAX; the others in NumPy
 SCALARS = [-2.0, -1.5, -1.0, -0.5, -0.1, 0.1, 0.5, 1.0, 1.5, 2.0]  # Tangent's conftest.py
 INTEGERS = [1, 2, 3]
@@ -485,6 +487,10 @@ def run(folder: Path, kinds: list[str], only: str, short: bool) -> None:
                     use = tuple(i for i, a in enumerate(group[0]) if not isinstance(a, int))
                     if use == wrt:
                         continue
+                if kind == "ints":  # the integers differentiated too, as given
+                    if not any(isinstance(a, int) for a in group[0]):
+                        continue
+                    use = tuple(range(len(group[0])))
                 msg, cpu = survey_case(lambda f=f, k=kind, w=use, g=group: run_group(f, k, w, g),
                                        LIMIT)  # fmt: skip
                 tag = f" [{note}]" if note else ""

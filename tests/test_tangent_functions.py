@@ -117,6 +117,24 @@ def test_a_count_given_as_an_integer_but_differentiated_says_so(read):
     assert line.endswith("a count or a size is a parameter (params=['n'])")
 
 
+def square_positive_then_repeat(a, n):  # functions.py: serial_ifthenfor
+    if a > 0:
+        a = a * a
+    for _ in range(n):
+        a = _times(a, a)
+    return a
+
+
+@pytest.mark.parametrize("read", ["jacobian", "make_function"])
+def test_a_branch_with_a_count_differentiated_keeps_its_line(read):
+    call = {"jacobian": dgraph.jacobian, "make_function": dgraph.make_function}[read]
+    with pytest.raises(dgraph.InputError) as caught:
+        call(square_positive_then_repeat, point=[1.1, 2])
+    (line,) = str(caught.value).splitlines()
+    assert "no one formula holds for every input: write it with numpy.where" in line
+    assert line.endswith("a count or a size is a parameter (params=['n'])")
+
+
 def recurrence(inputs, W):  # functions.py: rnn (rows written into np.zeros in a loop)
     h = np.zeros((4, 3))
     for t in range(3):

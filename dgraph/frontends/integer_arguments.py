@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = [
+    "INT_OF_TRACED",
     "PRESENTED",
     "ClosedOver",
     "IntegerArguments",
@@ -30,6 +31,10 @@ __all__ = [
     "integer_kind",
     "integer_scalars",
 ]
+
+#: how the NumPy tracer's refusal of ``int()`` of a traced value (``range(n)``,
+#: ``np.zeros(n)``, ``x[:n]`` of a differentiated ``n``) begins
+INT_OF_TRACED = "int() of a value that depends on the inputs"
 
 #: the attributes a reader reads off a function to find its code, names and modules
 PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
@@ -108,14 +113,17 @@ def integer_inputs_hint(
 def integer_inputs_hinted(
     error: InputError, f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
 ) -> InputError:
-    """``error``, a reading's refusal, its line cut to its first clause and ending with
-    :func:`integer_inputs_hint` where an argument differentiated was given as an integer
-    (``range(n)`` of an ``n`` not in ``params``: the reader's ``int()`` line would say
-    ``np.floor``) and no parameter was (closing those over came first); as it was
+    """``error``, a reading's refusal, ending with :func:`integer_inputs_hint` where an
+    argument differentiated was given as an integer and no parameter was (closing those
+    over came first); the tracer's ``int()`` line (:data:`INT_OF_TRACED`: ``range(n)`` of
+    such an ``n``) cut to its first clause, whose advice (``np.floor``) is not for a
+    count; another line (a branch, on ``n`` or on another value) kept whole; as it was
     elsewhere."""
     hint = integer_inputs_hint(f, point, params)
-    if hint and hint not in str(error) and not integer_scalars(f, point, params):
-        error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
+    line = str(error)
+    if hint and hint not in line and not integer_scalars(f, point, params):
+        kept = ": ".join(line.split(": ")[:2]) if INT_OF_TRACED in line else line
+        error.args = (kept + hint,)
     return error
 
 
