@@ -117,8 +117,8 @@ def integer_inputs_hinted(
     argument differentiated was given as an integer and no parameter was (closing those
     over came first); the tracer's ``int()`` line (:data:`INT_OF_TRACED`: ``range(n)`` of
     such an ``n``) cut to its first clause, whose advice (``np.floor``) is not for a
-    count; another line (a branch, on ``n`` or on another value) kept whole; as it was
-    elsewhere."""
+    count; another line (a branch, on ``n`` or on another value) kept whole; unchanged
+    where no such argument was given."""
     hint = integer_inputs_hint(f, point, params)
     line = str(error)
     if hint and hint not in line and not integer_scalars(f, point, params):
