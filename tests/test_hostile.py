@@ -913,7 +913,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":masked_vector_write", "--inputs", "x:4"],
         "assignment x[mask] = value by a mask computed from the inputs takes a number",
     ),
-    ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
+    (
+        "numpy-branch",  # why, then what: one formula for every input, or none
+        ["structure", H("numpy_model.py") + ":branches"],
+        "no one formula holds for every input: write it with numpy.where",
+    ),
     (
         "numpy-branch-on-parameter",  # scipy's fun_medazko: phi = 2 if t <= 5 else 0
         [
@@ -1560,6 +1564,8 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("loop-count-jit", "n is a traced value (jax.jit: mark it static, static_argnums)"),
     ("loop-count-float", "a parameter (n) that fixes the structure (range(n), a loop"),
     ("loop-count-differentiated", "n is given as the integer 3 but differentiated: a count"),
+    # tangent67: dgraph.jacobian says so too (it said np.floor)
+    ("jacobian-loop-count-differentiated", "n is given as the integer 3 but differentiated: a"),
     # jacint61: dgraph.jacobian and from_function close it over too; a float count is
     # still refused, saying how to give it
     ("jacobian-loop-count-float", "needs its value when read: an integer in point= (--params"),
@@ -1769,6 +1775,7 @@ def _api_call(name: str):
         "loop-count-jit": lambda: jax.jit(_steps_made())(x[:3], 3),
         "loop-count-float": lambda: make(_steps, point=[x[:3], 3.0], params=["n"]),
         "loop-count-differentiated": lambda: make(_steps, point=[x[:3], 3]),
+        "jacobian-loop-count-differentiated": lambda: dgraph.jacobian(_steps, point=[x[:3], 3]),
         "jacobian-loop-count-float": lambda: dgraph.jacobian(
             _steps, point=[x[:3], 2.5], params=["n"]
         ),

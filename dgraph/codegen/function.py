@@ -23,12 +23,12 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.parse import vertex_names
 from ..errors import DGraphError, InputError, UnionTooLarge
-from ..frontends.fixed_parameters import Fixed, fixing, read_fixing
+from ..frontends.fixed_parameters import Fixed, read_fixing
 from ..frontends.integer_arguments import (
     ClosedOver,
     IntegerArguments,
     integer_arguments,
-    integer_inputs_hint,
+    integer_inputs_hinted,
 )
 from ..frontends.integer_casts import index_data
 from ..frontends.pytrees import Leaves, Pytrees, output_is_pytree, pytrees_of
@@ -354,9 +354,8 @@ def make_function(
     try:  # one that fixes the structure (range(n)): closed over, as JAX's static_argnums
         return read_fixing(read, source, values)[0]
     except InputError as error:  # the made function refuses another value
-        hint = integer_inputs_hint(source, point, params) if function and sizes is None else ""
-        if hint and fixing(source, values) is None:  # the reader's line to its first clause
-            error.args = (": ".join(str(error).split(": ")[:2]) + hint,)
+        if function and sizes is None:
+            raise integer_inputs_hinted(error, source, point, params) from None
         raise
 
 

@@ -85,6 +85,7 @@ from . import (
     scipy_stats_functions,
 )
 from .frames import call_keeping_locals
+from .integer_arguments import INT_OF_TRACED
 from .integer_casts import is_toward_zero, is_wrapped, structural_hint, toward_zero, wrapped
 from .mask_positions import MaskPositions, as_mask, of_mask
 from .reached import is_library, reached
@@ -220,8 +221,9 @@ def _unsupported_call(what: str) -> Any:
 
 
 _BRANCH = (
-    "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
-    " with numpy.where"
+    "a branch on a value that depends on the inputs (if, elif, while, and, or, bool()) takes"
+    " one path per input, so no one formula holds for every input: write it with numpy.where"
+    " (a while loop: a fixed count of steps, for _ in range(n))"
 )
 _CONVERT = (
     "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
@@ -273,7 +275,7 @@ class _Value:
         if _parameters_of(self):
             return self.__float__()
         raise InputError(
-            "int() of a value that depends on the inputs (a whole number, constant between"
+            f"{INT_OF_TRACED} (a whole number, constant between"
             " the integers: no derivative to trace); write np.floor(u) where u >= 0 if the"
             " whole number is meant"
         )

@@ -21,14 +21,20 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = [
+    "INT_OF_TRACED",
     "PRESENTED",
     "ClosedOver",
     "IntegerArguments",
     "integer_arguments",
     "integer_inputs_hint",
+    "integer_inputs_hinted",
     "integer_kind",
     "integer_scalars",
 ]
+
+#: how the NumPy tracer's refusal of ``int()`` of a traced value (``range(n)``,
+#: ``np.zeros(n)``, ``x[:n]`` of a differentiated ``n``) begins
+INT_OF_TRACED = "int() of a value that depends on the inputs"
 
 #: the attributes a reader reads off a function to find its code, names and modules
 PRESENTED = ("__name__", "__qualname__", "__module__", "__doc__", "__code__", "__globals__",
@@ -102,6 +108,23 @@ def integer_inputs_hint(
         f"; {name} is given as the integer {value} but differentiated: a count or a size"
         f" is a parameter (params=[{name!r}])"
     )
+
+
+def integer_inputs_hinted(
+    error: InputError, f: Callable[..., Any], point: Sequence[Any] | None, params: Sequence[str]
+) -> InputError:
+    """``error``, a reading's refusal, ending with :func:`integer_inputs_hint` where an
+    argument differentiated was given as an integer and no parameter was (closing those
+    over came first); the tracer's ``int()`` line (:data:`INT_OF_TRACED`: ``range(n)`` of
+    such an ``n``) cut to its first clause, whose advice (``np.floor``) is not for a
+    count; another line (a branch, on ``n`` or on another value) kept whole; unchanged
+    where no such argument was given."""
+    hint = integer_inputs_hint(f, point, params)
+    line = str(error)
+    if hint and hint not in line and not integer_scalars(f, point, params):
+        kept = ": ".join(line.split(": ")[:2]) if INT_OF_TRACED in line else line
+        error.args = (kept + hint,)
+    return error
 
 
 class IntegerArguments:

@@ -29,12 +29,12 @@ from ..elimination.metagraph import edge_optimal
 from ..elimination.parts import independent_parts
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from ..elimination.vertex_optimal import uses_exact_model, vertex_optimal
-from ..errors import DGraphError
+from ..errors import DGraphError, InputError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
 from ..frontends import from_python
-from ..frontends.integer_arguments import integer_arguments
+from ..frontends.integer_arguments import integer_arguments, integer_inputs_hinted
 from ..frontends.pytrees import flat_arguments
 from ..frontends.var_positional import spread
 from ..search.best import best
@@ -532,6 +532,24 @@ def traced_function(
     InputError
         For a function the tracer cannot read.
     """
+    try:
+        return _traced(f, n_inputs, sizes, point, params, level, fix)
+    except InputError as error:  # range(n) of an n given as an integer: a parameter
+        if n_inputs is not None or sizes is not None:
+            raise
+        raise integer_inputs_hinted(error, f, point, params) from None
+
+
+def _traced(
+    f: Callable[..., Any],
+    n_inputs: int | None,
+    sizes: Sequence[int | tuple[int, ...]] | None,
+    point: Sequence[Any] | None,
+    params: Sequence[str],
+    level: str | None,
+    fix: bool,
+) -> DGraph:
+    """:func:`traced_function`'s reading."""
     trees = None
     if n_inputs is None:  # f(*xs) given several arguments: one parameter each
         f = spread(f, len(sizes) if sizes is not None else None if point is None else len(point))
