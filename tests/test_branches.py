@@ -358,3 +358,15 @@ def test_a_jax_switch_promotes_a_branch_s_integer_result_to_the_other_s_floats()
             got = space["f"](np.array(i), x, k)
             assert got.dtype == np.float64
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-15)
+
+
+def test_a_branch_returning_constant_nan_is_printed():
+    """``jax.scipy.linalg.expm`` of a 1×1 matrix: its switch's non-finite branch returns
+    ``full_like(A, nan)``, folded to the constant ``[[nan]]``, one number NaN != NaN
+    made look like several (refused: "a loop output that is a constant array"). The
+    Jacobian is exp(a) on both sides of the scaling's branch."""
+    f = jax.scipy.linalg.expm
+    j = dgraph.make_function(f, point=[np.array([[0.3]])])
+    assert j.generated.verified is True
+    for a in (0.3, 7.0):
+        np.testing.assert_allclose(np.ravel(j(np.array([[a]]))), [np.exp(a)], rtol=1e-10)

@@ -76,3 +76,26 @@ def test_a_bad_uplo_is_one_line():
         dgraph.make_function(
             lambda x: np.linalg.eigvalsh(x.reshape(2, 2), UPLO="X"), point=[np.ones(4)]
         )
+
+
+def test_upper_eigenvectors_carry_lapacks_signs():
+    """``eigh(a, "U")``'s vectors, read with their signs: LAPACK's for the upper triangle
+    (not the lower triangle's of the same symmetric matrix); JAX's ``UPLO="U"`` alike."""
+    weights = np.arange(9.0).reshape(3, 3)
+    a = POINT.reshape(3, 3)
+
+    def signed(m):
+        return np.sum(np.linalg.eigh(m, "U")[1] * weights)
+
+    g = dgraph.make_function(signed, point=[a])
+    assert g.generated.verified is True
+    steps = np.eye(9).reshape(9, 3, 3) * 1e-6
+    want = [(signed(a + s) - signed(a - s)) / 2e-6 for s in steps]
+    np.testing.assert_allclose(np.ravel(g(a)), want, atol=1e-7)
+
+    def signed_jax(m):
+        return jnp.sum(jnp.linalg.eigh(m, UPLO="U")[1] * weights)
+
+    h = dgraph.make_function(signed_jax, point=[a])
+    assert h.generated.verified is True
+    np.testing.assert_allclose(h(a), jref.grad(signed_jax)(a), rtol=1e-12, atol=1e-12)

@@ -67,7 +67,7 @@ def test_robertson_list_output_nests_as_jax_and_its_rows_are_the_jacobian() -> N
     s = np.array([0.9, 3e-5, 0.1])
     J = dgraph.make_function(fun_robertson, "jacobian", point=[0.0, s], params=["t"])
     rows = J(s, 0.0)
-    assert isinstance(rows, tuple) and len(rows) == 3 and J.generated.verified is True
+    assert isinstance(rows, list) and len(rows) == 3 and J.generated.verified is True
     _, y, z = s
     hand = [[-0.04, 1e4 * z, 1e4 * y], [0.04, -1e4 * z - 6e7 * y, -1e4 * y], [0, 6e7 * y, 0]]
     np.testing.assert_allclose(np.vstack(rows), hand, rtol=1e-14, atol=1e-12)
@@ -238,3 +238,16 @@ def test_a_parameter_exponent_at_a_zero_base_is_finite_and_verified() -> None:
     )
     assert res.success
     np.testing.assert_allclose(res.x, [1.0, 0.0], atol=1e-5)
+
+
+def test_a_parameter_exponent_hessian_graph_is_checked_at_the_given_parameter() -> None:
+    """The graph of scalars' Hessian (Dixon's) of ``TestLBFGSBBounds.fun`` at x0 = (0, -1),
+    p = 2.0: the Hessian graph kept the point but not p's value, so the check drew p from
+    [0.5, 1.5) there, where ``x0**(p - 1)`` is infinite at 0: right but not verified. Now
+    checked at the given p: the identity, verified."""
+    from dgraph.frontends import from_function
+
+    x0 = np.array([0.0, -1.0])
+    H = dgraph.make_function(from_function(lbfgsb_fun, point=[x0, 2.0], params=["p"]), "hessian")
+    assert H.generated.verified is True
+    np.testing.assert_array_equal(H(x0, 2.0), np.eye(2))

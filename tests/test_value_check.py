@@ -881,3 +881,19 @@ def test_terms_rounding_is_taken_only_as_far_as_the_values_move():
     made = make_function(lambda v: np.sum(v**6 * (np.sin(1 / v) + 2)), point=[x])
     want = 6 * x**5 * (np.sin(1 / x) + 2) - x**4 * np.cos(1 / x)
     np.testing.assert_allclose(np.ravel(made(x)), want, rtol=1e-12, atol=0)
+
+
+def test_a_hessian_held_zero_by_a_float32_cast_is_verified():
+    """``x.astype(float32)`` inside a float64 function: no JAX jvp reference (it rounds to
+    float32), so differences check the gradient's program, which does not move at all;
+    every entry is held fixed by the graph (no path from x), so its zero is exact (it was
+    judged against the floor 2e-308: "cannot resolve", not verified). The same program
+    with a curvature still compares its differences."""
+    c = np.array([0.7, -1.1, 0.4])
+    x = np.array([0.3, 0.5, 0.9])
+    H = make_function(lambda x: jnp.sum(c * x.astype(jnp.float32)), "hessian", point=[x])
+    assert H.generated.verified is True
+    np.testing.assert_array_equal(H(x), np.zeros((3, 3)))
+    H2 = make_function(lambda x: jnp.sum(c * x.astype(jnp.float32) ** 2), "hessian", point=[x])
+    assert H2.generated.verified is True
+    np.testing.assert_allclose(H2(x), np.diag(2 * c), rtol=1e-7)

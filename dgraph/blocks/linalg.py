@@ -6,7 +6,9 @@ them by, applied to every basis direction at once.
   ``dL = L·φ(L⁻¹·dA·L⁻ᵀ)``, φ the lower triangle with the diagonal halved;
 * ``eigh`` (``eigh_values`` w and ``eigh_vectors`` V, ascending, of the symmetrized
   matrix): ``dw = diag(Vᵀ·dA·V)``, ``dV = V·(F ∘ (Vᵀ·dA·V))``, ``F_ij = 1/(w_j - w_i)``
-  off the diagonal, 0 on it (distinct eigenvalues);
+  off the diagonal, 0 on it (distinct eigenvalues); V's signs are LAPACK's for the
+  triangle it reads, the lower one unless ``eigh_vectors`` has ``lower=False``
+  (``eigh(a, "U")``: the same symmetric matrix, other signs; the formulas read their V);
 * ``eig_real``, ``eig_imag``: the real and imaginary parts of the eigenvalues λ of a real
   nonsymmetric matrix, in LAPACK's order (``geev``: NumPy's and JAX's alike), with
   ``A = V·diag(λ)·V⁻¹``: ``dλ = diag(V⁻¹·dA·V)`` (``u_iᴴ·dA·v_i / (u_iᴴ·v_i)``, the rows of
@@ -230,6 +232,7 @@ class NumPyOps:
     inv = _or_nan(np.linalg.inv)
     cholesky = _or_nan(np.linalg.cholesky)
     eigh = staticmethod(np.linalg.eigh)
+    eigh_upper = staticmethod(lambda a: np.linalg.eigh(a, "U"))
     eigvalsh = staticmethod(np.linalg.eigvalsh)  # the values alone: a third cheaper
     eig = staticmethod(lambda a: _eig(a))
     sqrtm = staticmethod(lambda a: _sqrtm(a))
@@ -383,6 +386,12 @@ def _solve(op: Any, a: Any, b: Any, xp: Any, transposed: bool = False) -> Any:
     return xp.solve_right(b, t, p["lower"], trans)
 
 
+def _eigh(op: Any, a: Any, xp: Any) -> Any:
+    """``eigh`` of the symmetric ``a`` reading the triangle ``op`` names (its vectors'
+    signs: LAPACK's for that triangle)."""
+    return xp.eigh(a) if op.param.get("lower", True) else xp.eigh(a, "U")
+
+
 def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) -> Any:
     """The result (``emit``: names a step's value, where the vocabulary prints code)."""
     op = core(op)
@@ -393,7 +402,7 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
     if op.primitive == "eigh_values" and hasattr(xp, "eigvalsh"):  # NumPy's values
         return xp.eigvalsh(args[0])
     if op.primitive.startswith("eigh"):
-        return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+        return xp.part(_eigh(op, args[0], xp), 0 if op.primitive == "eigh_values" else 1)
     if op.primitive in ("sqrtm", "logm"):
         pair = xp.eig(args[0])
         w = xp.part(pair, 0)
@@ -424,7 +433,7 @@ def tangent(
         diagonal = xp.mul(xp.mul(inner, xp.eye(op.shape[0])), 0.5)
         return xp.matmul(result, xp.add(xp.tril(inner, -1), diagonal))
     if op.primitive.startswith("eigh"):
-        pair = xp.eigh(args[0])
+        pair = _eigh(op, args[0], xp)
         w, v = xp.part(pair, 0), xp.part(pair, 1)
         n = op.shape[0]
         inner = xp.matmul(xp.matmul(xp.swap(v), d), v)
@@ -593,7 +602,7 @@ def cotangent(
     if name == "logabsdet":
         return xp.scale(xp.column(xp.column(bar)), xp.swap(xp.inv(args[0])))
     if name.startswith("eigh"):
-        pair = xp.eigh(args[0])
+        pair = _eigh(op, args[0], xp)
         w, v = xp.part(pair, 0), xp.part(pair, 1)
         if name == "eigh_values":
             return xp.matmul(xp.scale(v, xp.row(bar)), xp.swap(v))
@@ -805,8 +814,8 @@ class KeptOps(NumPyOps):
     def cofactors(self, a: Any) -> np.ndarray:
         return self._kept("cofactors", a)
 
-    def eigh(self, a: Any) -> Any:
-        return self._kept("eigh", a)
+    def eigh(self, a: Any, uplo: str = "L") -> Any:
+        return self._kept("eigh", a) if uplo == "L" else self._kept("eigh_upper", a)
 
     def eig(self, a: Any) -> Any:
         return self._kept("eig", a)

@@ -191,7 +191,7 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
         :func:`adjoint_names`) in the same order, so entry ``(x̄_i, x_j)`` of its Jacobian
         is ``∂²(λᵀy)/∂x_i∂x_j``; intermediates the forward vertices the adjoints read, then
         the adjoint vertices in the order the reverse sweep computes them. The point of
-        ``g``, if any, is kept.
+        ``g``, if any, is kept, and its parameters' values where they are all of ``H``'s.
 
     Raises
     ------
@@ -252,6 +252,9 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
         H.add_edge(u, v, g.given_partial(u, v) if u in g and v in g else None)
     if g.point is not None:
         H.set_point(g.point)
+    known = g.parameter_point  # the parameters' values given with it (not the weights')
+    if known and all(p in known for p in H.parameters):
+        H.set_parameter_point(known)
     return H
 
 

@@ -694,6 +694,7 @@ def richardson(
             spread = np.where(settled, np.abs(r2 - r1) + rounding, np.inf)
             estimate[y] = np.where(fixed, 0.0, spread)
             quiet = np.logical_and(still.get(y, False), np.all(np.equal(f[1:], f[0]), axis=0))
+            quiet &= ~np.asarray(fixed, dtype=bool)  # held fixed: exactly zero, share 0
             top = float(np.max(unit[y], initial=0.0))
             with np.errstate(all="ignore"):
                 share = estimate[y] / unit[y]

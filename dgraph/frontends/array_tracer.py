@@ -3363,9 +3363,10 @@ def _eigh(a: Any, UPLO: str = "L") -> Any:
         return _per_matrix("numpy.linalg.eigh", shape[:-2], one)
     m = _spelled(a, UPLO, "numpy.linalg.eigh")
     *batch, n = _shape_of(m)[:-1]
+    upper = (("lower", False),) if UPLO == "U" else ()  # LAPACK's signs for that triangle
     return _EIGH(
         _linalg_op("eigh_values", [m], (), (*batch, n)),
-        _linalg_op("eigh_vectors", [m], (), (*batch, n, n)),
+        _linalg_op("eigh_vectors", [m], upper, (*batch, n, n)),
     )
 
 

@@ -22,6 +22,8 @@ derivative is the one JAX's own rule gives, ties included.
   (their transpose, in a gradient) as the vjp of that reading;
 * ``reduce_or`` / ``reduce_and`` (booleans, no derivative): the max / min of the operand
   as numbers, compared with 0;
+* ``reduce`` with a body of its own (``lax.reduce`` of a pair of operands, an argmax
+  written by hand): the tree reduction JAX's jvp rule differentiates (:func:`_reduce`);
 * ``custom_linear_solve`` whose matvec is a product with a matrix (``jnp.linalg.solve``,
   ``inv``): a ``linear_solve`` of that matrix (:mod:`dgraph.blocks.linalg`), the solve
   function it carries (an LU factorization) not read; of a matrix-free matvec on one
@@ -564,6 +566,45 @@ def _psum(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return read_as(reader, eqn, ins, lambda *xs: [jnp.sum(x, axis=axes) for x in xs])
 
 
+def _reduce(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``lax.reduce`` of a body JAX has no reduction primitive for (a pair of operands, an
+    argmax written by hand): JAX's jvp rule (``_reduce_jvp``) is the jvp of a tree
+    reduction, the reduced axes moved first and flattened, then halved until one entry is
+    left, the body applied entrywise to the halves (an odd half padded with the init
+    values); the reading is that tree, the body's jaxpr inlined at each level. An empty
+    reduced axis gives the init values, as the primitive does."""
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.extend.core import jaxpr_as_fun
+
+    body, k = eqn.params["jaxpr"], len(eqn.outvars)
+    axes = tuple(int(a) for a in eqn.params["dimensions"])
+    shape = tuple(int(n) for n in eqn.invars[0].aval.shape)
+    kept = tuple(d for d in range(len(shape)) if d not in axes)
+    combine = jaxpr_as_fun(body)
+    for _ in range(len(kept) + 1):  # entrywise over the kept axes and the halves
+        combine = jax_module().vmap(combine)
+
+    def tree(*args):
+        inits = args[k:]
+        n = math.prod(shape[d] for d in axes)
+        xs = [jnp.reshape(jnp.transpose(x, axes + kept), (n, *(shape[d] for d in kept)))
+              for x in args[:k]]  # fmt: skip
+        if n == 0:
+            return [jnp.full(tuple(shape[d] for d in kept), i) for i in inits]
+        while xs[0].shape[0] > 1:
+            half = (xs[0].shape[0] + 1) // 2
+            first = [x[:half] for x in xs]
+            second = [x[half:] for x in xs]
+            if 2 * half != xs[0].shape[0]:
+                pads = [(0, 1, 0)] + [(0, 0, 0)] * len(kept)
+                second = [lax.pad(x, i, pads) for x, i in zip(second, inits, strict=True)]
+            xs = list(combine(*first, *second))
+        return [x[0] for x in xs]
+
+    return read_as(reader, eqn, ins, tree)
+
+
 CALLED: dict[str, Callable[..., list[Any] | None]] = {
     "_searchsorted_scan_impl": _searchsorted,
     "signbit": _signbit,
@@ -588,4 +629,5 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "lu": _lu,
     "psum": _psum,
     "tridiagonal_solve": _tridiagonal_solve,
+    "reduce": _reduce,
 }

@@ -231,11 +231,12 @@ def _linalg(eqn, ins: list[Any]) -> ArrayOp:
 def _eigh(eqn, ins: list[Any], where: str) -> list[ArrayOp]:
     """``eigh``: its eigenvectors and its eigenvalues, one operation each."""
     p = eqn.params
-    if not p.get("lower", True) or not p.get("sort_eigenvalues", True) or p.get("subset_by_index"):
+    if not p.get("sort_eigenvalues", True) or p.get("subset_by_index"):
         raise InputError(f"{where}: eigh is supported as jnp.linalg.eigh calls it only")
     (a,) = (_operand(x) for x in ins)
     vectors, values = (_shape(v) for v in eqn.outvars)
-    ops = [ArrayOp("eigh_vectors", (a,), (), vectors), ArrayOp("eigh_values", (a,), (), values)]
+    upper = () if p.get("lower", True) else (("lower", False),)  # UPLO="U": LAPACK's signs
+    ops = [ArrayOp("eigh_vectors", (a,), upper, vectors), ArrayOp("eigh_values", (a,), (), values)]
     linalg.check(ops[0], [_shape(eqn.invars[0])])
     return ops
 

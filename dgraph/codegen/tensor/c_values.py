@@ -1544,7 +1544,8 @@ class _Translator(CElementPrinter):
         keywords = {k: _literal(v) for k, v in node.keywords}
         *batch, n, m = source.shape
         k = min(n, m)
-        if kind == "eigh" and (keywords or n != m):
+        # UPLO: the operand is symmetric and the Jacobi vectors' signs are their own either way
+        if kind == "eigh" and (keywords.pop("UPLO", "L") not in ("L", "U") or keywords or n != m):
             self._refuse("eigh other than of square matrices, without options")
         if kind == "qr" and keywords not in ({}, {"mode": "reduced"}):
             self._refuse("qr other than in its reduced mode")

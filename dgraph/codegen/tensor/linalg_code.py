@@ -60,8 +60,8 @@ class IROps:
         return Call("linalg.cholesky", (a,))
 
     @staticmethod
-    def eigh(a: Node) -> Node:
-        return Call("linalg.eigh", (a,))
+    def eigh(a: Node, uplo: str = "L") -> Node:
+        return Call("linalg.eigh", (a,), () if uplo == "L" else (("UPLO", Const(uplo)),))
 
     @staticmethod
     def eig(a: Node) -> Node:

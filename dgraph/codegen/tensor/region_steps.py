@@ -75,7 +75,7 @@ def body_operation(
         return Name(arguments[op])
     if not isinstance(op, ArrayOp):  # a Const: one number, or an array of one (zeros)
         value = np.asarray(op.value)
-        if value.size == 0 or not (value == value.flat[0]).all():
+        if value.size == 0 or not np.array_equal(value, np.full_like(value, value.flat[0]), True):
             raise DGraphError(f"{where}: a loop output that is a constant array")
         number = value.flat[0].item()
         return Call("full", (Const(tuple(shape)), Const(number)))
