@@ -493,17 +493,3 @@ def test_writes_in_place_against_differences() -> None:
         (_written_in_place(x + h * e) - _written_in_place(x - h * e)) / (2 * h) for e in np.eye(9)
     ]
     np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)
-
-
-@pytest.mark.parametrize("m", [np, jnp], ids=["numpy", "jax"])
-def test_split_jacobian_is_a_list_as_jax_gives(m):
-    """``split`` returns a list: the made Jacobian is a list of blocks, as
-    ``jax.jacobian``'s (a tuple on main), each ``piece.shape + x.shape`` of the identity's
-    rows."""
-    x = np.arange(12.0).reshape(3, 4) / 5
-    J = dgraph.make_function(lambda x: m.split(1.5 * x, [1, 3], axis=1), point=[x])
-    blocks = J(x)
-    assert isinstance(blocks, list) and J.generated.verified is True
-    eye = 1.5 * np.eye(12).reshape(3, 4, 3, 4)
-    for got, cols in zip(blocks, ([0], [1, 2], [3]), strict=True):
-        np.testing.assert_array_equal(got, eye[:, cols])

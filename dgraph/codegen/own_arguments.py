@@ -11,9 +11,8 @@ array level's (:class:`~dgraph.codegen.function.GeneratedFunction`, JAX's pytree
 ``jax.jacobian(f, argnums=(0, 1, …))``'s nesting, one block ``y.shape + x.shape``, a
 sparse one ``(y.size, x.size)``). The flat call still works where it is not the own call.
 A function of one vector is called the same way by both; one returning one vector or a
-tuple of outputs keeps the flat (m, n) results, one returning a scalar or a matrix gets the
-array level's (a scalar's J ``(n,)``, as ``jax.grad``'s); a list of outputs is a pytree
-(:func:`~dgraph.frontends.pytrees.output_is_pytree`), nested in a list as JAX nests it.
+list of outputs keeps the flat (m, n) results, one returning a scalar or a matrix gets the
+array level's (a scalar's J ``(n,)``, as ``jax.grad``'s).
 """
 
 from __future__ import annotations

@@ -335,10 +335,10 @@ def pytrees_of(
 
 def output_is_pytree(f: Callable[..., Any], point: Sequence[Any], traced: bool) -> bool:
     """Whether ``f``'s result at ``point`` is a pytree other than one array or a flat
-    tuple of them (those keep their flat results): a dict, a NamedTuple, a nesting, a
-    list (``jnp.split``'s: ``jax.jacobian`` answers it with a list). ``traced``: ``f``
-    uses JAX, and ``jax.eval_shape`` traces it without running it; else it is run.
-    False where it fails (the reader read it, so it does not) or JAX is not installed."""
+    tuple or list of them (those keep their flat results): a dict, a NamedTuple, a
+    nesting. ``traced``: ``f`` uses JAX, and ``jax.eval_shape`` traces it without
+    running it; else it is run. False where it fails (the reader read it, so it does
+    not) or JAX is not installed."""
     if not has_jax():
         return False
     import jax
@@ -350,9 +350,7 @@ def output_is_pytree(f: Callable[..., Any], point: Sequence[Any], traced: bool) 
             out = _result_of(f, point) if traced else f(*point)
     except Exception:  # the reader read f; a failure here keeps the flat results
         return False
-    if isinstance(out, list):  # JAX nests its Jacobian in a list too (jnp.split's)
-        return True
-    if isinstance(out, tuple) and not hasattr(out, "_fields"):
+    if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
         return any(isinstance(v, (list, tuple, Mapping)) for v in out)
     return isinstance(out, Mapping) or hasattr(out, "_fields")
 
