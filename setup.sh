@@ -15,14 +15,18 @@ if ! command -v dot >/dev/null 2>&1; then
 fi
 
 # apt-get install PACKAGES for tests that skip without them: on failure apt's last lines and
-# what will skip, which in CI (CI=true) fails the run (tests/skip_policy.py)
+# what will skip, which in CI (CI=true) fails the run (tests/skip_policy.py). Without the
+# packages they recommend, which the tests never use (chromium's are 150: printing, Samba,
+# Perl's web stack, a second Python): a third less install time (benchmarks/RESULTS.md,
+# session 67). Graphviz keeps its own: its fonts set the drawings' sizes.
 optional_install() {
   what="$1"
   shift
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  if log=$($sudo apt-get install -y -q "$@" 2>&1) ||
-    log=$({ $sudo apt-get update -q && $sudo apt-get install -y -q "$@"; } 2>&1); then
+  if log=$($sudo apt-get install -y -q --no-install-recommends "$@" 2>&1) ||
+    log=$({ $sudo apt-get update -q &&
+      $sudo apt-get install -y -q --no-install-recommends "$@"; } 2>&1); then
     return 0
   fi
   printf '%s\n' "$log" | tail -n 5 >&2
