@@ -398,10 +398,10 @@ def test_vertex_symbols_are_real():
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_the_partials_of_a_max_or_min_of_vertices_share_ties_as_jax(extreme, n):
     """The edges of a Max or Min of n vertices: for two, sympy's derivative exactly (the
-    same tree: a step of the difference to the other); for more, the step with a count of
-    the ties (:func:`dgraph.core.extremes.share`, where sympy's step gives each of three
-    tied arguments 1/2). It evaluates to 1 on the extreme argument only, and to 1/k on
-    each of k tied ones, as ``jax.numpy.max``."""
+    same tree: a step of the difference to the other); for more, JAX's ``[x == m] / k``
+    over the maximum m (:func:`dgraph.core.extremes.share`, where sympy's step gives each
+    of three tied arguments 1/2). It evaluates to 1 on the extreme argument only, and to
+    1/k on each of k tied ones, as ``jax.numpy.max``."""
     from dgraph.core.extremes import share
 
     xs = [vertex_symbol(f"x{i}") for i in range(n)]

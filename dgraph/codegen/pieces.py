@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import sympy
 
+from ..core.extremes import holds
 from ..core.rebuild import bottom_up
 
 __all__ = ["Piecewise", "pieces_held", "pieces_released"]
@@ -39,7 +40,7 @@ def pieces_held(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with every Piecewise held (:class:`Piecewise`); ``expr`` itself where it
     has none. Remembered, as :func:`~dgraph.core.extremes.held`: the code generator's cse
     meets the same statements in every pass order and candidate."""
-    if not expr.has(sympy.Piecewise):
+    if not holds(expr, sympy.Piecewise):
         return expr
     return _swapped(expr, sympy.Piecewise, Piecewise)
 
@@ -47,7 +48,7 @@ def pieces_held(expr: sympy.Expr) -> sympy.Expr:
 @lru_cache(maxsize=1024)
 def pieces_released(expr: sympy.Basic) -> sympy.Basic:
     """:func:`pieces_held`'s inverse: each held :class:`Piecewise` sympy's again."""
-    if not expr.has(Piecewise):
+    if not holds(expr, Piecewise):
         return expr
     return _swapped(expr, Piecewise, sympy.Piecewise)
 

@@ -123,6 +123,7 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
     definitions: list[Assignment] = []
     renamings: dict[str, dict[sympy.Symbol, sympy.Symbol]] = {}  # one per target vertex:
     # a vertex of n in-edges would otherwise build its renaming n times (n² for a sum)
+    extremes_known: dict[str, dict] = {}  # :func:`_over_own_value`'s, by vertex
     for u, v in graph.edges():
         partial = graph.partial(u, v)
         if partial is None:
@@ -132,11 +133,16 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
             )
         if v not in renamings:
             renamings[v] = _renaming(graph, graph.predecessors(v))
-        partial = fold_constants(_renamed(partial, renamings[v]))
+        expr = graph.expr(v)
+        target = value_symbol(v)
+        if isinstance(expr, (sympy.Max, sympy.Min)) and target in values:
+            partial = _over_own_value(partial, expr, v, renamings[v], extremes_known)
+        else:
+            partial = _renamed(partial, renamings[v])
+        partial = fold_constants(partial)
         if partial.is_Number:
             labels[graph.symbol(u, v)] = partial
             continue
-        target = value_symbol(v)
         if target in values:
             partial = _in_terms_of(partial, values[target], target)
         labels[graph.symbol(u, v)] = label_symbol(u, v)
@@ -144,12 +150,26 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
     return labels, definitions
 
 
+def _over_own_value(
+    partial: sympy.Expr,
+    expr: sympy.Expr,
+    v: str,
+    rename: dict[sympy.Symbol, sympy.Symbol],
+    known: dict[str, dict],
+) -> sympy.Expr:
+    """A partial of the Max or Min vertex ``v`` (value ``expr``) over ``v``'s own value,
+    renamed: its n-argument value, n times in each of its n partials (in the count of
+    its ties), replaced before anything walks them, and each subexpression the partials
+    share (the count) rebuilt once for all of them (``known``: per vertex)."""
+    return extremes.over_value(partial, {expr: value_symbol(v), **rename}, known.setdefault(v, {}))
+
+
 def _renamed(expr: sympy.Expr, rename: dict[sympy.Symbol, sympy.Symbol]) -> sympy.Expr:
     """``expr`` over the renamed variables; a Max or Min in it is not evaluated again
     (``xreplace`` rebuilds ``Max(x1, …, xn)`` by pairwise comparisons: each of a
     maximum's n partials holds the Max of the n - 1 others, 47% of ``make_function``'s
     10.7 CPU-s for ``np.max`` of 20 elements)."""
-    if expr.has(sympy.Max, sympy.Min):
+    if extremes.holds(expr, (sympy.Max, sympy.Min)):
         return extremes.substituted(expr, rename)
     return expr.xreplace(rename)
 
@@ -157,7 +177,11 @@ def _renamed(expr: sympy.Expr, rename: dict[sympy.Symbol, sympy.Symbol]) -> symp
 def _in_terms_of(expr: sympy.Expr, value: sympy.Expr, name: sympy.Symbol) -> sympy.Expr:
     """``expr`` rewritten with ``value`` replaced by ``name`` when cheaper and exact
     (no fractional power of ``name`` appears) and dividing by nothing ``expr`` does not
-    (``x**(p - 1)`` as ``t/x`` for ``t = x**p`` is 0/0 at ``x = 0``)."""
+    (``x**(p - 1)`` as ``t/x`` for ``t = x**p`` is 0/0 at ``x = 0``). A Max or Min is
+    replaced where it stands, never dearer (:func:`~dgraph.core.extremes.over_value`:
+    ``subs`` walks each of its partials' n² nodes)."""
+    if isinstance(value, (sympy.Max, sympy.Min)):
+        return extremes.over_value(expr, {value: name})
     candidate = expr.subs(value, name)
     fractional = any(p.base == name and not p.exp.is_Integer for p in candidate.atoms(sympy.Pow))
     if fractional or count_ops([candidate]).key() >= count_ops([expr]).key():

@@ -4,16 +4,21 @@ JAX shares the derivative of a maximum equally among the arguments equal to it: 
 the k tied entries of a ``reduce_max`` or of a ``scatter_max`` position gets 1/k, each
 side of a binary ``max`` 1/2. sympy's ``Max.fdiff`` is the step ``H(a - max(others))``
 with H(0) = 1/2, which is 1/k only for k <= 2 (three tied arguments get 1/2 each). Here
-the share of argument ``a`` among others ``b`` is
+the share of argument ``a`` of ``m = Max(args)`` is JAX's own rule (its
+``_reduce_chooser_jvp_rule``),
 
-    H(a - max(b), 1) / (1 + Σ_b H(b - a, 1))
+    [a == m] / Σ_b [b == m]
 
-(the step with H(0) = 1 says ``a`` is the result; then ``H(b - a, 1)`` is 1 exactly where
-``b`` ties with it), the mirror image for a Min, and sympy's step itself for two
-arguments (the same numbers). Each term is one comparison, so a partial stays linear in
-the arguments, as the step is. :func:`derivative` and :func:`jacobian` differentiate any
-expression by this rule (the scalar graph's partials, the symbolic method's entries),
-and a power's exponent by JAX's rule at a zero base (:class:`PowerOf`: ``log 0`` read as 0).
+(the same comparisons, k of them true: the values compared are the ones the maximum was
+taken of; NaN anywhere makes every share 0/0, NaN, as JAX's), the mirror image for a Min,
+and sympy's step itself for two arguments (the same numbers). Every partial of one
+maximum holds the same value ``m``, the same indicators and the same count: the code
+generator computes them once (``m`` is the vertex's own value), so the n partials of a
+maximum over n cost O(n) together, where a partial holding the maximum of the n - 1
+others cost n each (n² for all; 60 CPU-s for ``np.max`` of 110 entries).
+:func:`derivative` and :func:`jacobian` differentiate any expression by this rule (the
+scalar graph's partials, the symbolic method's entries), and a power's exponent by JAX's
+rule at a zero base (:class:`PowerOf`: ``log 0`` read as 0).
 """
 
 from __future__ import annotations
@@ -24,14 +29,16 @@ from functools import lru_cache
 import sympy
 
 from .elementary import isfinite, isinf, isnan, rint
-from .rebuild import remade, replaced
+from .rebuild import bottom_up, rebuilt, remade, replaced
 
 __all__ = [
     "PowerOf",
     "derivative",
     "exponents_held",
     "held",
+    "holds",
     "jacobian",
+    "over_value",
     "powers_released",
     "released",
     "share",
@@ -46,25 +53,38 @@ _STEPS = (sympy.floor, sympy.ceiling, rint, sympy.sign, sympy.Heaviside, isfinit
 def share(kind: type, args: Sequence[sympy.Expr], i: int) -> sympy.Expr:
     """∂ kind(*args) / ∂ args[i] (``kind`` sympy.Max or sympy.Min), ties shared as JAX
     shares them; an argument repeated counts once per place, as JAX counts entries."""
-    x = args[i]
-    others = [a for j, a in enumerate(args) if j != i]
     sign = 1 if kind is sympy.Max else -1
-    if len(others) == 1:
-        return sympy.Heaviside(sign * (x - others[0]))
-    rest = kind(*others, evaluate=False)
-    ties = sympy.Add(sympy.S.One, *(_step(b, x, sign) for b in others), evaluate=False)
-    inverse = sympy.Pow(ties, sympy.S.NegativeOne, evaluate=False)
-    return sympy.Mul(_step(x, rest, sign), inverse, evaluate=False)
+    if len(args) == 2:
+        return sympy.Heaviside(sign * (args[i] - args[1 - i]))
+    value, inverse = _ties(kind, tuple(args))
+    a = args[i]
+    below = sympy.StrictLessThan(*((a, value) if sign == 1 else (value, a)), evaluate=False)
+    return sympy.Piecewise(
+        (inverse, sympy.Eq(a, value, evaluate=False)),
+        (sympy.S.Zero, below),
+        (sympy.nan, sympy.true),
+        evaluate=False,
+    )
 
 
-def _step(a: sympy.Expr, b: sympy.Expr, sign: int) -> sympy.Expr:
-    """H(a - b, 1) (H(b - a, 1) for sign -1), built as written, its arguments as they
-    are: ``Heaviside(...)`` asks sympy's assumptions whether its argument is negative and
-    checks its argument count against a set it builds each time (0.3 ms a step; a max
-    over 300 elements makes 90,000 steps)."""
-    low, high = (b, a) if sign == 1 else (a, b)
-    difference = sympy.Add(high, sympy.Mul(sympy.S.NegativeOne, low), evaluate=False)
-    return sympy.Expr.__new__(sympy.Heaviside, difference, sympy.S.One)
+@lru_cache(maxsize=64)
+def _ties(kind: type, args: tuple[sympy.Expr, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+    """``m = kind(*args)`` and ``1 / Σ [a == m]``, built once for the n partials of one
+    maximum (the same objects in each: the code generator's ``cse`` and the rebuilding
+    passes meet each once). ``m`` is held (:class:`_SharedMax`) where the arguments are,
+    so that :func:`released` builds it unevaluated: a sympy Max rebuilt over new
+    arguments compares them pairwise."""
+    hold = any(holds(a, _SharedMax) for a in args)
+    value = _HOLD[kind](*args) if hold else kind(*args, evaluate=False)
+    count = sympy.Add(*(_indicator(a, value) for a in args), evaluate=False)
+    return value, sympy.Pow(count, sympy.S.NegativeOne, evaluate=False)
+
+
+def _indicator(a: sympy.Expr, value: sympy.Expr) -> sympy.Expr:
+    """``[a == value]``, 1 or 0, built as written (sympy's ``Eq`` would ask whether the
+    difference is zero, its ``Piecewise`` whether the condition can be simplified)."""
+    equal = sympy.Eq(a, value, evaluate=False)
+    return sympy.Piecewise((sympy.S.One, equal), (sympy.S.Zero, sympy.true), evaluate=False)
 
 
 class _SharedMax(sympy.Function):
@@ -95,7 +115,7 @@ def held(expr: sympy.Expr) -> sympy.Expr:
     and candidate, holds the same statements again and again (tests/test_numpy_idioms.py's
     ``ufunc_reduce`` and ``accumulate`` tests: 99 of 3,067 calls found among the last 16,
     1,970 among the last 1,024)."""
-    if not expr.has(sympy.Max, sympy.Min):
+    if not holds(expr, (sympy.Max, sympy.Min)):
         return expr
     return _rebuilt(expr, _HOLD)
 
@@ -105,7 +125,7 @@ def released(expr: sympy.Expr) -> sympy.Expr:
     """:func:`held`'s inverse: sympy's Max and Min again, unevaluated. Remembered for the
     last 1,024 expressions, as :func:`held` (the same two tests: 2,584 of 3,952 calls
     found)."""
-    if not expr.has(_SharedMax):  # _SharedMin is one too
+    if not holds(expr, _SharedMax):  # _SharedMin is one too
         return expr
     return _rebuilt(expr, _RELEASE)
 
@@ -141,11 +161,55 @@ def _rebuilt(expr: sympy.Expr, swap: dict[type, Callable[..., sympy.Expr]]) -> s
         make = swap.get(type(e))
         if make is not None:
             done[e] = make(*args)
-        elif any(a is not b for a, b in zip(args, given, strict=True)):
-            done[e] = remade(e.func, args)
-        else:
+        elif not any(a is not b for a, b in zip(args, given, strict=True)):
             done[e] = e
+        elif isinstance(e, _AS_BUILT):  # as evaluated when first built, a class swapped
+            done[e] = e.func(*args, evaluate=False)
+        else:
+            done[e] = remade(e.func, args)
     return done[expr]  # type: ignore[return-value]
+
+
+# rebuilt unevaluated by :func:`_rebuilt`: a Piecewise evaluated walks its whole tree
+# (each partial of a maximum holds its value n times) and a relation asks whether its
+# sides differ by zero
+_AS_BUILT = (sympy.Piecewise, sympy.core.relational.Relational)
+
+
+def holds(expr: sympy.Basic, types: type | tuple[type, ...]) -> bool:
+    """``expr.has(*types)`` for types, each distinct subexpression looked at once: sympy's
+    walks the tree, and the n partials of a maximum over n each hold its value n times
+    (in the count of its ties), n² nodes a partial to walk."""
+    seen: set[sympy.Basic] = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, types):
+            return True
+        for a in getattr(e, "args", ()):
+            if a not in seen:
+                seen.add(a)
+                stack.append(a)
+    return False
+
+
+def over_value(expr: sympy.Expr, mapping: dict, known: dict | None = None) -> sympy.Expr:
+    """``expr.xreplace(mapping)`` where ``mapping`` reads a Max or Min (a vertex's value,
+    in its partials) as a symbol (the vertex's own value), and may rename others: each
+    distinct subexpression rebuilt once, no Max evaluated, and the mapped value never
+    walked. A maximum's partials so read its value once each, and the count of its ties
+    is n comparisons with it (:func:`share`). ``known``: what was done with this
+    ``mapping`` before, shared between the n partials of one maximum, which hold one
+    count (each then rebuilds only its own few nodes)."""
+    known = {} if known is None else known
+    known.update(mapping)
+
+    def combine(e: sympy.Basic, args: list) -> sympy.Basic:
+        if isinstance(e, (sympy.Max, sympy.Min)):  # another, holding the value: as it is
+            return rebuilt(e, args, evaluate=False)
+        return rebuilt(e, args)
+
+    return bottom_up(expr, combine, known)
 
 
 def substituted(expr: sympy.Expr, mapping: dict) -> sympy.Expr:
@@ -156,7 +220,7 @@ def substituted(expr: sympy.Expr, mapping: dict) -> sympy.Expr:
 
 def derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr:
     """``sympy.diff(expr, x)`` with every Max and Min differentiated by :func:`share`."""
-    if not expr.has(sympy.Max, sympy.Min):
+    if not holds(expr, (sympy.Max, sympy.Min)):
         return sympy.diff(expr, x)
     return released(sympy.diff(held(expr), x))
 
@@ -176,7 +240,7 @@ class PowerOf(sympy.Function):
 def exponents_held(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> sympy.Expr:
     """``expr`` with each power whose exponent holds one of ``symbols`` and whose base may
     be 0 (not a positive number) a :class:`PowerOf`; ``expr`` itself where there is none."""
-    if not expr.has(sympy.Pow):
+    if not holds(expr, sympy.Pow):
         return expr
     found = {
         p: PowerOf(p.base, p.exp)
@@ -188,7 +252,7 @@ def exponents_held(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> sympy.E
 
 def powers_released(expr: sympy.Expr) -> sympy.Expr:
     """Every :class:`PowerOf` of ``expr`` a power again."""
-    return expr.replace(PowerOf, sympy.Pow) if expr.has(PowerOf) else expr
+    return expr.replace(PowerOf, sympy.Pow) if holds(expr, PowerOf) else expr
 
 
 def jacobian(exprs: Sequence[sympy.Expr], symbols: Sequence[sympy.Symbol]) -> sympy.Matrix:
@@ -196,7 +260,7 @@ def jacobian(exprs: Sequence[sympy.Expr], symbols: Sequence[sympy.Symbol]) -> sy
     :func:`share` and every step's derivative zero (:func:`steps_zeroed`), as the graph's
     partials take them."""
     exprs = [exponents_held(e, symbols) for e in exprs]  # JAX's rule at a zero base
-    if not any(e.has(sympy.Max, sympy.Min) for e in exprs):
+    if not any(holds(e, (sympy.Max, sympy.Min)) for e in exprs):
         found = sympy.Matrix(exprs).jacobian(list(symbols))
         return found.applyfunc(lambda e: steps_zeroed(powers_released(e)))
     found = sympy.Matrix([held(e) for e in exprs]).jacobian(list(symbols))
@@ -209,7 +273,7 @@ def steps_zeroed(d: sympy.Expr) -> sympy.Expr:
     at their jumps (sympy's ``DiracDelta``, its unevaluated ``Derivative`` of a step, and
     the ``Subs(0, ...)`` its chain rule leaves for a step of a composite argument,
     ``floor(3*x)``, are zero)."""
-    if not d.has(sympy.DiracDelta, sympy.Derivative):
+    if not holds(d, (sympy.DiracDelta, sympy.Derivative)):
         return d
     zero = dict.fromkeys(d.atoms(sympy.DiracDelta), sympy.S.Zero)
     zero.update(dict.fromkeys(

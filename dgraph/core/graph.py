@@ -57,7 +57,9 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     have derivative zero, which holds everywhere but at their jumps; ``Mod(a, b)`` is
     ``a − b·floor(a/b)``."""
     x = vertex_symbol(vertex)
-    if expr.has(sympy.Mod):  # a − b·floor(a/b), Python's modulo: derivatives 1 and −floor(a/b)
+    if extremes.holds(
+        expr, sympy.Mod
+    ):  # a − b·floor(a/b), Python's modulo: derivatives 1 and −floor(a/b)
         expr = expr.replace(sympy.Mod, lambda a, b: a - b * sympy.floor(a / b))
     held = extremes.exponents_held(expr, (x,))
     if held is not expr:  # JAX's rule for a power's exponent at a zero base
@@ -75,7 +77,9 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     if d is None:
         d = extremes.derivative(expr, x)
     d = extremes.steps_zeroed(d)
-    if d.has(sympy.Derivative):  # a function sympy cannot differentiate (Mod of a product)
+    if extremes.holds(
+        d, sympy.Derivative
+    ):  # a function sympy cannot differentiate (Mod of a product)
         left = next(e for e in sympy.preorder_traversal(d) if isinstance(e, sympy.Derivative))
         what = sympy.sstr(left.expr)
         raise GraphError(
@@ -1042,8 +1046,31 @@ class DGraph(Printable):
         return json.dumps(self.to_dict(), indent=indent)
 
 
-def _srepr(expr: sympy.Expr | None) -> str | None:
-    return None if expr is None else sympy.srepr(expr)
+def _srepr(expr: sympy.Expr | None) -> tuple | None:
+    """``expr``'s structure: each distinct subexpression once, in the order first met, as
+    ``sympy.srepr`` of an atom or (type, the places of its arguments). What ``srepr``
+    tells (Float precisions, symbol assumptions, argument orders) without its text of
+    every shared subexpression again: a maximum's n partials each hold its value n times
+    (n² nodes each, minutes of ``srepr`` at n = 160). The same for a tree as for a DAG."""
+    if expr is None:
+        return None
+    rows: dict = {}
+    place: dict[int, int] = {}  # by id: a subexpression met again is not walked again
+    kept = []  # the nodes whose ids ``place`` holds stay alive while it does
+    stack: list[tuple[object, bool]] = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in place:
+            continue
+        args = e.args if isinstance(e, sympy.Basic) else ()
+        if args and not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in reversed(args) if id(a) not in place)
+            continue
+        row = (type(e), tuple(place[id(a)] for a in args)) if args else sympy.srepr(e)
+        place[id(e)] = rows.setdefault(row, len(rows))
+        kept.append(e)
+    return tuple(rows)
 
 
 def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:

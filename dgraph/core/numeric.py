@@ -23,6 +23,7 @@ from sympy.printing.numpy import SciPyPrinter
 
 from ..blocks.rounding import absolute_terms, sums_terms
 from ..errors import GraphError, InputError
+from . import extremes
 from .algebra import fold
 from .graph import DGraph, vertex_symbol
 
@@ -207,6 +208,7 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     is a line of its own (a NumPy warning quotes one expression)."""
     vertices, edges, partials = [], [], []
     for v in graph.order():
+        known: dict = {}  # shared by v's partials (:func:`_over_value`)
         if graph.role(v) != "input":
             if graph.expr(v) is None:
                 raise GraphError(f"vertex {v!r} has no expression; it cannot be evaluated")
@@ -216,7 +218,7 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
             if partial is None:
                 raise GraphError(f"edge {u} -> {v} has no known local partial")
             edges.append((u, v))
-            partials.append(partial)
+            partials.append(_over_value(partial, graph.expr(v), v, known))
     names = {vertex_symbol(u): f"_v{k}" for k, u in enumerate([*graph.order(), *graph.parameters])}
     printer = _Printer(names)
     known = [names[vertex_symbol(u)] for u in [*graph.inputs, *graph.parameters]]
@@ -225,6 +227,18 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     each = [(f"_l{k}", p) for k, p in enumerate(partials)]
     labels = _function("_edge_labels", list(names.values()), each, printer, read=False)
     return (vertices, values), (edges, labels)
+
+
+def _over_value(
+    partial: sympy.Expr, expr: sympy.Expr | None, vertex: str, known: dict
+) -> sympy.Expr:
+    """A partial of a Max or Min vertex over the vertex's own value, the same number
+    (:func:`~dgraph.core.extremes.over_value`, ``known`` shared by the vertex's
+    partials): the count of the maximum's ties then prints n comparisons, where its
+    value written in each printed n² arguments."""
+    if isinstance(expr, (sympy.Max, sympy.Min)) and len(expr.args) > 2:
+        return extremes.over_value(partial, {expr: vertex_symbol(vertex)}, known)
+    return partial
 
 
 def _broadcast(value, shape: tuple[int, ...]) -> np.ndarray:
