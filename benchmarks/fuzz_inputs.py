@@ -888,7 +888,7 @@ SPECIAL = (1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, 3.0)  # where x**y is ±1: the
 def judge_points(graph, n: int, seed: int) -> list[np.ndarray]:
     """The user's point, then random ones in [0.5, 1.5), [-1, 1), [1, 3), and the
     :data:`SPECIAL` values in turn (distinct for up to 8 entries: no ties for a sort or a
-    max to kink at), and rotated by one."""
+    max to kink at), negated, and rotated by one."""
     rng = np.random.default_rng(seed)
     points = []
     if graph.point is not None:
@@ -896,7 +896,7 @@ def judge_points(graph, n: int, seed: int) -> list[np.ndarray]:
     for low, high in ((0.5, 1.5), (-1.0, 1.0), (1.0, 3.0)):
         points.append(rng.uniform(low, high, n))
     special = np.resize(SPECIAL, n)
-    points += [special, np.roll(special, 1)]
+    points += [special, -special, np.roll(special, 1)]
     return points
 
 

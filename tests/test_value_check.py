@@ -932,6 +932,13 @@ def test_a_power_past_2_53_keeps_its_sign_in_values_and_code(tmp_path, capsys):
     exec((tmp_path / "j.p").read_text(), namespace)
     np.testing.assert_array_equal(namespace["jacobian"](x), [-1e41, 1e41, -1e41])
     assert "(in0[i] * pow(in0[i], 1e+41))" in (tmp_path / "j.c").read_text()
+    # a scalar graph's printers: x**(10**41) + x at -1, d/dx = -1e41 + 1
+    (tmp_path / "p.trace").write_text(f"inputs: x\noutputs: y\ny = x**{10**41} + x\n")
+    assert main(["codegen", str(tmp_path / "p.trace"), "-o", str(tmp_path / "p.py")]) == 0
+    capsys.readouterr()
+    namespace = {}
+    exec((tmp_path / "p.py").read_text(), namespace)
+    assert namespace["jacobian"](np.array([-1.0]))[0, 0] == -1e41
 
 
 def test_a_vertex_underflowed_at_every_point_is_not_verified():
