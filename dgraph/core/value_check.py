@@ -1477,6 +1477,33 @@ def _underflowed(graph: DGraph, point: Point) -> set[str]:
     return found
 
 
+def _short(expr: sympy.Basic) -> str:
+    text = str(expr)
+    return text if len(text) <= 40 else f"{text[:30]}…"
+
+
+def _scalar_underflowed(
+    graph: DGraph, values: Mapping[str, np.ndarray] | None, used: Sequence[int]
+) -> str | None:
+    """A scalar graph's power or exponential vertex (as :data:`NEVER_ZERO`: a power of a
+    vertex not 0 there, an ``exp``) 0 at every point ``used``: underflowed, so that the
+    code's values there say nothing of its rule (:func:`_underflowed`); None where none."""
+    if values is None or not used:
+        return None
+    at = list(used)
+    for v in graph.order():
+        e = graph.expr(v)
+        if v not in values or not isinstance(e, (sympy.Pow, sympy.exp)):
+            continue
+        if np.asarray(values[v])[at].any():
+            continue
+        base = e.base if isinstance(e, sympy.Pow) else None
+        if base is None or (base.is_Symbol and base.name in values and
+                            np.asarray(values[base.name])[at].all()):  # fmt: skip
+            return v
+    return None
+
+
 def check_values(
     graph: DGraph,
     apply: Apply,
@@ -2492,6 +2519,14 @@ def check_scalar_code(
             f"the graph's values or partials are not finite at the given point x ="
             f" {_point(at)}{_scalar_not_finite_partial(graph, at)}; checked only at other"
             " points"
+        )
+        return replace(verdict, ok=False, ran=False, detail=detail)
+    flat = _scalar_underflowed(graph, reference[0], used) if verdict.ok else None
+    if flat:  # J·v there is 0 whatever the rule: the check saw nothing of it
+        detail = (
+            f"vertex {flat!r} ({_short(graph.expr(flat))}) underflows to 0 at every point compared"
+            " (its derivative too: the code's values there are 0 whatever its rule); give a"
+            " point where it does not (point=, --at)"
         )
         return replace(verdict, ok=False, ran=False, detail=detail)
     passed = refs.at(0) if pool.given and names else None
