@@ -732,9 +732,10 @@ class Unjudged(Exception):
     """No independent reference for this answer (said, counted, not a verdict)."""
 
 
-def _composed(graph) -> tuple[list, list, list]:
-    """(inputs' symbols, parameters' symbols, outputs as sympy expressions of them): the
-    statements substituted into each other (no elimination, no edge labels)."""
+def _composed(graph) -> tuple[list, list, list, list]:
+    """(inputs' symbols, parameters' symbols, outputs as sympy expressions of them, every
+    vertex's): the statements substituted into each other (no elimination, no edge
+    labels)."""
     import sympy
 
     from dgraph.core.graph import vertex_symbol
@@ -752,7 +753,8 @@ def _composed(graph) -> tuple[list, list, list]:
         known[vertex_symbol(v)] = e
     xs = [vertex_symbol(x) for x in graph.inputs]
     ps = [vertex_symbol(q) for q in graph.parameters]
-    return xs, ps, [known.get(vertex_symbol(y), vertex_symbol(y)) for y in graph.outputs]
+    outputs = [known.get(vertex_symbol(y), vertex_symbol(y)) for y in graph.outputs]
+    return xs, ps, outputs, list(known.values())
 
 
 def _sympy_reference(graph):
@@ -761,19 +763,23 @@ def _sympy_reference(graph):
     import mpmath
     import sympy
 
-    xs, ps, ys = _composed(graph)
+    xs, ps, ys, every = _composed(graph)
     if len(xs) > JUDGE_SIZE or len(ys) > JUDGE_SIZE:
         raise Unjudged("too many entries")
     J = sympy.Matrix([[sympy.diff(y, x) for x in xs] for y in ys])
     try:
         f = sympy.lambdify([*xs, *ps], J, modules="mpmath")
+        values = sympy.lambdify([*xs, *ps], every, modules="mpmath")
     except Exception as exc:  # a function mpmath does not have
         raise Unjudged(f"mpmath cannot evaluate it ({type(exc).__name__})") from None
 
     def at(x: np.ndarray, p: np.ndarray) -> np.ndarray | None:
         with mpmath.workdps(DIGITS):
             try:
-                m = f(*[mpmath.mpf(float(v)) for v in (*x, *p)])
+                args = [mpmath.mpf(float(v)) for v in (*x, *p)]
+                if any(complex(v).imag for v in values(*args)):
+                    return None  # a vertex complex there ((-1)**2.5): no real function
+                m = f(*args)
                 rows = [[complex(m[i, j]) for j in range(len(xs))] for i in range(len(ys))]
             except Exception:  # a pole, a domain mpmath refuses
                 return None
