@@ -20,7 +20,16 @@ internal error), ``noisy`` (exit 2 with stdout or more than one error line), ``p
 (an error that left a file), ``hang`` (past the limit), ``crash`` (a signal or another
 exit status).
 
+With ``--judge`` an accepted input's answer is judged too (:func:`judge_case`): its
+Jacobian code's values (Python; C for a scalar graph) against sympy's own ``diff`` of the
+composed statements at 50 digits (mpmath), or central differences where there is no
+element level, at the input's point, random points and ±1, classified ``right``,
+``rounding``, ``false-verified``, ``wrong`` or ``unjudged``. ``.py`` models, which the
+command line imports and runs, are mutated by tokens from fixed lists only
+(:func:`_model`), never by bytes.
+
     python benchmarks/fuzz_inputs.py --cases 3000 --seed 66 --out /tmp/fuzz
+    python benchmarks/fuzz_inputs.py --cases 1500 --seed 67 --judge --seconds 10
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -113,6 +124,29 @@ def solved(m):
 """
 MODEL_INPUTS = {"dense": "x:3,w:2x3", "joined": "u:3", "leaky": "a:3", "solved": "m:3x3"}
 
+# .py models (``file.py:f`` on the command line): the CLI imports and runs them, so they
+# are mutated by tokens from these lists only (:func:`_model`), never by bytes: what runs
+# is this text with other numbers, functions and operators, nothing a mutation wrote
+PY_MODELS = [
+    "# inputs: x:3\nimport numpy as np\n\n\ndef f(x):\n"
+    "    return np.sin(2.0 * x) * x[0]**3 + np.exp(-0.5 * x).sum()\n",
+    "# inputs: x:2,y:2\nimport numpy as np\n\n\ndef f(x, y):\n"
+    "    return np.tanh(x @ np.outer(y, x)) + np.log1p(x**2) / 3.0\n",
+    "# inputs: a:3\nimport numpy as np\n\n\ndef f(a):\n"
+    "    b = np.where(a > 0.2, a**2, 0.5 * a)\n    return np.cumsum(b) * np.sqrt(a**2 + 1.0)\n",
+    "# inputs: x:4\nimport numpy as np\n\n\ndef f(x):\n"
+    "    return np.max(x) * np.prod(x[1:3]) - np.arctan(x / 4.0).mean()\n",
+    "# inputs: x,y\nfrom sympy import exp, sin\n\n\ndef f(x, y):\n"
+    "    t = sin(x * y) + x**2 / y\n    return t * exp(-1.5 * x), t - y**3\n",
+    "# inputs: x:3\nimport jax.numpy as jnp\n\n\ndef f(x):\n"
+    "    return jnp.sum(jnp.sin(x)**3 * x) + jnp.cos(x[1] * 2.5)\n",
+]
+PY_NUMBERS = ["0", "1", "-1", "2", "3", "7", "0.5", "1e-300", "1e300", "1e-320", "2**53 + 1",
+              "10**41", "-10**41 - 1", "100000000000000000000000000000000000000001"]  # fmt: skip
+PY_FUNCTIONS = ["sin", "cos", "tanh", "exp", "log", "log1p", "sqrt", "abs", "arctan", "sinh",
+                "expm1", "square", "cbrt", "sign", "floor", "arcsin", "arccosh"]  # fmt: skip
+PY_OPERATORS = [" + ", " - ", " * ", " / ", "**"]
+
 SQUARE_TRACE = "inputs: a, b\noutputs: y1, y2\nt = a*b\ny1 = exp(t) + a\ny2 = t - b**2\n"
 
 # values of the wrong kind, in place of any JSON value
@@ -160,6 +194,7 @@ def seeds() -> list[tuple[str, str]]:
             graph = load(f"{folder}/models.py:{name}", inputs=inputs)
             out.append((".json", graph.to_json()))
     out.append((".txt", (ROOT / "dgraph" / "chain" / "data" / "example_s5.txt").read_text()))
+    out += [(".py", text) for text in PY_MODELS]
     return out
 
 
@@ -603,9 +638,44 @@ def _chain(rng: random.Random, text: str) -> str:
     return "\n".join(" ".join(line) for line in lines) + "\n"
 
 
+def _model(rng: random.Random, text: str) -> str:
+    """A number, a function or an operator of a .py model's body replaced by one from
+    :data:`PY_NUMBERS`, :data:`PY_FUNCTIONS` or :data:`PY_OPERATORS` (the header kept)."""
+    import re
+
+    head, _, body = text.partition("\n\n\n")
+    kind = rng.choice(["number", "number", "function", "operator"])
+    patterns = {
+        "number": r"(?<![\w.*])\d+\.?\d*(e-?\d+)?(\*\*\d+( [+-] \d+)?)?(?![\w\[])",
+        "function": r"(?<=np\.|np\.)("
+        + "|".join(PY_FUNCTIONS)
+        + r")(?=\()|(?<=jnp\.)(sin|cos)(?=\()",
+        "operator": r" [-+*/] |\*\*",
+    }
+    found = [
+        m
+        for m in re.finditer(patterns[kind], body)
+        if "def " not in body[: m.start()].split("\n")[-1]
+    ]
+    if not found:
+        return text
+    m = rng.choice(found)
+    new = rng.choice(
+        {"number": PY_NUMBERS, "function": PY_FUNCTIONS, "operator": PY_OPERATORS}[kind]
+    )
+    if kind == "function" and "jnp." in body[max(0, m.start() - 4) : m.start()]:
+        new = rng.choice(["sin", "cos", "tanh", "exp", "log", "sqrt", "abs"])
+    if kind == "number":
+        new = f"({new})"
+    return f"{head}\n\n\n{body[: m.start()]}{new}{body[m.end() :]}"
+
+
 def mutate(rng: random.Random, suffix: str, text: str) -> str:
     """One to three mutations of a seed, structural or byte-level."""
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        if suffix == ".py":  # code: by tokens from fixed lists only, never bytes
+            text = _model(rng, text)
+            continue
         try:
             if rng.random() < 0.3:
                 text = _bytes(rng, text)
@@ -624,6 +694,13 @@ def commands(suffix: str, name: str) -> list[list[str]]:
     """Every command a graph or a chain goes through."""
     if suffix == ".txt":
         return [["chain", name, "--json"], ["chain", "--hessian", name, "--json"]]
+    if suffix == ".py":
+        return [
+            ["accumulate", name, "--json"],
+            ["compare", name, "--json", "--quiet"],
+            ["codegen", name, "--lang", "python", "-o", "j.py"],
+            ["codegen", name, "--lang", "c", "-o", "j.c"],
+        ]
     return [
         ["accumulate", name, "--json"],
         ["accumulate", name, "-m", "forward"],
@@ -645,16 +722,336 @@ def case(seed: int, k: int, pool: list[tuple[str, str]]) -> tuple[str, str, list
     suffix, text = rng.choice(pool)
     text = mutate(rng, suffix, text)
     name = "input" + suffix
-    return suffix, text, rng.choice(commands(suffix, name))
+    argv = rng.choice(commands(suffix, name))
+    if suffix == ".py":  # the model's function and its inputs' shapes, from its header
+        inputs = text.partition("\n")[0].removeprefix("# inputs: ")
+        argv = [a if a != name else f"{name}:f" for a in argv] + ["--inputs", inputs]
+    return suffix, text, argv
+
+
+# -- judging an answer ------------------------------------------------------------------
+
+JUDGE_TOLERANCE = 1e-6  # of |J|·|v|: code rounding passes, a wrong rule's 1e-3 does not
+JUDGE_SIZE = 60  # the most inputs or outputs a judged Jacobian has (entries, flattened)
+JUDGE_OPS = 4000  # the most operations a composed output may have before it is not judged
+DIGITS = 50  # mpmath's working precision for the reference
+
+
+class Unjudged(Exception):
+    """No independent reference for this answer (said, counted, not a verdict)."""
+
+
+def _composed(graph) -> tuple[list, list, list, list]:
+    """(inputs' symbols, parameters' symbols, outputs as sympy expressions of them, every
+    vertex's): the statements substituted into each other (no elimination, no edge
+    labels)."""
+    import sympy
+
+    from dgraph.core.graph import vertex_symbol
+
+    known: dict = {}
+    for v in graph.order():
+        if graph.role(v) == "input":
+            continue
+        e = graph.expr(v)
+        if e is None:
+            raise Unjudged("a vertex without an expression (labels only)")
+        e = e.xreplace(known)
+        if sympy.count_ops(e) > JUDGE_OPS:
+            raise Unjudged("an output too large to compose")
+        known[vertex_symbol(v)] = e
+    xs = [vertex_symbol(x) for x in graph.inputs]
+    ps = [vertex_symbol(q) for q in graph.parameters]
+    outputs = [known.get(vertex_symbol(y), vertex_symbol(y)) for y in graph.outputs]
+    return xs, ps, outputs, list(known.values())
+
+
+def _sympy_reference(graph):
+    """J(x, p) by sympy's own ``diff`` of the composed statements, evaluated by mpmath at
+    :data:`DIGITS` digits: shares no code with dgraph's elimination or its code."""
+    import mpmath
+    import sympy
+
+    xs, ps, ys, every = _composed(graph)
+    if len(xs) > JUDGE_SIZE or len(ys) > JUDGE_SIZE:
+        raise Unjudged("too many entries")
+    J = sympy.Matrix([[sympy.diff(y, x) for x in xs] for y in ys])
+    try:
+        f = sympy.lambdify([*xs, *ps], J, modules="mpmath")
+        values = sympy.lambdify([*xs, *ps], every, modules="mpmath")
+    except Exception as exc:  # a function mpmath does not have
+        raise Unjudged(f"mpmath cannot evaluate it ({type(exc).__name__})") from None
+
+    def at(x: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+        with mpmath.workdps(DIGITS):
+            try:
+                args = [mpmath.mpf(float(v)) for v in (*x, *p)]
+                if any(complex(v).imag for v in values(*args)):
+                    return None  # a vertex complex there ((-1)**2.5): no real function
+                m = f(*args)
+                rows = [[complex(m[i, j]) for j in range(len(xs))] for i in range(len(ys))]
+            except Exception:  # a pole, a domain mpmath refuses
+                return None
+        out = np.array(rows)
+        if np.abs(out.imag).max(initial=0.0) > 0:
+            return None  # complex there: not a real derivative
+        return out.real
+
+    return at
+
+
+def _difference_reference(graph):
+    """J·v by central differences of dgraph's NumPy evaluation (the program, not its
+    derivatives), Richardson-extrapolated once: the error estimate comes back too."""
+    from dgraph.core.block_values import vertex_values
+
+    sizes = [int(np.prod(graph.shape(x))) for x in graph.inputs]
+
+    def f(flat: np.ndarray) -> np.ndarray:
+        parts = np.split(flat, np.cumsum(sizes)[:-1])
+        inputs = {x: v.reshape(graph.shape(x)) for x, v in zip(graph.inputs, parts, strict=True)}
+        inputs.update(graph.parameter_point)
+        with np.errstate(all="ignore"):
+            values = vertex_values(graph, inputs, {})
+        return np.concatenate([np.ravel(values[y]) for y in graph.outputs])
+
+    def jv(x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        h = 1e-3 * max(float(np.abs(x).max(initial=0.0)), 1e-3)
+
+        def d(t: float) -> np.ndarray:
+            return (f(x + t * v) - f(x - t * v)) / (2 * t)
+
+        d1, d2, d4 = d(h), d(h / 2), d(h / 4)
+        r1, r2 = (4 * d2 - d1) / 3, (4 * d4 - d2) / 3
+        if not (np.isfinite(r1).all() and np.isfinite(r2).all()):
+            return None
+        here = f(x)
+
+        def gap(t: float) -> np.ndarray:  # one-sided slopes apart: O(t) where smooth
+            return np.abs(f(x + t * v) + f(x - t * v) - 2 * here) / t
+
+        g2, g4 = gap(h / 2), gap(h / 4)
+        kink = (g4 > 0.75 * g2) & (g4 > 1e-6 * (np.abs(r2) + np.max(np.abs(r2), initial=0)))
+        if kink.any():
+            return None  # a slope that jumps (a sort's tie, a max): no derivative there
+        return r2, np.abs(r2 - r1)
+
+    return jv
+
+
+def _code_jacobian(graph, text: str):
+    """The generated Python's ``jacobian`` as x (flat) -> J (outputs × inputs, flat)."""
+    namespace: dict = {}
+    exec(compile(text, "judged.py", "exec"), namespace)  # dgraph's own output, not input
+    jacobian = namespace["jacobian"]
+    if not graph.is_tensor:
+        has_p = bool(graph.parameters)
+        return lambda x, p: np.asarray(jacobian(x, p) if has_p else jacobian(x), dtype=float)
+    if graph.parameters:
+        raise Unjudged("a tensor graph with parameters")
+    shapes = [graph.shape(x) for x in graph.inputs]
+    sizes = [int(np.prod(s)) for s in shapes]
+    rows = [int(np.prod(graph.shape(y))) for y in graph.outputs]
+
+    def J(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+        parts = np.split(x, np.cumsum(sizes)[:-1])
+        got = jacobian(*[v.reshape(s) for v, s in zip(parts, shapes, strict=True)])
+        m, n = len(rows), len(sizes)
+        if m == 1 and n == 1:
+            got = ((got,),)
+        elif m == 1:
+            got = (got,)
+        elif n == 1:
+            got = tuple((g,) for g in got)
+        return np.block([[np.reshape(got[i][j], (rows[i], sizes[j])) for j in range(n)]
+                         for i in range(m)])  # fmt: skip
+
+    return J
+
+
+def _c_jacobian(graph, path: Path):
+    """A scalar graph's C ``jacobian(x[, p], J)``, compiled and called (None: no compiler,
+    or a tensor graph's C, whose constants and interface are its own)."""
+    import ctypes
+    import subprocess
+
+    if graph.is_tensor or not shutil.which("cc"):
+        return None
+    library = path.with_suffix(".so")
+    made = subprocess.run(["cc", "-O1", "-shared", "-fPIC", str(path), "-o", str(library), "-lm"],
+                          capture_output=True, timeout=60)  # fmt: skip
+    if made.returncode:
+        raise Unjudged("the C code does not compile here")
+    c = ctypes.CDLL(str(library.resolve())).jacobian
+    m, n = len(graph.outputs), len(graph.inputs)
+    doubles = ctypes.POINTER(ctypes.c_double)
+
+    def J(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+        out = np.empty(m * n)
+        args = [np.ascontiguousarray(x, dtype=float)]
+        if graph.parameters:
+            args.append(np.ascontiguousarray(p, dtype=float))
+        c(*[a.ctypes.data_as(doubles) for a in args], out.ctypes.data_as(doubles))
+        return out.reshape(m, n)
+
+    return J
+
+
+SPECIAL = (1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, 3.0)  # where x**y is ±1: the informative
+
+
+def judge_points(graph, n: int, seed: int) -> list[np.ndarray]:
+    """The user's point, then random ones in [0.5, 1.5), [-1, 1), [1, 3), and the
+    :data:`SPECIAL` values in turn (distinct for up to 8 entries: no ties for a sort or a
+    max to kink at), negated, and rotated by one."""
+    rng = np.random.default_rng(seed)
+    points = []
+    if graph.point is not None:
+        points.append(np.concatenate([np.ravel(graph.point[x]) for x in graph.inputs]))
+    for low, high in ((0.5, 1.5), (-1.0, 1.0), (1.0, 3.0)):
+        points.append(rng.uniform(low, high, n))
+    special = np.resize(SPECIAL, n)
+    points += [special, -special, np.roll(special, 1)]
+    return points
+
+
+def judge(graph, codes: dict[str, object], seed: int) -> dict:
+    """Each code's J·v against an independent J at :func:`judge_points`, along three
+    random directions, error in units of |J|·|v| (+ 10⁻⁶ of the largest at the point):
+    ``right`` where every compared point agrees, ``wrong`` where one differs (its worst
+    error and point), ``unjudged`` where no point could be compared."""
+    element = graph
+    if graph.is_tensor:
+        try:
+            element = graph.elements(2000)
+        except Exception:
+            element = None
+    reference = None
+    if element is not None:
+        try:
+            reference = _sympy_reference(element)
+        except Unjudged:
+            reference = None
+    differences = _difference_reference(graph) if reference is None and graph.is_tensor else None
+    if reference is None and differences is None:
+        raise Unjudged("no reference (labels only, or mpmath cannot evaluate it)")
+    n = (
+        sum(int(np.prod(graph.shape(x))) for x in graph.inputs)
+        if graph.is_tensor
+        else len(graph.inputs)
+    )
+    p = np.array([float(np.ravel(graph.parameter_point.get(q, 1.0))[0]) for q in graph.parameters])
+    rng = np.random.default_rng(seed + 1)
+    verdicts = {}
+    for name, code in codes.items():
+        compared, worst, where, rounded = 0, 0.0, None, 0.0
+        for x in judge_points(graph, n, seed):
+            try:
+                with np.errstate(all="ignore"):
+                    got = code(x, p)
+            except Exception as exc:
+                verdicts[name] = {"verdict": "wrong", "why": f"raised {type(exc).__name__}"}
+                break
+            ref = reference(x, p) if reference is not None else None
+            if reference is not None and (ref is None or not np.isfinite(ref).all()):
+                continue
+            for _ in range(3):
+                v = rng.standard_normal(n)
+                if ref is not None:
+                    expected, estimate = ref @ v, 0.0
+                    scale = np.abs(ref) @ np.abs(v)
+                else:
+                    found = differences(x, v)
+                    if found is None:
+                        break
+                    expected, estimate = found
+                    scale = np.abs(got) @ np.abs(v)
+                mine = got @ v
+                unit = scale + 1e-6 * float(np.max(scale, initial=0.0)) + 1e-300
+                if not np.isfinite(mine).all():
+                    error = np.inf
+                else:
+                    apart = np.maximum(np.abs(mine - expected) - 2 * estimate, 0)
+                    error = float(np.max(apart / unit))
+                    # rounding, not a rule: apart by less than 1e-12 of the point's and the
+                    # direction's sizes (1 - tanh(x)**2 at x = 20: 0 for 4e-17)
+                    floor = 1e-12 * max(1.0, float(np.abs(x).max())) * float(np.abs(v).max())
+                    if error > JUDGE_TOLERANCE and float(apart.max()) <= floor:
+                        rounded = max(rounded, error)
+                        error = 0.0
+                if reference is None and float(np.max(estimate / unit)) > 1e-4:
+                    continue  # the differences do not resolve J·v here
+                compared += 1
+                if not error <= worst:
+                    worst, where = error, [float(t) for t in x[:4]]
+        else:
+            if not compared:
+                verdicts[name] = {"verdict": "unjudged", "why": "no point compared"}
+            else:
+                verdict = "right" if worst <= JUDGE_TOLERANCE else "wrong"
+                if verdict == "right" and rounded:
+                    verdict = "rounding"  # right to 1e-12 absolute, not to |J|·|v|
+                error = rounded if verdict == "rounding" else worst
+                used = "sympy+mpmath" if reference else "differences"
+                verdicts[name] = {"verdict": verdict, "error": error, "at": where,
+                                  "compared": compared, "reference": used}  # fmt: skip
+    return verdicts
+
+
+def judge_case(argv: list[str], seed: int) -> dict:
+    """Judge what a command that accepted its input answers: the input read again, its
+    Jacobian code generated (Python; C too for a scalar graph) with ``--json`` for the
+    claim (``verified``), and each code's values judged (:func:`judge`)."""
+    import contextlib
+    import io
+
+    spec = next(a for a in argv if a.startswith("input."))
+    if spec.endswith(".txt"):
+        raise Unjudged("a chain")
+    extra = argv[argv.index("--inputs") : argv.index("--inputs") + 2] if "--inputs" in argv else []
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        graph = load(spec, inputs=extra[1] if extra else None)
+    codes, claims = {}, {}
+    for lang, file in (("python", "judged.py"), ("c", "judged.c")):
+        if lang == "c" and graph.is_tensor:
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            status = main(["codegen", spec, *extra, "--lang", lang, "-o", file, "--json"])
+        if status:
+            raise Unjudged(f"codegen --lang {lang} exits {status}")
+        claims[lang] = bool(json.loads(out.getvalue()).get("verified"))
+        if lang == "python":
+            codes[lang] = _code_jacobian(graph, Path(file).read_text())
+        else:
+            c = _c_jacobian(graph, Path(file))
+            if c is not None:
+                codes[lang] = c
+    verdicts = judge(graph, codes, seed)
+    for lang, verdict in verdicts.items():
+        verdict["claimed"] = claims[lang]
+    return verdicts
+
+
+def verdict_class(verdict: dict) -> str:
+    """right, false-verified (wrong values said verified), wrong (said not verified),
+    unjudged."""
+    if verdict["verdict"] == "wrong":
+        return "false-verified" if verdict.get("claimed") else "wrong"
+    return verdict["verdict"]
 
 
 # -- running ----------------------------------------------------------------------------
 
 
-def run_one(folder: Path, text: str, argv: list[str], seconds: int) -> tuple[str, int, str, str]:
-    """Run ``argv`` on ``text`` in a child process: (class, exit status, stdout, stderr)."""
+def run_one(
+    folder: Path, text: str, argv: list[str], seconds: int, judged: int | None = None
+) -> tuple[str, int, str, str]:
+    """Run ``argv`` on ``text`` in a child process: (class, exit status, stdout, stderr).
+    With ``judged`` (a seed), an accepted input's answer is judged after it in the same
+    child (:func:`judge_case`, twice the CPU time again), into the file ``..judge``."""
     folder.mkdir(parents=True)
-    name = next(a for a in argv if a.startswith("input."))
+    name = next(a for a in argv if a.startswith("input.")).partition(":")[0]
     (folder / name).write_bytes(text.encode(errors="surrogateescape"))
     before = set(os.listdir(folder))
     started = time.monotonic()
@@ -663,7 +1060,7 @@ def run_one(folder: Path, text: str, argv: list[str], seconds: int) -> tuple[str
         try:
             os.chdir(folder)
             resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, 3 * seconds + 1))
             signal.alarm(seconds * 3)  # wall time: a blocked read
             for fd, file in ((1, "..out"), (2, "..err")):
                 os.dup2(os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
@@ -672,6 +1069,21 @@ def run_one(folder: Path, text: str, argv: list[str], seconds: int) -> tuple[str
             code = main(argv)
             sys.stdout.flush()
             sys.stderr.flush()
+            if code == 0 and judged is not None:
+                used = resource.getrusage(resource.RUSAGE_SELF)
+                Path("..main").touch()
+                resource.setrlimit(resource.RLIMIT_CPU, (3 * seconds, 3 * seconds + 1))
+                signal.alarm(seconds * 6)
+                try:
+                    verdicts = judge_case(argv, judged)
+                except Unjudged as why:
+                    verdicts = {"all": {"verdict": "unjudged", "why": str(why)}}
+                except Exception as exc:
+                    why = f"the judge failed: {type(exc).__name__}: {str(exc)[:200]}"
+                    verdicts = {"all": {"verdict": "unjudged", "why": why}}
+                verdicts["main_cpu"] = used.ru_utime + used.ru_stime  # type: ignore[assignment]
+                with open("..judge", "w") as file:
+                    json.dump(verdicts, file, default=str)
             os._exit(code)
         except BaseException:
             os._exit(98)
@@ -679,9 +1091,12 @@ def run_one(folder: Path, text: str, argv: list[str], seconds: int) -> tuple[str
     wall = time.monotonic() - started
     out = (folder / "..out").read_text(errors="replace")
     err = (folder / "..err").read_text(errors="replace")
-    left = set(os.listdir(folder)) - before - {"..out", "..err"}
+    left = set(os.listdir(folder)) - before - {"..out", "..err", "..judge", "..main"}
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
+        if (folder / "..main").exists() and not (folder / "..judge").exists():
+            (folder / "..judge").write_text('{"all": {"verdict": "unjudged", "why": "a limit"}}')
+            return "ok", 0, out, err  # the command's answer came; the judge ran out
         kind = "hang" if sig in (signal.SIGALRM, signal.SIGXCPU, signal.SIGKILL) else "crash"
         return kind, -sig, out, err + f"\n[signal {sig} after {wall:.1f} s]"
     code = os.WEXITSTATUS(status)
@@ -713,18 +1128,49 @@ def main_fuzz() -> None:
     parser.add_argument("--seconds", type=int, default=20, help="CPU seconds a case may take")
     parser.add_argument("--out", default=None, help="keep the inputs of the bad cases here")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--judge", action="store_true", help="judge the values of every answer given (exit 0)"
+    )
+    parser.add_argument(
+        "--only", choices=("all", "models"), default="all", help="models: only the .py seeds"
+    )
     args = parser.parse_args()
     _parser()  # every command's module imported before the forks
     pool = seeds()
+    if args.only == "models":
+        pool = [seed for seed in pool if seed[0] == ".py"]
     numbers = args.case or range(args.first, args.first + args.cases)
     counts: collections.Counter = collections.Counter()
     by_command: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    judged: collections.Counter = collections.Counter()
+    unjudged: collections.Counter = collections.Counter()
     bad = []
     root = Path(tempfile.mkdtemp(prefix="fuzz_inputs_"))
-    for k in numbers:
+    for done, k in enumerate(numbers):
+        if done and done % 100 == 0:  # counts so far, for a run stopped early
+            print(f"after {done}: {dict(counts)} {dict(sorted(judged.items()))}", flush=True)
         suffix, text, argv = case(args.seed, k, pool)
-        kind, _, _, err = run_one(root / str(k), text, argv, args.seconds)
+        kind, _, _, err = run_one(
+            root / str(k), text, argv, args.seconds, args.seed * 10**6 + k if args.judge else None
+        )
+        verdicts = {}
+        if (root / str(k) / "..judge").exists():
+            verdicts = json.loads((root / str(k) / "..judge").read_text())
+            verdicts.pop("main_cpu", None)
         shutil.rmtree(root / str(k), ignore_errors=True)
+        for lang, verdict in verdicts.items():
+            found = verdict_class(verdict)
+            judged[f"{lang}: {found}" if lang != "all" else found] += 1
+            if found == "unjudged":
+                unjudged[verdict.get("why", "")[:60]] += 1
+            if found not in ("right", "unjudged") or "exits 1" in verdict.get("why", ""):
+                print(f"{k} {found} ({lang}) {' '.join(argv)}: {verdict}", flush=True)
+                bad.append({"case": k, "class": found, "argv": argv, "err": str(verdict)})
+                if args.out:
+                    Path(args.out).mkdir(parents=True, exist_ok=True)
+                    (Path(args.out) / f"{k}{suffix}").write_bytes(
+                        text.encode(errors="surrogateescape")
+                    )
         counts[kind] += 1
         by_command[argv[0] + (" --hessian" if "--hessian" in argv else "")][kind] += 1
         if kind not in ("ok", "refused"):
@@ -741,7 +1187,12 @@ def main_fuzz() -> None:
         "classes": dict(counts),
         "by_command": {c: dict(v) for c, v in sorted(by_command.items())},
     }
+    if args.judge:
+        summary["judged"] = dict(sorted(judged.items()))
+        summary["unjudged_why"] = dict(unjudged.most_common(12))
     print(json.dumps(summary if args.json else summary["classes"]))
+    if args.judge and not args.json:
+        print(f"  judged: {summary['judged']}")
     if not args.json:
         for command, c in sorted(by_command.items()):
             print(f"  {command}: {dict(c)}")

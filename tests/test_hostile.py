@@ -632,6 +632,18 @@ CASES: list[tuple[str, list[str], str]] = [
         "the Hessian of scipy.special.k0 (JAX has no such function",
     ),
     (
+        "codegen-subnormal-divisor",  # fuzz67: the label 1e320 was an internal OverflowError
+        [
+            "codegen",
+            H("numpy_model.py") + ":divided_by_a_subnormal",
+            "--inputs",
+            "x:2",
+            "-o",
+            "j.py",
+        ],
+        "constant 1.00001113294126e+320 is beyond the range of a double",
+    ),
+    (
         "codegen-jax-bessel",
         ["codegen", H("numpy_model.py") + ":bessel_in_jax", "--inputs", "x:3", *JAX_OUT],
         "cannot print math.j0 (no jax.numpy function)",

@@ -897,3 +897,71 @@ def test_a_hessian_held_zero_by_a_float32_cast_is_verified():
     H2 = make_function(lambda x: jnp.sum(c * x.astype(jnp.float32) ** 2), "hessian", point=[x])
     assert H2.generated.verified is True
     np.testing.assert_allclose(H2(x), np.diag(2 * c), rtol=1e-7)
+
+
+def _power_graph(y: int, point: list[float] | None = None):
+    """u (3) → u**y → its sum, as dgraph/1 (what the fuzzer's mutation made of ``u**2``)."""
+    from dgraph.frontends import from_json
+
+    data = {
+        "format": "dgraph/1",
+        "inputs": ["u"],
+        "outputs": ["s"],
+        "vertices": [
+            {"id": "u", "shape": [3]},
+            {
+                "id": "t",
+                "shape": [3],
+                "op": {"primitive": "integer_pow", "operands": ["u"], "params": {"y": y}},
+            },
+            {
+                "id": "s",
+                "shape": [],
+                "op": {"primitive": "reduce_sum", "operands": ["t"], "params": {"axes": [0]}},
+            },
+        ],
+        "edges": [{"source": "u", "target": "t"}, {"source": "t", "target": "s"}],
+    }
+    if point is not None:
+        data["point"] = {"u": point}
+    return from_json(json.dumps(data))
+
+
+def test_a_power_past_2_53_keeps_its_sign_in_values_and_code(tmp_path, capsys):
+    """Past 2⁵³ every double is even: NumPy's and C's x**y with y as a double gave
+    (-1)**(2**53 + 1) = 1 and d/dx x**(10**41) = +1e41 at -1 (it is -1e41, 10⁴¹ - 1 odd).
+    The block's values and the generated code's (Python run, C text) keep the sign."""
+    from dgraph.blocks.arrays import integer_power
+    from dgraph.cli import main
+
+    x = np.array([-1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(integer_power(x, 2**53 + 1), [-1.0, 1.0, -1.0])
+    g = _power_graph(10**41)
+    d = block_values.edge_values(g, block_values.vertex_values(g, {"u": x}, {}))
+    np.testing.assert_array_equal(np.ravel(d[("u", "t")].values), [-1e41, 1e41, -1e41])
+    (tmp_path / "g.json").write_text(g.to_json())
+    for lang in ("python", "c"):
+        out = str(tmp_path / f"j.{lang[0]}")
+        assert main(["codegen", str(tmp_path / "g.json"), "--lang", lang, "-o", out]) == 0
+    capsys.readouterr()
+    namespace: dict = {}
+    exec((tmp_path / "j.p").read_text(), namespace)
+    np.testing.assert_array_equal(namespace["jacobian"](x), [-1e41, 1e41, -1e41])
+    assert "(in0[i] * pow(in0[i], 1e+41))" in (tmp_path / "j.c").read_text()
+    # a scalar graph's printers: x**(10**41) + x at -1, d/dx = -1e41 + 1
+    (tmp_path / "p.trace").write_text(f"inputs: x\noutputs: y\ny = x**{10**41} + x\n")
+    assert main(["codegen", str(tmp_path / "p.trace"), "-o", str(tmp_path / "p.py")]) == 0
+    assert "underflows to 0 at every point compared" in capsys.readouterr().out
+    namespace = {}
+    exec((tmp_path / "p.py").read_text(), namespace)
+    assert namespace["jacobian"](np.array([-1.0]))[0, 0] == -1e41
+
+
+def test_a_vertex_underflowed_at_every_point_is_not_verified():
+    """u**(10**41) is 0 at every |u| < 1 and so is its derivative: J·v there is 0
+    whatever rule computed it, so a check at random points in [-1, 1) saw nothing of the
+    rule (it said verified); u**3 there is verified."""
+    es = accumulate(_power_graph(10**41), "reverse")
+    assert es.verification.status == "not verified"
+    assert "'t' underflows to 0" in es.verification.detail
+    assert accumulate(_power_graph(3), "reverse").verification.status == "verified"

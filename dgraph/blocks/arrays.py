@@ -49,8 +49,10 @@ __all__ = [
     "dot_general",
     "elementwise_forward",
     "evaluate",
+    "exact_power",
     "finished",
     "folded",
+    "integer_power",
     "known_operand",
     "labelled_block",
     "move",
@@ -277,6 +279,26 @@ class ArrayOp:
         return [k for k in found if not _zero_by_constants(self, k)]
 
 
+EXACT_POWER = 2**53  # the largest whole exponent a double holds with its parity
+
+
+def exact_power(y: int) -> tuple[int, bool]:
+    """``x**y`` as ``x·x**e`` (True) or ``x**e`` (False) with ``e`` a double's exponent of
+    the same parity as ``y``: past 2⁵³ a double's whole numbers are all even, so
+    ``x**float(y)`` for an odd ``y`` there (NumPy's and C's ``pow``) loses the sign of a
+    negative ``x``: ``(-1)**(2**53 + 1)`` is -1, not 1."""
+    y = int(y)
+    if abs(y) > EXACT_POWER and y % 2:
+        return y - 1, True
+    return y, False
+
+
+def integer_power(x: Any, y: int) -> Any:
+    """``x**y`` for a whole ``y`` of any size, its sign kept (:func:`exact_power`)."""
+    e, times = exact_power(y)
+    return x * x**e if times else x**e
+
+
 def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     """Whether ∂op/∂(operand k) is zero whatever the variables, by a constant: ``x**0``,
     ``0*x``, ``W@x`` with ``W`` all zero, ``0/x``, ``select_n`` with a constant predicate
@@ -475,7 +497,7 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         _linalg.check(op, [np.shape(a) for a in args])
         return _linalg.forward(op, args)
     if name == "integer_pow":
-        return args[0] ** p["y"]
+        return integer_power(args[0], p["y"])
     if name == "select_n":
         which = np.asarray(args[0]).astype(int)
         return np.choose(which, np.broadcast_arrays(*args[1:]))
@@ -1158,7 +1180,7 @@ def block_value(
         return np.asarray(1.0)  # a move or a sum: ones
     if name == "integer_pow":
         y = op.param["y"]
-        d = y * args[0] ** (y - 1) if y else np.zeros_like(args[0])
+        d = y * integer_power(args[0], y - 1) if y else np.zeros_like(args[0])
     elif name == "select_n":
         d = (np.asarray(args[0]).astype(int) == k - 1).astype(float)
     elif name in ELEMENTWISE:
@@ -1318,7 +1340,7 @@ def _elementwise_derivative(op: ArrayOp, k: int, args: list, absolute: bool) -> 
     name = op.primitive
     if name == "integer_pow":
         y = op.param["y"]
-        d = y * args[0] ** (y - 1) if y else np.zeros_like(args[0])
+        d = y * integer_power(args[0], y - 1) if y else np.zeros_like(args[0])
     elif name == "select_n":
         d = (args[0].astype(int) == k - 1).astype(float)
     else:

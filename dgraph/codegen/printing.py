@@ -17,7 +17,7 @@ from collections.abc import Callable
 import sympy
 
 from ..blocks.array_extra import SCIPY_NAMED, SPECIAL_CALLS
-from ..blocks.arrays import is_matmul
+from ..blocks.arrays import exact_power, is_matmul
 from ..core.numeric import PlainConditions
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
@@ -242,6 +242,9 @@ class PowersAsProducts:
             if exp > 0:
                 return f"({product})" if k > 1 else text
             return f"({self.one}/{product if k == 1 else f'({product})'})"
+        if exp.is_Integer and exact_power(int(exp))[1]:  # odd past 2**53: x*x**(exp - 1)
+            rest = self._print(sympy.Pow(base, exp - 1, evaluate=False))  # type: ignore[attr-defined]
+            return f"({text}*{rest})"
         if exp == sympy.S.Half:
             return f"{self.sqrt}({self._print(base)})"  # type: ignore[attr-defined]
         if exp == -sympy.S.Half:

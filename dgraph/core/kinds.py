@@ -16,6 +16,7 @@ methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -53,7 +54,10 @@ def value_of(number: sympy.Number | None) -> Value:
         return int(number)
     if number.is_Rational:
         return Fraction(int(number.p), int(number.q))
-    return _exact(Fraction(float(number)))
+    value = float(number)
+    if not math.isfinite(value):  # x/1e-320's 1e320, past the doubles: a general label
+        return None
+    return _exact(Fraction(value))
 
 
 def _exact(x: int | Fraction) -> int | Fraction:

@@ -64,7 +64,7 @@ import numpy as np
 import sympy
 
 from ..blocks import FORGETS, in_scope, to_matrix
-from ..blocks.arrays import ArrayOp
+from ..blocks.arrays import ArrayOp, operand_values
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import DGraphError
@@ -1450,6 +1450,66 @@ def _units(scale: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
+# never 0 where the base is finite and not 0: a vertex of these all 0 has underflowed
+NEVER_ZERO = ("integer_pow", "pow", "exp", "exp2")
+
+
+def _never_zero(graph: DGraph) -> list[str]:
+    """The vertices of :data:`NEVER_ZERO` operations (found once per graph)."""
+    if "never_zero" not in graph.derived:
+        graph.derived["never_zero"] = [
+            v
+            for v in graph.order()
+            if (op := graph.op(v)) is not None and op.primitive in NEVER_ZERO
+        ]
+    return graph.derived["never_zero"]  # type: ignore[return-value]
+
+
+def _underflowed(graph: DGraph, point: Point) -> set[str]:
+    """The vertices every entry of which underflowed to 0 at ``point`` (``x**(10**41)``
+    at |x| < 1, ``exp(-1000·x)``): a value that is not 0, and a derivative that is not,
+    both rounded to 0, so that ``J·v`` there is 0 whatever rule computed it. A check
+    where such a vertex is all 0 at every point compared has not seen its rule."""
+    found = set()
+    for v in _never_zero(graph):
+        value = np.asarray(point.values[v])
+        if value.size == 0 or value.any():
+            continue
+        op = graph.op(v)
+        with np.errstate(all="ignore"):
+            base = np.asarray(operand_values(op, point.values)[0], dtype=float)
+        if np.isfinite(base).all() and (op.primitive in ("exp", "exp2") or base.all()):
+            found.add(v)
+    return found
+
+
+def _short(expr: sympy.Basic) -> str:
+    text = str(expr)
+    return text if len(text) <= 40 else f"{text[:30]}…"
+
+
+def _scalar_underflowed(
+    graph: DGraph, values: Mapping[str, np.ndarray] | None, used: Sequence[int]
+) -> str | None:
+    """A scalar graph's power or exponential vertex (as :data:`NEVER_ZERO`: a power of a
+    vertex not 0 there, an ``exp``) 0 at every point ``used``: underflowed, so that the
+    code's values there say nothing of its rule (:func:`_underflowed`); None where none."""
+    if values is None or not used:
+        return None
+    at = list(used)
+    for v in graph.order():
+        e = graph.expr(v)
+        if v not in values or not isinstance(e, (sympy.Pow, sympy.exp)):
+            continue
+        if np.asarray(values[v])[at].any():
+            continue
+        base = e.base if isinstance(e, sympy.Pow) else None
+        if base is None or (base.is_Symbol and base.name in values and
+                            np.asarray(values[base.name])[at].all()):  # fmt: skip
+            return v
+    return None
+
+
 def check_values(
     graph: DGraph,
     apply: Apply,
@@ -1468,6 +1528,7 @@ def check_values(
     worst, used = 0.0, ""
     passed_over = False  # the user's point, where the reference is not finite
     declined = ""  # why the reference does not hold at the user's point
+    unseen: set[str] | None = None  # the vertices underflowed at every point compared
     while (point := next(points, None)) is not None:
         usable = True
         passed = False  # JAX's jvp is not the derivative at the user's point
@@ -1530,6 +1591,8 @@ def check_values(
                 break
         if usable:
             checked.append(point.label)
+            flat = _underflowed(graph, point)
+            unseen = flat if unseen is None else unseen & flat
         elif point.label == USER_POINT and not _finite(point.values):
             passed_over = True  # a vertex not finite there, and not compared: no pass elsewhere
         del point  # its values go before the next point's are evaluated
@@ -1538,6 +1601,17 @@ def check_values(
         why = "; ".join(notes) or "no point to check at"
         return ValueCheck("not verified", f"values not checked: {why}", None, used)
     more = f" ({'; '.join(notes)})" if notes else ""
+    if unseen:
+        v = sorted(unseen)[0]
+        return ValueCheck(
+            "not verified",
+            f"values not checked: {graph.op(v).primitive} vertex {v!r} underflows to 0 at"
+            f" every entry at {' and '.join(checked)} (its derivative too: {what} there is 0"
+            " whatever its rule); give a point where it does not (point=, --at)",
+            worst,
+            used,
+            tuple(checked),
+        )
     if declined:  # the user's point not compared: agreeing elsewhere says nothing of it
         return ValueCheck(
             "not verified",
@@ -2451,6 +2525,14 @@ def check_scalar_code(
             f"the graph's values or partials are not finite at the given point x ="
             f" {_point(at)}{_scalar_not_finite_partial(graph, at)}; checked only at other"
             " points"
+        )
+        return replace(verdict, ok=False, ran=False, detail=detail)
+    flat = _scalar_underflowed(graph, reference[0], used) if verdict.ok else None
+    if flat:  # J·v there is 0 whatever the rule: the check saw nothing of it
+        detail = (
+            f"vertex {flat!r} ({_short(graph.expr(flat))}) underflows to 0 at every point compared"
+            " (its derivative too: the code's values there are 0 whatever its rule); give a"
+            " point where it does not (point=, --at)"
         )
         return replace(verdict, ok=False, ran=False, detail=detail)
     passed = refs.at(0) if pool.given and names else None

@@ -273,3 +273,7 @@ SINGULAR_COV = np.diag([1.0, 1.0, 0.0, 0.0])
 def singular_normal(x):
     # autograd's tests/test_scipy.py test_mvn_sing_cov: a singular covariance
     return multivariate_normal.logpdf(x, np.zeros(4), SINGULAR_COV, allow_singular=True)
+
+
+def divided_by_a_subnormal(x):
+    return np.log1p(x**2) / 1e-320  # a constant partial 1e320, past the doubles

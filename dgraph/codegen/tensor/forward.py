@@ -16,6 +16,7 @@ from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import CALLS, call_operands
 from .convolution import conv_forward, pad_forward
 from .extra_ops import extra_forward_node
+from .leaves import power_node
 from .linalg_code import linalg_forward
 from .scatter_code import scatter_forward, take_forward
 
@@ -87,7 +88,7 @@ def forward_expression(
             found = BinOp("*", Const(1.0), found)
         return _to_shape(found, np.broadcast_shapes(*shapes), shape)
     if name == "integer_pow":
-        return _to_shape(BinOp("**", args[0], Const(int(p["y"]))), shapes[0], shape)
+        return _to_shape(power_node(args[0], int(p["y"])), shapes[0], shape)
     if name == "select_n":
         if len(args) == 3:  # a predicate 0/1 or boolean (a mask): chosen without a compare
             node = Call("where", (args[0], args[2], args[1]))

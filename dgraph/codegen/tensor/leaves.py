@@ -18,6 +18,7 @@ from ...blocks.arrays import (
     OPERANDS,
     RUN_TIME,
     ArrayOp,
+    exact_power,
     labelled_block,
     narrowed,
     other_labels,
@@ -149,7 +150,15 @@ def _power_derivative(y: int, x: Node) -> Node:
     """``y·x**(y-1)`` (0 for y = 0, where x**-1 would be inf at 0)."""
     if not y:
         return Call("zeros_like", (x,))
-    return BinOp("*", Const(y), BinOp("**", x, Const(y - 1)))
+    return BinOp("*", Const(y), power_node(x, y - 1))
+
+
+def power_node(x: Node, y: int) -> Node:
+    """``x**y`` for a whole ``y`` of any size, its sign kept
+    (:func:`~dgraph.blocks.arrays.exact_power`)."""
+    e, times = exact_power(y)
+    node = BinOp("**", x, Const(e))
+    return BinOp("*", x, node) if times else node
 
 
 def _dot(op: ArrayOp, k: int, args, shapes) -> Node:
