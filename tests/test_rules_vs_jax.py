@@ -1048,6 +1048,18 @@ for _op, _init in ((lax.max, -jnp.inf), (lax.min, jnp.inf)):
         ),
         np.array([0.7, 0.7, 0.2, 0.9, 0.9]),
     )
+
+
+def _larger_pair(a, b):
+    """``lax.reduce``'s body over (value, carried) pairs: the pair of the larger value."""
+    take = a[0] >= b[0]
+    return jnp.where(take, a[0], b[0]), jnp.where(take, a[1], b[1])
+
+
+# lax.reduce with a body of its own (a pair of operands): JAX's tree reduction
+_carried = lambda x: lax.reduce((x, jnp.sin(x)), (-jnp.inf, 0.0), _larger_pair, (0,))[1]  # noqa: E731
+case("reduce", "pair-n-d", _carried, point((3, 2), 161))
+
 # positions computed from the inputs: one entry per output at a run-time column
 case("take_dynamic", "0-d", lambda x: x * x[jnp.argmax(x)], point((4,), 151))
 case("take_dynamic", "1-d-argsort", lambda x: x[jnp.argsort(x)][:3], point((4,), 152))
