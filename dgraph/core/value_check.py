@@ -194,6 +194,9 @@ class Point:
     inputs: dict[str, np.ndarray]
     values: dict[str, np.ndarray]
     frozen: dict[int, np.ndarray] = field(default_factory=dict)
+    # what was found of the values at the point, kept with it where the point is
+    # remembered and its values are not (:func:`_underflowed`)
+    memo: dict = field(default_factory=dict, compare=False)
 
 
 def _finite(values: Mapping[str, np.ndarray]) -> bool:
@@ -462,12 +465,12 @@ def _points_in_turn(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Poin
     found = _POINTS.found(key)
     if found is not None and found[0]() is graph:
         notes.extend(found[2])
-        for label, inputs, frozen in found[1]:
-            yield Point(label, inputs, _Values(graph, inputs, frozen), frozen)
+        for label, inputs, frozen, memo in found[1]:
+            yield Point(label, inputs, _Values(graph, inputs, frozen), frozen, memo)
         return
     kept = []
     for point in _each_check_point(graph, seed, notes):
-        kept.append((point.label, point.inputs, dict(point.frozen)))
+        kept.append((point.label, point.inputs, dict(point.frozen), point.memo))
         yield point
         del point  # not held while the next one is found
     _POINTS.remember(key, (weakref.ref(graph), kept, list(notes)))
@@ -1465,11 +1468,14 @@ def _never_zero(graph: DGraph) -> list[str]:
     return graph.derived["never_zero"]  # type: ignore[return-value]
 
 
-def _underflowed(graph: DGraph, point: Point) -> set[str]:
+def _underflowed(graph: DGraph, point: Point) -> frozenset[str]:
     """The vertices every entry of which underflowed to 0 at ``point`` (``x**(10**41)``
     at |x| < 1, ``exp(-1000·x)``): a value that is not 0, and a derivative that is not,
     both rounded to 0, so that ``J·v`` there is 0 whatever rule computed it. A check
-    where such a vertex is all 0 at every point compared has not seen its rule."""
+    where such a vertex is all 0 at every point compared has not seen its rule. Kept with
+    the point: a remembered point's values are not evaluated again for it."""
+    if "underflowed" in point.memo:
+        return point.memo["underflowed"]
     found = set()
     for v in _never_zero(graph):
         value = np.asarray(point.values[v])
@@ -1480,7 +1486,8 @@ def _underflowed(graph: DGraph, point: Point) -> set[str]:
             base = np.asarray(operand_values(op, point.values)[0], dtype=float)
         if np.isfinite(base).all() and (op.primitive in ("exp", "exp2") or base.all()):
             found.add(v)
-    return found
+    point.memo["underflowed"] = frozenset(found)
+    return point.memo["underflowed"]
 
 
 def _short(expr: sympy.Basic) -> str:
@@ -1528,7 +1535,7 @@ def check_values(
     worst, used = 0.0, ""
     passed_over = False  # the user's point, where the reference is not finite
     declined = ""  # why the reference does not hold at the user's point
-    unseen: set[str] | None = None  # the vertices underflowed at every point compared
+    unseen: frozenset[str] | None = None  # the vertices underflowed at every point compared
     while (point := next(points, None)) is not None:
         usable = True
         passed = False  # JAX's jvp is not the derivative at the user's point
